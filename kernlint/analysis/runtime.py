@@ -1,0 +1,105 @@
+"""Every runtime function kernlint knows, classified in one place (as AllocCheck.jl does).
+
+A category says what calling the function means on a GPU:
+
+- ``SINK``: execution ends in an error (trap, throw, assert, exception report);
+- ``PRINTF``: a formatted print that goes through the host;
+- ``HOSTCALL``: any other call into the host;
+- ``ALLOC``: device memory allocation;
+- ``CONVERT``: a float-to-int conversion done by a library call;
+- ``ROUND``: rounding that keeps the float type (what exactness checks compare against).
+"""
+
+from __future__ import annotations
+
+import re
+from enum import Enum
+from typing import Optional
+
+
+class Kind(Enum):
+    SINK = "sink"
+    PRINTF = "printf"
+    HOSTCALL = "hostcall"
+    ASSERT = "assert"
+    ALLOC = "alloc"
+    CONVERT = "convert"
+    ROUND = "round"
+
+
+_EXACT = {
+    # error sinks
+    "llvm.trap": Kind.SINK,
+    "llvm.debugtrap": Kind.SINK,
+    "ijl_throw": Kind.SINK,
+    "jl_throw": Kind.SINK,
+    "gpu_signal_exception": Kind.SINK,
+    "llvm.amdgcn.endpgm": Kind.SINK,
+    # asserts end in a trap after a host report
+    "__assertfail": Kind.ASSERT,
+    "__assert_fail": Kind.ASSERT,
+    "abort": Kind.ASSERT,
+    # printf
+    "vprintf": Kind.PRINTF,
+    "printf": Kind.PRINTF,
+    # hostcalls
+    "__ockl_hostcall_internal": Kind.HOSTCALL,
+    "__ockl_hostcall_preview": Kind.HOSTCALL,
+    "__ockl_call_host_function": Kind.HOSTCALL,
+    # allocation
+    "malloc": Kind.ALLOC,
+    "__ockl_dm_alloc": Kind.ALLOC,
+    "gpu_gc_pool_alloc": Kind.ALLOC,
+    "gpu_malloc": Kind.ALLOC,
+    "ijl_gc_pool_alloc": Kind.ALLOC,
+    "jl_gc_pool_alloc": Kind.ALLOC,
+}
+
+_PATTERNS = [
+    (re.compile(r"^gpu_report_exception"), Kind.SINK),
+    (re.compile(r"^__ockl_printf_"), Kind.PRINTF),
+    (re.compile(r"^NRT_MemInfo_alloc"), Kind.ALLOC),
+    (re.compile(r"^NRT_Allocate"), Kind.ALLOC),
+    (re.compile(r"^NRT_MemInfo_new"), Kind.ALLOC),
+    (re.compile(r"^ij?l_box_"), Kind.ALLOC),
+    (re.compile(r"^llvm\.fpto[su]i\.sat\."), Kind.CONVERT),
+    (re.compile(r"^__nv_(float|double)2u?(int|ll)_r[nzud]$"), Kind.CONVERT),
+    (re.compile(r"^__nv_(float|double)2uint_r[nzud]$"), Kind.CONVERT),
+    (re.compile(r"^llvm\.(floor|ceil|trunc|round|rint|nearbyint|roundeven)\.f\d+$"), Kind.ROUND),
+    (re.compile(r"^__nv_(floor|ceil|trunc|round|rint|nearbyint)f?$"), Kind.ROUND),
+    (re.compile(r"^__ocml_(floor|ceil|trunc|round|rint)_f\d+$"), Kind.ROUND),
+]
+
+# AMDGPU.jl reaches the host through these device-side globals (a load of one
+# of them is the hostcall's setup).
+HOSTCALL_GLOBALS = frozenset(
+    ["__malloc_hostcall", "__free_hostcall", "__print_hostcall", "__printf_hostcall"]
+)
+
+# On AMDGPU, device malloc/free are hostcalls too.
+_AMDGPU_HOSTCALL = frozenset(["malloc", "free", "__ockl_dm_alloc", "__ockl_dm_dealloc"])
+
+
+def classify(name: Optional[str]) -> Optional[Kind]:
+    if not name:
+        return None
+    kind = _EXACT.get(name)
+    if kind is not None:
+        return kind
+    for pattern, kind in _PATTERNS:
+        if pattern.match(name):
+            return kind
+    return None
+
+
+def is_amdgpu_hostcall(name: Optional[str], triple: str) -> bool:
+    return bool(name) and name in _AMDGPU_HOSTCALL and triple.startswith("amdgcn")
+
+
+def is_debug_exception_helper(name: Optional[str]) -> bool:
+    """numba-cuda's debug-mode helper that records a kernel's exception status."""
+    return bool(name) and name.endswith("__exc_helper__")
+
+
+def is_debug_intrinsic(name: Optional[str]) -> bool:
+    return bool(name) and name.startswith("llvm.dbg.")

@@ -1,0 +1,124 @@
+"""``kernlint check PATH...`` and ``kernlint rule CODE``.
+
+Exit codes: 0 clean, 1 findings, 2 kernlint itself could not do its job.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import traceback
+from typing import List, Optional
+
+from . import __version__, rules
+from .report import FORMATS
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # argparse's own exit code is 2 too; keep the text short
+        self.print_usage(sys.stderr)
+        self.exit(2, f"kernlint: error: {message}\n")
+
+
+def _codes(text: str) -> List[str]:
+    codes = [c.strip().upper() for c in text.split(",") if c.strip()]
+    for code in codes:
+        if not any(known.startswith(code) for known in rules.BY_CODE):
+            raise argparse.ArgumentTypeError(f"unknown rule code or prefix: {code}")
+    return codes
+
+
+def _positive(text: str) -> float:
+    value = float(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError("must be positive")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="kernlint", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=f"kernlint {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    check = sub.add_parser("check", help="report findings in kernels (exit 1 if any)")
+    check.add_argument("paths", nargs="+", metavar="PATH", help="files or directories")
+    check.add_argument("--output-format", choices=sorted(FORMATS), default="text")
+    check.add_argument("--statistics", action="store_true",
+                       help="time spent compiling (numba) and analysing (kernlint), per kernel")
+    check.add_argument("--arch", default="sm_90", help="CUDA target architecture (default sm_90)")
+    check.add_argument("--timeout", type=_positive, default=60.0,
+                       help="seconds allowed to import and compile one file (default 60)")
+    check.add_argument("--jobs", type=int, default=None, help="files compiled in parallel")
+    check.add_argument("--select", type=_codes, default=None, help="only these codes (e.g. KL1,KL301)")
+    check.add_argument("--ignore", type=_codes, default=[], help="leave out these codes")
+    check.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
+
+    rule = sub.add_parser("rule", help="print a rule's documentation")
+    group = rule.add_mutually_exclusive_group(required=True)
+    group.add_argument("code", nargs="?", help="e.g. KL101")
+    group.add_argument("--all", action="store_true", help="list every rule")
+    return parser
+
+
+def _rule(args) -> int:
+    if args.all:
+        for module in rules.ALL:
+            fix = "fixable" if module.FIXABLE else ""
+            print(f"{module.CODE}  {module.NAME:<24} {fix}".rstrip())
+        return 0
+    code = args.code.upper()
+    if code not in rules.BY_CODE:
+        print(f"kernlint: unknown rule {args.code!r}; `kernlint rule --all` lists them", file=sys.stderr)
+        return 2
+    print(rules.documentation(code))
+    return 0
+
+
+def _check(args) -> int:
+    from .engine import Options, check_paths
+    from .frontends.numba_cuda import parse_cc
+
+    try:
+        parse_cc(args.arch)  # a bad --arch is an option error: exit 2 before any work
+    except ValueError as exc:
+        print(f"kernlint: error: {exc}", file=sys.stderr)
+        return 2
+    options = Options(
+        arch=args.arch,
+        timeout=args.timeout,
+        jobs=args.jobs,
+        select=args.select,
+        ignore=args.ignore,
+    )
+    missing = [p for p in args.paths if not os.path.exists(p)]
+    if missing:
+        print(f"kernlint: no such file or directory: {', '.join(missing)}", file=sys.stderr)
+        return 2
+    report = check_paths(args.paths, options)
+    reporter = FORMATS[args.output_format]
+    reporter.write(report, sys.stdout, stats=args.statistics)
+    if args.statistics and args.output_format != "text":
+        from .report.text import statistics
+
+        print("\n".join(statistics(report)), file=sys.stderr)
+    return 1 if report.findings else 0
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "rule":
+            return _rule(args)
+        return _check(args)
+    except KeyboardInterrupt:
+        print("kernlint: interrupted", file=sys.stderr)
+        return 2
+    except Exception as exc:  # noqa: BLE001 - exit 2 with one line, never a traceback
+        if getattr(args, "debug", False):
+            traceback.print_exc()
+        else:
+            print(f"kernlint: internal error: {type(exc).__name__}: {exc} (run with --debug for details)",
+                  file=sys.stderr)
+        return 2

@@ -1,0 +1,1 @@
+"""Frontends: find kernels in a source file and compile them to LLVM IR."""

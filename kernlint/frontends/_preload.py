@@ -1,0 +1,13 @@
+"""Imported once by the worker server before it forks a process per file."""
+
+import os
+
+os.environ.setdefault("NUMBA_DISABLE_ERROR_MESSAGE_HIGHLIGHTING", "1")
+os.environ["NUMBA_ENABLE_CUDASIM"] = "0"
+
+from .numba_cuda import warm_up  # noqa: E402
+
+try:
+    warm_up()
+except Exception:  # noqa: BLE001 - a cold worker is slower, not wrong
+    pass

@@ -1,0 +1,337 @@
+"""numba.cuda kernels -> LLVM IR, with no GPU and no driver.
+
+numba-cuda compiles eager signatures (``@cuda.jit("void(...)")``) at decoration,
+which needs a device. While the user's module is imported, ``numba.cuda.jit`` is
+replaced by a recorder that makes every dispatcher lazy and remembers its
+signatures; kernlint then compiles each signature itself through numba-cuda's
+``compile_cuda``, supplying the target's compute capability where numba-cuda
+would ask the driver for one (typing a call to a device function does).
+
+The IR kept is numba's own, before the kernel fix-up that turns exception status
+returns into plain ``ret void``: that is where a dropped ``raise`` is still visible.
+
+This module imports numba; it runs in kernlint's worker processes, never in the
+CLI's own process.
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import importlib.util
+import os
+import re
+import sys
+import time
+import traceback
+from dataclasses import dataclass, field
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
+
+from ..findings import Finding, KernelInfo
+from ..rules import kl901_unreadable_file, kl902_compile_failed, kl903_no_signature
+from ..source import SourceFile
+
+SIG_COMMENT = re.compile(r"^#\s*kernlint:\s*sig\s*=\s*(.+?)\s*$")
+CODEGEN_OPTIONS = ("debug", "opt", "lineinfo", "fastmath")
+
+
+@dataclass
+class CompiledKernel:
+    info: KernelInfo
+    modules: List[str]  # LLVM IR text of each module numba produced
+    entry: str  # the LLVM name of the kernel's function
+    compile_seconds: float
+
+
+@dataclass
+class FileResult:
+    path: str
+    kernels: List[CompiledKernel] = field(default_factory=list)
+    diagnostics: List[Finding] = field(default_factory=list)
+    import_seconds: float = 0.0
+
+
+def parse_cc(arch: str) -> Tuple[int, int]:
+    """``sm_90`` / ``90`` / ``9.0`` -> (9, 0)."""
+    match = re.fullmatch(r"(?:sm_|compute_)?(\d+)(?:\.(\d+))?a?", arch.strip())
+    if not match:
+        raise ValueError(f"not a CUDA architecture: {arch!r} (expected e.g. sm_90)")
+    if match.group(2) is not None:
+        return int(match.group(1)), int(match.group(2))
+    digits = match.group(1)
+    return int(digits[:-1]), int(digits[-1])
+
+
+class _Device:
+    def __init__(self, cc: Tuple[int, int]):
+        self.compute_capability = cc
+        self.name = f"kernlint offline sm_{cc[0]}{cc[1]}"
+
+
+@contextlib.contextmanager
+def offline_device(cc: Tuple[int, int]) -> Iterator[None]:
+    """Answer numba-cuda's compute-capability questions without a driver."""
+    from numba.cuda import compiler, dispatcher
+
+    device = _Device(cc)
+    saved = dispatcher.get_current_device, compiler.get_current_device
+    dispatcher.get_current_device = compiler.get_current_device = lambda: device
+    try:
+        yield
+    finally:
+        dispatcher.get_current_device, compiler.get_current_device = saved
+
+
+@contextlib.contextmanager
+def recording_jit() -> Iterator[None]:
+    """Make ``cuda.jit`` lazy and record signatures and the user's codegen options."""
+    import numba.cuda
+    from numba.core import sigutils
+    from numba.cuda import decorators
+
+    original = decorators.jit
+
+    def record(dispatcher, signatures, options):
+        dispatcher._kernlint_signatures = list(signatures or [])
+        dispatcher._kernlint_options = {
+            "debug": bool(options.get("debug")),
+            "opt": bool(options.get("opt", True)),
+            "lineinfo": bool(options.get("lineinfo")),
+            "fastmath": bool(options.get("fastmath")),
+        }
+        if not dispatcher.targetoptions.get("debug"):
+            # line info only adds !dbg locations; the code numba generates is unchanged
+            dispatcher.targetoptions["lineinfo"] = True
+        return dispatcher
+
+    def jit(func_or_sig=None, **options):
+        signatures = None
+        if sigutils.is_signature(func_or_sig):
+            signatures, func_or_sig = [func_or_sig], None
+        elif isinstance(func_or_sig, list):
+            signatures, func_or_sig = func_or_sig, None
+        if func_or_sig is None:
+            return lambda func: record(original(func, **options), signatures, options)
+        return record(original(func_or_sig, **options), None, options)
+
+    saved = numba.cuda.jit
+    numba.cuda.jit = decorators.jit = jit
+    try:
+        yield
+    finally:
+        numba.cuda.jit = saved
+        decorators.jit = original
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    text = re.sub(r"\x1b\[[0-9;]*m", "", text)
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    # numba prefixes typing errors with a banner: keep its first informative line
+    for line in lines:
+        if not line.startswith(("Failed in", "During:", "File ", "^")):
+            return f"{type(exc).__name__}: {line}"[:300]
+    return type(exc).__name__
+
+
+def _user_line(exc: BaseException, path: str) -> int:
+    line = 0
+    for frame in traceback.extract_tb(exc.__traceback__):
+        if os.path.abspath(frame.filename) == path:
+            line = frame.lineno or line
+    if isinstance(exc, SyntaxError) and exc.lineno:
+        line = exc.lineno
+    return line or 1
+
+
+def _diagnostic(code_module, path: str, line: int, column: int, message: str, kernel="") -> Finding:
+    return Finding(code=code_module.CODE, path=path, line=line, column=column, message=message, kernel=kernel)
+
+
+def _import(path: str, source: SourceFile):
+    name = "_kernlint_user_" + re.sub(r"\W", "_", os.path.splitext(os.path.basename(path))[0])
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    sys.path.insert(0, os.path.dirname(path))
+    code = compile(source.text, path, "exec")
+    with recording_jit():
+        exec(code, module.__dict__)
+    return module
+
+
+def _def_node(tree: Optional[ast.AST], first_line: int):
+    if tree is None:
+        return None
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            start = min([d.lineno for d in node.decorator_list] + [node.lineno])
+            if start == first_line or node.lineno == first_line:
+                return node
+    return None
+
+
+def _option_lines(node) -> Dict[str, Tuple[int, int]]:
+    found: Dict[str, Tuple[int, int]] = {}
+    if node is None:
+        return found
+    for decorator in node.decorator_list:
+        if isinstance(decorator, ast.Call):
+            for keyword in decorator.keywords:
+                if keyword.arg in CODEGEN_OPTIONS:
+                    found[keyword.arg] = (keyword.lineno, keyword.col_offset + 1)
+    return found
+
+
+def comment_signatures(source: SourceFile, first_line: int) -> List[str]:
+    sigs = []
+    for comment in source.comments_above(first_line):
+        match = SIG_COMMENT.match(comment)
+        if match:
+            sigs.append(match.group(1))
+    return sigs
+
+
+def compile_signature(dispatcher, signature, cc) -> Tuple[List[str], str]:
+    """Compile one signature of a dispatcher to numba's LLVM IR modules."""
+    from numba.core import sigutils, types
+    from numba.cuda.compiler import compile_cuda
+
+    argtypes, restype = sigutils.normalize_signature(signature)
+    options = dispatcher.targetoptions
+    device = bool(options.get("device"))
+    debug = bool(options.get("debug"))
+    with offline_device(cc):
+        cres = compile_cuda(
+            dispatcher.py_func,
+            restype if device else types.void,
+            argtypes,
+            debug=debug,
+            lineinfo=not debug,
+            forceinline=bool(options.get("forceinline")),
+            inline=options.get("inline", "never"),
+            fastmath=bool(options.get("fastmath")),
+            nvvm_options={"opt": 3 if options.get("opt", True) else 0,
+                          "fastmath": bool(options.get("fastmath"))},
+            cc=cc,
+        )
+    modules = [str(module) for module in cres.library.modules]
+    return modules, cres.fndesc.llvm_func_name
+
+
+def _dispatchers(module, path: str):
+    from numba.cuda.dispatcher import CUDADispatcher
+
+    found = []
+    for value in vars(module).values():
+        if isinstance(value, CUDADispatcher) and os.path.abspath(
+            value.py_func.__code__.co_filename
+        ) == path:
+            if all(value is not seen for seen in found):
+                found.append(value)
+    return sorted(found, key=lambda d: d.py_func.__code__.co_firstlineno)
+
+
+def compile_file(
+    path: str,
+    arch: str = "sm_90",
+    extra_signatures: Optional[Dict[str, Sequence[str]]] = None,
+) -> FileResult:
+    """Import one Python file and compile every kernel and device function it defines."""
+    path = os.path.abspath(path)
+    result = FileResult(path=path)
+    try:
+        source = SourceFile.read(path)
+    except (OSError, UnicodeDecodeError, SyntaxError) as exc:
+        result.diagnostics.append(
+            _diagnostic(kl901_unreadable_file, path, 1, 1, kl901_unreadable_file.message(
+                f"cannot read: {type(exc).__name__}: {exc}"))
+        )
+        return result
+    cc = parse_cc(arch)
+    started = time.perf_counter()
+    try:
+        module = _import(path, source)
+    except SyntaxError as exc:
+        result.diagnostics.append(_diagnostic(
+            kl901_unreadable_file, path, exc.lineno or 1, exc.offset or 1,
+            kl901_unreadable_file.message(f"syntax error: {exc.msg}")))
+        return result
+    except BaseException as exc:  # noqa: BLE001 - user code may raise anything, SystemExit too
+        result.diagnostics.append(_diagnostic(
+            kl901_unreadable_file, path, _user_line(exc, path), 1,
+            kl901_unreadable_file.message(f"import failed: {_first_line(exc)}")))
+        return result
+    result.import_seconds = time.perf_counter() - started
+
+    for dispatcher in _dispatchers(module, path):
+        func = dispatcher.py_func
+        first_line = func.__code__.co_firstlineno
+        node = _def_node(source.tree, first_line)
+        line = node.lineno if node is not None else first_line
+        column = node.col_offset + 1 if node is not None else 1
+        device = bool(dispatcher.targetoptions.get("device"))
+        user_options = getattr(dispatcher, "_kernlint_options", None) or {
+            key: bool(dispatcher.targetoptions.get(key)) for key in CODEGEN_OPTIONS
+        }
+        signatures = list(getattr(dispatcher, "_kernlint_signatures", []))
+        signatures += comment_signatures(source, first_line)
+        signatures += list((extra_signatures or {}).get(func.__name__, ()))
+        if not signatures:
+            if not device:
+                result.diagnostics.append(_diagnostic(
+                    kl903_no_signature, path, line, column,
+                    kl903_no_signature.message(func.__name__), kernel=func.__name__))
+            continue
+        for signature in dict.fromkeys(str(s) for s in signatures):
+            info = KernelInfo(
+                name=func.__name__,
+                path=path,
+                line=line,
+                column=column,
+                kind="device" if device else "kernel",
+                signature=signature,
+                options=dict(user_options),
+                option_lines=_option_lines(node),
+            )
+            started = time.perf_counter()
+            try:
+                modules, entry = compile_signature(dispatcher, signature, cc)
+            except RecursionError:
+                result.diagnostics.append(_diagnostic(
+                    kl902_compile_failed, path, line, column,
+                    kl902_compile_failed.message(func.__name__, signature, "recursion too deep to compile"),
+                    kernel=func.__name__))
+                continue
+            except Exception as exc:  # noqa: BLE001 - numba raises many kinds of errors
+                result.diagnostics.append(_diagnostic(
+                    kl902_compile_failed, path, line, column,
+                    kl902_compile_failed.message(func.__name__, signature, _first_line(exc)),
+                    kernel=func.__name__))
+                continue
+            result.kernels.append(
+                CompiledKernel(info, modules, entry, time.perf_counter() - started)
+            )
+    return result
+
+
+def warm_up(arch: str = "sm_90") -> None:
+    """Compile one trivial kernel so that forked workers start with numba warmed up."""
+    import numba.cuda
+
+    def _kernlint_warm_up(x):
+        x[0] = 1
+
+    compile_signature(numba.cuda.jit(_kernlint_warm_up), "void(int64[::1])", parse_cc(arch))
+
+
+def environment() -> Dict[str, Any]:
+    import llvmlite
+    import numba
+    import numba.cuda
+
+    return {
+        "numba": numba.__version__,
+        "numba_cuda": getattr(numba.cuda, "__version__", "?"),
+        "llvmlite": llvmlite.__version__,
+    }

@@ -1,0 +1,111 @@
+"""Compile user files in isolated child processes, with a time limit each.
+
+Importing user code runs it: it may hang, call ``sys.exit``, crash the
+interpreter or change numba's global configuration. Each file is therefore
+imported in its own process, forked from a server that has imported and warmed
+up numba-cuda once (``multiprocessing``'s forkserver with a preload), so a file
+costs a fork, not a numba start-up. The CLI's own process never imports numba.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import time
+from multiprocessing.connection import wait
+from typing import Dict, Iterator, List, Optional, Sequence, Tuple
+
+from ..findings import Finding
+from ..rules import kl901_unreadable_file
+from .numba_cuda import FileResult
+
+_PRELOAD = "kernlint.frontends._preload"
+
+
+def _child(path: str, arch: str, signatures, connection) -> None:
+    os.environ["NUMBA_ENABLE_CUDASIM"] = "0"
+    from .numba_cuda import compile_file
+
+    try:
+        result = compile_file(path, arch=arch, extra_signatures=signatures)
+    except BaseException as exc:  # noqa: BLE001 - report, never hang the parent
+        result = FileResult(path=os.path.abspath(path))
+        result.diagnostics.append(_failure(path, f"kernlint worker failed: {type(exc).__name__}: {exc}"))
+    connection.send(result)
+    connection.close()
+
+
+def _failure(path: str, reason: str) -> Finding:
+    return Finding(
+        code=kl901_unreadable_file.CODE,
+        path=os.path.abspath(path),
+        line=1,
+        column=1,
+        message=kl901_unreadable_file.message(reason),
+    )
+
+
+def _context():
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload([_PRELOAD])
+    return context
+
+
+def compile_files(
+    paths: Sequence[str],
+    arch: str,
+    timeout: float,
+    jobs: Optional[int] = None,
+    signatures: Optional[Dict[str, Dict[str, List[str]]]] = None,
+) -> Iterator[FileResult]:
+    """Yield one FileResult per path (in completion order)."""
+    if not paths:
+        return
+    context = _context()
+    jobs = max(1, min(jobs or os.cpu_count() or 1, len(paths)))
+    pending = list(paths)
+    running: Dict[object, Tuple[str, object, float]] = {}  # reader -> (path, process, deadline)
+    while pending or running:
+        while pending and len(running) < jobs:
+            path = pending.pop(0)
+            reader, writer = context.Pipe(duplex=False)
+            process = context.Process(
+                target=_child,
+                args=(path, arch, (signatures or {}).get(os.path.abspath(path)), writer),
+                daemon=True,
+            )
+            process.start()
+            writer.close()
+            running[reader] = (path, process, time.monotonic() + timeout)
+        now = time.monotonic()
+        next_deadline = min(deadline for _, _, deadline in running.values())
+        ready = wait(list(running), timeout=max(0.0, next_deadline - now))
+        for reader in ready:
+            path, process, _ = running.pop(reader)
+            try:
+                result = reader.recv()
+            except (EOFError, OSError):
+                process.join(5)
+                code = process.exitcode
+                reason = (
+                    f"the interpreter crashed while importing it (signal {-code})"
+                    if code is not None and code < 0
+                    else f"the import ended the process (exit code {code})"
+                )
+                result = FileResult(path=os.path.abspath(path), diagnostics=[_failure(path, reason)])
+            finally:
+                reader.close()
+            process.join(5)
+            if process.is_alive():
+                process.kill()
+            yield result
+        now = time.monotonic()
+        for reader in [r for r, (_, _, d) in running.items() if d <= now and r not in ready]:
+            path, process, _ = running.pop(reader)
+            process.kill()
+            process.join()
+            reader.close()
+            yield FileResult(
+                path=os.path.abspath(path),
+                diagnostics=[_failure(path, f"import and compilation took longer than {timeout:g} s (--timeout)")],
+            )

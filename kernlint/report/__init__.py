@@ -1,0 +1,5 @@
+"""Reporters: each writes a Report in one output format."""
+
+from . import json, text
+
+FORMATS = {"text": text, "json": json}

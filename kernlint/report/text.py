@@ -1,0 +1,67 @@
+"""ruff-style text: ``path:line:col: CODE message [*]``, then a summary line."""
+
+from __future__ import annotations
+
+import os
+from typing import List, TextIO
+
+from ..engine import Report
+from ..findings import Finding
+
+
+def display_path(path: str) -> str:
+    try:
+        relative = os.path.relpath(path)
+    except ValueError:
+        return path
+    return path if relative.startswith("..") else relative
+
+
+def format_finding(finding: Finding) -> str:
+    fix = " [*]" if finding.fixable else ""
+    lines = [
+        f"{display_path(finding.path)}:{finding.line}:{finding.column}: "
+        f"{finding.code} {finding.message}{fix}"
+    ]
+    for frame in finding.inlined_at:
+        where = f" ({frame.function})" if frame.function else ""
+        lines.append(f"    inlined at {display_path(frame.path)}:{frame.line}{where}")
+    return "\n".join(lines)
+
+
+def summary(report: Report) -> str:
+    kernels = f"{report.kernels} kernel{'s' if report.kernels != 1 else ''}"
+    files = f"{report.files} file{'s' if report.files != 1 else ''}"
+    count = len(report.findings)
+    if not count:
+        return f"All checks passed ({kernels} in {files})."
+    fixable = sum(1 for f in report.findings if f.fixable)
+    fix = f" ({fixable} fixable with `kernlint rewrite`)" if fixable else ""
+    return f"Found {count} finding{'s' if count != 1 else ''}{fix} in {kernels}, {files}."
+
+
+def statistics(report: Report) -> List[str]:
+    rows = [("kernel", "signature", "numba ms", "kernlint ms", "ratio")]
+    for s in report.stats:
+        ratio = s.kernlint_seconds / s.numba_seconds if s.numba_seconds else 0.0
+        rows.append((
+            f"{display_path(s.path)}::{s.kernel}", s.signature,
+            f"{s.numba_seconds * 1e3:.1f}", f"{s.kernlint_seconds * 1e3:.2f}", f"{ratio:.3f}",
+        ))
+    numba = sum(s.numba_seconds for s in report.stats)
+    kernlint = sum(s.kernlint_seconds for s in report.stats)
+    rows.append(("total", "", f"{numba * 1e3:.1f}", f"{kernlint * 1e3:.2f}",
+                 f"{kernlint / numba:.3f}" if numba else "-"))
+    widths = [max(len(r[i]) for r in rows) for i in range(5)]
+    return [
+        "  ".join(cell.ljust(w) if i < 2 else cell.rjust(w) for i, (cell, w) in enumerate(zip(r, widths)))
+        for r in rows
+    ]
+
+
+def write(report: Report, out: TextIO, stats: bool = False) -> None:
+    for finding in report.findings:
+        out.write(format_finding(finding) + "\n")
+    out.write(summary(report) + "\n")
+    if stats:
+        out.write("\n" + "\n".join(statistics(report)) + "\n")

@@ -1,0 +1,57 @@
+"""What every rule gets: one analysed kernel, and a way to turn an IR site into a finding."""
+
+from __future__ import annotations
+
+from typing import Callable, Optional, Sequence
+
+from ..analysis.program import KernelAnalysis, Site, user_frame
+from ..findings import Finding, Frame, KernelInfo
+from ..source import NodeFilter, SourceFile
+
+
+class KernelContext:
+    def __init__(
+        self,
+        kernel: KernelInfo,
+        analysis: KernelAnalysis,
+        source: Optional[SourceFile],
+        is_user_path: Callable[[str], bool],
+    ):
+        self.kernel = kernel
+        self.analysis = analysis
+        self.source = source
+        self.is_user_path = is_user_path
+
+    def finding(
+        self,
+        code: str,
+        message: str,
+        frames: Sequence[Frame],
+        point_at: Sequence[NodeFilter] = (),
+        fixable: bool = False,
+    ) -> Finding:
+        """A finding at the innermost frame in the user's code (the kernel's def line if none)."""
+        frame, outer = user_frame(list(frames), self.is_user_path)
+        if frame is None:
+            frame, outer = Frame(self.kernel.path, self.kernel.line, self.kernel.column, self.kernel.name), []
+        column = frame.column
+        if self.source is not None and frame.path == self.source.path and column <= 1:
+            column = self.source.column(frame.line, *point_at)
+        return Finding(
+            code=code,
+            path=frame.path,
+            line=frame.line,
+            column=max(column, 1),
+            message=message,
+            kernel=self.kernel.name,
+            signature=self.kernel.signature,
+            fixable=fixable,
+            inlined_at=outer,
+        )
+
+    def site_finding(self, code: str, message: str, site: Site, point_at=(), fixable=False):
+        return self.finding(code, message, site.frames(), point_at, fixable)
+
+    def kernel_finding(self, code: str, message: str, line: int = 0, column: int = 0) -> Finding:
+        frame = Frame(self.kernel.path, line or self.kernel.line, column or self.kernel.column, self.kernel.name)
+        return self.finding(code, message, [frame])

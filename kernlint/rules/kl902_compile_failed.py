@@ -1,0 +1,27 @@
+"""KL902 compile-failed
+
+## What it does
+Reports a kernel (one of its signatures) that numba-cuda could not compile to
+LLVM IR: a typing error, an unsupported construct, a signature that does not
+parse, or compiler limits (such as unbounded recursion).
+
+## Why is this bad?
+That specialization was not checked. The other kernels of the file still are.
+
+## Example
+```
+kernels.py:12:1: KL902 kernel `scale` failed to compile for void(float64[::1]): No implementation of function ...
+```
+
+## Fix safety
+Nothing to fix automatically.
+"""
+
+CODE = "KL902"
+NAME = "compile-failed"
+FIXABLE = False
+
+
+def message(kernel: str, signature: str, reason: str) -> str:
+    target = f" for {signature}" if signature else ""
+    return f"kernel `{kernel}` failed to compile{target}: {reason}"

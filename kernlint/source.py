@@ -86,14 +86,22 @@ class SourceFile:
             nodes.sort(key=lambda n: n.col_offset)
         return by_line
 
+    def column_of(self, line: int, accept: NodeFilter) -> int:
+        """1-based column of the first node on ``line`` that ``accept`` takes, or 0."""
+        text = self.line(line)
+        for node in self._nodes_by_line.get(line, ()):
+            if accept(node):
+                return len(text.encode()[: node.col_offset].decode(errors="replace")) + 1
+        return 0
+
     def column(self, line: int, *filters: NodeFilter) -> int:
         """1-based column of the first node on ``line`` accepted by a filter, tried in order;
         else of the line's first non-blank character."""
-        text = self.line(line)
         for accept in filters:
-            for node in self._nodes_by_line.get(line, ()):
-                if accept(node):
-                    return len(text.encode()[: node.col_offset].decode(errors="replace")) + 1
+            column = self.column_of(line, accept)
+            if column:
+                return column
+        text = self.line(line)
         return len(text) - len(text.lstrip()) + 1 if text.strip() else 1
 
     def comments_above(self, line: int) -> List[str]:

@@ -157,7 +157,8 @@ class FunctionFacts:
         return seen
 
     def _always_reports(self, start: str, barrier: str, region: Set[str]) -> bool:
-        """Every path from ``start`` prints/hostcalls before it leaves or re-enters the guard."""
+        """Every path from ``start`` prints/hostcalls (or raises) before it leaves or
+        re-enters the guard."""
         must: Set[str] = set()
         changed = True
         while changed:
@@ -166,7 +167,7 @@ class FunctionFacts:
                 if name in must:
                     continue
                 succs = self.successors[name]
-                if name in self.reporting_blocks or (
+                if name in self.reporting_blocks or name in self.raising_blocks or (
                     succs and barrier not in succs and all(s in must for s in succs)
                 ):
                     must.add(name)
@@ -196,14 +197,20 @@ class FunctionFacts:
             if not refs:
                 return True  # a store to a global
             root = self._pointer_root(refs[-1])
-            local = root in self.values.allocas or (
-                self.function.params and root == self.function.params[0][1] and self.numba_abi
+            root_def = self.function.defs.get(root)
+            local = (
+                root in self.values.allocas
+                or (self.numba_abi and root == self.function.params[0][1])
+                # filling a freshly allocated box is building the report, not work
+                or (root_def is not None and runtime.classify(root_def.callee) is runtime.Kind.ALLOC)
             )
             return not local
         if op in ("call", "invoke"):
             callee = ins.callee or ""
             if self.reports(ins) or runtime.is_debug_intrinsic(callee):
                 return False
+            if runtime.classify(callee) is runtime.Kind.ALLOC:
+                return False  # boxing a value for the report
             return not callee.startswith(_PURE_INTRINSICS)
         return op in ("fptosi", "fptoui")
 

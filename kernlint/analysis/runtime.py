@@ -7,7 +7,8 @@ A category says what calling the function means on a GPU:
 - ``HOSTCALL``: any other call into the host;
 - ``ALLOC``: device memory allocation;
 - ``CONVERT``: a float-to-int conversion done by a library call;
-- ``ROUND``: rounding that keeps the float type (what exactness checks compare against).
+- ``ROUND``: rounding that keeps the float type (what exactness checks compare against);
+- ``NAN_TEST`` / ``RANGE_TEST``: library predicates on a float (``math.isnan``, ``math.isinf``).
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ class Kind(Enum):
     ALLOC = "alloc"
     CONVERT = "convert"
     ROUND = "round"
+    NAN_TEST = "nan-test"
+    RANGE_TEST = "range-test"
 
 
 _EXACT = {
@@ -68,6 +71,9 @@ _PATTERNS = [
     (re.compile(r"^llvm\.(floor|ceil|trunc|round|rint|nearbyint|roundeven)\.f\d+$"), Kind.ROUND),
     (re.compile(r"^__nv_(floor|ceil|trunc|round|rint|nearbyint)f?$"), Kind.ROUND),
     (re.compile(r"^__ocml_(floor|ceil|trunc|round|rint)_f\d+$"), Kind.ROUND),
+    (re.compile(r"^(llvm\.is\.fpclass|__nv_isnan[df]|__ocml_isnan_f\d+)"), Kind.NAN_TEST),
+    (re.compile(r"^(__nv_isinf[df]|__nv_isfinited|__nv_finitef|__ocml_isinf_f\d+|__ocml_isfinite_f\d+)$"),
+     Kind.RANGE_TEST),
 ]
 
 # AMDGPU.jl reaches the host through these device-side globals (a load of one

@@ -93,7 +93,7 @@ class ValueFacts:
         return False
 
     def comparisons_feeding(self, cond: str) -> List[Instruction]:
-        """The fcmp / is.fpclass instructions a branch condition is computed from."""
+        """The fcmp instructions and float-class tests a branch condition is computed from."""
         found: List[Instruction] = []
         seen: Set[str] = set()
         work = [cond]
@@ -109,7 +109,7 @@ class ValueFacts:
                 found.append(ins)
             elif ins.opcode == "call":
                 callee = ins.callee or ""
-                if callee.startswith("llvm.is.fpclass"):
+                if runtime.classify(callee) in (runtime.Kind.NAN_TEST, runtime.Kind.RANGE_TEST):
                     found.append(ins)
                 elif callee.startswith("llvm.expect"):
                     work.extend(unquote(a) for a in LOCAL_RE.findall(ins.call_args()))

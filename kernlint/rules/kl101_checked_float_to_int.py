@@ -88,8 +88,10 @@ def conversion(ins: Instruction) -> Optional[Tuple[str, str, str]]:
 def test_kind(test: Instruction, keys, values: ValueFacts) -> Optional[str]:
     """What a comparison checks about the converted value: NaN, range or exactness."""
     operands = test.locals()
-    if test.opcode == "call":  # llvm.is.fpclass
-        return "NaN" if any(values.derived_keys(o) & keys for o in operands[:1]) else None
+    if test.opcode == "call":  # isnan / isinf / is.fpclass
+        if not any(values.derived_keys(o) & keys for o in operands[:1]):
+            return None
+        return "NaN" if runtime.classify(test.callee) is runtime.Kind.NAN_TEST else "range"
     matched = [o for o in operands if values.derived_keys(o) & keys]
     if not matched:
         return None

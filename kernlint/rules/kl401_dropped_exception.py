@@ -60,6 +60,10 @@ def check(ctx: KernelContext) -> Iterator[Finding]:
             frames = site.frames()
             if not frames or not ctx.is_user_path(frames[0].path):
                 continue  # raised inside numba's own library code
+            if ctx.source is not None and frames[0].path == ctx.source.path and not ctx.source.column_of(
+                frames[0].line, is_raise
+            ):
+                continue  # a check numba inserted (range() step, division), not the user's raise
             yield ctx.finding(
                 CODE,
                 "exception raised in a kernel compiled without debug=True is silently "

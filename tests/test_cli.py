@@ -1,0 +1,81 @@
+"""The command line as users run it: output formats, exit codes, statistics, rule docs."""
+import json
+import subprocess
+import sys
+
+import pytest
+
+from conftest import EXAMPLES, FIXTURES, ROOT
+
+
+def kernlint(*args, cwd=ROOT):
+    return subprocess.run(
+        [sys.executable, "-m", "kernlint", *args], cwd=cwd, capture_output=True, text=True, timeout=600
+    )
+
+
+def test_findings_exit_1_with_ruff_style_lines_and_a_summary():
+    run = kernlint("check", "fixtures/print_guard.py", "fixtures/clean.py")
+    assert run.returncode == 1, run.stderr
+    lines = run.stdout.splitlines()
+    assert "fixtures/print_guard.py:11:13: KL301 " in lines[0]
+    assert lines[1].startswith("fixtures/print_guard.py:13:16: KL101 ")
+    assert lines[-1] == "Found 2 findings in 4 kernels, 2 files."
+
+
+def test_clean_file_exits_0():
+    run = kernlint("check", str(FIXTURES / "clean.py"))
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert run.stdout.strip() == "All checks passed (3 kernels in 1 file)."
+
+
+def test_json_output_and_statistics():
+    run = kernlint("check", "--output-format", "json", "--statistics", str(EXAMPLES))
+    assert run.returncode == 1, run.stderr
+    data = json.loads(run.stdout)
+    assert {"code", "path", "line", "column", "kernel", "message", "fixable"} <= set(data[0])
+    assert {(d["code"], d["line"]) for d in data} >= {("KL101", 20), ("KL301", 18)}
+    # statistics go to stderr when stdout carries JSON; one row per kernel plus a total
+    rows = [line for line in run.stderr.splitlines() if "::" in line]
+    assert len(rows) == 4
+    total = run.stderr.splitlines()[-1].split()
+    assert total[0] == "total" and float(total[-1]) < 0.5
+
+
+def test_statistics_table_in_text_output():
+    run = kernlint("check", "--statistics", "fixtures/raise_guard.py")
+    assert "numba ms" in run.stdout and "kernlint ms" in run.stdout
+    assert "fixtures/raise_guard.py::raise_guarded" in run.stdout
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (("check", "no/such/file.py"), "no such file or directory"),
+        (("check", "--arch", "banana", "fixtures"), "not a CUDA architecture"),
+        (("check", "--select", "KL999", "fixtures"), "unknown rule code"),
+        (("check", "--output-format", "xml", "fixtures"), "invalid choice"),
+        (("rule", "KL000"), "unknown rule"),
+    ],
+)
+def test_kernlint_own_failures_exit_2(args, message):
+    run = kernlint(*args)
+    assert run.returncode == 2
+    assert message in run.stderr
+    assert "Traceback" not in run.stderr
+
+
+def test_select_and_ignore():
+    run = kernlint("check", "--select", "KL3", "--output-format", "json", "fixtures/print_guard.py")
+    assert [d["code"] for d in json.loads(run.stdout)] == ["KL301"]
+    run = kernlint("check", "--ignore", "KL101,KL301", "fixtures/print_guard.py")
+    assert run.returncode == 0
+
+
+def test_rule_documentation():
+    run = kernlint("rule", "KL101")
+    assert run.returncode == 0
+    for heading in ("## What it does", "## Why is this bad?", "## Example", "## Fix safety"):
+        assert heading in run.stdout
+    listing = kernlint("rule", "--all").stdout.splitlines()
+    assert len(listing) == 12 and listing[0].startswith("KL101  checked-float-to-int")

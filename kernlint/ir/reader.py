@@ -50,19 +50,8 @@ class Instruction:
     result: Optional[str]  # unquoted result name, or None
     opcode: str
     dbg: Optional[int]  # metadata id of its !dbg location
+    body: str  # text without the result assignment and trailing metadata attachments
     block: "Block" = field(repr=False, default=None)  # type: ignore[assignment]
-
-    @property
-    def body(self) -> str:
-        """Text without the result assignment and trailing metadata attachments."""
-        text = self.text
-        match = _ASSIGN_RE.match(text)
-        if match:
-            text = match.group(2)
-        cut = text.find(", !")
-        if cut >= 0:
-            text = text[:cut]
-        return text
 
     def locals(self) -> List[str]:
         """Unquoted names of the local values this instruction reads, in order."""
@@ -94,6 +83,8 @@ class Instruction:
         return body[start:]
 
     def globals(self) -> List[str]:
+        if "@" not in self.body:
+            return []
         return [unquote(m) for m in GLOBAL_RE.findall(self.body)]
 
     @property
@@ -402,6 +393,8 @@ def _parse_function(lines, i, functions) -> int:
 
 def _opens_target_list(text: str) -> bool:
     """A ``switch``/``indirectbr`` whose ``[ ... ]`` target list continues below."""
+    if "[" not in text or ("switch " not in text and "indirectbr " not in text):
+        return False
     body = _ASSIGN_RE.sub(r"\2", text)
     opcode = body.split(None, 1)[0] if body else ""
     return opcode in ("switch", "indirectbr") and body.rfind("[") > body.rfind("]")
@@ -410,22 +403,28 @@ def _opens_target_list(text: str) -> bool:
 def _instruction(text: str, lineno: int, block: Block) -> Instruction:
     result = None
     body = text
-    match = _ASSIGN_RE.match(text)
-    if match:
-        result = unquote(match.group(1))
-        body = match.group(2)
-    words = body.split(None, 2)
-    opcode = words[0] if words else ""
-    if opcode in ("tail", "musttail", "notail") and len(words) > 1:
-        opcode = words[1]
-    dbg = _DBG_RE.search(text)
+    if text[0] == "%":
+        match = _ASSIGN_RE.match(text)
+        if match:
+            result = unquote(match.group(1))
+            body = match.group(2)
+    space = body.find(" ")
+    opcode = body[:space] if space > 0 else body
+    if opcode in ("tail", "musttail", "notail"):
+        words = body.split(None, 2)
+        opcode = words[1] if len(words) > 1 else opcode
+    dbg = None
+    cut = body.find(", !")
+    if cut >= 0:
+        at = body.find("!dbg !", cut)
+        if at >= 0:
+            end = at + 6
+            while end < len(body) and body[end].isdigit():
+                end += 1
+            dbg = int(body[at + 6 : end])
+        body = body[:cut]
     return Instruction(
-        text=text,
-        lineno=lineno,
-        result=result,
-        opcode=opcode,
-        dbg=int(dbg.group(1)) if dbg else None,
-        block=block,
+        text=text, lineno=lineno, result=result, opcode=opcode, dbg=dbg, body=body, block=block
     )
 
 

@@ -264,8 +264,33 @@ class FunctionFacts:
                     continue
                 if self._always_reports(failing, block.name, failing_region):
                     branches.append(ErrorBranch(block, condition, failing, passing, "report"))
-                    error_blocks |= only_failing
+        error_blocks |= self._entered_only_by(
+            [b for b in branches if b.kind == "report"], error_blocks
+        )
         return frozenset(error_blocks), branches
+
+    def _entered_only_by(self, branches: List[ErrorBranch], known: Set[str]) -> Set[str]:
+        """Blocks that run only after a report branch's failing edge (edge dominance):
+        the failing successor when every edge into it is such an edge, then every block
+        all of whose predecessors are already marked. Loops rejoin through their header,
+        which has other predecessors, so the marking stops there."""
+        failing_edges: Dict[str, Set[str]] = {}
+        for branch in branches:
+            failing_edges.setdefault(branch.failing, set()).add(branch.guard.name)
+        marked: Set[str] = set()
+        for target, guards in failing_edges.items():
+            if set(self.predecessors[target]) <= guards:
+                marked.add(target)
+        work = list(marked)
+        while work:
+            for succ in self.successors[work.pop()]:
+                if succ in marked or succ in known:
+                    continue
+                preds = self.predecessors[succ]
+                if preds and all(p in marked or p in known for p in preds):
+                    marked.add(succ)
+                    work.append(succ)
+        return marked
 
     @property
     def error_blocks(self) -> FrozenSet[str]:

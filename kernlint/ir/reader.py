@@ -43,7 +43,7 @@ def unquote(name: str) -> str:
     return body
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Instruction:
     text: str  # the instruction as the producer printed it (multi-line joined)
     lineno: int  # index of its first line in the module text (0-based)
@@ -92,7 +92,7 @@ class Instruction:
         return self.opcode in _CAST_OPS
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Block:
     name: str
     function: "Function" = field(repr=False)
@@ -371,6 +371,9 @@ def _parse_function(lines, i, functions) -> int:
         if block is None:
             block = Block(name=str(unnamed), function=function)
             function.blocks.append(block)
+        if "@llvm.dbg." in stripped or '@"llvm.dbg.' in stripped:
+            i += 1  # debug-info intrinsics carry no behaviour
+            continue
         first = i
         text = stripped
         if _opens_target_list(text):

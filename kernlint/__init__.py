@@ -2,3 +2,15 @@
 checked float-to-int conversions, and report them with exact source locations."""
 
 __version__ = "0.1.0"
+
+# The numba intrinsics import numba-cuda: load them on first use, so that the CLI starts fast.
+_LAZY = {"unchecked_int": "intrinsics", "saturating_int": "intrinsics"}
+
+
+def __getattr__(name):
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'kernlint' has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(f"{__name__}.{module}"), name)

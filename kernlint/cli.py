@@ -54,6 +54,18 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--ignore", type=_codes, default=[], help="leave out these codes")
     check.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
 
+    rewrite = sub.add_parser("rewrite", help="rewrite checked conversions (KL101) into unchecked forms")
+    rewrite.add_argument("paths", nargs="+", metavar="PATH", help="files or directories")
+    rewrite.add_argument("-o", "--output", metavar="OUTDIR", help="where to write the IR and PTX")
+    rewrite.add_argument("--mode", choices=("unchecked", "saturate"), default="unchecked",
+                         help="unchecked: fptosi (+ freeze off NVPTX); saturate: llvm.fpto[su]i.sat")
+    rewrite.add_argument("--diff", action="store_true", help="print a unified diff of the IR instead")
+    rewrite.add_argument("--arch", default="sm_90", help="CUDA target architecture (default sm_90)")
+    rewrite.add_argument("--timeout", type=_positive, default=60.0,
+                         help="seconds allowed to import and compile one file (default 60)")
+    rewrite.add_argument("--jobs", type=int, default=None, help="files compiled in parallel")
+    rewrite.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
+
     rule = sub.add_parser("rule", help="print a rule's documentation")
     group = rule.add_mutually_exclusive_group(required=True)
     group.add_argument("code", nargs="?", help="e.g. KL101")
@@ -105,12 +117,58 @@ def _check(args) -> int:
     return 1 if report.findings else 0
 
 
+def _rewrite(args) -> int:
+    from .engine import Options
+    from .frontends.numba_cuda import parse_cc
+    from .report.text import display_path
+    from .rewrite.command import rewrite_paths, unified_diff, write_outputs
+
+    if not args.diff and not args.output:
+        print("kernlint: error: rewrite needs -o OUTDIR (or --diff)", file=sys.stderr)
+        return 2
+    try:
+        parse_cc(args.arch)
+    except ValueError as exc:
+        print(f"kernlint: error: {exc}", file=sys.stderr)
+        return 2
+    missing = [p for p in args.paths if not os.path.exists(p)]
+    if missing:
+        print(f"kernlint: no such file or directory: {', '.join(missing)}", file=sys.stderr)
+        return 2
+    options = Options(arch=args.arch, timeout=args.timeout, jobs=args.jobs)
+    rewrites = rewrite_paths(args.paths, options, args.mode)
+    incomplete = False
+    for rewrite in rewrites:
+        where = f"{display_path(rewrite.path)}::{rewrite.kernel}({rewrite.signature})"
+        if rewrite.refused:
+            incomplete = True
+            print(f"{where}: rewrite refused, original kept: {rewrite.refused}", file=sys.stderr)
+            continue
+        if rewrite.unfixable:
+            incomplete = True
+            print(f"{where}: {rewrite.unfixable} checked conversion(s) left as they are: their "
+                  f"guards test more than the converted value", file=sys.stderr)
+        if args.diff:
+            sys.stdout.write(unified_diff(rewrite))
+        else:
+            written = write_outputs(args.output, rewrite)
+            print(f"{where}: {rewrite.unguarded} conversion(s) unguarded, "
+                  f"{rewrite.removed_blocks} error-path block(s) removed -> "
+                  f"{', '.join(display_path(p) for p in written)}", file=sys.stderr)
+    done = sum(1 for r in rewrites if not r.refused)
+    print(f"Rewrote {done} of {len(rewrites)} kernel(s) with checked conversions ({args.mode}).",
+          file=sys.stderr)
+    return 1 if incomplete else 0
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
         if args.command == "rule":
             return _rule(args)
+        if args.command == "rewrite":
+            return _rewrite(args)
         return _check(args)
     except KeyboardInterrupt:
         print("kernlint: interrupted", file=sys.stderr)

@@ -25,7 +25,7 @@ def test_findings_name_their_kernel_and_signature(fixture_report):
     assert finding.kernel == "print_guarded"
     assert finding.signature == "void(int64[::1], float64[::1])"
     assert finding.column == 16  # the `int(` call, not the line start
-    assert not finding.fixable
+    assert finding.fixable
 
 
 def test_device_function_location_carries_the_call_chain(fixture_report):

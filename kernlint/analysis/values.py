@@ -94,7 +94,13 @@ class ValueFacts:
 
     def comparisons_feeding(self, cond: str) -> List[Instruction]:
         """The fcmp instructions and float-class tests a branch condition is computed from."""
+        return self.condition_inputs(cond)[0]
+
+    def condition_inputs(self, cond: str) -> Tuple[List[Instruction], bool]:
+        """(float tests feeding a branch condition, whether anything else feeds it too:
+        an integer compare, an argument, a call result)."""
         found: List[Instruction] = []
+        other = False
         seen: Set[str] = set()
         work = [cond]
         while work:
@@ -104,20 +110,46 @@ class ValueFacts:
             seen.add(name)
             ins = self.defs.get(name)
             if ins is None:
+                if name not in self.function.block_map:  # phi operands name blocks too
+                    other = True  # a function argument
                 continue
-            if ins.opcode == "fcmp":
+            op = ins.opcode
+            if op == "fcmp":
                 found.append(ins)
-            elif ins.opcode == "call":
+            elif op == "call":
                 callee = ins.callee or ""
                 if runtime.classify(callee) in (runtime.Kind.NAN_TEST, runtime.Kind.RANGE_TEST):
                     found.append(ins)
                 elif callee.startswith("llvm.expect"):
                     work.extend(unquote(a) for a in LOCAL_RE.findall(ins.call_args()))
-            elif ins.opcode == "load":
+                else:
+                    other = True
+            elif op == "load":
                 refs = ins.locals()
                 if refs and refs[-1] in self.allocas:
                     work.extend(self.stored.get(refs[-1], ()))
-            elif ins.opcode in ("or", "and", "xor", "select", "zext", "sext", "trunc",
-                                "freeze", "phi", "icmp", "extractvalue"):
+                else:
+                    other = True
+            elif op == "icmp" and not _is_i1_compare(ins) and not self._tests_float_class(ins):
+                other = True  # an integer test: it guards something else
+            elif op in ("or", "and", "xor", "select", "zext", "sext", "trunc", "freeze", "phi",
+                        "icmp", "extractvalue"):
                 work.extend(ins.locals())
-        return found
+            else:
+                other = True
+        return found, other
+
+    def _tests_float_class(self, icmp: Instruction) -> bool:
+        """``icmp ne i32 %r, 0`` on the result of a libdevice isnan/isinf."""
+        for name in icmp.locals():
+            ins = self.defs.get(name)
+            if ins is not None and runtime.classify(ins.callee) in (
+                runtime.Kind.NAN_TEST, runtime.Kind.RANGE_TEST
+            ):
+                return True
+        return False
+
+
+def _is_i1_compare(ins: Instruction) -> bool:
+    words = ins.body.split()
+    return len(words) > 2 and words[2] == "i1"

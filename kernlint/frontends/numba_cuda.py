@@ -38,9 +38,17 @@ CODEGEN_OPTIONS = ("debug", "opt", "lineinfo", "fastmath")
 @dataclass
 class CompiledKernel:
     info: KernelInfo
-    modules: List[str]  # LLVM IR text of each module numba produced
+    modules: List[str]  # LLVM IR text of each module numba produced (analysed)
     entry: str  # the LLVM name of the kernel's function
     compile_seconds: float
+    # The modules as NVVM gets them (after numba-cuda's kernel fix-up); what a rewrite edits.
+    # Empty when not asked for, or when the same as ``modules`` (device functions, IR files).
+    runnable: List[str] = field(default_factory=list)
+    options: Dict[str, Any] = field(default_factory=dict)  # NVVM options: opt, fastmath
+
+    @property
+    def target_modules(self) -> List[str]:
+        return self.runnable or self.modules
 
 
 @dataclass
@@ -192,8 +200,9 @@ def comment_signatures(source: SourceFile, first_line: int) -> List[str]:
     return sigs
 
 
-def compile_signature(dispatcher, signature, cc) -> Tuple[List[str], str]:
-    """Compile one signature of a dispatcher to numba's LLVM IR modules."""
+def compile_signature(dispatcher, signature, cc, runnable: bool = False):
+    """Compile one signature of a dispatcher to numba's LLVM IR modules: (analysed
+    modules, entry name, runnable modules or [])."""
     from numba.core import sigutils, types
     from numba.cuda.compiler import compile_cuda
 
@@ -216,7 +225,14 @@ def compile_signature(dispatcher, signature, cc) -> Tuple[List[str], str]:
             cc=cc,
         )
     modules = [str(module) for module in cres.library.modules]
-    return modules, cres.fndesc.llvm_func_name
+    entry = cres.fndesc.llvm_func_name
+    fixed: List[str] = []
+    if runnable and not device:
+        from numba.cuda.compiler import kernel_fixup
+
+        kernel_fixup(cres.library.get_function(entry), debug)
+        fixed = [str(module) for module in cres.library.modules]
+    return modules, entry, fixed
 
 
 def _dispatchers(module, path: str):
@@ -236,6 +252,7 @@ def compile_file(
     path: str,
     arch: str = "sm_90",
     extra_signatures: Optional[Dict[str, Sequence[str]]] = None,
+    runnable: bool = False,
 ) -> FileResult:
     """Import one Python file and compile every kernel and device function it defines."""
     path = os.path.abspath(path)
@@ -296,7 +313,7 @@ def compile_file(
             )
             started = time.process_time()  # CPU time: fair beside kernlint's own
             try:
-                modules, entry = compile_signature(dispatcher, signature, cc)
+                modules, entry, fixed = compile_signature(dispatcher, signature, cc, runnable)
             except RecursionError:
                 result.diagnostics.append(_diagnostic(
                     kl902_compile_failed, path, line, column,
@@ -309,9 +326,12 @@ def compile_file(
                     kl902_compile_failed.message(func.__name__, signature, _first_line(exc)),
                     kernel=func.__name__))
                 continue
-            result.kernels.append(
-                CompiledKernel(info, modules, entry, time.process_time() - started)
-            )
+            nvvm_options = {"opt": 3 if user_options.get("opt", True) else 0,
+                            "fastmath": bool(user_options.get("fastmath"))}
+            if user_options.get("debug"):
+                nvvm_options["g"] = None
+            result.kernels.append(CompiledKernel(
+                info, modules, entry, time.process_time() - started, fixed, nvvm_options))
     return result
 
 
@@ -322,7 +342,7 @@ def warm_up(arch: str = "sm_90") -> None:
     def _kernlint_warm_up(x):
         x[0] = 1
 
-    compile_signature(numba.cuda.jit(_kernlint_warm_up), "void(int64[::1])", parse_cc(arch))
+    compile_signature(numba.cuda.jit(_kernlint_warm_up), "void(int64[::1])", parse_cc(arch), True)
 
 
 def environment() -> Dict[str, Any]:

@@ -22,12 +22,12 @@ from .numba_cuda import FileResult
 _PRELOAD = "kernlint.frontends._preload"
 
 
-def _child(path: str, arch: str, signatures, connection) -> None:
+def _child(path: str, arch: str, signatures, runnable: bool, connection) -> None:
     os.environ["NUMBA_ENABLE_CUDASIM"] = "0"
     from .numba_cuda import compile_file
 
     try:
-        result = compile_file(path, arch=arch, extra_signatures=signatures)
+        result = compile_file(path, arch=arch, extra_signatures=signatures, runnable=runnable)
     except BaseException as exc:  # noqa: BLE001 - report, never hang the parent
         result = FileResult(path=os.path.abspath(path))
         result.diagnostics.append(_failure(path, f"kernlint worker failed: {type(exc).__name__}: {exc}"))
@@ -57,6 +57,7 @@ def compile_files(
     timeout: float,
     jobs: Optional[int] = None,
     signatures: Optional[Dict[str, Dict[str, List[str]]]] = None,
+    runnable: bool = False,
 ) -> Iterator[FileResult]:
     """Yield one FileResult per path (in completion order)."""
     if not paths:
@@ -71,7 +72,7 @@ def compile_files(
             reader, writer = context.Pipe(duplex=False)
             process = context.Process(
                 target=_child,
-                args=(path, arch, (signatures or {}).get(os.path.abspath(path)), writer),
+                args=(path, arch, (signatures or {}).get(os.path.abspath(path)), runnable, writer),
                 daemon=True,
             )
             process.start()

@@ -98,6 +98,8 @@ class Block:
     function: "Function" = field(repr=False)
     instructions: List[Instruction] = field(default_factory=list)
     successors: List[str] = field(default_factory=list)
+    first_line: int = 0  # its label line (or first instruction) in the module text
+    last_line: int = 0  # the line before the next block or the closing brace
 
     @property
     def terminator(self) -> Optional[Instruction]:
@@ -114,6 +116,7 @@ class Function:
     return_type: str = ""
     blocks: List[Block] = field(default_factory=list)
     dbg: Optional[int] = None
+    last_line: int = 0  # the closing brace
     _defs: Optional[Dict[str, Instruction]] = field(default=None, repr=False)
     _block_map: Optional[Dict[str, Block]] = field(default=None, repr=False)
 
@@ -364,12 +367,12 @@ def _parse_function(lines, i, functions) -> int:
             continue
         label = _LABEL_RE.match(stripped) if not raw[:1].isspace() else None
         if label:
-            block = Block(name=unquote(label.group(1)), function=function)
+            block = Block(name=unquote(label.group(1)), function=function, first_line=i)
             function.blocks.append(block)
             i += 1
             continue
         if block is None:
-            block = Block(name=str(unnamed), function=function)
+            block = Block(name=str(unnamed), function=function, first_line=i)
             function.blocks.append(block)
         if "@llvm.dbg." in stripped or '@"llvm.dbg.' in stripped:
             i += 1  # debug-info intrinsics carry no behaviour
@@ -386,7 +389,9 @@ def _parse_function(lines, i, functions) -> int:
         i += 1
     if i >= n:
         raise IRSyntaxError(f"function @{name} is not closed", start)
-    for blk in function.blocks:
+    function.last_line = i
+    for blk, following in zip(function.blocks, function.blocks[1:] + [None]):
+        blk.last_line = (following.first_line if following is not None else i) - 1
         term = blk.terminator
         if term is not None:
             blk.successors = _successors(term)

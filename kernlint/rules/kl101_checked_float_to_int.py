@@ -42,10 +42,12 @@ inputs outside it the error path no longer runs.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Dict, Iterator, List, Optional, Set, Tuple
 
 from ..analysis import runtime
-from ..analysis.program import Site
+from ..analysis.paths import ErrorBranch
+from ..analysis.program import KernelAnalysis, Reached, Site
 from ..analysis.values import ValueFacts
 from ..findings import Finding
 from ..ir.reader import Instruction
@@ -54,7 +56,7 @@ from .base import KernelContext
 
 CODE = "KL101"
 NAME = "checked-float-to-int"
-FIXABLE = False
+FIXABLE = True  # by `kernlint rewrite` (kernlint/rewrite)
 
 _NUMBA_FLOAT = {"double": "float64", "float": "float32", "half": "float16"}
 
@@ -107,9 +109,28 @@ def test_kind(test: Instruction, keys, values: ValueFacts) -> Optional[str]:
     return "range"
 
 
-def check(ctx: KernelContext) -> Iterator[Finding]:
-    for reached in ctx.analysis.functions():
-        facts = ctx.analysis.facts(reached.function)
+@dataclass
+class CheckedConversion:
+    """A conversion, the error branches that test its value, and which of them the
+    rewrite may remove (those that test nothing but this value)."""
+
+    reached: Reached
+    instruction: Instruction
+    source: str
+    target: str
+    tests: List[str] = field(default_factory=list)
+    failures: List[str] = field(default_factory=list)
+    guards: List[ErrorBranch] = field(default_factory=list)
+    removable: List[ErrorBranch] = field(default_factory=list)
+
+    @property
+    def fixable(self) -> bool:
+        return bool(self.guards) and len(self.removable) == len(self.guards)
+
+
+def checked_conversions(analysis: KernelAnalysis) -> Iterator[CheckedConversion]:
+    for reached in analysis.functions():
+        facts = analysis.facts(reached.function)
         branches = facts.error_branches
         if not branches:
             continue
@@ -124,36 +145,44 @@ def check(ctx: KernelContext) -> Iterator[Finding]:
                     continue
                 operand, source, target = conv
                 keys = values.derived_keys(operand)
-                tests: List[str] = []
-                failures: List[str] = []
+                checked = CheckedConversion(reached, ins, source, target)
                 for branch in branches:
                     key = (branch.passing, branch.guard.name)
                     if key not in regions:
                         regions[key] = facts.region(branch.passing, branch.guard.name)
                     if block.name not in regions[key]:
                         continue
-                    for comparison in values.comparisons_feeding(branch.condition):
-                        kind = test_kind(comparison, keys, values)
-                        if kind:
-                            tests.append(kind)
-                            failures.append(branch.kind)
-                if not tests:
-                    continue
-                what = " and ".join(sorted(set(tests), key=["NaN", "range", "exactness"].index))
-                how = (
-                    "prints and skips the work"
-                    if set(failures) == {"report"}
-                    else "raises" if "report" not in failures else "raises or prints"
-                )
-                message = (
-                    f"{source} -> {target} conversion is checked for {what}, and the failing "
-                    f"branch {how}: the never-taken error path costs registers, stack and "
-                    f"occupancy on every launch; convert unchecked (`kernlint rewrite`)"
-                )
-                yield ctx.site_finding(
-                    CODE,
-                    message,
-                    Site(reached.function, ins, False, reached.chain),
-                    point_at=(is_conversion,),
-                    fixable=FIXABLE,
-                )
+                    comparisons, other_inputs = values.condition_inputs(branch.condition)
+                    kinds = [test_kind(c, keys, values) for c in comparisons]
+                    if not any(kinds):
+                        continue
+                    checked.tests.extend(k for k in kinds if k)
+                    checked.failures.append(branch.kind)
+                    checked.guards.append(branch)
+                    if all(kinds) and not other_inputs:
+                        checked.removable.append(branch)
+                if checked.guards:
+                    yield checked
+
+
+def check(ctx: KernelContext) -> Iterator[Finding]:
+    for checked in checked_conversions(ctx.analysis):
+        what = " and ".join(sorted(set(checked.tests), key=["NaN", "range", "exactness"].index))
+        failures = set(checked.failures)
+        how = {
+            frozenset(["report"]): "prints and skips the work",
+            frozenset(["raise"]): "raises",
+        }.get(frozenset(failures), "raises or prints")
+        message = (
+            f"{checked.source} -> {checked.target} conversion is checked for {what}, and the "
+            f"failing branch {how}: the never-taken error path costs registers, stack and "
+            f"occupancy on every launch; convert unchecked (`kernlint rewrite`, or "
+            f"kernlint.unchecked_int(v, numba.{checked.target}) in the kernel)"
+        )
+        yield ctx.site_finding(
+            CODE,
+            message,
+            Site(checked.reached.function, checked.instruction, False, checked.reached.chain),
+            point_at=(is_conversion,),
+            fixable=FIXABLE and checked.fixable,
+        )

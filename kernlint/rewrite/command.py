@@ -1,0 +1,122 @@
+"""``kernlint rewrite``: rewrite every kernel with fixable KL101 findings, verify, write."""
+
+from __future__ import annotations
+
+import difflib
+import os
+import re
+from dataclasses import dataclass, field
+from typing import List, Optional, Sequence
+
+from ..analysis.program import KernelAnalysis, Program
+from ..engine import Options, discover, mentions_cuda
+from ..fsutil import write_atomic
+from ..frontends.numba_cuda import CompiledKernel, parse_cc
+from ..ir.reader import parse_module
+from ..rules.kl101_checked_float_to_int import checked_conversions
+from .edit import ModuleEdit, dialect_of, plan, rewrite_module
+from .verify import VerificationError, verify
+
+
+@dataclass
+class KernelRewrite:
+    path: str
+    kernel: str
+    signature: str
+    original: List[str]
+    rewritten: List[str]
+    edits: List[ModuleEdit] = field(default_factory=list)
+    ptx: str = ""
+    refused: str = ""  # why the rewrite was not written
+    unfixable: int = 0  # checked conversions whose guards test other things too
+    unguarded: int = 0  # checked conversions whose guards were removed
+
+    @property
+    def conversions(self) -> int:
+        return sum(edit.rewritten_conversions for edit in self.edits)
+
+    @property
+    def removed_blocks(self) -> int:
+        return sum(edit.removed_blocks for edit in self.edits)
+
+
+def rewrite_kernel(compiled: CompiledKernel, mode: str, cc) -> Optional[KernelRewrite]:
+    """Rewrite one compiled kernel; None when it has no checked conversion."""
+    program = Program([parse_module(text) for text in compiled.modules])
+    analysis = KernelAnalysis(program, compiled.entry)
+    checked = list(checked_conversions(analysis))
+    if not checked:
+        return None
+    targets = list(compiled.target_modules)
+    result = KernelRewrite(
+        path=compiled.info.path,
+        kernel=compiled.info.name,
+        signature=compiled.info.signature,
+        original=targets,
+        rewritten=list(targets),
+        unfixable=sum(1 for c in checked if not c.fixable),
+        unguarded=sum(1 for c in checked if c.fixable),
+    )
+    index = {id(module): number for number, module in enumerate(program.modules)}
+    try:
+        for module, plans in plan(checked).items():
+            number = index[id(module)]
+            edit = rewrite_module(targets[number], list(plans.values()), mode)
+            edit.index = number
+            result.edits.append(edit)
+            result.rewritten[number] = edit.rewritten
+        result.ptx = verify(result.rewritten, dialect_of(targets[0]), cc, compiled.options)
+    except (VerificationError, KeyError, ValueError) as exc:
+        result.refused = str(exc)
+        result.rewritten = list(targets)
+    return result
+
+
+def slug(signature: str) -> str:
+    return re.sub(r"[^A-Za-z0-9]+", "_", signature).strip("_") or "nosig"
+
+
+def output_base(outdir: str, rewrite: KernelRewrite) -> str:
+    stem = os.path.splitext(os.path.basename(rewrite.path))[0]
+    return os.path.join(outdir, stem, f"{rewrite.kernel}-{slug(rewrite.signature)}")
+
+
+def write_outputs(outdir: str, rewrite: KernelRewrite) -> List[str]:
+    base = output_base(outdir, rewrite)
+    written = []
+    for number, text in enumerate(rewrite.rewritten):
+        path = f"{base}.ll" if number == 0 else f"{base}.m{number}.ll"
+        write_atomic(path, text)
+        written.append(path)
+    if rewrite.ptx:
+        write_atomic(f"{base}.ptx", rewrite.ptx)
+        written.append(f"{base}.ptx")
+    return written
+
+
+def unified_diff(rewrite: KernelRewrite) -> str:
+    chunks = []
+    label = f"{os.path.basename(rewrite.path)}::{rewrite.kernel}({rewrite.signature})"
+    for edit in rewrite.edits:
+        chunks.extend(difflib.unified_diff(
+            edit.original.splitlines(keepends=True),
+            edit.rewritten.splitlines(keepends=True),
+            fromfile=f"a/{label}/module{edit.index}.ll",
+            tofile=f"b/{label}/module{edit.index}.ll",
+        ))
+    return "".join(chunks)
+
+
+def rewrite_paths(paths: Sequence[str], options: Options, mode: str) -> List[KernelRewrite]:
+    from ..frontends.worker import compile_files
+
+    cc = parse_cc(options.arch)
+    files = [p for p in discover(paths) if mentions_cuda(p)]
+    rewrites: List[KernelRewrite] = []
+    for result in compile_files(files, options.arch, options.timeout, options.jobs,
+                                options.signatures, runnable=True):
+        for compiled in result.kernels:
+            rewrite = rewrite_kernel(compiled, mode, cc)
+            if rewrite is not None:
+                rewrites.append(rewrite)
+    return sorted(rewrites, key=lambda r: (r.path, r.kernel, r.signature))

@@ -3,8 +3,13 @@ checked float-to-int conversions, and report them with exact source locations.""
 
 __version__ = "0.1.0"
 
-# The numba intrinsics import numba-cuda: load them on first use, so that the CLI starts fast.
-_LAZY = {"unchecked_int": "intrinsics", "saturating_int": "intrinsics"}
+# The decorator and the numba intrinsics import numba-cuda: load them on first use, so that the CLI starts fast.
+_LAZY = {
+    "unchecked_int": "intrinsics",
+    "saturating_int": "intrinsics",
+    "no_hostcall": "decorator",
+    "HostcallError": "decorator",
+}
 
 
 def __getattr__(name):

@@ -5,25 +5,40 @@ side in one process.
 
     python benchmarks/gpu_decorator.py RESULT.json
 """
+import importlib.util
 import json
+import os
 import statistics
+import tempfile
 import sys
 import textwrap
 import time
 
+import warnings
+
 import numpy as np
 from numba import cuda
+from numba.core.errors import NumbaPerformanceWarning
+
+warnings.simplefilter("ignore", NumbaPerformanceWarning)  # tiny grids are the point here
 
 from kernlint import HostcallError, no_hostcall
 
 LAUNCHES = 10_000
 
 
+SOURCES = tempfile.mkdtemp(prefix="kernlint-bench-")
+
+
 def define(name, body, decorate=None):
-    """A fresh kernel (its own function object, so numba compiles it anew)."""
-    namespace = {"cuda": cuda}
-    exec(textwrap.dedent(body).replace("KERNEL", name), namespace)
-    kernel = cuda.jit(namespace[name])
+    """A fresh kernel in a source file of its own (so numba compiles it anew, with source)."""
+    path = os.path.join(SOURCES, f"{name}.py")
+    with open(path, "w") as handle:
+        handle.write("from numba import cuda\n" + textwrap.dedent(body).replace("KERNEL", name))
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    kernel = cuda.jit(getattr(module, name))
     return decorate(kernel) if decorate else kernel
 
 

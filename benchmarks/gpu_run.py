@@ -97,7 +97,8 @@ def main():
             outputs[role] = y
         equal = bool(cp.array_equal(outputs["original"], outputs["rewritten"]))
         equal_hand = bool(cp.array_equal(outputs["rewritten"], outputs["handwritten"]))
-        written = bool((outputs["rewritten"] != -7).all() | (x == -7).any())
+        # poison left only where the true result is the poison value itself
+        written = bool(((outputs["rewritten"] != -7) | (cp.trunc(x) == -7)).all())
 
         # time on moderate values: the guards never fire
         xt = cp.asarray(np.round(rng.uniform(-1e6, 1e6, args.n)).astype(in_type))

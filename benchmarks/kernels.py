@@ -2,6 +2,7 @@
 hand-written unchecked kernels kernlint's rewrite should match. One line per signature."""
 import math
 
+import numba
 from numba import cuda
 
 # --- float64 -> int64 -----------------------------------------------------------------
@@ -72,7 +73,7 @@ def print_guard_f32(y, x):
         if v != v or v >= 2147483648.0 or v < -2147483648.0:
             print("bad value at", i, v)
             return
-        y[i] = int(v)
+        y[i] = numba.int32(v)
 
 
 @cuda.jit("void(int32[::1], float32[::1])")
@@ -82,7 +83,7 @@ def raise_guard_f32(y, x):
         v = x[i]
         if v != v or v >= 2147483648.0 or v < -2147483648.0:
             raise ValueError("float out of range")
-        y[i] = int(v)
+        y[i] = numba.int32(v)
 
 
 @cuda.jit("void(int32[::1], float32[::1])")
@@ -92,7 +93,7 @@ def exact_guard_f32(y, x):
         v = x[i]
         if v != v or v >= 2147483648.0 or v < -2147483648.0 or math.floor(v) != v:
             raise ValueError("inexact")
-        y[i] = int(v)
+        y[i] = numba.int32(v)
 
 
 @cuda.jit("void(int32[::1], float32[::1])")
@@ -102,17 +103,17 @@ def grid_stride_f32(y, x):
         if v != v or v >= 2147483648.0 or v < -2147483648.0:
             print("bad value at", i)
             continue
-        y[i] = int(v)
+        y[i] = numba.int32(v)
 
 
 @cuda.jit("void(int32[::1], float32[::1])")
 def hand_f32(y, x):
     i = cuda.grid(1)
     if i < x.size:
-        y[i] = int(x[i])
+        y[i] = numba.int32(x[i])
 
 
 @cuda.jit("void(int32[::1], float32[::1])")
 def hand_grid_stride_f32(y, x):
     for i in range(cuda.grid(1), x.size, cuda.gridsize(1)):
-        y[i] = int(x[i])
+        y[i] = numba.int32(x[i])

@@ -134,20 +134,30 @@ class _Guard:
     def forbidden(self, findings: Iterable[Finding]) -> List[Finding]:
         return [f for f in findings if not f.code.startswith(self.allow or ("\0",)) and f.code[:3] != "KL9"]
 
-    def check(self, compiled: CompiledKernel) -> Optional[List[str]]:
+    def check(self, compiled: CompiledKernel, argtypes: Optional[tuple] = None) -> Optional[List[str]]:
         """Raise HostcallError for forbidden findings; return rewritten modules with fix=True."""
-        findings = analyse_kernel(compiled, _source(compiled.info.path))
-        forbidden = self.forbidden(findings)
+        rewritten, forbidden = self.evaluate(compiled)
         if not forbidden:
-            return None
+            return rewritten
+        if "!DILocation" not in compiled.modules[0] and argtypes is not None:
+            # numba compiled it without line info (which costs it ~45% more lowering time):
+            # compile once more with it, only now that there is an error to point at
+            _, forbidden = self.evaluate(self.compile_offline(compiled.info.signature, argtypes))
+        raise HostcallError(compiled.info.name, compiled.info.signature, forbidden)
+
+    def evaluate(self, compiled: CompiledKernel) -> Tuple[Optional[List[str]], List[Finding]]:
+        """(rewritten modules when fix=True fixed everything, forbidden findings left)."""
+        forbidden = self.forbidden(analyse_kernel(compiled, _source(compiled.info.path)))
+        if not forbidden:
+            return None, []
         if self.fix and any(f.code == "KL101" and f.fixable for f in forbidden):
             rewrite = rewrite_kernel(compiled, self.mode, self.cc)
             if rewrite is not None and not rewrite.refused:
                 left = self.remaining_after(compiled, rewrite.rewritten)
                 if not left:
-                    return rewrite.rewritten
-                forbidden = left
-        raise HostcallError(compiled.info.name, compiled.info.signature, forbidden)
+                    return rewrite.rewritten, []
+                return None, left
+        return None, forbidden
 
     def remaining_after(self, compiled: CompiledKernel, rewritten: List[str]) -> List[Finding]:
         """Findings in the rewritten code (the error paths it deleted take theirs along)."""
@@ -163,25 +173,26 @@ class _Guard:
             captured = _captured.pop(key, None)
         signature = _signature_text(argtypes)
         if captured is None:  # loaded from numba's disk cache: compile the IR ourselves
-            compiled = self.compile_offline(signature)
+            compiled = self.compile_offline(signature, tuple(argtypes))
         else:
             texts, entry = captured
             compiled = CompiledKernel(self.info(signature), texts, entry, 0.0,
                                       list(kernel._codelibrary.llvm_strs), _nvvm_options(self.dispatcher))
-        rewritten = self.check(compiled)
+        rewritten = self.check(compiled, tuple(argtypes))
         if rewritten is not None:
             _replace_code(kernel, compiled, rewritten)
         return self._original_add_overload(kernel, argtypes)
 
-    def compile_offline(self, signature: str) -> CompiledKernel:
+    def compile_offline(self, signature: str, argtypes: Optional[tuple] = None) -> CompiledKernel:
+        """Compile a signature ourselves, with line info (``argtypes`` when the text is only
+        for display)."""
         with numba_cuda.offline_device(self.cc):
-            modules, entry, runnable = compile_signature(self.dispatcher, signature, self.cc, runnable=True)
+            modules, entry, runnable = compile_signature(
+                self.dispatcher, argtypes if argtypes is not None else signature, self.cc, runnable=True)
         return CompiledKernel(self.info(signature), modules, entry, 0.0, runnable, _nvvm_options(self.dispatcher))
 
     def install(self):
         dispatcher = self.dispatcher
-        if not dispatcher.targetoptions.get("debug"):
-            dispatcher.targetoptions["lineinfo"] = True  # locations for the messages; same code
         _watched.add(dispatcher.py_func)
         self._original_add_overload = dispatcher.add_overload
         dispatcher.add_overload = self.add_overload  # instance attribute: numba's compile calls it
@@ -189,7 +200,7 @@ class _Guard:
         for signature in getattr(dispatcher, "_kernlint_signatures", []):
             self.check(self.compile_offline(str(signature)))
         for argtypes, kernel in list(dispatcher.overloads.items()):
-            compiled = self.compile_offline(_signature_text(argtypes))
+            compiled = self.compile_offline(_signature_text(argtypes), tuple(argtypes))
             rewritten = self.check(compiled)
             if rewritten is not None:
                 _replace_code(kernel, compiled, rewritten)
@@ -197,8 +208,22 @@ class _Guard:
         return dispatcher
 
 
+def _type_text(numba_type) -> str:
+    """numba types as people write them in signatures: ``array(int64, 1d, C)`` -> ``int64[::1]``."""
+    ndim = getattr(numba_type, "ndim", None)
+    dtype = getattr(numba_type, "dtype", None)
+    if ndim is None or dtype is None:
+        return str(numba_type)
+    dims = [":"] * ndim
+    if getattr(numba_type, "layout", "A") == "C":
+        dims[-1] = "::1"
+    elif getattr(numba_type, "layout", "A") == "F":
+        dims[0] = "::1"
+    return f"{dtype}[{', '.join(dims)}]"
+
+
 def _signature_text(argtypes) -> str:
-    return f"void({', '.join(str(t) for t in argtypes)})"
+    return f"void({', '.join(_type_text(t) for t in argtypes)})"
 
 
 def _nvvm_options(dispatcher) -> Dict:

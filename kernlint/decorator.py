@@ -90,7 +90,7 @@ def _install_offline_eager_signatures() -> None:
     """Without a driver, record eager signatures instead of failing at definition."""
     import numba.cuda
 
-    if os.environ.get("NUMBA_ENABLE_CUDASIM") == "1" or numba.cuda.is_available():
+    if numba.cuda.is_available():
         return
     global _offline_recording
     _offline_recording = numba_cuda.recording_jit()
@@ -101,8 +101,15 @@ def _install_offline_eager_signatures() -> None:
 _offline_recording = None
 
 
-_install_capture()
-_install_offline_eager_signatures()
+def _simulated() -> bool:
+    from numba import config
+
+    return bool(getattr(config, "ENABLE_CUDASIM", False))
+
+
+if not _simulated():
+    _install_capture()
+    _install_offline_eager_signatures()
 
 
 class _Guard:

@@ -1,0 +1,106 @@
+"""@no_hostcall on eager signatures, on a machine without a GPU (each case in its own
+interpreter: without a driver the decorator's import makes cuda.jit record signatures)."""
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from conftest import ROOT
+
+PRINT_GUARD = '''
+    def convert(y, x):
+        i = cuda.grid(1)
+        if i < x.size:
+            v = x[i]
+            if v != v:
+                print("NaN at", i)
+                return
+            y[i] = int(v)
+'''
+
+
+def run(tmp_path, decorators, body=PRINT_GUARD, env=None):
+    source = tmp_path / "kernels.py"
+    source.write_text(textwrap.dedent('''
+        import warnings
+        from numba import cuda
+        from kernlint import HostcallError, no_hostcall
+        try:
+    ''') + textwrap.indent(textwrap.dedent(decorators) + textwrap.dedent(body), "    ") + textwrap.dedent('''
+        except HostcallError as error:
+            print("HostcallError")
+            print(error)
+        else:
+            print("defined", type(convert).__name__)
+    '''))
+    environment = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}
+    done = subprocess.run([sys.executable, str(source)], capture_output=True, text=True, env=environment,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr
+    return done.stdout, done.stderr, source
+
+
+def line_of(source, text):
+    return next(n for n, line in enumerate(source.read_text().splitlines(), 1) if text in line)
+
+
+def test_forbidden_paths_raise_at_definition_with_file_line_code_and_source(tmp_path):
+    out, _, source = run(tmp_path, '''
+        @no_hostcall
+        @cuda.jit("void(int64[::1], float64[::1])")
+    ''')
+    assert out.startswith("HostcallError")
+    assert "kernel `convert` (void(int64[::1], float64[::1])) has forbidden code paths:" in out
+    assert f"{source}:{line_of(source, 'print(')}: KL301 " in out and 'print("NaN at", i)' in out
+    assert f"{source}:{line_of(source, 'int(v)')}: KL101 " in out and "y[i] = int(v)" in out
+
+
+@pytest.mark.parametrize("options", ['fix=True', 'allow=("KL301", "KL101")', 'allow=("KL1", "KL3")'])
+def test_allowed_or_fixed_kernels_are_defined(tmp_path, options):
+    out, _, _ = run(tmp_path, f'''
+        @no_hostcall({options})
+        @cuda.jit("void(int64[::1], float64[::1])")
+    ''')
+    assert out.strip() == "defined CUDADispatcher"
+
+
+def test_fix_cannot_remove_a_print_on_the_normal_path(tmp_path):
+    out, _, source = run(tmp_path, '''
+        @no_hostcall(fix=True)
+        @cuda.jit("void(int64[::1], float64[::1])")
+    ''', body='''
+    def convert(y, x):
+        i = cuda.grid(1)
+        print("thread", i)
+        y[i] = int(x[i])
+    ''')
+    assert out.startswith("HostcallError") and f"{source}:{line_of(source, 'print(')}: KL301" in out
+    assert "KL101" not in out
+
+
+def test_decorator_order_is_explained(tmp_path):
+    source = tmp_path / "wrong.py"
+    source.write_text(textwrap.dedent('''
+        from numba import cuda
+        from kernlint import no_hostcall
+
+        @cuda.jit("void(int64[::1])")
+        @no_hostcall
+        def convert(y):
+            y[0] = 1
+    '''))
+    done = subprocess.run([sys.executable, str(source)], capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=300)
+    assert done.returncode == 1
+    assert "TypeError: @no_hostcall must be applied above @cuda.jit" in done.stderr
+
+
+def test_simulator_passes_the_kernel_through_with_a_warning(tmp_path):
+    out, err, _ = run(tmp_path, '''
+        @no_hostcall
+        @cuda.jit("void(int64[::1], float64[::1])")
+    ''', env={"NUMBA_ENABLE_CUDASIM": "1"})
+    assert out.strip() == "defined FakeCUDAKernel"
+    assert "CUDA simulator, which has no IR to check" in err

@@ -36,6 +36,16 @@ def _positive(text: str) -> float:
     return value
 
 
+def _common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--arch", default=None, help="CUDA target architecture (default sm_90)")
+    parser.add_argument("--timeout", type=_positive, default=None,
+                        help="seconds allowed to import and compile one file (default 60)")
+    parser.add_argument("--jobs", type=int, default=None, help="files compiled in parallel")
+    parser.add_argument("--config", default=None,
+                        help="pyproject.toml or setup.cfg to read (default: the nearest one)")
+    parser.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="kernlint", description=__doc__.splitlines()[0])
     parser.add_argument("--version", action="version", version=f"kernlint {__version__}")
@@ -46,25 +56,18 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--output-format", choices=sorted(FORMATS), default="text")
     check.add_argument("--statistics", action="store_true",
                        help="time spent compiling (numba) and analysing (kernlint), per kernel")
-    check.add_argument("--arch", default="sm_90", help="CUDA target architecture (default sm_90)")
-    check.add_argument("--timeout", type=_positive, default=60.0,
-                       help="seconds allowed to import and compile one file (default 60)")
-    check.add_argument("--jobs", type=int, default=None, help="files compiled in parallel")
+    _common(check)
     check.add_argument("--select", type=_codes, default=None, help="only these codes (e.g. KL1,KL301)")
-    check.add_argument("--ignore", type=_codes, default=[], help="leave out these codes")
-    check.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
+    check.add_argument("--ignore", type=_codes, default=None, help="leave out these codes")
+    check.add_argument("--no-cache", action="store_true", help="re-check every file (.kernlint_cache/)")
 
     rewrite = sub.add_parser("rewrite", help="rewrite checked conversions (KL101) into unchecked forms")
     rewrite.add_argument("paths", nargs="+", metavar="PATH", help="files or directories")
     rewrite.add_argument("-o", "--output", metavar="OUTDIR", help="where to write the IR and PTX")
-    rewrite.add_argument("--mode", choices=("unchecked", "saturate"), default="unchecked",
-                         help="unchecked: fptosi (+ freeze off NVPTX); saturate: llvm.fpto[su]i.sat")
+    rewrite.add_argument("--mode", choices=("unchecked", "saturate"), default=None,
+                         help="unchecked (default): fptosi, + freeze off NVPTX; saturate: clamp, NaN -> 0")
     rewrite.add_argument("--diff", action="store_true", help="print a unified diff of the IR instead")
-    rewrite.add_argument("--arch", default="sm_90", help="CUDA target architecture (default sm_90)")
-    rewrite.add_argument("--timeout", type=_positive, default=60.0,
-                         help="seconds allowed to import and compile one file (default 60)")
-    rewrite.add_argument("--jobs", type=int, default=None, help="files compiled in parallel")
-    rewrite.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
+    _common(rewrite)
 
     rule = sub.add_parser("rule", help="print a rule's documentation")
     group = rule.add_mutually_exclusive_group(required=True)
@@ -87,27 +90,60 @@ def _rule(args) -> int:
     return 0
 
 
-def _check(args) -> int:
-    from .engine import Options, check_paths
+def _settings(args):
+    """Configuration file, then the command line over it; errors exit 2 before any work."""
+    from . import config as configuration
+    from .engine import Options
     from .frontends.numba_cuda import parse_cc
 
-    try:
-        parse_cc(args.arch)  # a bad --arch is an option error: exit 2 before any work
-    except ValueError as exc:
-        print(f"kernlint: error: {exc}", file=sys.stderr)
-        return 2
-    options = Options(
-        arch=args.arch,
-        timeout=args.timeout,
-        jobs=args.jobs,
-        select=args.select,
-        ignore=args.ignore,
-    )
     missing = [p for p in args.paths if not os.path.exists(p)]
     if missing:
-        print(f"kernlint: no such file or directory: {', '.join(missing)}", file=sys.stderr)
-        return 2
-    report = check_paths(args.paths, options)
+        raise configuration.ConfigError(f"no such file or directory: {', '.join(missing)}")
+    path = args.config or configuration.find(args.paths[0])
+    if args.config and not os.path.isfile(args.config):
+        raise configuration.ConfigError(f"no such configuration file: {args.config}")
+    config = configuration.load(path)
+    arch = args.arch or config.arch
+    try:
+        parse_cc(arch)
+    except ValueError as exc:
+        raise configuration.ConfigError(str(exc)) from None
+    options = Options(
+        arch=arch,
+        timeout=args.timeout or config.timeout,
+        jobs=args.jobs,
+        select=configuration.merged_codes(config.select, getattr(args, "select", None)),
+        ignore=configuration.merged_codes(config.ignore, getattr(args, "ignore", None)) or [],
+        per_file_ignores=config.ignored_for,
+        signatures=config.signatures,
+    )
+    return config, options
+
+
+def _progress(args):
+    """A one-line counter on a terminal; nothing in CI logs or machine-readable output."""
+    if args.output_format != "text" or not sys.stderr.isatty() or os.environ.get("CI"):
+        return None
+
+    def show(done: int, total: int, path: str) -> None:
+        from .report.text import display_path
+
+        line = f"[{done}/{total}] {display_path(path)}"
+        sys.stderr.write("\r\x1b[2K" + line[:120])
+        if done == total:
+            sys.stderr.write("\r\x1b[2K")
+        sys.stderr.flush()
+
+    return show
+
+
+def _check(args) -> int:
+    from .engine import check_paths
+
+    config, options = _settings(args)
+    if not args.no_cache:
+        options.cache_root = config.root
+    report = check_paths(args.paths, options, progress=_progress(args))
     reporter = FORMATS[args.output_format]
     reporter.write(report, sys.stdout, stats=args.statistics)
     if args.statistics and args.output_format != "text":
@@ -118,25 +154,15 @@ def _check(args) -> int:
 
 
 def _rewrite(args) -> int:
-    from .engine import Options
-    from .frontends.numba_cuda import parse_cc
     from .report.text import display_path
     from .rewrite.command import rewrite_paths, unified_diff, write_outputs
 
     if not args.diff and not args.output:
         print("kernlint: error: rewrite needs -o OUTDIR (or --diff)", file=sys.stderr)
         return 2
-    try:
-        parse_cc(args.arch)
-    except ValueError as exc:
-        print(f"kernlint: error: {exc}", file=sys.stderr)
-        return 2
-    missing = [p for p in args.paths if not os.path.exists(p)]
-    if missing:
-        print(f"kernlint: no such file or directory: {', '.join(missing)}", file=sys.stderr)
-        return 2
-    options = Options(arch=args.arch, timeout=args.timeout, jobs=args.jobs)
-    rewrites = rewrite_paths(args.paths, options, args.mode)
+    config, options = _settings(args)
+    mode = args.mode or config.mode
+    rewrites = rewrite_paths(args.paths, options, mode)
     incomplete = False
     for rewrite in rewrites:
         where = f"{display_path(rewrite.path)}::{rewrite.kernel}({rewrite.signature})"
@@ -156,7 +182,7 @@ def _rewrite(args) -> int:
                   f"{rewrite.removed_blocks} error-path block(s) removed -> "
                   f"{', '.join(display_path(p) for p in written)}", file=sys.stderr)
     done = sum(1 for r in rewrites if not r.refused)
-    print(f"Rewrote {done} of {len(rewrites)} kernel(s) with checked conversions ({args.mode}).",
+    print(f"Rewrote {done} of {len(rewrites)} kernel(s) with checked conversions ({mode}).",
           file=sys.stderr)
     return 1 if incomplete else 0
 
@@ -164,12 +190,17 @@ def _rewrite(args) -> int:
 def main(argv: Optional[List[str]] = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    from .config import ConfigError
+
     try:
         if args.command == "rule":
             return _rule(args)
         if args.command == "rewrite":
             return _rewrite(args)
         return _check(args)
+    except ConfigError as exc:
+        print(f"kernlint: error: {exc}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         print("kernlint: interrupted", file=sys.stderr)
         return 2

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass, field
-from typing import Callable, Dict, Iterable, List, Optional, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from . import rules
 from .analysis.program import KernelAnalysis, Program
@@ -14,6 +14,7 @@ from .frontends.numba_cuda import CompiledKernel, FileResult
 from .ir.reader import parse_module
 from .rules.base import KernelContext
 from .source import SourceFile
+from .suppress import is_suppressed
 
 PYTHON_SUFFIXES = (".py",)
 _SKIP_DIRS = {"__pycache__", "node_modules", "site-packages", "dist-packages", "build", "dist"}
@@ -28,7 +29,9 @@ class Options:
     jobs: Optional[int] = None
     select: Optional[Sequence[str]] = None
     ignore: Sequence[str] = ()
+    per_file_ignores: Callable[[str], Sequence[str]] = lambda path: ()
     signatures: Dict[str, Dict[str, List[str]]] = field(default_factory=dict)
+    cache_root: Optional[str] = None  # where .kernlint_cache/ lives; None: no cache
 
 
 @dataclass
@@ -99,39 +102,84 @@ def _selected(finding: Finding, options: Options) -> bool:
     code = finding.code
     if options.select and not any(code.startswith(s) for s in options.select):
         return False
-    return not any(code.startswith(i) for i in options.ignore)
+    ignored = list(options.ignore) + list(options.per_file_ignores(finding.path))
+    return not any(code.startswith(i) for i in ignored)
 
 
-def check_results(results: Iterable[FileResult], options: Options, report: Report) -> Report:
-    collected: List[Finding] = []
-    for result in results:
-        report.files += 1
-        collected.extend(result.diagnostics)
-        source: Optional[SourceFile] = None
-        if result.kernels:
-            try:
-                source = SourceFile.read(result.path)
-            except (OSError, UnicodeDecodeError, SyntaxError):
-                source = None
-        for compiled in result.kernels:
-            started = time.process_time()
-            collected.extend(analyse_kernel(compiled, source))
-            report.stats.append(
-                KernelStats(
-                    path=result.path,
-                    kernel=compiled.info.name,
-                    signature=compiled.info.signature,
-                    numba_seconds=compiled.compile_seconds,
-                    kernlint_seconds=time.process_time() - started,
-                )
-            )
-    report.findings = merge([f for f in collected if _selected(f, options)])
-    return report
+def _read_source(path: str) -> Optional[SourceFile]:
+    try:
+        return SourceFile.read(path)
+    except (OSError, UnicodeDecodeError, SyntaxError):
+        return None
 
 
-def check_paths(paths: Sequence[str], options: Options) -> Report:
-    from .frontends.worker import compile_files
+def analyse_result(result: FileResult) -> Tuple[List[Finding], List[KernelStats]]:
+    """Findings (diagnostics included) and statistics for one compiled file."""
+    findings: List[Finding] = list(result.diagnostics)
+    stats: List[KernelStats] = []
+    source = _read_source(result.path) if result.kernels else None
+    for compiled in result.kernels:
+        started = time.process_time()
+        findings.extend(analyse_kernel(compiled, source))
+        stats.append(KernelStats(
+            path=result.path,
+            kernel=compiled.info.name,
+            signature=compiled.info.signature,
+            numba_seconds=compiled.compile_seconds,
+            kernlint_seconds=time.process_time() - started,
+        ))
+    return findings, stats
+
+
+Progress = Callable[[int, int, str], None]
+
+
+def check_paths(paths: Sequence[str], options: Options, progress: Optional[Progress] = None) -> Report:
+    from .cache import Cache, finding_from_dict
 
     files = [p for p in discover(paths) if mentions_cuda(p)]
-    results = compile_files(files, options.arch, options.timeout, options.jobs, options.signatures)
-    return check_results(results, options, Report())
+    cache = Cache(options.cache_root) if options.cache_root else None
+    report = Report()
+    collected: List[Finding] = []
+    pending: List[str] = []
+    done = 0
+
+    def settings(path: str) -> Dict:
+        return {"arch": options.arch, "signatures": options.signatures.get(path, {})}
+
+    for path in files:
+        entry = cache.load(path, settings(path)) if cache else None
+        if entry is None:
+            pending.append(path)
+            continue
+        collected.extend(finding_from_dict(f) for f in entry["findings"])
+        report.stats.extend(KernelStats(**s) for s in entry["stats"])
+        report.files += 1
+        done += 1
+        if progress:
+            progress(done, len(files), path)
+    if pending:
+        from .frontends.worker import compile_files
+
+        for result in compile_files(pending, options.arch, options.timeout, options.jobs, options.signatures):
+            findings, stats = analyse_result(result)
+            collected.extend(findings)
+            report.stats.extend(stats)
+            report.files += 1
+            done += 1
+            if cache and not any(f.code == "KL901" for f in result.diagnostics):
+                cache.store(result.path, settings(result.path), findings, [asdict(s) for s in stats],
+                            result.dependencies)
+            if progress:
+                progress(done, len(files), result.path)
+    sources: Dict[str, Optional[SourceFile]] = {}
+
+    def visible(finding: Finding) -> bool:
+        if not _selected(finding, options):
+            return False
+        if finding.path not in sources:
+            sources[finding.path] = _read_source(finding.path)
+        return not is_suppressed(finding, sources[finding.path])
+
+    report.findings = merge([f for f in collected if visible(f)])
+    return report

@@ -28,6 +28,7 @@ class Finding:
     fixable: bool = False
     inlined_at: List[Frame] = field(default_factory=list)
     kernels: List[str] = field(default_factory=list)
+    kernel_line: int = 0  # the kernel's def line: suppressions there cover the whole kernel
 
     @property
     def key(self) -> Tuple[str, str, int]:
@@ -41,6 +42,7 @@ class Finding:
     def to_dict(self) -> Dict[str, Any]:
         data = asdict(self)
         data["kernels"] = self.kernels or ([self.kernel] if self.kernel else [])
+        del data["kernel_line"]
         return data
 
 

@@ -14,6 +14,9 @@ def write_atomic(path: str, data: Union[str, bytes]) -> None:
     payload = data.encode() if isinstance(data, str) else data
     handle, temporary = tempfile.mkstemp(prefix=".kernlint-", dir=directory)
     try:
+        umask = os.umask(0)
+        os.umask(umask)
+        os.fchmod(handle, 0o666 & ~umask)  # what open() would have made, not mkstemp's 0600
         with os.fdopen(handle, "wb") as out:
             out.write(payload)
             out.flush()

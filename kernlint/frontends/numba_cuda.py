@@ -57,6 +57,7 @@ class FileResult:
     kernels: List[CompiledKernel] = field(default_factory=list)
     diagnostics: List[Finding] = field(default_factory=list)
     import_seconds: float = 0.0
+    dependencies: List[str] = field(default_factory=list)  # the user's own modules it imported
 
 
 def parse_cc(arch: str) -> Tuple[int, int]:
@@ -153,7 +154,8 @@ def _user_line(exc: BaseException, path: str) -> int:
 
 
 def _diagnostic(code_module, path: str, line: int, column: int, message: str, kernel="") -> Finding:
-    return Finding(code=code_module.CODE, path=path, line=line, column=column, message=message, kernel=kernel)
+    return Finding(code=code_module.CODE, path=path, line=line, column=column, message=message,
+                   kernel=kernel, kernel_line=line if kernel else 0)
 
 
 def _import(path: str, source: SourceFile):
@@ -166,6 +168,23 @@ def _import(path: str, source: SourceFile):
     with recording_jit():
         exec(code, module.__dict__)
     return module
+
+
+def _user_modules(names, path: str) -> List[str]:
+    """Files of modules the import pulled in that belong to the user, not to Python or a package."""
+    library = {os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
+    found = set()
+    for name in names:
+        filename = getattr(sys.modules.get(name), "__file__", None)
+        if not filename or not filename.endswith(".py"):
+            continue
+        real = os.path.realpath(filename)
+        if real == os.path.realpath(path) or "site-packages" in real or "dist-packages" in real:
+            continue
+        if any(real.startswith(prefix + os.sep) for prefix in library):
+            continue
+        found.add(real)
+    return sorted(found)
 
 
 def _def_node(tree: Optional[ast.AST], first_line: int):
@@ -267,6 +286,7 @@ def compile_file(
         return result
     cc = parse_cc(arch)
     started = time.perf_counter()
+    before = set(sys.modules)
     try:
         module = _import(path, source)
     except SyntaxError as exc:
@@ -280,6 +300,7 @@ def compile_file(
             kl901_unreadable_file.message(f"import failed: {_first_line(exc)}")))
         return result
     result.import_seconds = time.perf_counter() - started
+    result.dependencies = _user_modules(set(sys.modules) - before, path)
 
     for dispatcher in _dispatchers(module, path):
         func = dispatcher.py_func

@@ -1,5 +1,5 @@
 """Reporters: each writes a Report in one output format."""
 
-from . import json, text
+from . import github, json, sarif, text
 
-FORMATS = {"text": text, "json": json}
+FORMATS = {"text": text, "json": json, "sarif": sarif, "github": github}

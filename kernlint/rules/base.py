@@ -47,6 +47,7 @@ class KernelContext:
             signature=self.kernel.signature,
             fixable=fixable,
             inlined_at=outer,
+            kernel_line=self.kernel.line if frame.path == self.kernel.path else 0,
         )
 
     def site_finding(self, code: str, message: str, site: Site, point_at=(), fixable=False):

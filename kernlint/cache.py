@@ -1,0 +1,101 @@
+"""Findings of unchanged files, kept in ``.kernlint_cache/`` so a re-check needs no numba.
+
+An entry is valid while these are unchanged: the file's bytes, the user modules its import
+pulled in, kernlint's, numba's, numba-cuda's and llvmlite's versions, the architecture and
+the signatures the configuration gives it. Selection, ignores and suppressions are applied
+after the cache, so changing them needs no recompilation. Entries are written atomically.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from functools import lru_cache
+from importlib import metadata
+from typing import Dict, List, Optional, Sequence
+
+from . import __version__
+from .findings import Finding, Frame
+from .fsutil import write_atomic
+
+DIRECTORY = ".kernlint_cache"
+
+
+@lru_cache(maxsize=1)
+def _toolchain() -> Dict[str, str]:
+    versions = {"kernlint": __version__}
+    for package in ("numba", "numba-cuda", "llvmlite"):
+        try:
+            versions[package] = metadata.version(package)
+        except metadata.PackageNotFoundError:
+            versions[package] = "absent"
+    return versions
+
+
+def _digest(path: str) -> Optional[str]:
+    try:
+        with open(path, "rb") as handle:
+            return hashlib.sha256(handle.read()).hexdigest()
+    except OSError:
+        return None
+
+
+class Cache:
+    def __init__(self, root: str):
+        self.directory = os.path.join(root, DIRECTORY)
+
+    def _entry_path(self, path: str) -> str:
+        return os.path.join(self.directory, hashlib.sha256(path.encode()).hexdigest()[:32] + ".json")
+
+    def key(self, path: str, settings: Dict) -> Optional[str]:
+        digest = _digest(path)
+        if digest is None:
+            return None
+        return hashlib.sha256(json.dumps(
+            {"source": digest, "path": path, "tools": _toolchain(), "settings": settings},
+            sort_keys=True).encode()).hexdigest()
+
+    def load(self, path: str, settings: Dict) -> Optional[Dict]:
+        key = self.key(path, settings)
+        try:
+            with open(self._entry_path(path)) as handle:
+                entry = json.load(handle)
+        except (OSError, ValueError):
+            return None
+        if not isinstance(entry, dict) or entry.get("key") != key:
+            return None
+        for dependency, digest in entry.get("dependencies", {}).items():
+            if _digest(dependency) != digest:
+                return None
+        return entry
+
+    def store(self, path: str, settings: Dict, findings: Sequence[Finding], stats: List[Dict],
+              dependencies: Sequence[str]) -> None:
+        key = self.key(path, settings)
+        if key is None:
+            return
+        entry = {
+            "key": key,
+            "findings": [f.to_dict() | {"kernel_line": f.kernel_line} for f in findings],
+            "stats": stats,
+            "dependencies": {d: _digest(d) for d in dependencies},
+        }
+        try:
+            os.makedirs(self.directory, exist_ok=True)
+            ignore = os.path.join(self.directory, ".gitignore")
+            if not os.path.exists(ignore):
+                write_atomic(ignore, "*\n")
+            write_atomic(self._entry_path(path), json.dumps(entry))
+        except OSError:
+            pass  # a cache that cannot be written only costs time
+
+
+def finding_from_dict(data: Dict) -> Finding:
+    frames = [Frame(**frame) for frame in data.get("inlined_at", [])]
+    return Finding(
+        code=data["code"], path=data["path"], line=data["line"], column=data["column"],
+        message=data["message"], kernel=data.get("kernel", ""), signature=data.get("signature", ""),
+        fixable=data.get("fixable", False), inlined_at=frames, kernels=list(data.get("kernels", [])),
+        kernel_line=data.get("kernel_line", 0),
+    )

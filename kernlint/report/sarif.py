@@ -1,0 +1,108 @@
+"""``--output-format sarif``: SARIF 2.1.0 as GitHub code scanning reads it."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from typing import Dict, List, TextIO
+from urllib.parse import quote
+
+from .. import __version__, rules
+from ..engine import Report
+from ..findings import Finding
+
+SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+INFORMATION_URI = "https://pypi.org/project/kernlint/"
+
+
+def repository_root(start: str) -> str:
+    """The enclosing git checkout (URIs are relative to it, as code scanning expects), else start."""
+    directory = os.path.abspath(start)
+    while True:
+        if os.path.exists(os.path.join(directory, ".git")):
+            return directory
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            return os.path.abspath(start)
+        directory = parent
+
+
+def _section(doc: str, heading: str) -> str:
+    match = re.search(rf"^## {re.escape(heading)}\n(.*?)(?=^## |\Z)", doc, re.M | re.S)
+    return match.group(1).strip() if match else ""
+
+
+def _rule_descriptor(module) -> Dict:
+    doc = rules.documentation(module.CODE)
+    what = " ".join(_section(doc, "What it does").split())
+    short = what.split(". ")[0].rstrip(".") + "." if what else module.NAME
+    return {
+        "id": module.CODE,
+        "name": module.NAME,
+        "shortDescription": {"text": short},
+        "fullDescription": {"text": what or short},
+        "help": {"text": doc, "markdown": doc},
+        "defaultConfiguration": {"level": "error" if module.CODE.startswith("KL9") else "warning"},
+        "properties": {"fixable": bool(module.FIXABLE), "tags": ["gpu", "performance"]},
+    }
+
+
+def _uri(path: str, root: str) -> str:
+    relative = os.path.relpath(path, root)
+    if relative.startswith(".."):
+        return "file://" + quote(os.path.abspath(path))
+    return quote(relative.replace(os.sep, "/"))
+
+
+def _location(path: str, line: int, column: int, root: str, message: str = "") -> Dict:
+    location = {
+        "physicalLocation": {
+            "artifactLocation": {"uri": _uri(path, root), "uriBaseId": "%SRCROOT%"},
+            "region": {"startLine": max(line, 1), "startColumn": max(column, 1)},
+        }
+    }
+    if message:
+        location["message"] = {"text": message}
+    return location
+
+
+def document(report: Report, root: str) -> Dict:
+    index = {module.CODE: number for number, module in enumerate(rules.ALL)}
+    results: List[Dict] = []
+    for finding in report.findings:
+        result = {
+            "ruleId": finding.code,
+            "ruleIndex": index[finding.code],
+            "level": "error" if finding.code.startswith("KL9") else "warning",
+            "message": {"text": finding.message},
+            "locations": [_location(finding.path, finding.line, finding.column, root)],
+            "properties": {"kernel": finding.kernel, "kernels": finding.kernels or [finding.kernel],
+                           "signature": finding.signature, "fixable": finding.fixable},
+        }
+        if finding.inlined_at:
+            result["relatedLocations"] = [
+                dict(_location(f.path, f.line, f.column, root, f"inlined at {f.function or 'caller'}"), id=n)
+                for n, f in enumerate(finding.inlined_at)
+            ]
+        results.append(result)
+    return {
+        "$schema": SCHEMA,
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {
+                "name": "kernlint",
+                "version": __version__,
+                "semanticVersion": __version__,
+                "informationUri": INFORMATION_URI,
+                "rules": [_rule_descriptor(module) for module in rules.ALL],
+            }},
+            "originalUriBaseIds": {"%SRCROOT%": {"uri": "file://" + quote(root.rstrip("/") + "/")}},
+            "results": results,
+        }],
+    }
+
+
+def write(report: Report, out: TextIO, stats: bool = False) -> None:
+    json.dump(document(report, repository_root(os.getcwd())), out, indent=2)
+    out.write("\n")

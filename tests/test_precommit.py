@@ -1,0 +1,56 @@
+"""The real pre-commit, in a fresh repository whose config points at this checkout's commit."""
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from conftest import FIXTURES, ROOT
+
+
+def git(*args, cwd):
+    return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=True).stdout.strip()
+
+
+@pytest.fixture(scope="module")
+def head():
+    if not (ROOT / ".git").exists():
+        pytest.skip("needs this checkout's git history")
+    status = git("status", "--porcelain", "--", ".pre-commit-hooks.yaml", "setup.cfg", "kernlint", cwd=ROOT)
+    if status:
+        pytest.skip("the hook installs the committed tree: commit first")
+    return git("rev-parse", "HEAD", cwd=ROOT)
+
+
+def test_pre_commit_hook_fails_on_a_bad_kernel_and_passes_on_a_clean_one(tmp_path, head):
+    repo = tmp_path / "user-repo"
+    repo.mkdir()
+    git("init", "-q", cwd=repo)
+    git("config", "user.email", "user@example.invalid", cwd=repo)
+    git("config", "user.name", "user", cwd=repo)
+    (repo / ".pre-commit-config.yaml").write_text(textwrap.dedent(f'''
+        repos:
+          - repo: {ROOT}
+            rev: {head}
+            hooks:
+              - id: kernlint
+    '''))
+    shutil.copy(FIXTURES / "print_guard.py", repo / "kernels.py")
+    git("add", ".", cwd=repo)
+    env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "pre-commit-home")}
+    env.pop("PYTHONPATH", None)
+
+    def pre_commit():
+        return subprocess.run([sys.executable, "-m", "pre_commit", "run", "--all-files"], cwd=repo,
+                              capture_output=True, text=True, env=env, timeout=1800)
+
+    bad = pre_commit()
+    assert bad.returncode == 1, bad.stdout + bad.stderr
+    assert "kernels.py:13:16: KL101" in bad.stdout
+    shutil.copy(FIXTURES / "clean.py", repo / "kernels.py")
+    git("add", ".", cwd=repo)
+    good = pre_commit()
+    assert good.returncode == 0, good.stdout + good.stderr
+    assert "Passed" in good.stdout

@@ -10,13 +10,14 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 from . import rules
 from .analysis.program import KernelAnalysis, Program
 from .findings import Finding, merge
+from .frontends import SOURCE_SUFFIXES
 from .frontends.numba_cuda import CompiledKernel, FileResult
 from .ir.reader import parse_module
+from .rules import kl904_invalid_ir
 from .rules.base import KernelContext
-from .source import SourceFile
+from .source import SourceFile, decode_source
 from .suppress import is_suppressed
 
-PYTHON_SUFFIXES = (".py",)
 _SKIP_DIRS = {"__pycache__", "node_modules", "site-packages", "dist-packages", "build", "dist"}
 # Library code numba compiles into a kernel: findings walk out of it to the user's call site.
 _LIBRARY_PARTS = (os.sep + "numba" + os.sep, os.sep + "numba_cuda" + os.sep, os.sep + "llvmlite" + os.sep)
@@ -65,19 +66,29 @@ def discover(paths: Sequence[str]) -> List[str]:
                     if not d.startswith(".") and d not in _SKIP_DIRS
                     and not os.path.exists(os.path.join(root, d, "pyvenv.cfg"))
                 )
-                found.extend(os.path.join(root, f) for f in sorted(files) if f.endswith(PYTHON_SUFFIXES))
+                found.extend(os.path.join(root, f) for f in sorted(files) if f.endswith(SOURCE_SUFFIXES))
         else:
             found.append(path)
     return [os.path.abspath(p) for p in dict.fromkeys(found)]
 
 
-def mentions_cuda(path: str) -> bool:
-    """Files that never mention cuda define no numba.cuda kernels: skip their import."""
+def worth_checking(path: str) -> bool:
+    """Python files that never mention cuda define no numba.cuda kernels: they are not
+    imported. Files that are not text Python could read are (to be reported as KL901)."""
+    if not path.endswith(".py"):
+        return True
     try:
         with open(path, "rb") as handle:
-            return b"cuda" in handle.read()
+            data = handle.read()
     except OSError:
         return True  # let the frontend report why it cannot be read
+    if b"cuda" in data or b"\0" in data:
+        return True
+    try:
+        decode_source(data)
+    except (UnicodeDecodeError, SyntaxError, LookupError):
+        return True
+    return False
 
 
 def is_user_path(path: str) -> bool:
@@ -89,13 +100,25 @@ def analyse_kernel(
     source: Optional[SourceFile],
     user_path: Callable[[str], bool] = is_user_path,
 ) -> List[Finding]:
-    program = Program([parse_module(text) for text in compiled.modules])
-    analysis = KernelAnalysis(program, compiled.entry)
-    context = KernelContext(compiled.info, analysis, source, user_path)
-    findings: List[Finding] = []
-    for rule in rules.IR_RULES:
-        findings.extend(rule.check(context))
-    return findings
+    """Run every IR rule on one kernel. IR kernlint cannot follow gives a KL904 finding,
+    never an exception: a bad input must not stop the run."""
+    try:
+        program = Program([parse_module(text) for text in compiled.modules])
+        analysis = KernelAnalysis(program, compiled.entry)
+        context = KernelContext(compiled.info, analysis, source, user_path)
+        findings: List[Finding] = []
+        for rule in rules.IR_RULES:
+            findings.extend(rule.check(context))
+        return findings
+    except RecursionError:
+        reason = "the IR nests too deeply to analyse"
+    except Exception as exc:  # noqa: BLE001 - reported as a diagnostic with the kernel's location
+        line = getattr(exc, "lineno", None)
+        reason = f"{type(exc).__name__}: {exc}" + (f" (IR line {line + 1})" if line is not None else "")
+    info = compiled.info
+    return [Finding(code=kl904_invalid_ir.CODE, path=info.path, line=info.line, column=info.column,
+                    message=kl904_invalid_ir.message(f"kernel `{info.name}` could not be analysed: {reason}"),
+                    kernel=info.name, signature=info.signature, kernel_line=info.line)]
 
 
 def _selected(finding: Finding, options: Options) -> bool:
@@ -137,7 +160,7 @@ Progress = Callable[[int, int, str], None]
 def check_paths(paths: Sequence[str], options: Options, progress: Optional[Progress] = None) -> Report:
     from .cache import Cache, finding_from_dict
 
-    files = [p for p in discover(paths) if mentions_cuda(p)]
+    files = [p for p in discover(paths) if worth_checking(p)]
     cache = Cache(options.cache_root) if options.cache_root else None
     report = Report()
     collected: List[Finding] = []

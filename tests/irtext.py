@@ -10,6 +10,8 @@ DEBUG_FOOTER = """
 !11 = !DILocation(line: 41, column: 9, scope: !6, inlinedAt: !10)
 !12 = !DILocation(line: 12, column: 5, scope: !5)
 !13 = !DILocation(line: 13, column: 7, scope: !5)
+!llvm.module.flags = !{!100}
+!100 = !{i32 2, !"Debug Info Version", i32 3}
 """
 
 JULIA_CHECKED_INT = """
@@ -61,7 +63,7 @@ define protected amdgpu_kernel void @convert_kernel(ptr addrspace(1) %0, ptr add
   br i1 %4, label %6, label %5, !dbg !10
 
 5:                                                ; preds = %2
-  tail call void @__assert_fail(ptr @.str, ptr @.str, i32 10, ptr @.str), !dbg !10
+  tail call void @__assert_fail(ptr addrspace(4) @.str, ptr addrspace(4) @.str, i32 10, ptr addrspace(4) @.str), !dbg !10
   unreachable, !dbg !10
 
 6:                                                ; preds = %2
@@ -78,6 +80,6 @@ define protected amdgpu_kernel void @convert_kernel(ptr addrspace(1) %0, ptr add
   ret void, !dbg !13
 }
 
-declare void @__assert_fail(ptr, ptr, i32, ptr)
+declare void @__assert_fail(ptr addrspace(4), ptr addrspace(4), i32, ptr addrspace(4))
 declare <2 x i64> @__ockl_hostcall_internal(ptr, i32, i64, i64, i64, i64, i64, i64, i64, i64)
 """ + DEBUG_FOOTER

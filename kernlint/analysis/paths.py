@@ -252,8 +252,8 @@ class FunctionFacts:
                 if failing in raising and passing not in raising:
                     branches.append(ErrorBranch(block, condition, failing, passing, "raise"))
                     continue
-                if failing not in self._can_reach_report or failing in raising:
-                    continue
+                if failing not in self._can_reach_report or failing in raising or passing in raising:
+                    continue  # (opposite a raising side, the reporting side is the normal path)
                 failing_region = self.region(failing, block.name)
                 passing_region = self.region(passing, block.name)
                 only_failing = failing_region - passing_region

@@ -24,10 +24,10 @@ _PRELOAD = "kernlint.frontends._preload"
 
 def _child(path: str, arch: str, signatures, runnable: bool, connection) -> None:
     os.environ["NUMBA_ENABLE_CUDASIM"] = "0"
-    from .numba_cuda import compile_file
+    from . import compile_any
 
     try:
-        result = compile_file(path, arch=arch, extra_signatures=signatures, runnable=runnable)
+        result = compile_any(path, arch=arch, extra_signatures=signatures, runnable=runnable)
     except BaseException as exc:  # noqa: BLE001 - report, never hang the parent
         result = FileResult(path=os.path.abspath(path))
         result.diagnostics.append(_failure(path, f"kernlint worker failed: {type(exc).__name__}: {exc}"))

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import List, Optional, Sequence
 
 from ..analysis.program import KernelAnalysis, Program
-from ..engine import Options, discover, mentions_cuda
+from ..engine import Options, discover, worth_checking
 from ..fsutil import write_atomic
 from ..frontends.numba_cuda import CompiledKernel, parse_cc
 from ..ir.reader import parse_module
@@ -111,7 +111,7 @@ def rewrite_paths(paths: Sequence[str], options: Options, mode: str) -> List[Ker
     from ..frontends.worker import compile_files
 
     cc = parse_cc(options.arch)
-    files = [p for p in discover(paths) if mentions_cuda(p)]
+    files = [p for p in discover(paths) if worth_checking(p)]
     rewrites: List[KernelRewrite] = []
     for result in compile_files(files, options.arch, options.timeout, options.jobs,
                                 options.signatures, runnable=True):

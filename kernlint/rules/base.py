@@ -29,9 +29,12 @@ class KernelContext:
         frames: Sequence[Frame],
         point_at: Sequence[NodeFilter] = (),
         fixable: bool = False,
+        fallback: Optional[Frame] = None,
     ) -> Finding:
         """A finding at the innermost frame in the user's code (the kernel's def line if none)."""
         frame, outer = user_frame(list(frames), self.is_user_path)
+        if frame is None and fallback is not None:
+            frame, outer = fallback, []
         if frame is None:
             frame, outer = Frame(self.kernel.path, self.kernel.line, self.kernel.column, self.kernel.name), []
         column = frame.column
@@ -51,7 +54,11 @@ class KernelContext:
         )
 
     def site_finding(self, code: str, message: str, site: Site, point_at=(), fixable=False):
-        return self.finding(code, message, site.frames(), point_at, fixable)
+        fallback = None
+        if self.kernel.path.endswith(".ll"):
+            # IR without debug info: point at the instruction in the user's own .ll file
+            fallback = Frame(self.kernel.path, site.instruction.lineno + 1, 1, site.function.name)
+        return self.finding(code, message, site.frames(), point_at, fixable, fallback)
 
     def kernel_finding(self, code: str, message: str, line: int = 0, column: int = 0) -> Finding:
         frame = Frame(self.kernel.path, line or self.kernel.line, column or self.kernel.column, self.kernel.name)

@@ -95,6 +95,18 @@ def is_user_path(path: str) -> bool:
     return bool(path) and not any(part in path for part in _LIBRARY_PARTS)
 
 
+def run_rules(compiled: CompiledKernel, source: Optional[SourceFile],
+              user_path: Callable[[str], bool] = is_user_path) -> List[Finding]:
+    """The rules over one kernel's IR; IR the reader cannot follow raises IRSyntaxError."""
+    program = Program([parse_module(text) for text in compiled.modules])
+    analysis = KernelAnalysis(program, compiled.entry)
+    context = KernelContext(compiled.info, analysis, source, user_path)
+    findings: List[Finding] = []
+    for rule in rules.IR_RULES:
+        findings.extend(rule.check(context))
+    return findings
+
+
 def analyse_kernel(
     compiled: CompiledKernel,
     source: Optional[SourceFile],
@@ -103,13 +115,7 @@ def analyse_kernel(
     """Run every IR rule on one kernel. IR kernlint cannot follow gives a KL904 finding,
     never an exception: a bad input must not stop the run."""
     try:
-        program = Program([parse_module(text) for text in compiled.modules])
-        analysis = KernelAnalysis(program, compiled.entry)
-        context = KernelContext(compiled.info, analysis, source, user_path)
-        findings: List[Finding] = []
-        for rule in rules.IR_RULES:
-            findings.extend(rule.check(context))
-        return findings
+        return run_rules(compiled, source, user_path)
     except RecursionError:
         reason = "the IR nests too deeply to analyse"
     except Exception as exc:  # noqa: BLE001 - reported as a diagnostic with the kernel's location

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from ..findings import Frame
-from ..ir.reader import Function, Instruction, Module, SourceLocation
+from ..ir.reader import Function, Instruction, IRSyntaxError, Module, SourceLocation
 from . import runtime
 from .paths import FunctionFacts
 
@@ -100,7 +100,7 @@ class KernelAnalysis:
 
     def __init__(self, program: Program, entry: str):
         if entry not in program.functions:
-            raise KeyError(f"entry point @{entry} is not defined in the IR")
+            raise IRSyntaxError(f"entry point @{entry} is not defined in the IR", 0)
         self.program = program
         self.entry = entry
         self.reached: List[Reached] = []

@@ -177,8 +177,8 @@ class Module:
             path, function = self._scope_file(scope)
             loc = SourceLocation(
                 path=path,
-                line=int(fields.get("line", "0")),
-                column=int(fields.get("column", "0")),
+                line=_number(fields.get("line")),
+                column=_number(fields.get("column")),
                 function=function,
                 inlined_at=_meta_id(fields.get("inlinedAt")),
             )
@@ -204,7 +204,7 @@ class Module:
             return None
         fields = _fields(node)
         path = self._file_path(_meta_id(fields.get("file")))
-        return path, int(fields.get("line", "0")), _unstring(fields.get("name", ""))
+        return path, _number(fields.get("line")), _unstring(fields.get("name", ""))
 
     def _scope_file(self, scope: Optional[int]) -> Tuple[str, str]:
         path, function = "", ""
@@ -240,6 +240,10 @@ def _fields(node: str) -> Dict[str, str]:
     return dict(_FIELD_RE.findall(node))
 
 
+def _number(value: Optional[str]) -> int:
+    return int(value) if value and value.isdigit() else 0
+
+
 def _meta_id(ref: Optional[str]) -> Optional[int]:
     if ref and ref.startswith("!") and ref[1:].isdigit():
         return int(ref[1:])
@@ -255,7 +259,8 @@ def _unstring(value: str) -> str:
 def _split_params(header: str) -> Tuple[str, List[Tuple[str, Optional[str]]]]:
     """Return type and (type, name) parameters of a ``define`` line."""
     match = _DEFINE_RE.match(header)
-    assert match
+    if not match:
+        raise IRSyntaxError("cannot read function header", 0)
     before = header[: match.start(1)]
     words = before.split()
     return_type = words[-1] if words else ""
@@ -312,7 +317,7 @@ def parse_module(text: str) -> Module:
             if match:
                 declarations[unquote(match.group(1))] = line
         elif line.startswith("target triple"):
-            triple = line.split("=", 1)[1].strip().strip('"')
+            triple = line.partition("=")[2].strip().strip('"')
         i += 1
     module = Module(
         text=text,
@@ -389,6 +394,8 @@ def _parse_function(lines, i, functions) -> int:
         i += 1
     if i >= n:
         raise IRSyntaxError(f"function @{name} is not closed", start)
+    if not function.blocks:
+        raise IRSyntaxError(f"function @{name} has no body", start)
     function.last_line = i
     for blk, following in zip(function.blocks, function.blocks[1:] + [None]):
         blk.last_line = (following.first_line if following is not None else i) - 1
@@ -429,7 +436,7 @@ def _instruction(text: str, lineno: int, block: Block) -> Instruction:
             end = at + 6
             while end < len(body) and body[end].isdigit():
                 end += 1
-            dbg = int(body[at + 6 : end])
+            dbg = int(body[at + 6 : end]) if end > at + 6 else None
         body = body[:cut]
     return Instruction(
         text=text, lineno=lineno, result=result, opcode=opcode, dbg=dbg, body=body, block=block

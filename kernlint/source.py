@@ -47,6 +47,23 @@ def is_raise(node: ast.AST) -> bool:
     return isinstance(node, (ast.Raise, ast.Assert))
 
 
+def undecodable(data: bytes):
+    """(line, reason) for source Python could not decode."""
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError:
+        encoding = "utf-8"
+    if b"\0" in data:
+        return data[: data.index(b"\0")].count(b"\n") + 1, "cannot read: binary data (a NUL byte)"
+    try:
+        data.decode(encoding)
+    except (UnicodeDecodeError, LookupError) as exc:
+        start = getattr(exc, "start", 0)
+        return (data[:start].count(b"\n") + 1,
+                f"cannot read: not valid {encoding.upper()} text and no coding declaration says otherwise")
+    return 1, "cannot read: invalid coding declaration"
+
+
 def decode_source(data: bytes) -> str:
     """Decode as Python does (PEP 263 coding cookie, BOM); raises on bad bytes."""
     encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)

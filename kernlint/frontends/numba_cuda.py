@@ -29,7 +29,7 @@ from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from ..findings import Finding, KernelInfo
 from ..rules import kl901_unreadable_file, kl902_compile_failed, kl903_no_signature
-from ..source import SourceFile
+from ..source import SourceFile, decode_source, undecodable
 
 SIG_COMMENT = re.compile(r"^#\s*kernlint:\s*sig\s*=\s*(.+?)\s*$")
 CODEGEN_OPTIONS = ("debug", "opt", "lineinfo", "fastmath")
@@ -277,12 +277,18 @@ def compile_file(
     path = os.path.abspath(path)
     result = FileResult(path=path)
     try:
-        source = SourceFile.read(path)
-    except (OSError, UnicodeDecodeError, SyntaxError) as exc:
-        result.diagnostics.append(
-            _diagnostic(kl901_unreadable_file, path, 1, 1, kl901_unreadable_file.message(
-                f"cannot read: {type(exc).__name__}: {exc}"))
-        )
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError as exc:
+        result.diagnostics.append(_diagnostic(kl901_unreadable_file, path, 1, 1, kl901_unreadable_file.message(
+            f"cannot read: {exc.strerror or exc}")))
+        return result
+    try:
+        source = SourceFile(path, decode_source(data))
+    except (UnicodeDecodeError, SyntaxError, LookupError):
+        line, reason = undecodable(data)
+        result.diagnostics.append(_diagnostic(kl901_unreadable_file, path, line, 1,
+                                              kl901_unreadable_file.message(reason)))
         return result
     cc = parse_cc(arch)
     started = time.perf_counter()
@@ -332,6 +338,17 @@ def compile_file(
                 options=dict(user_options),
                 option_lines=_option_lines(node),
             )
+            try:
+                from numba.core import sigutils
+
+                sigutils.normalize_signature(signature)
+            except Exception as exc:  # noqa: BLE001 - eval of the user's string: any error
+                result.diagnostics.append(_diagnostic(
+                    kl902_compile_failed, path, line, column,
+                    kl902_compile_failed.message(func.__name__, signature,
+                                                 f"the signature does not parse ({_first_line(exc)})"),
+                    kernel=func.__name__))
+                continue
             started = time.process_time()  # CPU time: fair beside kernlint's own
             try:
                 modules, entry, fixed = compile_signature(dispatcher, signature, cc, runnable)

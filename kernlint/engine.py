@@ -91,8 +91,13 @@ def worth_checking(path: str) -> bool:
     return False
 
 
+# Headers of the toolchains (HIP's runtime, clang's wrappers): findings walk out of them too.
+_SYSTEM_PREFIXES = ("/usr/include/", "/usr/lib/", "/usr/local/include/", "/opt/rocm", "/usr/share/")
+
+
 def is_user_path(path: str) -> bool:
-    return bool(path) and not any(part in path for part in _LIBRARY_PARTS)
+    return (bool(path) and not any(part in path for part in _LIBRARY_PARTS)
+            and not path.startswith(_SYSTEM_PREFIXES))
 
 
 def run_rules(compiled: CompiledKernel, source: Optional[SourceFile],

@@ -67,7 +67,7 @@ define protected amdgpu_kernel void @convert_kernel(ptr addrspace(1) %0, ptr add
   unreachable, !dbg !10
 
 6:                                                ; preds = %2
-  %7 = tail call <2 x i64> @__ockl_hostcall_internal(ptr null, i32 2, i64 0, i64 0, i64 0, i64 0, i64 0, i64 0, i64 0, i64 0), !dbg !12
+  %7 = tail call <2 x i64> @__ockl_hostcall_internal(ptr null, i32 1, i64 0, i64 0, i64 0, i64 0, i64 0, i64 0, i64 0, i64 0), !dbg !12
   switch i32 0, label %9 [
     i32 1, label %8
     i32 2, label %8

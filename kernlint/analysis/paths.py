@@ -256,12 +256,9 @@ class FunctionFacts:
                     continue  # (opposite a raising side, the reporting side is the normal path)
                 failing_region = self.region(failing, block.name)
                 passing_region = self.region(passing, block.name)
-                only_failing = failing_region - passing_region
                 only_passing = passing_region - failing_region
-                if not only_passing or self._does_work(only_failing):
-                    continue  # the reporting side rejoins or does work: a warning, not an error path
                 if not self._does_work(only_passing):
-                    continue
+                    continue  # the reporting side rejoins, or skips nothing: a warning, not an error
                 if self._always_reports(failing, block.name, failing_region):
                     branches.append(ErrorBranch(block, condition, failing, passing, "report"))
         error_blocks |= self._entered_only_by(

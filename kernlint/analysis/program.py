@@ -128,7 +128,9 @@ class KernelAnalysis:
                         if runtime.is_debug_intrinsic(callee):
                             continue
                         self.sites.append(Site(facts.function, ins, on_error, chain))
-                        if callee in self.program.functions:
+                        # a runtime function's body (ROCm links __assert_fail, __ockl_dm_alloc in)
+                        # is the implementation of what its call is reported as: not walked
+                        if callee in self.program.functions and runtime.classify(callee) is None:
                             stack.append((callee, on_error, chain + (ins,)))
                     elif ins.opcode == "load" and any(
                         g in runtime.HOSTCALL_GLOBALS for g in ins.globals()

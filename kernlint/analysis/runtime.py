@@ -102,6 +102,34 @@ def is_amdgpu_hostcall(name: Optional[str], triple: str) -> bool:
     return bool(name) and name in _AMDGPU_HOSTCALL and triple.startswith("amdgcn")
 
 
+# ockl's hostcall service numbers (rocm-device-libs ockl/inc/ockl_hostcall.h)
+HOSTCALL_SERVICE_PRINTF = 2
+HOSTCALL_SERVICE_DEVMEM = 3
+
+# fast-math flags that may stand between an fcmp and its predicate
+FAST_MATH_FLAGS = frozenset("nnan ninf nsz arcp contract afn reassoc fast".split())
+
+
+def hostcall_service(call_args: str) -> Optional[int]:
+    """The service number of an ``__ockl_hostcall_internal(buffer, i32 service, ...)`` call."""
+    depth, parts, current = 0, [], []
+    for ch in call_args:
+        if ch in "([{<":
+            depth += 1
+        elif ch in ")]}>":
+            depth -= 1
+        if ch == "," and depth == 0:
+            parts.append("".join(current))
+            current = []
+        else:
+            current.append(ch)
+    parts.append("".join(current))
+    if len(parts) < 2:
+        return None
+    last = parts[1].split()[-1] if parts[1].split() else ""
+    return int(last) if last.isdigit() else None
+
+
 def is_debug_exception_helper(name: Optional[str]) -> bool:
     """numba-cuda's debug-mode helper that records a kernel's exception status."""
     return bool(name) and name.endswith("__exc_helper__")

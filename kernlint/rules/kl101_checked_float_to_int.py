@@ -97,7 +97,8 @@ def test_kind(test: Instruction, keys, values: ValueFacts) -> Optional[str]:
     matched = [o for o in operands if values.derived_keys(o) & keys]
     if not matched:
         return None
-    predicate = test.body.split()[1] if len(test.body.split()) > 1 else ""
+    words = [w for w in test.body.split()[1:] if w not in runtime.FAST_MATH_FLAGS]
+    predicate = words[0] if words else ""
     if predicate in ("uno", "ord"):
         return "NaN"
     if len(operands) == 2:

@@ -50,6 +50,8 @@ def is_printf_site(site: Site) -> bool:
         return True
     if runtime.classify(site.instruction.callee) is not runtime.Kind.HOSTCALL:
         return False
+    if runtime.hostcall_service(site.instruction.call_args()) == runtime.HOSTCALL_SERVICE_PRINTF:
+        return True  # HIP's printf, inlined down to the hostcall itself
     return any(f.function.startswith(_PRINTF_SCOPE) for f in site.frames()) or any(
         (call.callee or "").startswith(_PRINTF_SCOPE) for call in site.chain
     )

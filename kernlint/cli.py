@@ -38,6 +38,9 @@ def _positive(text: str) -> float:
 
 def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--arch", default=None, help="CUDA target architecture (default sm_90)")
+    parser.add_argument("--offload-arch", default=None, help="AMDGPU target for HIP files (default gfx90a)")
+    parser.add_argument("--target", choices=("auto", "cuda", "rocm"), default=None,
+                        help="which sources: numba.cuda Python, HIP and IR files, or both (default auto)")
     parser.add_argument("--timeout", type=_positive, default=None,
                         help="seconds allowed to import and compile one file (default 60)")
     parser.add_argument("--jobs", type=int, default=None, help="files compiled in parallel")
@@ -60,6 +63,8 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--select", type=_codes, default=None, help="only these codes (e.g. KL1,KL301)")
     check.add_argument("--ignore", type=_codes, default=None, help="leave out these codes")
     check.add_argument("--no-cache", action="store_true", help="re-check every file (.kernlint_cache/)")
+    check.add_argument("--resources", action="store_true",
+                       help="each finding's cost: registers and stack as it is and without its error path")
 
     rewrite = sub.add_parser("rewrite", help="rewrite checked conversions (KL101) into unchecked forms")
     rewrite.add_argument("paths", nargs="+", metavar="PATH", help="files or directories")
@@ -116,6 +121,8 @@ def _settings(args):
         ignore=configuration.merged_codes(config.ignore, getattr(args, "ignore", None)) or [],
         per_file_ignores=config.ignored_for,
         signatures=config.signatures,
+        target=args.target or config.target,
+        offload_arch=args.offload_arch or config.offload_arch,
     )
     return config, options
 
@@ -141,6 +148,7 @@ def _check(args) -> int:
     from .engine import check_paths
 
     config, options = _settings(args)
+    options.resources = args.resources
     if not args.no_cache:
         options.cache_root = config.root
     report = check_paths(args.paths, options, progress=_progress(args))

@@ -10,7 +10,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 from . import rules
 from .analysis.program import KernelAnalysis, Program
 from .findings import Finding, merge
-from .frontends import SOURCE_SUFFIXES
+from .frontends import suffixes
 from .frontends.numba_cuda import CompiledKernel, FileResult
 from .ir.reader import parse_module
 from .rules import kl904_invalid_ir
@@ -33,6 +33,9 @@ class Options:
     per_file_ignores: Callable[[str], Sequence[str]] = lambda path: ()
     signatures: Dict[str, Dict[str, List[str]]] = field(default_factory=dict)
     cache_root: Optional[str] = None  # where .kernlint_cache/ lives; None: no cache
+    target: str = "auto"  # cuda: numba.cuda Python; rocm: HIP and IR files; auto: both
+    offload_arch: str = "gfx90a"
+    resources: bool = False  # measure each finding's cost (registers, stack) with the backends
 
 
 @dataclass
@@ -55,8 +58,9 @@ class Report:
         return len(self.stats)
 
 
-def discover(paths: Sequence[str]) -> List[str]:
-    """Python files under the given paths (files as given, directories walked)."""
+def discover(paths: Sequence[str], target: str = "auto") -> List[str]:
+    """Sources under the given paths (files as given, directories walked for the target's kinds)."""
+    wanted = suffixes(target)
     found: List[str] = []
     for path in paths:
         if os.path.isdir(path):
@@ -66,7 +70,7 @@ def discover(paths: Sequence[str]) -> List[str]:
                     if not d.startswith(".") and d not in _SKIP_DIRS
                     and not os.path.exists(os.path.join(root, d, "pyvenv.cfg"))
                 )
-                found.extend(os.path.join(root, f) for f in sorted(files) if f.endswith(SOURCE_SUFFIXES))
+                found.extend(os.path.join(root, f) for f in sorted(files) if f.endswith(wanted))
         else:
             found.append(path)
     return [os.path.abspath(p) for p in dict.fromkeys(found)]
@@ -147,14 +151,20 @@ def _read_source(path: str) -> Optional[SourceFile]:
         return None
 
 
-def analyse_result(result: FileResult) -> Tuple[List[Finding], List[KernelStats]]:
+def analyse_result(result: FileResult, options: Optional[Options] = None) -> Tuple[List[Finding], List[KernelStats]]:
     """Findings (diagnostics included) and statistics for one compiled file."""
     findings: List[Finding] = list(result.diagnostics)
     stats: List[KernelStats] = []
     source = _read_source(result.path) if result.kernels else None
     for compiled in result.kernels:
         started = time.process_time()
-        findings.extend(analyse_kernel(compiled, source))
+        found = analyse_kernel(compiled, source)
+        if options is not None and options.resources:
+            from .frontends.numba_cuda import parse_cc
+            from .resources import attach
+
+            attach(found, compiled, parse_cc(options.arch), options.offload_arch)
+        findings.extend(found)
         stats.append(KernelStats(
             path=result.path,
             kernel=compiled.info.name,
@@ -171,14 +181,16 @@ Progress = Callable[[int, int, str], None]
 def check_paths(paths: Sequence[str], options: Options, progress: Optional[Progress] = None) -> Report:
     from .cache import Cache, finding_from_dict
 
-    files = [p for p in discover(paths) if worth_checking(p)]
-    cache = Cache(options.cache_root) if options.cache_root else None
+    files = [p for p in discover(paths, options.target) if worth_checking(p)]
+    cache = Cache(options.cache_root) if options.cache_root and not options.resources else None
     report = Report()
     collected: List[Finding] = []
     pending: List[str] = []
     done = 0
 
     def settings(path: str) -> Dict:
+        if not path.endswith(".py"):
+            return {"offload_arch": options.offload_arch}
         return {"arch": options.arch, "signatures": options.signatures.get(path, {})}
 
     for path in files:
@@ -195,8 +207,9 @@ def check_paths(paths: Sequence[str], options: Options, progress: Optional[Progr
     if pending:
         from .frontends.worker import compile_files
 
-        for result in compile_files(pending, options.arch, options.timeout, options.jobs, options.signatures):
-            findings, stats = analyse_result(result)
+        for result in compile_files(pending, options.arch, options.timeout, options.jobs, options.signatures,
+                                    runnable=options.resources, offload_arch=options.offload_arch):
+            findings, stats = analyse_result(result, options)
             collected.extend(findings)
             report.stats.extend(stats)
             report.files += 1

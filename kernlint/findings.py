@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any, Dict, List, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 
 @dataclass(frozen=True)
@@ -29,6 +29,7 @@ class Finding:
     inlined_at: List[Frame] = field(default_factory=list)
     kernels: List[str] = field(default_factory=list)
     kernel_line: int = 0  # the kernel's def line: suppressions there cover the whole kernel
+    resources: Optional[Dict[str, Any]] = None  # --resources: the kernel's cost with and without it
 
     @property
     def key(self) -> Tuple[str, str, int]:
@@ -43,6 +44,8 @@ class Finding:
         data = asdict(self)
         data["kernels"] = self.kernels or ([self.kernel] if self.kernel else [])
         del data["kernel_line"]
+        if self.resources is None:
+            del data["resources"]
         return data
 
 

@@ -15,11 +15,12 @@ settings.register_profile("thorough", max_examples=1000, deadline=None,
                           suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
-_EXPECT = re.compile(r"#\s*((?:KL\d{3}[\s,]*)+)$")
+_EXPECT = re.compile(r"(?:#|//|;)\s*((?:KL\d{3}[\s,]*)+)$")
 
 
 def expected_findings(path: Path):
-    """The (code, line) pairs a fixture states inline: ``y[i] = int(v)  # KL101``."""
+    """The (code, line) pairs a fixture states inline: ``y[i] = int(v)  # KL101`` (``//`` in
+    HIP, ``;`` in LLVM IR)."""
     expected = set()
     for number, line in enumerate(path.read_text().splitlines(), start=1):
         match = _EXPECT.search(line)

@@ -12,7 +12,7 @@ from irtext import JULIA_CHECKED_INT
 from kernlint.findings import KernelInfo
 from kernlint.frontends.numba_cuda import CompiledKernel, compile_file
 from kernlint.rewrite.command import rewrite_kernel
-from kernlint.rewrite.verify import amdgpu_object
+from kernlint.rewrite.verify import amdgpu_assembly
 
 
 def compiled(path, name):
@@ -107,7 +107,7 @@ def test_generic_llvm_gets_fptosi_and_freeze_verified_by_the_amdgpu_backend():
     assert '%"kernlint.unchecked.r" = fptosi double %v to i64' in text
     assert '%r = freeze i64 %"kernlint.unchecked.r"' in text
     assert "gpu_gc_pool_alloc(" not in text.split("declare")[0] and "fail:" not in text
-    assert amdgpu_object(rewrite.rewritten)  # the object the backend made
+    assert amdgpu_assembly(rewrite.rewritten)  # the object the backend made
     saturated = rewrite_kernel(kernel, "saturate", (9, 0)).rewritten[0]
     assert "call i64 @llvm.fptosi.sat.i64.f64(double %v)" in saturated
     assert "declare i64 @llvm.fptosi.sat.i64.f64(double)" in saturated

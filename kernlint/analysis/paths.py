@@ -267,26 +267,33 @@ class FunctionFacts:
         return frozenset(error_blocks), branches
 
     def _entered_only_by(self, branches: List[ErrorBranch], known: Set[str]) -> Set[str]:
-        """Blocks that run only after a report branch's failing edge (edge dominance):
-        the failing successor when every edge into it is such an edge, then every block
-        all of whose predecessors are already marked. Loops rejoin through their header,
-        which has other predecessors, so the marking stops there."""
+        """Blocks that run only after a report branch's failing edge (edge dominance, as a
+        greatest fixed point so loops inside the report, such as printf's, stay in it):
+        the failing successor when every edge into it is such an edge, then every block it
+        reaches all of whose predecessors are in the set. A loop that rejoins the normal
+        path through its header drops out: the header has other predecessors."""
         failing_edges: Dict[str, Set[str]] = {}
         for branch in branches:
             failing_edges.setdefault(branch.failing, set()).add(branch.guard.name)
         marked: Set[str] = set()
         for target, guards in failing_edges.items():
-            if set(self.predecessors[target]) <= guards:
-                marked.add(target)
-        work = list(marked)
-        while work:
-            for succ in self.successors[work.pop()]:
-                if succ in marked or succ in known:
-                    continue
-                preds = self.predecessors[succ]
-                if preds and all(p in marked or p in known for p in preds):
-                    marked.add(succ)
-                    work.append(succ)
+            if not set(self.predecessors[target]) <= guards:
+                continue
+            candidates = {target}
+            work = [target]
+            while work:
+                for succ in self.successors[work.pop()]:
+                    if succ not in guards and succ not in candidates:
+                        candidates.add(succ)
+                        work.append(succ)
+            changed = True
+            while changed:
+                changed = False
+                for name in list(candidates - {target}):
+                    if any(p not in candidates and p not in known for p in self.predecessors[name]):
+                        candidates.discard(name)
+                        changed = True
+            marked |= candidates
         return marked
 
     @property

@@ -5,13 +5,23 @@ from __future__ import annotations
 import os
 from typing import Dict, List, Optional
 
-SOURCE_SUFFIXES = (".py", ".ll", ".bc")
+SUFFIXES = {"cuda": (".py",), "rocm": (".hip", ".ll", ".bc")}
+SOURCE_SUFFIXES = (".py", ".hip", ".ll", ".bc")
+
+
+def suffixes(target: str = "auto"):
+    """The sources a target covers: numba.cuda Python, or ROCm's HIP and IR; auto: all."""
+    return SUFFIXES.get(target, SOURCE_SUFFIXES)
 
 
 def compile_any(path: str, arch: str = "sm_90", extra_signatures: Optional[Dict[str, List[str]]] = None,
-                runnable: bool = False):
+                runnable: bool = False, offload_arch: str = "gfx90a"):
     """Dispatch on the file's suffix (in a worker process)."""
     suffix = os.path.splitext(path)[1].lower()
+    if suffix == ".hip":
+        from .hip import compile_hip_file
+
+        return compile_hip_file(path, offload_arch)
     if suffix in (".ll", ".bc"):
         from .irfile import compile_ir_file
 

@@ -22,12 +22,13 @@ from .numba_cuda import FileResult
 _PRELOAD = "kernlint.frontends._preload"
 
 
-def _child(path: str, arch: str, signatures, runnable: bool, connection) -> None:
+def _child(path: str, arch: str, signatures, runnable: bool, offload_arch: str, connection) -> None:
     os.environ["NUMBA_ENABLE_CUDASIM"] = "0"
     from . import compile_any
 
     try:
-        result = compile_any(path, arch=arch, extra_signatures=signatures, runnable=runnable)
+        result = compile_any(path, arch=arch, extra_signatures=signatures, runnable=runnable,
+                             offload_arch=offload_arch)
     except BaseException as exc:  # noqa: BLE001 - report, never hang the parent
         result = FileResult(path=os.path.abspath(path))
         result.diagnostics.append(_failure(path, f"kernlint worker failed: {type(exc).__name__}: {exc}"))
@@ -58,6 +59,7 @@ def compile_files(
     jobs: Optional[int] = None,
     signatures: Optional[Dict[str, Dict[str, List[str]]]] = None,
     runnable: bool = False,
+    offload_arch: str = "gfx90a",
 ) -> Iterator[FileResult]:
     """Yield one FileResult per path (in completion order)."""
     if not paths:
@@ -72,7 +74,7 @@ def compile_files(
             reader, writer = context.Pipe(duplex=False)
             process = context.Process(
                 target=_child,
-                args=(path, arch, (signatures or {}).get(os.path.abspath(path)), runnable, writer),
+                args=(path, arch, (signatures or {}).get(os.path.abspath(path)), runnable, offload_arch, writer),
                 daemon=True,
             )
             process.start()

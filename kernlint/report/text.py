@@ -26,7 +26,25 @@ def format_finding(finding: Finding) -> str:
     for frame in finding.inlined_at:
         where = f" ({frame.function})" if frame.function else ""
         lines.append(f"    inlined at {display_path(frame.path)}:{frame.line}{where}")
+    if finding.resources:
+        lines.append(f"    resources {format_resources(finding.resources)}")
     return "\n".join(lines)
+
+
+_UNITS = {"registers": "registers", "vgpr": "VGPR", "sgpr": "SGPR", "stack_bytes": "B stack",
+          "scratch_bytes": "B scratch", "spill_stores": "B spill stores", "spill_loads": "B spill loads",
+          "instructions": "instructions"}
+
+
+def format_resources(resources) -> str:
+    if "as_is" not in resources:
+        return f"not measured: {resources.get('error', 'no backend for this target')}"
+    as_is, without = resources["as_is"], resources.get("without")
+    if without is None:
+        cells = [f"{as_is[k]} {unit}" for k, unit in _UNITS.items() if k in as_is]
+        return f"({resources['target']}): {', '.join(cells)} (the finding is not on a removable error path)"
+    cells = [f"{as_is[k]} -> {without[k]} {unit}" for k, unit in _UNITS.items() if k in as_is]
+    return f"({resources['target']}, as is -> without this path): {', '.join(cells)}"
 
 
 def summary(report: Report) -> str:

@@ -39,18 +39,20 @@ def nvvm_ptx(texts: Sequence[str], cc: Tuple[int, int], options: Dict) -> str:
     return text
 
 
-def amdgpu_object(texts: Sequence[str], cpu: str = "gfx90a") -> bytes:
+def amdgpu_assembly(texts: Sequence[str], cpu: str = "gfx90a") -> str:
+    """Compile with llvmlite's AMDGPU backend. Assembly, not an object: llvmlite's LLVM has
+    no AMDGPU asm parser, and HIP's inline asm would abort an object emission."""
     from llvmlite import binding as llvm
 
     llvm.initialize_all_targets()
     llvm.initialize_all_asmprinters()
     target = llvm.Target.from_triple("amdgcn-amd-amdhsa")
     machine = target.create_target_machine(cpu=cpu, opt=2)
-    linked = llvm.parse_assembly(texts[0])
-    for text in texts[1:]:
-        linked.link_in(llvm.parse_assembly(text))
     try:
-        return machine.emit_object(linked)
+        linked = llvm.parse_assembly(texts[0])
+        for text in texts[1:]:
+            linked.link_in(llvm.parse_assembly(text))
+        return machine.emit_assembly(linked)
     except RuntimeError as exc:
         raise VerificationError(f"the AMDGPU backend rejected it: {exc}") from None
 
@@ -62,5 +64,5 @@ def verify(texts: List[str], dialect: str, cc: Tuple[int, int], options: Dict) -
         return nvvm_ptx(texts, cc, options)
     _parse(texts)
     if dialect == "amdgpu":
-        amdgpu_object(texts)
+        amdgpu_assembly(texts)
     return ""

@@ -174,11 +174,14 @@ def check(ctx: KernelContext) -> Iterator[Finding]:
             frozenset(["report"]): "prints and skips the work",
             frozenset(["raise"]): "raises",
         }.get(frozenset(failures), "raises or prints")
+        in_source = (
+            f", or kernlint.unchecked_int(v, numba.{checked.target}) in the kernel"
+            if ctx.kernel.path.endswith(".py") else ""
+        )
         message = (
             f"{checked.source} -> {checked.target} conversion is checked for {what}, and the "
             f"failing branch {how}: the never-taken error path costs registers, stack and "
-            f"occupancy on every launch; convert unchecked (`kernlint rewrite`, or "
-            f"kernlint.unchecked_int(v, numba.{checked.target}) in the kernel)"
+            f"occupancy on every launch; convert unchecked (`kernlint rewrite`{in_source})"
         )
         yield ctx.site_finding(
             CODE,

@@ -3,7 +3,8 @@
 ## What it does
 Reports a kernel (one of its signatures) that numba-cuda could not compile to
 LLVM IR: a typing error, an unsupported construct, a signature that does not
-parse, or compiler limits (such as unbounded recursion).
+parse, or compiler limits (such as unbounded recursion); and a HIP file that
+hipcc could not compile, at the line of hipcc's first error.
 
 ## Why is this bad?
 That specialization was not checked. The other kernels of the file still are.
@@ -25,3 +26,7 @@ FIXABLE = False
 def message(kernel: str, signature: str, reason: str) -> str:
     target = f" for {signature}" if signature else ""
     return f"kernel `{kernel}` failed to compile{target}: {reason}"
+
+
+def file_message(reason: str) -> str:
+    return f"HIP file failed to compile: {reason}"

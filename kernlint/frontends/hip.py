@@ -1,0 +1,82 @@
+"""HIP C++ kernels -> AMDGPU IR through the ROCm toolchain (Debian's hipcc, ROCm 5.2).
+
+    HIP_PLATFORM=amd hipcc -x hip --offload-arch=gfx90a --cuda-device-only -emit-llvm -c -O2 -g
+
+hipcc links ockl/ocml in and inlines them, so ``printf`` reaches the IR as
+``__ockl_hostcall_internal`` calls, ``malloc`` as ``__ockl_dm_alloc`` and ``assert`` as
+``__assert_fail``; ``-g`` keeps the HIP source lines through that inlining. The bitcode
+is read like any other IR file (``irfile``). Without ``HIP_PLATFORM=amd`` hipcc would
+pick nvcc.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from typing import List, Optional
+
+from ..findings import Finding
+from ..ir.reader import parse_module
+from ..rules import kl901_unreadable_file, kl902_compile_failed
+from .irfile import compile_ir_file
+from .numba_cuda import FileResult
+
+HIP_SUFFIXES = (".hip",)
+_CLANG_ERROR = re.compile(r"^(?P<path>[^:\n]+):(?P<line>\d+):(?P<column>\d+): (?:fatal )?error: (?P<message>.+)$", re.M)
+
+
+def hipcc() -> Optional[str]:
+    return shutil.which("hipcc")
+
+
+def command(path: str, output: str, offload_arch: str) -> List[str]:
+    return [hipcc() or "hipcc", "-x", "hip", f"--offload-arch={offload_arch}", "--cuda-device-only",
+            "-emit-llvm", "-c", "-O2", "-g", path, "-o", output]
+
+
+def compile_hip_file(path: str, offload_arch: str = "gfx90a", timeout: float = 120.0) -> FileResult:
+    path = os.path.abspath(path)
+    if hipcc() is None:
+        return FileResult(path=path, diagnostics=[_diagnostic(
+            kl901_unreadable_file, path, 1, 1,
+            kl901_unreadable_file.message("hipcc not found: install Debian's hipcc, rocm-device-libs and "
+                                          "libamdhip64-dev (README: ROCm)"))])
+    with tempfile.TemporaryDirectory(prefix="kernlint-hip-") as scratch:
+        output = os.path.join(scratch, "kernels.bc")
+        env = {**os.environ, "HIP_PLATFORM": "amd"}
+        try:
+            done = subprocess.run(command(path, output, offload_arch), capture_output=True, text=True,
+                                  env=env, timeout=timeout, cwd=os.path.dirname(path))
+        except subprocess.TimeoutExpired:
+            return FileResult(path=path, diagnostics=[_diagnostic(
+                kl902_compile_failed, path, 1, 1, f"hipcc took longer than {timeout:g} s")])
+        if done.returncode != 0:
+            return FileResult(path=path, diagnostics=[_compile_error(path, done.stderr)])
+        result = compile_ir_file(output)
+    result.path = path
+    module = parse_module(result.kernels[0].modules[0]) if result.kernels else None
+    for compiled in result.kernels:
+        # the kernel's own line comes from its DISubprogram (the .bc has no text lines of its own)
+        function = module.functions.get(compiled.entry)
+        where = module.subprogram_location(function.dbg) if function is not None else None
+        compiled.info.path, compiled.info.line = (where[0], where[1]) if where and where[0] else (path, 1)
+    for diagnostic in result.diagnostics:
+        diagnostic.path = path
+    return result
+
+
+def _compile_error(path: str, stderr: str) -> Finding:
+    for match in _CLANG_ERROR.finditer(stderr):
+        if os.path.abspath(match.group("path")) == path:
+            return _diagnostic(kl902_compile_failed, path, int(match.group("line")), int(match.group("column")),
+                               f"hipcc: {match.group('message').strip()}")
+    first = next((line for line in stderr.splitlines() if "error" in line), stderr.strip()[:200])
+    return _diagnostic(kl902_compile_failed, path, 1, 1, f"hipcc: {first.strip()[:300]}")
+
+
+def _diagnostic(rule, path: str, line: int, column: int, reason: str) -> Finding:
+    message = rule.message(reason) if rule is kl901_unreadable_file else rule.file_message(reason)
+    return Finding(code=rule.CODE, path=path, line=line, column=column, message=message)

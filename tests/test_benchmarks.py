@@ -1,0 +1,25 @@
+"""The static-resources benchmark in its quick mode (CI has no GPU; the GPU part is recorded)."""
+import json
+import subprocess
+import sys
+
+from conftest import ROOT
+
+
+def test_static_resources_quick(tmp_path):
+    result = tmp_path / "static.json"
+    run = subprocess.run([sys.executable, "benchmarks/static_resources.py", str(result), "--quick"], cwd=ROOT,
+                         capture_output=True, text=True, timeout=900)
+    assert run.returncode == 0, run.stderr
+    rows = json.loads(result.read_text())
+    nvptx = [r for r in rows if r["target"] == "sm_90"]
+    assert {r["kernel"] for r in nvptx} == {"print_guard_f64", "raise_guard_f64", "exact_guard_f64", "grid_stride_f64"}
+    for row in nvptx:
+        if row["original"] is None:  # no ptxas on this machine
+            continue
+        assert row["rewritten"] == row["handwritten"], row
+    print_guard = next(r for r in nvptx if r["kernel"] == "print_guard_f64")
+    if print_guard["original"]:
+        assert print_guard["original"]["stack_bytes"] > 0 == print_guard["rewritten"]["stack_bytes"]
+    for row in (r for r in rows if r["target"] == "gfx90a"):
+        assert row["original"]["scratch_bytes"] > 0 == row["rewritten"]["scratch_bytes"]

@@ -44,22 +44,31 @@ FIXABLE = False
 _PRINTF_SCOPE = "__ockl_printf_"
 
 
-def is_printf_site(site: Site) -> bool:
-    """A printf call, or a hostcall made from inside (inlined) ockl printf code."""
+def is_printf_site(site: Site, ctx: KernelContext) -> bool:
+    """A printf call, or a hostcall made by (inlined) printf code: ockl's printf service
+    number, an ``__ockl_printf_*`` scope, or, where clang propagated the service number
+    away, a ``printf`` at the call's source location."""
     if runtime.classify(site.instruction.callee) is runtime.Kind.PRINTF:
         return True
     if runtime.classify(site.instruction.callee) is not runtime.Kind.HOSTCALL:
         return False
     if runtime.hostcall_service(site.instruction.call_args()) == runtime.HOSTCALL_SERVICE_PRINTF:
-        return True  # HIP's printf, inlined down to the hostcall itself
-    return any(f.function.startswith(_PRINTF_SCOPE) for f in site.frames()) or any(
+        return True
+    frames = site.frames()
+    if any(f.function.startswith(_PRINTF_SCOPE) for f in frames) or any(
         (call.callee or "").startswith(_PRINTF_SCOPE) for call in site.chain
-    )
+    ):
+        return True
+    source = ctx.source
+    for frame in frames:
+        if source is not None and frame.path == source.path and frame.column > 0:
+            return source.line(frame.line)[frame.column - 1:].lstrip().startswith("printf")
+    return False
 
 
 def check(ctx: KernelContext) -> Iterator[Finding]:
     for site in ctx.analysis.sites:
-        if not is_printf_site(site):
+        if not is_printf_site(site, ctx):
             continue
         where = "on an error path" if site.on_error_path else "on the kernel's normal path"
         yield ctx.site_finding(

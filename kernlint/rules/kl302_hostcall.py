@@ -49,7 +49,7 @@ def check(ctx: KernelContext) -> Iterator[Finding]:
             what = next(g for g in ins.globals() if g in runtime.HOSTCALL_GLOBALS)
         elif runtime.is_amdgpu_hostcall(callee, triple):
             what = callee
-        elif runtime.classify(callee) is runtime.Kind.HOSTCALL and not is_printf_site(site):
+        elif runtime.classify(callee) is runtime.Kind.HOSTCALL and not is_printf_site(site, ctx):
             what = callee
         else:
             continue

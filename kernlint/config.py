@@ -26,9 +26,9 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence
 
 from . import rules
+from .rewrite.edit import MODES
 
 TARGETS = ("auto", "cuda", "rocm")
-MODES = ("unchecked", "saturate")
 KEYS = ("select", "ignore", "per-file-ignores", "target", "arch", "offload-arch", "mode", "timeout",
         "signatures")
 

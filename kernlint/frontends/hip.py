@@ -16,6 +16,7 @@ import re
 import shutil
 import subprocess
 import tempfile
+import time
 from typing import List, Optional
 
 from ..findings import Finding
@@ -47,6 +48,7 @@ def compile_hip_file(path: str, offload_arch: str = "gfx90a", timeout: float = 1
     with tempfile.TemporaryDirectory(prefix="kernlint-hip-") as scratch:
         output = os.path.join(scratch, "kernels.bc")
         env = {**os.environ, "HIP_PLATFORM": "amd"}
+        started = time.perf_counter()
         try:
             done = subprocess.run(command(path, output, offload_arch), capture_output=True, text=True,
                                   env=env, timeout=timeout, cwd=os.path.dirname(path))
@@ -56,7 +58,10 @@ def compile_hip_file(path: str, offload_arch: str = "gfx90a", timeout: float = 1
         if done.returncode != 0:
             return FileResult(path=path, diagnostics=[_compile_error(path, done.stderr)])
         result = compile_ir_file(output)
+        seconds = time.perf_counter() - started
     result.path = path
+    for compiled in result.kernels:  # hipcc compiles the file at once: share its time out
+        compiled.compile_seconds = seconds / len(result.kernels)
     module = parse_module(result.kernels[0].modules[0]) if result.kernels else None
     for compiled in result.kernels:
         # the kernel's own line comes from its DISubprogram (the .bc has no text lines of its own)

@@ -7,18 +7,15 @@ resources (ptxas -v, sm_90) for each.
 import argparse
 import json
 import os
-import re
-import shutil
-import subprocess
 import sys
-import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 
 from kernlint.frontends.numba_cuda import compile_file, parse_cc  # noqa: E402
 from kernlint.rewrite.command import rewrite_kernel  # noqa: E402
-from kernlint.rewrite.verify import nvvm_ptx  # noqa: E402
+from kernlint.resources import lower_ptx_version, ptxas_usage  # noqa: E402
+from kernlint.rewrite.verify import VerificationError, nvvm_ptx  # noqa: E402
 
 # checked kernel in kernels.py -> (hand-written twin, safe range low, high, integral only)
 CASES = {
@@ -35,25 +32,10 @@ CASES = {
 
 def ptxas_resources(ptx, arch):
     """Registers, stack and spills from ptxas -v; None when ptxas is not installed."""
-    if shutil.which("ptxas") is None:
-        return None
-    with tempfile.TemporaryDirectory() as tmp:
-        path = os.path.join(tmp, "k.ptx")
-        with open(path, "w") as out:
-            out.write(ptx)
-        run = subprocess.run(["ptxas", f"-arch={arch}", "-v", path, "-o", os.path.join(tmp, "k.cubin")],
-                             capture_output=True, text=True)
-    if run.returncode != 0:
-        return {"error": run.stderr.strip()[-300:]}
-    text = run.stderr
-    number = lambda pattern: int(re.search(pattern, text).group(1)) if re.search(pattern, text) else 0  # noqa: E731
-    return {"registers": number(r"Used (\d+) registers"), "stack_bytes": number(r"(\d+) bytes stack frame"),
-            "spill_stores": number(r"(\d+) bytes spill stores"), "spill_loads": number(r"(\d+) bytes spill loads")}
-
-
-def lower_ptx_version(ptx, version="9.0"):
-    """NVVM 13.5 writes PTX ISA 9.5; drivers and ptxas of CUDA 13.0 read up to 9.0."""
-    return re.sub(r"^\.version \d+\.\d+", f".version {version}", ptx, flags=re.M)
+    try:
+        return ptxas_usage(ptx, arch)
+    except VerificationError as exc:
+        return {"error": str(exc)}
 
 
 def build(outdir, arch):

@@ -47,17 +47,11 @@ class HostcallError(RuntimeError):
         lines = [f"kernel `{kernel}` ({signature}) has forbidden code paths:"]
         for finding in self.findings:
             lines.append(f"  {finding.path}:{finding.line}: {finding.code} {finding.message}")
-            source = _source_line(finding.path, finding.line)
+            source_file = SourceFile.read_or_none(finding.path)
+            source = source_file.line(finding.line) if source_file else ""
             if source:
                 lines.append(f"      {source.strip()}")
         super().__init__("\n".join(lines))
-
-
-def _source_line(path: str, line: int) -> str:
-    try:
-        return SourceFile.read(path).line(line)
-    except (OSError, UnicodeDecodeError, SyntaxError):
-        return ""
 
 
 # (py_func, argtypes) -> (pre-fix-up module texts, entry name), captured inside numba's compile
@@ -154,7 +148,7 @@ class _Guard:
 
     def evaluate(self, compiled: CompiledKernel) -> Tuple[Optional[List[str]], List[Finding]]:
         """(rewritten modules when fix=True fixed everything, forbidden findings left)."""
-        forbidden = self.forbidden(analyse_kernel(compiled, _source(compiled.info.path)))
+        forbidden = self.forbidden(analyse_kernel(compiled, SourceFile.read_or_none(compiled.info.path)))
         if not forbidden:
             return None, []
         if self.fix and any(f.code == "KL101" and f.fixable for f in forbidden):
@@ -169,7 +163,7 @@ class _Guard:
     def remaining_after(self, compiled: CompiledKernel, rewritten: List[str]) -> List[Finding]:
         """Findings in the rewritten code (the error paths it deleted take theirs along)."""
         again = CompiledKernel(compiled.info, rewritten, compiled.entry, 0.0)
-        return [f for f in self.forbidden(analyse_kernel(again, _source(compiled.info.path)))
+        return [f for f in self.forbidden(analyse_kernel(again, SourceFile.read_or_none(compiled.info.path)))
                 if f.code != "KL101"]
 
     # -- lazy signatures: checked inside numba's compile, before the kernel is registered
@@ -236,13 +230,6 @@ def _signature_text(argtypes) -> str:
 def _nvvm_options(dispatcher) -> Dict:
     options = dispatcher.targetoptions
     return {"opt": 3 if options.get("opt", True) else 0, "fastmath": bool(options.get("fastmath"))}
-
-
-def _source(path: str) -> Optional[SourceFile]:
-    try:
-        return SourceFile.read(path)
-    except (OSError, UnicodeDecodeError, SyntaxError):
-        return None
 
 
 def _replace_code(kernel, compiled: CompiledKernel, rewritten: List[str]) -> None:

@@ -144,18 +144,11 @@ def _selected(finding: Finding, options: Options) -> bool:
     return not any(code.startswith(i) for i in ignored)
 
 
-def _read_source(path: str) -> Optional[SourceFile]:
-    try:
-        return SourceFile.read(path)
-    except (OSError, UnicodeDecodeError, SyntaxError):
-        return None
-
-
 def analyse_result(result: FileResult, options: Optional[Options] = None) -> Tuple[List[Finding], List[KernelStats]]:
     """Findings (diagnostics included) and statistics for one compiled file."""
     findings: List[Finding] = list(result.diagnostics)
     stats: List[KernelStats] = []
-    source = _read_source(result.path) if result.kernels else None
+    source = SourceFile.read_or_none(result.path) if result.kernels else None
     for compiled in result.kernels:
         started = time.process_time()
         found = analyse_kernel(compiled, source)
@@ -225,7 +218,7 @@ def check_paths(paths: Sequence[str], options: Options, progress: Optional[Progr
         if not _selected(finding, options):
             return False
         if finding.path not in sources:
-            sources[finding.path] = _read_source(finding.path)
+            sources[finding.path] = SourceFile.read_or_none(finding.path)
         return not is_suppressed(finding, sources[finding.path])
 
     report.findings = merge([f for f in collected if visible(f)])

@@ -38,16 +38,21 @@ def amdgpu_resources(texts: Sequence[str], kernel: str, cpu: str) -> Resources:
             "scratch_bytes": int(values.get("private_segment_fixed_size", 0)), "instructions": instructions}
 
 
-def nvptx_resources(texts: Sequence[str], cc, options: Dict) -> Optional[Resources]:
+def lower_ptx_version(ptx: str, version: str = "9.0") -> str:
+    """NVVM 13.5 writes PTX ISA 9.5; drivers and ptxas of CUDA 13.0 read up to 9.0."""
+    return re.sub(r"^\.version \d+\.\d+", f".version {version}", ptx, flags=re.M)
+
+
+def ptxas_usage(ptx: str, arch: str) -> Optional[Resources]:
+    """Registers, stack and spills from ``ptxas -v``; None when ptxas is not installed."""
     if shutil.which("ptxas") is None:
         return None
-    ptx = re.sub(r"^\.version \d+\.\d+", ".version 9.0", nvvm_ptx(texts, cc, options), flags=re.M)
     with tempfile.TemporaryDirectory(prefix="kernlint-ptxas-") as scratch:
         source = os.path.join(scratch, "k.ptx")
         with open(source, "w") as out:
-            out.write(ptx)
-        done = subprocess.run(["ptxas", f"-arch=sm_{cc[0]}{cc[1]}", "-v", source, "-o",
-                               os.path.join(scratch, "k.cubin")], capture_output=True, text=True)
+            out.write(lower_ptx_version(ptx))
+        done = subprocess.run(["ptxas", f"-arch={arch}", "-v", source, "-o", os.path.join(scratch, "k.cubin")],
+                              capture_output=True, text=True)
     if done.returncode != 0:
         raise VerificationError(f"ptxas: {done.stderr.strip()[-300:]}")
 
@@ -57,6 +62,12 @@ def nvptx_resources(texts: Sequence[str], cc, options: Dict) -> Optional[Resourc
 
     return {"registers": number(r"Used (\d+) registers"), "stack_bytes": number(r"(\d+) bytes stack frame"),
             "spill_stores": number(r"(\d+) bytes spill stores"), "spill_loads": number(r"(\d+) bytes spill loads")}
+
+
+def nvptx_resources(texts: Sequence[str], cc, options: Dict) -> Optional[Resources]:
+    if shutil.which("ptxas") is None:
+        return None
+    return ptxas_usage(nvvm_ptx(texts, cc, options), f"sm_{cc[0]}{cc[1]}")
 
 
 class KernelCosts:

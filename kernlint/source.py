@@ -81,6 +81,14 @@ class SourceFile:
         with open(path, "rb") as handle:
             return cls(path, decode_source(handle.read()))
 
+    @classmethod
+    def read_or_none(cls, path: str) -> Optional["SourceFile"]:
+        """The file, or None where it cannot be read or decoded (its diagnostic comes elsewhere)."""
+        try:
+            return cls.read(path)
+        except (OSError, UnicodeDecodeError, SyntaxError, LookupError):
+            return None
+
     def line(self, number: int) -> str:
         return self.lines[number - 1] if 0 < number <= len(self.lines) else ""
 

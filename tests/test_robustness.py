@@ -91,7 +91,7 @@ def test_a_ten_thousand_line_kernel_file(tmp_path):
     lines = ["from numba import cuda", ""]
     kernel = 0
     while len(lines) < 10_000:
-        lines += ["", f'@cuda.jit("void(int64[::1], float64[::1])")', f"def k{kernel}(y, x):",
+        lines += ["", '@cuda.jit("void(int64[::1], float64[::1])")', f"def k{kernel}(y, x):",
                   "    i = cuda.grid(1)", "    if i < x.size:", "        v = x[i]"]
         lines += [f"        v = v * 1.0001 + {n}.0" for n in range(90)]
         lines += ["        if v != v:", f'            print("NaN in k{kernel}")', "            return",

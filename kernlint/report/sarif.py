@@ -10,7 +10,6 @@ from urllib.parse import quote
 
 from .. import __version__, rules
 from ..engine import Report
-from ..findings import Finding
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 INFORMATION_URI = "https://pypi.org/project/kernlint/"

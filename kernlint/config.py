@@ -8,7 +8,7 @@
     arch = "sm_90"                       # numba-cuda's compute capability
     offload-arch = "gfx90a"              # HIP's --offload-arch
     mode = "unchecked"                   # kernlint rewrite: unchecked | saturate
-    timeout = 60                         # seconds to import and compile one file
+    timeout = 60                         # seconds to import a file, or to compile one kernel
     signatures = { "kernels.py::scale" = ["void(float64[::1], float64)"] }
 
 The command line overrides the file. Unknown keys and bad values stop kernlint with a

@@ -49,3 +49,16 @@ def test_misbehaving_modules_are_reported_and_the_run_goes_on(tmp_path):
     assert "SystemExit" in by_file["exits.py"].message and by_file["exits.py"].line == 3
     assert "exit code 7" in by_file["crashes.py"].message
     assert [s.kernel for s in report.stats] == ["fine"]
+
+
+def test_the_time_limit_applies_to_each_step_not_to_the_whole_file(tmp_path):
+    kernels = "".join(f'''
+
+@cuda.jit("void(int64[::1], float64[::1])")
+def k{n}(y, x):
+    y[0] = int(x[0] * {n}.5)
+''' for n in range(40))
+    (tmp_path / "many.py").write_text("from numba import cuda\n" + kernels)
+    report = check_paths([str(tmp_path)], Options(timeout=5, jobs=1))
+    assert report.findings == []  # 40 compilations take longer than 5 s together, none alone
+    assert len(report.stats) == 40

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from typing import Dict, List, Optional
+from typing import Callable, Dict, List, Optional
 
 SUFFIXES = {"cuda": (".py",), "rocm": (".hip", ".ll", ".bc")}
 SOURCE_SUFFIXES = (".py", ".hip", ".ll", ".bc")
@@ -15,8 +15,10 @@ def suffixes(target: str = "auto"):
 
 
 def compile_any(path: str, arch: str = "sm_90", extra_signatures: Optional[Dict[str, List[str]]] = None,
-                runnable: bool = False, offload_arch: str = "gfx90a"):
-    """Dispatch on the file's suffix (in a worker process)."""
+                runnable: bool = False, offload_arch: str = "gfx90a",
+                progress: Optional[Callable[[], None]] = None):
+    """Dispatch on the file's suffix (in a worker process); ``progress`` is called after
+    each step that may take long (an import, one kernel's compilation)."""
     suffix = os.path.splitext(path)[1].lower()
     if suffix == ".hip":
         from .hip import compile_hip_file
@@ -28,4 +30,4 @@ def compile_any(path: str, arch: str = "sm_90", extra_signatures: Optional[Dict[
         return compile_ir_file(path)
     from .numba_cuda import compile_file
 
-    return compile_file(path, arch=arch, extra_signatures=extra_signatures, runnable=runnable)
+    return compile_file(path, arch=arch, extra_signatures=extra_signatures, runnable=runnable, progress=progress)

@@ -25,7 +25,7 @@ import sys
 import time
 import traceback
 from dataclasses import dataclass, field
-from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from ..findings import Finding, KernelInfo
 from ..rules import kl901_unreadable_file, kl902_compile_failed, kl903_no_signature
@@ -272,6 +272,7 @@ def compile_file(
     arch: str = "sm_90",
     extra_signatures: Optional[Dict[str, Sequence[str]]] = None,
     runnable: bool = False,
+    progress: Optional[Callable[[], None]] = None,
 ) -> FileResult:
     """Import one Python file and compile every kernel and device function it defines."""
     path = os.path.abspath(path)
@@ -306,6 +307,8 @@ def compile_file(
             kl901_unreadable_file.message(f"import failed: {_first_line(exc)}")))
         return result
     result.import_seconds = time.perf_counter() - started
+    if progress:
+        progress()
     result.dependencies = _user_modules(set(sys.modules) - before, path)
 
     for dispatcher in _dispatchers(module, path):
@@ -368,6 +371,8 @@ def compile_file(
                             "fastmath": bool(user_options.get("fastmath"))}
             if user_options.get("debug"):
                 nvvm_options["g"] = None
+            if progress:
+                progress()
             result.kernels.append(CompiledKernel(
                 info, modules, entry, time.process_time() - started, fixed, nvvm_options))
     return result

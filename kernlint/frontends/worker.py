@@ -20,15 +20,19 @@ from ..rules import kl901_unreadable_file
 from .numba_cuda import FileResult
 
 _PRELOAD = "kernlint.frontends._preload"
+_ALIVE = "alive"  # sent after each step; the result comes last
 
 
 def _child(path: str, arch: str, signatures, runnable: bool, offload_arch: str, connection) -> None:
     os.environ["NUMBA_ENABLE_CUDASIM"] = "0"
     from . import compile_any
 
+    def alive() -> None:  # each finished step (the import, one kernel) restarts the parent's clock
+        connection.send(_ALIVE)
+
     try:
         result = compile_any(path, arch=arch, extra_signatures=signatures, runnable=runnable,
-                             offload_arch=offload_arch)
+                             offload_arch=offload_arch, progress=alive)
     except BaseException as exc:  # noqa: BLE001 - report, never hang the parent
         result = FileResult(path=os.path.abspath(path))
         result.diagnostics.append(_failure(path, f"kernlint worker failed: {type(exc).__name__}: {exc}"))
@@ -84,9 +88,12 @@ def compile_files(
         next_deadline = min(deadline for _, _, deadline in running.values())
         ready = wait(list(running), timeout=max(0.0, next_deadline - now))
         for reader in ready:
-            path, process, _ = running.pop(reader)
+            path, process, _ = running[reader]
             try:
                 result = reader.recv()
+                if isinstance(result, str) and result == _ALIVE:
+                    running[reader] = (path, process, time.monotonic() + timeout)
+                    continue
             except (EOFError, OSError):
                 process.join(5)
                 code = process.exitcode
@@ -96,19 +103,20 @@ def compile_files(
                     else f"the import ended the process (exit code {code})"
                 )
                 result = FileResult(path=os.path.abspath(path), diagnostics=[_failure(path, reason)])
-            finally:
-                reader.close()
+            del running[reader]
+            reader.close()
             process.join(5)
             if process.is_alive():
                 process.kill()
             yield result
         now = time.monotonic()
-        for reader in [r for r, (_, _, d) in running.items() if d <= now and r not in ready]:
+        for reader in [r for r, (_, _, d) in running.items() if d <= now]:
             path, process, _ = running.pop(reader)
             process.kill()
             process.join()
             reader.close()
             yield FileResult(
                 path=os.path.abspath(path),
-                diagnostics=[_failure(path, f"import and compilation took longer than {timeout:g} s (--timeout)")],
+                diagnostics=[_failure(path, f"importing it or compiling one of its kernels took longer than "
+                                            f"{timeout:g} s (--timeout)")],
             )

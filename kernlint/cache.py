@@ -97,5 +97,5 @@ def finding_from_dict(data: Dict) -> Finding:
         code=data["code"], path=data["path"], line=data["line"], column=data["column"],
         message=data["message"], kernel=data.get("kernel", ""), signature=data.get("signature", ""),
         fixable=data.get("fixable", False), inlined_at=frames, kernels=list(data.get("kernels", [])),
-        kernel_line=data.get("kernel_line", 0),
+        kernel_line=data.get("kernel_line", 0), signature_source=data.get("signature_source", ""),
     )

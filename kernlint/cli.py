@@ -46,6 +46,9 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--jobs", type=int, default=None, help="files compiled in parallel")
     parser.add_argument("--config", default=None,
                         help="pyproject.toml or setup.cfg to read (default: the nearest one)")
+    parser.add_argument("--import-modules", action="store_true", default=None,
+                        help="import each Python file whole, running its top level (default: read it, "
+                             "run nothing; see README)")
     parser.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
 
 
@@ -100,6 +103,7 @@ def _settings(args):
     from . import config as configuration
     from .engine import Options
     from .frontends.numba_cuda import parse_cc
+    from .frontends.project import FrontendSettings
 
     missing = [p for p in args.paths if not os.path.exists(p)]
     if missing:
@@ -123,6 +127,13 @@ def _settings(args):
         signatures=config.signatures,
         target=args.target or config.target,
         offload_arch=args.offload_arch or config.offload_arch,
+        frontend=FrontendSettings(
+            safe_imports=tuple(config.safe_imports),
+            jit_decorators=tuple(config.jit_decorators),
+            constants=dict(config.constants),
+            import_modules=bool(args.import_modules or config.import_modules),
+            root=config.root if config.path else None,
+        ),
     )
     return config, options
 

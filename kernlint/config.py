@@ -10,6 +10,10 @@
     mode = "unchecked"                   # kernlint rewrite: unchecked | saturate
     timeout = 60                         # seconds to import a file, or to compile one kernel
     signatures = { "kernels.py::scale" = ["void(float64[::1], float64)"] }
+    safe-imports = ["scipy.special"]     # imported to type kernels, besides numba, numpy, math, cmath, operator
+    jit-decorators = ["pkg.utils.compile_cupy"]   # the project's own wrappers around numba.cuda.jit
+    constants = { "c" = 299792458.0, "kernels.py::make.factor" = 2.0 }   # values kernlint cannot read
+    import-modules = false               # true: import each file whole (runs its top level)
 
 The command line overrides the file. Unknown keys and bad values stop kernlint with a
 message naming the file and the key (exit code 2).
@@ -17,6 +21,7 @@ message naming the file and the key (exit code 2).
 
 from __future__ import annotations
 
+import ast
 import configparser
 import fnmatch
 import os
@@ -30,7 +35,7 @@ from .rewrite.edit import MODES
 
 TARGETS = ("auto", "cuda", "rocm")
 KEYS = ("select", "ignore", "per-file-ignores", "target", "arch", "offload-arch", "mode", "timeout",
-        "signatures")
+        "signatures", "safe-imports", "jit-decorators", "constants", "import-modules")
 
 
 class ConfigError(ValueError):
@@ -50,6 +55,10 @@ class Config:
     mode: str = "unchecked"
     timeout: float = 60.0
     signatures: Dict[str, Dict[str, List[str]]] = field(default_factory=dict)  # abs path -> kernel -> sigs
+    safe_imports: List[str] = field(default_factory=list)
+    jit_decorators: List[str] = field(default_factory=list)
+    constants: Dict[str, Any] = field(default_factory=dict)
+    import_modules: bool = False
 
     def ignored_for(self, path: str) -> List[str]:
         relative = os.path.relpath(path, self.root)
@@ -113,8 +122,21 @@ def load(path: Optional[str]) -> Config:
 
 def _ini_value(key: str, value: str) -> Any:
     """setup.cfg values: lists are comma or newline separated; tables are ``key = a, b`` lines."""
-    if key in ("select", "ignore"):
+    if key in ("select", "ignore", "safe-imports", "jit-decorators"):
         return [v.strip() for v in re.split(r"[,\s]+", value) if v.strip()]
+    if key == "import-modules":
+        lowered = value.strip().lower()
+        return {"true": True, "1": True, "yes": True, "false": False, "0": False, "no": False}.get(lowered, value)
+    if key == "constants":
+        table: Dict[str, Any] = {}
+        for line in value.strip().splitlines():
+            if line.strip():
+                name, _, rest = line.partition("=")
+                try:
+                    table[name.strip()] = ast.literal_eval(rest.strip())
+                except (ValueError, SyntaxError):
+                    table[name.strip()] = _Unparsed(rest.strip())
+        return table
     if key in ("per-file-ignores", "signatures"):
         table: Dict[str, List[str]] = {}
         for line in value.strip().splitlines():
@@ -193,7 +215,38 @@ def validate(table: Dict[str, Any], path: str, where: str = "[tool.kernlint]") -
             file_part, kernel = name.rsplit("::", 1)
             absolute = os.path.abspath(os.path.join(config.root, file_part))
             config.signatures.setdefault(absolute, {}).setdefault(kernel, []).extend(sigs)
+    for key in ("safe-imports", "jit-decorators"):
+        if key in table:
+            value = table[key]
+            if not isinstance(value, list) or not all(isinstance(v, str) and _DOTTED.fullmatch(v) for v in value):
+                fail(key, "expected a list of dotted names, e.g. [\"scipy.special\"]")
+            setattr(config, key.replace("-", "_"), list(value))
+    if "constants" in table:
+        value = table["constants"]
+        if not isinstance(value, dict):
+            fail("constants", 'expected a table of "NAME" (or "path.py::NAME") = value')
+        for name, constant in value.items():
+            if isinstance(constant, _Unparsed) or not _is_plain(constant):
+                fail(f"constants.{name}", "expected a number, string, boolean or a list of them")
+        config.constants = dict(value)
+    if "import-modules" in table:
+        if not isinstance(table["import-modules"], bool):
+            fail("import-modules", f"expected true or false, got {table['import-modules']!r}")
+        config.import_modules = table["import-modules"]
     return config
+
+
+class _Unparsed(str):
+    """A setup.cfg value that is not a Python literal."""
+
+
+_DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
+
+
+def _is_plain(value: Any) -> bool:
+    if isinstance(value, (bool, int, float, str)):
+        return True
+    return isinstance(value, (list, tuple)) and all(_is_plain(v) for v in value)
 
 
 def merged_codes(config_value: Optional[Sequence[str]], cli_value: Optional[Sequence[str]]):

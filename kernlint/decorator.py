@@ -31,7 +31,7 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 from .engine import analyse_kernel
 from .findings import Finding, KernelInfo
 from .frontends import numba_cuda
-from .frontends.numba_cuda import CompiledKernel, compile_signature, parse_cc
+from .frontends.numba_cuda import CompiledKernel, compile_signature, parse_cc, type_text
 from .rewrite.command import rewrite_kernel
 from .rewrite.edit import MODES
 from .source import SourceFile
@@ -209,22 +209,8 @@ class _Guard:
         return dispatcher
 
 
-def _type_text(numba_type) -> str:
-    """numba types as people write them in signatures: ``array(int64, 1d, C)`` -> ``int64[::1]``."""
-    ndim = getattr(numba_type, "ndim", None)
-    dtype = getattr(numba_type, "dtype", None)
-    if ndim is None or dtype is None:
-        return str(numba_type)
-    dims = [":"] * ndim
-    if getattr(numba_type, "layout", "A") == "C":
-        dims[-1] = "::1"
-    elif getattr(numba_type, "layout", "A") == "F":
-        dims[0] = "::1"
-    return f"{dtype}[{', '.join(dims)}]"
-
-
 def _signature_text(argtypes) -> str:
-    return f"void({', '.join(_type_text(t) for t in argtypes)})"
+    return f"void({', '.join(type_text(t) for t in argtypes)})"
 
 
 def _nvvm_options(dispatcher) -> Dict:

@@ -9,11 +9,11 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from . import rules
 from .analysis.program import KernelAnalysis, Program
-from .findings import Finding, merge
+from .findings import Finding, invalid_ir, merge
 from .frontends import suffixes
 from .frontends.numba_cuda import CompiledKernel, FileResult
+from .frontends.project import FrontendSettings, Project
 from .ir.reader import parse_module
-from .rules import kl904_invalid_ir
 from .rules.base import KernelContext
 from .source import SourceFile, decode_source
 from .suppress import is_suppressed
@@ -36,6 +36,7 @@ class Options:
     target: str = "auto"  # cuda: numba.cuda Python; rocm: HIP and IR files; auto: both
     offload_arch: str = "gfx90a"
     resources: bool = False  # measure each finding's cost (registers, stack) with the backends
+    frontend: FrontendSettings = field(default_factory=FrontendSettings)  # how Python files are read
 
 
 @dataclass
@@ -45,6 +46,8 @@ class KernelStats:
     signature: str
     numba_seconds: float
     kernlint_seconds: float
+    signature_source: str = ""
+    variant: str = ""  # a factory-made kernel: the parameter values it was made with
 
 
 @dataclass
@@ -76,11 +79,16 @@ def discover(paths: Sequence[str], target: str = "auto") -> List[str]:
     return [os.path.abspath(p) for p in dict.fromkeys(found)]
 
 
-def worth_checking(path: str) -> bool:
-    """Python files that never mention cuda define no numba.cuda kernels: they are not
-    imported. Files that are not text Python could read are (to be reported as KL901)."""
+def worth_checking(path: str, project: Optional[Project] = None) -> bool:
+    """Python files go to the compile workers when they define kernels or device functions
+    (read statically: wrappers and aliases included), or cannot be read while mentioning
+    cuda (to be reported as KL901). With ``--import-modules``, every file that mentions cuda."""
     if not path.endswith(".py"):
         return True
+    if project is not None and not project.settings.import_modules:
+        module = project.module(path)
+        if module is not None:
+            return bool(module.kernels)
     try:
         with open(path, "rb") as handle:
             data = handle.read()
@@ -131,9 +139,10 @@ def analyse_kernel(
         line = getattr(exc, "lineno", None)
         reason = f"{type(exc).__name__}: {exc}" + (f" (IR line {line + 1})" if line is not None else "")
     info = compiled.info
-    return [Finding(code=kl904_invalid_ir.CODE, path=info.path, line=info.line, column=info.column,
-                    message=kl904_invalid_ir.message(f"kernel `{info.name}` could not be analysed: {reason}"),
-                    kernel=info.name, signature=info.signature, kernel_line=info.line)]
+    finding = invalid_ir(info.path, info.line, info.column, f"kernel `{info.name}` could not be analysed: {reason}",
+                         kernel=info.name)
+    finding.signature = info.signature
+    return [finding]
 
 
 def _selected(finding: Finding, options: Options) -> bool:
@@ -157,6 +166,9 @@ def analyse_result(result: FileResult, options: Optional[Options] = None) -> Tup
             from .resources import attach
 
             attach(found, compiled, parse_cc(options.arch), options.offload_arch)
+        for finding in found:
+            if finding.kernel == compiled.info.name and finding.signature == compiled.info.signature:
+                finding.signature_source = compiled.info.signature_source
         findings.extend(found)
         stats.append(KernelStats(
             path=result.path,
@@ -164,6 +176,8 @@ def analyse_result(result: FileResult, options: Optional[Options] = None) -> Tup
             signature=compiled.info.signature,
             numba_seconds=compiled.compile_seconds,
             kernlint_seconds=time.process_time() - started,
+            signature_source=compiled.info.signature_source,
+            variant=compiled.info.variant,
         ))
     return findings, stats
 
@@ -171,10 +185,21 @@ def analyse_result(result: FileResult, options: Optional[Options] = None) -> Tup
 Progress = Callable[[int, int, str], None]
 
 
+def cache_settings(path: str, options: Options) -> Dict:
+    """What a file's cached findings depend on besides its bytes and the toolchain."""
+    if not path.endswith(".py"):
+        return {"offload_arch": options.offload_arch}
+    frontend = options.frontend
+    return {"arch": options.arch, "signatures": options.signatures.get(path, {}),
+            "safe_imports": list(frontend.safe_imports), "jit_decorators": list(frontend.jit_decorators),
+            "constants": repr(sorted(frontend.constants.items())), "import_modules": frontend.import_modules}
+
+
 def check_paths(paths: Sequence[str], options: Options, progress: Optional[Progress] = None) -> Report:
     from .cache import Cache, finding_from_dict
 
-    files = [p for p in discover(paths, options.target) if worth_checking(p)]
+    project = Project(options.frontend)
+    files = [p for p in discover(paths, options.target) if worth_checking(p, project)]
     cache = Cache(options.cache_root) if options.cache_root and not options.resources else None
     report = Report()
     collected: List[Finding] = []
@@ -182,9 +207,7 @@ def check_paths(paths: Sequence[str], options: Options, progress: Optional[Progr
     done = 0
 
     def settings(path: str) -> Dict:
-        if not path.endswith(".py"):
-            return {"offload_arch": options.offload_arch}
-        return {"arch": options.arch, "signatures": options.signatures.get(path, {})}
+        return cache_settings(path, options)
 
     for path in files:
         entry = cache.load(path, settings(path)) if cache else None
@@ -201,7 +224,8 @@ def check_paths(paths: Sequence[str], options: Options, progress: Optional[Progr
         from .frontends.worker import compile_files
 
         for result in compile_files(pending, options.arch, options.timeout, options.jobs, options.signatures,
-                                    runnable=options.resources, offload_arch=options.offload_arch):
+                                    runnable=options.resources, offload_arch=options.offload_arch,
+                                    settings=options.frontend):
             findings, stats = analyse_result(result, options)
             collected.extend(findings)
             report.stats.extend(stats)

@@ -30,6 +30,7 @@ class Finding:
     kernels: List[str] = field(default_factory=list)
     kernel_line: int = 0  # the kernel's def line: suppressions there cover the whole kernel
     resources: Optional[Dict[str, Any]] = None  # --resources: the kernel's cost with and without it
+    signature_source: str = ""  # where the signature came from (SIGNATURE_SOURCES)
 
     @property
     def key(self) -> Tuple[str, str, int]:
@@ -61,10 +62,59 @@ class KernelInfo:
     signature: str = ""
     options: Dict[str, Any] = field(default_factory=dict)
     option_lines: Dict[str, Tuple[int, int]] = field(default_factory=dict)  # keyword -> (line, col)
+    signature_source: str = ""  # where the signature came from (SIGNATURE_SOURCES)
+    variant: str = ""  # for a kernel made by a factory: the parameter values it was made with
 
     @property
     def label(self) -> str:
         return f"{self.name}({self.signature})" if self.signature else self.name
+
+
+# Where a kernel's signature came from, most trusted first (DESIGN.md).
+SIGNATURE_SOURCES = ("eager", "comment", "config", "launch-site", "recorded", "inferred")
+
+
+# -- the tool's own diagnostics (KL9xx) ---------------------------------------------------
+# Their kinds live here so that frontends can emit them without importing the rule
+# catalog; each one's documentation is its module in ``kernlint/rules/``.
+
+UNREADABLE_FILE = "KL901"
+COMPILE_FAILED = "KL902"
+NO_SIGNATURE = "KL903"
+INVALID_IR = "KL904"
+
+
+def diagnostic(code: str, path: str, line: int, column: int, message: str, kernel: str = "",
+               signature: str = "") -> Finding:
+    return Finding(code=code, path=path, line=max(line, 1), column=max(column, 1), message=message,
+                   kernel=kernel, signature=signature, kernel_line=line if kernel else 0)
+
+
+def unreadable_file(path: str, line: int, column: int, reason: str) -> Finding:
+    return diagnostic(UNREADABLE_FILE, path, line, column, f"file not checked: {reason}")
+
+
+def compile_failed(path: str, line: int, column: int, kernel: str, signature: str, reason: str) -> Finding:
+    target = f" for {signature}" if signature else ""
+    return diagnostic(COMPILE_FAILED, path, line, column, f"kernel `{kernel}` failed to compile{target}: {reason}",
+                      kernel=kernel, signature=signature)
+
+
+def file_compile_failed(path: str, line: int, column: int, reason: str) -> Finding:
+    return diagnostic(COMPILE_FAILED, path, line, column, f"HIP file failed to compile: {reason}")
+
+
+def no_signature(path: str, line: int, column: int, kernel: str, tried: str = "") -> Finding:
+    if tried:
+        reason = f"kernel `{kernel}` skipped: no signature found ({tried})"
+    else:
+        reason = f"kernel `{kernel}` skipped: no signature"
+    return diagnostic(NO_SIGNATURE, path, line, column,
+                      f"{reason}; add `# kernlint: sig=void(...)` directly above its decorator", kernel=kernel)
+
+
+def invalid_ir(path: str, line: int, column: int, reason: str, kernel: str = "") -> Finding:
+    return diagnostic(INVALID_IR, path, line, column, f"invalid IR: {reason}", kernel=kernel)
 
 
 def merge(findings: List[Finding]) -> List[Finding]:

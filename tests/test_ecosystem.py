@@ -135,17 +135,23 @@ def test_warm_cache_gives_the_same_findings_without_importing_numba(project):
 
 
 def test_cache_is_invalidated_by_every_change_that_matters(project):
+    from kernlint.engine import Options, cache_settings
+    from kernlint.frontends.project import FrontendSettings
+
     (project / "helpers.py").write_text("SCALE = 1\n")
     source = project / "kernels.py"
-    source.write_text("import helpers\n" + PRINT_GUARD)
+    source.write_text("import helpers\n" + PRINT_GUARD.replace("y[i] = int(v)", "y[i] = int(v * helpers.SCALE)"))
     kernlint("check", "kernels.py", cwd=project)
     cache = Cache(str(project))
     path = str(source)
-    settings = {"arch": "sm_90", "signatures": {}}
+    settings = cache_settings(path, Options())
     assert cache.load(path, settings) is not None
-    assert cache.load(path, {"arch": "sm_80", "signatures": {}}) is None  # architecture
-    assert cache.load(path, {"arch": "sm_90", "signatures": {"convert": ["void()"]}}) is None  # signatures
-    (project / "helpers.py").write_text("SCALE = 2\n")  # a module the kernel file imports
+    assert cache.load(path, cache_settings(path, Options(arch="sm_80"))) is None  # architecture
+    assert cache.load(path, cache_settings(path, Options(signatures={path: {"convert": ["void()"]}}))) is None
+    for frontend in (FrontendSettings(safe_imports=("scipy",)), FrontendSettings(constants={"N": 2}),
+                     FrontendSettings(jit_decorators=("pkg.jit",)), FrontendSettings(import_modules=True)):
+        assert cache.load(path, cache_settings(path, Options(frontend=frontend))) is None
+    (project / "helpers.py").write_text("SCALE = 2\n")  # a module whose value the kernel reads
     assert cache.load(path, settings) is None
     kernlint("check", "kernels.py", cwd=project)
     assert cache.load(path, settings) is not None

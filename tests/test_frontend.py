@@ -1,10 +1,12 @@
 """The numba.cuda frontend: signatures, options, and user modules that misbehave at import."""
+import json
 import textwrap
 
 import pytest
 
 from kernlint.engine import Options, check_paths
 from kernlint.frontends.numba_cuda import compile_file, parse_cc
+from kernlint.frontends.project import FrontendSettings
 
 
 @pytest.mark.parametrize("arch, cc", [("sm_90", (9, 0)), ("80", (8, 0)), ("sm_120", (12, 0)), ("8.6", (8, 6))])
@@ -30,7 +32,7 @@ def test_eager_signatures_compile_without_a_gpu_and_keep_user_options(tmp_path):
     assert kernel.entry in kernel.modules[0]
 
 
-def test_misbehaving_modules_are_reported_and_the_run_goes_on(tmp_path):
+def test_misbehaving_modules_are_reported_and_the_run_goes_on_with_import_modules(tmp_path):
     (tmp_path / "hangs.py").write_text("import time\nfrom numba import cuda\nwhile True:\n    time.sleep(1)\n")
     (tmp_path / "exits.py").write_text("import sys\nfrom numba import cuda\nsys.exit(3)\n")
     (tmp_path / "crashes.py").write_text("import os\nfrom numba import cuda\nos._exit(7)\n")
@@ -41,7 +43,8 @@ def test_misbehaving_modules_are_reported_and_the_run_goes_on(tmp_path):
         def fine(y):
             y[0] = 1
     '''))
-    report = check_paths([str(tmp_path)], Options(timeout=10, jobs=2))
+    imported = Options(timeout=10, jobs=2, frontend=FrontendSettings(import_modules=True))
+    report = check_paths([str(tmp_path)], imported)
     by_file = {f.path.rsplit("/", 1)[-1]: f for f in report.findings}
     assert set(by_file) == {"hangs.py", "exits.py", "crashes.py"}
     assert all(f.code == "KL901" for f in by_file.values())
@@ -49,6 +52,8 @@ def test_misbehaving_modules_are_reported_and_the_run_goes_on(tmp_path):
     assert "SystemExit" in by_file["exits.py"].message and by_file["exits.py"].line == 3
     assert "exit code 7" in by_file["crashes.py"].message
     assert [s.kernel for s in report.stats] == ["fine"]
+    read = check_paths([str(tmp_path)], Options(timeout=10, jobs=2))  # read, not run: nothing misbehaves
+    assert read.findings == [] and [s.kernel for s in read.stats] == ["fine"]
 
 
 def test_the_time_limit_applies_to_each_step_not_to_the_whole_file(tmp_path):
@@ -62,3 +67,129 @@ def k{n}(y, x):
     report = check_paths([str(tmp_path)], Options(timeout=1, jobs=1))
     assert report.findings == []  # 200 compilations take longer than 1 s together, none alone
     assert len(report.stats) == 200
+
+
+TOP_LEVEL_EFFECTS = '''
+import os
+import sys
+
+import numpy as np
+import kernlint_not_installed_anywhere
+from numba import cuda
+
+with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "MARKER"), "w") as out:
+    out.write("the top level ran")
+
+
+@cuda.jit("void(int64[::1], float64[::1])")
+def convert(y, x):
+    i = cuda.grid(1)
+    if i < x.size:
+        v = x[i]
+        if v != v:
+            print("NaN at", i)
+            return
+        y[i] = int(v)
+
+
+x = np.ones(16)
+y = np.zeros(16, dtype=np.int64)
+convert[1, 16](y, x)
+sys.exit(3)
+'''
+
+
+def test_a_file_is_read_never_run(tmp_path):
+    """Writing a file, importing what is not installed, launching, sys.exit: none of it
+    happens, and the kernel's findings are reported as before."""
+    source = tmp_path / "script.py"
+    source.write_text(TOP_LEVEL_EFFECTS)
+    report = check_paths([str(tmp_path)], Options(timeout=60))
+    assert not (tmp_path / "MARKER").exists()
+    assert sorted((f.code, f.line) for f in report.findings) == [("KL101", 21), ("KL301", 19)]
+    assert [s.kernel for s in report.stats] == ["convert"]
+
+
+def test_the_fixture_script_did_not_run(fixture_report):
+    from conftest import FIXTURES
+
+    assert any(f.path.endswith("run_push.py") for f in fixture_report.findings)
+    assert not (FIXTURES / "project" / "scripts" / "SCRIPT_RAN").exists()
+
+
+def test_import_modules_keeps_the_old_way(tmp_path):
+    source = tmp_path / "script.py"
+    source.write_text(TOP_LEVEL_EFFECTS.replace("import kernlint_not_installed_anywhere\n", "")
+                      .replace("convert[1, 16](y, x)\n", ""))
+    report = check_paths([str(tmp_path)], Options(timeout=60, frontend=FrontendSettings(import_modules=True)))
+    assert (tmp_path / "MARKER").exists()  # it was imported: its top level ran
+    assert [(f.code, f.line) for f in report.findings] == [("KL901", 25)]  # and its sys.exit ended it
+
+
+def run_cli(*args, cwd):
+    import os
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+
+    return subprocess.run([sys.executable, "-m", "kernlint", *args], cwd=cwd, capture_output=True, text=True,
+                          timeout=600, env={**os.environ, "PYTHONPATH": str(ROOT)})
+
+
+def test_configuration_names_jit_wrappers_safe_imports_and_constants(tmp_path):
+    """What the slice cannot see, the configuration supplies."""
+    (tmp_path / "gpu").mkdir()
+    (tmp_path / "gpu" / "__init__.py").write_text("")
+    (tmp_path / "gpu" / "tools.py").write_text(textwrap.dedent('''
+        import importlib.util
+
+        def compile_cupy(signature, **options):
+            """Picks a backend at run time: not a shape kernlint recognises by itself."""
+            if importlib.util.find_spec("cupy") is None:
+                raise RuntimeError("needs cupy")
+            from numba import cuda
+            return cuda.jit(signature, **options)
+    '''))
+    (tmp_path / "kernels.py").write_text(textwrap.dedent('''
+        import os
+        from errno import EDOM
+        from numba import cuda, float64
+        from gpu.tools import compile_cupy
+
+        STEPS = int(os.environ["STEPS"])
+
+        @compile_cupy("void(int64[::1], float64[::1])")
+        def convert(y, x):
+            i = cuda.grid(1)
+            if i < x.size:
+                v = x[i]
+                if v != v:
+                    print("NaN", i)
+                    return
+                y[i] = int(v)
+
+        @cuda.jit("void(float64[::1])")
+        def local_table(x):
+            table = cuda.local.array(EDOM, float64)
+            for k in range(STEPS):
+                table[k % EDOM] = x[k]
+            x[0] = table[0]
+    '''))
+    bare = run_cli("check", "--no-cache", "--output-format", "json", ".", cwd=tmp_path)
+    found = json.loads(bare.stdout)
+    assert [(f["code"], f["kernel"]) for f in found] == [("KL902", "local_table")]
+    assert "EDOM" in found[0]["message"] and "safe-imports" in found[0]["message"]
+    (tmp_path / "pyproject.toml").write_text(textwrap.dedent('''
+        [tool.kernlint]
+        jit-decorators = ["gpu.tools.compile_cupy"]
+        safe-imports = ["errno"]
+    '''))
+    configured = json.loads(run_cli("check", "--no-cache", "--output-format", "json", ".", cwd=tmp_path).stdout)
+    assert [(f["code"], f["kernel"]) for f in configured] == [("KL301", "convert"), ("KL101", "convert"),
+                                                              ("KL902", "local_table")]
+    assert "STEPS" in configured[2]["message"] and "constants" in configured[2]["message"]
+    with open(tmp_path / "pyproject.toml", "a") as config:
+        config.write('constants = { "kernels.py::STEPS" = 8 }\n')
+    complete = json.loads(run_cli("check", "--no-cache", "--output-format", "json", ".", cwd=tmp_path).stdout)
+    assert [(f["code"], f["kernel"]) for f in complete] == [("KL301", "convert"), ("KL101", "convert")]

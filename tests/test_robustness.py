@@ -26,12 +26,12 @@ def good(y, x):
 BAD_INPUTS = {
     # file name -> (contents, expected code, expected line, words in the reason)
     "syntax.py": ("from numba import cuda\ndef broken(:\n    pass\n", "KL901", 2, "syntax error"),
-    "missing.py": ("from numba import cuda\nimport kernlint_missing_module\n", "KL901", 2, "ModuleNotFoundError"),
-    "raises.py": ("from numba import cuda\n\n\nraise RuntimeError('boom at import')\n", "KL901", 4, "boom at import"),
+    "missing.py": ('from numba import cuda\nimport kernlint_missing_module as m\n\n\n@cuda.jit("void(float64[::1])")\n'
+                   'def k(x):\n    x[0] = m.table(x[0])\n', "KL902", 7, "kernlint_missing_module"),
     "latin1.py": (b"from numba import cuda\nname = 'caf\xe9'\n", "KL901", 2, "UTF-8"),
     "junk.py": (bytes(range(256)) * 4 + b"cuda", "KL901", 1, "cannot read"),
     "untyped.py": ('from numba import cuda\n\n\n@cuda.jit("void(float64[::1])")\ndef k(x):\n'
-                   '    x[0] = undefined_name\n', "KL902", 5, "undefined_name"),
+                   '    x[0] = undefined_name\n', "KL902", 6, "undefined_name"),
     "badsig.py": ('from numba import cuda\n\n\n@cuda.jit("void(float64[::1)")\ndef k(x):\n    x[0] = 1\n',
                   "KL902", 5, "signature"),
     "malformed.ll": ("define void @k() {\nentry:\n  ret i32 0\n}\n", "KL904", 3, "value doesn't match"),
@@ -70,6 +70,26 @@ def test_bad_inputs_are_diagnostics_not_crashes(bad_run):
         assert words in finding["message"], (name, finding["message"])
         assert "\n" not in finding["message"]
     assert "empty.py" not in found and "good.py" not in found
+
+
+# With --import-modules the file's top level runs: what it does at import is reported.
+IMPORT_FAILURES = {
+    "missing.py": ("from numba import cuda\nimport kernlint_missing_module\n", 2, "ModuleNotFoundError"),
+    "raises.py": ("from numba import cuda\n\n\nraise RuntimeError('boom at import')\n", 4, "boom at import"),
+}
+
+
+def test_import_failures_are_diagnostics_with_import_modules_and_nothing_without(tmp_path):
+    for name, (contents, *_) in IMPORT_FAILURES.items():
+        (tmp_path / name).write_text(contents)
+    (tmp_path / "good.py").write_text(GOOD)
+    imported = kernlint("check", "--no-cache", "--import-modules", "--output-format", "json", str(tmp_path))
+    assert imported.returncode == 1, imported.stderr
+    found = {os.path.basename(d["path"]): d for d in json.loads(imported.stdout)}
+    for name, (_, line, words) in IMPORT_FAILURES.items():
+        assert (found[name]["code"], found[name]["line"]) == ("KL901", line) and words in found[name]["message"]
+    read = kernlint("check", "--no-cache", "--output-format", "json", str(tmp_path))
+    assert read.returncode == 0 and json.loads(read.stdout) == [], read.stdout  # nothing of theirs ran
 
 
 def test_the_run_goes_on_with_the_good_file(bad_run):

@@ -14,14 +14,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING, Dict, FrozenSet, List, Optional, Set
+from typing import Dict, FrozenSet, List, Optional, Protocol, Set
 
 from ..ir.reader import Block, Function, Instruction
 from . import runtime
 from .values import ValueFacts
 
-if TYPE_CHECKING:  # pragma: no cover
-    from .program import Program
+
+class Callees(Protocol):
+    """What a function's facts need to know about the functions it calls (``program.Program``)."""
+
+    def always_errors(self, name: str) -> bool: ...
+
+    def function_reports(self, name: str) -> bool: ...
 
 
 # Intrinsics that read state or hint the optimizer: no work a caller could observe.
@@ -51,7 +56,7 @@ def is_numba_abi(function: Function) -> bool:
 
 
 class FunctionFacts:
-    def __init__(self, function: Function, program: "Program"):
+    def __init__(self, function: Function, program: Callees):
         self.function = function
         self.program = program
         self.blocks: Dict[str, Block] = function.block_map

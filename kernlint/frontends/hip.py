@@ -19,9 +19,8 @@ import tempfile
 import time
 from typing import List, Optional
 
-from ..findings import Finding
+from ..findings import Finding, file_compile_failed, unreadable_file
 from ..ir.reader import parse_module
-from ..rules import kl901_unreadable_file, kl902_compile_failed
 from .irfile import compile_ir_file
 from .numba_cuda import FileResult
 
@@ -41,10 +40,9 @@ def command(path: str, output: str, offload_arch: str) -> List[str]:
 def compile_hip_file(path: str, offload_arch: str = "gfx90a", timeout: float = 120.0) -> FileResult:
     path = os.path.abspath(path)
     if hipcc() is None:
-        return FileResult(path=path, diagnostics=[_diagnostic(
-            kl901_unreadable_file, path, 1, 1,
-            kl901_unreadable_file.message("hipcc not found: install Debian's hipcc, rocm-device-libs and "
-                                          "libamdhip64-dev (README: ROCm)"))])
+        return FileResult(path=path, diagnostics=[unreadable_file(
+            path, 1, 1, "hipcc not found: install Debian's hipcc, rocm-device-libs and "
+                        "libamdhip64-dev (README: ROCm)")])
     with tempfile.TemporaryDirectory(prefix="kernlint-hip-") as scratch:
         output = os.path.join(scratch, "kernels.bc")
         env = {**os.environ, "HIP_PLATFORM": "amd"}
@@ -53,8 +51,8 @@ def compile_hip_file(path: str, offload_arch: str = "gfx90a", timeout: float = 1
             done = subprocess.run(command(path, output, offload_arch), capture_output=True, text=True,
                                   env=env, timeout=timeout, cwd=os.path.dirname(path))
         except subprocess.TimeoutExpired:
-            return FileResult(path=path, diagnostics=[_diagnostic(
-                kl902_compile_failed, path, 1, 1, f"hipcc took longer than {timeout:g} s")])
+            return FileResult(path=path, diagnostics=[file_compile_failed(
+                path, 1, 1, f"hipcc took longer than {timeout:g} s")])
         if done.returncode != 0:
             return FileResult(path=path, diagnostics=[_compile_error(path, done.stderr)])
         result = compile_ir_file(output)
@@ -76,12 +74,7 @@ def compile_hip_file(path: str, offload_arch: str = "gfx90a", timeout: float = 1
 def _compile_error(path: str, stderr: str) -> Finding:
     for match in _CLANG_ERROR.finditer(stderr):
         if os.path.abspath(match.group("path")) == path:
-            return _diagnostic(kl902_compile_failed, path, int(match.group("line")), int(match.group("column")),
-                               f"hipcc: {match.group('message').strip()}")
+            return file_compile_failed(path, int(match.group("line")), int(match.group("column")),
+                                       f"hipcc: {match.group('message').strip()}")
     first = next((line for line in stderr.splitlines() if "error" in line), stderr.strip()[:200])
-    return _diagnostic(kl902_compile_failed, path, 1, 1, f"hipcc: {first.strip()[:300]}")
-
-
-def _diagnostic(rule, path: str, line: int, column: int, reason: str) -> Finding:
-    message = rule.message(reason) if rule is kl901_unreadable_file else rule.file_message(reason)
-    return Finding(code=rule.CODE, path=path, line=line, column=column, message=message)
+    return file_compile_failed(path, 1, 1, f"hipcc: {first.strip()[:300]}")

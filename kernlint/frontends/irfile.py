@@ -15,9 +15,8 @@ import os
 import re
 from typing import List, Optional, Tuple
 
-from ..findings import Finding, KernelInfo
+from ..findings import Finding, KernelInfo, invalid_ir
 from ..ir.reader import IRSyntaxError, Module, parse_module
-from ..rules import kl904_invalid_ir
 from .numba_cuda import CompiledKernel, FileResult
 
 IR_SUFFIXES = (".ll", ".bc")
@@ -28,8 +27,7 @@ _LLVM_ERROR = re.compile(r"<string>:(\d+):(\d+):\s*error:\s*(.*)")
 
 
 def invalid(path: str, reason: str, line: int = 1, column: int = 1) -> Finding:
-    return Finding(code=kl904_invalid_ir.CODE, path=path, line=line, column=column,
-                   message=kl904_invalid_ir.message(reason))
+    return invalid_ir(path, line, column, reason)
 
 
 @contextlib.contextmanager

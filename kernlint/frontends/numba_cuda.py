@@ -1,11 +1,13 @@
-"""numba.cuda kernels -> LLVM IR, with no GPU and no driver.
+"""numba.cuda kernels -> LLVM IR, with no GPU and no driver, and without running the file.
 
-numba-cuda compiles eager signatures (``@cuda.jit("void(...)")``) at decoration,
-which needs a device. While the user's module is imported, ``numba.cuda.jit`` is
-replaced by a recorder that makes every dispatcher lazy and remembers its
-signatures; kernlint then compiles each signature itself through numba-cuda's
-``compile_cuda``, supplying the target's compute capability where numba-cuda
-would ask the driver for one (typing a call to a device function does).
+The file is read, not imported: its kernels are found in the syntax tree
+(``pysource``) and each is made from a slice of its module (``slicing``), as a lazy
+numba-cuda dispatcher that remembers the signatures and options its decorator gave.
+kernlint then compiles each signature itself through numba-cuda's ``compile_cuda``,
+supplying the target's compute capability where numba-cuda would ask the driver for
+one (typing a call to a device function does). ``--import-modules`` imports the file
+whole instead, with ``numba.cuda.jit`` replaced by a recorder that makes every
+dispatcher lazy (eager compilation needs a GPU).
 
 The IR kept is numba's own, before the kernel fix-up that turns exception status
 returns into plain ``ret void``: that is where a dropped ``raise`` is still visible.
@@ -27,9 +29,9 @@ import traceback
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
-from ..findings import Finding, KernelInfo
-from ..rules import kl901_unreadable_file, kl902_compile_failed, kl903_no_signature
+from ..findings import Finding, KernelInfo, compile_failed, no_signature, unreadable_file
 from ..source import SourceFile, decode_source, undecodable
+from .project import FrontendSettings
 
 SIG_COMMENT = re.compile(r"^#\s*kernlint:\s*sig\s*=\s*(.+?)\s*$")
 CODEGEN_OPTIONS = ("debug", "opt", "lineinfo", "fastmath")
@@ -57,7 +59,8 @@ class FileResult:
     kernels: List[CompiledKernel] = field(default_factory=list)
     diagnostics: List[Finding] = field(default_factory=list)
     import_seconds: float = 0.0
-    dependencies: List[str] = field(default_factory=list)  # the user's own modules it imported
+    dependencies: List[str] = field(default_factory=list)  # the user's own modules it read or imported
+    standins: List[str] = field(default_factory=list)  # library values compiled as float64 stand-ins
 
 
 def parse_cc(arch: str) -> Tuple[int, int]:
@@ -151,11 +154,6 @@ def _user_line(exc: BaseException, path: str) -> int:
     if isinstance(exc, SyntaxError) and exc.lineno:
         line = exc.lineno
     return line or 1
-
-
-def _diagnostic(code_module, path: str, line: int, column: int, message: str, kernel="") -> Finding:
-    return Finding(code=code_module.CODE, path=path, line=line, column=column, message=message,
-                   kernel=kernel, kernel_line=line if kernel else 0)
 
 
 def _import(path: str, source: SourceFile):
@@ -267,115 +265,253 @@ def _dispatchers(module, path: str):
     return sorted(found, key=lambda d: d.py_func.__code__.co_firstlineno)
 
 
-def compile_file(
-    path: str,
-    arch: str = "sm_90",
-    extra_signatures: Optional[Dict[str, Sequence[str]]] = None,
-    runnable: bool = False,
-    progress: Optional[Callable[[], None]] = None,
-) -> FileResult:
-    """Import one Python file and compile every kernel and device function it defines."""
-    path = os.path.abspath(path)
-    result = FileResult(path=path)
+def signature_text(signature) -> str:
+    """A signature as people write it: ``void(int64[::1], float64)``."""
+    if isinstance(signature, str):
+        return signature
+    from numba.core import sigutils
+
+    try:
+        argtypes, restype = sigutils.normalize_signature(signature)
+    except Exception:  # noqa: BLE001 - shown as numba prints it
+        return str(signature)
+    ret = "void" if restype is None else type_text(restype)
+    return f"{ret}({', '.join(type_text(t) for t in argtypes)})"
+
+
+def type_text(numba_type) -> str:
+    """numba types as people write them in signatures: ``array(int64, 1d, C)`` -> ``int64[::1]``."""
+    ndim = getattr(numba_type, "ndim", None)
+    dtype = getattr(numba_type, "dtype", None)
+    if ndim is None or dtype is None:
+        return "void" if str(numba_type) == "none" else str(numba_type)
+    dims = [":"] * ndim
+    if getattr(numba_type, "layout", "A") == "C":
+        dims[-1] = "::1"
+    elif getattr(numba_type, "layout", "A") == "F":
+        dims[0] = "::1"
+    return f"{dtype}[{', '.join(dims)}]"
+
+
+def _read(path: str, result: FileResult) -> Optional[SourceFile]:
     try:
         with open(path, "rb") as handle:
             data = handle.read()
     except OSError as exc:
-        result.diagnostics.append(_diagnostic(kl901_unreadable_file, path, 1, 1, kl901_unreadable_file.message(
-            f"cannot read: {exc.strerror or exc}")))
-        return result
+        result.diagnostics.append(unreadable_file(path, 1, 1, f"cannot read: {exc.strerror or exc}"))
+        return None
     try:
-        source = SourceFile(path, decode_source(data))
+        return SourceFile(path, decode_source(data))
     except (UnicodeDecodeError, SyntaxError, LookupError):
         line, reason = undecodable(data)
-        result.diagnostics.append(_diagnostic(kl901_unreadable_file, path, line, 1,
-                                              kl901_unreadable_file.message(reason)))
+        result.diagnostics.append(unreadable_file(path, line, 1, reason))
+        return None
+
+
+@dataclass
+class _Candidate:
+    """A kernel or device function to compile: what its signatures come from."""
+
+    name: str
+    qualname: str
+    dispatcher: Any
+    node: Optional[ast.AST]
+    first_line: int  # the first decorator's line
+    variant: str = ""
+
+
+def compile_file(
+    path: str,
+    arch: str = "sm_90",
+    extra_signatures: Optional[Dict[str, Sequence]] = None,
+    runnable: bool = False,
+    progress: Optional[Callable[[], None]] = None,
+    settings: Optional[FrontendSettings] = None,
+) -> FileResult:
+    """Compile every kernel and device function one Python file defines.
+
+    By default the file is read, not run: each kernel is made from a slice of its module
+    (``slicing``). With ``settings.import_modules`` the file is imported whole, as the
+    user's program would import it."""
+    path = os.path.abspath(path)
+    settings = settings or FrontendSettings()
+    result = FileResult(path=path)
+    source = _read(path, result)
+    if source is None:
         return result
-    cc = parse_cc(arch)
     started = time.perf_counter()
-    before = set(sys.modules)
-    try:
-        module = _import(path, source)
-    except SyntaxError as exc:
-        result.diagnostics.append(_diagnostic(
-            kl901_unreadable_file, path, exc.lineno or 1, exc.offset or 1,
-            kl901_unreadable_file.message(f"syntax error: {exc.msg}")))
-        return result
-    except BaseException as exc:  # noqa: BLE001 - user code may raise anything, SystemExit too
-        result.diagnostics.append(_diagnostic(
-            kl901_unreadable_file, path, _user_line(exc, path), 1,
-            kl901_unreadable_file.message(f"import failed: {_first_line(exc)}")))
+    if settings.import_modules:
+        candidates = _imported_candidates(path, source, result)
+    else:
+        candidates = _sliced_candidates(path, source, result, settings)
+    if candidates is None:
         return result
     result.import_seconds = time.perf_counter() - started
     if progress:
         progress()
-    result.dependencies = _user_modules(set(sys.modules) - before, path)
+    cc = parse_cc(arch)
+    for candidate in candidates:
+        _compile_candidate(candidate, source, cc, extra_signatures or {}, runnable, progress, result)
+    return result
 
+
+def _sliced_candidates(path: str, source: SourceFile, result: FileResult,
+                       settings: FrontendSettings) -> Optional[List[_Candidate]]:
+    from .project import Project
+    from .slicing import Slicer, Unresolved
+
+    try:
+        ast.parse(source.text, filename=path)
+    except SyntaxError as exc:
+        result.diagnostics.append(unreadable_file(path, exc.lineno or 1, exc.offset or 1,
+                                                  f"syntax error: {exc.msg}"))
+        return None
+    except (ValueError, RecursionError) as exc:
+        result.diagnostics.append(unreadable_file(path, 1, 1, f"cannot parse: {exc}"))
+        return None
+    project = Project(settings)
+    module = project.module(path)
+    if module is None:
+        result.diagnostics.append(unreadable_file(path, 1, 1, "cannot parse"))
+        return None
+    slicer = Slicer(project)
+    for problem in slicer.configure(module):
+        result.diagnostics.append(unreadable_file(
+            path, problem.line or 1, 1, f"numba configuration not applied: {problem.text}"))
+    candidates: List[_Candidate] = []
+    for kernel in module.kernels:
+        try:
+            variants = slicer.variants(kernel)
+        except Unresolved as exc:
+            result.diagnostics.append(_unresolved(kernel, exc, path))
+            continue
+        for label, env in variants:
+            try:
+                dispatcher = slicer.dispatcher(kernel, env)
+            except Unresolved as exc:
+                result.diagnostics.append(_unresolved(kernel, exc, path))
+                continue
+            except RecursionError:
+                result.diagnostics.append(compile_failed(path, kernel.line, kernel.column, kernel.name, "",
+                                                         "its definitions nest too deeply to read"))
+                continue
+            except Exception as exc:  # noqa: BLE001 - numba.cuda.jit rejected the options
+                result.diagnostics.append(compile_failed(path, kernel.line, kernel.column, kernel.name, "",
+                                                         _first_line(exc)))
+                continue
+            candidates.append(_Candidate(kernel.name, kernel.qualname, dispatcher, kernel.node,
+                                         kernel.first_line, label))
+    result.dependencies = sorted(set(project.read) - {path})
+    result.standins = sorted(f"{name} ({what})" for (where, name), what in slicer.standins.items())
+    return candidates
+
+
+def _unresolved(kernel, exc, path: str) -> Finding:
+    """KL902 at the read that needed the value (the kernel's def line where that is elsewhere)."""
+    line, column = kernel.line, kernel.column
+    if exc.use is not None and exc.use[0] == path:
+        line, column = exc.use[1], exc.use[2]
+    what = "device function" if kernel.device else "kernel"
+    finding = compile_failed(path, line, column, kernel.name, "", exc.text)
+    finding.message = f"{what} `{kernel.name}` not compiled: {exc.text}"
+    finding.kernel_line = kernel.line
+    return finding
+
+
+def _imported_candidates(path: str, source: SourceFile, result: FileResult) -> Optional[List[_Candidate]]:
+    """--import-modules: import the file whole (its top level runs) and take its dispatchers."""
+    before = set(sys.modules)
+    try:
+        module = _import(path, source)
+    except SyntaxError as exc:
+        result.diagnostics.append(unreadable_file(path, exc.lineno or 1, exc.offset or 1,
+                                                  f"syntax error: {exc.msg}"))
+        return None
+    except BaseException as exc:  # noqa: BLE001 - user code may raise anything, SystemExit too
+        result.diagnostics.append(unreadable_file(path, _user_line(exc, path), 1,
+                                                  f"import failed: {_first_line(exc)}"))
+        return None
+    result.dependencies = _user_modules(set(sys.modules) - before, path)
+    candidates = []
     for dispatcher in _dispatchers(module, path):
         func = dispatcher.py_func
         first_line = func.__code__.co_firstlineno
-        node = _def_node(source.tree, first_line)
-        line = node.lineno if node is not None else first_line
-        column = node.col_offset + 1 if node is not None else 1
-        device = bool(dispatcher.targetoptions.get("device"))
-        user_options = getattr(dispatcher, "_kernlint_options", None) or {
-            key: bool(dispatcher.targetoptions.get(key)) for key in CODEGEN_OPTIONS
-        }
-        signatures = list(getattr(dispatcher, "_kernlint_signatures", []))
-        signatures += comment_signatures(source, first_line)
-        signatures += list((extra_signatures or {}).get(func.__name__, ()))
-        if not signatures:
-            if not device:
-                result.diagnostics.append(_diagnostic(
-                    kl903_no_signature, path, line, column,
-                    kl903_no_signature.message(func.__name__), kernel=func.__name__))
-            continue
-        for signature in dict.fromkeys(str(s) for s in signatures):
-            info = KernelInfo(
-                name=func.__name__,
-                path=path,
-                line=line,
-                column=column,
-                kind="device" if device else "kernel",
-                signature=signature,
-                options=dict(user_options),
-                option_lines=_option_lines(node),
-            )
-            try:
-                from numba.core import sigutils
+        candidates.append(_Candidate(func.__name__, func.__qualname__, dispatcher,
+                                     _def_node(source.tree, first_line), first_line))
+    return candidates
 
-                sigutils.normalize_signature(signature)
-            except Exception as exc:  # noqa: BLE001 - eval of the user's string: any error
-                result.diagnostics.append(_diagnostic(
-                    kl902_compile_failed, path, line, column,
-                    kl902_compile_failed.message(func.__name__, signature,
-                                                 f"the signature does not parse ({_first_line(exc)})"),
-                    kernel=func.__name__))
-                continue
-            started = time.process_time()  # CPU time: fair beside kernlint's own
-            try:
-                modules, entry, fixed = compile_signature(dispatcher, signature, cc, runnable)
-            except RecursionError:
-                result.diagnostics.append(_diagnostic(
-                    kl902_compile_failed, path, line, column,
-                    kl902_compile_failed.message(func.__name__, signature, "recursion too deep to compile"),
-                    kernel=func.__name__))
-                continue
-            except Exception as exc:  # noqa: BLE001 - numba raises many kinds of errors
-                result.diagnostics.append(_diagnostic(
-                    kl902_compile_failed, path, line, column,
-                    kl902_compile_failed.message(func.__name__, signature, _first_line(exc)),
-                    kernel=func.__name__))
-                continue
-            nvvm_options = {"opt": 3 if user_options.get("opt", True) else 0,
-                            "fastmath": bool(user_options.get("fastmath"))}
-            if user_options.get("debug"):
-                nvvm_options["g"] = None
-            if progress:
-                progress()
-            result.kernels.append(CompiledKernel(
-                info, modules, entry, time.process_time() - started, fixed, nvvm_options))
-    return result
+
+def _compile_candidate(candidate: _Candidate, source: SourceFile, cc, extra_signatures, runnable: bool,
+                       progress, result: FileResult) -> None:
+    path = result.path
+    dispatcher = candidate.dispatcher
+    node = candidate.node
+    line = node.lineno if node is not None else candidate.first_line
+    column = node.col_offset + 1 if node is not None else 1
+    device = bool(dispatcher.targetoptions.get("device"))
+    user_options = getattr(dispatcher, "_kernlint_options", None) or {
+        key: bool(dispatcher.targetoptions.get(key)) for key in CODEGEN_OPTIONS
+    }
+    signatures: List[Tuple[Any, str]] = [(s, "eager") for s in getattr(dispatcher, "_kernlint_signatures", [])]
+    signatures += [(s, "comment") for s in comment_signatures(source, candidate.first_line)]
+    for key in dict.fromkeys((candidate.qualname, candidate.name)):
+        for entry in extra_signatures.get(key, ()):
+            signatures.append(entry if isinstance(entry, tuple) else (entry, "config"))
+    if not signatures:
+        if not device:
+            result.diagnostics.append(no_signature(path, line, column, candidate.name))
+        return
+    seen = set()
+    for signature, origin in signatures:
+        text = signature_text(signature)
+        if text in seen:
+            continue
+        seen.add(text)
+        info = KernelInfo(
+            name=candidate.name,
+            path=path,
+            line=line,
+            column=column,
+            kind="device" if device else "kernel",
+            signature=text,
+            options=dict(user_options),
+            option_lines=_option_lines(node),
+            signature_source=origin,
+            variant=candidate.variant,
+        )
+
+        def failed(reason: str) -> Finding:
+            finding = compile_failed(path, line, column, candidate.name, text, reason)
+            finding.signature_source = origin
+            return finding
+
+        try:
+            from numba.core import sigutils
+
+            sigutils.normalize_signature(signature)
+        except Exception as exc:  # noqa: BLE001 - eval of the user's string: any error
+            result.diagnostics.append(failed(f"the signature does not parse ({_first_line(exc)})"))
+            continue
+        started = time.process_time()  # CPU time: fair beside kernlint's own
+        try:
+            modules, entry, fixed = compile_signature(dispatcher, signature, cc, runnable)
+        except RecursionError:
+            result.diagnostics.append(failed("recursion too deep to compile"))
+            continue
+        except Exception as exc:  # noqa: BLE001 - numba raises many kinds of errors
+            reason = _first_line(exc)
+            if result.standins:
+                reason += f" (compiled with float64 stand-ins for {', '.join(result.standins)})"
+            result.diagnostics.append(failed(reason))
+            continue
+        nvvm_options = {"opt": 3 if user_options.get("opt", True) else 0,
+                        "fastmath": bool(user_options.get("fastmath"))}
+        if user_options.get("debug"):
+            nvvm_options["g"] = None
+        if progress:
+            progress()
+        result.kernels.append(CompiledKernel(
+            info, modules, entry, time.process_time() - started, fixed, nvvm_options))
 
 
 def warm_up(arch: str = "sm_90") -> None:

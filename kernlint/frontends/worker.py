@@ -15,15 +15,14 @@ import time
 from multiprocessing.connection import wait
 from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
-from ..findings import Finding
-from ..rules import kl901_unreadable_file
+from ..findings import Finding, unreadable_file
 from .numba_cuda import FileResult
 
 _PRELOAD = "kernlint.frontends._preload"
 _ALIVE = "alive"  # sent after each step; the result comes last
 
 
-def _child(path: str, arch: str, signatures, runnable: bool, offload_arch: str, connection) -> None:
+def _child(path: str, arch: str, signatures, runnable: bool, offload_arch: str, settings, connection) -> None:
     os.environ["NUMBA_ENABLE_CUDASIM"] = "0"
     from . import compile_any
 
@@ -32,7 +31,7 @@ def _child(path: str, arch: str, signatures, runnable: bool, offload_arch: str, 
 
     try:
         result = compile_any(path, arch=arch, extra_signatures=signatures, runnable=runnable,
-                             offload_arch=offload_arch, progress=alive)
+                             offload_arch=offload_arch, progress=alive, settings=settings)
     except BaseException as exc:  # noqa: BLE001 - report, never hang the parent
         result = FileResult(path=os.path.abspath(path))
         result.diagnostics.append(_failure(path, f"kernlint worker failed: {type(exc).__name__}: {exc}"))
@@ -41,13 +40,7 @@ def _child(path: str, arch: str, signatures, runnable: bool, offload_arch: str, 
 
 
 def _failure(path: str, reason: str) -> Finding:
-    return Finding(
-        code=kl901_unreadable_file.CODE,
-        path=os.path.abspath(path),
-        line=1,
-        column=1,
-        message=kl901_unreadable_file.message(reason),
-    )
+    return unreadable_file(os.path.abspath(path), 1, 1, reason)
 
 
 def _context():
@@ -64,6 +57,7 @@ def compile_files(
     signatures: Optional[Dict[str, Dict[str, List[str]]]] = None,
     runnable: bool = False,
     offload_arch: str = "gfx90a",
+    settings=None,
 ) -> Iterator[FileResult]:
     """Yield one FileResult per path (in completion order)."""
     if not paths:
@@ -78,7 +72,8 @@ def compile_files(
             reader, writer = context.Pipe(duplex=False)
             process = context.Process(
                 target=_child,
-                args=(path, arch, (signatures or {}).get(os.path.abspath(path)), runnable, offload_arch, writer),
+                args=(path, arch, (signatures or {}).get(os.path.abspath(path)), runnable, offload_arch, settings,
+                      writer),
                 daemon=True,
             )
             process.start()

@@ -64,7 +64,7 @@ def statistics(report: Report) -> List[str]:
     for s in report.stats:
         ratio = f"{s.kernlint_seconds / s.numba_seconds:.3f}" if s.numba_seconds else "-"
         rows.append((
-            f"{display_path(s.path)}::{s.kernel}", s.signature,
+            f"{display_path(s.path)}::{s.kernel}" + (f"[{s.variant}]" if s.variant else ""), s.signature,
             f"{s.numba_seconds * 1e3:.1f}", f"{s.kernlint_seconds * 1e3:.2f}", ratio,
         ))
     numba = sum(s.numba_seconds for s in report.stats)

@@ -111,10 +111,14 @@ def rewrite_paths(paths: Sequence[str], options: Options, mode: str) -> List[Ker
     from ..frontends.worker import compile_files
 
     cc = parse_cc(options.arch)
-    files = [p for p in discover(paths, options.target) if worth_checking(p)]
+    from ..frontends.project import Project
+
+    project = Project(options.frontend)
+    files = [p for p in discover(paths, options.target) if worth_checking(p, project)]
     rewrites: List[KernelRewrite] = []
     for result in compile_files(files, options.arch, options.timeout, options.jobs,
-                                options.signatures, runnable=True, offload_arch=options.offload_arch):
+                                options.signatures, runnable=True, offload_arch=options.offload_arch,
+                                settings=options.frontend):
         for compiled in result.kernels:
             rewrite = rewrite_kernel(compiled, mode, cc)
             if rewrite is not None:

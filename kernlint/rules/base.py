@@ -21,6 +21,13 @@ class KernelContext:
         self.analysis = analysis
         self.source = source
         self.is_user_path = is_user_path
+        self._sources = {source.path: source} if source is not None else {}
+
+    def source_for(self, path: str) -> Optional[SourceFile]:
+        """The source of a file a location is in (a device function may live in another module)."""
+        if path not in self._sources:
+            self._sources[path] = SourceFile.read_or_none(path) if self.is_user_path(path) else None
+        return self._sources[path]
 
     def finding(
         self,
@@ -38,8 +45,9 @@ class KernelContext:
         if frame is None:
             frame, outer = Frame(self.kernel.path, self.kernel.line, self.kernel.column, self.kernel.name), []
         column = frame.column
-        if self.source is not None and frame.path == self.source.path and column <= 1:
-            column = self.source.column(frame.line, *point_at)
+        source = self.source_for(frame.path) if column <= 1 else None
+        if source is not None:
+            column = source.column(frame.line, *point_at)
         return Finding(
             code=code,
             path=frame.path,

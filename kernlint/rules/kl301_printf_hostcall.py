@@ -59,9 +59,9 @@ def is_printf_site(site: Site, ctx: KernelContext) -> bool:
         (call.callee or "").startswith(_PRINTF_SCOPE) for call in site.chain
     ):
         return True
-    source = ctx.source
     for frame in frames:
-        if source is not None and frame.path == source.path and frame.column > 0:
+        source = ctx.source_for(frame.path) if frame.path and frame.column > 0 else None
+        if source is not None:
             return source.line(frame.line)[frame.column - 1:].lstrip().startswith("printf")
     return False
 

@@ -60,9 +60,8 @@ def check(ctx: KernelContext) -> Iterator[Finding]:
             frames = site.frames()
             if not frames or not ctx.is_user_path(frames[0].path):
                 continue  # raised inside numba's own library code
-            if ctx.source is not None and frames[0].path == ctx.source.path and not ctx.source.column_of(
-                frames[0].line, is_raise
-            ):
+            source = ctx.source_for(frames[0].path)
+            if source is not None and not source.column_of(frames[0].line, is_raise):
                 continue  # a check numba inserted (range() step, division), not the user's raise
             yield ctx.finding(
                 CODE,

@@ -1,9 +1,10 @@
 """KL901 unreadable-file
 
 ## What it does
-Reports a file kernlint could not read, parse or import: a syntax error, bytes
-that are not valid in the file's encoding, a missing module, an exception (or a
-``sys.exit``, a hang past ``--timeout``, a crash) while importing it.
+Reports a file kernlint could not read or parse: a syntax error, bytes that are
+not valid in the file's encoding, a hang past ``--timeout`` or a crash while
+reading it. With ``--import-modules`` (the file imported whole, its top level
+run): a missing module, an exception, a ``sys.exit`` while importing it.
 
 ## Why is this bad?
 Nothing in the file was checked. kernlint goes on with the other files; the run
@@ -11,17 +12,14 @@ exits with 1, as for any finding.
 
 ## Example
 ```
-kernels.py:3:1: KL901 cannot import kernels.py: ModuleNotFoundError: No module named 'cupy'
+kernels.py:6:16: KL901 file not checked: syntax error: expected ':'
 ```
 
 ## Fix safety
-Nothing to fix automatically: make the file importable on a machine without a GPU.
+Nothing to fix automatically.
 """
 
-CODE = "KL901"
+from ..findings import UNREADABLE_FILE as CODE
+
 NAME = "unreadable-file"
 FIXABLE = False
-
-
-def message(reason: str) -> str:
-    return f"file not checked: {reason}"

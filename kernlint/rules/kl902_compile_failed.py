@@ -3,8 +3,11 @@
 ## What it does
 Reports a kernel (one of its signatures) that numba-cuda could not compile to
 LLVM IR: a typing error, an unsupported construct, a signature that does not
-parse, or compiler limits (such as unbounded recursion); and a HIP file that
-hipcc could not compile, at the line of hipcc's first error.
+parse, or compiler limits (such as unbounded recursion); a global the kernel
+reads that kernlint cannot give without running code (computed from
+``os.environ``, a function of a library it does not import, a factory parameter no
+call gives), at the line that reads it, with how to supply it; and a HIP file
+that hipcc could not compile, at the line of hipcc's first error.
 
 ## Why is this bad?
 That specialization was not checked. The other kernels of the file still are.
@@ -12,21 +15,15 @@ That specialization was not checked. The other kernels of the file still are.
 ## Example
 ```
 kernels.py:12:1: KL902 kernel `scale` failed to compile for void(float64[::1]): No implementation of function ...
+kernels.py:31:20: KL902 kernel `relax` not compiled: `STEPS` is computed at line 19 from `sys`, ...:
+    give its value in [tool.kernlint] constants = { "kernels.py::STEPS" = ... }, or check the file with --import-modules
 ```
 
 ## Fix safety
 Nothing to fix automatically.
 """
 
-CODE = "KL902"
+from ..findings import COMPILE_FAILED as CODE
+
 NAME = "compile-failed"
 FIXABLE = False
-
-
-def message(kernel: str, signature: str, reason: str) -> str:
-    target = f" for {signature}" if signature else ""
-    return f"kernel `{kernel}` failed to compile{target}: {reason}"
-
-
-def file_message(reason: str) -> str:
-    return f"HIP file failed to compile: {reason}"

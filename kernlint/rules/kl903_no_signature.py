@@ -22,13 +22,7 @@ One ``# kernlint: sig=...`` line per signature, directly above the decorator.
 Nothing to fix automatically.
 """
 
-CODE = "KL903"
+from ..findings import NO_SIGNATURE as CODE
+
 NAME = "no-signature"
 FIXABLE = False
-
-
-def message(kernel: str) -> str:
-    return (
-        f"kernel `{kernel}` skipped: no signature; add `# kernlint: sig=void(...)` "
-        f"directly above its decorator"
-    )

@@ -16,10 +16,7 @@ dump.ll:17:1: KL904 invalid IR: expected instruction opcode
 Nothing to fix automatically.
 """
 
-CODE = "KL904"
+from ..findings import INVALID_IR as CODE
+
 NAME = "invalid-ir"
 FIXABLE = False
-
-
-def message(reason: str) -> str:
-    return f"invalid IR: {reason}"

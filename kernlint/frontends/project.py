@@ -1,0 +1,239 @@
+"""The user's project, read statically: where its modules are and what they define.
+
+Absolute imports are looked up the way Python would find them when the project runs,
+without running it: from the directory above the file's top package (or the script's
+own directory), the project root (the nearest directory with ``pyproject.toml``,
+``setup.py``, ``setup.cfg`` or ``.git``), its ``src/``, and the directories a file adds
+with a literal ``sys.path.insert(...)``/``sys.path.append(...)``. A module found there
+is the user's: it is read, never imported. Anything else is a library.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from ..source import SourceFile
+from .pysource import PyModule, Wrapper, find_wrapper
+
+# Imported (really imported) to give kernels the types and constants they read.
+SAFE_MODULES = ("numba", "numpy", "math", "cmath", "operator", "kernlint")  # kernlint: unchecked_int & co.
+_ROOT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
+
+
+@dataclass
+class FrontendSettings:
+    """What the configuration tells the Python frontend (picklable: it goes to the workers)."""
+
+    safe_imports: Tuple[str, ...] = ()  # modules imported in addition to SAFE_MODULES
+    jit_decorators: Tuple[str, ...] = ()  # qualified names of the project's own jit wrappers
+    constants: Dict[str, object] = field(default_factory=dict)  # "NAME" / "path.py::NAME" -> value
+    import_modules: bool = False  # import each file whole, running its top level (opt-in)
+    root: Optional[str] = None  # the configuration's directory: paths in it are relative to this
+
+    @property
+    def safe(self) -> Tuple[str, ...]:
+        return SAFE_MODULES + tuple(self.safe_imports)
+
+    def is_safe(self, module: str) -> bool:
+        return any(module == m or module.startswith(m + ".") for m in self.safe)
+
+
+def project_root(path: str) -> str:
+    """The nearest directory above ``path`` holding a project marker; else the directory
+    above the file's top package."""
+    directory = os.path.dirname(os.path.abspath(path))
+    probe = directory
+    while True:
+        if any(os.path.exists(os.path.join(probe, marker)) for marker in _ROOT_MARKERS):
+            return probe
+        parent = os.path.dirname(probe)
+        if parent == probe:
+            return package_base(path)
+        probe = parent
+
+
+def package_base(path: str) -> str:
+    """The directory above the top package that holds ``path`` (its own directory if none)."""
+    directory = os.path.dirname(os.path.abspath(path))
+    while os.path.isfile(os.path.join(directory, "__init__.py")):
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            break
+        directory = parent
+    return directory
+
+
+def module_name(path: str) -> Tuple[str, str]:
+    """(dotted module name, package) of a file, from the packages above it."""
+    path = os.path.abspath(path)
+    base = package_base(path)
+    relative = os.path.relpath(os.path.splitext(path)[0], base)
+    parts = [p for p in relative.split(os.sep) if p]
+    if parts and parts[-1] == "__init__":
+        parts = parts[:-1]
+        return ".".join(parts), ".".join(parts)
+    return ".".join(parts), ".".join(parts[:-1])
+
+
+class Project:
+    """Parsed user modules, by file, and how to find them by name."""
+
+    def __init__(self, settings: Optional[FrontendSettings] = None):
+        self.settings = settings or FrontendSettings()
+        self.jit_decorators = tuple(self.settings.jit_decorators)
+        self._modules: Dict[str, Optional[PyModule]] = {}
+        self._wrappers: Dict[str, Optional[Wrapper]] = {}
+        self.read: List[str] = []  # the user modules read (besides the checked files): cache dependencies
+
+    def module(self, path: str) -> Optional[PyModule]:
+        """The file, read and parsed; None where it cannot be (its diagnostic comes elsewhere)."""
+        path = os.path.abspath(path)
+        if path not in self._modules:
+            source = SourceFile.read_or_none(path)
+            module = None
+            if source is not None:
+                name, package = module_name(path)
+                try:
+                    module = PyModule(path, source.text, name, package, self)
+                except (SyntaxError, ValueError, RecursionError):
+                    module = None
+            self._modules[path] = module
+        return self._modules[path]
+
+    def search_path(self, importer: PyModule) -> List[str]:
+        """Where absolute imports of ``importer`` are looked up, first first."""
+        candidates = [package_base(importer.path), project_root(importer.path)]
+        candidates.append(os.path.join(candidates[-1], "src"))
+        if self.settings.root:
+            candidates += [self.settings.root, os.path.join(self.settings.root, "src")]
+        candidates += path_inserts(importer)
+        return list(dict.fromkeys(os.path.abspath(c) for c in candidates if os.path.isdir(c)))
+
+    def find(self, dotted: str, importer: PyModule) -> Optional[str]:
+        """The file (or package directory) of a user module; None for libraries."""
+        if not dotted or self.settings.is_safe(dotted):
+            return None
+        parts = dotted.split(".")
+        for base in self.search_path(importer):
+            stem = os.path.join(base, *parts)
+            for candidate in (stem + ".py", os.path.join(stem, "__init__.py")):
+                if os.path.isfile(candidate):
+                    return candidate
+            if os.path.isdir(stem) and _is_namespace_package(stem):
+                return stem
+        return None
+
+    def module_named(self, dotted: str, importer: PyModule) -> Optional[PyModule]:
+        found = self.find(dotted, importer)
+        if found is None or os.path.isdir(found):
+            return None
+        module = self.module(found)
+        if module is not None and found not in self.read and found != importer.path:
+            self.read.append(found)
+        return module
+
+    def definition(self, qualified: str, importer: PyModule, depth: int = 0):
+        """(module, binding) where ``pkg.mod.name`` is defined in the user's code, following
+        re-exports (``from .impl import name`` in a package's ``__init__``); None for libraries."""
+        module_part, _, name = qualified.rpartition(".")
+        if depth > 10 or not module_part:
+            return None
+        module = importer if module_part == importer.name else self.module_named(module_part, importer)
+        if module is None:
+            return None
+        binding = module.bindings.get(name)
+        if binding is not None and binding.kind == "import" and binding.attr and binding.module:
+            return self.definition(binding.imported, module, depth + 1) or (module, binding)
+        return (module, binding) if binding is not None else None
+
+    def wrapper(self, qualified: str, importer: PyModule) -> Optional[Wrapper]:
+        """A user function ``pkg.mod.name`` that wraps numba.cuda.jit, or None."""
+        if qualified not in self._wrappers:
+            self._wrappers[qualified] = None  # recursion guard
+            found = self.definition(qualified, importer)
+            if found is not None and found[1].kind == "def":
+                self._wrappers[qualified] = find_wrapper(found[0], found[1].name)
+        return self._wrappers[qualified]
+
+
+def _is_namespace_package(directory: str) -> bool:
+    try:
+        return any(entry.endswith(".py") or os.path.isdir(os.path.join(directory, entry))
+                   for entry in os.listdir(directory))
+    except OSError:
+        return False
+
+
+def path_inserts(module: PyModule) -> List[str]:
+    """Directories a file adds with ``sys.path.insert(i, <literal path>)`` or ``append``,
+    evaluated without running anything (``__file__``, ``os.path`` and ``pathlib`` only)."""
+    found: List[str] = []
+    for node in ast.walk(module.tree):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and node.func.attr in ("insert", "append") and module.dotted(node.func.value) == "sys.path"):
+            continue
+        argument = node.args[-1] if node.args else None
+        if argument is None:
+            continue
+        value = _path_value(argument, module)
+        if isinstance(value, str):
+            found.append(value if os.path.isabs(value) else os.path.join(os.path.dirname(module.path), value))
+    return found
+
+
+def _path_value(expr: ast.expr, module: PyModule, depth: int = 0):
+    """A tiny evaluator for path expressions: strings, ``__file__``, os.path and pathlib calls."""
+    if depth > 20:
+        return None
+    if isinstance(expr, ast.Constant) and isinstance(expr.value, str):
+        return expr.value
+    if isinstance(expr, ast.Name):
+        if expr.id == "__file__":
+            return module.path
+        binding = module.bindings.get(expr.id)
+        if binding is not None and binding.kind == "assign" and not binding.path:
+            return _path_value(binding.value, module, depth + 1)
+        return None
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Div):  # Path / "x"
+        left, right = _path_value(expr.left, module, depth + 1), _path_value(expr.right, module, depth + 1)
+        return os.path.join(left, right) if isinstance(left, str) and isinstance(right, str) else None
+    if isinstance(expr, ast.Attribute) and expr.attr == "parent":
+        inner = _path_value(expr.value, module, depth + 1)
+        return os.path.dirname(inner) if isinstance(inner, str) else None
+    if isinstance(expr, ast.Call):
+        name = module.dotted(expr.func) or ""
+        args = [_path_value(a, module, depth + 1) for a in expr.args]
+        if any(not isinstance(a, str) for a in args):
+            if isinstance(expr.func, ast.Attribute) and expr.func.attr == "resolve" and not expr.args:
+                inner = _path_value(expr.func.value, module, depth + 1)
+                return os.path.abspath(inner) if isinstance(inner, str) else None
+            return None
+        functions = {
+            "os.path.join": lambda *a: os.path.join(*a),
+            "os.path.dirname": os.path.dirname,
+            "os.path.abspath": os.path.abspath,
+            "os.path.realpath": os.path.realpath,
+            "os.path.normpath": os.path.normpath,
+            "os.path.expanduser": lambda p: p,
+            "pathlib.Path": lambda *a: os.path.join(*a) if a else ".",
+            "builtins.str": lambda a: a,
+        }
+        if name in functions and args:
+            try:
+                return functions[name](*args)
+            except TypeError:
+                return None
+        if isinstance(expr.func, ast.Attribute) and expr.func.attr == "resolve" and not expr.args:
+            inner = _path_value(expr.func.value, module, depth + 1)
+            return os.path.abspath(inner) if isinstance(inner, str) else None
+    return None
+
+
+def read_modules(paths: Sequence[str], settings: Optional[FrontendSettings] = None) -> Project:
+    project = Project(settings)
+    for path in paths:
+        project.module(path)
+    return project

@@ -1,0 +1,621 @@
+"""Read a Python file without running it: what its names mean, and which functions are kernels.
+
+This layer only reads syntax (``ast`` and ``symtable``); it never imports numba or the
+user's code, so the CLI, the host rules and the signature finder use it as freely as
+the compile workers do.
+
+Names are resolved the way Python would bind them when the module runs, read off the
+syntax tree: imports (relative ones through the file's package), assignments (the last
+one wins; each remembers the ``if``/``try`` it sits in, which the evaluator decides),
+``def`` and ``class`` statements. ``dotted()`` turns an expression into the qualified
+name it stands for (``nc.jit`` -> ``numba.cuda.jit`` after ``from numba import cuda as
+nc``), which is how kernels are recognised whatever the user called things.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import symtable
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Dict, Iterator, List, Optional, Sequence, Tuple, Union
+
+JIT = "numba.cuda.jit"
+# Options of numba.cuda.jit that change the code it generates, or whether it is a kernel.
+JIT_OPTIONS = ("device", "debug", "opt", "lineinfo", "fastmath", "inline", "forceinline")
+
+FunctionNode = Union[ast.FunctionDef, ast.AsyncFunctionDef]
+
+
+@dataclass
+class Binding:
+    """One statement that binds a name at module (or function) level."""
+
+    name: str
+    kind: str  # import | assign | def | class | param | other
+    node: ast.AST
+    order: int
+    conditions: Tuple[Tuple[Optional[ast.expr], bool], ...] = ()  # (if-test, branch); None test: try body
+    module: str = ""  # import: absolute module name ("" where a relative import leaves the package)
+    attr: Optional[str] = None  # from-import: the imported name
+    value: Optional[ast.expr] = None  # assign: the right-hand side
+    path: Tuple[int, ...] = ()  # assign: index path into tuple unpacking
+    line: int = 0
+
+    @property
+    def imported(self) -> str:
+        """``module.attr`` for from-imports, ``module`` for imports."""
+        return f"{self.module}.{self.attr}" if self.attr else self.module
+
+
+@dataclass
+class Scope:
+    """Where a name is looked up: a module, and the functions around a point in it
+    (innermost last). Class bodies are not scopes for the functions inside them."""
+
+    module: "PyModule"
+    functions: Tuple[FunctionNode, ...] = ()
+
+    def inner(self, function: FunctionNode) -> "Scope":
+        return Scope(self.module, self.functions + (function,))
+
+    def lookup(self, name: str) -> Tuple[Optional[Binding], Optional[FunctionNode]]:
+        """The binding of ``name`` and the function it is local to (None: module level)."""
+        for function in reversed(self.functions):
+            binding = self.module.local_bindings(function).get(name)
+            if binding is not None:
+                return binding, function
+        return self.module.bindings.get(name), None
+
+
+@dataclass
+class JitArg:
+    expr: ast.expr
+    scope: Scope
+
+
+@dataclass
+class JitSpec:
+    """The arguments numba.cuda.jit receives for a kernel, each with the scope it is read in."""
+
+    args: List[JitArg] = field(default_factory=list)
+    keywords: Dict[str, JitArg] = field(default_factory=dict)
+    via: str = JIT  # numba.cuda.jit, or the wrapper decorator's qualified name
+
+    def literal(self, keyword: str, default=None):
+        arg = self.keywords.get(keyword)
+        if arg is None:
+            return default
+        if isinstance(arg.expr, ast.Constant):
+            return arg.expr.value
+        return default
+
+    @property
+    def device(self) -> bool:
+        return bool(self.literal("device", False))
+
+
+@dataclass
+class KernelDef:
+    """A function that numba.cuda.jit compiles: a kernel or a device function."""
+
+    node: FunctionNode
+    module: "PyModule"
+    jit: JitSpec
+    scope: Scope  # where the def statement is (its enclosing functions)
+    names: List[str]  # the names the dispatcher is bound to in that scope
+    owner: Optional[ast.ClassDef] = None  # the class whose body defines it
+
+    @property
+    def name(self) -> str:
+        return self.node.name
+
+    @property
+    def qualname(self) -> str:
+        parts = [f.name for f in self.scope.functions]
+        if self.owner is not None:
+            parts.append(self.owner.name)
+        return ".".join(parts + [self.node.name])
+
+    @property
+    def line(self) -> int:
+        return self.node.lineno
+
+    @property
+    def column(self) -> int:
+        return self.node.col_offset + 1
+
+    @property
+    def first_line(self) -> int:
+        """The first decorator's line (comments above it carry ``# kernlint: sig=``)."""
+        return min([d.lineno for d in self.node.decorator_list] + [self.node.lineno])
+
+    @property
+    def device(self) -> bool:
+        return self.jit.device
+
+    @property
+    def nested(self) -> bool:
+        return bool(self.scope.functions)
+
+
+class PyModule:
+    """One Python file, read: bindings, dotted names, kernels."""
+
+    def __init__(self, path: str, text: str, name: str, package: str,
+                 project: Optional["ProjectLike"] = None):
+        self.path = path
+        self.text = text
+        self.name = name  # dotted module name ("" for a script outside any package)
+        self.package = package  # the package relative imports start from
+        self.project = project
+        self.tree: ast.Module = ast.parse(text, filename=path)
+        self.bindings: Dict[str, Binding] = {}
+        self.history: Dict[str, List[Binding]] = {}
+        self._local: Dict[int, Dict[str, Binding]] = {}
+        self._order = 0
+        self._collect(self.tree.body, self.bindings, self.history, ())
+
+    # -- bindings ---------------------------------------------------------
+
+    def _collect(self, body: Sequence[ast.stmt], into: Dict[str, Binding], history: Dict[str, List[Binding]],
+                 conditions: Tuple) -> None:
+        for statement in body:
+            for binding in self._bindings_of(statement, conditions):
+                self._order += 1
+                binding.order = self._order
+                history.setdefault(binding.name, []).append(binding)
+                # the static view takes first branches and try bodies (an except handler's
+                # `cuda = None` does not undo `from numba import cuda`); the slicer decides tests
+                if all(branch for _, branch in conditions) or binding.name not in into:
+                    into[binding.name] = binding
+            if isinstance(statement, ast.If):
+                self._collect(statement.body, into, history, conditions + ((statement.test, True),))
+                self._collect(statement.orelse, into, history, conditions + ((statement.test, False),))
+            elif isinstance(statement, (ast.Try, getattr(ast, "TryStar", ast.Try))):
+                self._collect(statement.body, into, history, conditions + ((None, True),))
+                for handler in statement.handlers:
+                    self._collect(handler.body, into, history, conditions + ((None, False),))
+                self._collect(statement.orelse, into, history, conditions + ((None, True),))
+                self._collect(statement.finalbody, into, history, conditions)
+            elif isinstance(statement, (ast.With, ast.AsyncWith, ast.For, ast.AsyncFor, ast.While)):
+                self._collect(statement.body, into, history, conditions)
+                self._collect(getattr(statement, "orelse", []), into, history, conditions)
+
+    def _bindings_of(self, statement: ast.stmt, conditions: Tuple) -> Iterator[Binding]:
+        line = statement.lineno
+        if isinstance(statement, ast.Import):
+            for alias in statement.names:
+                if alias.asname:
+                    yield Binding(alias.asname, "import", statement, 0, conditions, module=alias.name, line=line)
+                else:  # `import a.b.c` binds `a`
+                    top = alias.name.split(".")[0]
+                    yield Binding(top, "import", statement, 0, conditions, module=top, line=line)
+        elif isinstance(statement, ast.ImportFrom):
+            module = self.absolute_module(statement.module or "", statement.level)
+            for alias in statement.names:
+                if alias.name == "*":
+                    continue
+                yield Binding(alias.asname or alias.name, "import", statement, 0, conditions,
+                              module=module, attr=alias.name, line=line)
+        elif isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            yield Binding(statement.name, "def", statement, 0, conditions, line=line)
+        elif isinstance(statement, ast.ClassDef):
+            yield Binding(statement.name, "class", statement, 0, conditions, line=line)
+        elif isinstance(statement, (ast.Assign, ast.AnnAssign)):
+            targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+            if statement.value is None:
+                return
+            for target in targets:
+                for name, path in _target_names(target):
+                    yield Binding(name, "assign" if path is not None else "other", statement, 0, conditions,
+                                  value=statement.value, path=path or (), line=line)
+        elif isinstance(statement, ast.AugAssign) and isinstance(statement.target, ast.Name):
+            yield Binding(statement.target.id, "other", statement, 0, conditions, line=line)
+        elif isinstance(statement, (ast.For, ast.AsyncFor)):
+            for name, _ in _target_names(statement.target):
+                yield Binding(name, "other", statement, 0, conditions, line=line)
+        elif isinstance(statement, (ast.With, ast.AsyncWith)):
+            for item in statement.items:
+                if item.optional_vars is not None:
+                    for name, _ in _target_names(item.optional_vars):
+                        yield Binding(name, "other", statement, 0, conditions, line=line)
+
+    def local_bindings(self, function: FunctionNode) -> Dict[str, Binding]:
+        """A function's own bindings: parameters, then its statements (not nested defs' bodies)."""
+        found = self._local.get(id(function))
+        if found is None:
+            found = {}
+            arguments = function.args
+            every = arguments.posonlyargs + arguments.args + arguments.kwonlyargs
+            every += [a for a in (arguments.vararg, arguments.kwarg) if a is not None]
+            for arg in every:
+                found[arg.arg] = Binding(arg.arg, "param", arg, 0, line=function.lineno)
+            self._collect(function.body, found, {}, ())
+            self._local[id(function)] = found
+        return found
+
+    def absolute_module(self, module: str, level: int) -> str:
+        if not level:
+            return module
+        parts = self.package.split(".") if self.package else []
+        if level - 1 > len(parts) or not self.package:
+            return ""  # beyond the top package: Python would refuse it too
+        base = parts[: len(parts) - (level - 1)]
+        return ".".join(base + ([module] if module else []))
+
+    # -- dotted names -------------------------------------------------------
+
+    def dotted(self, expr: ast.AST, scope: Optional[Scope] = None, _depth: int = 0) -> Optional[str]:
+        """The qualified name an expression stands for, through imports and simple aliases."""
+        scope = scope or Scope(self)
+        if _depth > 20:
+            return None
+        if isinstance(expr, ast.Attribute):
+            base = self.dotted(expr.value, scope, _depth + 1)
+            return f"{base}.{expr.attr}" if base else None
+        if not isinstance(expr, ast.Name):
+            return None
+        binding, function = scope.lookup(expr.id)
+        if binding is None:
+            return f"builtins.{expr.id}" if expr.id in _BUILTIN_NAMES else None
+        if binding.kind == "import":
+            return binding.imported or None
+        if binding.kind == "assign" and not binding.path and isinstance(binding.value, (ast.Name, ast.Attribute)):
+            return self.dotted(binding.value, scope, _depth + 1)
+        if binding.kind in ("def", "class") and function is None:
+            return f"{self.name}.{expr.id}" if self.name else expr.id
+        return None
+
+    def is_jit(self, expr: ast.AST, scope: Optional[Scope] = None) -> bool:
+        return self.dotted(expr, scope) == JIT
+
+    def numba_configuration(self) -> List[Tuple[str, ast.expr, int]]:
+        """Module-level settings of numba's configuration (``config.CUDA_ENABLE_NRT = True``):
+        (attribute, value, line). They change what numba compiles, so they are applied."""
+        found = []
+        for statement in _flatten(self.tree.body):
+            if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
+                target = statement.targets[0]
+                if isinstance(target, ast.Attribute) and self.dotted(target.value) in (
+                        "numba.config", "numba.core.config", "numba.cuda.config"):
+                    found.append((target.attr, statement.value, statement.lineno))
+        return found
+
+    # -- kernels --------------------------------------------------------------
+
+    @cached_property
+    def symbols(self) -> Optional[symtable.SymbolTable]:
+        try:
+            return symtable.symtable(self.text, self.path, "exec")
+        except (SyntaxError, ValueError):
+            return None
+
+    def function_table(self, node: FunctionNode) -> Optional[symtable.SymbolTable]:
+        return self._tables.get((node.name, node.lineno))
+
+    @cached_property
+    def _tables(self) -> Dict[Tuple[str, int], symtable.SymbolTable]:
+        tables: Dict[Tuple[str, int], symtable.SymbolTable] = {}
+        stack = [self.symbols] if self.symbols is not None else []
+        while stack:
+            table = stack.pop()
+            if table.get_type() == "function":
+                tables.setdefault((table.get_name(), table.get_lineno()), table)
+            stack.extend(table.get_children())
+        return tables
+
+    def outside_names(self, node: FunctionNode) -> Tuple[List[str], List[str]]:
+        """(globals, free variables) a function and the functions nested in it read."""
+        table = self.function_table(node)
+        if table is None:
+            return [], []
+        globals_: Dict[str, None] = {}
+        stack = [table]
+        while stack:
+            current = stack.pop()
+            if current.get_type() == "function":
+                for name in current.get_globals():
+                    globals_.setdefault(name)
+            stack.extend(current.get_children())
+        return list(globals_), sorted(table.get_frees())
+
+    def first_use(self, node: ast.AST, name: str) -> int:
+        """The line where a function first reads ``name``."""
+        return self.first_use_at(node, name)[0]
+
+    def first_use_at(self, node: ast.AST, name: str) -> Tuple[int, int]:
+        """(line, 1-based column) where a function's body first reads ``name``."""
+        body = node.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else [node]
+        places = [(n.lineno, n.col_offset + 1) for statement in body for n in ast.walk(statement)
+                  if isinstance(n, ast.Name) and n.id == name]
+        return min(places) if places else (getattr(node, "lineno", 1), getattr(node, "col_offset", 0) + 1)
+
+    @cached_property
+    def kernels(self) -> List[KernelDef]:
+        found: List[KernelDef] = []
+        self._find_kernels(self.tree.body, Scope(self), None, found)
+        seen = set()
+        unique = []
+        for kernel in found:
+            if id(kernel.node) not in seen:
+                seen.add(id(kernel.node))
+                unique.append(kernel)
+        return sorted(unique, key=lambda k: (k.line, k.column))
+
+    def kernel_for(self, node: ast.AST) -> Optional[KernelDef]:
+        return next((k for k in self.kernels if k.node is node), None)
+
+    def _find_kernels(self, body: Sequence[ast.stmt], scope: Scope, owner: Optional[ast.ClassDef],
+                      found: List[KernelDef]) -> None:
+        defs: Dict[str, FunctionNode] = {}
+        for statement in _flatten(body):
+            if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                defs[statement.name] = statement
+                for decorator in statement.decorator_list:
+                    spec = self.jit_spec(decorator, scope)
+                    if spec is not None:
+                        found.append(KernelDef(statement, self, spec, scope, [statement.name], owner))
+                        break
+                self._find_kernels(statement.body, scope.inner(statement), None, found)
+            elif isinstance(statement, ast.ClassDef):
+                self._find_kernels(statement.body, scope, statement, found)
+            elif isinstance(statement, (ast.Assign, ast.AnnAssign)) and statement.value is not None:
+                kernel = self._assigned_kernel(statement, scope, defs, owner)
+                if kernel is not None:
+                    existing = next((k for k in found if k.node is kernel.node), None)
+                    if existing is not None:
+                        existing.names.extend(n for n in kernel.names if n not in existing.names)
+                    else:
+                        found.append(kernel)
+
+    def _assigned_kernel(self, statement, scope: Scope, defs: Dict[str, FunctionNode],
+                         owner) -> Optional[KernelDef]:
+        """``g = cuda.jit(f, device=True)``, ``g = cuda.jit("sig")(f)``, ``g = wrapper(f)``."""
+        targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+        names = [t.id for t in targets if isinstance(t, ast.Name)]
+        if not names:
+            return None
+        applied = self.applied_jit(statement.value, scope)
+        if applied is None:
+            return None
+        spec, function = applied
+        if not isinstance(function, ast.Name) or function.id not in defs:
+            return None
+        return KernelDef(defs[function.id], self, spec, scope, names, owner)
+
+    def applied_jit(self, expr: ast.expr, scope: Scope) -> Optional[Tuple[JitSpec, ast.expr]]:
+        """``cuda.jit(f, ...)`` / ``cuda.jit(...)(f)`` / ``wrapper(f)`` -> (spec, f)."""
+        if not isinstance(expr, ast.Call) or not expr.args:
+            return None
+        if self.is_jit(expr.func, scope):
+            first = expr.args[0]
+            if isinstance(first, ast.Name) and not _looks_like_signature(first, scope):
+                spec = JitSpec([JitArg(a, scope) for a in expr.args[1:]],
+                               {k.arg: JitArg(k.value, scope) for k in expr.keywords if k.arg})
+                return spec, first
+            return None
+        if len(expr.args) == 1 and not expr.keywords:
+            spec = self.jit_spec(expr.func, scope)
+            if spec is not None:
+                return spec, expr.args[0]
+        return None
+
+    def jit_spec(self, decorator: ast.expr, scope: Scope) -> Optional[JitSpec]:
+        """What numba.cuda.jit receives when ``decorator`` decorates a function, or None
+        when it is not a jit decorator."""
+        if self.is_jit(decorator, scope):
+            return JitSpec()
+        if isinstance(decorator, ast.Call) and self.is_jit(decorator.func, scope):
+            return JitSpec([JitArg(a, scope) for a in decorator.args],
+                           {k.arg: JitArg(k.value, scope) for k in decorator.keywords if k.arg})
+        if self.project is None:
+            return None
+        call = decorator if isinstance(decorator, ast.Call) else None
+        target = self.dotted(call.func if call else decorator, scope)
+        if not target:
+            return None
+        if target in self.project.jit_decorators:
+            return _configured_spec(call, scope, target)
+        wrapper = self.project.wrapper(target, self)
+        if wrapper is None:
+            return None
+        return wrapper.spec(call, scope, target)
+
+
+class ProjectLike:  # pragma: no cover - the interface PyModule needs from the project
+    jit_decorators: Sequence[str]
+
+    def wrapper(self, qualified: str, importer: "PyModule") -> Optional["Wrapper"]: ...
+
+
+@dataclass
+class Wrapper:
+    """A function that returns ``numba.cuda.jit(...)`` applied to its argument.
+
+    ``factory`` is the outer function when the decorator is called first
+    (``@gpu_jit(device=True)``); its parameters may be forwarded into the jit call.
+    """
+
+    function: FunctionNode
+    module: PyModule
+    jit_call: ast.Call  # the numba.cuda.jit(...) call (the spec part, not the function)
+    function_arg: bool  # True: cuda.jit(fn, ...) form (jit_call.args[0] is the function)
+    factory: Optional[FunctionNode] = None
+
+    def spec(self, call: Optional[ast.Call], scope: Scope, via: str) -> Optional[JitSpec]:
+        if (self.factory is None) != (call is None):
+            return None  # used as @wrapper(...) but is a plain wrapper, or the other way round
+        inner_scope = Scope(self.module, (self.factory,) if self.factory else ())
+        bound = _bind(self.factory, call, scope, Scope(self.module)) if self.factory is not None else {}
+        args = self.jit_call.args[1:] if self.function_arg else self.jit_call.args
+        spec = JitSpec(via=via)
+        for arg in args:
+            if isinstance(arg, ast.Starred) and isinstance(arg.value, ast.Name):
+                forwarded = bound.get(arg.value.id)
+                if isinstance(forwarded, list):
+                    spec.args.extend(forwarded)
+                continue
+            spec.args.append(_substitute(arg, bound, inner_scope))
+        for keyword in self.jit_call.keywords:
+            if keyword.arg is None and isinstance(keyword.value, ast.Name):
+                forwarded = bound.get(keyword.value.id)
+                if isinstance(forwarded, dict):
+                    spec.keywords.update(forwarded)
+                continue
+            if keyword.arg:
+                spec.keywords[keyword.arg] = _substitute(keyword.value, bound, inner_scope)
+        return spec
+
+
+def find_wrapper(module: PyModule, name: str) -> Optional[Wrapper]:
+    """Is module-level ``name`` a simple wrapper around numba.cuda.jit?"""
+    binding = module.bindings.get(name)
+    if binding is None or binding.kind != "def":
+        return None
+    function = binding.node
+    simple = _returns_jit_of_param(module, function, Scope(module))
+    if simple is not None:
+        return Wrapper(function, module, simple[0], simple[1])
+    scope = Scope(module, (function,))
+    for statement in _flatten(function.body):
+        if isinstance(statement, ast.Return) and isinstance(statement.value, ast.Name):
+            inner = module.local_bindings(function).get(statement.value.id)
+            if inner is not None and inner.kind == "def":
+                found = _returns_jit_of_param(module, inner.node, scope)
+                if found is not None:
+                    return Wrapper(inner.node, module, found[0], found[1], factory=function)
+    return None
+
+
+def _returns_jit_of_param(module: PyModule, function: FunctionNode, scope: Scope):
+    params = function.args.posonlyargs + function.args.args
+    if not params:
+        return None
+    param = params[0].arg
+    inner = scope.inner(function)
+    local = module.local_bindings(function)
+    for statement in _flatten(function.body):
+        if not isinstance(statement, ast.Return) or statement.value is None:
+            continue
+        value = statement.value
+        if isinstance(value, ast.Name):  # jitted = cuda.jit(...)(fn); return jitted
+            binding = local.get(value.id)
+            if binding is None or binding.kind != "assign" or binding.path:
+                continue
+            value = binding.value
+        if not isinstance(value, ast.Call):
+            continue
+        if module.is_jit(value.func, inner) and value.args and _is_name(value.args[0], param):
+            return value, True
+        if (isinstance(value.func, ast.Call) and module.is_jit(value.func.func, inner)
+                and len(value.args) == 1 and _is_name(value.args[0], param)):
+            return value.func, False
+    return None
+
+
+def _bind(factory: FunctionNode, call: ast.Call, scope: Scope, factory_scope: Scope) -> Dict[str, object]:
+    """The factory's parameters bound to the call's arguments (expressions in the caller's
+    scope; defaults in the scope the factory is defined in)."""
+    arguments = factory.args
+    positional = arguments.posonlyargs + arguments.args
+    bound: Dict[str, object] = {}
+    extra: List[JitArg] = []
+    for index, arg in enumerate(call.args):
+        if isinstance(arg, ast.Starred):
+            continue
+        if index < len(positional):
+            bound[positional[index].arg] = JitArg(arg, scope)
+        else:
+            extra.append(JitArg(arg, scope))
+    keywords: Dict[str, JitArg] = {}
+    names = {a.arg for a in positional + arguments.kwonlyargs}
+    for keyword in call.keywords:
+        if keyword.arg is None:
+            continue
+        if keyword.arg in names:
+            bound[keyword.arg] = JitArg(keyword.value, scope)
+        else:
+            keywords[keyword.arg] = JitArg(keyword.value, scope)
+    if arguments.vararg is not None:
+        bound[arguments.vararg.arg] = extra
+    if arguments.kwarg is not None:
+        bound[arguments.kwarg.arg] = keywords
+    defaults = list(arguments.defaults)
+    for arg, default in zip(positional[len(positional) - len(defaults):], defaults):
+        bound.setdefault(arg.arg, JitArg(default, factory_scope))
+    for arg, default in zip(arguments.kwonlyargs, arguments.kw_defaults):
+        if default is not None:
+            bound.setdefault(arg.arg, JitArg(default, factory_scope))
+    return bound
+
+
+def _substitute(expr: ast.expr, bound: Dict[str, object], scope: Scope) -> JitArg:
+    if isinstance(expr, ast.Name) and isinstance(bound.get(expr.id), JitArg):
+        return bound[expr.id]  # type: ignore[return-value]
+    return JitArg(expr, scope)
+
+
+def _configured_spec(call: Optional[ast.Call], scope: Scope, via: str) -> JitSpec:
+    """A decorator the configuration names as a jit wrapper: its signatures (string
+    arguments) and the jit options it is given are passed on; the rest is its own."""
+    spec = JitSpec(via=via)
+    if call is None:
+        return spec
+    for arg in call.args:
+        if isinstance(arg, (ast.Constant, ast.List, ast.Tuple)) and not isinstance(arg, ast.Starred):
+            spec.args.append(JitArg(arg, scope))
+            break
+    for keyword in call.keywords:
+        if keyword.arg in JIT_OPTIONS:
+            spec.keywords[keyword.arg] = JitArg(keyword.value, scope)
+    return spec
+
+
+def _looks_like_signature(expr: ast.expr, scope: Scope) -> bool:
+    """``cuda.jit(SIG)(f)`` passes a signature held in a name; ``cuda.jit(f)`` a function."""
+    binding, _ = scope.lookup(expr.id) if isinstance(expr, ast.Name) else (None, None)
+    return binding is not None and binding.kind == "assign"
+
+
+def _is_name(expr: ast.AST, name: str) -> bool:
+    return isinstance(expr, ast.Name) and expr.id == name
+
+
+def _target_names(target: ast.AST, path: Tuple[int, ...] = ()) -> Iterator[Tuple[str, Optional[Tuple[int, ...]]]]:
+    """Names an assignment target binds, with their index path (None where not a plain unpacking)."""
+    if isinstance(target, ast.Name):
+        yield target.id, path
+    elif isinstance(target, (ast.Tuple, ast.List)):
+        starred = any(isinstance(e, ast.Starred) for e in target.elts)
+        for index, element in enumerate(target.elts):
+            if isinstance(element, ast.Starred):
+                for name, _ in _target_names(element.value):
+                    yield name, None
+            else:
+                for name, inner in _target_names(element, path + (index,)):
+                    yield name, None if starred else inner
+
+
+def _flatten(body: Sequence[ast.stmt]) -> Iterator[ast.stmt]:
+    """Statements of a body, with those inside if/try/with/loops, not inside defs and classes."""
+    for statement in body:
+        yield statement
+        if isinstance(statement, ast.If):
+            yield from _flatten(statement.body)
+            yield from _flatten(statement.orelse)
+        elif isinstance(statement, (ast.Try, getattr(ast, "TryStar", ast.Try))):
+            yield from _flatten(statement.body)
+            for handler in statement.handlers:
+                yield from _flatten(handler.body)
+            yield from _flatten(statement.orelse)
+            yield from _flatten(statement.finalbody)
+        elif isinstance(statement, (ast.With, ast.AsyncWith, ast.For, ast.AsyncFor, ast.While)):
+            yield from _flatten(statement.body)
+            yield from _flatten(getattr(statement, "orelse", []))
+
+
+flatten = _flatten
+
+_BUILTIN_NAMES = frozenset(dir(builtins))

@@ -1,0 +1,840 @@
+"""Build each kernel from a slice of its module, without running the module.
+
+A kernel needs, to be compiled, the values of the globals it reads. They are found
+statically (``pysource``) and evaluated here by a small evaluator that runs nothing of
+the user's: literals and constant expressions, numba and numpy type objects, calls of
+functions that belong to the safe modules (numba, numpy, math, cmath, operator and
+what the configuration adds; never their file I/O, never numba.cuda's device
+operations), device functions and kernels (from their ``def``, made into numba-cuda
+dispatchers here), user modules (read through the project, never imported).
+
+What cannot be evaluated raises ``Unresolved``, which names the global, the line and
+how to supply it. One exception, by design: a name imported from a library kernlint
+does not import (``from scipy.constants import c``) that a kernel only uses as a number
+in arithmetic or comparisons compiles as a float64 stand-in (1.0): the IR's structure,
+and so every finding, does not depend on its value.
+
+This module imports numba: it runs in the compile workers.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import copy
+import importlib
+import operator
+import os
+import types
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+from .project import FrontendSettings, Project
+from .pysource import Binding, FunctionNode, KernelDef, PyModule, Scope
+
+STANDIN_VALUE = 1.0
+MAX_VARIANTS = 8
+
+# Builtins a constant expression may call: pure functions of their arguments.
+_BUILTIN_CALLS = {name: getattr(builtins, name) for name in (
+    "abs", "all", "any", "bool", "bytes", "chr", "complex", "dict", "divmod", "enumerate", "float",
+    "frozenset", "hex", "int", "isinstance", "len", "list", "max", "min", "oct", "ord", "pow", "range",
+    "reversed", "round", "set", "slice", "sorted", "str", "sum", "tuple", "zip", "repr")}
+_BUILTIN_VALUES = {"True": True, "False": False, "None": None, "Ellipsis": Ellipsis,
+                   "NotImplemented": NotImplemented}
+# Functions of safe modules that touch files or the GPU: never called at check time.
+_IO_NAMES = frozenset({"load", "save", "savez", "savez_compressed", "loadtxt", "savetxt", "genfromtxt",
+                       "fromfile", "tofile", "memmap", "fromregex", "DataSource", "open", "system",
+                       "recfromtxt", "recfromcsv", "open_memmap"})
+# numba.cuda's module-level functions that need no GPU and allocate nothing.
+_NUMBA_CUDA_CALLS = frozenset({"declare_device", "jit"})
+
+_BINARY = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
+           ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow,
+           ast.LShift: operator.lshift, ast.RShift: operator.rshift, ast.BitOr: operator.or_,
+           ast.BitXor: operator.xor, ast.BitAnd: operator.and_, ast.MatMult: operator.matmul}
+_UNARY = {ast.UAdd: operator.pos, ast.USub: operator.neg, ast.Not: operator.not_, ast.Invert: operator.invert}
+_COMPARE = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
+            ast.Gt: operator.gt, ast.GtE: operator.ge, ast.Is: operator.is_, ast.IsNot: operator.is_not,
+            ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b}
+
+
+class Unresolved(Exception):
+    """A value the slice cannot give without running the user's code."""
+
+    def __init__(self, name: str, path: str, line: int, reason: str, hint: str = "", library: str = ""):
+        super().__init__(f"`{name}` {reason}")
+        self.name = name
+        self.path = path
+        self.line = line
+        self.reason = reason
+        self.hint = hint
+        self.library = library  # set where the name comes from a library kernlint does not import
+        self.use: Optional[Tuple[str, int, int]] = None  # where the function that needs it reads it
+
+    def used_at(self, path: str, line: int, column: int = 1) -> "Unresolved":
+        """A copy located at the read that needed it (the first one located keeps its place)."""
+        if self.use is not None:
+            return self
+        located = Unresolved(self.name, self.path, self.line, self.reason, self.hint, self.library)
+        located.use = (path, line, column)
+        return located
+
+    @property
+    def text(self) -> str:
+        return f"`{self.name}` {self.reason}" + (f": {self.hint}" if self.hint else "")
+
+
+class _Missing:
+    pass
+
+
+MISSING = _Missing()
+
+
+def _hint_constant(module: PyModule, name: str) -> str:
+    relative = os.path.basename(module.path)
+    return (f'give its value in [tool.kernlint] constants = {{ "{relative}::{name}" = ... }}, '
+            f"or check the file with --import-modules")
+
+
+class Slicer:
+    """Per-worker: the slice namespaces of the modules one file's kernels need."""
+
+    def __init__(self, project: Project, settings: Optional[FrontendSettings] = None):
+        self.project = project
+        self.settings = settings or project.settings
+        self._namespaces: Dict[str, Dict[str, Any]] = {}
+        self._globals: Dict[Tuple[str, str], Any] = {}
+        self._conditions: Dict[int, Optional[bool]] = {}
+        self._functions: Dict[Tuple[int, Tuple], Any] = {}
+        self._prepared: set = set()
+        self.standins: Dict[Tuple[str, str], str] = {}  # (path, name) -> what it stands for
+
+    # -- namespaces -----------------------------------------------------------
+
+    def namespace(self, module: PyModule) -> Dict[str, Any]:
+        namespace = self._namespaces.get(module.path)
+        if namespace is None:
+            stem = module.name or os.path.splitext(os.path.basename(module.path))[0]
+            namespace = {"__name__": f"_kernlint_slice.{stem}", "__file__": module.path,
+                         "__builtins__": builtins, "__package__": module.package}
+            self._namespaces[module.path] = namespace
+        return namespace
+
+    def configure(self, module: PyModule) -> List[Unresolved]:
+        """Apply the module's settings of numba's configuration (this worker process is the
+        file's own); what cannot be evaluated is returned."""
+        from numba.core import config
+
+        problems = []
+        for attribute, expr, line in module.numba_configuration():
+            try:
+                setattr(config, attribute, self.evaluate(expr, Scope(module), {}))
+            except Unresolved as exc:
+                problems.append(exc)
+        return problems
+
+    # -- module globals -----------------------------------------------------
+
+    def constant(self, module: PyModule, name: str) -> Any:
+        """A value the configuration gives (``path.py::NAME`` first, then ``NAME``)."""
+        constants = self.settings.constants
+        if not constants:
+            return MISSING
+        relative = os.path.relpath(module.path, self.settings.root) if self.settings.root else module.path
+        for key in (f"{relative}::{name}", f"{os.path.basename(module.path)}::{name}", name):
+            if key in constants:
+                value = constants[key]
+                return tuple(value) if isinstance(value, list) else value
+        return MISSING
+
+    def global_value(self, module: PyModule, name: str, line: int = 0) -> Any:
+        key = (module.path, name)
+        if key not in self._globals:
+            self._globals[key] = Unresolved(name, module.path, line, "is being resolved (a cycle)")
+            try:
+                self._globals[key] = self._resolve_global(module, name, line)
+            except Unresolved as exc:
+                self._globals[key] = exc
+        value = self._globals[key]
+        if isinstance(value, Unresolved):
+            raise value
+        return value
+
+    def _resolve_global(self, module: PyModule, name: str, line: int) -> Any:
+        configured = self.constant(module, name)
+        if configured is not MISSING:
+            return configured
+        binding = self._chosen_binding(module, module.history.get(name, []))
+        if binding is None:
+            if name in _BUILTIN_VALUES:
+                return _BUILTIN_VALUES[name]
+            if hasattr(builtins, name):
+                return getattr(builtins, name)
+            if name in ("__file__", "__name__"):
+                return self.namespace(module)[name]
+            raise Unresolved(name, module.path, line, "is not defined in this module or by its imports")
+        try:
+            return self._binding_value(module, binding, Scope(module), {})
+        except Unresolved as exc:
+            if exc.name == name or binding.kind in ("def", "import"):
+                raise
+            raise Unresolved(name, module.path, binding.line,
+                             f"is computed at line {binding.line} from `{exc.name}`, which {exc.reason}",
+                             _hint_constant(module, name)) from None
+
+    def _chosen_binding(self, module: PyModule, history: Sequence[Binding]) -> Optional[Binding]:
+        """The binding the module ends with: the last one whose if-tests hold (a test kernlint
+        cannot evaluate counts as its first branch taken; a try body as not raising)."""
+        for binding in reversed(history):
+            if all(self._condition_holds(module, test, branch) for test, branch in binding.conditions):
+                return binding
+        return None
+
+    def _condition_holds(self, module: PyModule, test: Optional[ast.expr], branch: bool) -> bool:
+        if test is None:
+            return branch
+        if id(test) not in self._conditions:
+            self._conditions[id(test)] = None
+            try:
+                self._conditions[id(test)] = bool(self.evaluate(test, Scope(module), {}))
+            except Exception:  # noqa: BLE001 - a test kernlint cannot evaluate is undecided
+                pass
+        value = self._conditions[id(test)]
+        return branch if value is None else value == branch
+
+    def _binding_value(self, module: PyModule, binding: Binding, scope: Scope, env: Dict[str, Any]) -> Any:
+        name, line = binding.name, binding.line
+        if binding.kind == "import":
+            return self._import_value(module, binding)
+        if binding.kind == "assign":
+            applied = module.applied_jit(binding.value, scope)
+            if applied is not None:
+                kernel = self._kernel_named(module, applied[1], scope)
+                if kernel is not None:
+                    return self.dispatcher(kernel, env)
+            value = self.evaluate(binding.value, scope, env)
+            for index in binding.path:
+                value = value[index]
+            return value
+        if binding.kind == "def":
+            kernel = module.kernel_for(binding.node)
+            if kernel is not None:
+                return self.dispatcher(kernel, env)
+            return self.plain_function(module, binding.node, scope, env)
+        if binding.kind == "class":
+            raise Unresolved(name, module.path, line, "is a class, whose body kernlint does not run",
+                             "check the file with --import-modules")
+        if binding.kind == "param":
+            raise Unresolved(name, module.path, line, "is a parameter")
+        raise Unresolved(name, module.path, line, f"is computed by code kernlint does not run (line {line})",
+                         _hint_constant(module, name))
+
+    def _kernel_named(self, module: PyModule, expr: ast.expr, scope: Scope) -> Optional[KernelDef]:
+        if not isinstance(expr, ast.Name):
+            return None
+        binding, _ = scope.lookup(expr.id)
+        if binding is None or binding.kind != "def":
+            return None
+        return module.kernel_for(binding.node)
+
+    def _import_value(self, module: PyModule, binding: Binding) -> Any:
+        name, line = binding.name, binding.line
+        if not binding.module:
+            raise Unresolved(name, module.path, line, "is imported relative to a package this file is not in")
+        target = binding.module
+        if self.settings.is_safe(target):
+            try:
+                imported = importlib.import_module(target)
+                if binding.attr is None:
+                    for alias in getattr(binding.node, "names", []):
+                        if alias.asname is None and alias.name.split(".")[0] == target:
+                            importlib.import_module(alias.name)  # `import numba.cuda` binds numba
+                    return imported
+                if hasattr(imported, binding.attr):
+                    return getattr(imported, binding.attr)
+                return importlib.import_module(binding.imported)
+            except ImportError as exc:
+                raise Unresolved(name, module.path, line, f"is imported from `{target}`, which cannot be "
+                                 f"imported here ({exc})") from None
+        definition = self.project.definition(binding.imported, module) if binding.attr else None
+        if definition is not None:
+            owner, found = definition
+            if owner is not module or found is not binding:
+                return self.global_value(owner, found.name, line)
+        user = self.project.module_named(binding.imported, module) if binding.attr else None
+        if user is None and not binding.attr:
+            user = self.project.module_named(target, module)
+        if user is not None or self.project.find(binding.imported if binding.attr else target, module):
+            return UserModule(self, user, binding.imported if binding.attr else target, module)
+        what = f"is imported from `{target}`" if binding.attr else f"is the module `{target}`"
+        raise Unresolved(
+            name, module.path, line, f"{what}, a library kernlint does not import",
+            f"add `{target.split('.')[0]}` to [tool.kernlint] safe-imports if importing it is safe, "
+            f"or {_hint_constant(module, name)}", library=binding.imported)
+
+    # -- functions -------------------------------------------------------------
+
+    def prepare(self, module: PyModule, node: FunctionNode) -> None:
+        """Put every global the function reads into its module's slice namespace."""
+        if id(node) in self._prepared:
+            return
+        self._prepared.add(id(node))
+        namespace = self.namespace(module)
+        global_names, _ = module.outside_names(node)
+        for name in global_names:
+            if name in namespace:
+                continue
+            line, column = module.first_use_at(node, name)
+            try:
+                namespace[name] = realise(self.global_value(module, name, line), node, name, line)
+            except Unresolved as exc:
+                standin = self._standin(module, node, name, exc)
+                if standin is MISSING:
+                    self._prepared.discard(id(node))
+                    raise exc.used_at(module.path, line, column) from None
+                namespace[name] = standin
+
+    def _standin(self, module: PyModule, node: FunctionNode, name: str, exc: Unresolved) -> Any:
+        """A float64 stand-in for a library value used only as a number; MISSING otherwise."""
+        if not exc.library:
+            return MISSING
+        binding = module.bindings.get(name)
+        if binding is None or binding.kind != "import":
+            return MISSING
+        uses = _uses(node, name)
+        if not uses:
+            return MISSING
+        if binding.attr is not None:  # from lib import c: c itself is the number
+            if all(_numeric_use(use, parents) for use, parents in uses):
+                self.standins[(module.path, name)] = exc.library
+                return STANDIN_VALUE
+            return MISSING
+        # import lib as m: m.c is the number
+        stand = types.ModuleType(binding.module)
+        for use, parents in uses:
+            attribute = parents[0] if parents else None
+            if not isinstance(attribute, ast.Attribute) or attribute.value is not use:
+                return MISSING
+            if not _numeric_use(attribute, parents[1:]):
+                return MISSING
+            setattr(stand, attribute.attr, STANDIN_VALUE)
+            self.standins[(module.path, f"{name}.{attribute.attr}")] = f"{binding.module}.{attribute.attr}"
+        return stand
+
+    def _make(self, module: PyModule, node: FunctionNode, qualname: str, frees: Sequence[str],
+              values: Sequence[Any]):
+        """The Python function of a def, made in the slice namespace with its closure bound."""
+        inner = copy.copy(node)
+        inner.decorator_list = []
+        inner.name = "__kernlint_fn__"  # the def must not bind its own name (recursion goes through globals)
+        maker = ast.FunctionDef(
+            name="__kernlint_closure__",
+            args=ast.arguments(posonlyargs=[], args=[ast.arg(arg=n) for n in frees], kwonlyargs=[],
+                               kw_defaults=[], defaults=[]),
+            body=[inner, ast.Return(value=ast.Name(id="__kernlint_fn__", ctx=ast.Load()))],
+            decorator_list=[], returns=None, type_comment=None)
+        if hasattr(ast.FunctionDef, "type_params") or "type_params" in ast.FunctionDef._fields:
+            maker.type_params = []
+        for synthetic in (maker, maker.body[1], maker.body[1].value):
+            synthetic.lineno, synthetic.col_offset = node.lineno, 0
+            synthetic.end_lineno, synthetic.end_col_offset = node.end_lineno, 0
+        for arg in maker.args.args:
+            arg.lineno, arg.col_offset, arg.end_lineno, arg.end_col_offset = node.lineno, 0, node.lineno, 0
+        code = compile(ast.Module(body=[maker], type_ignores=[]), module.path, "exec")
+        namespace = self.namespace(module)
+        scratch: Dict[str, Any] = {}
+        exec(code, namespace, scratch)  # defines __kernlint_closure__ only: no user code runs
+        function = scratch["__kernlint_closure__"](*values)
+        # numba-cuda finds the def line by the code's name: give it the user's
+        renamed = {"co_name": node.name}
+        if hasattr(function.__code__, "co_qualname"):
+            renamed["co_qualname"] = qualname
+        function.__code__ = function.__code__.replace(**renamed)
+        function.__name__ = node.name
+        function.__qualname__ = qualname
+        function.__module__ = namespace["__name__"]
+        return function
+
+    def plain_function(self, module: PyModule, node: FunctionNode, scope: Scope, env: Dict[str, Any]):
+        """A def that is not a kernel: numba's own decorators (njit, register_jitable) are
+        applied; any other decorator is the user's code, which is not run."""
+        decorators = []
+        for decorator in node.decorator_list:
+            value = self.evaluate(decorator, scope, env)
+            if not _may_call(value, self.settings):
+                raise Unresolved(node.name, module.path, node.lineno,
+                                 f"is decorated with `{ast.unparse(decorator)}`, which kernlint does not run",
+                                 "check the file with --import-modules")
+            decorators.append(value)
+        frees, values = self._closure(module, node, scope, env)
+        key = (id(node), tuple(map(_identity, values)))
+        if key not in self._functions:
+            self.prepare(module, node)
+            function = self._make(module, node, node.name, frees, values)
+            for decorator in reversed(decorators):
+                function = decorator(function)
+            self._functions[key] = function
+        return self._functions[key]
+
+    def _closure(self, module: PyModule, node: FunctionNode, scope: Scope, env: Dict[str, Any]):
+        _, frees = module.outside_names(node)
+        values = []
+        for name in frees:
+            line, column = module.first_use_at(node, name)
+            try:
+                value = self.name_value(ast.Name(id=name, ctx=ast.Load(), lineno=line), scope, env)
+            except Unresolved as exc:
+                raise exc.used_at(module.path, line, column) from None
+            values.append(realise(value, node, name, line))
+        return frees, values
+
+    # -- kernels ---------------------------------------------------------------
+
+    def dispatcher(self, kernel: KernelDef, env: Dict[str, Any]):
+        """The numba-cuda dispatcher of a kernel or device function (lazy; signatures recorded)."""
+        module = kernel.module
+        frees, values = self._closure(module, kernel.node, kernel.scope, env)
+        key = (id(kernel.node), tuple(map(_identity, values)))
+        if key in self._functions:
+            return self._functions[key]
+        args = [self.evaluate(a.expr, a.scope, env) for a in kernel.jit.args]
+        keywords = {k: self.evaluate(a.expr, a.scope, env) for k, a in kernel.jit.keywords.items()}
+        self.prepare(module, kernel.node)
+        if key in self._functions:  # a recursive device function made itself while its globals resolved
+            return self._functions[key]
+        function = self._make(module, kernel.node, kernel.qualname, frees, values)
+        dispatcher = make_dispatcher(function, args, keywords)
+        dispatcher._kernlint_def = kernel
+        self._functions[key] = dispatcher
+        return dispatcher
+
+    def variants(self, kernel: KernelDef) -> List[Tuple[str, Dict[str, Any]]]:
+        """The closures a nested kernel is made with: (label, parameter values of the functions
+        around it). A module-level kernel has one, empty. Parameters come from the configuration,
+        from calls of the enclosing function in this file, or from their defaults."""
+        if not kernel.nested:
+            return [("", {})]
+        needed: Dict[int, List[str]] = {}
+        owners: Dict[int, FunctionNode] = {}
+        for name, function in _parameters_needed(kernel.module, kernel.node, kernel.scope):
+            needed.setdefault(id(function), []).append(name)
+            owners[id(function)] = function
+        if not needed:
+            return [("", {})]
+        choices: List[List[Dict[str, Any]]] = []
+        for key, names in needed.items():
+            choices.append(self._parameter_choices(kernel, owners[key], names))
+        variants: List[Dict[str, Any]] = [{}]
+        for options in choices:
+            variants = [dict(v, **o) for v in variants for o in options][:MAX_VARIANTS]
+        labelled = []
+        for variant in variants:
+            label = ", ".join(f"{k}={_short(v)}" for k, v in variant.items())
+            labelled.append((label, variant))
+        return labelled
+
+    def _parameter_choices(self, kernel: KernelDef, function: FunctionNode, names: List[str]):
+        module = kernel.module
+        configured = {n: self.constant(module, f"{function.name}.{n}") for n in names}
+        if all(v is not MISSING for v in configured.values()):
+            return [configured]
+        found: List[Dict[str, Any]] = []
+        seen = set()
+        for call, scope in _calls_of(module, function):
+            try:
+                bound = self._bind_call(function, call, scope, names)
+            except Unresolved:
+                continue
+            except Exception:  # noqa: BLE001 - a call kernlint cannot bind gives no variant
+                continue
+            bound.update({k: v for k, v in configured.items() if v is not MISSING})
+            key = tuple(_identity(bound[n]) for n in names)
+            if key not in seen:
+                seen.add(key)
+                found.append(bound)
+        if found:
+            return found
+        defaults = _defaults(function)
+        if all(n in defaults or configured[n] is not MISSING for n in names):
+            values = {}
+            for n in names:
+                values[n] = configured[n] if configured[n] is not MISSING else self.evaluate(
+                    defaults[n], Scope(module, kernel.scope.functions[:kernel.scope.functions.index(function)]), {})
+            return [values]
+        missing = next(n for n in names if n not in defaults and configured[n] is MISSING)
+        line, column = module.first_use_at(kernel.node, missing)
+        raise Unresolved(
+            missing, module.path, line,
+            f"is a parameter of `{function.name}` that no call in this file gives a value kernlint can read",
+            f'give its value in [tool.kernlint] constants = {{ "{os.path.basename(module.path)}::{function.name}.'
+            f'{missing}" = ... }}').used_at(module.path, line, column)
+
+    def _bind_call(self, function: FunctionNode, call: ast.Call, scope: Scope, names: List[str]) -> Dict[str, Any]:
+        arguments = function.args
+        positional = [a.arg for a in arguments.posonlyargs + arguments.args]
+        if positional and positional[0] in ("self", "cls") and isinstance(call.func, ast.Attribute):
+            positional = positional[1:]
+        values: Dict[str, Any] = {}
+        for index, arg in enumerate(call.args):
+            if isinstance(arg, ast.Starred):
+                raise Unresolved("*args", scope.module.path, call.lineno, "is unpacked")
+            if index < len(positional) and positional[index] in names:
+                values[positional[index]] = self.evaluate(arg, scope, {})
+        for keyword in call.keywords:
+            if keyword.arg in names:
+                values[keyword.arg] = self.evaluate(keyword.value, scope, {})
+        defaults = _defaults(function)
+        for name in names:
+            if name not in values:
+                if name not in defaults:
+                    raise Unresolved(name, scope.module.path, call.lineno, "is not passed")
+                values[name] = self.evaluate(defaults[name], Scope(scope.module), {})
+        return values
+
+    # -- expressions ---------------------------------------------------------
+
+    def name_value(self, node: ast.Name, scope: Scope, env: Dict[str, Any]) -> Any:
+        name = node.id
+        if name in env:
+            return env[name]
+        module = scope.module
+        binding, function = scope.lookup(name)
+        if function is not None:
+            outer = Scope(module, scope.functions[:scope.functions.index(function) + 1])
+            if binding.kind == "param":
+                raise Unresolved(name, module.path, getattr(node, "lineno", 0),
+                                 f"is a parameter of `{function.name}`")
+            if binding.kind == "def":
+                kernel = module.kernel_for(binding.node)
+                if kernel is not None:
+                    return self.dispatcher(kernel, env)
+                return self.plain_function(module, binding.node, outer, env)
+            if binding.kind in ("assign", "import"):
+                return self._binding_value(module, binding, outer, env)
+            raise Unresolved(name, module.path, binding.line,
+                             f"is computed in `{function.name}` by code kernlint does not run")
+        return self.global_value(module, name, getattr(node, "lineno", 0))
+
+    def evaluate(self, expr: ast.AST, scope: Scope, env: Dict[str, Any]) -> Any:
+        """The value of a constant expression; raises Unresolved for anything else."""
+        module = scope.module
+        line = getattr(expr, "lineno", 0)
+
+        def value(node):
+            return self.evaluate(node, scope, env)
+
+        if isinstance(expr, ast.Constant):
+            return expr.value
+        if isinstance(expr, ast.Name):
+            return self.name_value(expr, scope, env)
+        if isinstance(expr, ast.Attribute):
+            base = value(expr.value)
+            if isinstance(base, UserModule):
+                return base.attribute(expr.attr, line)
+            try:
+                return getattr(base, expr.attr)
+            except AttributeError:
+                raise Unresolved(ast.unparse(expr), module.path, line, "is not defined") from None
+        if isinstance(expr, (ast.Tuple, ast.List, ast.Set)):
+            items = []
+            for element in expr.elts:
+                if isinstance(element, ast.Starred):
+                    items.extend(value(element.value))
+                else:
+                    items.append(value(element))
+            return {ast.Tuple: tuple, ast.List: list, ast.Set: set}[type(expr)](items)
+        if isinstance(expr, ast.Dict):
+            result = {}
+            for key, item in zip(expr.keys, expr.values):
+                if key is None:
+                    result.update(value(item))
+                else:
+                    result[value(key)] = value(item)
+            return result
+        if isinstance(expr, ast.BinOp) and type(expr.op) in _BINARY:
+            return _BINARY[type(expr.op)](value(expr.left), value(expr.right))
+        if isinstance(expr, ast.UnaryOp) and type(expr.op) in _UNARY:
+            return _UNARY[type(expr.op)](value(expr.operand))
+        if isinstance(expr, ast.BoolOp):
+            result = None
+            for operand in expr.values:
+                result = value(operand)
+                if isinstance(expr.op, ast.And) and not result:
+                    return result
+                if isinstance(expr.op, ast.Or) and result:
+                    return result
+            return result
+        if isinstance(expr, ast.Compare):
+            left = value(expr.left)
+            for op, right_node in zip(expr.ops, expr.comparators):
+                right = value(right_node)
+                if not _COMPARE[type(op)](left, right):
+                    return False
+                left = right
+            return True
+        if isinstance(expr, ast.IfExp):
+            return value(expr.body) if value(expr.test) else value(expr.orelse)
+        if isinstance(expr, ast.Subscript):
+            return value(expr.value)[value(expr.slice)]
+        if isinstance(expr, ast.Slice):
+            return slice(*(value(p) if p is not None else None for p in (expr.lower, expr.upper, expr.step)))
+        if isinstance(expr, ast.JoinedStr):
+            return "".join(str(value(v)) if not isinstance(v, ast.FormattedValue) else value(v)
+                           for v in expr.values)
+        if isinstance(expr, ast.FormattedValue):
+            spec = value(expr.format_spec) if expr.format_spec is not None else ""
+            inner = value(expr.value)
+            inner = {115: str, 114: repr, 97: ascii}.get(expr.conversion, lambda v: v)(inner)
+            return format(inner, spec)
+        if isinstance(expr, ast.Call):
+            return self._call(expr, scope, env)
+        raise Unresolved(ast.unparse(expr)[:60], module.path, line,
+                         f"is a {type(expr).__name__} expression kernlint does not evaluate",
+                         _hint_constant(module, ast.unparse(expr)[:30]))
+
+    def _call(self, expr: ast.Call, scope: Scope, env: Dict[str, Any]) -> Any:
+        module = scope.module
+        line = expr.lineno
+        callee = self.evaluate(expr.func, scope, env)
+        described = ast.unparse(expr.func)
+        if not _may_call(callee, self.settings):
+            raise Unresolved(described, module.path, line,
+                             "is called at import time, and kernlint does not run it",
+                             _hint_constant(module, described))
+        args: List[Any] = []
+        for arg in expr.args:
+            if isinstance(arg, ast.Starred):
+                args.extend(self.evaluate(arg.value, scope, env))
+            else:
+                args.append(self.evaluate(arg, scope, env))
+        keywords: Dict[str, Any] = {}
+        for keyword in expr.keywords:
+            if keyword.arg is None:
+                keywords.update(self.evaluate(keyword.value, scope, env))
+            else:
+                keywords[keyword.arg] = self.evaluate(keyword.value, scope, env)
+        if _is_cuda_jit(callee):
+            return make_dispatcher(args[0], args[1:], keywords) if args and callable(args[0]) else (
+                lambda function: make_dispatcher(function, args, keywords))
+        try:
+            return callee(*args, **keywords)
+        except Unresolved:
+            raise
+        except Exception as exc:  # noqa: BLE001 - the user's constant expression failed
+            raise Unresolved(described, module.path, line,
+                             f"fails when evaluated ({type(exc).__name__}: {exc})") from None
+
+
+class UserModule:
+    """A user module or package imported by name: its attributes are resolved in its slice."""
+
+    def __init__(self, slicer: Slicer, module: Optional[PyModule], dotted: str, importer: PyModule):
+        self.slicer = slicer
+        self.module = module
+        self.dotted = dotted
+        self.importer = importer
+
+    def attribute(self, name: str, line: int = 0) -> Any:
+        if self.module is not None and name in self.module.history:
+            return self.slicer.global_value(self.module, name, line)
+        child = f"{self.dotted}.{name}"
+        project = self.slicer.project
+        found = project.module_named(child, self.importer)
+        if found is not None or project.find(child, self.importer):
+            return UserModule(self.slicer, found, child, self.importer)
+        raise Unresolved(child, self.importer.path, line, "is not defined in the project")
+
+    def as_module(self, chains: Sequence[Sequence[str]], line: int = 0) -> types.ModuleType:
+        """A real module object with the attribute chains a kernel reads (numba types it as a module)."""
+        result = types.ModuleType(self.dotted)
+        for chain in chains:
+            target, current = result, self
+            for index, part in enumerate(chain):
+                value = current.attribute(part, line)
+                if isinstance(value, UserModule):
+                    existing = getattr(target, part, None)
+                    if not isinstance(existing, types.ModuleType):
+                        existing = types.ModuleType(value.dotted)
+                        setattr(target, part, existing)
+                    target, current = existing, value
+                else:
+                    setattr(target, part, value)
+                    break
+        return result
+
+
+def realise(value: Any, node: FunctionNode, name: str, line: int = 0) -> Any:
+    """What goes into a namespace for ``name``: user modules become module objects."""
+    if isinstance(value, UserModule):
+        return value.as_module(_attribute_chains(node, name), line)
+    return value
+
+
+def _attribute_chains(node: ast.AST, name: str) -> List[List[str]]:
+    chains = []
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Attribute):
+            parts = []
+            current = sub
+            while isinstance(current, ast.Attribute):
+                parts.append(current.attr)
+                current = current.value
+            if isinstance(current, ast.Name) and current.id == name:
+                chains.append(list(reversed(parts)))
+    return chains
+
+
+def _uses(node: ast.AST, name: str) -> List[Tuple[ast.Name, List[ast.AST]]]:
+    """Each load of ``name`` in a function, with its parents (innermost first)."""
+    parents: Dict[int, ast.AST] = {}
+    for parent in ast.walk(node):
+        for child in ast.iter_child_nodes(parent):
+            parents[id(child)] = parent
+    uses = []
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Name) and sub.id == name and isinstance(sub.ctx, ast.Load):
+            chain = []
+            current = parents.get(id(sub))
+            while current is not None and current is not node:
+                chain.append(current)
+                current = parents.get(id(current))
+            uses.append((sub, chain))
+    return uses
+
+
+def _numeric_use(expr: ast.AST, parents: Sequence[ast.AST]) -> bool:
+    """An operand of arithmetic or of a comparison."""
+    parent = parents[0] if parents else None
+    return isinstance(parent, (ast.BinOp, ast.UnaryOp, ast.Compare)) or (
+        isinstance(parent, ast.AugAssign) and parent.value is expr)
+
+
+def _parameters_needed(module: PyModule, node: FunctionNode, scope: Scope, seen=None):
+    """Parameters of the enclosing functions a nested def reads, directly or through the
+    other defs of those functions it reads (a factory's device functions): (name, function)."""
+    seen = set() if seen is None else seen
+    if id(node) in seen:
+        return []
+    seen.add(id(node))
+    found = []
+    _, frees = module.outside_names(node)
+    for name in frees:
+        binding, function = scope.lookup(name)
+        if binding is None or function is None:
+            continue
+        if binding.kind == "param":
+            if (name, function) not in found:
+                found.append((name, function))
+        elif binding.kind == "def":
+            inner = Scope(module, scope.functions[:scope.functions.index(function) + 1])
+            for pair in _parameters_needed(module, binding.node, inner, seen):
+                if pair not in found:
+                    found.append(pair)
+    return found
+
+
+def _calls_of(module: PyModule, function: FunctionNode):
+    """Calls of a function in its module: ``make(...)``, and ``self.make(...)`` for methods."""
+    for scope_functions, node in _walk_with_scope(module.tree, ()):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        if (isinstance(func, ast.Name) and func.id == function.name) or (
+                isinstance(func, ast.Attribute) and func.attr == function.name
+                and isinstance(func.value, ast.Name) and func.value.id in ("self", "cls")):
+            yield node, Scope(module, scope_functions)
+
+
+def _walk_with_scope(node: ast.AST, functions: Tuple):
+    for child in ast.iter_child_nodes(node):
+        if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            yield from _walk_with_scope(child, functions + (child,))
+        else:
+            yield functions, child
+            yield from _walk_with_scope(child, functions)
+
+
+def _defaults(function: FunctionNode) -> Dict[str, ast.expr]:
+    arguments = function.args
+    positional = arguments.posonlyargs + arguments.args
+    found = {a.arg: d for a, d in zip(positional[len(positional) - len(arguments.defaults):], arguments.defaults)}
+    found.update({a.arg: d for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults) if d is not None})
+    return found
+
+
+def _identity(value: Any):
+    try:
+        hash(value)
+        return (type(value).__name__, value)
+    except TypeError:
+        return ("id", id(value))
+
+
+def _short(value: Any) -> str:
+    text = getattr(value, "__name__", None) or repr(value)
+    if hasattr(value, "py_func"):
+        text = value.py_func.__name__
+    return text if len(text) <= 30 else text[:27] + "..."
+
+
+def _is_cuda_jit(callee: Any) -> bool:
+    import numba.cuda
+
+    return callee is numba.cuda.jit
+
+
+def _may_call(callee: Any, settings: FrontendSettings) -> bool:
+    """Calls a constant expression may make: pure builtins, numba types, safe modules' functions
+    other than their file I/O, numba.cuda's declare_device (and jit, made lazy)."""
+    if any(callee is f for f in _BUILTIN_CALLS.values()):
+        return True
+    try:
+        from numba.core import types as numba_types
+
+        if isinstance(callee, numba_types.Type):
+            return True  # void(float32[:]): a signature
+    except ImportError:  # pragma: no cover
+        pass
+    if isinstance(callee, (types.FunctionType, types.MethodType)) and getattr(callee, "__module__", "").startswith(
+            "_kernlint_slice"):
+        return False  # the user's own function
+    name = getattr(callee, "__name__", "") or type(callee).__name__
+    if name in _IO_NAMES:
+        return False
+    owner = getattr(callee, "__module__", None) or type(callee).__module__ or ""
+    if owner == "_operator":
+        owner = "operator"
+    if owner.startswith("numba.cuda"):
+        return name in _NUMBA_CUDA_CALLS
+    return settings.is_safe(owner) or settings.is_safe(owner.lstrip("_"))
+
+
+def make_dispatcher(function, args: Sequence[Any], keywords: Dict[str, Any]):
+    """numba.cuda.jit(function, ...) made lazy, with the user's signatures and codegen options
+    remembered (eager compilation would need a GPU)."""
+    import numba.cuda
+    from numba.core import sigutils
+
+    from .pysource import JIT_OPTIONS
+
+    signatures: List[Any] = []
+    if args:
+        first = args[0]
+        if sigutils.is_signature(first):
+            signatures = [first]
+        elif isinstance(first, (list, tuple)) and all(sigutils.is_signature(s) for s in first):
+            signatures = list(first)
+    options = {k: v for k, v in keywords.items() if k in JIT_OPTIONS}
+    dispatcher = numba.cuda.jit(function, **options)
+    dispatcher._kernlint_signatures = signatures
+    dispatcher._kernlint_options = {
+        "debug": bool(options.get("debug")),
+        "opt": bool(options.get("opt", True)),
+        "lineinfo": bool(options.get("lineinfo")),
+        "fastmath": bool(options.get("fastmath")),
+    }
+    if not dispatcher.targetoptions.get("debug"):
+        # line info only adds !dbg locations; the code numba generates is unchanged
+        dispatcher.targetoptions["lineinfo"] = True
+    return dispatcher

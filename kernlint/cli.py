@@ -62,6 +62,8 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--output-format", choices=sorted(FORMATS), default="text")
     check.add_argument("--statistics", action="store_true",
                        help="time spent compiling (numba) and analysing (kernlint), per kernel")
+    check.add_argument("--show-signatures", action="store_true",
+                       help="list each kernel with the signatures it was checked with and where they came from")
     _common(check)
     check.add_argument("--select", type=_codes, default=None, help="only these codes (e.g. KL1,KL301)")
     check.add_argument("--ignore", type=_codes, default=None, help="leave out these codes")
@@ -76,6 +78,20 @@ def build_parser() -> argparse.ArgumentParser:
                          help="unchecked (default): fptosi, + freeze off NVPTX; saturate: clamp, NaN -> 0")
     rewrite.add_argument("--diff", action="store_true", help="print a unified diff of the IR instead")
     _common(rewrite)
+
+    record = sub.add_parser(
+        "record", help="run a program or test suite and record every kernel launch's signature",
+        description="Runs COMMAND (for example `python -m pytest tests`) with numba.cuda launches observed "
+                    "(under numba's CUDA simulator where there is no GPU) and merges the argument types of each "
+                    "launched kernel into the signatures file that `kernlint check` reads.")
+    record.add_argument("program", nargs=argparse.REMAINDER, metavar="-- COMMAND...")
+    record.add_argument("-o", "--output", default=None,
+                        help="the signatures file (default: kernlint-signatures.toml beside the configuration)")
+    mode = record.add_mutually_exclusive_group()
+    mode.add_argument("--simulator", dest="simulator", action="store_true", default=None,
+                      help="run under numba's CUDA simulator (default where no CUDA driver is found)")
+    mode.add_argument("--gpu", dest="simulator", action="store_false", help="run on the GPU")
+    record.add_argument("--config", default=None, help="pyproject.toml or setup.cfg to read")
 
     rule = sub.add_parser("rule", help="print a rule's documentation")
     group = rule.add_mutually_exclusive_group(required=True)
@@ -104,6 +120,7 @@ def _settings(args):
     from .engine import Options
     from .frontends.numba_cuda import parse_cc
     from .frontends.project import FrontendSettings
+    from .frontends.signatures import signatures_file
 
     missing = [p for p in args.paths if not os.path.exists(p)]
     if missing:
@@ -127,6 +144,7 @@ def _settings(args):
         signatures=config.signatures,
         target=args.target or config.target,
         offload_arch=args.offload_arch or config.offload_arch,
+        signatures_file=signatures_file(config.root, config.signatures_file),
         frontend=FrontendSettings(
             safe_imports=tuple(config.safe_imports),
             jit_decorators=tuple(config.jit_decorators),
@@ -164,11 +182,17 @@ def _check(args) -> int:
         options.cache_root = config.root
     report = check_paths(args.paths, options, progress=_progress(args))
     reporter = FORMATS[args.output_format]
-    reporter.write(report, sys.stdout, stats=args.statistics)
-    if args.statistics and args.output_format != "text":
-        from .report.text import statistics
+    if args.output_format == "text":
+        reporter.write(report, sys.stdout, stats=args.statistics, show_signatures=args.show_signatures)
+    else:
+        reporter.write(report, sys.stdout, stats=args.statistics)
+    if args.output_format != "text" and (args.statistics or args.show_signatures):
+        from .report.text import signatures, statistics
 
-        print("\n".join(statistics(report)), file=sys.stderr)
+        if args.statistics:
+            print("\n".join(statistics(report)), file=sys.stderr)
+        if args.show_signatures:
+            print("\n".join(signatures(report)), file=sys.stderr)
     return 1 if report.findings else 0
 
 
@@ -206,6 +230,20 @@ def _rewrite(args) -> int:
     return 1 if incomplete else 0
 
 
+def _record(args) -> int:
+    from . import config as configuration
+    from .frontends.signatures import signatures_file
+    from .record import main as record_main
+
+    command = list(args.program)
+    if command and command[0] == "--":
+        command = command[1:]
+    path = args.config or configuration.find(os.getcwd())
+    config = configuration.load(path)
+    output = args.output or signatures_file(config.root, config.signatures_file)
+    return record_main(command, output, args.simulator)
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -216,6 +254,8 @@ def main(argv: Optional[List[str]] = None) -> int:
             return _rule(args)
         if args.command == "rewrite":
             return _rewrite(args)
+        if args.command == "record":
+            return _record(args)
         return _check(args)
     except ConfigError as exc:
         print(f"kernlint: error: {exc}", file=sys.stderr)

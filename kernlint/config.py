@@ -35,7 +35,7 @@ from .rewrite.edit import MODES
 
 TARGETS = ("auto", "cuda", "rocm")
 KEYS = ("select", "ignore", "per-file-ignores", "target", "arch", "offload-arch", "mode", "timeout",
-        "signatures", "safe-imports", "jit-decorators", "constants", "import-modules")
+        "signatures", "signatures-file", "safe-imports", "jit-decorators", "constants", "import-modules")
 
 
 class ConfigError(ValueError):
@@ -59,6 +59,7 @@ class Config:
     jit_decorators: List[str] = field(default_factory=list)
     constants: Dict[str, Any] = field(default_factory=dict)
     import_modules: bool = False
+    signatures_file: Optional[str] = None  # default: kernlint-signatures.toml beside the configuration
 
     def ignored_for(self, path: str) -> List[str]:
         relative = os.path.relpath(path, self.root)
@@ -229,6 +230,10 @@ def validate(table: Dict[str, Any], path: str, where: str = "[tool.kernlint]") -
             if isinstance(constant, _Unparsed) or not _is_plain(constant):
                 fail(f"constants.{name}", "expected a number, string, boolean or a list of them")
         config.constants = dict(value)
+    if "signatures-file" in table:
+        if not isinstance(table["signatures-file"], str) or not table["signatures-file"].strip():
+            fail("signatures-file", "expected a path relative to this file")
+        config.signatures_file = table["signatures-file"].strip()
     if "import-modules" in table:
         if not isinstance(table["import-modules"], bool):
             fail("import-modules", f"expected true or false, got {table['import-modules']!r}")

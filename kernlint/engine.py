@@ -31,7 +31,8 @@ class Options:
     select: Optional[Sequence[str]] = None
     ignore: Sequence[str] = ()
     per_file_ignores: Callable[[str], Sequence[str]] = lambda path: ()
-    signatures: Dict[str, Dict[str, List[str]]] = field(default_factory=dict)
+    signatures: Dict[str, Dict[str, List[str]]] = field(default_factory=dict)  # from the configuration
+    signatures_file: Optional[str] = None  # kernlint-signatures.toml (kernlint record); None: not read
     cache_root: Optional[str] = None  # where .kernlint_cache/ lives; None: no cache
     target: str = "auto"  # cuda: numba.cuda Python; rocm: HIP and IR files; auto: both
     offload_arch: str = "gfx90a"
@@ -55,6 +56,7 @@ class Report:
     findings: List[Finding] = field(default_factory=list)
     stats: List[KernelStats] = field(default_factory=list)
     files: int = 0
+    skipped: List[Finding] = field(default_factory=list)  # KL903: kernels with no signature (before filtering)
 
     @property
     def kernels(self) -> int:
@@ -185,12 +187,28 @@ def analyse_result(result: FileResult, options: Optional[Options] = None) -> Tup
 Progress = Callable[[int, int, str], None]
 
 
-def cache_settings(path: str, options: Options) -> Dict:
+def kernel_signatures(project: Project, files: Sequence[str], options: Options) -> Dict:
+    """Signatures beyond the decorators and comments, for the checked files' kernels."""
+    from .frontends.signatures import gather
+
+    if options.frontend.import_modules:
+        return {path: {name: [(s, "config") for s in sigs] for name, sigs in kernels.items()}
+                for path, kernels in options.signatures.items()}
+    from .config import ConfigError
+
+    try:
+        return gather(project, files, options.signatures, options.signatures_file)
+    except ValueError as exc:  # the signatures file does not parse
+        raise ConfigError(str(exc)) from None
+
+
+def cache_settings(path: str, options: Options, signatures: Optional[Dict] = None) -> Dict:
     """What a file's cached findings depend on besides its bytes and the toolchain."""
     if not path.endswith(".py"):
         return {"offload_arch": options.offload_arch}
     frontend = options.frontend
-    return {"arch": options.arch, "signatures": options.signatures.get(path, {}),
+    return {"arch": options.arch, "signatures": (signatures if signatures is not None else options.signatures).get(
+                path, {}),
             "safe_imports": list(frontend.safe_imports), "jit_decorators": list(frontend.jit_decorators),
             "constants": repr(sorted(frontend.constants.items())), "import_modules": frontend.import_modules}
 
@@ -200,6 +218,7 @@ def check_paths(paths: Sequence[str], options: Options, progress: Optional[Progr
 
     project = Project(options.frontend)
     files = [p for p in discover(paths, options.target) if worth_checking(p, project)]
+    signatures = kernel_signatures(project, files, options)
     cache = Cache(options.cache_root) if options.cache_root and not options.resources else None
     report = Report()
     collected: List[Finding] = []
@@ -207,7 +226,7 @@ def check_paths(paths: Sequence[str], options: Options, progress: Optional[Progr
     done = 0
 
     def settings(path: str) -> Dict:
-        return cache_settings(path, options)
+        return cache_settings(path, options, signatures)
 
     for path in files:
         entry = cache.load(path, settings(path)) if cache else None
@@ -223,7 +242,7 @@ def check_paths(paths: Sequence[str], options: Options, progress: Optional[Progr
     if pending:
         from .frontends.worker import compile_files
 
-        for result in compile_files(pending, options.arch, options.timeout, options.jobs, options.signatures,
+        for result in compile_files(pending, options.arch, options.timeout, options.jobs, signatures,
                                     runnable=options.resources, offload_arch=options.offload_arch,
                                     settings=options.frontend):
             findings, stats = analyse_result(result, options)
@@ -245,5 +264,6 @@ def check_paths(paths: Sequence[str], options: Options, progress: Optional[Progr
             sources[finding.path] = SourceFile.read_or_none(finding.path)
         return not is_suppressed(finding, sources[finding.path])
 
+    report.skipped = [f for f in collected if f.code == "KL903"]
     report.findings = merge([f for f in collected if visible(f)])
     return report

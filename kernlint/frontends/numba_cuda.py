@@ -441,8 +441,62 @@ def _imported_candidates(path: str, source: SourceFile, result: FileResult) -> O
     return candidates
 
 
+def _signatures_for(candidate: _Candidate, source: SourceFile, extra_signatures) -> Tuple[List, List]:
+    """(signatures to compile, inferred ones to try in order) by DESIGN.md's precedence: the
+    decorator's alone where it gives any (numba-cuda compiles no others then); else comments,
+    configuration, launch sites and recordings together; the body's inferences only where
+    none of those gives one."""
+    dispatcher = candidate.dispatcher
+    eager = [(s, "eager") for s in getattr(dispatcher, "_kernlint_signatures", [])]
+    if eager:
+        return eager, []
+    explicit: List[Tuple[Any, str]] = [(s, "comment") for s in comment_signatures(source, candidate.first_line)]
+    inferred: List[Tuple[Any, str]] = []
+    for key in dict.fromkeys((candidate.qualname, candidate.name)):
+        for entry in extra_signatures.get(key, ()):
+            signature, origin = entry if isinstance(entry, tuple) else (entry, "config")
+            (inferred if origin.startswith("inferred") else explicit).append((signature, origin))
+    return explicit, ([] if explicit else inferred)
+
+
 def _compile_candidate(candidate: _Candidate, source: SourceFile, cc, extra_signatures, runnable: bool,
                        progress, result: FileResult) -> None:
+    path = result.path
+    dispatcher = candidate.dispatcher
+    node = candidate.node
+    line = node.lineno if node is not None else candidate.first_line
+    column = node.col_offset + 1 if node is not None else 1
+    device = bool(dispatcher.targetoptions.get("device"))
+    signatures, inferred = _signatures_for(candidate, source, extra_signatures)
+    if not signatures and not inferred:
+        if not device:
+            result.diagnostics.append(no_signature(
+                path, line, column, candidate.name,
+                "no launch site with known argument types, no recorded signature, and nothing to infer"))
+        return
+    seen = set()
+    for signature, origin in signatures:
+        text = signature_text(signature)
+        if text not in seen:
+            seen.add(text)
+            _compile_one(candidate, signature, text, origin, cc, runnable, progress, result)
+    tried = []
+    for signature, origin in inferred:
+        failure = _compile_one(candidate, signature, signature, "inferred", cc, runnable, progress, result,
+                               report=False)
+        if failure is None:
+            return
+        tried.append(f"{signature} ({origin.partition(':')[2]}): {failure}")
+    if inferred:
+        result.diagnostics.append(no_signature(
+            path, line, column, candidate.name,
+            "no launch site with known argument types and no recorded signature; inferred from its body "
+            "and tried: " + "; ".join(tried)))
+
+
+def _compile_one(candidate: _Candidate, signature, text: str, origin: str, cc, runnable: bool, progress,
+                 result: FileResult, report: bool = True) -> Optional[str]:
+    """Compile one signature; None when it compiled, else why not (reported unless asked not to)."""
     path = result.path
     dispatcher = candidate.dispatcher
     node = candidate.node
@@ -452,66 +506,51 @@ def _compile_candidate(candidate: _Candidate, source: SourceFile, cc, extra_sign
     user_options = getattr(dispatcher, "_kernlint_options", None) or {
         key: bool(dispatcher.targetoptions.get(key)) for key in CODEGEN_OPTIONS
     }
-    signatures: List[Tuple[Any, str]] = [(s, "eager") for s in getattr(dispatcher, "_kernlint_signatures", [])]
-    signatures += [(s, "comment") for s in comment_signatures(source, candidate.first_line)]
-    for key in dict.fromkeys((candidate.qualname, candidate.name)):
-        for entry in extra_signatures.get(key, ()):
-            signatures.append(entry if isinstance(entry, tuple) else (entry, "config"))
-    if not signatures:
-        if not device:
-            result.diagnostics.append(no_signature(path, line, column, candidate.name))
-        return
-    seen = set()
-    for signature, origin in signatures:
-        text = signature_text(signature)
-        if text in seen:
-            continue
-        seen.add(text)
-        info = KernelInfo(
-            name=candidate.name,
-            path=path,
-            line=line,
-            column=column,
-            kind="device" if device else "kernel",
-            signature=text,
-            options=dict(user_options),
-            option_lines=_option_lines(node),
-            signature_source=origin,
-            variant=candidate.variant,
-        )
+    info = KernelInfo(
+        name=candidate.name,
+        path=path,
+        line=line,
+        column=column,
+        kind="device" if device else "kernel",
+        signature=text,
+        options=dict(user_options),
+        option_lines=_option_lines(node),
+        signature_source=origin,
+        variant=candidate.variant,
+    )
 
-        def failed(reason: str) -> Finding:
+    def failed(reason: str) -> str:
+        if report:
             finding = compile_failed(path, line, column, candidate.name, text, reason)
             finding.signature_source = origin
-            return finding
+            result.diagnostics.append(finding)
+        return reason
 
-        try:
-            from numba.core import sigutils
+    try:
+        from numba.core import sigutils
 
-            sigutils.normalize_signature(signature)
-        except Exception as exc:  # noqa: BLE001 - eval of the user's string: any error
-            result.diagnostics.append(failed(f"the signature does not parse ({_first_line(exc)})"))
-            continue
-        started = time.process_time()  # CPU time: fair beside kernlint's own
-        try:
-            modules, entry, fixed = compile_signature(dispatcher, signature, cc, runnable)
-        except RecursionError:
-            result.diagnostics.append(failed("recursion too deep to compile"))
-            continue
-        except Exception as exc:  # noqa: BLE001 - numba raises many kinds of errors
-            reason = _first_line(exc)
-            if result.standins:
-                reason += f" (compiled with float64 stand-ins for {', '.join(result.standins)})"
-            result.diagnostics.append(failed(reason))
-            continue
-        nvvm_options = {"opt": 3 if user_options.get("opt", True) else 0,
-                        "fastmath": bool(user_options.get("fastmath"))}
-        if user_options.get("debug"):
-            nvvm_options["g"] = None
-        if progress:
-            progress()
-        result.kernels.append(CompiledKernel(
-            info, modules, entry, time.process_time() - started, fixed, nvvm_options))
+        sigutils.normalize_signature(signature)
+    except Exception as exc:  # noqa: BLE001 - eval of the user's string: any error
+        return failed(f"the signature does not parse ({_first_line(exc)})")
+    started = time.process_time()  # CPU time: fair beside kernlint's own
+    try:
+        modules, entry, fixed = compile_signature(dispatcher, signature, cc, runnable)
+    except RecursionError:
+        return failed("recursion too deep to compile")
+    except Exception as exc:  # noqa: BLE001 - numba raises many kinds of errors
+        reason = _first_line(exc)
+        if result.standins:
+            reason += f" (compiled with float64 stand-ins for {', '.join(result.standins)})"
+        return failed(reason)
+    nvvm_options = {"opt": 3 if user_options.get("opt", True) else 0,
+                    "fastmath": bool(user_options.get("fastmath"))}
+    if user_options.get("debug"):
+        nvvm_options["g"] = None
+    if progress:
+        progress()
+    result.kernels.append(CompiledKernel(
+        info, modules, entry, time.process_time() - started, fixed, nvvm_options))
+    return None
 
 
 def warm_up(arch: str = "sm_90") -> None:

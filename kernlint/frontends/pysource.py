@@ -106,6 +106,7 @@ class KernelDef:
     scope: Scope  # where the def statement is (its enclosing functions)
     names: List[str]  # the names the dispatcher is bound to in that scope
     owner: Optional[ast.ClassDef] = None  # the class whose body defines it
+    outer: Tuple[str, ...] = ()  # the classes and functions around the def, outermost first
 
     @property
     def name(self) -> str:
@@ -113,10 +114,8 @@ class KernelDef:
 
     @property
     def qualname(self) -> str:
-        parts = [f.name for f in self.scope.functions]
-        if self.owner is not None:
-            parts.append(self.owner.name)
-        return ".".join(parts + [self.node.name])
+        """Python's ``__qualname__`` without its ``<locals>`` steps: ``Tests.test_add.add``."""
+        return ".".join(self.outer + (self.node.name,))
 
     @property
     def line(self) -> int:
@@ -335,7 +334,7 @@ class PyModule:
     @cached_property
     def kernels(self) -> List[KernelDef]:
         found: List[KernelDef] = []
-        self._find_kernels(self.tree.body, Scope(self), None, found)
+        self._find_kernels(self.tree.body, Scope(self), None, found, ())
         seen = set()
         unique = []
         for kernel in found:
@@ -348,7 +347,7 @@ class PyModule:
         return next((k for k in self.kernels if k.node is node), None)
 
     def _find_kernels(self, body: Sequence[ast.stmt], scope: Scope, owner: Optional[ast.ClassDef],
-                      found: List[KernelDef]) -> None:
+                      found: List[KernelDef], outer: Tuple[str, ...]) -> None:
         defs: Dict[str, FunctionNode] = {}
         for statement in _flatten(body):
             if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -356,13 +355,13 @@ class PyModule:
                 for decorator in statement.decorator_list:
                     spec = self.jit_spec(decorator, scope)
                     if spec is not None:
-                        found.append(KernelDef(statement, self, spec, scope, [statement.name], owner))
+                        found.append(KernelDef(statement, self, spec, scope, [statement.name], owner, outer))
                         break
-                self._find_kernels(statement.body, scope.inner(statement), None, found)
+                self._find_kernels(statement.body, scope.inner(statement), None, found, outer + (statement.name,))
             elif isinstance(statement, ast.ClassDef):
-                self._find_kernels(statement.body, scope, statement, found)
+                self._find_kernels(statement.body, scope, statement, found, outer + (statement.name,))
             elif isinstance(statement, (ast.Assign, ast.AnnAssign)) and statement.value is not None:
-                kernel = self._assigned_kernel(statement, scope, defs, owner)
+                kernel = self._assigned_kernel(statement, scope, defs, owner, outer)
                 if kernel is not None:
                     existing = next((k for k in found if k.node is kernel.node), None)
                     if existing is not None:
@@ -371,7 +370,7 @@ class PyModule:
                         found.append(kernel)
 
     def _assigned_kernel(self, statement, scope: Scope, defs: Dict[str, FunctionNode],
-                         owner) -> Optional[KernelDef]:
+                         owner, outer: Tuple[str, ...]) -> Optional[KernelDef]:
         """``g = cuda.jit(f, device=True)``, ``g = cuda.jit("sig")(f)``, ``g = wrapper(f)``."""
         targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
         names = [t.id for t in targets if isinstance(t, ast.Name)]
@@ -383,7 +382,7 @@ class PyModule:
         spec, function = applied
         if not isinstance(function, ast.Name) or function.id not in defs:
             return None
-        return KernelDef(defs[function.id], self, spec, scope, names, owner)
+        return KernelDef(defs[function.id], self, spec, scope, names, owner, outer)
 
     def applied_jit(self, expr: ast.expr, scope: Scope) -> Optional[Tuple[JitSpec, ast.expr]]:
         """``cuda.jit(f, ...)`` / ``cuda.jit(...)(f)`` / ``wrapper(f)`` -> (spec, f)."""

@@ -28,6 +28,9 @@ def format_finding(finding: Finding) -> str:
         lines.append(f"    inlined at {display_path(frame.path)}:{frame.line}{where}")
     if finding.resources:
         lines.append(f"    resources {format_resources(finding.resources)}")
+    if finding.signature_source == "inferred" and finding.code != "KL903":
+        lines.append(f"    signature inferred from the kernel's body: {finding.signature} "
+                     f"(pin it: `# kernlint: sig={finding.signature}`)")
     return "\n".join(lines)
 
 
@@ -78,9 +81,22 @@ def statistics(report: Report) -> List[str]:
     ]
 
 
-def write(report: Report, out: TextIO, stats: bool = False) -> None:
+def signatures(report: Report) -> List[str]:
+    """--show-signatures: each kernel, each signature it was checked with, and its source."""
+    rows = [("kernel", "signature", "source")]
+    entries = [(s.path, s.kernel, s.variant, s.signature, s.signature_source or "-") for s in report.stats]
+    entries += [(f.path, f.kernel, "", "-", "none (KL903)") for f in report.skipped]
+    for path, kernel, variant, signature, source in sorted(entries, key=lambda e: (e[0], e[1], e[3])):
+        rows.append((f"{display_path(path)}::{kernel}" + (f"[{variant}]" if variant else ""), signature, source))
+    widths = [max(len(r[i]) for r in rows) for i in range(3)]
+    return ["  ".join(cell.ljust(w) for cell, w in zip(r, widths)).rstrip() for r in rows]
+
+
+def write(report: Report, out: TextIO, stats: bool = False, show_signatures: bool = False) -> None:
     for finding in report.findings:
         out.write(format_finding(finding) + "\n")
     out.write(summary(report) + "\n")
     if stats:
         out.write("\n" + "\n".join(statistics(report)) + "\n")
+    if show_signatures:
+        out.write("\n" + "\n".join(signatures(report)) + "\n")

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import List, Optional, Sequence
 
 from ..analysis.program import KernelAnalysis, Program
-from ..engine import Options, discover, worth_checking
+from ..engine import Options, discover, kernel_signatures, worth_checking
 from ..fsutil import write_atomic
 from ..frontends.numba_cuda import CompiledKernel, parse_cc
 from ..ir.reader import parse_module
@@ -115,9 +115,10 @@ def rewrite_paths(paths: Sequence[str], options: Options, mode: str) -> List[Ker
 
     project = Project(options.frontend)
     files = [p for p in discover(paths, options.target) if worth_checking(p, project)]
+    signatures = kernel_signatures(project, files, options)
     rewrites: List[KernelRewrite] = []
     for result in compile_files(files, options.arch, options.timeout, options.jobs,
-                                options.signatures, runnable=True, offload_arch=options.offload_arch,
+                                signatures, runnable=True, offload_arch=options.offload_arch,
                                 settings=options.frontend):
         for compiled in result.kernels:
             rewrite = rewrite_kernel(compiled, mode, cc)

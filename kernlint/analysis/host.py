@@ -1,0 +1,118 @@
+"""Host facts: what the code around the kernels does, the same for every language.
+
+A host reader (``frontends.pyhost`` for Python, ``frontends.hiphost`` for HIP C++'s host
+IR) reduces a file to these facts, each with its source location: kernel launches and
+what they pass, device allocations and frees, operations that block the host, loops and
+what runs in them (directly or through a call in the same file), clock reads. The host
+rules (KL501–KL504) are each one piece of logic over them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Dict, Iterator, List, Optional, Sequence, Tuple
+
+
+@dataclass(frozen=True)
+class Place:
+    path: str
+    line: int
+    column: int
+
+
+@dataclass(frozen=True)
+class Arg:
+    """One launch argument: its numba type (None: unknown) and, for arrays, where it lives."""
+
+    type: Optional[str]
+    where: str = ""  # host | device | mapped | "" (a scalar, or unknown)
+    name: str = ""  # the expression as written
+
+
+@dataclass(frozen=True)
+class KernelRef:
+    """The kernel a launch starts: its file and qualified name."""
+
+    path: str
+    qualname: str
+
+
+@dataclass
+class Loop:
+    id: int
+    place: Place
+    kind: str  # for | while | comprehension
+    function: str  # the qualified name of the function it is in ("" at module level)
+    parent: Optional[int] = None
+
+
+@dataclass
+class Event:
+    """Something host code does at one place."""
+
+    kind: str  # launch | alloc | free | sync | copy-back | clock | call
+    place: Place
+    function: str  # where it happens ("" at module level)
+    loops: Tuple[int, ...]  # the loops around it in its function, outermost first
+    what: str = ""  # e.g. numba.cuda.device_array, numba.cuda.synchronize
+    detail: Dict[str, object] = field(default_factory=dict)
+
+
+@dataclass
+class Launch(Event):
+    kernel: Optional[KernelRef] = None  # None: a launch of something kernlint could not resolve
+    args: Tuple[Arg, ...] = ()
+    stream: bool = False  # launched on an explicit stream
+
+    @property
+    def signature(self) -> Optional[str]:
+        texts = [a.type for a in self.args]
+        if any(t is None for t in texts):
+            return None
+        return f"void({', '.join(texts)})"  # type: ignore[arg-type]
+
+
+@dataclass
+class HostFacts:
+    path: str
+    language: str = "python"
+    events: List[Event] = field(default_factory=list)
+    loops: Dict[int, Loop] = field(default_factory=dict)
+    calls: Dict[str, List[Event]] = field(default_factory=dict)  # function -> calls of same-file functions
+
+    @property
+    def launches(self) -> List[Launch]:
+        return [e for e in self.events if isinstance(e, Launch)]
+
+    def of_kind(self, *kinds: str) -> Iterator[Event]:
+        return (e for e in self.events if e.kind in kinds)
+
+    def loop_chain(self, loop: int) -> List[int]:
+        chain = []
+        current: Optional[int] = loop
+        while current is not None:
+            chain.append(current)
+            current = self.loops[current].parent
+        return list(reversed(chain))
+
+    def in_loop(self, event: Event) -> Optional[int]:
+        """The innermost loop around an event, in its own function."""
+        return event.loops[-1] if event.loops else None
+
+    def events_in(self, loop: int, kinds: Sequence[str] = ()) -> List[Event]:
+        """Events inside a loop, directly or through calls of same-file functions made in it."""
+        found = []
+        seen = set()
+        direct = [e for e in self.events if loop in e.loops]
+        stack = list(direct)
+        while stack:
+            event = stack.pop()
+            if id(event) in seen:
+                continue
+            seen.add(id(event))
+            if not kinds or event.kind in kinds:
+                found.append(event)
+            if event.kind == "call":
+                callee = str(event.detail.get("callee", ""))
+                stack.extend(e for e in self.events if e.function == callee)
+        return found

@@ -1,0 +1,476 @@
+"""The Python host reader: a file's host code reduced to facts (``analysis.host``).
+
+It walks every function (and the module's top level) in statement order, keeping the
+types of local names (``pytypes``), and records kernel launches with the types of
+what they pass, device allocations, blocking operations, clock reads, loops, and the
+calls of the file's own functions (so that "in a loop" sees through them). Nothing is
+imported or run. Launch targets are resolved to kernel definitions through the same
+name resolution the frontend uses: aliases, imports of other project modules,
+``self.kernel`` attributes set in ``__init__``, kernels defined in the same function,
+kernels returned by factories.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Tuple
+
+from ..analysis.host import Arg, Event, HostFacts, KernelRef, Launch, Loop, Place
+from .project import Project
+from .pysource import FunctionNode, KernelDef, PyModule, Scope, flatten
+from .pytypes import ArrayType, Opaque, ScalarType, TupleType, Type, TypeReader
+
+# numba.cuda and CuPy calls that allocate device (or pinned/mapped) memory
+ALLOCATIONS = {
+    "numba.cuda.device_array", "numba.cuda.device_array_like", "numba.cuda.to_device",
+    "numba.cuda.pinned_array", "numba.cuda.pinned_array_like", "numba.cuda.mapped_array",
+    "numba.cuda.mapped_array_like", "numba.cuda.managed_array",
+    "cupy.zeros", "cupy.ones", "cupy.empty", "cupy.full", "cupy.zeros_like", "cupy.ones_like",
+    "cupy.empty_like", "cupy.full_like", "cupy.asarray", "cupy.array", "cupy.arange", "cupy.linspace",
+    "cupy.copy", "cupy.ascontiguousarray",
+}
+SYNCS = {"numba.cuda.synchronize", "cupy.cuda.runtime.deviceSynchronize", "cupy.cuda.Device.synchronize"}
+CLOCKS = {"time.perf_counter", "time.time", "time.monotonic", "time.process_time", "time.perf_counter_ns",
+          "time.time_ns", "time.monotonic_ns", "timeit.default_timer"}
+# array methods that copy a device array's data back to the host (and so wait for the device)
+_COPY_BACK = {"copy_to_host", "get", "tolist", "item"}
+_REDUCTIONS = {"sum", "max", "min", "mean", "prod", "any", "all"}
+
+
+@dataclass
+class _Frame:
+    function: Optional[FunctionNode]
+    qualname: str
+    scope: Scope
+    env: Dict[str, object] = field(default_factory=dict)
+    parent: Optional["_Frame"] = None
+    owner: Optional[str] = None  # the class a method belongs to
+    loops: Tuple[int, ...] = ()
+
+
+class HostReader:
+    def __init__(self, project: Project, module: PyModule):
+        self.project = project
+        self.module = module
+        self.facts = HostFacts(module.path)
+        self._record = False
+        self._attributes: Dict[Tuple[str, str], object] = {}  # (class, attr) -> type
+        self._attribute_exprs: Dict[Tuple[str, str], Tuple[ast.expr, _Frame]] = {}
+        self._module_frame: Optional[_Frame] = None
+        self._next_loop = 0
+        # what the file's own calls pass to its functions: qualname -> [(positional, keywords)]
+        self._passed: Dict[str, List[Tuple[List[object], Dict[str, object]]]] = {}
+
+    def read(self) -> HostFacts:
+        for record in (False, True):  # first pass: what methods store in self.<attr>
+            self._record = record
+            self._next_loop = 0
+            self.facts = HostFacts(self.module.path)
+            frame = _Frame(None, "", Scope(self.module))
+            self._module_frame = frame
+            self._body(self.module.tree.body, frame)
+        return self.facts
+
+    # -- statements ---------------------------------------------------------------
+
+    def _body(self, body, frame: _Frame) -> None:
+        for statement in body:
+            self._statement(statement, frame)
+
+    def _statement(self, statement: ast.stmt, frame: _Frame) -> None:
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for decorator in statement.decorator_list:
+                self._expr(decorator, frame)
+            if self.module.kernel_for(statement) is not None:
+                return  # device code: not host code
+            qualname = f"{frame.qualname}.{statement.name}" if frame.qualname else statement.name
+            # a method (and what is nested in it) sees the class's `self`
+            inner = _Frame(statement, qualname, frame.scope.inner(statement), {}, frame, frame.owner)
+            inner.env.update(self._parameter_types(statement, qualname, frame))
+            self._body(statement.body, inner)
+            return
+        if isinstance(statement, ast.ClassDef):
+            qualname = f"{frame.qualname}.{statement.name}" if frame.qualname else statement.name
+            klass = _Frame(None, qualname, frame.scope, {}, frame, qualname)
+            methods = [s for s in statement.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))]
+            rest = [s for s in statement.body if s not in methods]
+            init = [m for m in methods if m.name == "__init__"]
+            self._body(rest + init + [m for m in methods if m.name != "__init__"], klass)
+            return
+        if isinstance(statement, (ast.Assign, ast.AnnAssign)):
+            if statement.value is None:
+                return
+            self._expr(statement.value, frame)
+            targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+            for target in targets:
+                self._assign(target, statement.value, frame)
+            return
+        if isinstance(statement, ast.AugAssign):
+            self._expr(statement.value, frame)
+            return
+        if isinstance(statement, (ast.For, ast.AsyncFor)):
+            self._expr(statement.iter, frame)
+            loop = self._loop(statement, "for", frame)
+            inner = self._within(frame, loop)
+            if isinstance(statement.iter, ast.Call) and self._dotted(statement.iter.func, frame) == "builtins.range":
+                for name in _names(statement.target):
+                    frame.env[name] = ScalarType("int64")
+            else:
+                for name in _names(statement.target):
+                    frame.env[name] = None
+            self._body(statement.body, inner)
+            self._body(statement.orelse, frame)
+            return
+        if isinstance(statement, ast.While):
+            loop = self._loop(statement, "while", frame)
+            inner = self._within(frame, loop)
+            self._expr(statement.test, inner)
+            self._body(statement.body, inner)
+            self._body(statement.orelse, frame)
+            return
+        if isinstance(statement, ast.If):
+            self._expr(statement.test, frame)
+            self._body(statement.body, frame)
+            self._body(statement.orelse, frame)
+            return
+        if isinstance(statement, (ast.Try, getattr(ast, "TryStar", ast.Try))):
+            self._body(statement.body, frame)
+            for handler in statement.handlers:
+                self._body(handler.body, frame)
+            self._body(statement.orelse, frame)
+            self._body(statement.finalbody, frame)
+            return
+        if isinstance(statement, (ast.With, ast.AsyncWith)):
+            for item in statement.items:
+                self._expr(item.context_expr, frame)
+                if item.optional_vars is not None:
+                    for name in _names(item.optional_vars):
+                        frame.env[name] = None
+            self._body(statement.body, frame)
+            return
+        for child in ast.iter_child_nodes(statement):
+            if isinstance(child, ast.expr):
+                self._expr(child, frame)
+
+    def _within(self, frame: _Frame, loop: int) -> _Frame:
+        """The same frame (same names) seen from inside a loop."""
+        inner = _Frame(frame.function, frame.qualname, frame.scope, frame.env, frame.parent, frame.owner,
+                       frame.loops + (loop,))
+        return inner
+
+    def _loop(self, node: ast.AST, kind: str, frame: _Frame) -> int:
+        self._next_loop += 1
+        number = self._next_loop
+        parent = frame.loops[-1] if frame.loops else None
+        self.facts.loops[number] = Loop(number, self._place(node), kind, frame.qualname, parent)
+        return number
+
+    def _assign(self, target: ast.expr, value: ast.expr, frame: _Frame) -> None:
+        if isinstance(target, ast.Name):
+            frame.env[target.id] = self._value_type(value, frame)
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(target.elts):
+                for element, item in zip(target.elts, value.elts):
+                    self._assign(element, item, frame)
+                return
+            kind = self._reader(frame).type_of(value)
+            for index, element in enumerate(target.elts):
+                if isinstance(element, ast.Name):
+                    frame.env[element.id] = (kind.items[index] if isinstance(kind, TupleType)
+                                             and index < len(kind.items) else None)
+        elif (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
+              and target.value.id == "self" and frame.owner):
+            key = (frame.owner, target.attr)
+            kind = self._value_type(value, frame)
+            # the first assignment wins (``__init__`` is read first); the second pass fills in
+            # what only calls later in the file made known
+            if key not in self._attributes or self._attributes[key] is None:
+                self._attributes[key] = kind
+                self._attribute_exprs[key] = (value, frame)
+
+    def _value_type(self, value: ast.expr, frame: _Frame):
+        reader = self._reader(frame)
+        kind = reader.type_of(value)
+        if kind is None:
+            dtype = reader.dtype(value)
+            if dtype is not None and not isinstance(value, ast.Constant):
+                return dtype  # a dtype alias: DTYPE = np.float32
+        return kind
+
+    # -- expressions ----------------------------------------------------------------
+
+    def _expr(self, expr: ast.expr, frame: _Frame) -> None:
+        for node in _calls_in_order(expr):
+            if isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+                continue
+            self._call(node, frame)
+
+    def _parameter_types(self, function: FunctionNode, qualname: str, frame: _Frame) -> Dict[str, object]:
+        """A parameter's type where every call of the function in this file passes the same
+        known type (a class's calls count for its ``__init__``); else its default's."""
+        arguments = function.args
+        positional = arguments.posonlyargs + arguments.args
+        if frame.owner is not None and frame.function is None and positional and not any(
+                isinstance(d, ast.Name) and d.id == "staticmethod" for d in function.decorator_list):
+            positional = positional[1:]  # self / cls
+        calls = self._passed.get(qualname, [])
+        defaults = dict(zip([a.arg for a in positional[len(positional) - len(arguments.defaults):]],
+                            arguments.defaults))
+        defaults.update({a.arg: d for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults) if d is not None})
+        types: Dict[str, object] = {}
+        reader = self._reader(frame)
+        for index, arg in enumerate(positional + arguments.kwonlyargs):
+            seen = []
+            for passed, keywords in calls:
+                if arg.arg in keywords:
+                    seen.append(keywords[arg.arg])
+                elif index < len(passed) and arg in positional:
+                    seen.append(passed[index])
+                elif arg.arg in defaults:
+                    seen.append(reader.type_of(defaults[arg.arg]))
+                else:
+                    seen.append(None)
+            if seen and all(kind is not None and kind == seen[0] for kind in seen):
+                types[arg.arg] = seen[0]
+            elif not calls and arg.arg in defaults:
+                types[arg.arg] = reader.type_of(defaults[arg.arg])
+        return types
+
+    def _call(self, call: ast.Call, frame: _Frame) -> None:
+        if not self._record:
+            callee = self._callee(call, frame) or self._constructed(call, frame)
+            if callee is not None and not any(isinstance(a, ast.Starred) for a in call.args):
+                reader = self._reader(frame)
+                self._passed.setdefault(callee, []).append(
+                    ([reader.type_of(a) for a in call.args],
+                     {k.arg: reader.type_of(k.value) for k in call.keywords if k.arg}))
+            return
+        launched = _launched(call)
+        if launched is not None:
+            target, stream = launched
+            kernel = self.resolve_kernel(target, frame)
+            reader = self._reader(frame)
+            args = []
+            for arg in call.args:
+                if isinstance(arg, ast.Starred):
+                    args = None
+                    break
+                kind = reader.type_of(arg)
+                where = kind.where if isinstance(kind, ArrayType) else ""
+                args.append(Arg(getattr(kind, "text", None) if kind is not None else None, where,
+                                ast.unparse(arg)))
+            if args is None or call.keywords:
+                args = [Arg(None, "", "*")]
+            ref = KernelRef(kernel.module.path, kernel.qualname) if kernel is not None else None
+            self.facts.events.append(Launch(
+                "launch", self._place(call), frame.qualname, frame.loops, what=ast.unparse(target),
+                kernel=ref, args=tuple(args), stream=stream))
+            return
+        callee = self._callee(call, frame)
+        if callee is not None:
+            self.facts.events.append(Event("call", self._place(call), frame.qualname, frame.loops,
+                                           what=callee, detail={"callee": callee}))
+
+    def _callee(self, call: ast.Call, frame: _Frame) -> Optional[str]:
+        """The qualified name of a function of this file that a call runs."""
+        func = call.func
+        if isinstance(func, ast.Name):
+            binding, function = frame.scope.lookup(func.id)
+            if binding is not None and binding.kind == "def" and self.module.kernel_for(binding.node) is None:
+                if function is None:
+                    return func.id
+                return _nested_qualname(frame, function, func.id)
+        if (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
+                and func.value.id == "self" and frame.owner):
+            return f"{frame.owner}.{func.attr}"
+        return None
+
+    def _constructed(self, call: ast.Call, frame: _Frame) -> Optional[str]:
+        """``Sim(...)`` of a module-level class of this file: its ``__init__``."""
+        if isinstance(call.func, ast.Name):
+            binding, function = frame.scope.lookup(call.func.id)
+            if binding is not None and binding.kind == "class" and function is None:
+                return f"{call.func.id}.__init__"
+        return None
+
+    # -- kernels ------------------------------------------------------------------------
+
+    def resolve_kernel(self, expr: ast.expr, frame: _Frame, depth: int = 0) -> Optional[KernelDef]:
+        """The kernel definition an expression refers to, or None."""
+        if depth > 8:
+            return None
+        if isinstance(expr, ast.Name):
+            binding, function = frame.scope.lookup(expr.id)
+            module = self.module
+            if binding is None:
+                return None
+            if function is not None:
+                inner = _frame_for(frame, function)
+                return self._kernel_of_binding(module, binding, inner, depth)
+            return self._kernel_of_binding(module, binding, self._module_frame or frame, depth)
+        if isinstance(expr, ast.Attribute):
+            if isinstance(expr.value, ast.Name) and expr.value.id in ("self", "cls") and frame.owner:
+                stored = self._attribute_exprs.get((frame.owner, expr.attr))
+                if stored is not None:
+                    return self.resolve_kernel(stored[0], stored[1], depth + 1)
+                return self._class_kernel(frame.owner.rsplit(".", 1)[-1], expr.attr)
+            dotted = self.module.dotted(expr, frame.scope)
+            if dotted:
+                found = self._kernel_named(dotted)
+                if found is not None:
+                    return found
+            if isinstance(expr.value, ast.Name):  # Class.kernel
+                binding, _ = frame.scope.lookup(expr.value.id)
+                if binding is not None and binding.kind == "class":
+                    return self._class_kernel(expr.value.id, expr.attr)
+        return None
+
+    def _kernel_of_binding(self, module: PyModule, binding, frame: _Frame, depth: int) -> Optional[KernelDef]:
+        if binding.kind == "def":
+            return module.kernel_for(binding.node)
+        if binding.kind == "assign" and not binding.path:
+            kernel = next((k for k in module.kernels if binding.name in k.names
+                           and k.scope.functions == frame.scope.functions), None)
+            if kernel is not None:
+                return kernel
+            value = binding.value
+            if isinstance(value, ast.Call):
+                return self._factory_result(value, frame, depth)
+            return self.resolve_kernel(value, frame, depth + 1)
+        if binding.kind == "import" and binding.imported:
+            return self._kernel_named(binding.imported)
+        return None
+
+    def _kernel_named(self, qualified: str) -> Optional[KernelDef]:
+        found = self.project.definition(qualified, self.module)
+        if found is None:
+            return None
+        owner, binding = found
+        if binding.kind == "def":
+            return owner.kernel_for(binding.node)
+        if binding.kind == "assign":
+            kernel = next((k for k in owner.kernels if binding.name in k.names and not k.nested), None)
+            if kernel is not None:
+                return kernel
+            if owner is not self.module and isinstance(binding.value, ast.Call):
+                return HostReader(self.project, owner)._factory_result(binding.value, _Frame(
+                    None, "", Scope(owner)), 1)
+        return None
+
+    def _factory_result(self, call: ast.Call, frame: _Frame, depth: int) -> Optional[KernelDef]:
+        """``k = make_kernel(...)``: the kernel the factory returns."""
+        func = call.func
+        if not isinstance(func, (ast.Name, ast.Attribute)):
+            return None
+        dotted = self.module.dotted(func, frame.scope)
+        owner, factory = self.module, None
+        if isinstance(func, ast.Name):
+            binding, _ = frame.scope.lookup(func.id)
+            if binding is not None and binding.kind == "def":
+                factory = binding.node
+        if factory is None and dotted:
+            found = self.project.definition(dotted, self.module)
+            if found is not None and found[1].kind == "def":
+                owner, factory = found[0], found[1].node
+        if factory is None:
+            return None
+        locals_ = owner.local_bindings(factory)
+        for statement in flatten(factory.body):
+            if isinstance(statement, ast.Return) and isinstance(statement.value, ast.Name):
+                binding = locals_.get(statement.value.id)
+                if binding is not None and binding.kind == "def":
+                    kernel = owner.kernel_for(binding.node)
+                    if kernel is not None:
+                        return kernel
+                if binding is not None and binding.kind == "assign":
+                    kernel = next((k for k in owner.kernels if statement.value.id in k.names
+                                   and k.scope.functions and k.scope.functions[-1] is factory), None)
+                    if kernel is not None:
+                        return kernel
+        return None
+
+    def _class_kernel(self, class_name: str, attr: str) -> Optional[KernelDef]:
+        return next((k for k in self.module.kernels if k.owner is not None and k.owner.name == class_name
+                     and attr in k.names), None)
+
+    # -- helpers ------------------------------------------------------------------------
+
+    def _reader(self, frame: _Frame) -> TypeReader:
+        def lookup(name: str, want_dtype: bool = False):
+            current: Optional[_Frame] = frame
+            while current is not None:
+                if name in current.env:
+                    value = current.env[name]
+                    if isinstance(value, str) != want_dtype:
+                        return None
+                    return value
+                current = current.parent
+            return None
+
+        def attribute(expr: ast.Attribute):
+            if frame.owner is None:
+                return None
+            value = self._attributes.get((frame.owner, expr.attr))
+            return value if not isinstance(value, str) else None
+
+        return TypeReader(lambda e: self._dotted(e, frame), lookup, attribute)
+
+    def _dotted(self, expr: ast.AST, frame: _Frame) -> Optional[str]:
+        return self.module.dotted(expr, frame.scope)
+
+    def _place(self, node: ast.AST) -> Place:
+        return Place(self.module.path, getattr(node, "lineno", 1), getattr(node, "col_offset", 0) + 1)
+
+
+def _launched(call: ast.Call) -> Optional[Tuple[ast.expr, bool]]:
+    """(the kernel expression, launched on a stream) for ``k[grid, block(, stream)](...)`` and
+    ``k.forall(n)(...)``; None for other calls."""
+    func = call.func
+    if isinstance(func, ast.Subscript):
+        config = func.slice
+        size = len(config.elts) if isinstance(config, ast.Tuple) else 1
+        if isinstance(config, ast.Tuple) and not 2 <= size <= 4:
+            return None
+        return func.value, size >= 3
+    if (isinstance(func, ast.Call) and isinstance(func.func, ast.Attribute) and func.func.attr == "forall"):
+        return func.func.value, len(func.args) > 1 or any(k.arg == "stream" for k in func.keywords)
+    return None
+
+
+def _calls_in_order(expr: ast.AST):
+    """Calls in an expression, inner ones first (arguments are evaluated before the call)."""
+    found = []
+
+    def visit(node):
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.Lambda):
+                continue
+            visit(child)
+        if isinstance(node, ast.Call):
+            found.append(node)
+
+    visit(expr)
+    return found
+
+
+def _names(target: ast.AST) -> List[str]:
+    return [n.id for n in ast.walk(target) if isinstance(n, ast.Name)]
+
+
+def _frame_for(frame: _Frame, function: FunctionNode) -> _Frame:
+    current: Optional[_Frame] = frame
+    while current is not None:
+        if current.function is function:
+            return current
+        current = current.parent
+    return frame
+
+
+def _nested_qualname(frame: _Frame, function: FunctionNode, name: str) -> str:
+    owner = _frame_for(frame, function)
+    return f"{owner.qualname}.{name}" if owner.qualname else name
+
+
+def read_host(project: Project, module: PyModule) -> HostFacts:
+    return HostReader(project, module).read()

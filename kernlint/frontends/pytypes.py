@@ -1,0 +1,505 @@
+"""The numba types of host-side values, read off the syntax tree.
+
+What a kernel launch passes is known statically far more often than not:
+``np.zeros(n, dtype=np.float32)``, ``cuda.to_device(a)``, ``a.astype(np.int32)``,
+``cp.asarray(x)``, a literal. This module gives such expressions the type numba's
+``typeof`` would give their values at run time (``float32[::1]``, ``int64``), and
+``None`` wherever it cannot tell: a launch with one unknown argument gives no
+signature rather than a guessed one.
+
+Slicing gives layout ``A`` (numba's general layout; a slice may or may not be
+contiguous). Arrays also remember where they live (host, device, mapped), which the
+host rules use.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, replace
+from typing import Dict, List, Optional, Sequence, Tuple, Union
+
+# numpy / cupy / Python dtype spellings -> numba's names
+_DTYPE_NAMES = {
+    "float16": "float16", "float32": "float32", "float64": "float64", "double": "float64",
+    "single": "float32", "half": "float16", "float_": "float64", "longdouble": None,
+    "int8": "int8", "int16": "int16", "int32": "int32", "int64": "int64", "intc": "int32", "intp": "int64",
+    "int_": "int64", "short": "int16", "byte": "int8", "longlong": "int64",
+    "uint8": "uint8", "uint16": "uint16", "uint32": "uint32", "uint64": "uint64", "uintc": "uint32",
+    "uintp": "uint64", "ubyte": "uint8", "ushort": "uint16", "ulonglong": "uint64",
+    "bool_": "boolean", "bool": "boolean", "complex64": "complex64", "complex128": "complex128",
+    "csingle": "complex64", "cdouble": "complex128", "complex_": "complex128",
+    "f2": "float16", "f4": "float32", "f8": "float64", "i1": "int8", "i2": "int16", "i4": "int32",
+    "i8": "int64", "u1": "uint8", "u2": "uint16", "u4": "uint32", "u8": "uint64", "?": "boolean",
+    "c8": "complex64", "c16": "complex128", "b1": "boolean",
+    "float": "float64", "int": "int64", "complex": "complex128",
+}
+_ARRAY_MODULES = ("numpy", "cupy")
+_FLOAT_ORDER = ["float16", "float32", "float64"]
+_INT_ORDER = ["int8", "int16", "int32", "int64"]
+
+
+@dataclass(frozen=True)
+class ArrayType:
+    dtype: str
+    ndim: int
+    layout: str = "C"  # C | F | A
+    where: str = "host"  # host | device | mapped (pinned and mapped host memory count as host/mapped)
+
+    @property
+    def text(self) -> str:
+        if self.ndim == 0:
+            return f"{self.dtype}[:]"  # 0-d arrays are passed as 1-element views in practice
+        dims = [":"] * self.ndim
+        if self.layout == "C":
+            dims[-1] = "::1"
+        elif self.layout == "F":
+            dims[0] = "::1"
+        return f"{self.dtype}[{', '.join(dims)}]"
+
+
+@dataclass(frozen=True)
+class ScalarType:
+    dtype: str
+    weak: bool = False  # a Python literal: numpy arithmetic takes the other operand's type
+
+    @property
+    def text(self) -> str:
+        return self.dtype
+
+
+@dataclass(frozen=True)
+class TupleType:
+    items: Tuple["Type", ...]
+
+    @property
+    def text(self) -> Optional[str]:
+        texts = [item.text if item is not None else None for item in self.items]
+        if any(t is None for t in texts):
+            return None
+        if texts and all(t == texts[0] for t in texts):
+            return f"UniTuple({texts[0]}, {len(texts)})"
+        return f"Tuple({', '.join(texts)})"
+
+
+@dataclass(frozen=True)
+class Opaque:
+    """A value with a known role but no numba type: a random generator, a stream, a module."""
+
+    kind: str
+
+    @property
+    def text(self) -> None:
+        return None
+
+
+Type = Union[ArrayType, ScalarType, TupleType, Opaque, None]
+
+
+def signature(types: Sequence[Type]) -> Optional[str]:
+    """``void(...)`` for a launch whose every argument's type is known; else None."""
+    texts = []
+    for value in types:
+        text = value.text if value is not None else None
+        if text is None:
+            return None
+        texts.append(text)
+    return f"void({', '.join(texts)})"
+
+
+def dtype_name(text: str) -> Optional[str]:
+    return _DTYPE_NAMES.get(text.strip().lstrip("<>=|"))
+
+
+def _promote(left: str, right: str) -> str:
+    if left == right:
+        return left
+    if "complex" in (left[:7], right[:7]):
+        return "complex128"
+    if left in _FLOAT_ORDER or right in _FLOAT_ORDER:
+        floats = [d for d in (left, right) if d in _FLOAT_ORDER]
+        width = max(_FLOAT_ORDER.index(d) for d in floats)
+        if len(floats) == 1:  # int with float: at least float64 for 32/64-bit ints
+            return "float64"
+        return _FLOAT_ORDER[width]
+    ranks = [(_INT_ORDER + ["uint8", "uint16", "uint32", "uint64"]).index(d) % 4 for d in (left, right)
+             if d in _INT_ORDER or d.startswith("uint")]
+    return _INT_ORDER[max(ranks)] if len(ranks) == 2 else "int64"
+
+
+class TypeReader:
+    """Types of expressions inside one function (or the module's top level).
+
+    ``dotted(expr)`` names what an expression refers to (imports and aliases resolved);
+    ``lookup(name)`` gives a local or module-level name's type; both come from the host
+    reader, which walks the statements in order."""
+
+    def __init__(self, dotted, lookup, attribute=None):
+        self.dotted = dotted
+        self.lookup = lookup
+        self.attribute = attribute or (lambda expr: None)  # self.x -> its type
+
+    # -- dtypes -----------------------------------------------------------------
+
+    def dtype(self, expr: Optional[ast.expr]) -> Optional[str]:
+        if expr is None:
+            return None
+        if isinstance(expr, ast.Constant) and isinstance(expr.value, str):
+            return dtype_name(expr.value)
+        if isinstance(expr, ast.Call) and (self.dotted(expr.func) or "").endswith(".dtype") and expr.args:
+            return self.dtype(expr.args[0])  # np.dtype("float32")
+        name = self.dotted(expr)
+        if name:
+            module, _, attr = name.rpartition(".")
+            if module in _ARRAY_MODULES or module == "builtins" or module.startswith("numba"):
+                return dtype_name(attr)
+        if isinstance(expr, ast.Attribute) and expr.attr == "dtype":
+            inner = self.type_of(expr.value)
+            return inner.dtype if isinstance(inner, ArrayType) else None
+        if isinstance(expr, ast.Name):
+            value = self.lookup(expr.id, want_dtype=True)
+            return value if isinstance(value, str) else None
+        return None
+
+    # -- values -------------------------------------------------------------------
+
+    def type_of(self, expr: Optional[ast.expr]) -> Type:
+        if expr is None:
+            return None
+        if isinstance(expr, ast.Constant):
+            value = expr.value
+            if isinstance(value, bool):
+                return ScalarType("boolean", weak=True)
+            if isinstance(value, int):
+                return ScalarType("int64", weak=True)
+            if isinstance(value, float):
+                return ScalarType("float64", weak=True)
+            if isinstance(value, complex):
+                return ScalarType("complex128", weak=True)
+            return None
+        if isinstance(expr, ast.Name):
+            value = self.lookup(expr.id)
+            return value if not isinstance(value, str) else None
+        if isinstance(expr, ast.Tuple):
+            return TupleType(tuple(self.type_of(e) for e in expr.elts))
+        if isinstance(expr, ast.UnaryOp):
+            inner = self.type_of(expr.operand)
+            if isinstance(expr.op, ast.Not):
+                return ScalarType("boolean")
+            return inner if isinstance(inner, ScalarType) else None
+        if isinstance(expr, ast.BinOp):
+            return self._binary(expr)
+        if isinstance(expr, ast.Compare) or isinstance(expr, ast.BoolOp):
+            return ScalarType("boolean") if isinstance(expr, ast.Compare) else None
+        if isinstance(expr, ast.Subscript):
+            return self._subscript(expr)
+        if isinstance(expr, ast.Attribute):
+            return self._attribute(expr)
+        if isinstance(expr, ast.Call):
+            return self._call(expr)
+        if isinstance(expr, ast.IfExp):
+            body, orelse = self.type_of(expr.body), self.type_of(expr.orelse)
+            return body if body == orelse else None
+        return None
+
+    def _binary(self, expr: ast.BinOp) -> Type:
+        left, right = self.type_of(expr.left), self.type_of(expr.right)
+        if isinstance(left, ScalarType) and isinstance(right, ScalarType):
+            if isinstance(expr.op, ast.Div):
+                dtype = _promote(left.dtype, right.dtype)
+                return ScalarType(dtype if dtype in _FLOAT_ORDER or dtype.startswith("complex") else "float64",
+                                  weak=left.weak and right.weak)
+            if left.weak and not right.weak and _same_kind(left.dtype, right.dtype):
+                return ScalarType(right.dtype)
+            if right.weak and not left.weak and _same_kind(left.dtype, right.dtype):
+                return ScalarType(left.dtype)
+            return ScalarType(_promote(left.dtype, right.dtype), weak=left.weak and right.weak)
+        return None  # array arithmetic: left unknown rather than guessed
+
+    def _subscript(self, expr: ast.Subscript) -> Type:
+        base = self.type_of(expr.value)
+        if isinstance(base, TupleType) and isinstance(expr.slice, ast.Constant) and isinstance(
+                expr.slice.value, int):
+            try:
+                return base.items[expr.slice.value]
+            except IndexError:
+                return None
+        if not isinstance(base, ArrayType):
+            return None
+        indices = expr.slice.elts if isinstance(expr.slice, ast.Tuple) else [expr.slice]
+        if any(isinstance(i, ast.Constant) and i.value is Ellipsis for i in indices):
+            return None
+        removed = 0
+        for index in indices:
+            if isinstance(index, ast.Slice):
+                continue
+            kind = self.type_of(index)
+            if isinstance(kind, ScalarType) and kind.dtype.startswith(("int", "uint")):
+                removed += 1
+            else:
+                return None  # fancy or unknown indexing
+        ndim = base.ndim - removed
+        if ndim < 0:
+            return None
+        if ndim == 0:
+            return ScalarType(base.dtype)
+        return replace(base, ndim=ndim, layout="A")
+
+    def _attribute(self, expr: ast.Attribute) -> Type:
+        if isinstance(expr.value, ast.Name) and expr.value.id in ("self", "cls"):
+            return self.attribute(expr)
+        base = self.type_of(expr.value)
+        if isinstance(base, ArrayType):
+            if expr.attr == "T":
+                layout = {"C": "F", "F": "C"}.get(base.layout, "A") if base.ndim > 1 else base.layout
+                return replace(base, layout=layout)
+            if expr.attr in ("size", "ndim", "nbytes", "itemsize"):
+                return ScalarType("int64")
+            if expr.attr == "shape":
+                return TupleType(tuple(ScalarType("int64") for _ in range(base.ndim)))
+            if expr.attr == "real" and base.dtype.startswith("complex"):
+                return replace(base, dtype="float32" if base.dtype == "complex64" else "float64", layout="A")
+        return None
+
+    def _call(self, expr: ast.Call) -> Type:
+        name = self.dotted(expr.func) or ""
+        keywords = {k.arg: k.value for k in expr.keywords if k.arg}
+        module, _, function = name.rpartition(".")
+        if module in _ARRAY_MODULES or module in ("numpy.random", "cupy.random"):
+            where = "device" if module.startswith("cupy") else "host"
+            return self._array_constructor(module, function, expr, keywords, where)
+        if name.startswith("numba.cuda."):
+            return self._cuda_call(function, expr, keywords)
+        if module == "builtins":
+            if function in ("float",):
+                return ScalarType("float64")
+            if function in ("int", "len", "round") and not (function == "round" and len(expr.args) > 1):
+                return ScalarType("int64")
+            if function == "bool":
+                return ScalarType("boolean")
+            if function == "complex":
+                return ScalarType("complex128")
+            return None
+        if module in _ARRAY_MODULES and dtype_name(function):
+            return ScalarType(dtype_name(function))
+        if isinstance(expr.func, ast.Attribute):
+            return self._method(expr, keywords)
+        return None
+
+    def _array_constructor(self, module: str, function: str, expr: ast.Call, keywords, where: str) -> Type:
+        args = expr.args
+        scalar = dtype_name(function)
+        if scalar and module in _ARRAY_MODULES and function not in ("bool", "int", "float", "complex"):
+            return ScalarType(scalar)  # np.float32(1.5)
+        explicit = self.dtype(keywords.get("dtype"))
+        order = keywords.get("order")
+        layout = "F" if isinstance(order, ast.Constant) and order.value == "F" else "C"
+        if function in ("zeros", "ones", "empty"):
+            dtype = explicit or (self.dtype(args[1]) if len(args) > 1 else None) or (
+                None if "dtype" in keywords or len(args) > 1 else "float64")
+            ndim = self._ndim_of_shape(args[0] if args else keywords.get("shape"))
+            return ArrayType(dtype, ndim, layout, where) if dtype and ndim else None
+        if function == "full":
+            fill = args[1] if len(args) > 1 else keywords.get("fill_value")
+            dtype = explicit or (self.dtype(args[2]) if len(args) > 2 else None)
+            if dtype is None and "dtype" not in keywords and len(args) <= 2:
+                fill_type = self.type_of(fill)
+                dtype = fill_type.dtype if isinstance(fill_type, ScalarType) else None
+            ndim = self._ndim_of_shape(args[0] if args else keywords.get("shape"))
+            return ArrayType(dtype, ndim, layout, where) if dtype and ndim else None
+        if function in ("zeros_like", "ones_like", "empty_like", "full_like"):
+            base = self.type_of(args[0]) if args else None
+            if not isinstance(base, ArrayType):
+                return None
+            dtype = explicit if "dtype" in keywords else base.dtype
+            if dtype is None:
+                return None
+            layout = base.layout if base.layout in ("C", "F") else "C"
+            return ArrayType(dtype, base.ndim, layout, where)
+        if function == "arange":
+            if "dtype" in keywords:
+                return ArrayType(explicit, 1, "C", where) if explicit else None
+            kinds = [self.type_of(a) for a in args[:3]]
+            if not kinds or any(not isinstance(k, ScalarType) for k in kinds):
+                return None
+            floating = any(k.dtype.startswith("float") for k in kinds)
+            return ArrayType("float64" if floating else "int64", 1, "C", where)
+        if function in ("linspace", "logspace", "geomspace"):
+            if "dtype" in keywords:
+                return ArrayType(explicit, 1, "C", where) if explicit else None
+            return ArrayType("float64", 1, "C", where)
+        if function in ("eye", "identity"):
+            dtype = explicit if "dtype" in keywords else "float64"
+            return ArrayType(dtype, 2, "C", where) if dtype else None
+        if function in ("array", "asarray", "ascontiguousarray", "asfortranarray", "copy", "require"):
+            source = args[0] if args else keywords.get("object", keywords.get("a"))
+            base = self.type_of(source)
+            ndim, element = _literal_shape(source)
+            if isinstance(base, ArrayType):
+                dtype = explicit if "dtype" in keywords else base.dtype
+                if function == "asfortranarray" and base.ndim > 1:
+                    layout = "F"
+                elif function == "asarray" and not keywords.get("order"):
+                    layout = base.layout
+                else:
+                    layout = "C" if base.layout == "A" or function != "asarray" else base.layout
+                return ArrayType(dtype, base.ndim, layout, where) if dtype else None
+            if ndim:
+                dtype = explicit if "dtype" in keywords else element
+                return ArrayType(dtype, ndim, layout, where) if dtype else None
+            return None
+        if module.endswith("random"):
+            return self._random(function, expr, keywords, where)
+        return None
+
+    def _random(self, function: str, expr: ast.Call, keywords, where: str) -> Type:
+        args = expr.args
+        if function in ("rand", "randn"):
+            return ArrayType("float64", len(args), "C", where) if args else ScalarType("float64")
+        if function in ("random", "random_sample", "sample", "standard_normal", "ranf"):
+            size = args[0] if args else keywords.get("size")
+            return self._sized("float64", size, where)
+        if function in ("uniform", "normal", "exponential", "gamma", "beta", "lognormal", "poisson"):
+            size = keywords.get("size") or (args[2] if len(args) > 2 else None)
+            dtype = "int64" if function == "poisson" else "float64"
+            return self._sized(dtype, size, where)
+        if function == "randint":
+            size = keywords.get("size") or (args[2] if len(args) > 2 else None)
+            explicit = self.dtype(keywords.get("dtype"))
+            return self._sized(explicit or "int64", size, where)
+        if function == "default_rng":
+            return Opaque("generator")
+        return None
+
+    def _sized(self, dtype: str, size: Optional[ast.expr], where: str) -> Type:
+        if size is None:
+            return ScalarType(dtype)
+        ndim = self._ndim_of_shape(size)
+        return ArrayType(dtype, ndim, "C", where) if ndim else None
+
+    def _generator(self, method: str, expr: ast.Call, keywords) -> Type:
+        explicit = self.dtype(keywords.get("dtype"))
+        if method in ("random", "standard_normal", "standard_exponential"):
+            size = expr.args[0] if expr.args else keywords.get("size")
+            return self._sized(explicit or "float64", size, "host")
+        if method in ("uniform", "normal", "integers", "exponential", "poisson"):
+            size = keywords.get("size") or (expr.args[2] if len(expr.args) > 2 else None)
+            default = "int64" if method in ("integers", "poisson") else "float64"
+            return self._sized(explicit or default, size, "host")
+        return None
+
+    def _cuda_call(self, function: str, expr: ast.Call, keywords) -> Type:
+        args = expr.args
+        explicit = self.dtype(keywords.get("dtype"))
+        if function in ("to_device", "as_cuda_array", "from_cuda_array_interface"):
+            base = self.type_of(args[0] if args else keywords.get("obj", keywords.get("ary")))
+            if isinstance(base, ArrayType):
+                return replace(base, where="device", layout="C" if base.layout == "A" else base.layout)
+            return None
+        if function in ("device_array", "pinned_array", "mapped_array", "managed_array"):
+            shape = args[0] if args else keywords.get("shape")
+            dtype = explicit or (self.dtype(args[1]) if len(args) > 1 else None) or (
+                None if "dtype" in keywords or len(args) > 1 else "float64")
+            order = keywords.get("order")
+            layout = "F" if isinstance(order, ast.Constant) and order.value == "F" else "C"
+            ndim = self._ndim_of_shape(shape)
+            where = {"device_array": "device", "pinned_array": "host", "mapped_array": "mapped",
+                     "managed_array": "mapped"}[function]
+            return ArrayType(dtype, ndim, layout, where) if dtype and ndim else None
+        if function in ("device_array_like", "pinned_array_like", "mapped_array_like"):
+            base = self.type_of(args[0] if args else None)
+            if not isinstance(base, ArrayType):
+                return None
+            where = {"device_array_like": "device", "pinned_array_like": "host",
+                     "mapped_array_like": "mapped"}[function]
+            return replace(base, where=where, layout=base.layout if base.layout != "A" else "C")
+        if function in ("stream", "default_stream", "per_thread_default_stream", "legacy_default_stream",
+                        "external_stream"):
+            return Opaque("stream")
+        if function == "event":
+            return Opaque("event")
+        return None
+
+    def _method(self, expr: ast.Call, keywords) -> Type:
+        func = expr.func
+        base = self.type_of(func.value)
+        method = func.attr
+        if isinstance(base, Opaque) and base.kind == "generator":
+            return self._generator(method, expr, keywords)
+        if not isinstance(base, ArrayType):
+            return None
+        if method == "astype":
+            dtype = self.dtype(expr.args[0] if expr.args else keywords.get("dtype"))
+            return ArrayType(dtype, base.ndim, "C" if base.layout != "F" else "F", base.where) if dtype else None
+        if method == "copy":
+            return replace(base, layout="C" if base.layout == "A" else base.layout)
+        if method in ("ravel", "flatten"):
+            return replace(base, ndim=1, layout="C")
+        if method == "reshape":
+            if len(expr.args) == 1:
+                ndim = self._ndim_of_shape(expr.args[0])
+            else:
+                ndim = len(expr.args) if expr.args else 0
+            return replace(base, ndim=ndim, layout="C") if ndim and base.layout != "A" else None
+        if method == "transpose" and not expr.args:
+            return self._attribute(ast.Attribute(value=func.value, attr="T", ctx=ast.Load()))
+        if method == "copy_to_host":
+            return replace(base, where="host", layout="C" if base.layout == "A" else base.layout)
+        if method in ("sum", "max", "min", "mean", "prod") and not expr.args and not keywords:
+            if method == "mean":
+                return ScalarType("float64")
+            return ScalarType(base.dtype)
+        if method == "get" and base.where == "device":  # cupy: to the host
+            return replace(base, where="host")
+        return None
+
+    def _ndim_of_shape(self, shape: Optional[ast.expr]) -> int:
+        """Dimensions of a shape argument: an int, a tuple of ints, another array's shape."""
+        if shape is None:
+            return 0
+        if isinstance(shape, (ast.Tuple, ast.List)):
+            return len(shape.elts) if not any(isinstance(e, ast.Starred) for e in shape.elts) else 0
+        kind = self.type_of(shape)
+        if isinstance(kind, ScalarType) and kind.dtype.startswith(("int", "uint")):
+            return 1
+        if isinstance(kind, TupleType):
+            return len(kind.items)
+        return 0
+
+
+def _literal_shape(expr: Optional[ast.expr]) -> Tuple[int, Optional[str]]:
+    """(ndim, dtype) of a nested list/tuple literal of numbers."""
+    if not isinstance(expr, (ast.List, ast.Tuple)):
+        return 0, None
+    if not expr.elts:
+        return 1, "float64"
+    inner = [_literal_shape(e) for e in expr.elts]
+    if all(ndim == 0 for ndim, _ in inner):
+        kinds = set()
+        for element in expr.elts:
+            value = element.value if isinstance(element, ast.Constant) else (
+                -element.operand.value if isinstance(element, ast.UnaryOp) and isinstance(
+                    element.operand, ast.Constant) else None)
+            if isinstance(value, bool):
+                kinds.add("boolean")
+            elif isinstance(value, int):
+                kinds.add("int64")
+            elif isinstance(value, float):
+                kinds.add("float64")
+            elif isinstance(value, complex):
+                kinds.add("complex128")
+            else:
+                return 0, None
+        for dtype in ("complex128", "float64", "int64", "boolean"):
+            if dtype in kinds:
+                return 1, dtype
+    if len({ndim for ndim, _ in inner}) != 1 or inner[0][0] == 0:
+        return 0, None
+    dtypes = {dtype for _, dtype in inner}
+    dtype = next((d for d in ("complex128", "float64", "int64", "boolean") if d in dtypes), None)
+    return inner[0][0] + 1, dtype
+
+
+def _same_kind(left: str, right: str) -> bool:
+    kinds = [("float" if d.startswith("float") else "complex" if d.startswith("complex")
+              else "int") for d in (left, right)]
+    return kinds[0] == kinds[1] or (kinds[0] == "int" and kinds[1] == "float")

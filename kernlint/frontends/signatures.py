@@ -1,0 +1,406 @@
+"""Where a lazy kernel's signatures come from, besides its decorator (DESIGN.md):
+
+1. ``# kernlint: sig=`` comments and the configuration (read by the frontend and config);
+2. **launch sites**: ``k[grid, block](args)`` anywhere in the checked files or elsewhere in
+   the kernel's project, with every argument's type known statically (``pyhost``);
+3. **recorded** signatures: ``kernlint record -- COMMAND`` runs the user's program and writes
+   the types of every launch to ``kernlint-signatures.toml``, which ``check`` reads;
+4. the **kernel body**, last: array ranks from indexing, integer arrays from their use as
+   indices, scalars from their use; tried in a few variants until numba types one.
+
+Each signature carries its source (``eager``, ``comment``, ``config``, ``launch-site``,
+``recorded``, ``inferred``). Everything here reads syntax; nothing is imported or run.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import tomllib
+from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
+
+from ..fsutil import write_atomic
+from .project import Project, project_root
+from .pyhost import read_host
+from .pysource import KernelDef, PyModule
+
+SIGNATURES_FILE = "kernlint-signatures.toml"
+_SKIP_DIRS = {"__pycache__", "node_modules", "site-packages", "dist-packages", "build", "dist", ".git",
+              ".venv", "venv", ".tox", ".nox", ".mypy_cache", ".pytest_cache", ".kernlint_cache"}
+_MAX_PROJECT_FILES = 5000
+
+# path -> kernel (qualified name) -> [(signature, source)]
+Signatures = Dict[str, Dict[str, List[Tuple[str, str]]]]
+
+
+def add(into: Signatures, path: str, kernel: str, signature: str, source: str) -> None:
+    entries = into.setdefault(path, {}).setdefault(kernel, [])
+    if all(existing != signature for existing, _ in entries):
+        entries.append((signature, source))
+
+
+# -- launch sites ------------------------------------------------------------------------
+
+def launch_signatures(project: Project, checked: Sequence[str]) -> Signatures:
+    """Signatures the launch sites give the kernels of the checked files. Launches are read
+    from the checked files and from the other Python files of each kernel's project that
+    mention one of its kernels by name."""
+    kernels: Dict[Tuple[str, str], KernelDef] = {}
+    names: Set[str] = set()
+    roots: Set[str] = set()
+    for path in checked:
+        module = project.module(path) if path.endswith(".py") else None
+        if module is None:
+            continue
+        for kernel in module.kernels:
+            kernels[(module.path, kernel.qualname)] = kernel
+            names.update(kernel.names + [kernel.name])
+        if module.kernels:
+            roots.add(project_root(path))
+    found: Signatures = {}
+    if not kernels:
+        return found
+    readers = list(dict.fromkeys([p for p in checked if p.endswith(".py")] + _mentioning(roots, names)))
+    for path in readers:
+        module = project.module(path)
+        if module is None:
+            continue
+        try:
+            facts = read_host(project, module)
+        except RecursionError:
+            continue
+        for launch in facts.launches:
+            if launch.kernel is None or (launch.kernel.path, launch.kernel.qualname) not in kernels:
+                continue
+            signature = launch.signature
+            if signature is not None:
+                add(found, launch.kernel.path, launch.kernel.qualname, signature, "launch-site")
+    return found
+
+
+def _mentioning(roots: Iterable[str], names: Set[str]) -> List[str]:
+    """Python files under the project roots whose text names one of the kernels."""
+    wanted = [n.encode() for n in names if n]
+    found: List[str] = []
+    for root in sorted(roots):
+        count = 0
+        for directory, dirs, files in os.walk(root):
+            dirs[:] = sorted(d for d in dirs if d not in _SKIP_DIRS and not d.startswith(".")
+                             and not os.path.exists(os.path.join(directory, d, "pyvenv.cfg")))
+            for name in sorted(files):
+                if not name.endswith(".py"):
+                    continue
+                count += 1
+                if count > _MAX_PROJECT_FILES:
+                    return found
+                path = os.path.join(directory, name)
+                try:
+                    with open(path, "rb") as handle:
+                        data = handle.read()
+                except OSError:
+                    continue
+                if any(n in data for n in wanted):
+                    found.append(os.path.abspath(path))
+    return found
+
+
+# -- recorded signatures -----------------------------------------------------------------
+
+def signatures_file(root: str, configured: Optional[str] = None) -> str:
+    return os.path.abspath(os.path.join(root, configured or SIGNATURES_FILE))
+
+
+def read_recorded(path: str) -> Signatures:
+    """The signatures file: ``"relative/path.py::Qualified.name" = ["void(...)", ...]``.
+    A file that is missing gives nothing; one that does not parse raises ValueError."""
+    if not os.path.isfile(path):
+        return {}
+    try:
+        with open(path, "rb") as handle:
+            table = tomllib.load(handle).get("signatures", {})
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise ValueError(f"{path}: cannot read: {exc}") from None
+    base = os.path.dirname(path)
+    found: Signatures = {}
+    for key, values in table.items():
+        if "::" not in key or not isinstance(values, list) or not all(isinstance(v, str) for v in values):
+            raise ValueError(f'{path}: [signatures] {key!r}: expected "path.py::kernel" = ["void(...)", ...]')
+        file_part, kernel = key.rsplit("::", 1)
+        for value in values:
+            add(found, os.path.abspath(os.path.join(base, file_part)), kernel, value, "recorded")
+    return found
+
+
+def write_recorded(path: str, recorded: Signatures, command: Sequence[str]) -> int:
+    """Merge new recordings into the signatures file (sorted, one signature per line, so
+    that it diffs well); returns the number of signatures written. TOML is written by hand:
+    the format is a single table of string lists (the standard library only reads TOML)."""
+    merged: Signatures = {}
+    if os.path.isfile(path):
+        for file, kernels in read_recorded(path).items():
+            for kernel, entries in kernels.items():
+                for signature, _ in entries:
+                    add(merged, file, kernel, signature, "recorded")
+    for file, kernels in recorded.items():
+        for kernel, entries in kernels.items():
+            for signature, _ in entries:
+                add(merged, file, kernel, signature, "recorded")
+    base = os.path.dirname(path)
+    shown = [os.path.basename(command[0])] + list(command[1:]) if command else []
+    lines = [
+        f"# Kernel signatures recorded by `kernlint record -- {' '.join(shown)}`.",
+        "# `kernlint check` compiles them for kernels that have no signature of their own.",
+        "# Review and commit this file like code; `kernlint record` adds to it.",
+        "",
+        "[signatures]",
+    ]
+    count = 0
+    for file in sorted(merged, key=lambda p: os.path.relpath(p, base)):
+        for kernel in sorted(merged[file]):
+            key = f"{os.path.relpath(file, base)}::{kernel}"
+            lines.append(f"{json.dumps(key)} = [")
+            for signature in sorted(s for s, _ in merged[file][kernel]):
+                lines.append(f"    {json.dumps(signature)},")
+                count += 1
+            lines.append("]")
+    write_atomic(path, "\n".join(lines) + "\n")
+    return count
+
+
+# -- the kernel body ---------------------------------------------------------------------
+
+_INT_SOURCES = ("numba.cuda.grid", "numba.cuda.gridsize", "builtins.len", "builtins.range", "builtins.int")
+_INT_ATTRIBUTES = ("threadIdx", "blockIdx", "blockDim", "gridDim", "laneid", "warpsize")
+
+# The variants tried, in order, until numba types one (README, "Signatures").
+VARIANTS = (
+    ("as read", {}),
+    ("integers as int32", {"int": "int32"}),
+    ("floats as float32", {"float": "float32"}),
+    ("arrays not contiguous", {"layout": "A"}),
+    ("other scalars as int64", {"scalar": "int64"}),
+)
+
+
+class _Use:
+    def __init__(self):
+        self.ndim = 0
+        self.array = False
+        self.index = False  # used as an index or a range bound: an integer
+        self.int_elements = None  # an element type an integer array's stores or uses show
+        self.stored_float = False
+        self.flag = False  # tested for truth alone
+
+
+def inferred_signatures(kernel: KernelDef) -> List[Tuple[str, str]]:
+    """(signature, variant) candidates for a kernel from its body, most likely first."""
+    node = kernel.node
+    module = kernel.module
+    params = [a.arg for a in node.args.posonlyargs + node.args.args]
+    if node.args.vararg or node.args.kwarg or node.args.kwonlyargs:
+        return []
+    uses = {p: _Use() for p in params}
+    ints = _integer_locals(module, kernel)
+    scope = kernel.scope.inner(node)
+
+    def is_int(expr: ast.expr) -> bool:
+        if isinstance(expr, ast.Constant):
+            return isinstance(expr.value, int) and not isinstance(expr.value, bool)
+        if isinstance(expr, ast.Name):
+            return expr.id in ints or (expr.id in uses and uses[expr.id].index and not uses[expr.id].array)
+        if isinstance(expr, ast.BinOp) and not isinstance(expr.op, ast.Div):
+            return is_int(expr.left) and is_int(expr.right)
+        if isinstance(expr, ast.Attribute):
+            return expr.attr in ("size", "ndim") or _int_attribute(module, expr, scope)
+        if isinstance(expr, ast.Subscript) and isinstance(expr.value, ast.Attribute):
+            return expr.value.attr == "shape"
+        if isinstance(expr, ast.Call):
+            name = module.dotted(expr.func, scope) or ""
+            return name in _INT_SOURCES or name.rsplit(".", 1)[-1] in ("int32", "int64", "intp", "uint32")
+        return False
+
+    for _ in range(2):  # a second round sees the integers the first one found
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.Subscript) and isinstance(sub.value, ast.Name) and sub.value.id in uses:
+                use = uses[sub.value.id]
+                use.array = True
+                use.ndim = max(use.ndim, len(sub.slice.elts) if isinstance(sub.slice, ast.Tuple) else 1)
+                for index in (sub.slice.elts if isinstance(sub.slice, ast.Tuple) else [sub.slice]):
+                    _mark_index(index, uses)
+            elif isinstance(sub, ast.Subscript) and isinstance(sub.value, ast.Subscript) and isinstance(
+                    sub.value.value, ast.Name) and sub.value.value.id in uses:
+                uses[sub.value.value.id].ndim = max(uses[sub.value.value.id].ndim, 2)  # p[i][j]
+            elif isinstance(sub, ast.Attribute) and isinstance(sub.value, ast.Name) and sub.value.id in uses:
+                if sub.attr in ("shape", "size", "ndim", "T", "strides"):
+                    uses[sub.value.id].array = True
+                    uses[sub.value.id].ndim = max(uses[sub.value.id].ndim, 1)
+            if isinstance(sub, ast.Subscript) and isinstance(sub.value, ast.Attribute) and sub.value.attr == "shape" \
+                    and isinstance(sub.value.value, ast.Name) and sub.value.value.id in uses \
+                    and isinstance(sub.slice, ast.Constant) and isinstance(sub.slice.value, int):
+                use = uses[sub.value.value.id]
+                use.ndim = max(use.ndim, sub.slice.value + 1)
+            if isinstance(sub, ast.Assign) and isinstance(sub.value, ast.Attribute) and sub.value.attr == "shape" \
+                    and isinstance(sub.value.value, ast.Name) and sub.value.value.id in uses:
+                target = sub.targets[0]
+                if isinstance(target, ast.Tuple):
+                    use = uses[sub.value.value.id]
+                    use.ndim = max(use.ndim, len(target.elts))
+            if isinstance(sub, ast.Call):
+                name = module.dotted(sub.func, scope) or ""
+                if name == "builtins.range":
+                    for arg in sub.args:
+                        _mark_index(arg, uses)
+                if name == "builtins.len" and sub.args and isinstance(sub.args[0], ast.Name) and sub.args[0].id in uses:
+                    uses[sub.args[0].id].array = True
+                    uses[sub.args[0].id].ndim = max(uses[sub.args[0].id].ndim, 1)
+                if name.startswith("numba.cuda.atomic.") and sub.args and isinstance(sub.args[0], ast.Name) \
+                        and sub.args[0].id in uses:
+                    uses[sub.args[0].id].array = True
+                    uses[sub.args[0].id].ndim = max(uses[sub.args[0].id].ndim, 1)
+            if isinstance(sub, ast.Compare):
+                operands = [sub.left] + list(sub.comparators)
+                if any(is_int(o) for o in operands):
+                    for operand in operands:
+                        if isinstance(operand, ast.Name) and operand.id in uses and not uses[operand.id].array:
+                            uses[operand.id].index = True
+            if isinstance(sub, ast.BinOp) and isinstance(sub.op, (ast.BitAnd, ast.BitOr, ast.BitXor,
+                                                                   ast.LShift, ast.RShift)):
+                for operand in (sub.left, sub.right):
+                    if isinstance(operand, ast.Name) and operand.id in uses:
+                        uses[operand.id].index = True
+            if isinstance(sub, (ast.Assign, ast.AugAssign)):
+                targets = sub.targets if isinstance(sub, ast.Assign) else [sub.target]
+                for target in targets:
+                    if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) \
+                            and target.value.id in uses:
+                        element = _element_type(module, sub.value, scope, is_int)
+                        use = uses[target.value.id]
+                        if element == "float":
+                            use.stored_float = True
+                        elif element and not use.stored_float:
+                            use.int_elements = element
+            if isinstance(sub, (ast.If, ast.While)) and isinstance(sub.test, ast.Name) and sub.test.id in uses:
+                uses[sub.test.id].flag = True
+
+    candidates: List[Tuple[str, str]] = []
+    for label, variant in VARIANTS:
+        types = []
+        for param in params:
+            use = uses[param]
+            if use.array:
+                dtype = use.int_elements or ("int64" if use.index and not use.stored_float else "float64")
+                if dtype.startswith("int"):
+                    dtype = variant.get("int", dtype)
+                else:
+                    dtype = variant.get("float", dtype)
+                ndim = max(use.ndim, 1)
+                layout = variant.get("layout", "C")
+                dims = [":"] * ndim
+                if layout == "C":
+                    dims[-1] = "::1"
+                types.append(f"{dtype}[{', '.join(dims)}]")
+            elif use.index:
+                types.append(variant.get("int", "int64"))
+            elif use.flag:
+                types.append("boolean")
+            else:
+                types.append(variant.get("scalar", variant.get("float", "float64")))
+        signature = f"void({', '.join(types)})"
+        if all(signature != s for s, _ in candidates):
+            candidates.append((signature, label))
+    return candidates
+
+
+def _mark_index(expr: ast.expr, uses: Dict[str, _Use]) -> None:
+    """A parameter used as an index (directly, or through an element of it) is an integer."""
+    if isinstance(expr, ast.Name) and expr.id in uses:
+        uses[expr.id].index = True
+    elif isinstance(expr, ast.Subscript) and isinstance(expr.value, ast.Name) and expr.value.id in uses:
+        uses[expr.value.id].index = True  # x[idx[i]]: idx holds integers
+    elif isinstance(expr, ast.BinOp):
+        _mark_index(expr.left, uses)
+        _mark_index(expr.right, uses)
+
+
+def _element_type(module: PyModule, value: ast.expr, scope, is_int) -> Optional[str]:
+    """What a store into an array says about its elements: an integer width, "float", or None."""
+    if isinstance(value, ast.Call):
+        name = (module.dotted(value.func, scope) or "").rsplit(".", 1)[-1]
+        if name == "int":
+            return "int64"
+        if name in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"):
+            return name
+        if name in ("unchecked_int", "saturating_int") and len(value.args) > 1:
+            width = (module.dotted(value.args[1], scope) or "").rsplit(".", 1)[-1]
+            return width if width.startswith(("int", "uint")) else None
+        if name in ("float", "float32", "float64", "sqrt", "exp", "log", "sin", "cos"):
+            return "float"
+    if isinstance(value, ast.Constant) and isinstance(value.value, float):
+        return "float"
+    if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Div):
+        return "float"
+    if is_int(value):
+        return "int64"
+    return None
+
+
+def _integer_locals(module: PyModule, kernel: KernelDef) -> Set[str]:
+    """Local names that hold integers: thread indices, loop counters, sizes."""
+    scope = kernel.scope.inner(kernel.node)
+    found: Set[str] = set()
+    for sub in ast.walk(kernel.node):
+        if isinstance(sub, ast.Assign) and isinstance(sub.value, (ast.Call, ast.Attribute, ast.Subscript)):
+            value = sub.value
+            integer = False
+            if isinstance(value, ast.Call):
+                integer = (module.dotted(value.func, scope) or "") in _INT_SOURCES
+            elif isinstance(value, ast.Attribute):
+                integer = value.attr == "size" or _int_attribute(module, value, scope)
+            elif isinstance(value.value, ast.Attribute) and value.value.attr == "shape":
+                integer = True
+            if integer:
+                for target in sub.targets:
+                    found.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
+        if isinstance(sub, ast.For) and isinstance(sub.iter, ast.Call) and (
+                module.dotted(sub.iter.func, scope) == "builtins.range"):
+            found.update(n.id for n in ast.walk(sub.target) if isinstance(n, ast.Name))
+    return found
+
+
+def _int_attribute(module: PyModule, expr: ast.Attribute, scope) -> bool:
+    """``cuda.threadIdx.x`` and the like."""
+    inner = expr.value if expr.attr in ("x", "y", "z") else expr
+    name = module.dotted(inner, scope) or ""
+    return name.startswith("numba.cuda.") and name.rsplit(".", 1)[-1] in _INT_ATTRIBUTES
+
+
+def gather(project: Project, checked: Sequence[str], configured: Dict[str, Dict[str, List[str]]],
+           recorded_file: Optional[str] = None) -> Signatures:
+    """Every signature the checked files' kernels get besides their decorators and comments:
+    configuration, launch sites, the recorded file, and (tried last) the kernel body."""
+    found: Signatures = {}
+    for path, kernels in configured.items():
+        for kernel, signatures in kernels.items():
+            for signature in signatures:
+                add(found, path, kernel, signature, "config")
+    for path, kernels in launch_signatures(project, checked).items():
+        for kernel, entries in kernels.items():
+            for signature, source in entries:
+                add(found, path, kernel, signature, source)
+    if recorded_file:
+        for path, kernels in read_recorded(recorded_file).items():
+            for kernel, entries in kernels.items():
+                for signature, source in entries:
+                    add(found, path, kernel, signature, source)
+    for path in checked:
+        module = project.module(path) if path.endswith(".py") else None
+        if module is None:
+            continue
+        for kernel in module.kernels:
+            if kernel.device or kernel.jit.args:
+                continue  # device functions are checked through their callers; eager ones need nothing
+            for signature, variant in inferred_signatures(kernel):
+                found.setdefault(path, {}).setdefault(kernel.qualname, []).append(
+                    (signature, f"inferred:{variant}"))
+    return found

@@ -1,0 +1,207 @@
+"""Signatures for lazy kernels: launch sites, recorded runs, the kernel body; each with its source."""
+import ast
+import json
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from conftest import FIXTURES, ROOT
+from kernlint.frontends.project import Project
+from kernlint.frontends.pytypes import TypeReader
+from kernlint.frontends.signatures import read_recorded, write_recorded
+
+LAZY = FIXTURES / "lazy" / "lazyproj"
+
+
+def type_text(source, **names):
+    """The type of the last expression of ``source`` after its assignments run in order."""
+    tree = ast.parse(textwrap.dedent(source))
+    env = {}
+    imports = {"np": "numpy", "numpy": "numpy", "cp": "cupy", "cuda": "numba.cuda", "numba": "numba"}
+
+    def dotted(expr):
+        if isinstance(expr, ast.Attribute):
+            base = dotted(expr.value)
+            return f"{base}.{expr.attr}" if base else None
+        if isinstance(expr, ast.Name):
+            if expr.id in imports:
+                return imports[expr.id]
+            if expr.id in ("float", "int", "len", "bool", "range", "complex"):
+                return f"builtins.{expr.id}"
+        return None
+
+    def lookup(name, want_dtype=False):
+        value = env.get(name, names.get(name))
+        return value if isinstance(value, str) == want_dtype else None
+
+    reader = TypeReader(dotted, lookup)
+    for statement in tree.body[:-1]:
+        target = statement.targets[0]
+        kind = reader.type_of(statement.value)
+        if kind is None and reader.dtype(statement.value):
+            kind = reader.dtype(statement.value)
+        if isinstance(target, ast.Tuple):
+            for element, item in zip(target.elts, kind.items):
+                env[element.id] = item
+        else:
+            env[target.id] = kind
+    kind = reader.type_of(tree.body[-1].value)
+    return None if kind is None else (kind.text, getattr(kind, "where", ""))
+
+
+@pytest.mark.parametrize("source, expected", [
+    ("np.zeros(10)", ("float64[::1]", "host")),
+    ("np.zeros((4, 5), dtype=np.float32)", ("float32[:, ::1]", "host")),
+    ("np.zeros((4, 5), order='F')", ("float64[::1, :]", "host")),
+    ("np.ones(8, 'int32')", ("int32[::1]", "host")),
+    ("np.empty(8, dtype='f4')", ("float32[::1]", "host")),
+    ("np.full(8, 7)", ("int64[::1]", "host")),
+    ("np.full((2, 2), 1.5, dtype=np.float32)", ("float32[:, ::1]", "host")),
+    ("np.arange(10)", ("int64[::1]", "host")),
+    ("np.arange(0.0, 1.0, 0.1)", ("float64[::1]", "host")),
+    ("np.linspace(0, 1, 5)", ("float64[::1]", "host")),
+    ("np.array([1, 2, 3])", ("int64[::1]", "host")),
+    ("np.array([[1.0, 2.0], [3.0, 4.0]])", ("float64[:, ::1]", "host")),
+    ("np.asarray([1, 2], dtype=np.uint8)", ("uint8[::1]", "host")),
+    ("np.random.rand(3, 4)", ("float64[:, ::1]", "host")),
+    ("np.random.randint(0, 10, size=100)", ("int64[::1]", "host")),
+    ("rng = np.random.default_rng(0)\nrng.random(100, dtype=np.float32)", ("float32[::1]", "host")),
+    ("a = np.zeros(8)\na.astype(np.int16)", ("int16[::1]", "host")),
+    ("a = np.zeros(8)\ncuda.to_device(a)", ("float64[::1]", "device")),
+    ("cuda.device_array((3, 3), dtype=np.float32)", ("float32[:, ::1]", "device")),
+    ("cuda.device_array(3)", ("float64[::1]", "device")),
+    ("a = np.zeros(8, np.int32)\ncuda.device_array_like(a)", ("int32[::1]", "device")),
+    ("cuda.pinned_array(16, dtype=np.float32)", ("float32[::1]", "host")),
+    ("cuda.mapped_array(16, dtype=np.float32)", ("float32[::1]", "mapped")),
+    ("cp.zeros(16, dtype=cp.float32)", ("float32[::1]", "device")),
+    ("a = np.ones(9)\ncp.asarray(a)", ("float64[::1]", "device")),
+    ("a = np.zeros((4, 4))\na[1:]", ("float64[:, :]", "host")),
+    ("a = np.zeros((4, 4))\na[1]", ("float64[:]", "host")),
+    ("a = np.zeros(16)\na.reshape(4, 4)", ("float64[:, ::1]", "host")),
+    ("a = np.zeros(16)\na.reshape((2, 2, 4))", ("float64[:, :, ::1]", "host")),
+    ("a = np.zeros((4, 8))\na.T", ("float64[::1, :]", "host")),
+    ("a = np.zeros((4, 8))\nb = a\nb.ravel()", ("float64[::1]", "host")),
+    ("d = cuda.to_device(np.zeros(4))\nd.copy_to_host()", ("float64[::1]", "host")),
+    ("a, b = np.zeros(3), np.ones(3, dtype=np.int8)\nb", ("int8[::1]", "host")),
+    ("3", ("int64", "")),
+    ("2.5", ("float64", "")),
+    ("True", ("boolean", "")),
+    ("np.float32(1.5)", ("float32", "")),
+    ("np.float32(1.5) * 2.0", ("float32", "")),
+    ("n = 10\nn // 3", ("int64", "")),
+    ("n = 10\nn / 3", ("float64", "")),
+    ("a = np.zeros(4)\na.size", ("int64", "")),
+    ("DTYPE = np.float32\nnp.zeros(4, dtype=DTYPE)", ("float32[::1]", "host")),
+    ("np.zeros(n)", None),  # n unknown: an int or a tuple, kernlint does not guess
+    ("a = np.zeros(4)\na + 1", None),  # array arithmetic: not guessed
+    ("f(3)", None),
+])
+def test_host_value_types(source, expected):
+    assert type_text(source) == expected
+
+
+EXPECTED = {  # kernel -> {(signature, source)}: exactly what the fixture project's code implies
+    "kernels.py::saxpy": {
+        ("void(float64[::1], float64, float64[::1], float64[::1])", "launch-site"),  # main.py
+        ("void(float32[::1], float32, float32[::1], float32[::1])", "launch-site"),  # solver.py, gpu_cupy.py
+    },
+    "kernels.py::quantize": {("void(int32[::1], float32[::1])", "launch-site")},  # [] and .forall: one
+    "kernels.py::fill_rows": {("void(float64[:, ::1], float64)", "launch-site"),
+                              ("void(float64[::1, :], float32)", "launch-site")},  # grid.T
+    "kernels.py::relax": {("void(float32[::1], int64)", "launch-site")},  # Solver.__init__ arrays, stream
+    "kernels.py::histogram": {("void(int64[::1], int64[:])", "launch-site")},  # the unknown launch gives none
+    "body_only.py::gather": {("void(float64[::1], float64[::1], int64[::1])", "inferred")},
+    "body_only.py::to_int": {("void(int64[::1], float64[::1])", "inferred")},
+    "body_only.py::transposed": {("void(float64[:, ::1], float64[:, ::1])", "inferred")},
+    "recorded_only.py::clamp_to": {("void(float64[::1], float64[::1], float64)", "inferred")},
+}
+
+
+def signatures_of(report):
+    found = {}
+    for stat in report.stats:
+        key = f"{os.path.basename(stat.path)}::{stat.kernel}"
+        found.setdefault(key, set()).add((stat.signature, stat.signature_source))
+    return found
+
+
+def test_signatures_are_exactly_those_the_code_implies(fixture_report):
+    found = {k: v for k, v in signatures_of(fixture_report).items()
+             if any(k == e for e in EXPECTED)}
+    assert found == EXPECTED
+    skipped = [f for f in fixture_report.skipped if f.path.endswith("body_only.py")]
+    assert [f.kernel for f in skipped] == ["untypable"]
+    assert "tried: void(float64[::1], float64) (as read)" in skipped[0].message
+
+
+def test_recorded_signatures_are_written_and_checked(tmp_path):
+    project = tmp_path / "lazy"
+    shutil.copytree(FIXTURES / "lazy", project)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env.pop("NUMBA_ENABLE_CUDASIM", None)
+    run = subprocess.run([sys.executable, "-m", "kernlint", "record", "--simulator", "--",
+                          sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"],
+                         cwd=project, capture_output=True, text=True, timeout=600, env=env)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "2 signature(s) in kernlint-signatures.toml" in run.stderr
+    text = (project / "kernlint-signatures.toml").read_text()
+    assert '"lazyproj/recorded_only.py::clamp_to" = [' in text and str(tmp_path) not in text
+    recorded = read_recorded(str(project / "kernlint-signatures.toml"))
+    assert recorded == {str(project / "lazyproj" / "recorded_only.py"): {"clamp_to": [
+        ("void(float32[::1], float32[::1], float32)", "recorded"),
+        ("void(int16[::1], int16[::1], int64)", "recorded")]}}
+    check = subprocess.run([sys.executable, "-m", "kernlint", "check", "--no-cache", "--show-signatures",
+                            "lazyproj/recorded_only.py"], cwd=project, capture_output=True, text=True,
+                           timeout=600, env=env)
+    rows = [line.split() for line in check.stdout.splitlines() if "clamp_to" in line]
+    assert sorted((row[1] + " " + " ".join(row[2:-1]), row[-1]) for row in rows) == [
+        ("void(float32[::1], float32[::1], float32)", "recorded"),
+        ("void(int16[::1], int16[::1], int64)", "recorded")]
+
+
+def test_the_signatures_file_merges_and_sorts(tmp_path):
+    path = str(tmp_path / "kernlint-signatures.toml")
+    kernels = str(tmp_path / "pkg" / "k.py")
+    write_recorded(path, {kernels: {"b": [("void(int64)", "recorded")]}}, ["python", "run.py"])
+    write_recorded(path, {kernels: {"a": [("void(float64)", "recorded")], "b": [("void(int32)", "recorded")]}},
+                   ["python", "run.py"])
+    text = open(path).read()
+    assert text.index('"pkg/k.py::a"') < text.index('"pkg/k.py::b"')
+    assert read_recorded(path)[kernels]["b"] == [("void(int32)", "recorded"), ("void(int64)", "recorded")]
+
+
+def test_a_broken_signatures_file_stops_kernlint_with_its_name(tmp_path):
+    (tmp_path / "kernels.py").write_text("from numba import cuda\n\n@cuda.jit\ndef k(x):\n    x[0] = 1.0\n")
+    (tmp_path / "kernlint-signatures.toml").write_text("[signatures]\n'kernels.py::k' = 3\n")
+    run = subprocess.run([sys.executable, "-m", "kernlint", "check", "--no-cache", "kernels.py"], cwd=tmp_path,
+                         capture_output=True, text=True, timeout=600, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert run.returncode == 2 and "kernlint-signatures.toml" in run.stderr and "Traceback" not in run.stderr
+
+
+def test_json_and_text_say_where_a_signature_came_from(tmp_path):
+    (tmp_path / "kernels.py").write_text(textwrap.dedent('''
+        from numba import cuda
+
+        @cuda.jit
+        def convert(y, x):
+            i = cuda.grid(1)
+            if i < x.size:
+                v = x[i]
+                if v != v:
+                    print("NaN", i)
+                    return
+                y[i] = int(v)
+    '''))
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    run = subprocess.run([sys.executable, "-m", "kernlint", "check", "--no-cache", "--output-format", "json",
+                          "kernels.py"], cwd=tmp_path, capture_output=True, text=True, timeout=600, env=env)
+    found = json.loads(run.stdout)
+    assert {(f["signature"], f["signature_source"]) for f in found} == {("void(int64[::1], float64[::1])",
+                                                                        "inferred")}
+    text = subprocess.run([sys.executable, "-m", "kernlint", "check", "--no-cache", "kernels.py"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=600, env=env).stdout
+    assert "# kernlint: sig=void(int64[::1], float64[::1])" in text

@@ -12,6 +12,7 @@ bench-static:
 
 bench-cost:
 	$(PYTHON) benchmarks/linter_cost.py $(RESULTS)/linter_cost.json
+	$(PYTHON) benchmarks/signature_cost.py $(RESULTS)/signature_cost.json
 
 bench-gpu:
 	$(PYTHON) benchmarks/build_ptx.py .bench/ptx

@@ -68,6 +68,7 @@ def main():
     decorator = load("gpu_decorator_h200.json")
     static = load("static_resources.json")
     cost = load("linter_cost.json")
+    signatures = load("signature_cost.json")
     out = ["# kernlint benchmark results", ""]
     if gpu:
         out += [f"## GPU: original, rewritten, hand-written ({gpu[0]['device']}, CUDA events, median of 30)", ""]
@@ -80,6 +81,12 @@ def main():
                 f"- kernlint analysis / numba IR generation, per kernel over the fixtures: median "
                 f"{cost['median_ratio']:.3f}, max {cost['max_ratio']:.3f} (goal <= 0.10)",
                 f"- a 20-kernel file: cold {cost['cache']['cold_s']:.2f} s, warm (cache) {cost['cache']['warm_s']:.3f} s"]
+    if signatures:
+        sources = ", ".join(f"{n} {s}" for s, n in sorted(signatures["sources"].items()))
+        out += [f"- finding signatures: a {signatures['kernels']}-kernel repository without annotations "
+                f"({sources}) checks in {signatures['inferred_s']:.2f} s against {signatures['annotated_s']:.2f} s "
+                f"with the same signatures written out: {signatures['inferred_over_annotated']:.3f}x (goal <= 1.5; "
+                f"same signatures and findings: {'yes' if signatures['same_signatures_and_findings'] else 'no'})"]
     if decorator:
         launch, first = decorator["launch"], decorator["first_compile"]
         out += [f"- `@no_hostcall` launch time, decorated / undecorated over {launch['launches']} launches: "

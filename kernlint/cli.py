@@ -58,7 +58,11 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     check = sub.add_parser("check", help="report findings in kernels (exit 1 if any)")
-    check.add_argument("paths", nargs="+", metavar="PATH", help="files or directories")
+    check.add_argument("paths", nargs="+", metavar="PATH",
+                       help="files or directories; - reads one file from standard input (with --stdin-filename)")
+    check.add_argument("--stdin-filename", metavar="PATH", default=None,
+                       help="the file standard input stands for: findings are reported at it, and its "
+                            "configuration, suppressions and kind (.py, .hip, .ll, .bc) apply")
     check.add_argument("--output-format", choices=sorted(FORMATS), default="text")
     check.add_argument("--statistics", action="store_true",
                        help="time spent compiling (numba) and analysing (kernlint), per kernel")
@@ -122,7 +126,7 @@ def _settings(args):
     from .frontends.project import FrontendSettings
     from .frontends.signatures import signatures_file
 
-    missing = [p for p in args.paths if not os.path.exists(p)]
+    missing = [p for p in args.paths if not os.path.exists(p) and p != getattr(args, "stdin_filename", None)]
     if missing:
         raise configuration.ConfigError(f"no such file or directory: {', '.join(missing)}")
     path = args.config or configuration.find(args.paths[0])
@@ -173,12 +177,32 @@ def _progress(args):
     return show
 
 
+def _stdin(args) -> bool:
+    """``check -``: read the buffer an editor pipes in, as the file --stdin-filename names."""
+    from . import config as configuration
+    from .source import use_buffer
+
+    if "-" not in args.paths:
+        if args.stdin_filename:
+            raise configuration.ConfigError("--stdin-filename is given but no path is `-`")
+        return False
+    if args.paths != ["-"]:
+        raise configuration.ConfigError("`-` (standard input) cannot be checked together with other paths")
+    if not args.stdin_filename:
+        raise configuration.ConfigError("reading standard input needs --stdin-filename PATH (the file it "
+                                        "stands for: its kind, configuration and suppressions)")
+    use_buffer(args.stdin_filename, sys.stdin.buffer.read())
+    args.paths = [args.stdin_filename]
+    return True
+
+
 def _check(args) -> int:
     from .engine import check_paths
 
+    from_stdin = _stdin(args)
     config, options = _settings(args)
     options.resources = args.resources
-    if not args.no_cache:
+    if not args.no_cache and not from_stdin:
         options.cache_root = config.root
     report = check_paths(args.paths, options, progress=_progress(args))
     reporter = FORMATS[args.output_format]

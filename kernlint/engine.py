@@ -15,7 +15,7 @@ from .frontends.numba_cuda import CompiledKernel, FileResult
 from .frontends.project import FrontendSettings, Project
 from .ir.reader import parse_module
 from .rules.base import KernelContext
-from .source import SourceFile, decode_source
+from .source import SourceFile, buffers, decode_source, read_bytes
 from .suppress import is_suppressed
 
 _SKIP_DIRS = {"__pycache__", "node_modules", "site-packages", "dist-packages", "build", "dist"}
@@ -92,8 +92,7 @@ def worth_checking(path: str, project: Optional[Project] = None) -> bool:
         if module is not None:
             return bool(module.kernels)
     try:
-        with open(path, "rb") as handle:
-            data = handle.read()
+        data = read_bytes(path)
     except OSError:
         return True  # let the frontend report why it cannot be read
     if b"cuda" in data or b"\0" in data:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import io
+import os
 import re
 import tokenize
 from collections import defaultdict
@@ -19,6 +20,27 @@ _CONVERSION_NAME = re.compile(
 )
 
 NodeFilter = Callable[[ast.AST], bool]
+
+# Files whose contents come from elsewhere than the disk: an editor's buffer piped to
+# `kernlint check - --stdin-filename PATH` is read as PATH by every layer.
+_BUFFERS: Dict[str, bytes] = {}
+
+
+def use_buffer(path: str, data: bytes) -> None:
+    _BUFFERS[os.path.abspath(path)] = data
+
+
+def buffers() -> Dict[str, bytes]:
+    return dict(_BUFFERS)
+
+
+def read_bytes(path: str) -> bytes:
+    """A file's bytes: its buffer where one is registered, else the disk's (OSError if none)."""
+    data = _BUFFERS.get(os.path.abspath(path))
+    if data is not None:
+        return data
+    with open(path, "rb") as handle:
+        return handle.read()
 
 
 def _call_name(node: ast.AST) -> str:
@@ -78,8 +100,7 @@ class SourceFile:
 
     @classmethod
     def read(cls, path: str) -> "SourceFile":
-        with open(path, "rb") as handle:
-            return cls(path, decode_source(handle.read()))
+        return cls(path, decode_source(read_bytes(path)))
 
     @classmethod
     def read_or_none(cls, path: str) -> Optional["SourceFile"]:

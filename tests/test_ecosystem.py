@@ -3,6 +3,7 @@ the cache and the progress line."""
 import io
 import json
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -185,3 +186,42 @@ def test_progress_only_on_a_terminal_for_text_output(monkeypatch, output_format,
     if progress:
         progress(1, 2, str(FIXTURES / "clean.py"))
     assert ("[1/2]" in terminal.getvalue()) is shown
+
+
+def stdin_check(data, filename, cwd, *extra):
+    return subprocess.run([sys.executable, "-m", "kernlint", "check", "--output-format", "json", *extra, "-",
+                           "--stdin-filename", filename], cwd=cwd, input=data, capture_output=True,
+                          timeout=600, env={**os.environ, "PYTHONPATH": str(ROOT)})
+
+
+def test_an_editor_buffer_is_checked_as_the_file_it_stands_for(project):
+    """The buffer, not the file on disk, is checked; findings, configuration and suppressions
+    are those of --stdin-filename."""
+    (project / "pyproject.toml").write_text('[tool.kernlint]\nignore = ["KL301"]\n')
+    buffer = PRINT_GUARD.replace("y[i] = int(v)", "y[i] = int(v)  # the edited line")
+    run = stdin_check(buffer.encode(), "kernels.py", project)
+    assert run.returncode == 1, run.stderr
+    found = json.loads(run.stdout)
+    assert [(f["code"], f["path"], f["line"]) for f in found] == [("KL101", str(project / "kernels.py"), 13)]
+    suppressed = buffer.replace("y[i] = int(v)  # the edited line", "y[i] = int(v)  # noqa: KL101")
+    assert stdin_check(suppressed.encode(), "kernels.py", project).returncode == 0  # the buffer's noqa
+    unsaved = stdin_check(buffer.encode(), "not_saved_yet.py", project)  # no such file on disk
+    assert [f["path"] for f in json.loads(unsaved.stdout)] == [str(project / "not_saved_yet.py")]
+    assert not (project / ".kernlint_cache").exists()  # buffers are never cached
+
+
+def test_stdin_takes_every_input_kind(tmp_path):
+    ir = (FIXTURES / "ir" / "julia_hostcall_box.ll").read_bytes()
+    found = json.loads(stdin_check(ir, "dump.ll", tmp_path).stdout)
+    assert ("KL201", str(tmp_path / "dump.ll"), 13) in [(f["code"], f["path"], f["line"]) for f in found]
+    if shutil.which("hipcc"):
+        hip = (FIXTURES / "hip_kernels.hip").read_bytes()
+        found = json.loads(stdin_check(hip, "src/kernels.hip", tmp_path).stdout)
+        assert ("KL301", str(tmp_path / "src" / "kernels.hip"), 11) in [(f["code"], f["path"], f["line"])
+                                                                        for f in found]
+
+
+def test_stdin_needs_a_filename(tmp_path):
+    run = subprocess.run([sys.executable, "-m", "kernlint", "check", "-"], cwd=tmp_path, input=b"",
+                         capture_output=True, timeout=60, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert run.returncode == 2 and b"--stdin-filename" in run.stderr

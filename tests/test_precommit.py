@@ -24,6 +24,15 @@ def head():
     return git("rev-parse", "HEAD", cwd=ROOT)
 
 
+CLEAN_HIP = """#include <hip/hip_runtime.h>
+
+__global__ void convert(long *y, const double *x, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = (long)x[i];
+}
+"""
+
+
 def test_pre_commit_hook_fails_on_a_bad_kernel_and_passes_on_a_clean_one(tmp_path, head):
     repo = tmp_path / "user-repo"
     repo.mkdir()
@@ -38,6 +47,10 @@ def test_pre_commit_hook_fails_on_a_bad_kernel_and_passes_on_a_clean_one(tmp_pat
               - id: kernlint
     '''))
     shutil.copy(FIXTURES / "print_guard.py", repo / "kernels.py")
+    have_hipcc = shutil.which("hipcc") is not None
+    if have_hipcc:  # the hook takes every kind kernlint reads, HIP and IR included
+        shutil.copy(FIXTURES / "hip_kernels.hip", repo / "kernels.hip")
+    shutil.copy(FIXTURES / "ir" / "julia_hostcall_box.ll", repo / "dump.ll")
     git("add", ".", cwd=repo)
     env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "pre-commit-home")}
     env.pop("PYTHONPATH", None)
@@ -49,8 +62,13 @@ def test_pre_commit_hook_fails_on_a_bad_kernel_and_passes_on_a_clean_one(tmp_pat
     bad = pre_commit()
     assert bad.returncode == 1, bad.stdout + bad.stderr
     assert "kernels.py:13:16: KL101" in bad.stdout
+    assert "dump.ll:13:3: KL201" in bad.stdout
+    if have_hipcc:
+        assert "kernels.hip:11:13: KL301" in bad.stdout
+        (repo / "kernels.hip").write_text(CLEAN_HIP)
+    (repo / "dump.ll").unlink()
     shutil.copy(FIXTURES / "clean.py", repo / "kernels.py")
-    git("add", ".", cwd=repo)
+    git("add", "-A", ".", cwd=repo)
     good = pre_commit()
     assert good.returncode == 0, good.stdout + good.stderr
     assert "Passed" in good.stdout

@@ -74,6 +74,14 @@ class Site:
     on_error_path: bool
     chain: Tuple[Instruction, ...]  # the calls that led here, outermost first
 
+    @property
+    def what(self) -> str:
+        """The callee, or the hostcall global a load sets up."""
+        ins = self.instruction
+        if ins.opcode == "load":
+            return next((g for g in ins.globals() if g in runtime.HOSTCALL_GLOBALS), "")
+        return ins.callee or ""
+
     def frames(self) -> List[Frame]:
         """Source frames, innermost first: inlinedAt chains and then the call chain."""
         frames: List[Frame] = []
@@ -146,8 +154,12 @@ class KernelAnalysis:
         return self.program.facts(function.name)
 
     def calls(self, *kinds: runtime.Kind) -> Iterator[Tuple[Site, runtime.Kind]]:
+        """Reached calls (and hostcall setups) that do one of ``kinds`` (runtime.site_kind)."""
         for site in self.sites:
-            kind = runtime.classify(site.instruction.callee)
+            ins = site.instruction
+            loaded = ins.globals() if ins.opcode == "load" else ()
+            args = ins.call_args() if ins.opcode != "load" and ins.callee == "__ockl_hostcall_internal" else ""
+            kind = runtime.site_kind(ins.opcode, ins.callee, args, loaded)
             if kind in kinds:
                 yield site, kind
 

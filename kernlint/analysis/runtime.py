@@ -5,7 +5,8 @@ A category says what calling the function means on a GPU:
 - ``SINK``: execution ends in an error (trap, throw, assert, exception report);
 - ``PRINTF``: a formatted print that goes through the host;
 - ``HOSTCALL``: any other call into the host;
-- ``ALLOC``: device memory allocation;
+- ``ALLOC``: device memory allocation (a call, or a hostcall whose service allocates);
+- ``FREE``: giving device memory back;
 - ``CONVERT``: a float-to-int conversion done by a library call;
 - ``ROUND``: rounding that keeps the float type (what exactness checks compare against);
 - ``NAN_TEST`` / ``RANGE_TEST``: library predicates on a float (``math.isnan``, ``math.isinf``).
@@ -24,6 +25,7 @@ class Kind(Enum):
     HOSTCALL = "hostcall"
     ASSERT = "assert"
     ALLOC = "alloc"
+    FREE = "free"
     CONVERT = "convert"
     ROUND = "round"
     NAN_TEST = "nan-test"
@@ -56,6 +58,9 @@ _EXACT = {
     "gpu_malloc": Kind.ALLOC,
     "ijl_gc_pool_alloc": Kind.ALLOC,
     "jl_gc_pool_alloc": Kind.ALLOC,
+    "free": Kind.FREE,
+    "__ockl_dm_dealloc": Kind.FREE,
+    "gpu_free": Kind.FREE,
 }
 
 _PATTERNS = [
@@ -76,11 +81,15 @@ _PATTERNS = [
      Kind.RANGE_TEST),
 ]
 
-# AMDGPU.jl reaches the host through these device-side globals (a load of one
-# of them is the hostcall's setup).
-HOSTCALL_GLOBALS = frozenset(
-    ["__malloc_hostcall", "__free_hostcall", "__print_hostcall", "__printf_hostcall"]
-)
+# AMDGPU.jl reaches the host through these device-side globals (a load of one of them is
+# the hostcall's setup, in whatever function invokes it); what each service does.
+HOSTCALL_SERVICES = {
+    "__malloc_hostcall": Kind.ALLOC,
+    "__free_hostcall": Kind.FREE,
+    "__print_hostcall": Kind.HOSTCALL,
+    "__printf_hostcall": Kind.HOSTCALL,
+}
+HOSTCALL_GLOBALS = frozenset(HOSTCALL_SERVICES)
 
 # On AMDGPU, device malloc/free are hostcalls too.
 _AMDGPU_HOSTCALL = frozenset(["malloc", "free", "__ockl_dm_alloc", "__ockl_dm_dealloc"])
@@ -96,6 +105,19 @@ def classify(name: Optional[str]) -> Optional[Kind]:
         if pattern.match(name):
             return kind
     return None
+
+
+def site_kind(opcode: str, callee: Optional[str], call_args: str = "", loaded=()) -> Optional[Kind]:
+    """What an instruction does at run time: a call by its callee (an ockl hostcall by its
+    service: the device-memory service allocates), a load of an AMDGPU.jl hostcall global by
+    that hostcall's service."""
+    if opcode == "load":
+        return next((HOSTCALL_SERVICES[g] for g in loaded if g in HOSTCALL_SERVICES), None)
+    kind = classify(callee)
+    if kind is Kind.HOSTCALL and callee == "__ockl_hostcall_internal" and hostcall_service(
+            call_args) == HOSTCALL_SERVICE_DEVMEM:
+        return Kind.ALLOC
+    return kind
 
 
 def is_amdgpu_hostcall(name: Optional[str], triple: str) -> bool:

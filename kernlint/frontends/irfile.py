@@ -16,6 +16,7 @@ import re
 from typing import List, Optional, Tuple
 
 from ..findings import Finding, KernelInfo, invalid_ir
+from ..source import read_bytes
 from ..ir.reader import IRSyntaxError, Module, parse_module
 from .numba_cuda import CompiledKernel, FileResult
 
@@ -52,8 +53,7 @@ def read_ir(path: str) -> Tuple[Optional[str], Optional[Finding]]:
     from llvmlite import binding as llvm
 
     try:
-        with open(path, "rb") as handle:
-            data = handle.read()
+        data = read_bytes(path)
     except OSError as exc:
         return None, invalid(path, f"cannot read: {exc.strerror or exc}")
     if not data.strip():

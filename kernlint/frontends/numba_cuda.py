@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from ..findings import Finding, KernelInfo, compile_failed, no_signature, unreadable_file
-from ..source import SourceFile, decode_source, undecodable
+from ..source import SourceFile, decode_source, read_bytes, undecodable
 from .project import FrontendSettings
 
 SIG_COMMENT = re.compile(r"^#\s*kernlint:\s*sig\s*=\s*(.+?)\s*$")
@@ -295,8 +295,7 @@ def type_text(numba_type) -> str:
 
 def _read(path: str, result: FileResult) -> Optional[SourceFile]:
     try:
-        with open(path, "rb") as handle:
-            data = handle.read()
+        data = read_bytes(path)
     except OSError as exc:
         result.diagnostics.append(unreadable_file(path, 1, 1, f"cannot read: {exc.strerror or exc}"))
         return None

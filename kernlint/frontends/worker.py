@@ -16,15 +16,26 @@ from multiprocessing.connection import wait
 from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
 from ..findings import Finding, unreadable_file
+from ..source import buffers
 from .numba_cuda import FileResult
 
 _PRELOAD = "kernlint.frontends._preload"
 _ALIVE = "alive"  # sent after each step; the result comes last
 
 
-def _child(path: str, arch: str, signatures, runnable: bool, offload_arch: str, settings, connection) -> None:
+def _child(path: str, arch: str, signatures, runnable: bool, offload_arch: str, settings, buffer,
+           connection) -> None:
     os.environ["NUMBA_ENABLE_CUDASIM"] = "0"
     from . import compile_any
+
+    if buffer is not None:  # an editor's buffer stands for the file on disk
+        import linecache
+
+        from ..source import use_buffer
+
+        use_buffer(path, buffer)
+        text = buffer.decode("utf-8", "replace")
+        linecache.cache[os.path.abspath(path)] = (len(text), None, text.splitlines(True), os.path.abspath(path))
 
     def alive() -> None:  # each finished step (the import, one kernel) restarts the parent's clock
         connection.send(_ALIVE)
@@ -73,7 +84,7 @@ def compile_files(
             process = context.Process(
                 target=_child,
                 args=(path, arch, (signatures or {}).get(os.path.abspath(path)), runnable, offload_arch, settings,
-                      writer),
+                      buffers().get(os.path.abspath(path)), writer),
                 daemon=True,
             )
             process.start()

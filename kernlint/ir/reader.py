@@ -383,7 +383,7 @@ def _parse_function(lines, i, functions) -> int:
             i += 1  # debug-info intrinsics carry no behaviour
             continue
         first = i
-        text = stripped
+        text = _without_comment(stripped) if ";" in stripped else stripped
         if _opens_target_list(text):
             parts = [text]
             while i + 1 < n and "]" not in lines[i]:
@@ -404,6 +404,17 @@ def _parse_function(lines, i, functions) -> int:
             blk.successors = _successors(term)
     functions[name] = function
     return i + 1
+
+
+def _without_comment(text: str) -> str:
+    """An instruction without its trailing ``; comment`` (a ``;`` inside quotes is text)."""
+    quoted = False
+    for index, ch in enumerate(text):
+        if ch == '"':
+            quoted = not quoted
+        elif ch == ";" and not quoted:
+            return text[:index].rstrip()
+    return text
 
 
 def _opens_target_list(text: str) -> bool:

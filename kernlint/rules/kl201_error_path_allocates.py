@@ -3,7 +3,8 @@
 ## What it does
 Finds a device memory allocation (device ``malloc``, ``NRT_MemInfo_alloc*``,
 ``__ockl_dm_alloc``, ``gpu_gc_pool_alloc``, ``gpu_malloc``, ``ijl_gc_pool_alloc``,
-``ijl_box_*``) that is reached only on an error path: the code that builds an
+``ijl_box_*``, and a hostcall whose service allocates: AMDGPU.jl's ``__malloc_hostcall``
+in whatever function invokes it, ockl's device-memory service) that is reached only on an error path: the code that builds an
 exception, boxes a value for an error message, or prepares a report.
 
 ## Why is this bad?
@@ -44,7 +45,7 @@ FIXABLE = False
 def check(ctx: KernelContext) -> Iterator[Finding]:
     for site, _ in ctx.analysis.calls(runtime.Kind.ALLOC):
         if site.on_error_path:
-            callee = site.instruction.callee
+            callee = site.what
             yield ctx.site_finding(
                 CODE,
                 f"`{callee}` allocates device memory on an error path: the never-taken "

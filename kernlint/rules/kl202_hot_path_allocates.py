@@ -3,7 +3,8 @@
 ## What it does
 Finds a device memory allocation (device ``malloc``, ``NRT_MemInfo_alloc*`` behind
 ``np.empty``/``np.zeros`` with numba-cuda's NRT, ``__ockl_dm_alloc``,
-``gpu_gc_pool_alloc``, ``gpu_malloc``, ``ijl_gc_pool_alloc``, ``ijl_box_*``) on the
+``gpu_gc_pool_alloc``, ``gpu_malloc``, ``ijl_gc_pool_alloc``, ``ijl_box_*``, and a hostcall whose service allocates: AMDGPU.jl's ``__malloc_hostcall``
+in whatever function invokes it, ockl's device-memory service) on the
 normal path of a kernel.
 
 ## Why is this bad?
@@ -43,7 +44,7 @@ FIXABLE = False
 def check(ctx: KernelContext) -> Iterator[Finding]:
     for site, _ in ctx.analysis.calls(runtime.Kind.ALLOC):
         if not site.on_error_path:
-            callee = site.instruction.callee
+            callee = site.what
             yield ctx.site_finding(
                 CODE,
                 f"`{callee}` allocates device memory on the kernel's normal path: every "

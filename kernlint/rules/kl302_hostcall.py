@@ -46,7 +46,7 @@ def check(ctx: KernelContext) -> Iterator[Finding]:
         ins = site.instruction
         callee = ins.callee
         if ins.opcode == "load":
-            what = next(g for g in ins.globals() if g in runtime.HOSTCALL_GLOBALS)
+            what = site.what
         elif runtime.is_amdgpu_hostcall(callee, triple):
             what = callee
         elif runtime.classify(callee) is runtime.Kind.HOSTCALL and not is_printf_site(site, ctx):

@@ -186,6 +186,38 @@ def analyse_result(result: FileResult, options: Optional[Options] = None) -> Tup
 Progress = Callable[[int, int, str], None]
 
 
+def host_checked(paths: Sequence[str], options: Options, project: Project) -> List[str]:
+    """Python files whose host code the host rules read: those that mention CUDA or CuPy."""
+    if options.target == "rocm":
+        return []
+    found = []
+    for path in discover(paths, "cuda"):
+        try:
+            data = read_bytes(path)
+        except OSError:
+            continue
+        if b"cuda" in data or b"cupy" in data:
+            found.append(path)
+    return found
+
+
+def host_findings(project: Project, path: str) -> List[Finding]:
+    """The host rules (KL5xx) over one Python file: syntax only, nothing compiled or run."""
+    from .frontends.pyhost import read_host
+
+    module = project.module(path)
+    if module is None:
+        return []
+    try:
+        facts = read_host(project, module)
+    except RecursionError:
+        return []
+    findings: List[Finding] = []
+    for rule in rules.HOST_RULES:
+        findings.extend(rule.check_host(facts))
+    return findings
+
+
 def kernel_signatures(project: Project, files: Sequence[str], options: Options) -> Dict:
     """Signatures beyond the decorators and comments, for the checked files' kernels."""
     from .frontends.signatures import gather
@@ -263,6 +295,10 @@ def check_paths(paths: Sequence[str], options: Options, progress: Optional[Progr
             sources[finding.path] = SourceFile.read_or_none(finding.path)
         return not is_suppressed(finding, sources[finding.path])
 
+    host_files = host_checked(paths, options, project)
+    for path in host_files:
+        collected.extend(host_findings(project, path))
+    report.files += len(set(host_files) - set(files))
     report.skipped = [f for f in collected if f.code == "KL903"]
     report.findings = merge([f for f in collected if visible(f)])
     return report

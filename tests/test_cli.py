@@ -79,4 +79,15 @@ def test_rule_documentation():
     for heading in ("## What it does", "## Why is this bad?", "## Example", "## Fix safety"):
         assert heading in run.stdout
     listing = kernlint("rule", "--all").stdout.splitlines()
-    assert len(listing) == 12 and listing[0].startswith("KL101  checked-float-to-int")
+    assert len(listing) == 16 and listing[0].startswith("KL101  checked-float-to-int")
+    assert any(line.startswith("KL504  unsynchronized-timing") for line in listing)
+
+
+def test_every_rule_documents_itself():
+    from kernlint import rules
+
+    for rule in rules.ALL:
+        doc = rules.documentation(rule.CODE)
+        assert doc.startswith(f"{rule.CODE} {rule.NAME}"), rule.CODE
+        for heading in ("## What it does", "## Why is this bad?", "## Example", "## Fix safety"):
+            assert heading in doc, (rule.CODE, heading)

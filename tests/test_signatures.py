@@ -96,7 +96,9 @@ def type_text(source, **names):
     ("n = 10\nn / 3", ("float64", "")),
     ("a = np.zeros(4)\na.size", ("int64", "")),
     ("DTYPE = np.float32\nnp.zeros(4, dtype=DTYPE)", ("float32[::1]", "host")),
-    ("np.zeros(n)", None),  # n unknown: an int or a tuple, kernlint does not guess
+    ("np.zeros(n)", (None, "host")),  # n unknown (an int or a tuple): no type, but a host array
+    ("cuda.to_device(x)", (None, "device")),
+    ("d.copy_to_host()", (None, "host")),
     ("a = np.zeros(4)\na + 1", None),  # array arithmetic: not guessed
     ("f(3)", None),
 ])

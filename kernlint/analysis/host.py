@@ -10,7 +10,7 @@ rules (KL501–KL504) are each one piece of logic over them.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
 
 @dataclass(frozen=True)
@@ -27,6 +27,7 @@ class Arg:
     type: Optional[str]
     where: str = ""  # host | device | mapped | "" (a scalar, or unknown)
     name: str = ""  # the expression as written
+    array: bool = False  # known to be an array (its type may still be unknown)
 
 
 @dataclass(frozen=True)
@@ -44,6 +45,8 @@ class Loop:
     kind: str  # for | while | comprehension
     function: str  # the qualified name of the function it is in ("" at module level)
     parent: Optional[int] = None
+    varying: Set[str] = field(default_factory=set)  # names that change from one iteration to the next
+    deciding: Set[str] = field(default_factory=set)  # names its condition or a `break` reads
 
 
 @dataclass
@@ -78,7 +81,8 @@ class HostFacts:
     language: str = "python"
     events: List[Event] = field(default_factory=list)
     loops: Dict[int, Loop] = field(default_factory=dict)
-    calls: Dict[str, List[Event]] = field(default_factory=dict)  # function -> calls of same-file functions
+    # function -> (end, start) name pairs of `end - start` subtractions in it (timing intervals)
+    intervals: Dict[str, Set[Tuple[str, str]]] = field(default_factory=dict)
 
     @property
     def launches(self) -> List[Launch]:
@@ -100,19 +104,24 @@ class HostFacts:
         return event.loops[-1] if event.loops else None
 
     def events_in(self, loop: int, kinds: Sequence[str] = ()) -> List[Event]:
-        """Events inside a loop, directly or through calls of same-file functions made in it."""
-        found = []
-        seen = set()
-        direct = [e for e in self.events if loop in e.loops]
-        stack = list(direct)
-        while stack:
-            event = stack.pop()
-            if id(event) in seen:
-                continue
-            seen.add(id(event))
-            if not kinds or event.kind in kinds:
-                found.append(event)
-            if event.kind == "call":
+        """Events inside a loop, directly or through calls of same-file functions made in it,
+        in the order they run."""
+        return [e for e in self.expand([e for e in self.events if loop in e.loops]) if not kinds or e.kind in kinds]
+
+    def expand(self, events: Sequence[Event], depth: int = 0) -> List[Event]:
+        """Events with each call of a same-file function replaced by that function's events."""
+        found: List[Event] = []
+        for event in events:
+            found.append(event)
+            if event.kind == "call" and depth < 8:
                 callee = str(event.detail.get("callee", ""))
-                stack.extend(e for e in self.events if e.function == callee)
+                found.extend(self.expand([e for e in self.events if e.function == callee and e is not event],
+                                         depth + 1))
         return found
+
+    def of_function(self, function: str) -> List[Event]:
+        return [e for e in self.events if e.function == function]
+
+    def launching_loops(self) -> List[Loop]:
+        """Loops that launch kernels, directly or through the file's functions they call."""
+        return [loop for loop in self.loops.values() if any(e.kind == "launch" for e in self.events_in(loop.id))]

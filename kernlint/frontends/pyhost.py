@@ -61,6 +61,8 @@ class HostReader:
         self._next_loop = 0
         # what the file's own calls pass to its functions: qualname -> [(positional, keywords)]
         self._passed: Dict[str, List[Tuple[List[object], Dict[str, object]]]] = {}
+        self._assigning: set = set()  # the names the statement being read assigns
+        self._minus: Dict[int, str] = {}  # id(call) -> the name subtracted from it (clock() - t0)
 
     def read(self) -> HostFacts:
         for record in (False, True):  # first pass: what methods store in self.<attr>
@@ -101,8 +103,10 @@ class HostReader:
         if isinstance(statement, (ast.Assign, ast.AnnAssign)):
             if statement.value is None:
                 return
-            self._expr(statement.value, frame)
             targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+            self._assigning = {n for t in targets for n in _names(t)}
+            self._expr(statement.value, frame)
+            self._assigning = set()
             for target in targets:
                 self._assign(target, statement.value, frame)
             return
@@ -163,7 +167,23 @@ class HostReader:
         self._next_loop += 1
         number = self._next_loop
         parent = frame.loops[-1] if frame.loops else None
-        self.facts.loops[number] = Loop(number, self._place(node), kind, frame.qualname, parent)
+        loop = Loop(number, self._place(node), kind, frame.qualname, parent)
+        body = list(getattr(node, "body", []))
+        if isinstance(node, (ast.For, ast.AsyncFor)):
+            loop.varying.update(_names(node.target))
+        for statement in body:
+            for sub in ast.walk(statement):
+                if isinstance(sub, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+                    targets = sub.targets if isinstance(sub, ast.Assign) else [sub.target]
+                    for target in targets:
+                        loop.varying.update(_names(target))
+                elif isinstance(sub, (ast.For, ast.AsyncFor, ast.comprehension)):
+                    loop.varying.update(_names(sub.target))
+                elif isinstance(sub, ast.If) and any(isinstance(s, ast.Break) for s in sub.body):
+                    loop.deciding.update(_reads(sub.test))
+        if isinstance(node, ast.While):
+            loop.deciding.update(_reads(node.test))
+        self.facts.loops[number] = loop
         return number
 
     def _assign(self, target: ast.expr, value: ast.expr, frame: _Frame) -> None:
@@ -185,7 +205,8 @@ class HostReader:
             kind = self._value_type(value, frame)
             # the first assignment wins (``__init__`` is read first); the second pass fills in
             # what only calls later in the file made known
-            if key not in self._attributes or self._attributes[key] is None:
+            old = self._attributes.get(key, _UNSET)
+            if old is _UNSET or _known(kind) > _known(old):
                 self._attributes[key] = kind
                 self._attribute_exprs[key] = (value, frame)
 
@@ -201,6 +222,13 @@ class HostReader:
     # -- expressions ----------------------------------------------------------------
 
     def _expr(self, expr: ast.expr, frame: _Frame) -> None:
+        if self._record:
+            for sub in ast.walk(expr):
+                if isinstance(sub, ast.BinOp) and isinstance(sub.op, ast.Sub) and isinstance(sub.right, ast.Name):
+                    if isinstance(sub.left, ast.Call):
+                        self._minus[id(sub.left)] = sub.right.id
+                    elif isinstance(sub.left, ast.Name):
+                        self.facts.intervals.setdefault(frame.qualname, set()).add((sub.left.id, sub.right.id))
         for node in _calls_in_order(expr):
             if isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
                 continue
@@ -259,7 +287,7 @@ class HostReader:
                 kind = reader.type_of(arg)
                 where = kind.where if isinstance(kind, ArrayType) else ""
                 args.append(Arg(getattr(kind, "text", None) if kind is not None else None, where,
-                                ast.unparse(arg)))
+                                ast.unparse(arg), isinstance(kind, ArrayType)))
             if args is None or call.keywords:
                 args = [Arg(None, "", "*")]
             ref = KernelRef(kernel.module.path, kernel.qualname) if kernel is not None else None
@@ -271,6 +299,56 @@ class HostReader:
         if callee is not None:
             self.facts.events.append(Event("call", self._place(call), frame.qualname, frame.loops,
                                            what=callee, detail={"callee": callee}))
+            return
+        event = self._host_operation(call, frame)
+        if event is not None:
+            self.facts.events.append(event)
+
+    def _host_operation(self, call: ast.Call, frame: _Frame) -> Optional[Event]:
+        """An allocation, a blocking operation or a clock read, or None."""
+        name = self._dotted(call.func, frame) or ""
+        place = self._place(call)
+        assigned = sorted(self._assigning)
+
+        def event(kind: str, what: str, **detail) -> Event:
+            return Event(kind, place, frame.qualname, frame.loops, what=what,
+                         detail={"assigned": assigned, **detail})
+
+        if name in ALLOCATIONS:
+            reads = sorted({n for a in list(call.args) + [k.value for k in call.keywords] for n in _reads(a)})
+            # to_device / asarray copy data in: they allocate per step whatever the data; the
+            # constructors allocate a shape, which may change with the loop
+            copies = name.rsplit(".", 1)[-1] in ("to_device", "asarray", "array", "copy", "ascontiguousarray")
+            return event("alloc", name, reads=reads, shape_based=not copies)
+        if name in SYNCS:
+            return event("sync", f"{name}()")
+        if name in CLOCKS:
+            return event("clock", f"{name}()", minus=self._minus.get(id(call), ""))
+        if name == "cupy.asnumpy" and not any(k.arg == "stream" for k in call.keywords):
+            return event("copy-back", f"{name}()")
+        reader = self._reader(frame)
+        if isinstance(call.func, ast.Attribute):
+            method = call.func.attr
+            receiver = reader.type_of(call.func.value)
+            receiver_name = self._dotted(call.func.value, frame) or ""
+            if method in ("synchronize", "auto_synchronize") and (
+                    isinstance(receiver, Opaque) and receiver.kind in ("stream", "event")
+                    or receiver_name.startswith(("numba.cuda", "cupy.cuda"))):
+                return event("sync", f"{ast.unparse(call.func)}()")
+            if method == "copy_to_host":
+                if len(call.args) >= 2 or any(k.arg == "stream" for k in call.keywords):
+                    return None  # on a stream: asynchronous into pinned memory
+                if isinstance(receiver, ArrayType) and receiver.where != "device":
+                    return None
+                return event("copy-back", f"{ast.unparse(call.func)}()")
+            if method in ("get", "item", "tolist") and isinstance(receiver, ArrayType) and receiver.where == "device":
+                return event("copy-back", f"{ast.unparse(call.func)}()")
+        if name.startswith("numpy.") or name in ("builtins.float", "builtins.int", "builtins.bool"):
+            for arg in call.args:
+                kind = reader.type_of(arg)
+                if isinstance(kind, ArrayType) and kind.where == "device":
+                    return event("copy-back", f"{ast.unparse(call.func)}({ast.unparse(arg)})")
+        return None
 
     def _callee(self, call: ast.Call, frame: _Frame) -> Optional[str]:
         """The qualified name of a function of this file that a call runs."""
@@ -454,8 +532,22 @@ def _calls_in_order(expr: ast.AST):
     return found
 
 
+_UNSET = object()
+
+
+def _known(kind) -> int:
+    """How much a type says: 0 nothing, 1 a role (an array on the host), 2 a full numba type."""
+    if kind is None or kind is _UNSET:
+        return 0
+    return 2 if getattr(kind, "text", None) else 1
+
+
 def _names(target: ast.AST) -> List[str]:
     return [n.id for n in ast.walk(target) if isinstance(n, ast.Name)]
+
+
+def _reads(expr: ast.AST) -> List[str]:
+    return [n.id for n in ast.walk(expr) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)]
 
 
 def _frame_for(frame: _Frame, function: FunctionNode) -> _Frame:

@@ -40,15 +40,18 @@ _INT_ORDER = ["int8", "int16", "int32", "int64"]
 
 @dataclass(frozen=True)
 class ArrayType:
-    dtype: str
-    ndim: int
+    """An array; its dtype and rank may be unknown (None) while where it lives is known
+    (``np.zeros(n)`` with ``n`` a parameter is a host array of unknown rank)."""
+
+    dtype: Optional[str]
+    ndim: Optional[int]
     layout: str = "C"  # C | F | A
-    where: str = "host"  # host | device | mapped (pinned and mapped host memory count as host/mapped)
+    where: str = "host"  # host | device | mapped (pinned host memory counts as host)
 
     @property
-    def text(self) -> str:
-        if self.ndim == 0:
-            return f"{self.dtype}[:]"  # 0-d arrays are passed as 1-element views in practice
+    def text(self) -> Optional[str]:
+        if not self.dtype or not self.ndim:
+            return None
         dims = [":"] * self.ndim
         if self.layout == "C":
             dims[-1] = "::1"
@@ -226,6 +229,8 @@ class TypeReader:
         if not isinstance(base, ArrayType):
             return None
         indices = expr.slice.elts if isinstance(expr.slice, ast.Tuple) else [expr.slice]
+        if base.ndim is None:
+            return replace(base, layout="A") if all(isinstance(i, ast.Slice) for i in indices) else None
         if any(isinstance(i, ast.Constant) and i.value is Ellipsis for i in indices):
             return None
         removed = 0
@@ -241,20 +246,24 @@ class TypeReader:
         if ndim < 0:
             return None
         if ndim == 0:
-            return ScalarType(base.dtype)
+            return ScalarType(base.dtype) if base.dtype else None
         return replace(base, ndim=ndim, layout="A")
 
     def _attribute(self, expr: ast.Attribute) -> Type:
         if isinstance(expr.value, ast.Name) and expr.value.id in ("self", "cls"):
-            return self.attribute(expr)
+            value = self.attribute(expr)
+            if value is not None or expr.attr not in ("size", "ndim", "nbytes", "itemsize"):
+                return value
+        if expr.attr in ("size", "ndim", "nbytes", "itemsize"):
+            return ScalarType("int64")  # whatever holds it: a count
         base = self.type_of(expr.value)
         if isinstance(base, ArrayType):
             if expr.attr == "T":
+                if base.ndim is None:
+                    return replace(base, layout="A")
                 layout = {"C": "F", "F": "C"}.get(base.layout, "A") if base.ndim > 1 else base.layout
                 return replace(base, layout=layout)
-            if expr.attr in ("size", "ndim", "nbytes", "itemsize"):
-                return ScalarType("int64")
-            if expr.attr == "shape":
+            if expr.attr == "shape" and base.ndim is not None:
                 return TupleType(tuple(ScalarType("int64") for _ in range(base.ndim)))
             if expr.attr == "real" and base.dtype.startswith("complex"):
                 return replace(base, dtype="float32" if base.dtype == "complex64" else "float64", layout="A")
@@ -297,7 +306,7 @@ class TypeReader:
             dtype = explicit or (self.dtype(args[1]) if len(args) > 1 else None) or (
                 None if "dtype" in keywords or len(args) > 1 else "float64")
             ndim = self._ndim_of_shape(args[0] if args else keywords.get("shape"))
-            return ArrayType(dtype, ndim, layout, where) if dtype and ndim else None
+            return ArrayType(dtype, ndim, layout, where)
         if function == "full":
             fill = args[1] if len(args) > 1 else keywords.get("fill_value")
             dtype = explicit or (self.dtype(args[2]) if len(args) > 2 else None)
@@ -305,14 +314,12 @@ class TypeReader:
                 fill_type = self.type_of(fill)
                 dtype = fill_type.dtype if isinstance(fill_type, ScalarType) else None
             ndim = self._ndim_of_shape(args[0] if args else keywords.get("shape"))
-            return ArrayType(dtype, ndim, layout, where) if dtype and ndim else None
+            return ArrayType(dtype, ndim, layout, where)
         if function in ("zeros_like", "ones_like", "empty_like", "full_like"):
             base = self.type_of(args[0]) if args else None
             if not isinstance(base, ArrayType):
-                return None
+                return ArrayType(explicit, None, "C", where)
             dtype = explicit if "dtype" in keywords else base.dtype
-            if dtype is None:
-                return None
             layout = base.layout if base.layout in ("C", "F") else "C"
             return ArrayType(dtype, base.ndim, layout, where)
         if function == "arange":
@@ -320,7 +327,7 @@ class TypeReader:
                 return ArrayType(explicit, 1, "C", where) if explicit else None
             kinds = [self.type_of(a) for a in args[:3]]
             if not kinds or any(not isinstance(k, ScalarType) for k in kinds):
-                return None
+                return ArrayType(None, 1, "C", where)
             floating = any(k.dtype.startswith("float") for k in kinds)
             return ArrayType("float64" if floating else "int64", 1, "C", where)
         if function in ("linspace", "logspace", "geomspace"):
@@ -336,17 +343,17 @@ class TypeReader:
             ndim, element = _literal_shape(source)
             if isinstance(base, ArrayType):
                 dtype = explicit if "dtype" in keywords else base.dtype
-                if function == "asfortranarray" and base.ndim > 1:
+                if function == "asfortranarray" and (base.ndim or 0) > 1:
                     layout = "F"
                 elif function == "asarray" and not keywords.get("order"):
                     layout = base.layout
                 else:
                     layout = "C" if base.layout == "A" or function != "asarray" else base.layout
-                return ArrayType(dtype, base.ndim, layout, where) if dtype else None
+                return ArrayType(dtype, base.ndim, layout, where)
             if ndim:
                 dtype = explicit if "dtype" in keywords else element
-                return ArrayType(dtype, ndim, layout, where) if dtype else None
-            return None
+                return ArrayType(dtype, ndim, layout, where)
+            return ArrayType(explicit, None, layout, where)
         if module.endswith("random"):
             return self._random(function, expr, keywords, where)
         return None
@@ -373,8 +380,7 @@ class TypeReader:
     def _sized(self, dtype: str, size: Optional[ast.expr], where: str) -> Type:
         if size is None:
             return ScalarType(dtype)
-        ndim = self._ndim_of_shape(size)
-        return ArrayType(dtype, ndim, "C", where) if ndim else None
+        return ArrayType(dtype, self._ndim_of_shape(size), "C", where)
 
     def _generator(self, method: str, expr: ast.Call, keywords) -> Type:
         explicit = self.dtype(keywords.get("dtype"))
@@ -394,7 +400,7 @@ class TypeReader:
             base = self.type_of(args[0] if args else keywords.get("obj", keywords.get("ary")))
             if isinstance(base, ArrayType):
                 return replace(base, where="device", layout="C" if base.layout == "A" else base.layout)
-            return None
+            return ArrayType(None, None, "C", "device")
         if function in ("device_array", "pinned_array", "mapped_array", "managed_array"):
             shape = args[0] if args else keywords.get("shape")
             dtype = explicit or (self.dtype(args[1]) if len(args) > 1 else None) or (
@@ -404,13 +410,13 @@ class TypeReader:
             ndim = self._ndim_of_shape(shape)
             where = {"device_array": "device", "pinned_array": "host", "mapped_array": "mapped",
                      "managed_array": "mapped"}[function]
-            return ArrayType(dtype, ndim, layout, where) if dtype and ndim else None
+            return ArrayType(dtype, ndim, layout, where)
         if function in ("device_array_like", "pinned_array_like", "mapped_array_like"):
             base = self.type_of(args[0] if args else None)
-            if not isinstance(base, ArrayType):
-                return None
             where = {"device_array_like": "device", "pinned_array_like": "host",
                      "mapped_array_like": "mapped"}[function]
+            if not isinstance(base, ArrayType):
+                return ArrayType(None, None, "C", where)
             return replace(base, where=where, layout=base.layout if base.layout != "A" else "C")
         if function in ("stream", "default_stream", "per_thread_default_stream", "legacy_default_stream",
                         "external_stream"):
@@ -425,11 +431,13 @@ class TypeReader:
         method = func.attr
         if isinstance(base, Opaque) and base.kind == "generator":
             return self._generator(method, expr, keywords)
+        if method == "copy_to_host" and not isinstance(base, ArrayType):
+            return ArrayType(None, None, "C", "host")  # only numba's device arrays have it
         if not isinstance(base, ArrayType):
             return None
         if method == "astype":
             dtype = self.dtype(expr.args[0] if expr.args else keywords.get("dtype"))
-            return ArrayType(dtype, base.ndim, "C" if base.layout != "F" else "F", base.where) if dtype else None
+            return ArrayType(dtype, base.ndim, "C" if base.layout != "F" else "F", base.where)
         if method == "copy":
             return replace(base, layout="C" if base.layout == "A" else base.layout)
         if method in ("ravel", "flatten"):
@@ -439,31 +447,33 @@ class TypeReader:
                 ndim = self._ndim_of_shape(expr.args[0])
             else:
                 ndim = len(expr.args) if expr.args else 0
-            return replace(base, ndim=ndim, layout="C") if ndim and base.layout != "A" else None
-        if method == "transpose" and not expr.args:
+            return replace(base, ndim=ndim or None, layout="C")  # a view of C data, or a C copy
+        if method == "transpose" and not expr.args and base.ndim is not None:
             return self._attribute(ast.Attribute(value=func.value, attr="T", ctx=ast.Load()))
         if method == "copy_to_host":
             return replace(base, where="host", layout="C" if base.layout == "A" else base.layout)
         if method in ("sum", "max", "min", "mean", "prod") and not expr.args and not keywords:
-            if method == "mean":
-                return ScalarType("float64")
-            return ScalarType(base.dtype)
+            dtype = "float64" if method == "mean" else base.dtype
+            if base.where == "device":  # CuPy: a 0-d array that stays on the device
+                return ArrayType(dtype, 0, "C", "device")
+            return ScalarType(dtype)
         if method == "get" and base.where == "device":  # cupy: to the host
             return replace(base, where="host")
         return None
 
-    def _ndim_of_shape(self, shape: Optional[ast.expr]) -> int:
-        """Dimensions of a shape argument: an int, a tuple of ints, another array's shape."""
+    def _ndim_of_shape(self, shape: Optional[ast.expr]) -> Optional[int]:
+        """Dimensions of a shape argument (an int, a tuple of ints, another array's shape);
+        None where unknown."""
         if shape is None:
-            return 0
+            return None
         if isinstance(shape, (ast.Tuple, ast.List)):
-            return len(shape.elts) if not any(isinstance(e, ast.Starred) for e in shape.elts) else 0
+            return len(shape.elts) if not any(isinstance(e, ast.Starred) for e in shape.elts) else None
         kind = self.type_of(shape)
         if isinstance(kind, ScalarType) and kind.dtype.startswith(("int", "uint")):
             return 1
         if isinstance(kind, TupleType):
             return len(kind.items)
-        return 0
+        return None
 
 
 def _literal_shape(expr: Optional[ast.expr]) -> Tuple[int, Optional[str]]:

@@ -14,6 +14,10 @@ from . import (
     kl303_assert_hostcall,
     kl401_dropped_exception,
     kl402_debug_exception_sync,
+    kl501_device_alloc_in_loop,
+    kl502_host_array_launch,
+    kl503_sync_in_loop,
+    kl504_unsynchronized_timing,
     kl901_unreadable_file,
     kl902_compile_failed,
     kl903_no_signature,
@@ -29,6 +33,10 @@ ALL: List[ModuleType] = [
     kl303_assert_hostcall,
     kl401_dropped_exception,
     kl402_debug_exception_sync,
+    kl501_device_alloc_in_loop,
+    kl502_host_array_launch,
+    kl503_sync_in_loop,
+    kl504_unsynchronized_timing,
     kl901_unreadable_file,
     kl902_compile_failed,
     kl903_no_signature,
@@ -37,6 +45,8 @@ ALL: List[ModuleType] = [
 
 # Rules that look at a compiled kernel's IR (the KL9xx diagnostics come from frontends).
 IR_RULES: List[ModuleType] = [rule for rule in ALL if hasattr(rule, "check")]
+# Rules over a file's host facts (analysis.host): the code around the kernels.
+HOST_RULES: List[ModuleType] = [rule for rule in ALL if hasattr(rule, "check_host")]
 
 BY_CODE: Dict[str, ModuleType] = {rule.CODE: rule for rule in ALL}
 

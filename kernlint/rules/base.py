@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Callable, Optional, Sequence
 
+from ..analysis.host import Place
 from ..analysis.program import KernelAnalysis, Site, user_frame
 from ..findings import Finding, Frame, KernelInfo
 from ..source import NodeFilter, SourceFile
@@ -71,3 +72,8 @@ class KernelContext:
     def kernel_finding(self, code: str, message: str, line: int = 0, column: int = 0) -> Finding:
         frame = Frame(self.kernel.path, line or self.kernel.line, column or self.kernel.column, self.kernel.name)
         return self.finding(code, message, [frame])
+
+
+def host_finding(code: str, place: Place, message: str) -> Finding:
+    """A finding of a host rule, at the host code's own location."""
+    return Finding(code=code, path=place.path, line=place.line, column=place.column, message=message)

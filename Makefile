@@ -18,7 +18,8 @@ bench-gpu:
 	$(PYTHON) benchmarks/build_ptx.py .bench/ptx
 	@if $(PYTHON) -c "import cupy; cupy.cuda.runtime.getDeviceCount()" 2>/dev/null; then \
 		$(PYTHON) benchmarks/gpu_run.py .bench/ptx $(RESULTS)/gpu_rewrite_h200.json && \
-		$(PYTHON) benchmarks/gpu_decorator.py $(RESULTS)/gpu_decorator_h200.json; \
+		$(PYTHON) benchmarks/gpu_decorator.py $(RESULTS)/gpu_decorator_h200.json && \
+		$(PYTHON) benchmarks/gpu_host.py $(RESULTS)/gpu_host_h100.json; \
 	else echo "bench-gpu: no CUDA GPU here: PTX built in .bench/ptx; run benchmarks/gpu_run.py where one is"; fi
 
 bench-report:

@@ -63,17 +63,83 @@ def chart(rows, path):
     figure.savefig(path, dpi=110)
 
 
+def host_table(rows, cuda_rows):
+    lines = ["| rule | pattern | slow | fixed | slow / fixed | more |", "| --- | --- | ---: | ---: | ---: | --- |"]
+    for row in rows + (cuda_rows or []):
+        language = " (CUDA C++, for HIP)" if row.get("language") else ""
+        if row["rule"] == "KL504":
+            lines.append(f"| KL504 | {row['pattern']} | reported {row['reported_s'] * 1e6:.0f} us | "
+                         f"kernel {row['true_s'] * 1e6:.0f} us | | under-reports "
+                         f"{row['true_over_reported']:.2f}x |")
+            continue
+        more = []
+        if row.get("slow_over_pool"):
+            more.append(f"{row['slow_over_pool']:.2f}x a pool (CuPy's, per step)")
+        if row.get("slow_over_kept_on_device"):
+            more.append(f"{row['slow_over_kept_on_device']:.1f}x keeping the data on the device")
+        lines.append(f"| {row['rule']} | {row['pattern']}{language}, {row['steps']} steps | "
+                     f"{row['slow_s'] * 1e3:.1f} ms | {row['fixed_s'] * 1e3:.1f} ms | "
+                     f"**{row['slow_over_fixed']:.2f}x** | {'; '.join(more)} |")
+    return lines
+
+
+def per_rule(rows):
+    """One row per rule (the issue's record): its headline pattern, with the others as detail."""
+    summary = []
+    for rule in ("KL501", "KL502", "KL503", "KL504"):
+        mine = [r for r in rows if r["rule"] == rule]
+        if not mine:
+            continue
+        head = dict(mine[-1] if rule == "KL504" else mine[0])
+        if rule == "KL504":
+            head["reported_over_true"] = head["reported_s"] / head["true_s"]
+        head["patterns"] = [{k: v for k, v in r.items() if k not in ("rule", "device")} for r in mine]
+        summary.append(head)
+    return summary
+
+
+def host_chart(rows, cuda_rows, path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    shown = [r for r in rows + (cuda_rows or []) if r["rule"] != "KL504"]
+    labels = [f"{r['rule']}: {r['pattern']}" + (" (C++)" if r.get("language") else "") for r in shown]
+    figure, axis = plt.subplots(figsize=(10, 4.6))
+    axis.barh(range(len(shown)), [r["slow_over_fixed"] for r in shown], color="#c0504d")
+    axis.set_yticks(range(len(shown)))
+    axis.set_yticklabels(labels, fontsize=8)
+    axis.set_xscale("log")
+    axis.axvline(1.0, color="black", linewidth=0.8)
+    axis.set_xlabel("slow / fixed (log scale; 1 = no cost)")
+    axis.set_title(f"Host patterns kernlint finds, against their fixes ({rows[0]['device']})")
+    figure.tight_layout()
+    figure.savefig(path, dpi=110)
+
+
 def main():
     gpu = load("gpu_rewrite_h200.json")
     decorator = load("gpu_decorator_h200.json")
     static = load("static_resources.json")
     cost = load("linter_cost.json")
     signatures = load("signature_cost.json")
+    host = load("gpu_host_h100.json")
+    host_cuda = load("host_patterns_cuda_h100.json")
     out = ["# kernlint benchmark results", ""]
     if gpu:
         out += [f"## GPU: original, rewritten, hand-written ({gpu[0]['device']}, CUDA events, median of 30)", ""]
         out += gpu_table(gpu) + ["", "![GPU timings](gpu_rewrite_h200.png)", ""]
         chart(gpu, os.path.join(RESULTS, "gpu_rewrite_h200.png"))
+    if host:
+        out += [f"## Host patterns (KL501–KL504) against their fixes ({host[0]['device']}, numba-cuda, "
+                f"2^22 float32, side by side in one process; CUDA C++ rows stand for HIP, which cannot run "
+                f"here: `benchmarks/host_patterns.cu`)", ""]
+        out += host_table(host, host_cuda) + ["", "![Host patterns](gpu_host_h100.png)", ""]
+        host_chart(host, host_cuda, os.path.join(RESULTS, "gpu_host_h100.png"))
+        with open(os.path.join(RESULTS, "host_rules_h100.json"), "w") as handle:
+            json.dump(per_rule(host), handle, indent=2)
+            handle.write("\n")
     if static:
         out += ["## Static resources (ptxas -v sm_90; llvmlite AMDGPU backend gfx90a)", ""] + static_table(static) + [""]
     if cost:

@@ -9,8 +9,8 @@ call of its function in the file passes one).
 numba-cuda copies a host array to the device before the launch, copies it back after,
 and waits for the kernel to finish so that it can: every launch becomes an allocation,
 two transfers and a synchronization (numba #6904; numba only warns about it at run time).
-Measured on an H100 (numba-cuda, 2^22 float32, 200 launches): 401x slower than the same
-launches on device arrays.
+Measured on an H100 (numba-cuda, 2^22 float32, 200 launches, ``benchmarks/gpu_host.py``):
+237x slower than the same launches on device arrays with one copy back at the end.
 
 ## Example
 ```python

@@ -9,6 +9,7 @@ bench: bench-static bench-cost bench-gpu bench-report
 
 bench-static:
 	$(PYTHON) benchmarks/static_resources.py $(RESULTS)/static_resources.json
+	$(PYTHON) benchmarks/source_fix.py $(RESULTS)/source_fix.json
 
 bench-cost:
 	$(PYTHON) benchmarks/linter_cost.py $(RESULTS)/linter_cost.json

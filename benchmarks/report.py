@@ -125,6 +125,7 @@ def main():
     cost = load("linter_cost.json")
     signatures = load("signature_cost.json")
     host = load("gpu_host_h100.json")
+    source_fix = load("source_fix.json")
     host_cuda = load("host_patterns_cuda_h100.json")
     out = ["# kernlint benchmark results", ""]
     if gpu:
@@ -140,6 +141,20 @@ def main():
         with open(os.path.join(RESULTS, "host_rules_h100.json"), "w") as handle:
             json.dump(per_rule(host), handle, indent=2)
             handle.write("\n")
+    if source_fix:
+        def cell(r):
+            return f"{r['registers']} reg, {r['stack_bytes']} B stack" if r and "registers" in r else "n/a"
+
+        out += ["## Source fix (`kernlint check --fix --unsafe-fixes`) against the IR rewrite and hand-written "
+                "kernels (ptxas -v sm_90; equality run on the CPU through llvmlite's JIT)", "",
+                "| kernel | original | IR rewrite | source fix | hand-written | same | equal in safe range |",
+                "| --- | --- | --- | --- | --- | --- | --- |"]
+        for row in source_fix:
+            out.append(f"| {row['kernel']} | {cell(row['original'])} | {cell(row['rewritten'])} | "
+                       f"{cell(row['source_fixed'])} | {cell(row['handwritten'])} | "
+                       f"{'yes' if row['same_as_rewrite_and_hand'] else 'no'} | "
+                       f"{'yes' if row['equal_in_safe_range'] else 'no'} ({row['values_run']} values) |")
+        out.append("")
     if static:
         out += ["## Static resources (ptxas -v sm_90; llvmlite AMDGPU backend gfx90a)", ""] + static_table(static) + [""]
     if cost:

@@ -16,15 +16,30 @@ from importlib import metadata
 from typing import Dict, List, Optional, Sequence
 
 from . import __version__
-from .findings import Finding, Frame
+from .findings import Edit, Finding, Fix, Frame
 from .fsutil import write_atomic
 
 DIRECTORY = ".kernlint_cache"
 
 
 @lru_cache(maxsize=1)
+def _own_code() -> str:
+    """A digest of kernlint's own sources: an edited checkout (or a new release with the same
+    version number) never reads findings an older kernlint cached."""
+    digest = hashlib.sha256()
+    package = os.path.dirname(os.path.abspath(__file__))
+    for directory, dirs, files in sorted(os.walk(package)):
+        dirs.sort()
+        for name in sorted(files):
+            if name.endswith(".py"):
+                with open(os.path.join(directory, name), "rb") as handle:
+                    digest.update(name.encode() + handle.read())
+    return digest.hexdigest()[:16]
+
+
+@lru_cache(maxsize=1)
 def _toolchain() -> Dict[str, str]:
-    versions = {"kernlint": __version__}
+    versions = {"kernlint": __version__, "kernlint-code": _own_code()}
     for package in ("numba", "numba-cuda", "llvmlite"):
         try:
             versions[package] = metadata.version(package)
@@ -93,9 +108,13 @@ class Cache:
 
 def finding_from_dict(data: Dict) -> Finding:
     frames = [Frame(**frame) for frame in data.get("inlined_at", [])]
+    fix = None
+    if data.get("fix"):
+        fix = Fix(data["fix"], data.get("fix_description", ""), [Edit(**e) for e in data.get("fix_edits", [])])
     return Finding(
         code=data["code"], path=data["path"], line=data["line"], column=data["column"],
         message=data["message"], kernel=data.get("kernel", ""), signature=data.get("signature", ""),
         fixable=data.get("fixable", False), inlined_at=frames, kernels=list(data.get("kernels", [])),
-        kernel_line=data.get("kernel_line", 0), signature_source=data.get("signature_source", ""),
+        kernel_line=data.get("kernel_line", 0), signature_source=data.get("signature_source", ""), fix=fix,
+        rewritable=data.get("rewritable", False),
     )

@@ -72,6 +72,12 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--select", type=_codes, default=None, help="only these codes (e.g. KL1,KL301)")
     check.add_argument("--ignore", type=_codes, default=None, help="leave out these codes")
     check.add_argument("--no-cache", action="store_true", help="re-check every file (.kernlint_cache/)")
+    check.add_argument("--fix", action="store_true", default=None,
+                       help="apply the safe source fixes (each verified by compiling and checking again)")
+    check.add_argument("--unsafe-fixes", action="store_true", default=None,
+                       help="also apply the unsafe ones (they change behaviour outside the safe range)")
+    check.add_argument("--diff", action="store_true",
+                       help="print the fixes as a unified diff and write nothing (exit 1 if any)")
     check.add_argument("--resources", action="store_true",
                        help="each finding's cost: registers and stack as it is and without its error path")
 
@@ -205,6 +211,12 @@ def _check(args) -> int:
     if not args.no_cache and not from_stdin:
         options.cache_root = config.root
     report = check_paths(args.paths, options, progress=_progress(args))
+    unsafe = bool(args.unsafe_fixes if args.unsafe_fixes is not None else config.unsafe_fixes)
+    fixing = bool(args.fix if args.fix is not None else config.fix)
+    if args.diff or fixing:
+        if from_stdin:
+            raise configuration_error("--fix and --diff edit files: they do not take standard input")
+        return _fix(args, options, report, unsafe)
     reporter = FORMATS[args.output_format]
     if args.output_format == "text":
         reporter.write(report, sys.stdout, stats=args.statistics, show_signatures=args.show_signatures)
@@ -218,6 +230,33 @@ def _check(args) -> int:
         if args.show_signatures:
             print("\n".join(signatures(report)), file=sys.stderr)
     return 1 if report.findings else 0
+
+
+def configuration_error(message: str):
+    from .config import ConfigError
+
+    return ConfigError(message)
+
+
+def _fix(args, options, report, unsafe: bool) -> int:
+    """--diff: show what the fixes would change; --fix: apply them, then report what is left."""
+    from . import fix
+    from .engine import check_paths
+
+    outcome = fix.plan(report, args.paths, options, unsafe)
+    hidden = fix.hidden(report.findings, unsafe)
+    if args.diff:
+        sys.stdout.write(outcome.diff())
+        for line in fix.summary(outcome, hidden, 0, diff=True):
+            print(line, file=sys.stderr)
+        return 1 if outcome.texts else 0
+    fix.write(outcome)
+    remaining = check_paths(args.paths, options) if outcome.texts else report
+    reporter = FORMATS[args.output_format]
+    reporter.write(remaining, sys.stdout, stats=args.statistics)
+    for line in fix.summary(outcome, fix.hidden(remaining.findings, unsafe), len(remaining.findings), diff=False):
+        print(line, file=sys.stderr)
+    return 1 if remaining.findings else 0
 
 
 def _rewrite(args) -> int:

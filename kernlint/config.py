@@ -35,7 +35,8 @@ from .rewrite.edit import MODES
 
 TARGETS = ("auto", "cuda", "rocm")
 KEYS = ("select", "ignore", "per-file-ignores", "target", "arch", "offload-arch", "mode", "timeout",
-        "signatures", "signatures-file", "safe-imports", "jit-decorators", "constants", "import-modules")
+        "signatures", "signatures-file", "safe-imports", "jit-decorators", "constants", "import-modules", "fix",
+        "unsafe-fixes")
 
 
 class ConfigError(ValueError):
@@ -59,6 +60,8 @@ class Config:
     jit_decorators: List[str] = field(default_factory=list)
     constants: Dict[str, Any] = field(default_factory=dict)
     import_modules: bool = False
+    fix: bool = False  # kernlint check applies safe fixes (as --fix)
+    unsafe_fixes: bool = False  # and unsafe ones (as --unsafe-fixes)
     signatures_file: Optional[str] = None  # default: kernlint-signatures.toml beside the configuration
 
     def ignored_for(self, path: str) -> List[str]:
@@ -125,7 +128,7 @@ def _ini_value(key: str, value: str) -> Any:
     """setup.cfg values: lists are comma or newline separated; tables are ``key = a, b`` lines."""
     if key in ("select", "ignore", "safe-imports", "jit-decorators"):
         return [v.strip() for v in re.split(r"[,\s]+", value) if v.strip()]
-    if key == "import-modules":
+    if key in ("import-modules", "fix", "unsafe-fixes"):
         lowered = value.strip().lower()
         return {"true": True, "1": True, "yes": True, "false": False, "0": False, "no": False}.get(lowered, value)
     if key == "constants":
@@ -234,10 +237,11 @@ def validate(table: Dict[str, Any], path: str, where: str = "[tool.kernlint]") -
         if not isinstance(table["signatures-file"], str) or not table["signatures-file"].strip():
             fail("signatures-file", "expected a path relative to this file")
         config.signatures_file = table["signatures-file"].strip()
-    if "import-modules" in table:
-        if not isinstance(table["import-modules"], bool):
-            fail("import-modules", f"expected true or false, got {table['import-modules']!r}")
-        config.import_modules = table["import-modules"]
+    for key in ("import-modules", "fix", "unsafe-fixes"):
+        if key in table:
+            if not isinstance(table[key], bool):
+                fail(key, f"expected true or false, got {table[key]!r}")
+            setattr(config, key.replace("-", "_"), table[key])
     return config
 
 

@@ -16,6 +16,29 @@ class Frame:
     function: str
 
 
+@dataclass(frozen=True)
+class Edit:
+    """Replace the text from (line, column) to (end_line, end_column) with ``text``: lines
+    1-based, columns 0-based characters, the end exclusive (ruff's and LSP's convention)."""
+
+    path: str
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    text: str
+
+
+@dataclass
+class Fix:
+    """A source edit that removes a finding. ``applicability`` is ``safe`` (the code behaves
+    as before) or ``unsafe`` (it behaves differently outside the safe range)."""
+
+    applicability: str
+    description: str
+    edits: List[Edit] = field(default_factory=list)
+
+
 @dataclass
 class Finding:
     code: str
@@ -31,6 +54,8 @@ class Finding:
     kernel_line: int = 0  # the kernel's def line: suppressions there cover the whole kernel
     resources: Optional[Dict[str, Any]] = None  # --resources: the kernel's cost with and without it
     signature_source: str = ""  # where the signature came from (SIGNATURE_SOURCES)
+    fix: Optional[Fix] = None  # a source fix (kernlint check --fix), if one is offered
+    rewritable: bool = False  # kernlint rewrite fixes it in the IR
 
     @property
     def key(self) -> Tuple[str, str, int]:
@@ -45,6 +70,10 @@ class Finding:
         data = asdict(self)
         data["kernels"] = self.kernels or ([self.kernel] if self.kernel else [])
         del data["kernel_line"]
+        data["fix"] = self.fix.applicability if self.fix else None
+        data["fix_edits"] = [asdict(e) for e in self.fix.edits] if self.fix else []
+        if self.fix:
+            data["fix_description"] = self.fix.description
         if self.resources is None:
             del data["resources"]
         return data

@@ -34,6 +34,10 @@ def buffers() -> Dict[str, bytes]:
     return dict(_BUFFERS)
 
 
+def drop_buffer(path: str) -> None:
+    _BUFFERS.pop(os.path.abspath(path), None)
+
+
 def read_bytes(path: str) -> bytes:
     """A file's bytes: its buffer where one is registered, else the disk's (OSError if none)."""
     data = _BUFFERS.get(os.path.abspath(path))
@@ -158,3 +162,107 @@ class SourceFile:
             comments.append(self.line(number).strip())
             number -= 1
         return list(reversed(comments))
+
+
+# -- source edits (kernlint check --fix) ----------------------------------------------------
+
+def _parents(tree: ast.AST) -> Dict[int, ast.AST]:
+    parents: Dict[int, ast.AST] = {}
+    for parent in ast.walk(tree):
+        for child in ast.iter_child_nodes(parent):
+            parents[id(child)] = parent
+    return parents
+
+
+class SourceEdits:
+    """Where statements are in a file, and the edits that delete or replace them. Columns
+    are characters (ast's are UTF-8 byte offsets)."""
+
+    def __init__(self, source: SourceFile):
+        self.source = source
+        self.tree = source.tree
+        self.parents = _parents(self.tree) if self.tree is not None else {}
+
+    def char_column(self, line: int, byte_offset: int) -> int:
+        return len(self.source.line(line).encode()[:byte_offset].decode(errors="replace"))
+
+    def parent(self, node: ast.AST) -> Optional[ast.AST]:
+        return self.parents.get(id(node))
+
+    def function_of(self, node: ast.AST) -> Optional[ast.AST]:
+        current = self.parent(node)
+        while current is not None and not isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            current = self.parent(current)
+        return current
+
+    def statements_at(self, line: int) -> List[ast.stmt]:
+        """Statements whose first line is ``line``, outermost first."""
+        if self.tree is None:
+            return []
+        return [n for n in ast.walk(self.tree) if isinstance(n, ast.stmt) and n.lineno == line]
+
+    def guard_at(self, line: int) -> Optional[ast.stmt]:
+        """The innermost ``if`` whose test covers ``line``, or the ``assert`` there."""
+        if self.tree is None:
+            return None
+        found = None
+        for node in ast.walk(self.tree):
+            if isinstance(node, ast.If) and node.test.lineno <= line <= (node.test.end_lineno or node.lineno):
+                if found is None or node.lineno >= found.lineno:
+                    found = node
+            elif isinstance(node, ast.Assert) and node.lineno <= line <= (node.end_lineno or node.lineno):
+                found = node
+        return found
+
+    def owns_lines(self, node: ast.stmt) -> bool:
+        """The statement alone on its lines (no `a; b`, nothing after it on its last line)."""
+        first, last = self.source.line(node.lineno), self.source.line(node.end_lineno or node.lineno)
+        before = first.encode()[: node.col_offset].decode(errors="replace")
+        after = last.encode()[node.end_col_offset:].decode(errors="replace") if node.end_col_offset else ""
+        return not before.strip() and (not after.strip() or after.strip().startswith("#"))
+
+    def delete(self, node: ast.stmt, path: str):
+        """Delete a statement's lines; where it is its block's only statement, leave `pass`."""
+        from .findings import Edit
+
+        parent = self.parent(node)
+        siblings = next((getattr(parent, f) for f in ("body", "orelse", "finalbody", "handlers")
+                         if node in getattr(parent, f, [])), [node])
+        end = node.end_lineno or node.lineno
+        if len(siblings) == 1:
+            indent = self.source.line(node.lineno)[: self.char_column(node.lineno, node.col_offset)]
+            return Edit(path, node.lineno, 0, end + 1, 0, f"{indent}pass\n")
+        return Edit(path, node.lineno, 0, end + 1, 0, "")
+
+    def replace(self, node: ast.AST, text: str, path: str):
+        from .findings import Edit
+
+        return Edit(path, node.lineno, self.char_column(node.lineno, node.col_offset), node.end_lineno,
+                    self.char_column(node.end_lineno, node.end_col_offset), text)
+
+    def segment(self, node: ast.AST) -> str:
+        return ast.get_source_segment(self.source.text, node) or ast.unparse(node)
+
+
+def apply_edits(text: str, edits) -> str:
+    """The text with non-overlapping edits applied (an edit inside another is dropped)."""
+    lines = text.splitlines(keepends=True)
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line))
+
+    def offset(line: int, column: int) -> int:
+        if line - 1 >= len(lines):
+            return len(text)
+        return starts[line - 1] + column
+
+    spans = sorted(((offset(e.line, e.column), offset(e.end_line, e.end_column), e.text) for e in edits),
+                   key=lambda s: (s[0], -s[1]))
+    kept = []
+    for start, end, replacement in spans:
+        if kept and start < kept[-1][1]:
+            continue  # inside (or across) an edit already taken
+        kept.append((start, end, replacement))
+    for start, end, replacement in reversed(kept):
+        text = text[:start] + replacement + text[end:]
+    return text

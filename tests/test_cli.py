@@ -21,7 +21,8 @@ def test_findings_exit_1_with_ruff_style_lines_and_a_summary():
     lines = run.stdout.splitlines()
     assert "fixtures/print_guard.py:11:13: KL301 " in lines[0]
     assert lines[1].startswith("fixtures/print_guard.py:13:16: KL101 ") and lines[1].endswith(" [*]")
-    assert lines[-1] == "Found 2 findings (1 fixable with `kernlint rewrite`) in 4 kernels, 2 files."
+    assert lines[-1] == ("Found 2 findings (1 fixable with --fix --unsafe-fixes; 1 with `kernlint rewrite`) "
+                         "in 4 kernels, 2 files.")
 
 
 def test_clean_file_exits_0():

@@ -23,19 +23,20 @@ _PRELOAD = "kernlint.frontends._preload"
 _ALIVE = "alive"  # sent after each step; the result comes last
 
 
-def _child(path: str, arch: str, signatures, runnable: bool, offload_arch: str, settings, buffer,
+def _child(path: str, arch: str, signatures, runnable: bool, offload_arch: str, settings, buffered,
            connection) -> None:
     os.environ["NUMBA_ENABLE_CUDASIM"] = "0"
     from . import compile_any
 
-    if buffer is not None:  # an editor's buffer stands for the file on disk
+    if buffered:  # buffers stand for files on disk (an editor's, or a fix being verified)
         import linecache
 
         from ..source import use_buffer
 
-        use_buffer(path, buffer)
-        text = buffer.decode("utf-8", "replace")
-        linecache.cache[os.path.abspath(path)] = (len(text), None, text.splitlines(True), os.path.abspath(path))
+        for name, data in buffered.items():
+            use_buffer(name, data)
+            text = data.decode("utf-8", "replace")
+            linecache.cache[name] = (len(text), None, text.splitlines(True), name)
 
     def alive() -> None:  # each finished step (the import, one kernel) restarts the parent's clock
         connection.send(_ALIVE)
@@ -84,7 +85,7 @@ def compile_files(
             process = context.Process(
                 target=_child,
                 args=(path, arch, (signatures or {}).get(os.path.abspath(path)), runnable, offload_arch, settings,
-                      buffers().get(os.path.abspath(path)), writer),
+                      buffers(), writer),
                 daemon=True,
             )
             process.start()

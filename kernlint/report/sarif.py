@@ -66,6 +66,22 @@ def _location(path: str, line: int, column: int, root: str, message: str = "") -
     return location
 
 
+def _fix(fix, root: str) -> Dict:
+    """A SARIF fix: its replacements (1-based columns, the end exclusive)."""
+    changes: Dict[str, List[Dict]] = {}
+    for edit in fix.edits:
+        changes.setdefault(edit.path, []).append({
+            "deletedRegion": {"startLine": edit.line, "startColumn": edit.column + 1,
+                              "endLine": edit.end_line, "endColumn": edit.end_column + 1},
+            "insertedContent": {"text": edit.text},
+        })
+    return {
+        "description": {"text": f"{fix.description} ({fix.applicability})"},
+        "artifactChanges": [{"artifactLocation": {"uri": _uri(path, root), "uriBaseId": "%SRCROOT%"},
+                             "replacements": replacements} for path, replacements in changes.items()],
+    }
+
+
 def document(report: Report, root: str) -> Dict:
     index = {module.CODE: number for number, module in enumerate(rules.ALL)}
     results: List[Dict] = []
@@ -77,8 +93,12 @@ def document(report: Report, root: str) -> Dict:
             "message": {"text": finding.message},
             "locations": [_location(finding.path, finding.line, finding.column, root)],
             "properties": {"kernel": finding.kernel, "kernels": finding.kernels or [finding.kernel],
-                           "signature": finding.signature, "fixable": finding.fixable},
+                           "signature": finding.signature, "signatureSource": finding.signature_source,
+                           "fixable": finding.fixable,
+                           "fix": finding.fix.applicability if finding.fix else "none"},
         }
+        if finding.fix is not None:
+            result["fixes"] = [_fix(finding.fix, root)]
         if finding.inlined_at:
             result["relatedLocations"] = [
                 dict(_location(f.path, f.line, f.column, root, f"inlined at {f.function or 'caller'}"), id=n)

@@ -56,8 +56,17 @@ def summary(report: Report) -> str:
     count = len(report.findings)
     if not count:
         return f"All checks passed ({kernels} in {files})."
-    fixable = sum(1 for f in report.findings if f.fixable)
-    fix = f" ({fixable} fixable with `kernlint rewrite`)" if fixable else ""
+    safe = sum(1 for f in report.findings if f.fix is not None and f.fix.applicability == "safe")
+    unsafe = sum(1 for f in report.findings if f.fix is not None and f.fix.applicability == "unsafe")
+    rewrite = sum(1 for f in report.findings if f.rewritable)
+    parts = []
+    if safe:
+        parts.append(f"{safe} fixable with --fix")
+    if unsafe:
+        parts.append(f"{unsafe} {'more with' if safe else 'fixable with'} --fix --unsafe-fixes")
+    if rewrite:
+        parts.append(f"{rewrite} with `kernlint rewrite`")
+    fix = f" ({'; '.join(parts)})" if parts else ""
     return f"Found {count} finding{'s' if count != 1 else ''}{fix} in {kernels}, {files}."
 
 

@@ -35,13 +35,25 @@ conversion into the target's unchecked form (``fptosi`` on NVPTX, where it
 saturates and maps NaN to 0; ``fptosi`` + ``freeze`` on AMDGPU).
 
 ## Fix safety
-Unsafe: inside the safe range (not NaN, in the target's range, integral where the
-check demands it) the rewritten kernel gives bit-identical results, but for
+Unsafe, both ways: inside the safe range (not NaN, in the target's range, integral
+where the check demands it) the fixed kernel gives bit-identical results, but for
 inputs outside it the error path no longer runs.
+
+- ``kernlint check --fix --unsafe-fixes`` edits the Python source: it deletes the guard
+  ``if`` whose test reads nothing but the converted value and whose body is a pure error
+  path (``print(...)`` then ``return``/``continue``, a ``raise``, a failing ``assert``), or
+  such an ``assert``; the plain ``int(v)`` left is already numba-cuda's unchecked
+  ``fptosi``. From a guard that also tests other things (``v != v or i == 7``) it removes
+  only the value's ``or`` terms, which are false inside the safe range; other guards are
+  left alone and the finding offers no source fix. The edited file is compiled and
+  checked again before it is written.
+- ``kernlint rewrite`` rewrites the IR (NVVM's ``fptosi``; AMDGPU's ``fptosi`` +
+  ``freeze``; ``--mode saturate``), for HIP and IR files too.
 """
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass, field
 from typing import Dict, Iterator, List, Optional, Set, Tuple
 
@@ -49,9 +61,9 @@ from ..analysis import runtime
 from ..analysis.paths import ErrorBranch
 from ..analysis.program import KernelAnalysis, Reached, Site
 from ..analysis.values import ValueFacts
-from ..findings import Finding
+from ..findings import Finding, Fix
 from ..ir.reader import Instruction
-from ..source import is_conversion
+from ..source import SourceEdits, is_conversion, is_print
 from .base import KernelContext
 
 CODE = "KL101"
@@ -183,10 +195,130 @@ def check(ctx: KernelContext) -> Iterator[Finding]:
             f"failing branch {how}: the never-taken error path costs registers, stack and "
             f"occupancy on every launch; convert unchecked (`kernlint rewrite`{in_source})"
         )
-        yield ctx.site_finding(
+        finding = ctx.site_finding(
             CODE,
             message,
             Site(checked.reached.function, checked.instruction, False, checked.reached.chain),
             point_at=(is_conversion,),
             fixable=FIXABLE and checked.fixable,
         )
+        finding.rewritable = finding.fixable
+        finding.fix = source_fix(ctx, checked, finding)
+        finding.fixable = finding.fixable or finding.fix is not None
+        yield finding
+
+
+# -- the source fix (kernlint check --fix --unsafe-fixes) ------------------------------------
+
+_PREDICATE_MODULES = ("math", "cmath", "numpy", "np", "numba")
+
+
+def source_fix(ctx: KernelContext, checked: CheckedConversion, finding: Finding) -> Optional[Fix]:
+    """Delete the guards that test nothing but the converted value and whose failing side is a
+    pure error path (in numba.cuda the plain ``int(v)`` left is already the unchecked fptosi);
+    from a guard that tests other things too, remove only the value's ``or`` terms (exact
+    inside the safe range, where those terms are false). Unsafe: outside the safe range the
+    error path no longer runs. None where the source does not show exactly that."""
+    if not finding.path.endswith(".py"):
+        return None  # HIP and IR sources: reported, rewritten as IR, not edited
+    source = ctx.source_for(finding.path)
+    if source is None or source.tree is None:
+        return None
+    edits_source = SourceEdits(source)
+    call = next((n for n in ast.walk(source.tree) if isinstance(n, ast.Call) and getattr(n, "lineno", 0)
+                 == finding.line and is_conversion(n) and n.args), None)
+    if call is None:
+        return None
+    value = call.args[0]
+    function = edits_source.function_of(call)
+    if function is None:
+        return None
+    local = _local_names(function)
+    guards: Dict[int, List[bool]] = {}
+    nodes: Dict[int, ast.stmt] = {}
+    for branch in checked.guards:
+        terminator = branch.guard.terminator
+        frames = Site(checked.reached.function, terminator, False, checked.reached.chain).frames()
+        line = next((f.line for f in frames if f.path == finding.path and f.line > 0), 0)
+        node = edits_source.guard_at(line) if line else None
+        if node is None or edits_source.function_of(node) is not function:
+            return None
+        nodes[id(node)] = node
+        guards.setdefault(id(node), []).append(branch in checked.removable)
+    edits = []
+    for key, node in nodes.items():
+        if not edits_source.owns_lines(node):
+            return None
+        test = node.test
+        if isinstance(node, ast.If) and (node.orelse or not _pure_error_path(node.body)):
+            return None
+        if all(guards[key]) and _only_value(test, value, local):
+            edits.append(edits_source.delete(node, finding.path))
+            continue
+        if isinstance(node, ast.If) and isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or):
+            kept = [term for term in test.values if not _only_value(term, value, local)]
+            if kept and len(kept) < len(test.values):
+                text = " or ".join(_operand(edits_source.segment(term), term) for term in kept)
+                edits.append(edits_source.replace(test, text, finding.path))
+                continue
+        return None
+    if not edits:
+        return None
+    return Fix("unsafe", f"remove the guard{'s' if len(edits) > 1 else ''} of `{ast.unparse(call)}` "
+                         f"(outside the safe range the error path no longer runs)", edits)
+
+
+def _pure_error_path(body: List[ast.stmt]) -> bool:
+    """print(...) calls ending in return/continue, a raise, or a failing assert: nothing else."""
+    for statement in body[:-1]:
+        if not (isinstance(statement, ast.Expr) and is_print(statement.value)):
+            return False
+    last = body[-1] if body else None
+    if isinstance(last, (ast.Raise, ast.Continue)):
+        return True
+    if isinstance(last, ast.Return):
+        return last.value is None or isinstance(last.value, ast.Constant)
+    return isinstance(last, ast.Assert) and isinstance(last.test, ast.Constant) and not last.test.value
+
+
+def _local_names(function: ast.AST) -> Set[str]:
+    names = {a.arg for a in ast.walk(function.args) if isinstance(a, ast.arg)}
+    for node in ast.walk(function):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            names.add(node.id)
+    return names
+
+
+def _only_value(expr: ast.AST, value: ast.expr, local: Set[str]) -> bool:
+    """Does ``expr`` read nothing but the converted value (constants, globals and math/numpy
+    predicates aside)?"""
+    target = ast.dump(value)
+    reads_value = False
+
+    def visit(node: ast.AST) -> bool:
+        nonlocal reads_value
+        if ast.dump(node) == target:
+            reads_value = True
+            return True
+        if isinstance(node, ast.Call):
+            func = node.func
+            root = func
+            while isinstance(root, ast.Attribute):
+                root = root.value
+            if isinstance(root, ast.Name) and root.id in local:
+                return False  # a local callable: not a predicate kernlint knows
+            return all(visit(a) for a in node.args) and not node.keywords
+        if isinstance(node, ast.Name):
+            return node.id not in local  # a global constant
+        if isinstance(node, ast.Attribute):
+            root = node
+            while isinstance(root, ast.Attribute):
+                root = root.value
+            return isinstance(root, ast.Name) and root.id not in local
+        return all(visit(child) for child in ast.iter_child_nodes(node))
+
+    return visit(expr) and reads_value
+
+
+def _operand(text: str, node: ast.AST) -> str:
+    return f"({text})" if isinstance(node, (ast.BoolOp, ast.IfExp, ast.NamedExpr, ast.Lambda)) else text

@@ -25,21 +25,27 @@ Use instead: write an error flag into an output array and check it on the host,
 or validate the input before the launch.
 
 ## Fix safety
-No automatic fix.
+Safe, in a kernel's own body: ``kernlint check --fix`` replaces ``raise ...`` with
+``return`` and ``assert c`` with ``if not (c): return``, which is what numba-cuda
+compiles them to without ``debug=True`` (the thread returns; nothing is reported). A
+guard left as ``if v != v: return`` is not an error path: it costs nothing. Not offered
+in device functions, whose callers see an exception status that a ``return`` would not
+give them; report the error through an output array there.
 """
 
 from __future__ import annotations
 
-from typing import Iterator
+import ast
+from typing import Iterator, Optional
 
 from ..analysis.program import Site
-from ..findings import Finding
-from ..source import is_raise
+from ..findings import Finding, Fix
+from ..source import SourceEdits, is_raise
 from .base import KernelContext
 
 CODE = "KL401"
 NAME = "dropped-exception"
-FIXABLE = False
+FIXABLE = True
 
 
 def check(ctx: KernelContext) -> Iterator[Finding]:
@@ -63,10 +69,42 @@ def check(ctx: KernelContext) -> Iterator[Finding]:
             source = ctx.source_for(frames[0].path)
             if source is not None and not source.column_of(frames[0].line, is_raise):
                 continue  # a check numba inserted (range() step, division), not the user's raise
-            yield ctx.finding(
+            finding = ctx.finding(
                 CODE,
                 "exception raised in a kernel compiled without debug=True is silently "
                 "dropped (the thread just returns): report errors through an output array",
                 frames,
                 point_at=(is_raise,),
             )
+            finding.fix = source_fix(ctx, finding)
+            finding.fixable = finding.fix is not None
+            yield finding
+
+
+def source_fix(ctx: KernelContext, finding: Finding) -> Optional[Fix]:
+    """``raise ...`` -> ``return`` and ``assert c`` -> ``if not (c): return``: what numba-cuda
+    does with them in a kernel without debug=True. Only in the kernel's own body: a device
+    function's caller sees an exception status, which a ``return`` would not give it."""
+    if (ctx.kernel.kind != "kernel" or finding.inlined_at or finding.path != ctx.kernel.path
+            or not finding.path.endswith(".py")):
+        return None
+    source = ctx.source_for(finding.path)
+    if source is None or source.tree is None:
+        return None
+    edits = SourceEdits(source)
+    statement = next((s for s in edits.statements_at(finding.line) if isinstance(s, (ast.Raise, ast.Assert))), None)
+    if statement is None or not edits.owns_lines(statement):
+        return None
+    function = edits.function_of(statement)
+    if function is None or function.lineno != ctx.kernel.line:
+        return None  # in a function nested in the kernel
+    if isinstance(statement, ast.Raise):
+        return Fix("safe", "replace the raise with `return`, what numba-cuda does with it",
+                   [edits.replace(statement, "return", finding.path)])
+    test = statement.test
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        text = f"if {edits.segment(test.operand)}: return"  # assert not c -> if c: return
+    else:
+        text = f"if not ({edits.segment(test)}): return"
+    return Fix("safe", "replace the assert with the `return` numba-cuda makes of it",
+               [edits.replace(statement, text, finding.path)])

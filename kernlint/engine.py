@@ -15,7 +15,7 @@ from .frontends.numba_cuda import CompiledKernel, FileResult
 from .frontends.project import FrontendSettings, Project
 from .ir.reader import parse_module
 from .rules.base import KernelContext
-from .source import SourceFile, buffers, decode_source, read_bytes
+from .source import SourceFile, decode_source, read_bytes
 from .suppress import is_suppressed
 
 _SKIP_DIRS = {"__pycache__", "node_modules", "site-packages", "dist-packages", "build", "dist"}
@@ -49,6 +49,7 @@ class KernelStats:
     kernlint_seconds: float
     signature_source: str = ""
     variant: str = ""  # a factory-made kernel: the parameter values it was made with
+    host: bool = False  # the host code of a HIP file (its compile and the host rules), not a kernel
 
 
 @dataclass
@@ -60,7 +61,7 @@ class Report:
 
     @property
     def kernels(self) -> int:
-        return len(self.stats)
+        return sum(1 for s in self.stats if not s.host)
 
 
 def discover(paths: Sequence[str], target: str = "auto") -> List[str]:
@@ -180,6 +181,13 @@ def analyse_result(result: FileResult, options: Optional[Options] = None) -> Tup
             signature_source=compiled.info.signature_source,
             variant=compiled.info.variant,
         ))
+    if result.host_facts is not None:  # HIP: the host rules over the facts its host IR gave
+        started = time.process_time()
+        for rule in rules.HOST_RULES:
+            findings.extend(rule.check_host(result.host_facts))
+        stats.append(KernelStats(path=result.path, kernel="(host code)", signature="",
+                                 numba_seconds=result.host_seconds,
+                                 kernlint_seconds=time.process_time() - started, host=True))
     return findings, stats
 
 

@@ -16,7 +16,7 @@ import difflib
 import os
 from collections import Counter
 from dataclasses import dataclass, field, replace
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Sequence, Tuple
 
 from .engine import Options, Report, check_paths
 from .findings import Finding

@@ -9,8 +9,9 @@ from typing import Optional, Set
 from .findings import Finding
 from .source import SourceFile
 
-_NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:\s*,\s*[A-Z]+[0-9]+)*))?", re.I)
-_IGNORE = re.compile(r"#\s*kernlint:\s*ignore\[(?P<codes>[^\]]*)\]", re.I)
+# `#` in Python, `//` in HIP C++, `;` in LLVM IR
+_NOQA = re.compile(r"(?:#|//|;)\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:\s*,\s*[A-Z]+[0-9]+)*))?", re.I)
+_IGNORE = re.compile(r"(?:#|//|;)\s*kernlint:\s*ignore\[(?P<codes>[^\]]*)\]", re.I)
 ALL = None  # a bare noqa
 
 

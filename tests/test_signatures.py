@@ -10,7 +10,6 @@ import textwrap
 import pytest
 
 from conftest import FIXTURES, ROOT
-from kernlint.frontends.project import Project
 from kernlint.frontends.pytypes import TypeReader
 from kernlint.frontends.signatures import read_recorded, write_recorded
 

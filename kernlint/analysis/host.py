@@ -83,6 +83,10 @@ class HostFacts:
     loops: Dict[int, Loop] = field(default_factory=dict)
     # function -> (end, start) name pairs of `end - start` subtractions in it (timing intervals)
     intervals: Dict[str, Set[Tuple[str, str]]] = field(default_factory=dict)
+    names: Dict[str, str] = field(default_factory=dict)  # function -> its source name, where they differ
+
+    def name_of(self, function: str) -> str:
+        return self.names.get(function, function)
 
     @property
     def launches(self) -> List[Launch]:

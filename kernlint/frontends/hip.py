@@ -13,24 +13,20 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 import tempfile
 import time
-from typing import List, Optional
+from typing import List
 
 from ..findings import Finding, file_compile_failed, unreadable_file
 from ..ir.reader import parse_module
 from ..source import buffers
 from .irfile import compile_ir_file
+from .toolchain import hipcc
 from .numba_cuda import FileResult
 
 HIP_SUFFIXES = (".hip",)
 _CLANG_ERROR = re.compile(r"^(?P<path>[^:\n]+):(?P<line>\d+):(?P<column>\d+): (?:fatal )?error: (?P<message>.+)$", re.M)
-
-
-def hipcc() -> Optional[str]:
-    return shutil.which("hipcc")
 
 
 def command(path: str, output: str, offload_arch: str) -> List[str]:
@@ -39,11 +35,29 @@ def command(path: str, output: str, offload_arch: str) -> List[str]:
 
 
 def compile_hip_file(path: str, offload_arch: str = "gfx90a", timeout: float = 120.0) -> FileResult:
+    """The device code's kernels (for the IR rules) and the host code's facts (for the host
+    rules), each compiled by hipcc; either may fail without losing the other."""
+    from .hiphost import compile_host, read_host
+
     path = os.path.abspath(path)
     if hipcc() is None:
         return FileResult(path=path, diagnostics=[unreadable_file(
             path, 1, 1, "hipcc not found: install Debian's hipcc, rocm-device-libs and "
                         "libamdhip64-dev (README: ROCm)")])
+    result = _compile_device(path, offload_arch, timeout)
+    module, problem, seconds = compile_host(path, offload_arch, timeout)
+    result.host_seconds = seconds
+    if module is not None:
+        result.host_facts = read_host(module, path)
+    elif not any(d.code == "KL902" for d in result.diagnostics):  # the same error is reported once
+        finding = _compile_error(path, problem)
+        finding.message = finding.message.replace("HIP file failed to compile",
+                                                  "HIP host code failed to compile (host rules not run)")
+        result.diagnostics.append(finding)
+    return result
+
+
+def _compile_device(path: str, offload_arch: str, timeout: float) -> FileResult:
     with tempfile.TemporaryDirectory(prefix="kernlint-hip-") as scratch:
         output = os.path.join(scratch, "kernels.bc")
         env = {**os.environ, "HIP_PLATFORM": "amd"}

@@ -29,6 +29,7 @@ import traceback
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
+from ..analysis.host import HostFacts
 from ..findings import Finding, KernelInfo, compile_failed, no_signature, unreadable_file
 from ..source import SourceFile, decode_source, read_bytes, undecodable
 from .project import FrontendSettings
@@ -61,6 +62,8 @@ class FileResult:
     import_seconds: float = 0.0
     dependencies: List[str] = field(default_factory=list)  # the user's own modules it read or imported
     standins: List[str] = field(default_factory=list)  # library values compiled as float64 stand-ins
+    host_facts: Optional[HostFacts] = None  # what the file's host code does (HIP: read from its host IR)
+    host_seconds: float = 0.0  # compiling the host code (HIP)
 
 
 def parse_cc(arch: str) -> Tuple[int, int]:

@@ -19,7 +19,7 @@ from typing import Dict, List, Optional, Tuple
 from ..analysis.host import Arg, Event, HostFacts, KernelRef, Launch, Loop, Place
 from .project import Project
 from .pysource import FunctionNode, KernelDef, PyModule, Scope, flatten
-from .pytypes import ArrayType, Opaque, ScalarType, TupleType, Type, TypeReader
+from .pytypes import ArrayType, Opaque, ScalarType, TupleType, TypeReader
 
 # numba.cuda and CuPy calls that allocate device (or pinned/mapped) memory
 ALLOCATIONS = {

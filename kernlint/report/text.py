@@ -73,7 +73,7 @@ def summary(report: Report) -> str:
 def statistics(report: Report) -> List[str]:
     # compile: numba-cuda's IR generation (Python), hipcc (HIP, shared by the file's kernels)
     rows = [("kernel", "signature", "compile ms", "kernlint ms", "ratio")]
-    for s in report.stats:
+    for s in sorted(report.stats, key=lambda s: s.host):  # the HIP host code's rows last
         ratio = f"{s.kernlint_seconds / s.numba_seconds:.3f}" if s.numba_seconds else "-"
         rows.append((
             f"{display_path(s.path)}::{s.kernel}" + (f"[{s.variant}]" if s.variant else ""), s.signature,
@@ -93,7 +93,8 @@ def statistics(report: Report) -> List[str]:
 def signatures(report: Report) -> List[str]:
     """--show-signatures: each kernel, each signature it was checked with, and its source."""
     rows = [("kernel", "signature", "source")]
-    entries = [(s.path, s.kernel, s.variant, s.signature, s.signature_source or "-") for s in report.stats]
+    entries = [(s.path, s.kernel, s.variant, s.signature, s.signature_source or "-") for s in report.stats
+               if not s.host]
     entries += [(f.path, f.kernel, "", "-", "none (KL903)") for f in report.skipped]
     for path, kernel, variant, signature, source in sorted(entries, key=lambda e: (e[0], e[1], e[3])):
         rows.append((f"{display_path(path)}::{kernel}" + (f"[{variant}]" if variant else ""), signature, source))

@@ -26,8 +26,13 @@ Use instead: allocate once before the loop and reuse the buffer (``d.copy_to_dev
 refills one), or give numba-cuda a pool allocator through its External Memory
 Management plugins (RMM's ``RMMNumbaManager``, CuPy's memory pool).
 
-An allocation whose size depends on the loop (a sweep over problem sizes) is left alone:
-it cannot be hoisted.
+The same in HIP C++ (read from the host code's IR): ``hipMalloc``/``hipMallocAsync``/
+``hipMallocManaged``/``hipHostMalloc`` (and the HIP headers' templates around them) in a loop
+that launches, and a launcher function that allocates and frees on every call.
+
+An allocation whose size depends on the loop (a sweep over problem sizes), and one made
+only when a buffer must grow (``if (bytes > capacity) { hipFree(...); hipMalloc(...); }``),
+are left alone: they cannot be hoisted, or already are.
 
 ## Fix safety
 No automatic fix.
@@ -42,6 +47,8 @@ from ..findings import Finding
 from .base import host_finding
 
 CODE = "KL501"
+_POOLS = {"python": "numba-cuda External Memory Management: RMM, CuPy's pool",
+          "hip": "hipMallocAsync/hipFreeAsync on a stream, from the device's memory pool"}
 NAME = "device-alloc-in-loop"
 FIXABLE = False
 
@@ -55,6 +62,8 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
             direct = loop.id in event.loops
             if direct and event.detail.get("shape_based") and set(event.detail.get("reads", ())) & loop.varying:
                 continue  # its size changes with the loop: nothing to hoist
+            if not event.detail.get("every_time", True):
+                continue  # only when a buffer must grow: the grow-on-demand pattern
             reported.add(event.place)
             how = "" if direct else " (through a function the loop calls)"
             what = event.what.replace("numba.cuda.", "cuda.").replace("cupy.", "cp.")
@@ -62,4 +71,28 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
                 CODE, event.place,
                 f"`{what}` allocates device memory on every iteration of the loop at line {loop.place.line}, "
                 f"which launches kernels{how}: allocate once before the loop and reuse the buffer, or use a "
-                f"pool allocator (numba-cuda External Memory Management: RMM, CuPy's pool)")
+                f"pool allocator ({_POOLS[facts.language]})")
+    yield from _launchers(facts, reported)
+
+
+def _launchers(facts: HostFacts, reported: set) -> Iterator[Finding]:
+    """A function that launches, and allocates and frees on every call (HIP's per-launch
+    scratch buffer): each call pays for the allocation, whoever calls it."""
+    for function in sorted({e.function for e in facts.events}):
+        own = facts.of_function(function)
+        launches = [e for e in own if e.kind == "launch"]
+        # one launch per call, outside any loop of its own: the allocation is paid per launch
+        if not launches or any(e.loops for e in launches) or not any(e.kind == "free" for e in own):
+            continue
+        name = facts.name_of(function)
+        for event in own:
+            if event.kind != "alloc" or event.loops or event.place in reported:
+                continue
+            if not event.detail.get("every_time", True):
+                continue
+            reported.add(event.place)
+            yield host_finding(
+                CODE, event.place,
+                f"`{event.what}` allocates device memory on every call of `{name}`, which launches kernels "
+                f"and frees it again: keep one buffer allocated once (grown on demand) or use a pool "
+                f"allocator ({_POOLS[facts.language]})")

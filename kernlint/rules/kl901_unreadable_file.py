@@ -19,7 +19,9 @@ kernels.py:6:16: KL901 file not checked: syntax error: expected ':'
 Nothing to fix automatically.
 """
 
-from ..findings import UNREADABLE_FILE as CODE
+from ..findings import UNREADABLE_FILE
+
+CODE = UNREADABLE_FILE
 
 NAME = "unreadable-file"
 FIXABLE = False

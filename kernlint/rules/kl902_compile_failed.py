@@ -23,7 +23,9 @@ kernels.py:31:20: KL902 kernel `relax` not compiled: `STEPS` is computed at line
 Nothing to fix automatically.
 """
 
-from ..findings import COMPILE_FAILED as CODE
+from ..findings import COMPILE_FAILED
+
+CODE = COMPILE_FAILED
 
 NAME = "compile-failed"
 FIXABLE = False

@@ -22,7 +22,9 @@ One ``# kernlint: sig=...`` line per signature, directly above the decorator.
 Nothing to fix automatically.
 """
 
-from ..findings import NO_SIGNATURE as CODE
+from ..findings import NO_SIGNATURE
+
+CODE = NO_SIGNATURE
 
 NAME = "no-signature"
 FIXABLE = False

@@ -16,7 +16,9 @@ dump.ll:17:1: KL904 invalid IR: expected instruction opcode
 Nothing to fix automatically.
 """
 
-from ..findings import INVALID_IR as CODE
+from ..findings import INVALID_IR
+
+CODE = INVALID_IR
 
 NAME = "invalid-ir"
 FIXABLE = False

@@ -20,9 +20,8 @@ from typing import List
 
 from ..findings import Finding, file_compile_failed, unreadable_file
 from ..ir.reader import parse_module
-from ..source import buffers
 from .irfile import compile_ir_file
-from .toolchain import hipcc
+from .toolchain import hip_command, hipcc, run_hipcc
 from .numba_cuda import FileResult
 
 HIP_SUFFIXES = (".hip",)
@@ -30,8 +29,7 @@ _CLANG_ERROR = re.compile(r"^(?P<path>[^:\n]+):(?P<line>\d+):(?P<column>\d+): (?
 
 
 def command(path: str, output: str, offload_arch: str) -> List[str]:
-    return [hipcc() or "hipcc", "-x", "hip", f"--offload-arch={offload_arch}", "--cuda-device-only",
-            "-emit-llvm", "-c", "-O2", "-g", path, "-o", output]
+    return hip_command(path, output, offload_arch, "--cuda-device-only", "-O2")
 
 
 def compile_hip_file(path: str, offload_arch: str = "gfx90a", timeout: float = 120.0) -> FileResult:
@@ -60,24 +58,9 @@ def compile_hip_file(path: str, offload_arch: str = "gfx90a", timeout: float = 1
 def _compile_device(path: str, offload_arch: str, timeout: float) -> FileResult:
     with tempfile.TemporaryDirectory(prefix="kernlint-hip-") as scratch:
         output = os.path.join(scratch, "kernels.bc")
-        env = {**os.environ, "HIP_PLATFORM": "amd"}
-        directory = os.path.dirname(path)
-        arguments = command(path, output, offload_arch)
-        buffered = buffers().get(path)
-        if buffered is not None:
-            # an editor's buffer: compiled from a copy that includes and debug info place at `path`
-            copy = os.path.join(scratch, "source", os.path.basename(path))
-            os.makedirs(os.path.dirname(copy))
-            with open(copy, "wb") as handle:
-                handle.write(buffered)
-            arguments = [copy if a == path else a for a in arguments]
-            arguments[1:1] = [f"-I{directory}", f"-fdebug-prefix-map={os.path.dirname(copy)}={directory}"]
         started = time.perf_counter()
         try:
-            done = subprocess.run(arguments, capture_output=True, text=True, env=env, timeout=timeout,
-                                  cwd=directory if os.path.isdir(directory) else scratch)
-            if buffered is not None:
-                done.stderr = done.stderr.replace(copy, path)
+            done = run_hipcc(command(path, output, offload_arch), path, scratch, timeout)
         except subprocess.TimeoutExpired:
             return FileResult(path=path, diagnostics=[file_compile_failed(
                 path, 1, 1, f"hipcc took longer than {timeout:g} s")])

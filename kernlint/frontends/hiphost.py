@@ -23,8 +23,7 @@ from typing import Dict, List, Optional, Tuple
 from ..analysis.cfg import ControlFlow
 from ..analysis.host import Event, HostFacts, Launch, Loop, Place
 from ..ir.reader import Function, Module, parse_module
-from ..source import buffers
-from .toolchain import hipcc
+from .toolchain import hip_command, run_hipcc
 
 ALLOCATIONS = frozenset({"hipMalloc", "hipMallocAsync", "hipMallocManaged", "hipHostMalloc", "hipMallocHost",
                          "hipExtMallocWithFlags", "hipMallocPitch", "hipMalloc3D", "hipMallocArray",
@@ -40,8 +39,8 @@ _TEMPLATE = re.compile(r"<.*>$")
 
 
 def command(path: str, output: str, offload_arch: str) -> List[str]:
-    return [hipcc() or "hipcc", "-x", "hip", f"--offload-arch={offload_arch}", "--cuda-host-only",
-            "-emit-llvm", "-c", "-O0", "-g", path, "-o", output]
+    """-O0: each function and loop of the source is still one in the IR."""
+    return hip_command(path, output, offload_arch, "--cuda-host-only", "-O0")
 
 
 def compile_host(path: str, offload_arch: str, timeout: float = 120.0) -> Tuple[Optional[Module], str, float]:
@@ -51,25 +50,12 @@ def compile_host(path: str, offload_arch: str, timeout: float = 120.0) -> Tuple[
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="kernlint-hiphost-") as scratch:
         output = os.path.join(scratch, "host.bc")
-        directory = os.path.dirname(path)
-        arguments = command(path, output, offload_arch)
-        buffered = buffers().get(path)
-        if buffered is not None:
-            copy = os.path.join(scratch, "source", os.path.basename(path))
-            os.makedirs(os.path.dirname(copy))
-            with open(copy, "wb") as handle:
-                handle.write(buffered)
-            arguments = [copy if a == path else a for a in arguments]
-            arguments[1:1] = [f"-I{directory}", f"-fdebug-prefix-map={os.path.dirname(copy)}={directory}"]
         try:
-            done = subprocess.run(arguments, capture_output=True, text=True, timeout=timeout,
-                                  env={**os.environ, "HIP_PLATFORM": "amd"},
-                                  cwd=directory if os.path.isdir(directory) else scratch)
+            done = run_hipcc(command(path, output, offload_arch), path, scratch, timeout)
         except subprocess.TimeoutExpired:
             return None, f"hipcc took longer than {timeout:g} s on the host code", time.perf_counter() - started
         if done.returncode != 0:  # the compiler's messages, for a located diagnostic
-            stderr = done.stderr.replace(copy, path) if buffered is not None else done.stderr
-            return None, stderr or "hipcc failed", time.perf_counter() - started
+            return None, done.stderr or "hipcc failed", time.perf_counter() - started
         with open(output, "rb") as handle:
             text = str(llvm.parse_bitcode(handle.read()))
     return parse_module(text), "", time.perf_counter() - started

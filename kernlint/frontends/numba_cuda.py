@@ -106,18 +106,10 @@ def recording_jit() -> Iterator[None]:
 
     original = decorators.jit
 
+    from .slicing import remember
+
     def record(dispatcher, signatures, options):
-        dispatcher._kernlint_signatures = list(signatures or [])
-        dispatcher._kernlint_options = {
-            "debug": bool(options.get("debug")),
-            "opt": bool(options.get("opt", True)),
-            "lineinfo": bool(options.get("lineinfo")),
-            "fastmath": bool(options.get("fastmath")),
-        }
-        if not dispatcher.targetoptions.get("debug"):
-            # line info only adds !dbg locations; the code numba generates is unchanged
-            dispatcher.targetoptions["lineinfo"] = True
-        return dispatcher
+        return remember(dispatcher, signatures, options)
 
     def jit(func_or_sig=None, **options):
         signatures = None
@@ -321,6 +313,13 @@ class _Candidate:
     first_line: int  # the first decorator's line
     variant: str = ""
 
+    @property
+    def place(self) -> Tuple[int, int]:
+        """(line, column) of its def, where findings about it as a whole go."""
+        if self.node is None:
+            return self.first_line, 1
+        return self.node.lineno, self.node.col_offset + 1
+
 
 def compile_file(
     path: str,
@@ -464,11 +463,8 @@ def _signatures_for(candidate: _Candidate, source: SourceFile, extra_signatures)
 def _compile_candidate(candidate: _Candidate, source: SourceFile, cc, extra_signatures, runnable: bool,
                        progress, result: FileResult) -> None:
     path = result.path
-    dispatcher = candidate.dispatcher
-    node = candidate.node
-    line = node.lineno if node is not None else candidate.first_line
-    column = node.col_offset + 1 if node is not None else 1
-    device = bool(dispatcher.targetoptions.get("device"))
+    line, column = candidate.place
+    device = bool(candidate.dispatcher.targetoptions.get("device"))
     signatures, inferred = _signatures_for(candidate, source, extra_signatures)
     if not signatures and not inferred:
         if not device:
@@ -502,8 +498,7 @@ def _compile_one(candidate: _Candidate, signature, text: str, origin: str, cc, r
     path = result.path
     dispatcher = candidate.dispatcher
     node = candidate.node
-    line = node.lineno if node is not None else candidate.first_line
-    column = node.col_offset + 1 if node is not None else 1
+    line, column = candidate.place
     device = bool(dispatcher.targetoptions.get("device"))
     user_options = getattr(dispatcher, "_kernlint_options", None) or {
         key: bool(dispatcher.targetoptions.get(key)) for key in CODEGEN_OPTIONS

@@ -826,8 +826,13 @@ def make_dispatcher(function, args: Sequence[Any], keywords: Dict[str, Any]):
         elif isinstance(first, (list, tuple)) and all(sigutils.is_signature(s) for s in first):
             signatures = list(first)
     options = {k: v for k, v in keywords.items() if k in JIT_OPTIONS}
-    dispatcher = numba.cuda.jit(function, **options)
-    dispatcher._kernlint_signatures = signatures
+    return remember(numba.cuda.jit(function, **options), signatures, options)
+
+
+def remember(dispatcher, signatures, options: Dict[str, Any]):
+    """Keep on a lazy dispatcher the signatures and codegen options its ``cuda.jit`` was given
+    (kernlint compiles them itself), and ask for line info: it only adds ``!dbg`` locations."""
+    dispatcher._kernlint_signatures = list(signatures or [])
     dispatcher._kernlint_options = {
         "debug": bool(options.get("debug")),
         "opt": bool(options.get("opt", True)),
@@ -835,6 +840,5 @@ def make_dispatcher(function, args: Sequence[Any], keywords: Dict[str, Any]):
         "fastmath": bool(options.get("fastmath")),
     }
     if not dispatcher.targetoptions.get("debug"):
-        # line info only adds !dbg locations; the code numba generates is unchanged
         dispatcher.targetoptions["lineinfo"] = True
     return dispatcher

@@ -34,7 +34,8 @@ def record(command: Sequence[str], output: str, simulator: Optional[bool] = None
            log=sys.stderr) -> int:
     """Run ``command`` observing launches; merge them into ``output``. Returns the command's
     exit status (the file is written whatever it is)."""
-    root = os.path.dirname(os.path.abspath(output))
+    # the project: where the command runs, and where the signatures file goes
+    roots = {os.path.dirname(os.path.abspath(output)), os.getcwd()}
     scratch = tempfile.mkdtemp(prefix="kernlint-record-")
     try:
         hook = os.path.join(scratch, "hook")
@@ -58,7 +59,7 @@ def record(command: Sequence[str], output: str, simulator: Optional[bool] = None
         except OSError as exc:
             print(f"kernlint: error: cannot run {command[0]}: {exc.strerror or exc}", file=log)
             return 2
-        recorded, launches, skipped = _collect(found, root)
+        recorded, launches, skipped = _collect(found, roots)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     kernels = sum(len(k) for k in recorded.values())
@@ -72,7 +73,7 @@ def record(command: Sequence[str], output: str, simulator: Optional[bool] = None
     return status
 
 
-def _collect(directory: str, root: str):
+def _collect(directory: str, roots):
     recorded: Signatures = {}
     launches = 0
     skipped = set()
@@ -85,8 +86,8 @@ def _collect(directory: str, root: str):
         launches += int(data.get("launches", 0))
         for entry in data.get("kernels", []):
             path = entry.get("path", "")
-            inside = os.path.isfile(path) and not any(p in path for p in _LIBRARY_PARTS) and (
-                os.path.abspath(path).startswith(root + os.sep))
+            inside = os.path.isfile(path) and not any(p in path for p in _LIBRARY_PARTS) and any(
+                os.path.abspath(path).startswith(root.rstrip(os.sep) + os.sep) for root in roots)
             if not inside:
                 skipped.add((path, entry.get("kernel")))
                 continue

@@ -14,6 +14,9 @@
     jit-decorators = ["pkg.utils.compile_cupy"]   # the project's own wrappers around numba.cuda.jit
     constants = { "c" = 299792458.0, "kernels.py::make.factor" = 2.0 }   # values kernlint cannot read
     import-modules = false               # true: import each file whole (runs its top level)
+    signatures-file = "kernlint-signatures.toml"   # what `kernlint record` writes and check reads
+    fix = false                          # apply safe source fixes (as --fix)
+    unsafe-fixes = false                 # and unsafe ones (as --unsafe-fixes)
 
 The command line overrides the file. Unknown keys and bad values stop kernlint with a
 message naming the file and the key (exit code 2).

@@ -146,3 +146,12 @@ def test_source_fixed_kernels_equal_the_originals_in_the_safe_range(fixed_benchm
         assert run(*modules[0], inputs) == run(*modules[1], inputs)
 
     check()
+
+
+def test_the_configuration_can_ask_for_fixes(guards):
+    (guards / "pyproject.toml").write_text("[tool.kernlint]\nfix = true\n")
+    run = kernlint("check", "--no-cache", "guards.py", cwd=guards)
+    assert "Fixed 3 findings in 1 file" in run.stderr
+    (guards / "pyproject.toml").write_text('[tool.kernlint]\nunsafe-fixes = "yes"\n')
+    bad = kernlint("check", "--no-cache", "guards.py", cwd=guards)
+    assert bad.returncode == 2 and "unsafe-fixes" in bad.stderr

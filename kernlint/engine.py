@@ -15,10 +15,9 @@ from .frontends.numba_cuda import CompiledKernel, FileResult
 from .frontends.project import FrontendSettings, Project
 from .ir.reader import parse_module
 from .rules.base import KernelContext
-from .source import SourceFile, decode_source, read_bytes
+from .source import SourceFile, decode_source, read_bytes, walk
 from .suppress import is_suppressed
 
-_SKIP_DIRS = {"__pycache__", "node_modules", "site-packages", "dist-packages", "build", "dist"}
 # Library code numba compiles into a kernel: findings walk out of it to the user's call site.
 _LIBRARY_PARTS = (os.sep + "numba" + os.sep, os.sep + "numba_cuda" + os.sep, os.sep + "llvmlite" + os.sep)
 
@@ -70,13 +69,7 @@ def discover(paths: Sequence[str], target: str = "auto") -> List[str]:
     found: List[str] = []
     for path in paths:
         if os.path.isdir(path):
-            for root, dirs, files in os.walk(path):
-                dirs[:] = sorted(
-                    d for d in dirs
-                    if not d.startswith(".") and d not in _SKIP_DIRS
-                    and not os.path.exists(os.path.join(root, d, "pyvenv.cfg"))
-                )
-                found.extend(os.path.join(root, f) for f in sorted(files) if f.endswith(wanted))
+            found.extend(walk(path, wanted))
         else:
             found.append(path)
     return [os.path.abspath(p) for p in dict.fromkeys(found)]
@@ -194,12 +187,12 @@ def analyse_result(result: FileResult, options: Optional[Options] = None) -> Tup
 Progress = Callable[[int, int, str], None]
 
 
-def host_checked(paths: Sequence[str], options: Options, project: Project) -> List[str]:
+def host_checked(discovered: Sequence[str]) -> List[str]:
     """Python files whose host code the host rules read: those that mention CUDA or CuPy."""
-    if options.target == "rocm":
-        return []
     found = []
-    for path in discover(paths, "cuda"):
+    for path in discovered:
+        if not path.endswith(".py"):
+            continue
         try:
             data = read_bytes(path)
         except OSError:
@@ -256,7 +249,8 @@ def check_paths(paths: Sequence[str], options: Options, progress: Optional[Progr
     from .cache import Cache, finding_from_dict
 
     project = Project(options.frontend)
-    files = [p for p in discover(paths, options.target) if worth_checking(p, project)]
+    discovered = discover(paths, options.target)
+    files = [p for p in discovered if worth_checking(p, project)]
     signatures = kernel_signatures(project, files, options)
     cache = Cache(options.cache_root) if options.cache_root and not options.resources else None
     report = Report()
@@ -303,7 +297,7 @@ def check_paths(paths: Sequence[str], options: Options, progress: Optional[Progr
             sources[finding.path] = SourceFile.read_or_none(finding.path)
         return not is_suppressed(finding, sources[finding.path])
 
-    host_files = host_checked(paths, options, project)
+    host_files = host_checked(discovered)
     for path in host_files:
         collected.extend(host_findings(project, path))
     report.files += len(set(host_files) - set(files))

@@ -13,7 +13,7 @@ import re
 import tokenize
 from collections import defaultdict
 from functools import cached_property
-from typing import Callable, Dict, List, Optional
+from typing import Callable, Dict, Iterator, List, Optional, Tuple
 
 _CONVERSION_NAME = re.compile(
     r"^(u?int(8|16|32|64|p|c|_)?|u?long(long)?|u?short|u?byte|unchecked_int|saturating_int)$"
@@ -88,6 +88,21 @@ def undecodable(data: bytes):
         return (data[:start].count(b"\n") + 1,
                 f"cannot read: not valid {encoding.upper()} text and no coding declaration says otherwise")
     return 1, "cannot read: invalid coding declaration"
+
+
+_SKIP_DIRS = frozenset({"__pycache__", "node_modules", "site-packages", "dist-packages", "build", "dist"})
+
+
+def walk(directory: str, suffixes: Tuple[str, ...]) -> Iterator[str]:
+    """Files under a directory with one of the suffixes, in a stable order, leaving out hidden
+    folders, virtual environments, build outputs and installed packages."""
+    for root, dirs, files in os.walk(directory):
+        dirs[:] = sorted(
+            d for d in dirs
+            if not d.startswith(".") and d not in _SKIP_DIRS
+            and not os.path.exists(os.path.join(root, d, "pyvenv.cfg"))
+        )
+        yield from (os.path.join(root, f) for f in sorted(files) if f.endswith(suffixes))
 
 
 def decode_source(data: bytes) -> str:

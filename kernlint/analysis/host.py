@@ -10,7 +10,7 @@ rules (KL501–KL504) are each one piece of logic over them.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Dict, Iterator, List, Optional, Sequence, Set, Tuple
+from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 
 @dataclass(frozen=True)
@@ -68,6 +68,11 @@ class Launch(Event):
     stream: bool = False  # launched on an explicit stream
 
     @property
+    def host_arrays(self) -> List[Arg]:
+        """Arguments known to be host arrays: numba-cuda copies them both ways and waits."""
+        return [arg for arg in self.args if arg.array and arg.where == "host"]
+
+    @property
     def signature(self) -> Optional[str]:
         texts = [a.type for a in self.args]
         if any(t is None for t in texts):
@@ -91,21 +96,6 @@ class HostFacts:
     @property
     def launches(self) -> List[Launch]:
         return [e for e in self.events if isinstance(e, Launch)]
-
-    def of_kind(self, *kinds: str) -> Iterator[Event]:
-        return (e for e in self.events if e.kind in kinds)
-
-    def loop_chain(self, loop: int) -> List[int]:
-        chain = []
-        current: Optional[int] = loop
-        while current is not None:
-            chain.append(current)
-            current = self.loops[current].parent
-        return list(reversed(chain))
-
-    def in_loop(self, event: Event) -> Optional[int]:
-        """The innermost loop around an event, in its own function."""
-        return event.loops[-1] if event.loops else None
 
     def events_in(self, loop: int, kinds: Sequence[str] = ()) -> List[Event]:
         """Events inside a loop, directly or through calls of same-file functions made in it,

@@ -161,22 +161,20 @@ class _Reader:
     def _deciding(self, function: Function, loop) -> set:
         """Locals loaded in the blocks that decide whether the loop goes on: a copy into one
         of them feeds the loop's condition (``do { ...; hipMemcpy(&err, ...); } while (err > tol)``)."""
-        pointers = set()
-        loaded = {}
-        for block in function.blocks:
-            for instruction in block.instructions:
-                if instruction.opcode == "store":
-                    operands = instruction.locals()
-                    if len(operands) >= 2:
-                        loaded.setdefault(operands[1], set()).add(operands[0])
+        read = set()
         for name in loop.exits:
             for instruction in function.block_map[name].instructions:
                 if instruction.opcode == "load":
-                    pointers.update(instruction.locals())
-        # a copy may write through a pointer held in a local (float *p = &err): follow stores once
-        for pointer in list(pointers):
-            pointers.update(loaded.get(pointer, set()))
-        return pointers
+                    read.update(instruction.locals())
+        # a copy may go through a pointer held in a local (float *p = &err; hipMemcpy(p, ...)):
+        # what was stored into a local the exits read counts too
+        stored_into: Dict[str, set] = {}
+        for block in function.blocks:
+            for instruction in block.instructions:
+                operands = instruction.locals() if instruction.opcode == "store" else []
+                if len(operands) >= 2:
+                    stored_into.setdefault(operands[1], set()).add(operands[0])
+        return read.union(*(stored_into.get(pointer, set()) for pointer in read))
 
 
 def read_host(module: Module, path: str) -> HostFacts:

@@ -361,19 +361,15 @@ def _sliced_candidates(path: str, source: SourceFile, result: FileResult,
     from .project import Project
     from .slicing import Slicer, Unresolved
 
-    try:
-        ast.parse(source.text, filename=path)
-    except SyntaxError as exc:
-        result.diagnostics.append(unreadable_file(path, exc.lineno or 1, exc.offset or 1,
-                                                  f"syntax error: {exc.msg}"))
-        return None
-    except (ValueError, RecursionError) as exc:
-        result.diagnostics.append(unreadable_file(path, 1, 1, f"cannot parse: {exc}"))
-        return None
     project = Project(settings)
     module = project.module(path)
     if module is None:
-        result.diagnostics.append(unreadable_file(path, 1, 1, "cannot parse"))
+        problem = project.errors.get(path)
+        if isinstance(problem, SyntaxError):
+            result.diagnostics.append(unreadable_file(path, problem.lineno or 1, problem.offset or 1,
+                                                      f"syntax error: {problem.msg}"))
+        else:
+            result.diagnostics.append(unreadable_file(path, 1, 1, f"cannot parse: {problem}"))
         return None
     slicer = Slicer(project)
     for problem in slicer.configure(module):

@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 import os
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Tuple
 
 from ..source import SourceFile
 from .pysource import PyModule, Wrapper, find_wrapper
@@ -87,6 +87,8 @@ class Project:
         self._modules: Dict[str, Optional[PyModule]] = {}
         self._wrappers: Dict[str, Optional[Wrapper]] = {}
         self.read: List[str] = []  # the user modules read (besides the checked files): cache dependencies
+        self.errors: Dict[str, BaseException] = {}  # why a file could not be parsed
+        self.host_facts: Dict[str, object] = {}  # each file's host facts, read once per run (pyhost)
 
     def module(self, path: str) -> Optional[PyModule]:
         """The file, read and parsed; None where it cannot be (its diagnostic comes elsewhere)."""
@@ -98,8 +100,8 @@ class Project:
                 name, package = module_name(path)
                 try:
                     module = PyModule(path, source.text, name, package, self)
-                except (SyntaxError, ValueError, RecursionError):
-                    module = None
+                except (SyntaxError, ValueError, RecursionError) as exc:
+                    self.errors[path] = exc
             self._modules[path] = module
         return self._modules[path]
 
@@ -231,9 +233,3 @@ def _path_value(expr: ast.expr, module: PyModule, depth: int = 0):
             return os.path.abspath(inner) if isinstance(inner, str) else None
     return None
 
-
-def read_modules(paths: Sequence[str], settings: Optional[FrontendSettings] = None) -> Project:
-    project = Project(settings)
-    for path in paths:
-        project.module(path)
-    return project

@@ -565,4 +565,8 @@ def _nested_qualname(frame: _Frame, function: FunctionNode, name: str) -> str:
 
 
 def read_host(project: Project, module: PyModule) -> HostFacts:
-    return HostReader(project, module).read()
+    """A file's host facts, read once per run (signatures and host rules both use them)."""
+    facts = project.host_facts.get(module.path)
+    if facts is None:
+        facts = project.host_facts[module.path] = HostReader(project, module).read()
+    return facts

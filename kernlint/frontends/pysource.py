@@ -274,7 +274,7 @@ class PyModule:
         """Module-level settings of numba's configuration (``config.CUDA_ENABLE_NRT = True``):
         (attribute, value, line). They change what numba compiles, so they are applied."""
         found = []
-        for statement in _flatten(self.tree.body):
+        for statement in flatten(self.tree.body):
             if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
                 target = statement.targets[0]
                 if isinstance(target, ast.Attribute) and self.dotted(target.value) in (
@@ -320,10 +320,6 @@ class PyModule:
             stack.extend(current.get_children())
         return list(globals_), sorted(table.get_frees())
 
-    def first_use(self, node: ast.AST, name: str) -> int:
-        """The line where a function first reads ``name``."""
-        return self.first_use_at(node, name)[0]
-
     def first_use_at(self, node: ast.AST, name: str) -> Tuple[int, int]:
         """(line, 1-based column) where a function's body first reads ``name``."""
         body = node.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else [node]
@@ -349,7 +345,7 @@ class PyModule:
     def _find_kernels(self, body: Sequence[ast.stmt], scope: Scope, owner: Optional[ast.ClassDef],
                       found: List[KernelDef], outer: Tuple[str, ...]) -> None:
         defs: Dict[str, FunctionNode] = {}
-        for statement in _flatten(body):
+        for statement in flatten(body):
             if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 defs[statement.name] = statement
                 for decorator in statement.decorator_list:
@@ -478,7 +474,7 @@ def find_wrapper(module: PyModule, name: str) -> Optional[Wrapper]:
     if simple is not None:
         return Wrapper(function, module, simple[0], simple[1])
     scope = Scope(module, (function,))
-    for statement in _flatten(function.body):
+    for statement in flatten(function.body):
         if isinstance(statement, ast.Return) and isinstance(statement.value, ast.Name):
             inner = module.local_bindings(function).get(statement.value.id)
             if inner is not None and inner.kind == "def":
@@ -495,7 +491,7 @@ def _returns_jit_of_param(module: PyModule, function: FunctionNode, scope: Scope
     param = params[0].arg
     inner = scope.inner(function)
     local = module.local_bindings(function)
-    for statement in _flatten(function.body):
+    for statement in flatten(function.body):
         if not isinstance(statement, ast.Return) or statement.value is None:
             continue
         value = statement.value
@@ -597,24 +593,22 @@ def _target_names(target: ast.AST, path: Tuple[int, ...] = ()) -> Iterator[Tuple
                     yield name, None if starred else inner
 
 
-def _flatten(body: Sequence[ast.stmt]) -> Iterator[ast.stmt]:
+def flatten(body: Sequence[ast.stmt]) -> Iterator[ast.stmt]:
     """Statements of a body, with those inside if/try/with/loops, not inside defs and classes."""
     for statement in body:
         yield statement
         if isinstance(statement, ast.If):
-            yield from _flatten(statement.body)
-            yield from _flatten(statement.orelse)
+            yield from flatten(statement.body)
+            yield from flatten(statement.orelse)
         elif isinstance(statement, (ast.Try, getattr(ast, "TryStar", ast.Try))):
-            yield from _flatten(statement.body)
+            yield from flatten(statement.body)
             for handler in statement.handlers:
-                yield from _flatten(handler.body)
-            yield from _flatten(statement.orelse)
-            yield from _flatten(statement.finalbody)
+                yield from flatten(handler.body)
+            yield from flatten(statement.orelse)
+            yield from flatten(statement.finalbody)
         elif isinstance(statement, (ast.With, ast.AsyncWith, ast.For, ast.AsyncFor, ast.While)):
-            yield from _flatten(statement.body)
-            yield from _flatten(getattr(statement, "orelse", []))
+            yield from flatten(statement.body)
+            yield from flatten(getattr(statement, "orelse", []))
 
-
-flatten = _flatten
 
 _BUILTIN_NAMES = frozenset(dir(builtins))

@@ -21,13 +21,12 @@ import tomllib
 from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 from ..fsutil import write_atomic
+from ..source import read_bytes, walk
 from .project import Project, project_root
 from .pyhost import read_host
 from .pysource import KernelDef, PyModule
 
 SIGNATURES_FILE = "kernlint-signatures.toml"
-_SKIP_DIRS = {"__pycache__", "node_modules", "site-packages", "dist-packages", "build", "dist", ".git",
-              ".venv", "venv", ".tox", ".nox", ".mypy_cache", ".pytest_cache", ".kernlint_cache"}
 _MAX_PROJECT_FILES = 5000
 
 # path -> kernel (qualified name) -> [(signature, source)]
@@ -84,24 +83,15 @@ def _mentioning(roots: Iterable[str], names: Set[str]) -> List[str]:
     wanted = [n.encode() for n in names if n]
     found: List[str] = []
     for root in sorted(roots):
-        count = 0
-        for directory, dirs, files in os.walk(root):
-            dirs[:] = sorted(d for d in dirs if d not in _SKIP_DIRS and not d.startswith(".")
-                             and not os.path.exists(os.path.join(directory, d, "pyvenv.cfg")))
-            for name in sorted(files):
-                if not name.endswith(".py"):
-                    continue
-                count += 1
-                if count > _MAX_PROJECT_FILES:
-                    return found
-                path = os.path.join(directory, name)
-                try:
-                    with open(path, "rb") as handle:
-                        data = handle.read()
-                except OSError:
-                    continue
-                if any(n in data for n in wanted):
-                    found.append(os.path.abspath(path))
+        for count, path in enumerate(walk(root, (".py",))):
+            if count >= _MAX_PROJECT_FILES:
+                break
+            try:
+                data = read_bytes(path)
+            except OSError:
+                continue
+            if any(n in data for n in wanted):
+                found.append(os.path.abspath(path))
     return found
 
 

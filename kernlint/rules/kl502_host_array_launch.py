@@ -38,13 +38,9 @@ NAME = "host-array-launch"
 FIXABLE = False
 
 
-def host_arrays(launch) -> list:
-    return [arg for arg in launch.args if arg.array and arg.where == "host"]
-
-
 def check_host(facts: HostFacts) -> Iterator[Finding]:
     for launch in facts.launches:
-        arrays = host_arrays(launch)
+        arrays = launch.host_arrays
         if not arrays:
             continue
         names = ", ".join(f"`{a.name}`" for a in arrays)

@@ -36,10 +36,9 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from ..analysis.host import HostFacts
+from ..analysis.host import HostFacts, Launch
 from ..findings import Finding
 from .base import host_finding
-from .kl502_host_array_launch import host_arrays
 
 CODE = "KL503"
 NAME = "sync-in-loop"
@@ -53,7 +52,7 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
         for index, event in enumerate(inside):
             if event.place in reported:
                 continue
-            if event.kind == "launch" and host_arrays(event):
+            if isinstance(event, Launch) and event.host_arrays:
                 why = "this launch passes host arrays, so numba-cuda synchronizes after it"
             elif event.kind in ("sync", "copy-back"):
                 if set(event.detail.get("assigned", ())) & loop.deciding:

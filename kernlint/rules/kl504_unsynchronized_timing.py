@@ -31,10 +31,9 @@ from __future__ import annotations
 
 from typing import Iterator, List
 
-from ..analysis.host import Event, HostFacts
+from ..analysis.host import Event, HostFacts, Launch
 from ..findings import Finding
 from .base import host_finding
-from .kl502_host_array_launch import host_arrays
 
 CODE = "KL504"
 NAME = "unsynchronized-timing"
@@ -42,7 +41,7 @@ FIXABLE = False
 
 
 def _waits(event: Event) -> bool:
-    return event.kind in ("sync", "copy-back") or (event.kind == "launch" and bool(host_arrays(event)))
+    return event.kind in ("sync", "copy-back") or (isinstance(event, Launch) and bool(event.host_arrays))
 
 
 def check_host(facts: HostFacts) -> Iterator[Finding]:

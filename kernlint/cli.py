@@ -161,6 +161,7 @@ def _settings(args):
             constants=dict(config.constants),
             import_modules=bool(args.import_modules or config.import_modules),
             root=config.root if config.path else None,
+            debug=bool(getattr(args, "debug", False)),
         ),
     )
     return config, options
@@ -229,7 +230,12 @@ def _check(args) -> int:
             print("\n".join(statistics(report)), file=sys.stderr)
         if args.show_signatures:
             print("\n".join(signatures(report)), file=sys.stderr)
-    return 1 if report.findings else 0
+    return exit_code(report)
+
+
+def exit_code(report) -> int:
+    """0 clean, 1 findings, 2 where kernlint failed on something (a KL905 among them)."""
+    return 2 if report.incomplete else 1 if report.findings else 0
 
 
 def configuration_error(message: str):
@@ -256,7 +262,7 @@ def _fix(args, options, report, unsafe: bool) -> int:
     reporter.write(remaining, sys.stdout, stats=args.statistics)
     for line in fix.summary(outcome, fix.hidden(remaining.findings, unsafe), len(remaining.findings), diff=False):
         print(line, file=sys.stderr)
-    return 1 if remaining.findings else 0
+    return exit_code(remaining)
 
 
 def _rewrite(args) -> int:

@@ -9,11 +9,11 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from . import rules
 from .analysis.program import KernelAnalysis, Program
-from .findings import Finding, invalid_ir, merge
+from .findings import INTERNAL_ERROR, Finding, internal_error, invalid_ir, merge
 from .frontends import suffixes
 from .frontends.numba_cuda import CompiledKernel, FileResult
 from .frontends.project import FrontendSettings, Project
-from .ir.reader import parse_module
+from .ir.reader import IRSyntaxError, parse_module
 from .rules.base import KernelContext
 from .source import SourceFile, decode_source, read_bytes, walk
 from .suppress import is_suppressed
@@ -57,6 +57,11 @@ class Report:
     stats: List[KernelStats] = field(default_factory=list)
     files: int = 0
     skipped: List[Finding] = field(default_factory=list)  # KL903: kernels with no signature (before filtering)
+
+    @property
+    def incomplete(self) -> bool:
+        """kernlint failed on some construct (KL905): exit 2, whatever else was found."""
+        return any(f.code == INTERNAL_ERROR for f in self.findings)
 
     @property
     def kernels(self) -> int:
@@ -123,21 +128,40 @@ def analyse_kernel(
     compiled: CompiledKernel,
     source: Optional[SourceFile],
     user_path: Callable[[str], bool] = is_user_path,
+    debug: bool = False,
 ) -> List[Finding]:
-    """Run every IR rule on one kernel. IR kernlint cannot follow gives a KL904 finding,
-    never an exception: a bad input must not stop the run."""
+    """Run every IR rule on one kernel. IR kernlint cannot follow gives a KL904 finding, a
+    failure of the analysis or a rule a KL905 (kernlint's bug), never an exception: one
+    kernel must not stop the run."""
+    info = compiled.info
     try:
         return run_rules(compiled, source, user_path)
     except RecursionError:
         reason = "the IR nests too deeply to analyse"
     except Exception as exc:  # noqa: BLE001 - reported as a diagnostic with the kernel's location
+        if debug:
+            raise
+        if not _raised_reading_ir(exc):
+            finding = internal_error(info.path, info.line, info.column, f"analysing kernel `{info.name}`", exc,
+                                     kernel=info.name)
+            finding.signature = info.signature
+            return [finding]
         line = getattr(exc, "lineno", None)
         reason = f"{type(exc).__name__}: {exc}" + (f" (IR line {line + 1})" if line is not None else "")
-    info = compiled.info
     finding = invalid_ir(info.path, info.line, info.column, f"kernel `{info.name}` could not be analysed: {reason}",
                          kernel=info.name)
     finding.signature = info.signature
     return [finding]
+
+
+def _raised_reading_ir(exc: BaseException) -> bool:
+    """Whether the IR reader (the input's shape) raised it, rather than an analysis or a rule."""
+    import traceback
+
+    frames = [frame.f_code.co_filename for frame, _ in traceback.walk_tb(exc.__traceback__)]
+    reader = os.path.join("kernlint", "ir", "")
+    ours = [f for f in frames if os.sep + "kernlint" + os.sep in f]
+    return isinstance(exc, IRSyntaxError) or bool(ours) and reader in ours[-1]
 
 
 def _selected(finding: Finding, options: Options) -> bool:
@@ -155,7 +179,7 @@ def analyse_result(result: FileResult, options: Optional[Options] = None) -> Tup
     source = SourceFile.read_or_none(result.path) if result.kernels else None
     for compiled in result.kernels:
         started = time.process_time()
-        found = analyse_kernel(compiled, source)
+        found = analyse_kernel(compiled, source, debug=options is not None and options.frontend.debug)
         if options is not None and options.resources:
             from .frontends.numba_cuda import parse_cc
             from .resources import attach
@@ -176,8 +200,7 @@ def analyse_result(result: FileResult, options: Optional[Options] = None) -> Tup
         ))
     if result.host_facts is not None:  # HIP: the host rules over the facts its host IR gave
         started = time.process_time()
-        for rule in rules.HOST_RULES:
-            findings.extend(rule.check_host(result.host_facts))
+        findings.extend(_host_rules(result.host_facts, options is not None and options.frontend.debug))
         stats.append(KernelStats(path=result.path, kernel="(host code)", signature="",
                                  numba_seconds=result.host_seconds,
                                  kernlint_seconds=time.process_time() - started, host=True))
@@ -213,9 +236,19 @@ def host_findings(project: Project, path: str) -> List[Finding]:
         facts = read_host(project, module)
     except RecursionError:
         return []
+    return _host_rules(facts, project.settings.debug)
+
+
+def _host_rules(facts, debug: bool) -> List[Finding]:
+    """Every host rule over one file's facts; a rule that fails is a KL905, the others still run."""
     findings: List[Finding] = []
     for rule in rules.HOST_RULES:
-        findings.extend(rule.check_host(facts))
+        try:
+            findings.extend(rule.check_host(facts))
+        except Exception as exc:  # noqa: BLE001 - kernlint's bug: located at the file, the run goes on
+            if debug:
+                raise
+            findings.append(internal_error(facts.path, 1, 1, f"running {rule.CODE} over the file's host code", exc))
     return findings
 
 
@@ -301,6 +334,7 @@ def check_paths(paths: Sequence[str], options: Options, progress: Optional[Progr
     for path in host_files:
         collected.extend(host_findings(project, path))
     report.files += len(set(host_files) - set(files))
+    collected.extend(project.failures)
     report.skipped = [f for f in collected if f.code == "KL903"]
     report.findings = merge([f for f in collected if visible(f)])
     return report

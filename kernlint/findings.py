@@ -111,6 +111,7 @@ UNREADABLE_FILE = "KL901"
 COMPILE_FAILED = "KL902"
 NO_SIGNATURE = "KL903"
 INVALID_IR = "KL904"
+INTERNAL_ERROR = "KL905"
 
 
 def diagnostic(code: str, path: str, line: int, column: int, message: str, kernel: str = "",
@@ -144,6 +145,44 @@ def no_signature(path: str, line: int, column: int, kernel: str, tried: str = ""
 
 def invalid_ir(path: str, line: int, column: int, reason: str, kernel: str = "") -> Finding:
     return diagnostic(INVALID_IR, path, line, column, f"invalid IR: {reason}", kernel=kernel)
+
+
+def internal_error(path: str, line: int, column: int, doing: str, exc: BaseException, kernel: str = "") -> Finding:
+    """KL905: kernlint itself failed on a construct here (a bug in kernlint, not in the code);
+    the rest of the run goes on, and the exit code is 2 so that CI notices."""
+    text = str(exc).strip().splitlines()
+    detail = f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
+    return diagnostic(INTERNAL_ERROR, path, line, column,
+                      f"kernlint failed on this construct while {doing} ({detail}; {versions()}): the rest "
+                      f"was checked; please report it to kernlint's issue tracker with this line and the "
+                      f"construct (`kernlint check --debug` shows the traceback)", kernel=kernel)
+
+
+def raised_by_kernlint(exc: BaseException) -> bool:
+    """Whether kernlint's own code raised ``exc`` (its innermost frame is in the kernlint
+    package), as opposed to numba, a library or the user's code that kernlint evaluated."""
+    import os
+    import traceback
+
+    frames = list(traceback.walk_tb(exc.__traceback__))
+    if not frames:
+        return False
+    package = os.path.dirname(os.path.abspath(__file__)) + os.sep
+    return os.path.abspath(frames[-1][0].f_code.co_filename).startswith(package)
+
+
+def versions() -> str:
+    """kernlint's and numba-cuda's versions, for a bug report (read from the installed
+    metadata: nothing is imported)."""
+    from importlib import metadata
+
+    from . import __version__
+
+    try:
+        numba_cuda = metadata.version("numba-cuda")
+    except metadata.PackageNotFoundError:
+        numba_cuda = "not installed"
+    return f"kernlint {__version__}, numba-cuda {numba_cuda}"
 
 
 def merge(findings: List[Finding]) -> List[Finding]:

@@ -89,6 +89,9 @@ class HostFacts:
     # function -> (end, start) name pairs of `end - start` subtractions in it (timing intervals)
     intervals: Dict[str, Set[Tuple[str, str]]] = field(default_factory=dict)
     names: Dict[str, str] = field(default_factory=dict)  # function -> its source name, where they differ
+    _by_function: Dict[str, List[Event]] = field(default_factory=dict, repr=False, compare=False)
+    _indexed: int = field(default=-1, repr=False, compare=False)
+    _expanded: Dict[str, List[Event]] = field(default_factory=dict, repr=False, compare=False)
 
     def name_of(self, function: str) -> str:
         return self.names.get(function, function)
@@ -102,19 +105,32 @@ class HostFacts:
         in the order they run."""
         return [e for e in self.expand([e for e in self.events if loop in e.loops]) if not kinds or e.kind in kinds]
 
-    def expand(self, events: Sequence[Event], depth: int = 0) -> List[Event]:
-        """Events with each call of a same-file function replaced by that function's events."""
+    def expand(self, events: Sequence[Event], _callers: Tuple[str, ...] = ()) -> List[Event]:
+        """Events with each call of a same-file function followed by that function's events
+        (expanded in turn, recursion and calls deeper than 8 left out; each function's
+        expansion is made once)."""
         found: List[Event] = []
         for event in events:
             found.append(event)
-            if event.kind == "call" and depth < 8:
-                callee = str(event.detail.get("callee", ""))
-                found.extend(self.expand([e for e in self.events if e.function == callee and e is not event],
-                                         depth + 1))
+            if event.kind != "call":
+                continue
+            callee = str(event.detail.get("callee", ""))
+            if callee in _callers or len(_callers) >= 8:
+                continue
+            expanded = self._expanded.get(callee)
+            if expanded is None:
+                expanded = self._expanded[callee] = self.expand(self.of_function(callee), _callers + (callee,))
+            found.extend(expanded)
         return found
 
     def of_function(self, function: str) -> List[Event]:
-        return [e for e in self.events if e.function == function]
+        if self._indexed != len(self.events):  # events were added since the last index: index again
+            self._by_function = {}
+            for event in self.events:
+                self._by_function.setdefault(event.function, []).append(event)
+            self._indexed = len(self.events)
+            self._expanded = {}
+        return self._by_function.get(function, [])
 
     def launching_loops(self) -> List[Loop]:
         """Loops that launch kernels, directly or through the file's functions they call."""

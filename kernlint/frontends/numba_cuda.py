@@ -30,7 +30,8 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from ..analysis.host import HostFacts
-from ..findings import Finding, KernelInfo, compile_failed, no_signature, unreadable_file
+from ..findings import (Finding, KernelInfo, compile_failed, internal_error, no_signature, raised_by_kernlint,
+                        unreadable_file)
 from ..source import SourceFile, decode_source, read_bytes, undecodable
 from .project import FrontendSettings
 
@@ -363,6 +364,9 @@ def _sliced_candidates(path: str, source: SourceFile, result: FileResult,
 
     project = Project(settings)
     module = project.module(path)
+    if module is None and project.failures:
+        result.diagnostics.extend(project.failures)
+        return None
     if module is None:
         problem = project.errors.get(path)
         if isinstance(problem, SyntaxError):
@@ -382,6 +386,17 @@ def _sliced_candidates(path: str, source: SourceFile, result: FileResult,
         except Unresolved as exc:
             result.diagnostics.append(_unresolved(kernel, exc, path))
             continue
+        except RecursionError:
+            result.diagnostics.append(compile_failed(path, kernel.line, kernel.column, kernel.name, "",
+                                                     "its definitions nest too deeply to read"))
+            continue
+        except Exception as exc:  # noqa: BLE001 - kernlint's own bug: a KL905 here, the other kernels go on
+            if settings.debug:
+                raise
+            result.diagnostics.append(internal_error(path, kernel.line, kernel.column,
+                                                     f"slicing the module for `{kernel.name}`", exc,
+                                                     kernel=kernel.name))
+            continue
         for label, env in variants:
             try:
                 dispatcher = slicer.dispatcher(kernel, env)
@@ -392,12 +407,17 @@ def _sliced_candidates(path: str, source: SourceFile, result: FileResult,
                 result.diagnostics.append(compile_failed(path, kernel.line, kernel.column, kernel.name, "",
                                                          "its definitions nest too deeply to read"))
                 continue
-            except Exception as exc:  # noqa: BLE001 - numba.cuda.jit rejected the options
-                result.diagnostics.append(compile_failed(path, kernel.line, kernel.column, kernel.name, "",
-                                                         _first_line(exc)))
+            except Exception as exc:  # noqa: BLE001 - numba.cuda.jit rejected the options, or kernlint failed
+                if settings.debug and raised_by_kernlint(exc):
+                    raise
+                result.diagnostics.append(
+                    internal_error(path, kernel.line, kernel.column, f"slicing the module for `{kernel.name}`",
+                                   exc, kernel=kernel.name) if raised_by_kernlint(exc)
+                    else compile_failed(path, kernel.line, kernel.column, kernel.name, "", _first_line(exc)))
                 continue
             candidates.append(_Candidate(kernel.name, kernel.qualname, dispatcher, kernel.node,
                                          kernel.first_line, label))
+    result.diagnostics.extend(project.failures)
     result.dependencies = sorted(set(project.read) - {path})
     result.standins = sorted(f"{name} ({what})" for (where, name), what in slicer.standins.items())
     return candidates
@@ -531,6 +551,13 @@ def _compile_one(candidate: _Candidate, signature, text: str, origin: str, cc, r
     except RecursionError:
         return failed("recursion too deep to compile")
     except Exception as exc:  # noqa: BLE001 - numba raises many kinds of errors
+        if raised_by_kernlint(exc):  # kernlint's own code in numba's compile: its bug, not the kernel's
+            if report:
+                finding = internal_error(path, line, column, f"compiling `{candidate.name}` for {text}", exc,
+                                         kernel=candidate.name)
+                finding.signature = text
+                result.diagnostics.append(finding)
+            return _first_line(exc)
         reason = _first_line(exc)
         if result.standins:
             reason += f" (compiled with float64 stand-ins for {', '.join(result.standins)})"

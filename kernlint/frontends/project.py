@@ -15,6 +15,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
 
+from ..findings import Finding, internal_error
 from ..source import SourceFile
 from .pysource import PyModule, Wrapper, find_wrapper
 
@@ -32,6 +33,7 @@ class FrontendSettings:
     constants: Dict[str, object] = field(default_factory=dict)  # "NAME" / "path.py::NAME" -> value
     import_modules: bool = False  # import each file whole, running its top level (opt-in)
     root: Optional[str] = None  # the configuration's directory: paths in it are relative to this
+    debug: bool = False  # --debug: an internal error stops the run with its traceback (else a KL905)
 
     @property
     def safe(self) -> Tuple[str, ...]:
@@ -89,6 +91,14 @@ class Project:
         self.read: List[str] = []  # the user modules read (besides the checked files): cache dependencies
         self.errors: Dict[str, BaseException] = {}  # why a file could not be parsed
         self.host_facts: Dict[str, object] = {}  # each file's host facts, read once per run (pyhost)
+        self._search_paths: Dict[str, List[str]] = {}
+        self.failures: List[Finding] = []  # KL905: where kernlint's own readers failed, once each
+
+    def failed(self, path: str, line: int, column: int, doing: str, exc: BaseException, kernel: str = "") -> None:
+        """Record an internal error as a KL905 at the construct (or re-raise it under --debug)."""
+        if self.settings.debug:
+            raise exc
+        self.failures.append(internal_error(path, line, column, doing, exc, kernel))
 
     def module(self, path: str) -> Optional[PyModule]:
         """The file, read and parsed; None where it cannot be (its diagnostic comes elsewhere)."""
@@ -102,11 +112,23 @@ class Project:
                     module = PyModule(path, source.text, name, package, self)
                 except (SyntaxError, ValueError, RecursionError) as exc:
                     self.errors[path] = exc
+                except Exception as exc:  # noqa: BLE001 - kernlint's own failure: a KL905, the run goes on
+                    if self.settings.debug:
+                        raise
+                    self.failures.append(internal_error(path, construct_line(exc, path), 1, "reading the file's "
+                                                        "definitions and imports", exc))
             self._modules[path] = module
         return self._modules[path]
 
     def search_path(self, importer: PyModule) -> List[str]:
-        """Where absolute imports of ``importer`` are looked up, first first."""
+        """Where absolute imports of ``importer`` are looked up, first first (computed once per
+        file: its ``sys.path`` lines are read from the whole tree)."""
+        found = self._search_paths.get(importer.path)
+        if found is None:
+            found = self._search_paths[importer.path] = self._search_path(importer)
+        return found
+
+    def _search_path(self, importer: PyModule) -> List[str]:
         candidates = [package_base(importer.path), project_root(importer.path)]
         candidates.append(os.path.join(candidates[-1], "src"))
         if self.settings.root:
@@ -233,3 +255,17 @@ def _path_value(expr: ast.expr, module: PyModule, depth: int = 0):
             return os.path.abspath(inner) if isinstance(inner, str) else None
     return None
 
+
+
+def construct_line(exc: BaseException, path: str) -> int:
+    """The line of the construct being read when ``exc`` was raised: the innermost frame of
+    kernlint's whose locals hold a syntax node of this file (1 if none does)."""
+    import traceback as _traceback
+
+    line = 1
+    for frame, _ in _traceback.walk_tb(exc.__traceback__):
+        for value in frame.f_locals.values():
+            if isinstance(value, ast.AST) and hasattr(value, "lineno") and not isinstance(value, ast.Module):
+                line = value.lineno
+                break
+    return line

@@ -81,6 +81,17 @@ class HostReader:
             self._statement(statement, frame)
 
     def _statement(self, statement: ast.stmt, frame: _Frame) -> None:
+        """One statement; a failure of kernlint's own on it is a KL905 there, and the reading
+        goes on with the next statement (a compound statement's inner ones fail alone)."""
+        try:
+            self._read_statement(statement, frame)
+        except RecursionError:
+            raise  # the whole file nests too deeply: its caller decides
+        except Exception as exc:  # noqa: BLE001 - kernlint's bug, located; the rest is still read
+            self.project.failed(self.module.path, statement.lineno, statement.col_offset + 1,
+                                "reading host code", exc)
+
+    def _read_statement(self, statement: ast.stmt, frame: _Frame) -> None:
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
             for decorator in statement.decorator_list:
                 self._expr(decorator, frame)
@@ -568,5 +579,12 @@ def read_host(project: Project, module: PyModule) -> HostFacts:
     """A file's host facts, read once per run (signatures and host rules both use them)."""
     facts = project.host_facts.get(module.path)
     if facts is None:
-        facts = project.host_facts[module.path] = HostReader(project, module).read()
+        try:
+            facts = HostReader(project, module).read()
+        except RecursionError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - outside any one statement: the file's facts are empty
+            project.failed(module.path, 1, 1, "reading host code", exc)
+            facts = HostFacts(module.path)
+        project.host_facts[module.path] = facts
     return facts

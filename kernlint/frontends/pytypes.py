@@ -62,8 +62,12 @@ class ArrayType:
 
 @dataclass(frozen=True)
 class ScalarType:
-    dtype: str
+    dtype: str  # always a numba name: an unknown scalar is None, not a ScalarType
     weak: bool = False  # a Python literal: numpy arithmetic takes the other operand's type
+
+    def __post_init__(self):
+        if not isinstance(self.dtype, str):
+            raise TypeError(f"a scalar's dtype is a numba name, not {self.dtype!r}")
 
     @property
     def text(self) -> str:
@@ -265,7 +269,7 @@ class TypeReader:
                 return replace(base, layout=layout)
             if expr.attr == "shape" and base.ndim is not None:
                 return TupleType(tuple(ScalarType("int64") for _ in range(base.ndim)))
-            if expr.attr == "real" and base.dtype.startswith("complex"):
+            if expr.attr in ("real", "imag") and base.dtype and base.dtype.startswith("complex"):
                 return replace(base, dtype="float32" if base.dtype == "complex64" else "float64", layout="A")
         return None
 
@@ -454,6 +458,8 @@ class TypeReader:
             return replace(base, where="host", layout="C" if base.layout == "A" else base.layout)
         if method in ("sum", "max", "min", "mean", "prod") and not expr.args and not keywords:
             dtype = "float64" if method == "mean" else base.dtype
+            if dtype is None:
+                return None  # a reduction of an array of unknown dtype: unknown
             if base.where == "device":  # CuPy: a 0-d array that stays on the device
                 return ArrayType(dtype, 0, "C", "device")
             return ScalarType(dtype)
@@ -487,8 +493,9 @@ def _literal_shape(expr: Optional[ast.expr]) -> Tuple[int, Optional[str]]:
         kinds = set()
         for element in expr.elts:
             value = element.value if isinstance(element, ast.Constant) else (
-                -element.operand.value if isinstance(element, ast.UnaryOp) and isinstance(
-                    element.operand, ast.Constant) else None)
+                -element.operand.value if isinstance(element, ast.UnaryOp) and isinstance(element.op, ast.USub)
+                and isinstance(element.operand, ast.Constant) and isinstance(element.operand.value, (int, float, complex))
+                else None)
             if isinstance(value, bool):
                 kinds.add("boolean")
             elif isinstance(value, int):

@@ -390,7 +390,15 @@ def gather(project: Project, checked: Sequence[str], configured: Dict[str, Dict[
         for kernel in module.kernels:
             if kernel.device or kernel.jit.args:
                 continue  # device functions are checked through their callers; eager ones need nothing
-            for signature, variant in inferred_signatures(kernel):
+            try:
+                candidates = inferred_signatures(kernel)
+            except RecursionError:
+                continue
+            except Exception as exc:  # noqa: BLE001 - kernlint's bug: a KL905 at the kernel, others go on
+                project.failed(path, kernel.line, kernel.column, f"inferring a signature for `{kernel.name}`",
+                               exc, kernel=kernel.name)
+                continue
+            for signature, variant in candidates:
                 found.setdefault(path, {}).setdefault(kernel.qualname, []).append(
                     (signature, f"inferred:{variant}"))
     return found

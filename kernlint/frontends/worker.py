@@ -15,9 +15,10 @@ import time
 from multiprocessing.connection import wait
 from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
-from ..findings import Finding, unreadable_file
+from ..findings import Finding, internal_error, unreadable_file
 from ..source import buffers
 from .numba_cuda import FileResult
+from .project import construct_line
 
 _PRELOAD = "kernlint.frontends._preload"
 _ALIVE = "alive"  # sent after each step; the result comes last
@@ -45,8 +46,13 @@ def _child(path: str, arch: str, signatures, runnable: bool, offload_arch: str, 
         result = compile_any(path, arch=arch, extra_signatures=signatures, runnable=runnable,
                              offload_arch=offload_arch, progress=alive, settings=settings)
     except BaseException as exc:  # noqa: BLE001 - report, never hang the parent
+        if getattr(settings, "debug", False):
+            import traceback
+
+            traceback.print_exc()
         result = FileResult(path=os.path.abspath(path))
-        result.diagnostics.append(_failure(path, f"kernlint worker failed: {type(exc).__name__}: {exc}"))
+        result.diagnostics.append(internal_error(os.path.abspath(path), construct_line(exc, path), 1,
+                                                 "compiling the file's kernels", exc))
     connection.send(result)
     connection.close()
 

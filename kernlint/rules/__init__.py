@@ -22,6 +22,7 @@ from . import (
     kl902_compile_failed,
     kl903_no_signature,
     kl904_invalid_ir,
+    kl905_internal_error,
 )
 
 ALL: List[ModuleType] = [
@@ -41,6 +42,7 @@ ALL: List[ModuleType] = [
     kl902_compile_failed,
     kl903_no_signature,
     kl904_invalid_ir,
+    kl905_internal_error,
 ]
 
 # Rules that look at a compiled kernel's IR (the KL9xx diagnostics come from frontends).

@@ -221,3 +221,15 @@ def test_an_internal_error_is_one_located_diagnostic_and_the_run_goes_on(tmp_pat
     debug = subprocess.run(command[:4] + ["--debug", "--no-cache", str(tmp_path)], capture_output=True, text=True,
                            env=env, cwd=tmp_path, timeout=300)
     assert debug.returncode == 2 and "Traceback" in debug.stderr and "startswith" in debug.stderr
+
+
+def test_robustness_corpus_smoke(tmp_path):
+    """CI's subset of benchmarks/robustness.py: numba-cuda's own test suite and every 20th
+    file of the standard library through every reader, with no internal error."""
+    out = tmp_path / "robustness.json"
+    run = subprocess.run([sys.executable, "benchmarks/robustness.py", str(out), "--quick"], cwd=ROOT,
+                         capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stdout + run.stderr
+    summary = json.loads(out.read_text())
+    assert summary["internal_errors"] == 0 and summary["files"] > 250
+    assert sum(row["kernels_found"] for row in summary["corpora"]) > 500  # the test suite's kernels were read

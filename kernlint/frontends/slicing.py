@@ -553,9 +553,9 @@ class Slicer:
                     result[value(key)] = value(item)
             return result
         if isinstance(expr, ast.BinOp) and type(expr.op) in _BINARY:
-            return _BINARY[type(expr.op)](value(expr.left), value(expr.right))
+            return _operate(expr, module.path, _BINARY[type(expr.op)], value(expr.left), value(expr.right))
         if isinstance(expr, ast.UnaryOp) and type(expr.op) in _UNARY:
-            return _UNARY[type(expr.op)](value(expr.operand))
+            return _operate(expr, module.path, _UNARY[type(expr.op)], value(expr.operand))
         if isinstance(expr, ast.BoolOp):
             result = None
             for operand in expr.values:
@@ -569,7 +569,7 @@ class Slicer:
             left = value(expr.left)
             for op, right_node in zip(expr.ops, expr.comparators):
                 right = value(right_node)
-                if not _COMPARE[type(op)](left, right):
+                if not _operate(expr, module.path, _COMPARE[type(op)], left, right):
                     return False
                 left = right
             return True
@@ -624,6 +624,18 @@ class Slicer:
         except Exception as exc:  # noqa: BLE001 - the user's constant expression failed
             raise Unresolved(described, module.path, line,
                              f"fails when evaluated ({type(exc).__name__}: {exc})") from None
+
+
+def _operate(expr: ast.expr, path: str, operation, *operands):
+    """An operator applied to values the slice gave; where the user's expression fails with
+    them (``gamma**2`` with a parameter's default ``None``), the expression is unresolved."""
+    try:
+        return operation(*operands)
+    except (TypeError, ValueError, ArithmeticError) as exc:
+        shown = ", ".join(repr(o)[:40] for o in operands)
+        raise Unresolved(ast.unparse(expr), path, getattr(expr, "lineno", 0),
+                         f"fails when evaluated with the values kernlint has for it ({shown}): "
+                         f"{type(exc).__name__}: {exc}") from None
 
 
 class UserModule:

@@ -1,0 +1,172 @@
+"""kernlint on real code: a corpus of public numba.cuda projects, read from local copies.
+
+    python benchmarks/realworld.py CORPUS_DIR [OUT.json] [--jobs N]
+
+CORPUS_DIR holds one directory per project (the corpus stays out of this repository;
+``benchmarks/realworld_corpus.toml`` names each project's repository and commit, and how
+to make the copies). Per project this reports: the kernels present (counted from the
+syntax tree: every ``@cuda.jit`` kernel that is not a device function), the kernels
+checked and by which signature source, KL902/KL903 by cause, every host finding
+(KL5xx) with its hand verdict from ``benchmarks/realworld_verdicts.toml`` (true/false and
+one line why; findings without one are listed as unjudged), precision per rule over the
+judged findings, internal errors (KL905), and the wall time of the run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+import time
+import tomllib
+from collections import Counter, defaultdict
+from typing import Dict, List
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from kernlint.engine import Options, check_paths, discover, worth_checking  # noqa: E402
+from kernlint.frontends.project import Project  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+VERDICTS = os.path.join(HERE, "realworld_verdicts.toml")
+CORPUS = os.path.join(HERE, "realworld_corpus.toml")
+
+# KL902/KL903 messages -> a short cause
+_CAUSES = [
+    (r"is being resolved \(a cycle\)", "name rebound to its jitted self (cycle)"),
+    (r"`[\w.]+` is not defined in this module", "module or name not resolved"),
+    (r"is a parameter of .* that no call", "factory parameter without a readable value"),
+    (r"float64 stand-ins", "library constant stand-in"),
+    (r"not imported|safe-imports|is imported from", "library value not imported"),
+    (r"no signature found \(no launch site with known argument types and no recorded signature; inferred",
+     "inferred candidates rejected by numba"),
+    (r"no signature found", "no signature source"),
+    (r"TypingError|typing of|Cannot determine Numba type|No implementation of function", "numba typing error"),
+    (r"LoweringError|lowering", "numba lowering error"),
+    (r"failed to compile", "other compile error"),
+    (r"not compiled", "other unresolved global"),
+]
+
+
+def cause(message: str) -> str:
+    for pattern, label in _CAUSES:
+        if re.search(pattern, message):
+            return label
+    return "other"
+
+
+def kernels_present(root: str) -> Dict[str, List[str]]:
+    """path -> kernel qualnames (not device functions) that the syntax tree defines."""
+    project = Project()
+    found: Dict[str, List[str]] = {}
+    for path in discover([root], "cuda"):
+        if not path.endswith(".py") or not worth_checking(path, project):
+            continue
+        module = project.module(path)
+        if module is None:
+            continue
+        names = [k.qualname for k in module.kernels if not k.device]
+        if names:
+            found[path] = names
+    return found
+
+
+def load_verdicts() -> Dict[str, Dict[str, str]]:
+    if not os.path.isfile(VERDICTS):
+        return {}
+    with open(VERDICTS, "rb") as handle:
+        return tomllib.load(handle)
+
+
+def measure(name: str, root: str, verdicts: Dict[str, str], jobs=None) -> Dict[str, object]:
+    present = kernels_present(root)
+    started = time.perf_counter()
+    report = check_paths([root], Options(timeout=120, jobs=jobs))
+    seconds = time.perf_counter() - started
+    checked: Dict[tuple, str] = {}
+    rank = ["eager", "comment", "config", "launch-site", "recorded", "inferred"]
+    for stat in report.stats:
+        if stat.host:
+            continue
+        key = (stat.path, stat.kernel)
+        source = (stat.signature_source or "").partition(":")[0] or "eager"
+        if key not in checked or rank.index(source) < rank.index(checked[key]):
+            checked[key] = source
+    present_keys = {(path, q) for path, names in present.items() for q in names}
+    # a kernel counts as checked when one of its signatures compiled (stats name kernels by their def name)
+    checked_present = {(p, q): s for (p, q) in present_keys for (cp, ck), s in checked.items()
+                       if cp == p and ck == q.rsplit(".", 1)[-1]}
+    diagnostics = defaultdict(Counter)
+    for finding in report.findings:
+        if finding.code in ("KL902", "KL903"):
+            diagnostics[finding.code][cause(finding.message)] += 1
+    host = []
+    for finding in report.findings:
+        if not finding.code.startswith("KL5"):
+            continue
+        key = f"{os.path.relpath(finding.path, root)}:{finding.line}:{finding.code}"
+        host.append({"key": key, "message": finding.message, "verdict": verdicts.get(key, "unjudged")})
+    precision = {}
+    for code in sorted({h["key"].rsplit(":", 1)[1] for h in host}):
+        judged = [h for h in host if h["key"].endswith(code) and h["verdict"] != "unjudged"]
+        true = [h for h in judged if h["verdict"].startswith("true")]
+        precision[code] = {"findings": sum(1 for h in host if h["key"].endswith(code)), "judged": len(judged),
+                           "true": len(true), "precision": round(len(true) / len(judged), 3) if judged else None}
+    return {
+        "project": name,
+        "kernels_present": len(present_keys),
+        "kernels_checked": len(checked_present),
+        "checked_share": round(len(checked_present) / len(present_keys), 3) if present_keys else None,
+        "by_signature_source": dict(Counter(checked_present.values())),
+        "diagnostics": {code: dict(counter) for code, counter in diagnostics.items()},
+        "internal_errors": [f"{os.path.relpath(f.path, root)}:{f.line}: {f.message[:160]}"
+                            for f in report.findings if f.code == "KL905"],
+        "host_findings": host,
+        "host_precision": precision,
+        "findings_by_code": dict(Counter(f.code for f in report.findings)),
+        "seconds": round(seconds, 1),
+    }
+
+
+def main(argv: List[str]) -> int:
+    args = [a for a in argv if not a.startswith("--")]
+    jobs = None
+    if "--jobs" in argv:
+        jobs = int(argv[argv.index("--jobs") + 1])
+        args = [a for a in args if a != str(jobs)]
+    if not args:
+        print(__doc__)
+        return 2
+    corpus_dir = args[0]
+    out = args[1] if len(args) > 1 else None
+    verdicts = load_verdicts()
+    manifest = {}
+    if os.path.isfile(CORPUS):
+        with open(CORPUS, "rb") as handle:
+            manifest = tomllib.load(handle).get("project", {})
+    rows = []
+    for name in sorted(os.listdir(corpus_dir)):
+        root = os.path.join(corpus_dir, name)
+        if not os.path.isdir(root):
+            continue
+        row = measure(name, root, verdicts.get(name, {}), jobs)
+        row.update({k: v for k, v in manifest.get(name, {}).items() if k in ("repository", "commit", "kind")})
+        rows.append(row)
+        source = ", ".join(f"{k} {v}" for k, v in sorted(row["by_signature_source"].items()))
+        print(f"{name}: {row['kernels_checked']}/{row['kernels_present']} kernels checked ({source}); "
+              f"host findings {len(row['host_findings'])}; KL905 {len(row['internal_errors'])}; {row['seconds']} s",
+              flush=True)
+        for code, causes in row["diagnostics"].items():
+            print(f"    {code}: " + "; ".join(f"{c} {n}" for c, n in sorted(causes.items(), key=lambda i: -i[1])))
+        for code, p in row["host_precision"].items():
+            print(f"    {code}: {p['true']}/{p['judged']} judged true of {p['findings']}")
+    if out:
+        with open(out, "w") as handle:
+            json.dump(rows, handle, indent=1)
+            handle.write("\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

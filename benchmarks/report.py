@@ -118,6 +118,78 @@ def host_chart(rows, cuda_rows, path):
     figure.savefig(path, dpi=110)
 
 
+def foreign_section(foreign):
+    """KL505: CuPy arrays / PyTorch tensors against numba views made once, per launch."""
+    variants = ("cupy arrays", "torch tensors", "numba views made once", "numba device arrays")
+    cases = {}
+    for row in foreign["rows"]:
+        cases.setdefault(row["case"], {})[row["variant"]] = row["us_per_launch"]
+    out = [f"## KL505: foreign arrays launched in a step loop ({foreign['device']}, numba-cuda {foreign['numba_cuda']}, "
+           f"CuPy {foreign['cupy']}, {foreign['launches']} launches of a {foreign['n']}-element kernel, best of "
+           f"{foreign['repeats']}, host µs per launch)", "",
+           "| case | " + " | ".join(variants) + " | CuPy / views |", "| --- |" + " --- |" * (len(variants) + 1)]
+    for case, values in cases.items():
+        cells = [f"{values[v]:.1f}" if v in values else "—" for v in variants]
+        out.append(f"| {case} | " + " | ".join(cells) +
+                   f" | {values['cupy arrays'] / values['numba views made once']:.2f}x |")
+    out += ["", f"About {foreign['us_per_cupy_argument']} µs of host time per CuPy argument per launch; "
+                f"the realistic step is {foreign['slow_over_fixed']}x slower on CuPy arrays than on views made once.",
+            "", "![KL505](gpu_foreign_h100.png)", ""]
+    return out
+
+
+def foreign_chart(foreign, path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    variants = ("cupy arrays", "torch tensors", "numba views made once", "numba device arrays")
+    cases = []
+    for row in foreign["rows"]:
+        if row["case"] not in cases:
+            cases.append(row["case"])
+    figure, axis = plt.subplots(figsize=(10, 4))
+    width = 0.2
+    for index, variant in enumerate(variants):
+        values = [next((r["us_per_launch"] for r in foreign["rows"] if r["case"] == c and r["variant"] == variant), 0)
+                  for c in cases]
+        axis.bar([i + index * width for i in range(len(cases))], values, width, label=variant)
+    axis.set_xticks([i + 1.5 * width for i in range(len(cases))])
+    axis.set_xticklabels(cases, fontsize=8)
+    axis.set_ylabel("host µs per launch (step: per step)")
+    axis.set_title(f"KL505: numba launches on foreign arrays ({foreign['device']})")
+    axis.legend(fontsize=8)
+    figure.tight_layout()
+    figure.savefig(path, dpi=110)
+
+
+def robustness_section(robust):
+    out = [f"## Robustness: kernlint's readers over real Python ({robust['files']} files, Python {robust['python']}, "
+           f"`benchmarks/robustness.py`)", "", "| corpus | files | kernels found | internal errors | seconds |",
+           "| --- | --- | --- | --- | --- |"]
+    for row in robust["corpora"]:
+        out.append(f"| {row['corpus']} | {row['files']} | {row['kernels_found']} | {len(row['internal_errors'])} | "
+                   f"{row['seconds']} |")
+    out += ["", f"Total: {robust['internal_errors']} internal errors in {robust['seconds']} s (goal: 0).", ""]
+    return out
+
+
+def realworld_section(rows):
+    out = ["## Real code (`benchmarks/realworld.py`; projects and commits in `benchmarks/realworld_corpus.toml`)", "",
+           "| project | kernels present | checked | by signature source | KL902 / KL903 by cause | host findings "
+           "(judged true / judged / found) | KL905 | seconds |", "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for row in rows:
+        sources = ", ".join(f"{k} {v}" for k, v in sorted(row["by_signature_source"].items())) or "—"
+        causes = "; ".join(f"{code}: " + ", ".join(f"{c} {n}" for c, n in sorted(v.items(), key=lambda i: -i[1]))
+                           for code, v in row["diagnostics"].items()) or "—"
+        host = ", ".join(f"{code} {p['true']}/{p['judged']}/{p['findings']}"
+                         for code, p in row["host_precision"].items()) or "—"
+        out.append(f"| {row['project']} | {row['kernels_present']} | {row['kernels_checked']} | {sources} | {causes} | "
+                   f"{host} | {len(row['internal_errors'])} | {row['seconds']} |")
+    return out + [""]
+
+
 def main():
     gpu = load("gpu_rewrite_h200.json")
     decorator = load("gpu_decorator_h200.json")
@@ -127,6 +199,9 @@ def main():
     host = load("gpu_host_h100.json")
     source_fix = load("source_fix.json")
     host_cuda = load("host_patterns_cuda_h100.json")
+    foreign = load("gpu_foreign_h100.json")
+    robust = load("robustness.json")
+    realworld = load("realworld.json")
     out = ["# kernlint benchmark results", ""]
     if gpu:
         out += [f"## GPU: original, rewritten, hand-written ({gpu[0]['device']}, CUDA events, median of 30)", ""]
@@ -141,6 +216,13 @@ def main():
         with open(os.path.join(RESULTS, "host_rules_h100.json"), "w") as handle:
             json.dump(per_rule(host), handle, indent=2)
             handle.write("\n")
+    if foreign:
+        out += foreign_section(foreign)
+        foreign_chart(foreign, os.path.join(RESULTS, "gpu_foreign_h100.png"))
+    if robust:
+        out += robustness_section(robust)
+    if realworld:
+        out += realworld_section(realworld)
     if source_fix:
         def cell(r):
             return f"{r['registers']} reg, {r['stack_bytes']} B stack" if r and "registers" in r else "n/a"

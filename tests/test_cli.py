@@ -83,7 +83,7 @@ def test_rule_documentation():
     listing = kernlint("rule", "--all").stdout.splitlines()
     assert [line.split()[0] for line in listing] == [
         "KL101", "KL201", "KL202", "KL301", "KL302", "KL303", "KL401", "KL402", "KL501", "KL502", "KL503", "KL504",
-        "KL901", "KL902", "KL903", "KL904", "KL905"]
+        "KL505", "KL901", "KL902", "KL903", "KL904", "KL905"]
     assert listing[0].startswith("KL101  checked-float-to-int")
     assert any(line.startswith("KL504  unsynchronized-timing") for line in listing)
 

@@ -28,6 +28,8 @@ class Arg:
     where: str = ""  # host | device | mapped | "" (a scalar, or unknown)
     name: str = ""  # the expression as written
     array: bool = False  # known to be an array (its type may still be unknown)
+    library: str = ""  # numpy | cupy | torch | numba: whose array object ("" unknown)
+    parameter: bool = False  # a parameter of the function that launches: bound by its caller
 
 
 @dataclass(frozen=True)
@@ -47,6 +49,11 @@ class Loop:
     parent: Optional[int] = None
     varying: Set[str] = field(default_factory=set)  # names that change from one iteration to the next
     deciding: Set[str] = field(default_factory=set)  # names its condition or a `break` reads
+    rebound: Set[str] = field(default_factory=set)  # names and `self.x` attributes assigned whole in it
+    # why it is a loop of pieces rather than of steps ("" for a step loop): "devices" (one
+    # iteration per GPU), "sizes" (its variable becomes an allocation's size: a sweep) or
+    # "parts" (a fixed list of cases, or launches on the piece its variable indexes: modes)
+    pieces: str = ""
 
 
 @dataclass
@@ -70,7 +77,13 @@ class Launch(Event):
     @property
     def host_arrays(self) -> List[Arg]:
         """Arguments known to be host arrays: numba-cuda copies them both ways and waits."""
-        return [arg for arg in self.args if arg.array and arg.where == "host"]
+        return [arg for arg in self.args if arg.array and arg.where == "host" and arg.library != "torch"]
+
+    @property
+    def foreign_arrays(self) -> List[Arg]:
+        """Device arrays of other libraries (CuPy, PyTorch): numba-cuda converts each one's
+        ``__cuda_array_interface__`` on every launch."""
+        return [arg for arg in self.args if arg.array and arg.where == "device" and arg.library in ("cupy", "torch")]
 
     @property
     def signature(self) -> Optional[str]:
@@ -89,6 +102,10 @@ class HostFacts:
     # function -> (end, start) name pairs of `end - start` subtractions in it (timing intervals)
     intervals: Dict[str, Set[Tuple[str, str]]] = field(default_factory=dict)
     names: Dict[str, str] = field(default_factory=dict)  # function -> its source name, where they differ
+    rebound: Dict[str, Set[str]] = field(default_factory=dict)  # function -> names and `self.x` it assigns
+    # the pools the file sets up: "numba" (an EMM plugin: cuda.set_memory_manager or
+    # NUMBA_CUDA_MEMORY_MANAGER), "cupy-off" (cupy.cuda.set_allocator(None): CuPy without its pool)
+    pools: Set[str] = field(default_factory=set)
     _by_function: Dict[str, List[Event]] = field(default_factory=dict, repr=False, compare=False)
     _indexed: int = field(default=-1, repr=False, compare=False)
     _expanded: Dict[str, List[Event]] = field(default_factory=dict, repr=False, compare=False)
@@ -132,6 +149,16 @@ class HostFacts:
             self._expanded = {}
         return self._by_function.get(function, [])
 
+    def hoisted_in_callee(self, event: Event, loop: Loop) -> bool:
+        """An event reached through a call from ``loop`` that sits outside the loops of a
+        callee with a launch loop of its own: the callee is a whole computation (allocate,
+        launch in its loop, copy back), and the event is already hoisted out of its steps."""
+        if event.function == loop.function or event.loops:
+            return False
+        return any(e.kind == "launch" and e.loops for e in self.of_function(event.function))
+
     def launching_loops(self) -> List[Loop]:
-        """Loops that launch kernels, directly or through the file's functions they call."""
-        return [loop for loop in self.loops.values() if any(e.kind == "launch" for e in self.events_in(loop.id))]
+        """Step loops that launch kernels, directly or through the file's functions they call
+        (loops of pieces, over devices or problem sizes, are not steps: DESIGN.md)."""
+        return [loop for loop in self.loops.values()
+                if not loop.pieces and any(e.kind == "launch" for e in self.events_in(loop.id))]

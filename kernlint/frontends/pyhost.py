@@ -13,8 +13,9 @@ kernels returned by factories.
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Tuple
+import re
+from dataclasses import dataclass, field, replace
+from typing import Dict, List, Optional, Set, Tuple
 
 from ..analysis.host import Arg, Event, HostFacts, KernelRef, Launch, Loop, Place
 from .project import Project
@@ -35,6 +36,11 @@ CLOCKS = {"time.perf_counter", "time.time", "time.monotonic", "time.process_time
           "time.time_ns", "time.monotonic_ns", "timeit.default_timer"}
 # array methods that copy a device array's data back to the host (and so wait for the device)
 _COPY_BACK = {"copy_to_host", "get", "tolist", "item"}
+# NumPy/CuPy functions whose first argument is a shape or a size
+_SIZED = {"zeros", "ones", "empty", "full", "rand", "randn", "random", "random_sample", "standard_normal", "arange",
+          "linspace", "eye", "identity"}
+# a loop over GPUs: `for dev in cuda.gpus`, `range(n_gpus)`, `device_ids`, `devices`
+_DEVICES = re.compile(r"\bgpus\b|\bn_?gpus?\b|\bnum_?gpus\b|\bdevices?\b|device_?ids|gpu_?ids|\bngpu", re.I)
 _REDUCTIONS = {"sum", "max", "min", "mean", "prod", "any", "all"}
 
 
@@ -57,6 +63,9 @@ class HostReader:
         self._record = False
         self._attributes: Dict[Tuple[str, str], object] = {}  # (class, attr) -> type
         self._attribute_exprs: Dict[Tuple[str, str], Tuple[ast.expr, _Frame]] = {}
+        # (class, attr) -> (where, library) of each array assigned to it: a class that makes
+        # NumPy arrays in __init__ and moves them in send_to_gpu() has both
+        self._attribute_places: Dict[Tuple[str, str], set] = {}
         self._module_frame: Optional[_Frame] = None
         self._next_loop = 0
         # what the file's own calls pass to its functions: qualname -> [(positional, keywords)]
@@ -98,6 +107,7 @@ class HostReader:
             if self.module.kernel_for(statement) is not None:
                 return  # device code: not host code
             qualname = f"{frame.qualname}.{statement.name}" if frame.qualname else statement.name
+            self.facts.rebound[qualname] = _rebound(statement.body)
             # a method (and what is nested in it) sees the class's `self`
             inner = _Frame(statement, qualname, frame.scope.inner(statement), {}, frame, frame.owner)
             inner.env.update(self._parameter_types(statement, qualname, frame))
@@ -194,10 +204,75 @@ class HostReader:
                     loop.deciding.update(_reads(sub.test))
         if isinstance(node, ast.While):
             loop.deciding.update(_reads(node.test))
+        loop.rebound = _rebound(body)
+        if isinstance(node, (ast.For, ast.AsyncFor)):
+            loop.rebound.update(_whole_targets(node.target))
+            loop.pieces = self._pieces(node, frame)
         self.facts.loops[number] = loop
         return number
 
+    def _pieces(self, node: ast.For, frame: _Frame) -> str:
+        """Why a ``for`` loop runs over pieces of the work rather than repeating a step:
+        "devices" (it iterates over GPUs, or selects the device its variable names) or "sizes"
+        (its variable, bare, becomes an allocation's size, directly or through a function of
+        this file it is passed to: a sweep); "" for a step loop."""
+        variables = set(_names(node.target))
+        if _DEVICES.search(ast.unparse(node.iter)):
+            return "devices"
+        if isinstance(node.iter, (ast.List, ast.Tuple, ast.Set)) or self._literal_list(node.iter, frame):
+            return "parts"  # a fixed set of cases (`for q in [-1, 1]`, `for attr in [(self, "x"), ...]`)
+        for sub in (n for statement in node.body for n in ast.walk(statement)):
+            if isinstance(sub, ast.Call):
+                name = self._dotted(sub.func, frame) or ""
+                if name.rsplit(".", 1)[-1] in ("select_device", "set_device", "Device") and any(
+                        set(_reads(a)) & variables for a in sub.args):
+                    return "devices"
+                if self._sizes_call(sub, variables, frame):
+                    return "sizes"
+            if isinstance(sub, ast.Subscript) and (self._dotted(sub.value, frame) or "").endswith(".gpus") and set(
+                    _reads(sub.slice)) & variables:
+                return "devices"
+            if isinstance(sub, ast.Call) and _launched(sub) is not None and any(
+                    isinstance(part, ast.Subscript) and set(_reads(part.slice)) & variables
+                    for arg in sub.args for part in ast.walk(arg)):
+                return "parts"  # each iteration launches on another piece (`grid[m].rho`: modes, species)
+        return ""
+
+    def _literal_list(self, expr: ast.expr, frame: _Frame) -> bool:
+        """A name the enclosing function binds to a list or tuple literal."""
+        if not isinstance(expr, ast.Name) or frame.function is None:
+            return False
+        return any(isinstance(sub, ast.Assign) and isinstance(sub.value, (ast.List, ast.Tuple))
+                   and any(isinstance(t, ast.Name) and t.id == expr.id for t in sub.targets)
+                   for statement in frame.function.body for sub in ast.walk(statement))
+
+    def _sizes_call(self, call: ast.Call, variables, frame: _Frame, depth: int = 0) -> bool:
+        """Whether a call allocates with one of ``variables`` as its size, itself or in a
+        function of this file it passes them to (bare: ``n``, ``2 * n``, ``(n, n)``)."""
+        name = self._dotted(call.func, frame) or ""
+        module, _, function = name.rpartition(".")
+        arguments = list(call.args) + [k.value for k in call.keywords if k.arg in ("shape", "size", "n")]
+        if name in ALLOCATIONS or module in ("numpy", "cupy", "numpy.random", "cupy.random") and function in _SIZED:
+            return any(_bare_names(a) & variables for a in arguments[:1] + arguments[len(call.args):])
+        if depth >= 2 or not isinstance(call.func, ast.Name):
+            return False
+        binding, _ = frame.scope.lookup(call.func.id)
+        if binding is None or binding.kind != "def" or self.module.kernel_for(binding.node) is not None:
+            return False
+        parameters = [a.arg for a in binding.node.args.posonlyargs + binding.node.args.args]
+        passed = {parameters[i] for i, a in enumerate(call.args) if i < len(parameters) and _bare_names(a) & variables}
+        passed |= {k.arg for k in call.keywords if k.arg and _bare_names(k.value) & variables}
+        if not passed:
+            return False
+        inner = _Frame(binding.node, call.func.id, frame.scope.inner(binding.node), {}, frame, frame.owner)
+        return any(self._sizes_call(sub, passed, inner, depth + 1) for statement in binding.node.body
+                   for sub in ast.walk(statement) if isinstance(sub, ast.Call))
+
     def _assign(self, target: ast.expr, value: ast.expr, frame: _Frame) -> None:
+        if (self._record and isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Constant)
+                and target.slice.value == "NUMBA_CUDA_MEMORY_MANAGER"
+                and self._dotted(target.value, frame) == "os.environ"):
+            self.facts.pools.add("numba")
         if isinstance(target, ast.Name):
             frame.env[target.id] = self._value_type(value, frame)
         elif isinstance(target, (ast.Tuple, ast.List)):
@@ -214,6 +289,8 @@ class HostReader:
               and target.value.id == "self" and frame.owner):
             key = (frame.owner, target.attr)
             kind = self._value_type(value, frame)
+            if isinstance(kind, ArrayType):  # where every assignment in the class puts it
+                self._attribute_places.setdefault(key, set()).add((kind.where, kind.library))
             # the first assignment wins (``__init__`` is read first); the second pass fills in
             # what only calls later in the file made known
             old = self._attributes.get(key, _UNSET)
@@ -297,8 +374,12 @@ class HostReader:
                     break
                 kind = reader.type_of(arg)
                 where = kind.where if isinstance(kind, ArrayType) else ""
+                library = kind.library if isinstance(kind, ArrayType) else ""
+                parameter = isinstance(arg, ast.Name) and frame.function is not None and arg.id in {
+                    a.arg for a in frame.function.args.posonlyargs + frame.function.args.args
+                    + frame.function.args.kwonlyargs}
                 args.append(Arg(getattr(kind, "text", None) if kind is not None else None, where,
-                                ast.unparse(arg), isinstance(kind, ArrayType)))
+                                ast.unparse(arg), isinstance(kind, ArrayType), library, parameter))
             if args is None or call.keywords:
                 args = [Arg(None, "", "*")]
             ref = KernelRef(kernel.module.path, kernel.qualname) if kernel is not None else None
@@ -320,6 +401,11 @@ class HostReader:
         name = self._dotted(call.func, frame) or ""
         place = self._place(call)
         assigned = sorted(self._assigning)
+        if name == "numba.cuda.set_memory_manager":
+            self.facts.pools.add("numba")  # an EMM plugin (RMM, CuPy's pool): numba allocates from a pool
+        if name == "cupy.cuda.set_allocator" and call.args and isinstance(call.args[0], ast.Constant) \
+                and call.args[0].value is None:
+            self.facts.pools.add("cupy-off")  # CuPy's pool turned off: each allocation is a cudaMalloc
 
         def event(kind: str, what: str, **detail) -> Event:
             return Event(kind, place, frame.qualname, frame.loops, what=what,
@@ -500,7 +586,10 @@ class HostReader:
         def attribute(expr: ast.Attribute):
             if frame.owner is None:
                 return None
-            value = self._attributes.get((frame.owner, expr.attr))
+            key = (frame.owner, expr.attr)
+            value = self._attributes.get(key)
+            if isinstance(value, ArrayType) and len(self._attribute_places.get(key, ())) > 1:
+                return replace(value, where="", library="")  # lives in more than one place: unknown
             return value if not isinstance(value, str) else None
 
         return TypeReader(lambda e: self._dotted(e, frame), lookup, attribute)
@@ -559,6 +648,56 @@ def _names(target: ast.AST) -> List[str]:
 
 def _reads(expr: ast.AST) -> List[str]:
     return [n.id for n in ast.walk(expr) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)]
+
+
+def _whole_targets(target: ast.AST) -> Set[str]:
+    """What an assignment target rebinds as a whole: names and ``obj.attr`` (not ``x[i]``,
+    which writes into the array ``x`` is bound to)."""
+    if isinstance(target, ast.Name):
+        return {target.id}
+    if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
+        return {f"{target.value.id}.{target.attr}"}
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return set().union(*(_whole_targets(e) for e in target.elts)) if target.elts else set()
+    if isinstance(target, ast.Starred):
+        return _whole_targets(target.value)
+    return set()
+
+
+def _rebound(body) -> Set[str]:
+    """Names and attributes that statements rebind (``setattr(self, "x", ...)`` included)."""
+    found: Set[str] = set()
+    for node in (n for statement in body for n in ast.walk(statement)):
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                found |= _whole_targets(target)
+        elif isinstance(node, (ast.AnnAssign, ast.For, ast.AsyncFor, ast.comprehension)):
+            found |= _whole_targets(node.target)
+        elif isinstance(node, ast.NamedExpr):
+            found |= _whole_targets(node.target)
+        elif isinstance(node, (ast.With, ast.AsyncWith)):
+            for item in node.items:
+                if item.optional_vars is not None:
+                    found |= _whole_targets(item.optional_vars)
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr"
+              and len(node.args) == 3 and isinstance(node.args[0], ast.Name)
+              and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str)):
+            found.add(f"{node.args[0].id}.{node.args[1].value}")
+    return found
+
+
+def _bare_names(expr: ast.AST) -> Set[str]:
+    """Names an expression is made of through arithmetic and tuples alone (``n``, ``2 * n``,
+    ``(n, m)``), not read through an attribute, an index or a call (``frame.size``)."""
+    if isinstance(expr, ast.Name):
+        return {expr.id}
+    if isinstance(expr, ast.BinOp):
+        return _bare_names(expr.left) | _bare_names(expr.right)
+    if isinstance(expr, ast.UnaryOp):
+        return _bare_names(expr.operand)
+    if isinstance(expr, (ast.Tuple, ast.List)):
+        return set().union(*(_bare_names(e) for e in expr.elts)) if expr.elts else set()
+    return set()
 
 
 def _frame_for(frame: _Frame, function: FunctionNode) -> _Frame:

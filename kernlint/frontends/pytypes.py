@@ -34,6 +34,8 @@ _DTYPE_NAMES = {
     "float": "float64", "int": "int64", "complex": "complex128",
 }
 _ARRAY_MODULES = ("numpy", "cupy")
+_TORCH_FACTORIES = ("zeros", "ones", "empty", "rand", "randn", "full", "arange", "tensor", "as_tensor",
+                    "zeros_like", "ones_like", "empty_like", "rand_like", "randn_like", "full_like", "linspace")
 _FLOAT_ORDER = ["float16", "float32", "float64"]
 _INT_ORDER = ["int8", "int16", "int32", "int64"]
 
@@ -47,6 +49,7 @@ class ArrayType:
     ndim: Optional[int]
     layout: str = "C"  # C | F | A
     where: str = "host"  # host | device | mapped (pinned host memory counts as host)
+    library: str = ""  # numpy | cupy | torch | numba ("" unknown): whose array object it is
 
     @property
     def text(self) -> Optional[str]:
@@ -157,7 +160,7 @@ class TypeReader:
         name = self.dotted(expr)
         if name:
             module, _, attr = name.rpartition(".")
-            if module in _ARRAY_MODULES or module == "builtins" or module.startswith("numba"):
+            if module in _ARRAY_MODULES or module in ("builtins", "torch") or module.startswith("numba"):
                 return dtype_name(attr)
         if isinstance(expr, ast.Attribute) and expr.attr == "dtype":
             inner = self.type_of(expr.value)
@@ -279,9 +282,15 @@ class TypeReader:
         module, _, function = name.rpartition(".")
         if module in _ARRAY_MODULES or module in ("numpy.random", "cupy.random"):
             where = "device" if module.startswith("cupy") else "host"
-            return self._array_constructor(module, function, expr, keywords, where)
+            made = self._array_constructor(module, function, expr, keywords, where)
+            return replace(made, library="cupy" if where == "device" else "numpy") if isinstance(
+                made, ArrayType) else made
+        if module == "torch" and function in _TORCH_FACTORIES:
+            return self._torch_factory(function, expr, keywords)
         if name.startswith("numba.cuda."):
-            return self._cuda_call(function, expr, keywords)
+            made = self._cuda_call(function, expr, keywords)
+            return replace(made, library="numba" if made.where != "host" else "numpy") if isinstance(
+                made, ArrayType) else made
         if module == "builtins":
             if function in ("float",):
                 return ScalarType("float64")
@@ -361,6 +370,34 @@ class TypeReader:
         if module.endswith("random"):
             return self._random(function, expr, keywords, where)
         return None
+
+    def _torch_factory(self, function: str, expr: ast.Call, keywords) -> Type:
+        """A PyTorch tensor: an array numba sees through ``__cuda_array_interface__`` when it
+        is on a CUDA device (``device="cuda"``); on the CPU (numba cannot launch on it) until
+        ``.cuda()``/``.to("cuda")`` moves it."""
+        where = "device" if _on_cuda(keywords.get("device")) else "host"
+        made = self._torch_tensor(function, expr, keywords)
+        return replace(made, where=where) if made is not None else None
+
+    def _torch_tensor(self, function: str, expr: ast.Call, keywords) -> Type:
+        explicit = self.dtype(keywords.get("dtype"))
+        args = expr.args
+        if function.endswith("_like"):
+            base = self.type_of(args[0]) if args else None
+            ndim = base.ndim if isinstance(base, ArrayType) else None
+            dtype = explicit or (base.dtype if isinstance(base, ArrayType) else None)
+            return ArrayType(dtype, ndim, "C", "device", "torch")
+        if function in ("tensor", "as_tensor"):
+            ndim, element = _literal_shape(args[0] if args else None)
+            return ArrayType(explicit or element, ndim or None, "C", "device", "torch")
+        if function in ("arange", "linspace"):
+            return ArrayType(explicit, 1, "C", "device", "torch")
+        sizes = args[:1] if function == "full" else args
+        if len(sizes) == 1:
+            ndim = self._ndim_of_shape(sizes[0])
+        else:
+            ndim = len(sizes) if sizes and not any(isinstance(a, ast.Starred) for a in sizes) else None
+        return ArrayType(explicit or "float32", ndim, "C", "device", "torch")
 
     def _random(self, function: str, expr: ast.Call, keywords, where: str) -> Type:
         args = expr.args
@@ -455,7 +492,7 @@ class TypeReader:
         if method == "transpose" and not expr.args and base.ndim is not None:
             return self._attribute(ast.Attribute(value=func.value, attr="T", ctx=ast.Load()))
         if method == "copy_to_host":
-            return replace(base, where="host", layout="C" if base.layout == "A" else base.layout)
+            return replace(base, where="host", layout="C" if base.layout == "A" else base.layout, library="numpy")
         if method in ("sum", "max", "min", "mean", "prod") and not expr.args and not keywords:
             dtype = "float64" if method == "mean" else base.dtype
             if dtype is None:
@@ -464,7 +501,12 @@ class TypeReader:
                 return ArrayType(dtype, 0, "C", "device")
             return ScalarType(dtype)
         if method == "get" and base.where == "device":  # cupy: to the host
-            return replace(base, where="host")
+            return replace(base, where="host", library="numpy")
+        if base.library == "torch" and (method == "cuda" or method == "to" and _on_cuda(
+                expr.args[0] if expr.args else keywords.get("device"))):
+            return replace(base, where="device")
+        if base.library == "torch" and method in ("contiguous", "clone", "detach"):
+            return replace(base, layout="C")
         return None
 
     def _ndim_of_shape(self, shape: Optional[ast.expr]) -> Optional[int]:
@@ -514,6 +556,16 @@ def _literal_shape(expr: Optional[ast.expr]) -> Tuple[int, Optional[str]]:
     dtypes = {dtype for _, dtype in inner}
     dtype = next((d for d in ("complex128", "float64", "int64", "boolean") if d in dtypes), None)
     return inner[0][0] + 1, dtype
+
+
+def _on_cuda(device: Optional[ast.expr]) -> bool:
+    """A PyTorch device argument that names a CUDA device: ``"cuda"``, ``"cuda:0"``,
+    ``torch.device("cuda", 1)``."""
+    if isinstance(device, ast.Constant) and isinstance(device.value, str):
+        return device.value.startswith("cuda")
+    if isinstance(device, ast.Call) and device.args:
+        return _on_cuda(device.args[0])
+    return False
 
 
 def _same_kind(left: str, right: str) -> bool:

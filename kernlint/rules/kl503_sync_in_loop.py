@@ -50,7 +50,7 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
     for loop in facts.launching_loops():
         inside = facts.events_in(loop.id)
         for index, event in enumerate(inside):
-            if event.place in reported:
+            if event.place in reported or facts.hoisted_in_callee(event, loop):
                 continue
             if isinstance(event, Launch) and event.host_arrays:
                 why = "this launch passes host arrays, so numba-cuda synchronizes after it"

@@ -106,7 +106,8 @@ def test_a_file_is_read_never_run(tmp_path):
     source.write_text(TOP_LEVEL_EFFECTS)
     report = check_paths([str(tmp_path)], Options(timeout=60))
     assert not (tmp_path / "MARKER").exists()
-    assert sorted((f.code, f.line) for f in report.findings) == [("KL101", 21), ("KL301", 19), ("KL502", 26)]
+    # the one launch on host arrays at line 26 is no KL502: its data has to reach the device once anyway
+    assert sorted((f.code, f.line) for f in report.findings) == [("KL101", 21), ("KL301", 19)]
     assert [s.kernel for s in report.stats] == ["convert"]
 
 

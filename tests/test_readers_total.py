@@ -182,7 +182,8 @@ def test_an_internal_error_is_one_located_diagnostic_and_the_run_goes_on(tmp_pat
 
         x = np.zeros(100, dtype=np.float32)
         y = SURPRISE
-        scale[1, 100](x)
+        for step in range(10):
+            scale[1, 100](x)
         """))
     (tmp_path / "b.py").write_text(textwrap.dedent("""\
         import numpy as np
@@ -194,7 +195,8 @@ def test_an_internal_error_is_one_located_diagnostic_and_the_run_goes_on(tmp_pat
             y[i] = 1.0
 
         y = np.zeros(10)
-        fill[1, 10](y)
+        for step in range(10):
+            fill[1, 10](y)
         """))
     # a stand-in for any bug in a reader: the type reader fails on the name SURPRISE
     hook = tmp_path / "sitecustomize.py"
@@ -217,7 +219,7 @@ def test_an_internal_error_is_one_located_diagnostic_and_the_run_goes_on(tmp_pat
     assert "AttributeError" in internal[0]["message"] and "numba-cuda" in internal[0]["message"]
     # the rest was checked: both launches on host arrays, the one after the failing statement too
     assert {(os.path.basename(f["path"]), f["line"]) for f in findings if f["code"] == "KL502"} == {
-        ("a.py", 11), ("b.py", 10)}
+        ("a.py", 12), ("b.py", 11)}
     debug = subprocess.run(command[:4] + ["--debug", "--no-cache", str(tmp_path)], capture_output=True, text=True,
                            env=env, cwd=tmp_path, timeout=300)
     assert debug.returncode == 2 and "Traceback" in debug.stderr and "startswith" in debug.stderr

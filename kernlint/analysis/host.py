@@ -51,8 +51,9 @@ class Loop:
     deciding: Set[str] = field(default_factory=set)  # names its condition or a `break` reads
     rebound: Set[str] = field(default_factory=set)  # names and `self.x` attributes assigned whole in it
     # why it is a loop of pieces rather than of steps ("" for a step loop): "devices" (one
-    # iteration per GPU), "sizes" (its variable becomes an allocation's size: a sweep) or
+    # iteration per GPU), "sizes" (its variable becomes an allocation's size: a sweep),
     # "parts" (a fixed list of cases, or launches on the piece its variable indexes: modes)
+    # or "cases" (a loop in a test function or a test class: its iterations are test cases)
     pieces: str = ""
 
 

@@ -39,6 +39,8 @@ _COPY_BACK = {"copy_to_host", "get", "tolist", "item"}
 # NumPy/CuPy functions whose first argument is a shape or a size
 _SIZED = {"zeros", "ones", "empty", "full", "rand", "randn", "random", "random_sample", "standard_normal", "arange",
           "linspace", "eye", "identity"}
+# a test function or class: `test_x`, `_test_x`, `TestSolver`
+_TEST = re.compile(r"_*[Tt]est")
 # a loop over GPUs: `for dev in cuda.gpus`, `range(n_gpus)`, `device_ids`, `devices`
 _DEVICES = re.compile(r"\bgpus\b|\bn_?gpus?\b|\bnum_?gpus\b|\bdevices?\b|device_?ids|gpu_?ids|\bngpu", re.I)
 _REDUCTIONS = {"sum", "max", "min", "mean", "prod", "any", "all"}
@@ -156,8 +158,15 @@ class HostReader:
             return
         if isinstance(statement, ast.If):
             self._expr(statement.test, frame)
+            before = dict(frame.env)
             self._body(statement.body, frame)
+            taken = dict(frame.env)
+            frame.env.clear()  # the same dict the loops' frames share: changed in place
+            frame.env.update(before)
             self._body(statement.orelse, frame)
+            for name in set(taken) | set(frame.env):
+                frame.env[name] = _either(taken.get(name, before.get(name)), frame.env.get(name, before.get(name)),
+                                          name in before or (name in taken and name in frame.env))
             return
         if isinstance(statement, (ast.Try, getattr(ast, "TryStar", ast.Try))):
             self._body(statement.body, frame)
@@ -208,6 +217,8 @@ class HostReader:
         if isinstance(node, (ast.For, ast.AsyncFor)):
             loop.rebound.update(_whole_targets(node.target))
             loop.pieces = self._pieces(node, frame)
+        if any(_TEST.match(part) for part in frame.qualname.split(".")):
+            loop.pieces = "cases"  # a loop in a test (a test function, a TestCase's helper) runs test cases
         self.facts.loops[number] = loop
         return number
 
@@ -221,6 +232,9 @@ class HostReader:
             return "devices"
         if isinstance(node.iter, (ast.List, ast.Tuple, ast.Set)) or self._literal_list(node.iter, frame):
             return "parts"  # a fixed set of cases (`for q in [-1, 1]`, `for attr in [(self, "x"), ...]`)
+        if any(isinstance(sub, ast.Subscript) and set(_reads(sub.slice)) & variables
+               and self._literal_list(sub.value, frame) for statement in node.body for sub in ast.walk(statement)):
+            return "parts"  # `for i in range(n): ... attr_list[i] ...` walks the same fixed cases
         for sub in (n for statement in node.body for n in ast.walk(statement)):
             if isinstance(sub, ast.Call):
                 name = self._dotted(sub.func, frame) or ""
@@ -253,7 +267,9 @@ class HostReader:
         module, _, function = name.rpartition(".")
         arguments = list(call.args) + [k.value for k in call.keywords if k.arg in ("shape", "size", "n")]
         if name in ALLOCATIONS or module in ("numpy", "cupy", "numpy.random", "cupy.random") and function in _SIZED:
-            return any(_bare_names(a) & variables for a in arguments[:1] + arguments[len(call.args):])
+            # rand(n, k) takes each dimension as an argument; the others take a shape first
+            shapes = call.args if function in ("rand", "randn") else call.args[:1]
+            return any(_bare_names(a) & variables for a in list(shapes) + arguments[len(call.args):])
         if depth >= 2 or not isinstance(call.func, ast.Name):
             return False
         binding, _ = frame.scope.lookup(call.func.id)
@@ -648,6 +664,22 @@ def _names(target: ast.AST) -> List[str]:
 
 def _reads(expr: ast.AST) -> List[str]:
     return [n.id for n in ast.walk(expr) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)]
+
+
+def _either(one, other, both_bind: bool):
+    """What a name holds after an ``if`` whose sides leave it ``one`` and ``other``: where
+    both sides agree, that; an array that lives on the host on one side and on the GPU on the
+    other (``if use_cuda: r = cp...`` / ``else: r = np...``) is an array of unknown place;
+    anything else unknown. A name only one side binds keeps that side's value (the code
+    after reads it under the same condition, or not at all)."""
+    if one == other:
+        return one
+    if not both_bind:
+        return one if one is not None else other
+    if isinstance(one, ArrayType) and isinstance(other, ArrayType):
+        return ArrayType(one.dtype if one.dtype == other.dtype else None, one.ndim if one.ndim == other.ndim else None,
+                         one.layout if one.layout == other.layout else "A", "", "")
+    return None
 
 
 def _whole_targets(target: ast.AST) -> Set[str]:

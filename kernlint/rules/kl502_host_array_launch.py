@@ -1,9 +1,10 @@
 """KL502 host-array-launch
 
 ## What it does
-Finds a kernel launch that passes a host NumPy array (made by a NumPy constructor,
+Finds kernel launches that pass a host NumPy array (made by a NumPy constructor,
 ``copy_to_host()`` or a pinned array, as the code shows; a parameter only when every
-call of its function in the file passes one).
+call of its function in the file passes one) where the copies repeat: the launch runs on
+every iteration of a step loop (directly or through a function the loop calls).
 
 ## Why is this bad?
 numba-cuda copies a host array to the device before the launch, copies it back after,
@@ -12,10 +13,15 @@ two transfers and a synchronization (numba #6904; numba only warns about it at r
 Measured on an H100 (numba-cuda, 2^22 float32, 200 launches, ``benchmarks/gpu_host.py``):
 237x slower than the same launches on device arrays with one copy back at the end.
 
+A launch outside a step loop is left alone: its data has to reach the device once anyway,
+and a script or a test that launches a few times, looking at the result in between, loses
+nothing it could save.
+
 ## Example
 ```python
 x = np.random.rand(n)
-scale[blocks, threads](x, 2.0)  # KL502
+for step in range(steps):
+    scale[blocks, threads](x, 2.0)  # KL502
 ```
 
 Use instead: ``d_x = cuda.to_device(x)`` once, launch on ``d_x``, and
@@ -29,7 +35,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from ..analysis.host import HostFacts
+from ..analysis.host import HostFacts, Launch
 from ..findings import Finding
 from .base import host_finding
 
@@ -39,14 +45,18 @@ FIXABLE = False
 
 
 def check_host(facts: HostFacts) -> Iterator[Finding]:
-    for launch in facts.launches:
-        arrays = launch.host_arrays
-        if not arrays:
-            continue
-        names = ", ".join(f"`{a.name}`" for a in arrays)
-        first = arrays[0].name
-        yield host_finding(
-            CODE, launch.place,
-            f"{names} {'is a host (NumPy) array' if len(arrays) == 1 else 'are host (NumPy) arrays'}: "
-            f"numba-cuda copies {'it' if len(arrays) == 1 else 'them'} to the device and back and waits for the "
-            f"kernel on every launch; `cuda.to_device({first})` once and launch on the device array")
+    reported = set()
+    for loop in facts.launching_loops():
+        for launch in facts.events_in(loop.id, ("launch",)):
+            arrays = launch.host_arrays if isinstance(launch, Launch) else []
+            if not arrays or launch.place in reported:
+                continue
+            reported.add(launch.place)
+            names = ", ".join(f"`{a.name}`" for a in arrays)
+            one = len(arrays) == 1
+            yield host_finding(
+                CODE, launch.place,
+                f"{names} {'is a host (NumPy) array' if one else 'are host (NumPy) arrays'}: numba-cuda copies "
+                f"{'it' if one else 'them'} to the device and back and waits for the kernel on every iteration of "
+                f"the loop at line {loop.place.line}; `cuda.to_device({arrays[0].name})` once before the loop and "
+                f"launch on the device array")

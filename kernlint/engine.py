@@ -9,7 +9,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from . import rules
 from .analysis.program import KernelAnalysis, Program
-from .findings import INTERNAL_ERROR, Finding, internal_error, invalid_ir, merge
+from .findings import INTERNAL_ERROR, Finding, internal_error, invalid_ir, kernlint_frames, merge
 from .frontends import suffixes
 from .frontends.numba_cuda import CompiledKernel, FileResult
 from .frontends.project import FrontendSettings, Project
@@ -141,7 +141,8 @@ def analyse_kernel(
     except Exception as exc:  # noqa: BLE001 - reported as a diagnostic with the kernel's location
         if debug:
             raise
-        if not _raised_reading_ir(exc):
+        ours = [module for module in kernlint_frames(exc) if module]
+        if not (isinstance(exc, IRSyntaxError) or ours and ours[-1].startswith("ir" + os.sep)):  # not the IR reader
             finding = internal_error(info.path, info.line, info.column, f"analysing kernel `{info.name}`", exc,
                                      kernel=info.name)
             finding.signature = info.signature
@@ -152,16 +153,6 @@ def analyse_kernel(
                          kernel=info.name)
     finding.signature = info.signature
     return [finding]
-
-
-def _raised_reading_ir(exc: BaseException) -> bool:
-    """Whether the IR reader (the input's shape) raised it, rather than an analysis or a rule."""
-    import traceback
-
-    frames = [frame.f_code.co_filename for frame, _ in traceback.walk_tb(exc.__traceback__)]
-    reader = os.path.join("kernlint", "ir", "")
-    ours = [f for f in frames if os.sep + "kernlint" + os.sep in f]
-    return isinstance(exc, IRSyntaxError) or bool(ours) and reader in ours[-1]
 
 
 def _selected(finding: Finding, options: Options) -> bool:

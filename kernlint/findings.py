@@ -158,17 +158,22 @@ def internal_error(path: str, line: int, column: int, doing: str, exc: BaseExcep
                       f"construct (`kernlint check --debug` shows the traceback)", kernel=kernel)
 
 
-def raised_by_kernlint(exc: BaseException) -> bool:
-    """Whether kernlint's own code raised ``exc`` (its innermost frame is in the kernlint
-    package), as opposed to numba, a library or the user's code that kernlint evaluated."""
+def kernlint_frames(exc: BaseException) -> List[str]:
+    """The traceback of ``exc``, outermost first: each frame's kernlint module relative to
+    the package (``ir/reader.py``), or "" for numba, libraries and user code kernlint ran."""
     import os
     import traceback
 
-    frames = list(traceback.walk_tb(exc.__traceback__))
-    if not frames:
-        return False
     package = os.path.dirname(os.path.abspath(__file__)) + os.sep
-    return os.path.abspath(frames[-1][0].f_code.co_filename).startswith(package)
+    files = [os.path.abspath(frame.f_code.co_filename) for frame, _ in traceback.walk_tb(exc.__traceback__)]
+    return [f[len(package):] if f.startswith(package) else "" for f in files]
+
+
+def raised_in(exc: BaseException) -> str:
+    """The kernlint module that raised ``exc`` (its innermost frame), or "" where numba, a
+    library or the user's code that kernlint evaluated raised it."""
+    frames = kernlint_frames(exc)
+    return frames[-1] if frames else ""
 
 
 def versions() -> str:

@@ -81,12 +81,6 @@ class Launch(Event):
         return [arg for arg in self.args if arg.array and arg.where == "host" and arg.library != "torch"]
 
     @property
-    def foreign_arrays(self) -> List[Arg]:
-        """Device arrays of other libraries (CuPy, PyTorch): numba-cuda converts each one's
-        ``__cuda_array_interface__`` on every launch."""
-        return [arg for arg in self.args if arg.array and arg.where == "device" and arg.library in ("cupy", "torch")]
-
-    @property
     def signature(self) -> Optional[str]:
         texts = [a.type for a in self.args]
         if any(t is None for t in texts):
@@ -160,6 +154,6 @@ class HostFacts:
 
     def launching_loops(self) -> List[Loop]:
         """Step loops that launch kernels, directly or through the file's functions they call
-        (loops of pieces, over devices or problem sizes, are not steps: DESIGN.md)."""
+        (loops of pieces, ``Loop.pieces``, are not steps: DESIGN.md)."""
         return [loop for loop in self.loops.values()
                 if not loop.pieces and any(e.kind == "launch" for e in self.events_in(loop.id))]

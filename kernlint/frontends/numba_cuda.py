@@ -30,8 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from ..analysis.host import HostFacts
-from ..findings import (Finding, KernelInfo, compile_failed, internal_error, no_signature, raised_by_kernlint,
-                        unreadable_file)
+from ..findings import Finding, KernelInfo, compile_failed, internal_error, no_signature, raised_in, unreadable_file
 from ..source import SourceFile, decode_source, read_bytes, undecodable
 from .project import FrontendSettings
 
@@ -408,12 +407,15 @@ def _sliced_candidates(path: str, source: SourceFile, result: FileResult,
                                                          "its definitions nest too deeply to read"))
                 continue
             except Exception as exc:  # noqa: BLE001 - numba.cuda.jit rejected the options, or kernlint failed
-                if settings.debug and raised_by_kernlint(exc):
+                if not raised_in(exc):
+                    result.diagnostics.append(compile_failed(path, kernel.line, kernel.column, kernel.name, "",
+                                                             _first_line(exc)))
+                    continue
+                if settings.debug:
                     raise
-                result.diagnostics.append(
-                    internal_error(path, kernel.line, kernel.column, f"slicing the module for `{kernel.name}`",
-                                   exc, kernel=kernel.name) if raised_by_kernlint(exc)
-                    else compile_failed(path, kernel.line, kernel.column, kernel.name, "", _first_line(exc)))
+                result.diagnostics.append(internal_error(path, kernel.line, kernel.column,
+                                                         f"slicing the module for `{kernel.name}`", exc,
+                                                         kernel=kernel.name))
                 continue
             candidates.append(_Candidate(kernel.name, kernel.qualname, dispatcher, kernel.node,
                                          kernel.first_line, label))
@@ -551,7 +553,7 @@ def _compile_one(candidate: _Candidate, signature, text: str, origin: str, cc, r
     except RecursionError:
         return failed("recursion too deep to compile")
     except Exception as exc:  # noqa: BLE001 - numba raises many kinds of errors
-        if raised_by_kernlint(exc):  # kernlint's own code in numba's compile: its bug, not the kernel's
+        if raised_in(exc):  # kernlint's own code in numba's compile: its bug, not the kernel's
             if report:
                 finding = internal_error(path, line, column, f"compiling `{candidate.name}` for {text}", exc,
                                          kernel=candidate.name)

@@ -113,10 +113,7 @@ class Project:
                 except (SyntaxError, ValueError, RecursionError) as exc:
                     self.errors[path] = exc
                 except Exception as exc:  # noqa: BLE001 - kernlint's own failure: a KL905, the run goes on
-                    if self.settings.debug:
-                        raise
-                    self.failures.append(internal_error(path, construct_line(exc, path), 1, "reading the file's "
-                                                        "definitions and imports", exc))
+                    self.failed(path, construct_line(exc), 1, "reading the file's definitions and imports", exc)
             self._modules[path] = module
         return self._modules[path]
 
@@ -257,9 +254,9 @@ def _path_value(expr: ast.expr, module: PyModule, depth: int = 0):
 
 
 
-def construct_line(exc: BaseException, path: str) -> int:
-    """The line of the construct being read when ``exc`` was raised: the innermost frame of
-    kernlint's whose locals hold a syntax node of this file (1 if none does)."""
+def construct_line(exc: BaseException) -> int:
+    """The line of the construct being read when ``exc`` was raised: the innermost frame
+    whose locals hold a syntax node (1 if none does)."""
     import traceback as _traceback
 
     line = 1

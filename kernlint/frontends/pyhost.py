@@ -68,6 +68,7 @@ class HostReader:
         # (class, attr) -> (where, library) of each array assigned to it: a class that makes
         # NumPy arrays in __init__ and moves them in send_to_gpu() has both
         self._attribute_places: Dict[Tuple[str, str], set] = {}
+        self._literal_names: Dict[int, Set[str]] = {}  # id(function) -> its names bound to list literals
         self._module_frame: Optional[_Frame] = None
         self._next_loop = 0
         # what the file's own calls pass to its functions: qualname -> [(positional, keywords)]
@@ -198,44 +199,47 @@ class HostReader:
         number = self._next_loop
         parent = frame.loops[-1] if frame.loops else None
         loop = Loop(number, self._place(node), kind, frame.qualname, parent)
-        body = list(getattr(node, "body", []))
+        inside = [sub for statement in getattr(node, "body", []) for sub in ast.walk(statement)]
         if isinstance(node, (ast.For, ast.AsyncFor)):
             loop.varying.update(_names(node.target))
-        for statement in body:
-            for sub in ast.walk(statement):
-                if isinstance(sub, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
-                    targets = sub.targets if isinstance(sub, ast.Assign) else [sub.target]
-                    for target in targets:
-                        loop.varying.update(_names(target))
-                elif isinstance(sub, (ast.For, ast.AsyncFor, ast.comprehension)):
-                    loop.varying.update(_names(sub.target))
-                elif isinstance(sub, ast.If) and any(isinstance(s, ast.Break) for s in sub.body):
-                    loop.deciding.update(_reads(sub.test))
+            loop.rebound.update(_whole_targets(node.target))
+        for sub in inside:
+            loop.rebound |= _rebinds(sub)
+            if isinstance(sub, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+                targets = sub.targets if isinstance(sub, ast.Assign) else [sub.target]
+                for target in targets:
+                    loop.varying.update(_names(target))
+            elif isinstance(sub, (ast.For, ast.AsyncFor, ast.comprehension)):
+                loop.varying.update(_names(sub.target))
+            elif isinstance(sub, ast.If) and any(isinstance(s, ast.Break) for s in sub.body):
+                loop.deciding.update(_reads(sub.test))
         if isinstance(node, ast.While):
             loop.deciding.update(_reads(node.test))
-        loop.rebound = _rebound(body)
-        if isinstance(node, (ast.For, ast.AsyncFor)):
-            loop.rebound.update(_whole_targets(node.target))
-            loop.pieces = self._pieces(node, frame)
         if any(_TEST.match(part) for part in frame.qualname.split(".")):
             loop.pieces = "cases"  # a loop in a test (a test function, a TestCase's helper) runs test cases
+        elif isinstance(node, (ast.For, ast.AsyncFor)):
+            loop.pieces = self._pieces(node, inside, frame)
         self.facts.loops[number] = loop
         return number
 
-    def _pieces(self, node: ast.For, frame: _Frame) -> str:
-        """Why a ``for`` loop runs over pieces of the work rather than repeating a step:
-        "devices" (it iterates over GPUs, or selects the device its variable names) or "sizes"
-        (its variable, bare, becomes an allocation's size, directly or through a function of
-        this file it is passed to: a sweep); "" for a step loop."""
+    def _pieces(self, node: ast.For, inside: List[ast.AST], frame: _Frame) -> str:
+        """Why a ``for`` loop runs over pieces of the work rather than repeating a step (the
+        nodes ``inside`` its body walked once by the caller): "devices" (it iterates over GPUs,
+        or selects the device its variable names), "sizes" (its variable, bare, becomes an
+        allocation's size, directly or through a function of this file it is passed to: a
+        sweep), "parts" (a fixed list of cases, or launches on the piece its variable
+        indexes); "" for a step loop."""
         variables = set(_names(node.target))
         if _DEVICES.search(ast.unparse(node.iter)):
             return "devices"
-        if isinstance(node.iter, (ast.List, ast.Tuple, ast.Set)) or self._literal_list(node.iter, frame):
+        cases = self._literal_lists(frame)
+        if isinstance(node.iter, (ast.List, ast.Tuple, ast.Set)) or isinstance(node.iter, ast.Name) and (
+                node.iter.id in cases):
             return "parts"  # a fixed set of cases (`for q in [-1, 1]`, `for attr in [(self, "x"), ...]`)
-        if any(isinstance(sub, ast.Subscript) and set(_reads(sub.slice)) & variables
-               and self._literal_list(sub.value, frame) for statement in node.body for sub in ast.walk(statement)):
-            return "parts"  # `for i in range(n): ... attr_list[i] ...` walks the same fixed cases
-        for sub in (n for statement in node.body for n in ast.walk(statement)):
+        for sub in inside:
+            if isinstance(sub, ast.Subscript) and isinstance(sub.value, ast.Name) and sub.value.id in cases \
+                    and set(_reads(sub.slice)) & variables:
+                return "parts"  # `for i in range(n): ... attr_list[i] ...` walks the same fixed cases
             if isinstance(sub, ast.Call):
                 name = self._dotted(sub.func, frame) or ""
                 if name.rsplit(".", 1)[-1] in ("select_device", "set_device", "Device") and any(
@@ -252,13 +256,19 @@ class HostReader:
                 return "parts"  # each iteration launches on another piece (`grid[m].rho`: modes, species)
         return ""
 
-    def _literal_list(self, expr: ast.expr, frame: _Frame) -> bool:
-        """A name the enclosing function binds to a list or tuple literal."""
-        if not isinstance(expr, ast.Name) or frame.function is None:
-            return False
-        return any(isinstance(sub, ast.Assign) and isinstance(sub.value, (ast.List, ast.Tuple))
-                   and any(isinstance(t, ast.Name) and t.id == expr.id for t in sub.targets)
-                   for statement in frame.function.body for sub in ast.walk(statement))
+    def _literal_lists(self, frame: _Frame) -> Set[str]:
+        """The names the enclosing function binds to a list or tuple literal (read once per
+        function)."""
+        function = frame.function
+        if function is None:
+            return set()
+        found = self._literal_names.get(id(function))
+        if found is None:
+            found = self._literal_names[id(function)] = {
+                target.id for statement in function.body for sub in ast.walk(statement)
+                if isinstance(sub, ast.Assign) and isinstance(sub.value, (ast.List, ast.Tuple))
+                for target in sub.targets if isinstance(target, ast.Name)}
+        return found
 
     def _sizes_call(self, call: ast.Call, variables, frame: _Frame, depth: int = 0) -> bool:
         """Whether a call allocates with one of ``variables`` as its size, itself or in a
@@ -383,6 +393,9 @@ class HostReader:
             target, stream = launched
             kernel = self.resolve_kernel(target, frame)
             reader = self._reader(frame)
+            function = frame.function
+            parameters = {a.arg for a in function.args.posonlyargs + function.args.args + function.args.kwonlyargs
+                          } if function is not None else set()
             args = []
             for arg in call.args:
                 if isinstance(arg, ast.Starred):
@@ -391,11 +404,9 @@ class HostReader:
                 kind = reader.type_of(arg)
                 where = kind.where if isinstance(kind, ArrayType) else ""
                 library = kind.library if isinstance(kind, ArrayType) else ""
-                parameter = isinstance(arg, ast.Name) and frame.function is not None and arg.id in {
-                    a.arg for a in frame.function.args.posonlyargs + frame.function.args.args
-                    + frame.function.args.kwonlyargs}
                 args.append(Arg(getattr(kind, "text", None) if kind is not None else None, where,
-                                ast.unparse(arg), isinstance(kind, ArrayType), library, parameter))
+                                ast.unparse(arg), isinstance(kind, ArrayType), library,
+                                isinstance(arg, ast.Name) and arg.id in parameters))
             if args is None or call.keywords:
                 args = [Arg(None, "", "*")]
             ref = KernelRef(kernel.module.path, kernel.qualname) if kernel is not None else None
@@ -696,26 +707,24 @@ def _whole_targets(target: ast.AST) -> Set[str]:
     return set()
 
 
+def _rebinds(node: ast.AST) -> Set[str]:
+    """Names and attributes one node rebinds (``setattr(self, "x", ...)`` included)."""
+    if isinstance(node, ast.Assign):
+        return set().union(*(_whole_targets(t) for t in node.targets))
+    if isinstance(node, (ast.AnnAssign, ast.For, ast.AsyncFor, ast.comprehension, ast.NamedExpr)):
+        return _whole_targets(node.target)
+    if isinstance(node, (ast.With, ast.AsyncWith)):
+        return set().union(*(_whole_targets(i.optional_vars) for i in node.items if i.optional_vars is not None))
+    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr"
+            and len(node.args) == 3 and isinstance(node.args[0], ast.Name)
+            and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str)):
+        return {f"{node.args[0].id}.{node.args[1].value}"}
+    return set()
+
+
 def _rebound(body) -> Set[str]:
-    """Names and attributes that statements rebind (``setattr(self, "x", ...)`` included)."""
-    found: Set[str] = set()
-    for node in (n for statement in body for n in ast.walk(statement)):
-        if isinstance(node, ast.Assign):
-            for target in node.targets:
-                found |= _whole_targets(target)
-        elif isinstance(node, (ast.AnnAssign, ast.For, ast.AsyncFor, ast.comprehension)):
-            found |= _whole_targets(node.target)
-        elif isinstance(node, ast.NamedExpr):
-            found |= _whole_targets(node.target)
-        elif isinstance(node, (ast.With, ast.AsyncWith)):
-            for item in node.items:
-                if item.optional_vars is not None:
-                    found |= _whole_targets(item.optional_vars)
-        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr"
-              and len(node.args) == 3 and isinstance(node.args[0], ast.Name)
-              and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str)):
-            found.add(f"{node.args[0].id}.{node.args[1].value}")
-    return found
+    """Names and attributes that statements rebind."""
+    return set().union(*(_rebinds(n) for statement in body for n in ast.walk(statement)))
 
 
 def _bare_names(expr: ast.AST) -> Set[str]:

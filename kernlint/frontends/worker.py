@@ -51,7 +51,7 @@ def _child(path: str, arch: str, signatures, runnable: bool, offload_arch: str, 
 
             traceback.print_exc()
         result = FileResult(path=os.path.abspath(path))
-        result.diagnostics.append(internal_error(os.path.abspath(path), construct_line(exc, path), 1,
+        result.diagnostics.append(internal_error(os.path.abspath(path), construct_line(exc), 1,
                                                  "compiling the file's kernels", exc))
     connection.send(result)
     connection.close()

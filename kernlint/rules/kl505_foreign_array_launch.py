@@ -67,7 +67,9 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
                 continue
             through_call = launch.function != loop.function
             kept = []
-            for arg in launch.foreign_arrays:
+            # device arrays of other libraries: numba-cuda converts each one's interface per launch
+            foreign = [a for a in launch.args if a.array and a.where == "device" and a.library in _LIBRARIES]
+            for arg in foreign:
                 if any(arg.name == k.name for k in kept):
                     continue
                 if arg.name in loop.rebound or arg.name.split(".")[0] in loop.rebound - {"self", "cls"}:

@@ -40,7 +40,9 @@ def _own_code() -> str:
 @lru_cache(maxsize=1)
 def _toolchain() -> Dict[str, str]:
     versions = {"kernlint": __version__, "kernlint-code": _own_code()}
-    for package in ("numba", "numba-cuda", "llvmlite"):
+    # NVVM's wheels (cu13, cu12) and a toolkit's place: numba-cuda lowers with NVVM's IR version
+    versions["CUDA_HOME"] = os.environ.get("CUDA_HOME", "")
+    for package in ("numba", "numba-cuda", "llvmlite", "nvidia-nvvm", "nvidia-cuda-nvcc-cu12"):
         try:
             versions[package] = metadata.version(package)
         except metadata.PackageNotFoundError:

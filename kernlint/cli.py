@@ -52,9 +52,33 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
 
 
+class _Version(argparse.Action):
+    """``kernlint --version``: the first line as tools parse it, then the stack a kernel is
+    compiled with (numba-cuda and NVVM are only imported here, after the arguments are read)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        import platform
+        from importlib import metadata
+
+        from .frontends.toolchain import find_nvvm
+
+        def version(package: str) -> str:
+            try:
+                return metadata.version(package)
+            except metadata.PackageNotFoundError:
+                return "not installed"
+
+        print(f"kernlint {__version__}")
+        print(f"numba-cuda {version('numba-cuda')} (numba {version('numba')}, llvmlite {version('llvmlite')})")
+        print(find_nvvm().describe())
+        print(f"Python {platform.python_version()} on {platform.system()} {platform.machine()}")
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="kernlint", description=__doc__.splitlines()[0])
-    parser.add_argument("--version", action="version", version=f"kernlint {__version__}")
+    parser.add_argument("--version", action=_Version, nargs=0,
+                        help="kernlint's, numba-cuda's and NVVM's versions (what a bug report needs)")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     check = sub.add_parser("check", help="report findings in kernels (exit 1 if any)")
@@ -274,8 +298,11 @@ def _rewrite(args) -> int:
         return 2
     config, options = _settings(args)
     mode = args.mode or config.mode
-    rewrites = rewrite_paths(args.paths, options, mode)
-    incomplete = False
+    rewrites, failures = rewrite_paths(args.paths, options, mode)
+    incomplete = bool(failures)
+    for failure in failures:  # kernels not compiled are not rewritten: say which and why
+        print(f"{display_path(failure.path)}:{failure.line}:{failure.column}: {failure.code} {failure.message}",
+              file=sys.stderr)
     for rewrite in rewrites:
         where = f"{display_path(rewrite.path)}::{rewrite.kernel}({rewrite.signature})"
         if rewrite.refused:
@@ -296,6 +323,8 @@ def _rewrite(args) -> int:
     done = sum(1 for r in rewrites if not r.refused)
     print(f"Rewrote {done} of {len(rewrites)} kernel(s) with checked conversions ({mode}).",
           file=sys.stderr)
+    if any(f.code == "KL905" for f in failures):
+        return 2
     return 1 if incomplete else 0
 
 

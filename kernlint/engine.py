@@ -13,6 +13,7 @@ from .findings import INTERNAL_ERROR, Finding, internal_error, invalid_ir, kernl
 from .frontends import suffixes
 from .frontends.numba_cuda import CompiledKernel, FileResult
 from .frontends.project import FrontendSettings, Project
+from .frontends.toolchain import NVVM_EXTRAS
 from .ir.reader import IRSyntaxError, parse_module
 from .rules.base import KernelContext
 from .source import SourceFile, decode_source, read_bytes, walk
@@ -307,7 +308,7 @@ def check_paths(paths: Sequence[str], options: Options, progress: Optional[Progr
             report.stats.extend(stats)
             report.files += 1
             done += 1
-            if cache and not any(f.code == "KL901" for f in result.diagnostics):
+            if cache and not any(f.code == "KL901" or NVVM_EXTRAS in f.message for f in result.diagnostics):
                 cache.store(result.path, settings(result.path), findings, [asdict(s) for s in stats],
                             result.dependencies)
             if progress:
@@ -327,5 +328,19 @@ def check_paths(paths: Sequence[str], options: Options, progress: Optional[Progr
     report.files += len(set(host_files) - set(files))
     collected.extend(project.failures)
     report.skipped = [f for f in collected if f.code == "KL903"]
-    report.findings = merge([f for f in collected if visible(f)])
+    report.findings = say_nvvm_once(merge([f for f in collected if visible(f)]))
     return report
+
+
+def say_nvvm_once(findings: List[Finding]) -> List[Finding]:
+    """Without NVVM every kernel fails alike: the first finding says why and what to install,
+    the others point to it."""
+    said = False
+    for finding in findings:
+        if NVVM_EXTRAS not in finding.message:
+            continue
+        if said:
+            start = finding.message.find("no usable NVVM")
+            finding.message = finding.message[:start] + "no usable NVVM (see the first such finding)"
+        said = True
+    return findings

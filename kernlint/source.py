@@ -151,6 +151,25 @@ class SourceFile:
             nodes.sort(key=lambda n: n.col_offset)
         return by_line
 
+    def nodes_at(self, line: int) -> List[ast.AST]:
+        """The nodes that start on ``line``, in ``ast.walk`` order."""
+        return self._walk_order_by_line.get(line, [])
+
+    @cached_property
+    def _walk_order_by_line(self) -> Dict[int, List[ast.AST]]:
+        by_line: Dict[int, List[ast.AST]] = defaultdict(list)
+        if self.tree is not None:
+            for node in ast.walk(self.tree):
+                lineno = getattr(node, "lineno", None)
+                if lineno is not None:
+                    by_line[lineno].append(node)
+        return by_line
+
+    @cached_property
+    def edits(self) -> "SourceEdits":
+        """Where statements are and how to edit them: built once per file, shared by its kernels."""
+        return SourceEdits(self)
+
     def column_of(self, line: int, accept: NodeFilter) -> int:
         """1-based column of the first node on ``line`` that ``accept`` takes, or 0."""
         text = self.line(line)
@@ -212,16 +231,19 @@ class SourceEdits:
 
     def statements_at(self, line: int) -> List[ast.stmt]:
         """Statements whose first line is ``line``, outermost first."""
+        return [n for n in self.source.nodes_at(line) if isinstance(n, ast.stmt)]
+
+    @cached_property
+    def _guards(self) -> List[ast.stmt]:
+        """Every ``if`` and ``assert``, in ``ast.walk`` order (one walk per file, not per query)."""
         if self.tree is None:
             return []
-        return [n for n in ast.walk(self.tree) if isinstance(n, ast.stmt) and n.lineno == line]
+        return [n for n in ast.walk(self.tree) if isinstance(n, (ast.If, ast.Assert))]
 
     def guard_at(self, line: int) -> Optional[ast.stmt]:
         """The innermost ``if`` whose test covers ``line``, or the ``assert`` there."""
-        if self.tree is None:
-            return None
         found = None
-        for node in ast.walk(self.tree):
+        for node in self._guards:
             if isinstance(node, ast.If) and node.test.lineno <= line <= (node.test.end_lineno or node.lineno):
                 if found is None or node.lineno >= found.lineno:
                     found = node

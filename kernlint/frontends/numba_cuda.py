@@ -33,6 +33,7 @@ from ..analysis.host import HostFacts
 from ..findings import Finding, KernelInfo, compile_failed, internal_error, no_signature, raised_in, unreadable_file
 from ..source import SourceFile, decode_source, read_bytes, undecodable
 from .project import FrontendSettings
+from .toolchain import find_nvvm
 
 SIG_COMMENT = re.compile(r"^#\s*kernlint:\s*sig\s*=\s*(.+?)\s*$")
 CODEGEN_OPTIONS = ("debug", "opt", "lineinfo", "fastmath")
@@ -222,20 +223,19 @@ def compile_signature(dispatcher, signature, cc, runnable: bool = False):
     options = dispatcher.targetoptions
     device = bool(options.get("device"))
     debug = bool(options.get("debug"))
+    codegen = dict(
+        debug=debug,
+        lineinfo=not debug,
+        forceinline=bool(options.get("forceinline")),
+        inline=options.get("inline", "never"),
+        fastmath=bool(options.get("fastmath")),
+        nvvm_options={"opt": 3 if options.get("opt", True) else 0,
+                      "fastmath": bool(options.get("fastmath"))},
+        cc=cc,
+    )
     with offline_device(cc):
-        cres = compile_cuda(
-            dispatcher.py_func,
-            restype if device else types.void,
-            argtypes,
-            debug=debug,
-            lineinfo=not debug,
-            forceinline=bool(options.get("forceinline")),
-            inline=options.get("inline", "never"),
-            fastmath=bool(options.get("fastmath")),
-            nvvm_options={"opt": 3 if options.get("opt", True) else 0,
-                          "fastmath": bool(options.get("fastmath"))},
-            cc=cc,
-        )
+        cres = compile_cuda(dispatcher.py_func, restype if device else types.void, argtypes,
+                            **_accepted(compile_cuda, codegen))
     modules = [str(module) for module in cres.library.modules]
     entry = cres.fndesc.llvm_func_name
     fixed: List[str] = []
@@ -245,6 +245,15 @@ def compile_signature(dispatcher, signature, cc, runnable: bool = False):
         kernel_fixup(cres.library.get_function(entry), debug)
         fixed = [str(module) for module in cres.library.modules]
     return modules, entry, fixed
+
+
+def _accepted(function, options: dict) -> dict:
+    """The options that this numba-cuda's ``function`` takes: older releases lack some
+    (``inline`` came in 0.23), and what they lack they do not do."""
+    import inspect
+
+    accepted = inspect.signature(function).parameters
+    return {name: value for name, value in options.items() if name in accepted}
 
 
 def _dispatchers(module, path: str):
@@ -561,7 +570,10 @@ def _compile_one(candidate: _Candidate, signature, text: str, origin: str, cc, r
                 result.diagnostics.append(finding)
             return _first_line(exc)
         reason = _first_line(exc)
-        if result.standins:
+        nvvm = find_nvvm()
+        if not nvvm.found:  # numba-cuda lowers with NVVM's data layout and IR version
+            reason = nvvm.describe()
+        elif result.standins:
             reason += f" (compiled with float64 stand-ins for {', '.join(result.standins)})"
         return failed(reason)
     nvvm_options = {"opt": 3 if user_options.get("opt", True) else 0,

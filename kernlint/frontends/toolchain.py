@@ -1,10 +1,15 @@
-"""The ROCm toolchain (Debian's hipcc, from scripts/setup.sh), run on a HIP source."""
+"""The toolchains kernlint drives: ROCm's hipcc (Debian's, from scripts/setup.sh) on a HIP
+source, and the NVVM that numba-cuda loads (from the ``kernlint[cu12]``/``[cu13]`` extras, a
+conda CUDA toolkit or ``CUDA_HOME``)."""
 
 from __future__ import annotations
 
+import functools
 import os
+import re
 import shutil
 import subprocess
+from dataclasses import dataclass
 from typing import List, Optional
 
 from ..source import buffers
@@ -41,3 +46,76 @@ def run_hipcc(arguments: List[str], path: str, scratch: str, timeout: float) -> 
     if copy is not None:
         done.stderr = done.stderr.replace(copy, path)
     return done
+
+
+# The smallest module NVVM compiles; the PTX it writes names its CUDA release.
+_NVVM_PROBE = """target triple = "nvptx64-nvidia-cuda"
+target datalayout = "e-p:64:64:64-i1:8:8-i8:8:8-i16:16:16-i32:32:32-i64:64:64-i128:128:128-f32:32:32-f64:64:64-v16:16:16-v32:32:32-v64:64:64-v128:128:128-n16:32:64"
+define void @kernlint_probe() {
+  ret void
+}
+!nvvmir.version = !{!0}
+!0 = !{%s}
+"""
+
+NVVM_EXTRAS = ("install kernlint[cu13] (CUDA 13 driver) or kernlint[cu12] (CUDA 12 driver), "
+               "or point CUDA_HOME at a CUDA toolkit")
+
+
+@dataclass(frozen=True)
+class Nvvm:
+    """The NVVM numba-cuda loads here, or why it loads none."""
+
+    path: Optional[str] = None  # the shared library, where the platform tells
+    release: Optional[str] = None  # the CUDA release, as NVVM writes it into PTX
+    problem: Optional[str] = None
+
+    @property
+    def found(self) -> bool:
+        return self.problem is None
+
+    def describe(self) -> str:
+        if not self.found:
+            return f"no usable NVVM ({self.problem}): {NVVM_EXTRAS}"
+        where = f" ({self.path})" if self.path else ""
+        return f"NVVM from CUDA {self.release or '(release unknown)'}{where}"
+
+
+@functools.lru_cache(maxsize=None)
+def find_nvvm() -> Nvvm:
+    """Load NVVM as numba-cuda does and compile a probe with it (~0.3 s, once a process).
+    ``check`` never needs NVVM; rewriting and measuring resources do."""
+    try:
+        from numba.cuda.cudadrv import nvvm
+
+        version = nvvm.NVVM().get_ir_version()
+        ptx = nvvm.compile_ir(_NVVM_PROBE % ", ".join(f"i32 {v}" for v in version), arch="compute_75")
+    except Exception as exc:  # noqa: BLE001 - numba-cuda raises several kinds when NVVM is absent
+        first = next((line.strip() for line in str(exc).splitlines() if line.strip()), type(exc).__name__)
+        return Nvvm(problem=first if len(first) <= 200 else first[:199] + "…")
+    text = ptx.decode(errors="replace") if isinstance(ptx, (bytes, bytearray)) else str(ptx)
+    release = re.search(r"release (\d+\.\d+)", text)
+    return Nvvm(_loaded_library("libnvvm"), release.group(1) if release else None)
+
+
+@functools.lru_cache(maxsize=None)
+def say_once_nvvm_missing() -> None:
+    """Tell the user once per run why nothing can be compiled with NVVM and what to install;
+    each kernel that needed it then only says that it did."""
+    import sys
+
+    print(f"kernlint: {find_nvvm().describe()}", file=sys.stderr)
+
+
+def _loaded_library(stem: str) -> Optional[str]:
+    """Where a shared library this process loaded lies (Linux's /proc/self/maps); numba-cuda's
+    releases each find NVVM their own way, and only the loader knows which file it took."""
+    try:
+        with open("/proc/self/maps", encoding="utf-8", errors="replace") as maps:
+            for line in maps:
+                path = line.rstrip("\n").split(maxsplit=5)[-1]
+                if os.path.basename(path).startswith(stem + ".so"):
+                    return path
+    except OSError:
+        pass
+    return None

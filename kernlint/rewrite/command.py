@@ -6,10 +6,11 @@ import difflib
 import os
 import re
 from dataclasses import dataclass, field
-from typing import List, Optional, Sequence
+from typing import List, Optional, Sequence, Tuple
 
 from ..analysis.program import KernelAnalysis, Program
-from ..engine import Options, discover, kernel_signatures, worth_checking
+from ..engine import Options, discover, kernel_signatures, say_nvvm_once, worth_checking
+from ..findings import Finding
 from ..fsutil import write_atomic
 from ..frontends.numba_cuda import CompiledKernel, parse_cc
 from ..ir.reader import parse_module
@@ -107,7 +108,9 @@ def unified_diff(rewrite: KernelRewrite) -> str:
     return "".join(chunks)
 
 
-def rewrite_paths(paths: Sequence[str], options: Options, mode: str) -> List[KernelRewrite]:
+def rewrite_paths(paths: Sequence[str], options: Options, mode: str) -> Tuple[List[KernelRewrite], List[Finding]]:
+    """The rewrites of every kernel with checked conversions, and why any kernel or file could
+    not be compiled (those kernels are not rewritten: the user must hear of them)."""
     from ..frontends.worker import compile_files
 
     cc = parse_cc(options.arch)
@@ -117,11 +120,14 @@ def rewrite_paths(paths: Sequence[str], options: Options, mode: str) -> List[Ker
     files = [p for p in discover(paths, options.target) if worth_checking(p, project)]
     signatures = kernel_signatures(project, files, options)
     rewrites: List[KernelRewrite] = []
+    failures: List[Finding] = []
     for result in compile_files(files, options.arch, options.timeout, options.jobs,
                                 signatures, runnable=True, offload_arch=options.offload_arch,
                                 settings=options.frontend):
+        failures.extend(f for f in result.diagnostics if f.code in ("KL901", "KL902", "KL904", "KL905"))
         for compiled in result.kernels:
             rewrite = rewrite_kernel(compiled, mode, cc)
             if rewrite is not None:
                 rewrites.append(rewrite)
-    return sorted(rewrites, key=lambda r: (r.path, r.kernel, r.signature))
+    return (sorted(rewrites, key=lambda r: (r.path, r.kernel, r.signature)),
+            say_nvvm_once(sorted(failures, key=lambda f: (f.path, f.line, f.column))))

@@ -24,6 +24,11 @@ def nvvm_ptx(texts: Sequence[str], cc: Tuple[int, int], options: Dict) -> str:
     """Compile numba-cuda modules with NVVM, as numba-cuda does at launch."""
     from numba.cuda.cudadrv import nvrtc, nvvm
 
+    from ..frontends.toolchain import find_nvvm, say_once_nvvm_missing
+
+    if not find_nvvm().found:
+        say_once_nvvm_missing()
+        raise VerificationError("no usable NVVM to compile with (the note above says what to install)")
     opts = {key: value for key, value in options.items()}
     opts["arch"] = nvrtc.get_arch_option(*cc)
     try:

@@ -63,7 +63,7 @@ from ..analysis.program import KernelAnalysis, Reached, Site
 from ..analysis.values import ValueFacts
 from ..findings import Finding, Fix
 from ..ir.reader import Instruction
-from ..source import SourceEdits, is_conversion, is_print
+from ..source import is_conversion, is_print
 from .base import KernelContext
 
 CODE = "KL101"
@@ -224,9 +224,9 @@ def source_fix(ctx: KernelContext, checked: CheckedConversion, finding: Finding)
     source = ctx.source_for(finding.path)
     if source is None or source.tree is None:
         return None
-    edits_source = SourceEdits(source)
-    call = next((n for n in ast.walk(source.tree) if isinstance(n, ast.Call) and getattr(n, "lineno", 0)
-                 == finding.line and is_conversion(n) and n.args), None)
+    edits_source = source.edits
+    call = next((n for n in source.nodes_at(finding.line) if isinstance(n, ast.Call) and is_conversion(n)
+                 and n.args), None)
     if call is None:
         return None
     value = call.args[0]

@@ -40,7 +40,7 @@ from typing import Iterator, Optional
 
 from ..analysis.program import Site
 from ..findings import Finding, Fix
-from ..source import SourceEdits, is_raise
+from ..source import is_raise
 from .base import KernelContext
 
 CODE = "KL401"
@@ -91,7 +91,7 @@ def source_fix(ctx: KernelContext, finding: Finding) -> Optional[Fix]:
     source = ctx.source_for(finding.path)
     if source is None or source.tree is None:
         return None
-    edits = SourceEdits(source)
+    edits = source.edits
     statement = next((s for s in edits.statements_at(finding.line) if isinstance(s, (ast.Raise, ast.Assert))), None)
     if statement is None or not edits.owns_lines(statement):
         return None

@@ -1,37 +1,296 @@
-"""What the linter costs: kernlint's analysis time over numba's IR generation per kernel
-(over the fixtures, goal <= 0.10), and a cold against a warm (cached) run of a 20-kernel file.
+"""What the linter costs on a package shaped like real ones, side by side in one run:
 
-    python benchmarks/linter_cost.py RESULT.json
+- cold (``--no-cache``), warm (nothing changed), one launch-site file changed, one kernel's
+  body changed, and numba alone (a fresh interpreter importing numba-cuda and compiling the
+  same kernels with the same signatures: typing and lowering, what kernlint cannot avoid);
+- peak RSS of the largest process of each run (the CLI or one of its workers);
+- kernlint's own analysis over numba's IR generation, per kernel, over the fixtures.
+
+The generated package has many files: kernels in a few modules (lazy, no signatures), classes
+in other modules that allocate in ``__init__`` and launch in methods, helpers and constants
+reached by relative imports. Any corpus directory given on the command line is measured the
+same way (cold, warm, numba alone over the kernels kernlint compiled there).
+
+    python benchmarks/linter_cost.py RESULT.json [CORPUS_DIR...]
 """
 import json
 import os
+import resource
+import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
+import textwrap
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, ROOT)
 
-from kernlint.engine import Options, check_paths  # noqa: E402
+KERNEL_MODULES = 3
+KERNELS_PER_MODULE = 24
+CLASS_MODULES = 36
+HELPER_MODULES = 12
+WARM_RUNS = 5
 
-TWENTY = "from numba import cuda\n" + "".join(f'''
+_REALS = ("np.float32", "np.float64")
 
-@cuda.jit("void(int64[::1], float64[::1])")
-def convert_{k}(y, x):
+
+def _kernel(module: int, number: int) -> str:
+    shape = number % 4
+    name = f"k{module}_{number}"
+    if shape == 0:  # a checked conversion behind a print guard
+        body = f"""
     i = cuda.grid(1)
     if i < x.size:
-        v = x[i]
+        v = x[i] * scale
         if v != v:
-            print("NaN in kernel {k} at", i)
+            print("NaN in {name} at", i)
             return
-        y[i] = int(v)
-''' for k in range(20))
+        y[i] = int(v)"""
+        params = "y, x, scale"
+    elif shape == 1:  # a grid-stride loop through a device function
+        body = """
+    start, stride = cuda.grid(1), cuda.gridsize(1)
+    for i in range(start, x.size, stride):
+        y[i] = smooth(x, i) * scale"""
+        params = "y, x, scale"
+    elif shape == 2:  # 2-D fields
+        body = """
+    i, j = cuda.grid(2)
+    if i < e.shape[0] and j < e.shape[1]:
+        e[i, j] = e[i, j] * (1.0 - dt) + b[i, j] * dt"""
+        params = "e, b, dt"
+    else:  # an integer index array
+        body = """
+    i = cuda.grid(1)
+    if i < idx.size:
+        k = idx[i]
+        if k >= 0 and k < x.size:
+            y[i] = x[k]"""
+        params = "y, x, idx"
+    return f"\n\n@cuda.jit\ndef {name}({params}):{body}\n"
+
+
+def _kernel_module(module: int) -> str:
+    kernels = "".join(_kernel(module, n) for n in range(KERNELS_PER_MODULE))
+    return textwrap.dedent(f"""\
+        from numba import cuda
+
+        from ..utils.helpers_{module % HELPER_MODULES} import smooth
+        """) + kernels
+
+
+def _class_module(number: int) -> str:
+    module, first = divmod(number * 2, KERNELS_PER_MODULE)
+    module %= KERNEL_MODULES
+    real = _REALS[number % 2]
+    launches = []
+    imports = []
+    for kernel in (first, first + 1):
+        name = f"k{module}_{kernel}"
+        imports.append(name)
+        shape = kernel % 4
+        if shape in (0, 1):
+            launches.append(f"{name}[self.blocks, 256](self.out, self.values, {real}(0.5))")
+        elif shape == 2:
+            launches.append(f"{name}[(16, 16), (16, 16)](self.field_e, self.field_b, self.dt)")
+        else:
+            launches.append(f"{name}[self.blocks, 256](self.out, self.values, self.index)")
+    body = "\n".join(f"            {line}" for line in launches)
+    return f"""import numpy as np
+from numba import cuda
+
+from ..kernels.methods_{module} import {", ".join(imports)}
+from ..utils.constants import DT, NZ, NR
+
+
+class Species{number}:
+    def __init__(self, n: int):
+        self.blocks = (n + 255) // 256
+        self.dt = DT
+        self.values = cuda.to_device(np.linspace(0, 1, n).astype({real}))
+        self.out = cuda.device_array(n, dtype={real})
+        self.index = cuda.to_device(np.arange(n, dtype=np.int64))
+        self.field_e = cuda.device_array((NZ, NR), dtype=np.float64)
+        self.field_b = cuda.device_array((NZ, NR), dtype=np.float64)
+
+    def step(self, steps):
+        for _ in range(steps):
+{body}
+        cuda.synchronize()
+"""
+
+
+def _helper_module(number: int) -> str:
+    return textwrap.dedent(f"""\
+        from numba import cuda
+
+
+        @cuda.jit(device=True)
+        def smooth(x, i):
+            left = x[i - 1] if i > 0 else x[i]
+            right = x[i + 1] if i + 1 < x.size else x[i]
+            return 0.25 * left + 0.5 * x[i] + 0.25 * right + {number}.0 * 0.0
+        """)
+
+
+def write_package(root: str) -> str:
+    """A package of 1 + KERNEL_MODULES + CLASS_MODULES + HELPER_MODULES + 6 files."""
+    package = os.path.join(root, "simpkg")
+    for sub in ("", "kernels", "species", "utils"):
+        os.makedirs(os.path.join(package, sub), exist_ok=True)
+        with open(os.path.join(package, sub, "__init__.py"), "w") as out:
+            out.write("")
+    files = {os.path.join("utils", "constants.py"): "DT = 0.01\nNZ = 256\nNR = 64\n",
+             "run.py": "from .species.species_0 import Species0\n\n\ndef main():\n    Species0(1 << 20).step(10)\n"}
+    files.update({os.path.join("kernels", f"methods_{m}.py"): _kernel_module(m) for m in range(KERNEL_MODULES)})
+    files.update({os.path.join("species", f"species_{c}.py"): _class_module(c) for c in range(CLASS_MODULES)})
+    files.update({os.path.join("utils", f"helpers_{h}.py"): _helper_module(h) for h in range(HELPER_MODULES)})
+    for name, text in files.items():
+        with open(os.path.join(package, name), "w") as out:
+            out.write(text)
+    return package
+
+
+def _run(command, cwd, env=None):
+    """(seconds, stdout) of one command; its peak RSS comes from _peak_rss after it."""
+    started = time.perf_counter()
+    done = subprocess.run(command, cwd=cwd, capture_output=True, text=True, env=env)
+    seconds = time.perf_counter() - started
+    if done.returncode not in (0, 1):
+        raise RuntimeError(f"{' '.join(command)} failed ({done.returncode}): {done.stderr[-2000:]}")
+    return seconds, done.stdout
+
+
+def _peak_rss_mib() -> float:
+    """The largest resident set of any process waited for so far (Linux reports KiB)."""
+    return resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+
+
+_NUMBA_ALONE = r"""
+import importlib, importlib.util, json, os, sys, time
+started = time.perf_counter()
+from numba.core import sigutils, types
+from numba.cuda.compiler import compile_cuda
+from kernlint.frontends.numba_cuda import offline_device
+imported = time.perf_counter() - started
+compiled = 0
+modules = {}
+
+def load(path):
+    if path not in modules:
+        dotted = os.path.splitext(os.path.relpath(path))[0].replace(os.sep, ".")
+        try:  # as its package imports it (relative imports)
+            modules[path] = importlib.import_module(dotted)
+        except Exception:
+            spec = importlib.util.spec_from_file_location("m%d" % len(modules), path)
+            module = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(module)
+            modules[path] = module
+    return modules[path]
+
+for path, name, signature in json.load(sys.stdin):
+    try:
+        dispatcher = getattr(load(path), name)
+        args, _ = sigutils.normalize_signature(signature)
+        with offline_device((9, 0)):
+            compile_cuda(dispatcher.py_func, types.void, args, lineinfo=True, cc=(9, 0))
+        compiled += 1
+    except Exception:
+        pass
+print(json.dumps({"compiled": compiled, "import_s": imported}))
+"""
+
+
+def numba_alone(cwd: str, kernels):
+    """Seconds for a fresh interpreter to import numba-cuda and compile ``kernels`` (path,
+    name, signature) as kernlint does (typing and lowering to IR, no PTX). Kernels in modules
+    that run code or import their package relatively are compiled where they import."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([ROOT, cwd])}
+    started = time.perf_counter()
+    done = subprocess.run([sys.executable, "-c", _NUMBA_ALONE], input=json.dumps(kernels), cwd=cwd,
+                          capture_output=True, text=True, env=env)
+    seconds = time.perf_counter() - started
+    if done.returncode != 0:
+        raise RuntimeError(done.stderr[-2000:])
+    return seconds, json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def _statistics(directory: str, cwd: str):
+    """kernlint's per-kernel statistics for ``directory`` (in this process, no cache)."""
+    from kernlint.engine import Options, check_paths
+
+    here = os.getcwd()
+    os.chdir(cwd)
+    try:
+        return check_paths([directory], Options()).stats
+    finally:
+        os.chdir(here)
+
+
+def measure(directory: str, cwd: str, change=None):
+    """Cold, warm, [one file changed], numba alone, over ``directory`` run from ``cwd``."""
+    kernlint = [sys.executable, "-m", "kernlint", "check", "--output-format", "json"]
+    env = {**os.environ, "PYTHONPATH": ROOT}
+    shutil.rmtree(os.path.join(cwd, ".kernlint_cache"), ignore_errors=True)
+    row = {}
+    cold_s, _ = _run(kernlint + ["--no-cache", directory], cwd, env)
+    row["cold_s"] = round(cold_s, 3)
+    row["cold_rss_mib"] = round(_peak_rss_mib(), 1)
+    _run(kernlint + [directory], cwd, env)  # fills the cache
+    warm = [_run(kernlint + [directory], cwd, env)[0] for _ in range(WARM_RUNS)]
+    row["warm_s"] = round(statistics.median(warm), 3)
+    if change is not None:
+        for label, (path, before, after) in change.items():
+            with open(path, "w") as out:
+                out.write(after)
+            row[f"{label}_s"] = round(_run(kernlint + [directory], cwd, env)[0], 3)
+            with open(path, "w") as out:
+                out.write(before)
+            _run(kernlint + [directory], cwd, env)
+    stats = [s for s in _statistics(directory, cwd) if not s.host]
+    kernels = [(s.path, s.kernel, s.signature) for s in stats if "." not in s.kernel and not s.variant]
+    numba_s, numba_info = numba_alone(cwd, kernels)
+    row.update({
+        "kernels_checked": len(stats),
+        "numba_compiled_alone": numba_info["compiled"],
+        "numba_alone_s": round(numba_s, 3),
+        "numba_import_s": round(numba_info["import_s"], 3),
+        "cold_over_numba_alone": round(cold_s / numba_s, 3) if numba_s else None,
+        "numba_in_kernlint_s": round(sum(s.numba_seconds for s in stats), 3),
+        "kernlint_analysis_s": round(sum(s.kernlint_seconds for s in stats), 3),
+        "peak_rss_mib": round(_peak_rss_mib(), 1),
+    })
+    return row
+
+
+def package_row():
+    with tempfile.TemporaryDirectory() as root:
+        package = write_package(root)
+        files = sum(len([f for f in names if f.endswith(".py")]) for _, _, names in os.walk(package))
+        species = os.path.join(package, "species", "species_4.py")  # float32 arrays
+        kernels = os.path.join(package, "kernels", "methods_1.py")
+        with open(species) as handle:
+            species_text = handle.read()
+        with open(kernels) as handle:
+            kernels_text = handle.read()
+        change = {
+            # a launch site's dtype: one kernel's signature changes
+            "one_launch_file_changed": (species, species_text, species_text.replace("np.float32", "np.float64")),
+            # one kernel's body in a 24-kernel module
+            "one_kernel_body_changed": (kernels, kernels_text,
+                                        kernels_text.replace("e[i, j] * (1.0 - dt)", "e[i, j] * (1.0 - 2 * dt)", 1)),
+        }
+        row = measure("simpkg", root, change)
+        row.update({"project": "generated package", "files": files})
+        return row
 
 
 def analysis_ratios():
+    from kernlint.engine import Options, check_paths
+
     report = check_paths([os.path.join(ROOT, "fixtures")], Options(target="cuda"))
     rows = [{"kernel": f"{os.path.basename(s.path)}::{s.kernel}", "signature": s.signature,
              "numba_ms": round(s.numba_seconds * 1e3, 2), "kernlint_ms": round(s.kernlint_seconds * 1e3, 3),
@@ -40,34 +299,32 @@ def analysis_ratios():
     return rows
 
 
-def cold_and_warm():
-    with tempfile.TemporaryDirectory() as project:
-        with open(os.path.join(project, "twenty.py"), "w") as out:
-            out.write(TWENTY)
-        env = {**os.environ, "PYTHONPATH": ROOT}
-        command = [sys.executable, "-m", "kernlint", "check", "twenty.py"]
-
-        def run():
-            started = time.perf_counter()
-            subprocess.run(command, cwd=project, env=env, capture_output=True)
-            return time.perf_counter() - started
-
-        cold = run()
-        warm = statistics.median(run() for _ in range(5))
-    return {"kernels": 20, "cold_s": round(cold, 3), "warm_s": round(warm, 3), "cold_over_warm": round(cold / warm, 1)}
-
-
 def main():
-    rows = analysis_ratios()
-    ratios = [r["ratio"] for r in rows]
-    cache = cold_and_warm()
-    result = {"per_kernel": rows, "median_ratio": statistics.median(ratios), "max_ratio": max(ratios),
-              "cache": cache}
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
+    rows = [package_row()]
+    for corpus in sys.argv[2:]:
+        for name in sorted(os.listdir(corpus)):
+            directory = os.path.join(corpus, name)
+            if os.path.isdir(directory):
+                row = measure(".", directory)
+                row.update({"project": name})
+                rows.append(row)
+    per_kernel = analysis_ratios()
+    ratios = [r["ratio"] for r in per_kernel]
+    result = {"machine": f"{os.cpu_count()} cores", "runs": rows, "per_kernel": per_kernel,
+              "median_ratio": statistics.median(ratios), "max_ratio": max(ratios)}
     with open(sys.argv[1], "w") as out:
         json.dump(result, out, indent=2)
-    print(f"analysis / numba IR generation over {len(rows)} kernels: median {result['median_ratio']:.3f}, "
-          f"max {result['max_ratio']:.3f} (goal <= 0.10)")
-    print(f"20-kernel file: cold {cache['cold_s']:.2f} s, warm {cache['warm_s']:.3f} s (cache)")
+        out.write("\n")
+    for row in rows:
+        extra = "".join(f", {k[:-2].replace('_', ' ')} {row[k]:.2f} s" for k in row
+                        if k.startswith("one_") and k.endswith("_s"))
+        print(f"{row['project']}: {row['kernels_checked']} kernels; cold {row['cold_s']:.2f} s, warm "
+              f"{row['warm_s']:.3f} s{extra}; numba alone {row['numba_alone_s']:.2f} s "
+              f"(cold / numba alone {row['cold_over_numba_alone']}); peak RSS {row['peak_rss_mib']:.0f} MiB")
+    print(f"analysis / numba IR generation over {len(per_kernel)} fixture kernels: median "
+          f"{result['median_ratio']:.3f}, max {result['max_ratio']:.3f}")
 
 
 if __name__ == "__main__":

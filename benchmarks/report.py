@@ -241,9 +241,21 @@ def main():
         out += ["## Static resources (ptxas -v sm_90; llvmlite AMDGPU backend gfx90a)", ""] + static_table(static) + [""]
     if cost:
         out += ["## What the linter costs", "",
-                f"- kernlint analysis / numba IR generation, per kernel over the fixtures: median "
-                f"{cost['median_ratio']:.3f}, max {cost['max_ratio']:.3f} (goal <= 0.10)",
-                f"- a 20-kernel file: cold {cost['cache']['cold_s']:.2f} s, warm (cache) {cost['cache']['warm_s']:.3f} s"]
+                f"Wall time of `kernlint check` ({cost.get('machine', '')}; each row's runs side by side in one "
+                f"run of `benchmarks/linter_cost.py`; numba alone: a fresh interpreter importing numba-cuda and "
+                f"compiling the same kernels with the same signatures to IR, one process):", "",
+                "| project | files | kernels | cold | warm | one launch file changed | one kernel changed | "
+                "numba alone | cold / numba alone | peak RSS |",
+                "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+        for row in cost.get("runs", []):
+            def seconds(key):
+                return f"{row[key]:.2f} s" if key in row else "—"
+            out.append(f"| {row['project']} | {row.get('files', '—')} | {row['kernels_checked']} | "
+                       f"{seconds('cold_s')} | {row['warm_s']:.3f} s | {seconds('one_launch_file_changed_s')} | "
+                       f"{seconds('one_kernel_body_changed_s')} | {seconds('numba_alone_s')} | "
+                       f"{row['cold_over_numba_alone']} | {row['peak_rss_mib']:.0f} MiB |")
+        out += ["", f"- kernlint analysis / numba IR generation, per kernel over the fixtures: median "
+                    f"{cost['median_ratio']:.3f}, max {cost['max_ratio']:.3f} (goal <= 0.10)"]
     if signatures:
         sources = ", ".join(f"{n} {s}" for s, n in sorted(signatures["sources"].items()))
         out += [f"- finding signatures: a {signatures['kernels']}-kernel repository without annotations "

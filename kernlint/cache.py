@@ -120,3 +120,80 @@ def finding_from_dict(data: Dict) -> Finding:
         kernel_line=data.get("kernel_line", 0), signature_source=data.get("signature_source", ""), fix=fix,
         rewritable=data.get("rewritable", False),
     )
+
+
+class RunCache:
+    """A whole run's findings, for the next run over the same paths with the same options: valid
+    while every file the run read has the same bytes, the same files are discovered and no
+    module appears where an import found none. A warm run then hashes files and parses none."""
+
+    def __init__(self, root: str, paths: Sequence[str], settings: Dict):
+        self.key = hashlib.sha256(json.dumps(
+            {"paths": sorted(os.path.abspath(p) for p in paths), "tools": _toolchain(), "settings": settings},
+            sort_keys=True, default=repr).encode()).hexdigest()
+        self.path = os.path.join(root, DIRECTORY, f"run-{self.key[:32]}.json")
+
+    def load(self, discovered: Sequence[str]) -> Optional[Dict]:
+        try:
+            with open(self.path) as handle:
+                entry = json.load(handle)
+        except (OSError, ValueError):
+            return None
+        if not isinstance(entry, dict) or entry.get("key") != self.key or entry.get("discovered") != list(discovered):
+            return None
+        if any(os.path.exists(path) for path in entry.get("absent", [])):
+            return None
+        for path, digest in entry.get("files", {}).items():
+            if _digest(path) != digest:
+                return None
+        return entry
+
+    def store(self, discovered: Sequence[str], read: Sequence[str], absent: Sequence[str],
+              collected: Sequence[Finding], stats: List[Dict], files: int) -> None:
+        entry = {
+            "key": self.key,
+            "discovered": list(discovered),
+            "files": {path: _digest(path) for path in sorted(set(read) | set(discovered))},
+            "absent": sorted(absent),
+            "findings": [f.to_dict() | {"kernel_line": f.kernel_line} for f in collected],
+            "stats": stats,
+            "file_count": files,
+        }
+        try:
+            os.makedirs(os.path.dirname(self.path), exist_ok=True)
+            write_atomic(self.path, json.dumps(entry))
+        except OSError:
+            pass
+
+
+class KernelCache:
+    """Each compiled kernel's findings, under a key the worker computes from everything the
+    kernel's IR is made from (``numba_cuda.kernel_fingerprint``): when one kernel of a file
+    changes, the file's other kernels are not compiled again."""
+
+    def __init__(self, root: str):
+        self.directory = os.path.join(root, DIRECTORY, "kernels")
+        self.salt = hashlib.sha256(json.dumps(_toolchain(), sort_keys=True).encode()).hexdigest()
+
+    def known(self) -> frozenset:
+        try:
+            return frozenset(name[:-5] for name in os.listdir(self.directory) if name.endswith(".json"))
+        except OSError:
+            return frozenset()
+
+    def load(self, key: str) -> Optional[Dict]:
+        try:
+            with open(os.path.join(self.directory, key + ".json")) as handle:
+                entry = json.load(handle)
+        except (OSError, ValueError):
+            return None
+        return entry if isinstance(entry, dict) and entry.get("key") == key else None
+
+    def store(self, key: str, findings: Sequence[Finding], stats: Dict) -> None:
+        entry = {"key": key, "findings": [f.to_dict() | {"kernel_line": f.kernel_line} for f in findings],
+                 "stats": stats}
+        try:
+            os.makedirs(self.directory, exist_ok=True)
+            write_atomic(os.path.join(self.directory, key + ".json"), json.dumps(entry))
+        except OSError:
+            pass

@@ -164,10 +164,26 @@ def _selected(finding: Finding, options: Options) -> bool:
     return not any(code.startswith(i) for i in ignored)
 
 
-def analyse_result(result: FileResult, options: Optional[Options] = None) -> Tuple[List[Finding], List[KernelStats]]:
-    """Findings (diagnostics included) and statistics for one compiled file."""
+def analyse_result(result: FileResult, options: Optional[Options] = None,
+                   kernels=None) -> Tuple[List[Finding], List[KernelStats]]:
+    """Findings (diagnostics included) and statistics for one compiled file; with a
+    KernelCache, those of the kernels the worker did not compile come from it, and each
+    compiled kernel's are stored in it."""
     findings: List[Finding] = list(result.diagnostics)
     stats: List[KernelStats] = []
+    if kernels is not None:
+        from .cache import finding_from_dict
+
+        for key, info in result.reused:
+            entry = kernels.load(key)
+            if entry is None:  # removed since the worker was told of it: report it as not checked
+                findings.append(internal_error(info.path, info.line, info.column,
+                                               f"reading kernel `{info.name}`'s cached findings",
+                                               RuntimeError("the cache entry disappeared during the run; "
+                                                            "run again"), kernel=info.name))
+                continue
+            findings.extend(finding_from_dict(f) for f in entry["findings"])
+            stats.append(KernelStats(**entry["stats"]))
     source = SourceFile.read_or_none(result.path) if result.kernels else None
     for compiled in result.kernels:
         started = time.process_time()
@@ -190,6 +206,9 @@ def analyse_result(result: FileResult, options: Optional[Options] = None) -> Tup
             signature_source=compiled.info.signature_source,
             variant=compiled.info.variant,
         ))
+        if kernels is not None and compiled.cache_key and not any(
+                f.code.startswith("KL90") for f in found):
+            kernels.store(compiled.cache_key, found, asdict(stats[-1]))
     if result.host_facts is not None:  # HIP: the host rules over the facts its host IR gave
         started = time.process_time()
         findings.extend(_host_rules(result.host_facts, options is not None and options.frontend.debug))
@@ -271,10 +290,48 @@ def cache_settings(path: str, options: Options, signatures: Optional[Dict] = Non
 
 
 def check_paths(paths: Sequence[str], options: Options, progress: Optional[Progress] = None) -> Report:
+    from .cache import RunCache
+    from .source import buffers
+
+    discovered = discover(paths, options.target)
+    run_cache = None
+    if options.cache_root and not options.resources and not buffers():
+        run_cache = RunCache(options.cache_root, paths, _run_settings(options))
+    stored = run_cache.load(discovered) if run_cache else None
+    if stored is not None:
+        from .cache import finding_from_dict
+
+        report = Report(stats=[KernelStats(**s) for s in stored["stats"]], files=stored["file_count"])
+        collected = [finding_from_dict(f) for f in stored["findings"]]
+    else:
+        report, collected, project, dependencies = _check(discovered, options, progress)
+        if run_cache and not any(f.code == "KL901" or NVVM_EXTRAS in f.message for f in collected):
+            run_cache.store(discovered, project.modules_read() + dependencies, sorted(project.absent),
+                            collected, [asdict(s) for s in report.stats], report.files)
+    return _report(report, collected, options)
+
+
+def _run_settings(options: Options) -> Dict:
+    """What a run's findings depend on besides the files it reads (selection, ignores and
+    suppressions are applied after the cache)."""
+    frontend = options.frontend
+    signatures_file = options.signatures_file
+    try:
+        with open(signatures_file, "rb") as handle:
+            signatures_text = handle.read().decode("utf-8", "replace")
+    except (OSError, TypeError):
+        signatures_text = None
+    return {"arch": options.arch, "offload_arch": options.offload_arch, "target": options.target,
+            "timeout": options.timeout, "signatures": options.signatures, "signatures_file": signatures_text,
+            "frontend": {key: getattr(frontend, key) for key in sorted(vars(frontend))}}
+
+
+def _check(discovered: List[str], options: Options, progress: Optional[Progress]):
     from .cache import Cache, finding_from_dict
+    from .source import buffers
 
     project = Project(options.frontend)
-    discovered = discover(paths, options.target)
+    dependencies: List[str] = []  # the user modules the compiled files imported
     files = [p for p in discovered if worth_checking(p, project)]
     signatures = kernel_signatures(project, files, options)
     cache = Cache(options.cache_root) if options.cache_root and not options.resources else None
@@ -292,27 +349,44 @@ def check_paths(paths: Sequence[str], options: Options, progress: Optional[Progr
             pending.append(path)
             continue
         collected.extend(finding_from_dict(f) for f in entry["findings"])
+        dependencies.extend(entry.get("dependencies", {}))
         report.stats.extend(KernelStats(**s) for s in entry["stats"])
         report.files += 1
         done += 1
         if progress:
             progress(done, len(files), path)
     if pending:
+        from .cache import KernelCache
+        from .frontends.numba_cuda import KernelReuse
         from .frontends.worker import compile_files
 
+        kernels = KernelCache(options.cache_root) if cache and not options.frontend.import_modules \
+            and not buffers() else None
+        reuse = KernelReuse(kernels.salt, kernels.known()) if kernels else None
         for result in compile_files(pending, options.arch, options.timeout, options.jobs, signatures,
                                     runnable=options.resources, offload_arch=options.offload_arch,
-                                    settings=options.frontend):
-            findings, stats = analyse_result(result, options)
+                                    settings=options.frontend, reuse=reuse):
+            findings, stats = analyse_result(result, options, kernels)
             collected.extend(findings)
             report.stats.extend(stats)
             report.files += 1
             done += 1
+            dependencies.extend(result.dependencies)
             if cache and not any(f.code == "KL901" or NVVM_EXTRAS in f.message for f in result.diagnostics):
                 cache.store(result.path, settings(result.path), findings, [asdict(s) for s in stats],
                             result.dependencies)
             if progress:
                 progress(done, len(files), result.path)
+    host_files = host_checked(discovered)
+    for path in host_files:
+        collected.extend(host_findings(project, path))
+    report.files += len(set(host_files) - set(files))
+    collected.extend(project.failures)
+    return report, collected, project, dependencies
+
+
+def _report(report: Report, collected: List[Finding], options: Options) -> Report:
+    """Selection, ignores and suppressions over everything found (cached or not)."""
     sources: Dict[str, Optional[SourceFile]] = {}
 
     def visible(finding: Finding) -> bool:
@@ -322,11 +396,6 @@ def check_paths(paths: Sequence[str], options: Options, progress: Optional[Progr
             sources[finding.path] = SourceFile.read_or_none(finding.path)
         return not is_suppressed(finding, sources[finding.path])
 
-    host_files = host_checked(discovered)
-    for path in host_files:
-        collected.extend(host_findings(project, path))
-    report.files += len(set(host_files) - set(files))
-    collected.extend(project.failures)
     report.skipped = [f for f in collected if f.code == "KL903"]
     report.findings = say_nvvm_once(merge([f for f in collected if visible(f)]))
     return report

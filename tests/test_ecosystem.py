@@ -225,3 +225,130 @@ def test_stdin_needs_a_filename(tmp_path):
     run = subprocess.run([sys.executable, "-m", "kernlint", "check", "-"], cwd=tmp_path, input=b"",
                          capture_output=True, timeout=60, env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert run.returncode == 2 and b"--stdin-filename" in run.stderr
+
+
+LAZY_KERNEL = '''
+from numba import cuda
+
+
+@cuda.jit
+def scale(y, x, n):
+    i = cuda.grid(1)
+    if i < y.size:
+        y[i] = x[i] * n
+'''
+
+
+def test_a_warm_run_reads_the_whole_result_until_anything_it_read_changes(tmp_path):
+    """The run cache: a re-run over unchanged files gives the cold run's findings without reading
+    a host fact; a changed launch site, a changed imported module, a module appearing where an
+    import found none, a new file, or other options each give a fresh run."""
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "kernels.py").write_text(LAZY_KERNEL)
+    (package / "config.py").write_text("import numpy as np\nDTYPE = np.float64\n")
+    (package / "run.py").write_text(textwrap.dedent('''
+        import numpy as np
+        from numba import cuda
+        from .kernels import scale
+        from .config import DTYPE
+        from .extra import *  # not there yet
+
+        def step(n):
+            x = cuda.to_device(np.ones(n, dtype=DTYPE))
+            y = cuda.device_array(n, dtype=DTYPE)
+            scale[(n + 31) // 32, 32](y, x, 2.5)
+    '''))
+
+    def signatures(*options):
+        run = kernlint("check", "--show-signatures", *options, "pkg", cwd=tmp_path)
+        assert run.returncode in (0, 1), run.stderr
+        return run.stdout
+
+    def entries():
+        return {p.name: p.stat().st_mtime_ns for p in (tmp_path / ".kernlint_cache").glob("run-*.json")}
+
+    def fresh_run(*options):
+        """Whether a run over pkg computed its findings again (its entry was written anew)."""
+        before = entries()
+        out = signatures(*options)
+        return entries() != before, out
+
+    cold = signatures()
+    assert "float64[::1], float64[::1], float64)" in cold and "launch-site" in cold
+    assert fresh_run() == (False, cold)  # warm: the same output, from the run's entry
+
+    (package / "config.py").write_text("import numpy as np\nDTYPE = np.float32\n")  # read by the launch site
+    again, out = fresh_run()
+    assert again and "float32[::1], float32[::1], float64)" in out
+    (package / "extra.py").write_text("LIMIT = 3\n")  # where `from .extra import *` found nothing
+    assert fresh_run()[0]
+    (package / "more.py").write_text("X = 1\n")  # a new file among those checked
+    assert fresh_run()[0]
+    assert not fresh_run()[0]
+    assert fresh_run("--arch", "sm_80")[0] and len(entries()) == 2  # other options: their own entry
+
+
+def test_a_changed_kernel_is_compiled_again_alone_and_findings_stay_exact(tmp_path):
+    """The kernel cache: editing one kernel of a file compiles that kernel only; a device
+    function in another module, or a constant, that a kernel reads makes it compile again."""
+    (tmp_path / "helpers.py").write_text(textwrap.dedent('''
+        from numba import cuda
+
+        LIMIT = 4
+
+
+        @cuda.jit(device=True)
+        def halve(v):
+            return v * 0.5
+    '''))
+    kernels = tmp_path / "kernels.py"
+    kernels.write_text(textwrap.dedent('''
+        from numba import cuda
+
+        from helpers import LIMIT, halve
+
+
+        @cuda.jit("void(int64[::1], float64[::1])")
+        def first(y, x):
+            i = cuda.grid(1)
+            if i < x.size:
+                v = x[i]
+                if v != v:
+                    print("NaN at", i)
+                    return
+                y[i] = int(v)
+
+
+        @cuda.jit("void(float64[::1])")
+        def second(y):
+            i = cuda.grid(1)
+            if i < LIMIT:
+                y[i] = 1.0
+
+
+        @cuda.jit("void(float64[::1], float64[::1])")
+        def third(y, x):
+            i = cuda.grid(1)
+            if i < x.size:
+                y[i] = halve(x[i])
+    '''))
+    entries = tmp_path / ".kernlint_cache" / "kernels"
+
+    def compiled_again(edit_path=None, old="", new=""):
+        """How many kernels the next run compiled (new cache entries); its output must be the
+        output of a run without any cache."""
+        if edit_path is not None:
+            edit_path.write_text(edit_path.read_text().replace(old, new))
+        before = set(os.listdir(entries)) if entries.exists() else set()
+        cached = kernlint("check", "--output-format", "json", "kernels.py", cwd=tmp_path)
+        fresh = kernlint("check", "--output-format", "json", "--no-cache", "kernels.py", cwd=tmp_path)
+        assert cached.stdout == fresh.stdout and cached.returncode == fresh.returncode == 1
+        return len(set(os.listdir(entries)) - before)
+
+    assert compiled_again() == 3
+    assert compiled_again(kernels, "print(\"NaN at\", i)", "print(\"NaN in first at\", i)") == 1
+    assert compiled_again(tmp_path / "helpers.py", "v * 0.5", "v * 0.25") == 1  # third's device function
+    assert compiled_again(tmp_path / "helpers.py", "LIMIT = 4", "LIMIT = 8") == 1  # second's constant
+    assert compiled_again() == 0

@@ -101,6 +101,8 @@ class HostFacts:
     # the pools the file sets up: "numba" (an EMM plugin: cuda.set_memory_manager or
     # NUMBA_CUDA_MEMORY_MANAGER), "cupy-off" (cupy.cuda.set_allocator(None): CuPy without its pool)
     pools: Set[str] = field(default_factory=set)
+    # module-level names' types (pytypes values) and dtype aliases (str), for the files importing them
+    globals: Dict[str, object] = field(default_factory=dict, repr=False, compare=False)
     _by_function: Dict[str, List[Event]] = field(default_factory=dict, repr=False, compare=False)
     _indexed: int = field(default=-1, repr=False, compare=False)
     _expanded: Dict[str, List[Event]] = field(default_factory=dict, repr=False, compare=False)

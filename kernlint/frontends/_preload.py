@@ -6,9 +6,7 @@ os.environ.setdefault("NUMBA_DISABLE_ERROR_MESSAGE_HIGHLIGHTING", "1")
 os.environ["NUMBA_ENABLE_CUDASIM"] = "0"
 
 from .numba_cuda import warm_up  # noqa: E402
-from .toolchain import find_nvvm  # noqa: E402
 
-find_nvvm()  # once, inherited by every worker
 try:
     warm_up()
 except Exception:  # noqa: BLE001 - a cold worker is slower, not wrong

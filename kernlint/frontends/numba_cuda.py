@@ -20,7 +20,9 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import hashlib
 import importlib.util
+import json
 import os
 import re
 import sys
@@ -49,6 +51,7 @@ class CompiledKernel:
     # Empty when not asked for, or when the same as ``modules`` (device functions, IR files).
     runnable: List[str] = field(default_factory=list)
     options: Dict[str, Any] = field(default_factory=dict)  # NVVM options: opt, fastmath
+    cache_key: Optional[str] = None  # what its findings are cached under (None: not cacheable)
 
     @property
     def target_modules(self) -> List[str]:
@@ -65,6 +68,17 @@ class FileResult:
     standins: List[str] = field(default_factory=list)  # library values compiled as float64 stand-ins
     host_facts: Optional[HostFacts] = None  # what the file's host code does (HIP: read from its host IR)
     host_seconds: float = 0.0  # compiling the host code (HIP)
+    # kernels not compiled because findings for exactly this kernel are cached: (key, info)
+    reused: List[Tuple[str, KernelInfo]] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class KernelReuse:
+    """What the worker needs to skip kernels whose findings the cache holds: a salt (the
+    toolchain, kernlint's code and the run's options) and the keys already stored."""
+
+    salt: str
+    known: frozenset = frozenset()
 
 
 def parse_cc(arch: str) -> Tuple[int, int]:
@@ -337,6 +351,7 @@ def compile_file(
     runnable: bool = False,
     progress: Optional[Callable[[], None]] = None,
     settings: Optional[FrontendSettings] = None,
+    reuse: Optional[KernelReuse] = None,
 ) -> FileResult:
     """Compile every kernel and device function one Python file defines.
 
@@ -361,7 +376,7 @@ def compile_file(
         progress()
     cc = parse_cc(arch)
     for candidate in candidates:
-        _compile_candidate(candidate, source, cc, extra_signatures or {}, runnable, progress, result)
+        _compile_candidate(candidate, source, cc, extra_signatures or {}, runnable, progress, result, reuse)
     return result
 
 
@@ -488,7 +503,7 @@ def _signatures_for(candidate: _Candidate, source: SourceFile, extra_signatures)
 
 
 def _compile_candidate(candidate: _Candidate, source: SourceFile, cc, extra_signatures, runnable: bool,
-                       progress, result: FileResult) -> None:
+                       progress, result: FileResult, reuse: Optional[KernelReuse] = None) -> None:
     path = result.path
     line, column = candidate.place
     device = bool(candidate.dispatcher.targetoptions.get("device"))
@@ -504,11 +519,11 @@ def _compile_candidate(candidate: _Candidate, source: SourceFile, cc, extra_sign
         text = signature_text(signature)
         if text not in seen:
             seen.add(text)
-            _compile_one(candidate, signature, text, origin, cc, runnable, progress, result)
+            _compile_one(candidate, signature, text, origin, cc, runnable, progress, result, reuse=reuse)
     tried = []
     for signature, origin in inferred:
         failure = _compile_one(candidate, signature, signature, "inferred", cc, runnable, progress, result,
-                               report=False)
+                               report=False, reuse=reuse)
         if failure is None:
             return
         tried.append(f"{signature} ({origin.partition(':')[2]}): {failure}")
@@ -520,7 +535,7 @@ def _compile_candidate(candidate: _Candidate, source: SourceFile, cc, extra_sign
 
 
 def _compile_one(candidate: _Candidate, signature, text: str, origin: str, cc, runnable: bool, progress,
-                 result: FileResult, report: bool = True) -> Optional[str]:
+                 result: FileResult, report: bool = True, reuse: Optional[KernelReuse] = None) -> Optional[str]:
     """Compile one signature; None when it compiled, else why not (reported unless asked not to)."""
     path = result.path
     dispatcher = candidate.dispatcher
@@ -556,6 +571,19 @@ def _compile_one(candidate: _Candidate, signature, text: str, origin: str, cc, r
         sigutils.normalize_signature(signature)
     except Exception as exc:  # noqa: BLE001 - eval of the user's string: any error
         return failed(f"the signature does not parse ({_first_line(exc)})")
+    key = None
+    if reuse is not None:
+        fingerprint = kernel_fingerprint(dispatcher)
+        if fingerprint is not None:
+            key = hashlib.sha256(json.dumps(
+                [reuse.salt, fingerprint, text, list(cc), runnable, repr(sorted(user_options.items())),
+                 repr(sorted((k, repr(v)) for k, v in dispatcher.targetoptions.items())),
+                 info.signature_source, info.variant, info.name, info.line, info.column]).encode()).hexdigest()
+            if key in reuse.known:
+                result.reused.append((key, info))
+                if progress:
+                    progress()
+                return None
     started = time.process_time()  # CPU time: fair beside kernlint's own
     try:
         modules, entry, fixed = compile_signature(dispatcher, signature, cc, runnable)
@@ -583,8 +611,90 @@ def _compile_one(candidate: _Candidate, signature, text: str, origin: str, cc, r
     if progress:
         progress()
     result.kernels.append(CompiledKernel(
-        info, modules, entry, time.process_time() - started, fixed, nvvm_options))
+        info, modules, entry, time.process_time() - started, fixed, nvvm_options, key))
     return None
+
+
+def kernel_fingerprint(dispatcher) -> Optional[str]:
+    """A digest of everything a kernel's IR is made from: its code and that of every function
+    it reaches (bytecode, file and lines, so findings' places too), the values of the globals
+    and closure cells they read, and their jit options. None where a value is of a kind
+    kernlint cannot digest faithfully: that kernel is always compiled."""
+    import marshal
+    import types as pytypes
+
+    import numpy
+
+    digest = hashlib.sha256()
+    seen: set = set()
+
+    def names_read(code) -> List[str]:
+        names = list(code.co_names)
+        for const in code.co_consts:
+            if isinstance(const, pytypes.CodeType):
+                names.extend(names_read(const))
+        return names
+
+    def add(value, depth: int = 0) -> bool:
+        if depth > 40:
+            return False
+        if value is None or isinstance(value, (bool, int, float, complex, str, bytes)):
+            digest.update(repr((type(value).__name__, value)).encode())
+            return True
+        if isinstance(value, (tuple, list)):
+            digest.update(f"{type(value).__name__}{len(value)}".encode())
+            return all(add(item, depth + 1) for item in value)
+        if isinstance(value, numpy.ndarray):
+            if value.dtype.hasobject:
+                return False
+            digest.update(f"ndarray{value.dtype.str}{value.shape}".encode() + value.tobytes())
+            return True
+        if isinstance(value, (numpy.generic, numpy.dtype)):
+            digest.update(repr((type(value).__name__, value)).encode())
+            return True
+        if id(value) in seen:
+            digest.update(b"seen")
+            return True
+        seen.add(id(value))
+        if hasattr(value, "py_func") and hasattr(value, "targetoptions"):  # a numba.cuda dispatcher
+            digest.update(repr(sorted((k, repr(v)) for k, v in value.targetoptions.items())).encode())
+            digest.update(repr(getattr(value, "_kernlint_signatures", [])).encode())
+            return add(value.py_func, depth + 1)
+        if isinstance(value, pytypes.FunctionType):
+            code = value.__code__
+            digest.update(marshal.dumps(code))
+            if not add(value.__defaults__, depth + 1):
+                return False
+            for cell in value.__closure__ or ():
+                try:
+                    contents = cell.cell_contents
+                except ValueError:
+                    contents = None
+                if not add(contents, depth + 1):
+                    return False
+            for name in sorted(set(names_read(code))):
+                if name in value.__globals__:
+                    digest.update(name.encode())
+                    if not add(value.__globals__[name], depth + 1):
+                        return False
+            return True
+        if isinstance(value, pytypes.ModuleType):
+            name = getattr(value, "__name__", "")
+            if sys.modules.get(name) is value:  # imported for real: a library (read, don't run), in the salt
+                digest.update(f"module {name}".encode())
+                return True
+            digest.update(f"user module {name}".encode())  # a slice of a user module: what it holds
+            return all(add(item, depth + 1) for item in sorted(
+                ((k, v) for k, v in vars(value).items() if not k.startswith("__")), key=lambda kv: kv[0]))
+        module = getattr(value, "__module__", None) or getattr(type(value), "__module__", "")
+        if module and module.split(".")[0] in ("numba", "numba_cuda", "numpy", "math", "cmath", "operator",
+                                               "builtins", "llvmlite", "kernlint"):
+            # library objects: functions, types, numba types (their repr names them exactly)
+            digest.update(f"{module}:{getattr(value, '__qualname__', '')}:{value!r}".encode())
+            return True
+        return False
+
+    return digest.hexdigest() if add(dispatcher) else None
 
 
 def warm_up(arch: str = "sm_90") -> None:

@@ -93,6 +93,7 @@ class Project:
         self.host_facts: Dict[str, object] = {}  # each file's host facts, read once per run (pyhost)
         self._search_paths: Dict[str, List[str]] = {}
         self.failures: List[Finding] = []  # KL905: where kernlint's own readers failed, once each
+        self.absent: set = set()  # where an import looked for a user module and found none: a cache dependency
 
     def failed(self, path: str, line: int, column: int, doing: str, exc: BaseException, kernel: str = "") -> None:
         """Record an internal error as a KL905 at the construct (or re-raise it under --debug)."""
@@ -143,9 +144,14 @@ class Project:
             for candidate in (stem + ".py", os.path.join(stem, "__init__.py")):
                 if os.path.isfile(candidate):
                     return candidate
+                self.absent.add(candidate)
             if os.path.isdir(stem) and _is_namespace_package(stem):
                 return stem
         return None
+
+    def modules_read(self) -> List[str]:
+        """Every file this run parsed (the checked ones and those their imports reached)."""
+        return [path for path in self._modules]
 
     def module_named(self, dotted: str, importer: PyModule) -> Optional[PyModule]:
         found = self.find(dotted, importer)

@@ -84,6 +84,7 @@ class HostReader:
             frame = _Frame(None, "", Scope(self.module))
             self._module_frame = frame
             self._body(self.module.tree.body, frame)
+        self.facts.globals = dict(self._module_frame.env)
         return self.facts
 
     # -- statements ---------------------------------------------------------------
@@ -377,6 +378,9 @@ class HostReader:
                 types[arg.arg] = seen[0]
             elif not calls and arg.arg in defaults:
                 types[arg.arg] = reader.type_of(defaults[arg.arg])
+        for name, dtype in _evident_scalars(function).items():
+            if types.get(name) is None:
+                types[name] = ScalarType(dtype)
         return types
 
     def _call(self, call: ast.Call, frame: _Frame) -> None:
@@ -608,7 +612,8 @@ class HostReader:
                         return None
                     return value
                 current = current.parent
-            return None
+            value = self._imported(name)
+            return value if value is not None and isinstance(value, str) == want_dtype else None
 
         def attribute(expr: ast.Attribute):
             if frame.owner is None:
@@ -620,6 +625,24 @@ class HostReader:
             return value if not isinstance(value, str) else None
 
         return TypeReader(lambda e: self._dotted(e, frame), lookup, attribute)
+
+    def _imported(self, name: str):
+        """The type (or dtype alias) of a module-level name another file of the project binds
+        and this one imports: ``from .config import DTYPE``."""
+        binding = self.module.bindings.get(name)
+        if binding is None or binding.kind != "import" or not binding.attr or not binding.module:
+            return None
+        found = self.project.definition(binding.imported, self.module)
+        if found is None:
+            return None
+        module, defined = found
+        if module.path == self.module.path or module.path in _READING:
+            return None  # a cycle of imports: unknown, not a recursion
+        _READING.add(self.module.path)
+        try:
+            return read_host(self.project, module).globals.get(defined.name)
+        finally:
+            _READING.discard(self.module.path)
 
     def _dotted(self, expr: ast.AST, frame: _Frame) -> Optional[str]:
         return self.module.dotted(expr, frame.scope)
@@ -755,6 +778,9 @@ def _nested_qualname(frame: _Frame, function: FunctionNode, name: str) -> str:
     return f"{owner.qualname}.{name}" if owner.qualname else name
 
 
+_READING: Set[str] = set()  # files whose reading asked another file for a name (import cycles)
+
+
 def read_host(project: Project, module: PyModule) -> HostFacts:
     """A file's host facts, read once per run (signatures and host rules both use them)."""
     facts = project.host_facts.get(module.path)
@@ -768,3 +794,35 @@ def read_host(project: Project, module: PyModule) -> HostFacts:
             facts = HostFacts(module.path)
         project.host_facts[module.path] = facts
     return facts
+
+
+_ANNOTATED = {"int": "int64", "float": "float64", "bool": "boolean", "complex": "complex128"}
+_INTEGER_OPS = (ast.FloorDiv, ast.Mod, ast.LShift, ast.RShift)
+
+
+def _evident_scalars(function: FunctionNode) -> Dict[str, str]:
+    """Parameters the function itself shows to be Python numbers: annotated ``n: int``, or an
+    integer by use (``range(n)``, ``(n + 255) // 256``) and never indexed or asked for an
+    attribute (so not an array). A size parameter makes ``np.ones(n)`` one-dimensional."""
+    arguments = function.args
+    names = {a.arg for a in arguments.posonlyargs + arguments.args + arguments.kwonlyargs}
+    found: Dict[str, str] = {}
+    for arg in arguments.posonlyargs + arguments.args + arguments.kwonlyargs:
+        if isinstance(arg.annotation, ast.Name) and arg.annotation.id in _ANNOTATED:
+            found[arg.arg] = _ANNOTATED[arg.annotation.id]
+    counted: Set[str] = set()
+    containers: Set[str] = set()
+    for node in ast.walk(function):
+        if isinstance(node, (ast.Subscript, ast.Attribute)) and isinstance(node.value, ast.Name):
+            containers.add(node.value.id)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "range":
+            counted.update(a.id for a in node.args if isinstance(a, ast.Name))
+        elif isinstance(node, ast.BinOp) and isinstance(node.op, _INTEGER_OPS):
+            constant = next((side for side in (node.left, node.right) if isinstance(side, ast.Constant)
+                             and type(side.value) is int), None)
+            if constant is not None:
+                other = node.right if constant is node.left else node.left
+                counted.update(n.id for n in ast.walk(other) if isinstance(n, ast.Name))
+    for name in (counted & names) - containers:
+        found.setdefault(name, "int64")
+    return found

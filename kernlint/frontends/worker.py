@@ -25,7 +25,7 @@ _ALIVE = "alive"  # sent after each step; the result comes last
 
 
 def _child(path: str, arch: str, signatures, runnable: bool, offload_arch: str, settings, buffered,
-           connection) -> None:
+           reuse, connection) -> None:
     os.environ["NUMBA_ENABLE_CUDASIM"] = "0"
     from . import compile_any
 
@@ -44,7 +44,7 @@ def _child(path: str, arch: str, signatures, runnable: bool, offload_arch: str, 
 
     try:
         result = compile_any(path, arch=arch, extra_signatures=signatures, runnable=runnable,
-                             offload_arch=offload_arch, progress=alive, settings=settings)
+                             offload_arch=offload_arch, progress=alive, settings=settings, reuse=reuse)
     except BaseException as exc:  # noqa: BLE001 - report, never hang the parent
         if getattr(settings, "debug", False):
             import traceback
@@ -76,8 +76,10 @@ def compile_files(
     runnable: bool = False,
     offload_arch: str = "gfx90a",
     settings=None,
+    reuse=None,
 ) -> Iterator[FileResult]:
-    """Yield one FileResult per path (in completion order)."""
+    """Yield one FileResult per path (in completion order). ``reuse`` (a KernelReuse): kernels
+    whose findings are cached are not compiled."""
     if not paths:
         return
     context = _context()
@@ -91,7 +93,7 @@ def compile_files(
             process = context.Process(
                 target=_child,
                 args=(path, arch, (signatures or {}).get(os.path.abspath(path)), runnable, offload_arch, settings,
-                      buffers(), writer),
+                      buffers(), reuse, writer),
                 daemon=True,
             )
             process.start()

@@ -3,7 +3,8 @@
 - cold (``--no-cache``), warm (nothing changed), one launch-site file changed, one kernel's
   body changed, and numba alone (a fresh interpreter importing numba-cuda and compiling the
   same kernels with the same signatures: typing and lowering, what kernlint cannot avoid);
-- peak RSS of the largest process of each run (the CLI or one of its workers);
+- the peak resident memory of a cold run's processes (the CLI, the worker server and its
+  workers), summed and the largest, beside numba alone's;
 - kernlint's own analysis over numba's IR generation, per kernel, over the fixtures.
 
 The generated package has many files: kernels in a few modules (lazy, no signatures), classes
@@ -15,13 +16,13 @@ same way (cold, warm, numba alone over the kernels kernlint compiled there).
 """
 import json
 import os
-import resource
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import textwrap
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -154,19 +155,71 @@ def write_package(root: str) -> str:
     return package
 
 
-def _run(command, cwd, env=None):
-    """(seconds, stdout) of one command; its peak RSS comes from _peak_rss after it."""
+class _TreeMemory(threading.Thread):
+    """Samples the resident memory of a process and all its descendants (the CLI, the worker
+    server, its workers) every 20 ms from /proc: the peak of their sum, and of the largest."""
+
+    def __init__(self, pid: int):
+        super().__init__(daemon=True)
+        self.pid, self.total, self.largest = pid, 0, 0
+        self.done = threading.Event()
+
+    def run(self):
+        page = os.sysconf("SC_PAGE_SIZE")
+        while not self.done.is_set():
+            parents, rss = {}, {}
+            for entry in os.listdir("/proc"):
+                if not entry.isdigit():
+                    continue
+                try:
+                    with open(f"/proc/{entry}/stat") as handle:
+                        fields = handle.read().rsplit(")", 1)[1].split()
+                    with open(f"/proc/{entry}/statm") as handle:
+                        rss[int(entry)] = int(handle.read().split()[1]) * page
+                    parents[int(entry)] = int(fields[1])
+                except (OSError, IndexError, ValueError):
+                    continue
+            tree, grew = {self.pid}, True
+            while grew:
+                more = {pid for pid, parent in parents.items() if parent in tree} - tree
+                tree |= more
+                grew = bool(more)
+            sizes = [rss.get(pid, 0) for pid in tree]
+            self.total = max(self.total, sum(sizes))
+            self.largest = max(self.largest, max(sizes, default=0))
+            self.done.wait(0.02)
+
+
+_PEAKS = {"total": 0, "largest": 0}
+
+
+def _run(command, cwd, env=None, stdin=None, sample=False):
+    """(seconds, stdout) of one command; with ``sample``, its process tree's memory is sampled
+    meanwhile (which costs CPU: only for the runs whose memory is reported)."""
     started = time.perf_counter()
-    done = subprocess.run(command, cwd=cwd, capture_output=True, text=True, env=env)
+    process = subprocess.Popen(command, cwd=cwd, env=env, text=True, stdin=subprocess.PIPE if stdin else None,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    sampler = _TreeMemory(process.pid)
+    if sample:
+        sampler.start()
+    stdout, stderr = process.communicate(stdin)
     seconds = time.perf_counter() - started
-    if done.returncode not in (0, 1):
-        raise RuntimeError(f"{' '.join(command)} failed ({done.returncode}): {done.stderr[-2000:]}")
-    return seconds, done.stdout
+    sampler.done.set()
+    if sample:
+        sampler.join()
+    _PEAKS["total"] = max(_PEAKS["total"], sampler.total)
+    _PEAKS["largest"] = max(_PEAKS["largest"], sampler.largest)
+    if process.returncode not in (0, 1):
+        raise RuntimeError(f"{' '.join(command)} failed ({process.returncode}): {stderr[-2000:]}")
+    return seconds, stdout
 
 
-def _peak_rss_mib() -> float:
-    """The largest resident set of any process waited for so far (Linux reports KiB)."""
-    return resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+def _peak_mib(reset: bool = False):
+    """(sum over the process tree, largest process) peaks in MiB since the last reset."""
+    peaks = (round(_PEAKS["total"] / 2**20, 1), round(_PEAKS["largest"] / 2**20, 1))
+    if reset:
+        _PEAKS.update(total=0, largest=0)
+    return peaks
 
 
 _NUMBA_ALONE = r"""
@@ -209,13 +262,8 @@ def numba_alone(cwd: str, kernels):
     name, signature) as kernlint does (typing and lowering to IR, no PTX). Kernels in modules
     that run code or import their package relatively are compiled where they import."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([ROOT, cwd])}
-    started = time.perf_counter()
-    done = subprocess.run([sys.executable, "-c", _NUMBA_ALONE], input=json.dumps(kernels), cwd=cwd,
-                          capture_output=True, text=True, env=env)
-    seconds = time.perf_counter() - started
-    if done.returncode != 0:
-        raise RuntimeError(done.stderr[-2000:])
-    return seconds, json.loads(done.stdout.strip().splitlines()[-1])
+    seconds, stdout = _run([sys.executable, "-c", _NUMBA_ALONE], cwd, env, stdin=json.dumps(kernels), sample=True)
+    return seconds, json.loads(stdout.strip().splitlines()[-1])
 
 
 def _statistics(directory: str, cwd: str):
@@ -236,9 +284,10 @@ def measure(directory: str, cwd: str, change=None):
     env = {**os.environ, "PYTHONPATH": ROOT}
     shutil.rmtree(os.path.join(cwd, ".kernlint_cache"), ignore_errors=True)
     row = {}
-    cold_s, _ = _run(kernlint + ["--no-cache", directory], cwd, env)
+    _peak_mib(reset=True)
+    cold_s, _ = _run(kernlint + ["--no-cache", directory], cwd, env, sample=True)
     row["cold_s"] = round(cold_s, 3)
-    row["cold_rss_mib"] = round(_peak_rss_mib(), 1)
+    row["cold_rss_total_mib"], row["cold_rss_largest_mib"] = _peak_mib(reset=True)
     _run(kernlint + [directory], cwd, env)  # fills the cache
     warm = [_run(kernlint + [directory], cwd, env)[0] for _ in range(WARM_RUNS)]
     row["warm_s"] = round(statistics.median(warm), 3)
@@ -252,7 +301,9 @@ def measure(directory: str, cwd: str, change=None):
             _run(kernlint + [directory], cwd, env)
     stats = [s for s in _statistics(directory, cwd) if not s.host]
     kernels = [(s.path, s.kernel, s.signature) for s in stats if "." not in s.kernel and not s.variant]
+    _peak_mib(reset=True)
     numba_s, numba_info = numba_alone(cwd, kernels)
+    row["numba_alone_rss_mib"] = _peak_mib(reset=True)[1]
     row.update({
         "kernels_checked": len(stats),
         "numba_compiled_alone": numba_info["compiled"],
@@ -261,7 +312,6 @@ def measure(directory: str, cwd: str, change=None):
         "cold_over_numba_alone": round(cold_s / numba_s, 3) if numba_s else None,
         "numba_in_kernlint_s": round(sum(s.numba_seconds for s in stats), 3),
         "kernlint_analysis_s": round(sum(s.kernlint_seconds for s in stats), 3),
-        "peak_rss_mib": round(_peak_rss_mib(), 1),
     })
     return row
 
@@ -322,7 +372,9 @@ def main():
                         if k.startswith("one_") and k.endswith("_s"))
         print(f"{row['project']}: {row['kernels_checked']} kernels; cold {row['cold_s']:.2f} s, warm "
               f"{row['warm_s']:.3f} s{extra}; numba alone {row['numba_alone_s']:.2f} s "
-              f"(cold / numba alone {row['cold_over_numba_alone']}); peak RSS {row['peak_rss_mib']:.0f} MiB")
+              f"(cold / numba alone {row['cold_over_numba_alone']}); cold RSS {row['cold_rss_total_mib']:.0f} MiB "
+              f"in all, {row['cold_rss_largest_mib']:.0f} MiB the largest process; numba alone "
+              f"{row['numba_alone_rss_mib']:.0f} MiB")
     print(f"analysis / numba IR generation over {len(per_kernel)} fixture kernels: median "
           f"{result['median_ratio']:.3f}, max {result['max_ratio']:.3f}")
 

@@ -245,15 +245,16 @@ def main():
                 f"run of `benchmarks/linter_cost.py`; numba alone: a fresh interpreter importing numba-cuda and "
                 f"compiling the same kernels with the same signatures to IR, one process):", "",
                 "| project | files | kernels | cold | warm | one launch file changed | one kernel changed | "
-                "numba alone | cold / numba alone | peak RSS |",
-                "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+                "numba alone | cold / numba alone | cold RSS, all processes / largest | numba alone RSS |",
+                "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
         for row in cost.get("runs", []):
             def seconds(key):
                 return f"{row[key]:.2f} s" if key in row else "—"
             out.append(f"| {row['project']} | {row.get('files', '—')} | {row['kernels_checked']} | "
                        f"{seconds('cold_s')} | {row['warm_s']:.3f} s | {seconds('one_launch_file_changed_s')} | "
                        f"{seconds('one_kernel_body_changed_s')} | {seconds('numba_alone_s')} | "
-                       f"{row['cold_over_numba_alone']} | {row['peak_rss_mib']:.0f} MiB |")
+                       f"{row['cold_over_numba_alone']} | {row['cold_rss_total_mib']:.0f} / {row['cold_rss_largest_mib']:.0f} MiB | "
+                       f"{row['numba_alone_rss_mib']:.0f} MiB |")
         out += ["", f"- kernlint analysis / numba IR generation, per kernel over the fixtures: median "
                     f"{cost['median_ratio']:.3f}, max {cost['max_ratio']:.3f} (goal <= 0.10)"]
     if signatures:

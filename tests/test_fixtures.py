@@ -49,3 +49,28 @@ def test_each_kernel_is_compiled_per_signature(fixture_report):
         "void(int64[::1], float32[::1])",
         "void(int64[::1], float64[::1])",
     ]
+
+
+def _checked_marks():
+    """``def k(...):  # checked: void(...) launch-site``: the signature a kernel must be checked
+    with, and where it must come from (fixture packages carry no annotation)."""
+    import re
+
+    marks = []
+    for path in FIXTURE_FILES:
+        if path.suffix != ".py":
+            continue
+        for number, line in enumerate(path.read_text().splitlines(), start=1):
+            match = re.match(r"\s*def (\w+)\(.*#\s*checked:\s*(\S.*\))\s+(\S+)\s*$", line)
+            if match:
+                marks.append(pytest.param(path, match.group(1), match.group(2), match.group(3),
+                                          id=f"{path.relative_to(FIXTURES)}::{match.group(1)}"))
+    return marks
+
+
+@pytest.mark.parametrize("path, kernel, signature, source", _checked_marks())
+def test_kernels_are_checked_with_the_signature_their_package_gives(path, kernel, signature, source,
+                                                                     fixture_report):
+    checked = [(s.signature, s.signature_source) for s in fixture_report.stats
+               if s.path == str(path) and s.kernel == kernel]
+    assert checked == [(signature, source)]

@@ -20,7 +20,8 @@ def type_text(source, **names):
     """The type of the last expression of ``source`` after its assignments run in order."""
     tree = ast.parse(textwrap.dedent(source))
     env = {}
-    imports = {"np": "numpy", "numpy": "numpy", "cp": "cupy", "cuda": "numba.cuda", "numba": "numba"}
+    imports = {"np": "numpy", "numpy": "numpy", "cp": "cupy", "cuda": "numba.cuda", "numba": "numba",
+               "create_xoroshiro128p_states": "numba.cuda.random.create_xoroshiro128p_states"}
 
     def dotted(expr):
         if isinstance(expr, ast.Attribute):
@@ -98,7 +99,19 @@ def type_text(source, **names):
     ("np.zeros(n)", (None, "host")),  # n unknown (an int or a tuple): no type, but a host array
     ("cuda.to_device(x)", (None, "device")),
     ("d.copy_to_host()", (None, "host")),
-    ("a = np.zeros(4)\na + 1", None),  # array arithmetic: not guessed
+    # array arithmetic by NumPy 2's rules: a Python number takes the array's type within its kind
+    ("a = np.zeros(4)\na + 1", ("float64[::1]", "host")),
+    ("np.arange(10, dtype=np.float32) - 5", ("float32[::1]", "host")),
+    ("np.arange(10, dtype=np.float32) * 2.0", ("float32[::1]", "host")),
+    ("np.zeros(4, np.int32) / 2", ("float64[::1]", "host")),
+    ("np.zeros(4, np.int32) * 1.5", ("float64[::1]", "host")),
+    ("np.zeros(4, np.float32) + np.zeros((3, 4))", ("float64[:, ::1]", "host")),
+    ("np.zeros(4, np.float32) * np.float64(2)", ("float64[::1]", "host")),
+    ("-np.zeros(3, np.int8)", ("int8[::1]", "host")),
+    ("cp.zeros(4, dtype=cp.float32) * 2", ("float32[::1]", "device")),
+    ("cuda.device_array(4) * 2", None),  # numba's device arrays have no arithmetic
+    ("np.zeros(n) + 1", None),  # rank unknown
+    ("create_xoroshiro128p_states(64, seed=1)", ("xoroshiro128p[::1]", "device")),
     ("f(3)", None),
 ])
 def test_host_value_types(source, expected):

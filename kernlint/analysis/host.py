@@ -103,6 +103,10 @@ class HostFacts:
     pools: Set[str] = field(default_factory=set)
     # module-level names' types (pytypes values) and dtype aliases (str), for the files importing them
     globals: Dict[str, object] = field(default_factory=dict, repr=False, compare=False)
+    # calls of other files' functions and classes: (their path, qualified name) -> the argument
+    # types of each call ([positional], {keyword}); parameter types flow across the package
+    outgoing: Dict[Tuple[str, str], List[Tuple[list, dict]]] = field(default_factory=dict, repr=False,
+                                                                      compare=False)
     _by_function: Dict[str, List[Event]] = field(default_factory=dict, repr=False, compare=False)
     _indexed: int = field(default=-1, repr=False, compare=False)
     _expanded: Dict[str, List[Event]] = field(default_factory=dict, repr=False, compare=False)

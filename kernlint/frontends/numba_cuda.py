@@ -35,6 +35,7 @@ from ..analysis.host import HostFacts
 from ..findings import Finding, KernelInfo, compile_failed, internal_error, no_signature, raised_in, unreadable_file
 from ..source import SourceFile, decode_source, read_bytes, undecodable
 from .project import FrontendSettings
+from .pytypes import XOROSHIRO
 from .toolchain import find_nvvm
 
 SIG_COMMENT = re.compile(r"^#\s*kernlint:\s*sig\s*=\s*(.+?)\s*$")
@@ -230,10 +231,10 @@ def comment_signatures(source: SourceFile, first_line: int) -> List[str]:
 def compile_signature(dispatcher, signature, cc, runnable: bool = False):
     """Compile one signature of a dispatcher to numba's LLVM IR modules: (analysed
     modules, entry name, runnable modules or [])."""
-    from numba.core import sigutils, types
+    from numba.core import types
     from numba.cuda.compiler import compile_cuda
 
-    argtypes, restype = sigutils.normalize_signature(signature)
+    argtypes, restype = parse_signature(signature)
     options = dispatcher.targetoptions
     device = bool(options.get("device"))
     debug = bool(options.get("debug"))
@@ -259,6 +260,22 @@ def compile_signature(dispatcher, signature, cc, runnable: bool = False):
         kernel_fixup(cres.library.get_function(entry), debug)
         fixed = [str(module) for module in cres.library.modules]
     return modules, entry, fixed
+
+
+def parse_signature(signature):
+    """(argument types, return type) as numba's ``normalize_signature`` gives them; a text
+    may also name ``xoroshiro128p`` (numba-cuda's random states' record type), which a
+    launch site on ``create_xoroshiro128p_states(...)`` gives."""
+    from numba.core import sigutils
+
+    if isinstance(signature, str) and XOROSHIRO in signature:
+        from numba import from_dtype
+        from numba.core import types
+        from numba.cuda.random import xoroshiro128p_dtype
+
+        signature = eval(signature, {"__builtins__": {}},  # noqa: S307 - numba evaluates it the same way
+                         {**vars(types), XOROSHIRO: from_dtype(xoroshiro128p_dtype)})
+    return sigutils.normalize_signature(signature)
 
 
 def _accepted(function, options: dict) -> dict:
@@ -566,9 +583,7 @@ def _compile_one(candidate: _Candidate, signature, text: str, origin: str, cc, r
         return reason
 
     try:
-        from numba.core import sigutils
-
-        sigutils.normalize_signature(signature)
+        parse_signature(signature)
     except Exception as exc:  # noqa: BLE001 - eval of the user's string: any error
         return failed(f"the signature does not parse ({_first_line(exc)})")
     key = None

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
 
 from ..findings import Finding, internal_error
-from ..source import SourceFile
+from ..source import SourceFile, read_bytes, walk
 from .pysource import PyModule, Wrapper, find_wrapper
 
 # Imported (really imported) to give kernels the types and constants they read.
@@ -94,6 +95,7 @@ class Project:
         self._search_paths: Dict[str, List[str]] = {}
         self.failures: List[Finding] = []  # KL905: where kernlint's own readers failed, once each
         self.absent: set = set()  # where an import looked for a user module and found none: a cache dependency
+        self._names: Dict[str, Dict[str, List[str]]] = {}  # project root -> identifier -> files naming it
 
     def failed(self, path: str, line: int, column: int, doing: str, exc: BaseException, kernel: str = "") -> None:
         """Record an internal error as a KL905 at the construct (or re-raise it under --debug)."""
@@ -149,6 +151,24 @@ class Project:
                 return stem
         return None
 
+    def files_naming(self, path: str, name: str) -> List[str]:
+        """The Python files of ``path``'s project whose text has ``name`` as a word (one scan
+        of the project, however many names are asked for)."""
+        root = project_root(path)
+        index = self._names.get(root)
+        if index is None:
+            index = self._names[root] = {}
+            for count, found in enumerate(walk(root, (".py",))):
+                if count >= MAX_PROJECT_FILES:
+                    break
+                try:
+                    data = read_bytes(found)
+                except OSError:
+                    continue
+                for word in set(_WORD.findall(data)):
+                    index.setdefault(word.decode("ascii"), []).append(os.path.abspath(found))
+        return index.get(name, [])
+
     def modules_read(self) -> List[str]:
         """Every file this run parsed (the checked ones and those their imports reached)."""
         return [path for path in self._modules]
@@ -184,6 +204,10 @@ class Project:
             if found is not None and found[1].kind == "def":
                 self._wrappers[qualified] = find_wrapper(found[0], found[1].name)
         return self._wrappers[qualified]
+
+
+MAX_PROJECT_FILES = 5000  # a project's files read to find what names a kernel or a function
+_WORD = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def _is_namespace_package(directory: str) -> bool:

@@ -73,6 +73,8 @@ class HostReader:
         self._next_loop = 0
         # what the file's own calls pass to its functions: qualname -> [(positional, keywords)]
         self._passed: Dict[str, List[Tuple[List[object], Dict[str, object]]]] = {}
+        self._outgoing: Dict[Tuple[str, str], List[Tuple[List[object], Dict[str, object]]]] = {}  # other files' callees
+        self._returning: Set[int] = set()  # helper functions whose return type is being read
         self._assigning: set = set()  # the names the statement being read assigns
         self._minus: Dict[int, str] = {}  # id(call) -> the name subtracted from it (clock() - t0)
 
@@ -85,6 +87,7 @@ class HostReader:
             self._module_frame = frame
             self._body(self.module.tree.body, frame)
         self.facts.globals = dict(self._module_frame.env)
+        self.facts.outgoing = self._outgoing
         return self.facts
 
     # -- statements ---------------------------------------------------------------
@@ -328,11 +331,83 @@ class HostReader:
     def _value_type(self, value: ast.expr, frame: _Frame):
         reader = self._reader(frame)
         kind = reader.type_of(value)
+        if kind is None and isinstance(value, ast.Call):
+            kind = self._made_by_user_code(value, frame)
         if kind is None:
             dtype = reader.dtype(value)
             if dtype is not None and not isinstance(value, ast.Constant):
                 return dtype  # a dtype alias: DTYPE = np.float32
         return kind
+
+    def _made_by_user_code(self, call: ast.Call, frame: _Frame):
+        """What a call of the project's own code gives: an instance of its class (whose
+        methods' parameters then take this file's argument types), or what its helper
+        function returns for these arguments (``alloc(n, np.int64)`` -> ``int64[::1]``)."""
+        target = self._definition_called(call, frame)
+        if target is None:
+            return None
+        owner, node = target
+        if isinstance(node, ast.ClassDef):
+            return Opaque(f"instance {owner.path}::{node.name}")
+        if len(self._returning) > 3 or id(node) in self._returning or any(
+                isinstance(a, ast.Starred) for a in call.args):
+            return None
+        reader = self._reader(frame)
+        bound: Dict[str, object] = {}
+        params = node.args.posonlyargs + node.args.args
+        defaults = dict(zip([a.arg for a in params[len(params) - len(node.args.defaults):]], node.args.defaults))
+        passed = {param.arg: arg for param, arg in zip(params, call.args)}
+        passed.update({k.arg: k.value for k in call.keywords if k.arg})
+        for param in params + node.args.kwonlyargs:
+            expr = passed.get(param.arg)
+            if expr is not None:
+                bound[param.arg] = reader.type_of(expr) or reader.dtype(expr)
+            elif param.arg in defaults:
+                bound[param.arg] = ("default", defaults[param.arg])
+        if owner.path == self.module.path:
+            module_names = self._module_frame.env if self._module_frame else {}
+        else:
+            _READING.add(self.module.path)
+            try:
+                module_names = read_host(self.project, owner).globals
+            finally:
+                _READING.discard(self.module.path)
+        scope = Scope(owner).inner(node)
+        callee_reader = None
+
+        def lookup(name: str, want_dtype: bool = False):
+            value = bound.get(name, module_names.get(name))
+            if isinstance(value, tuple) and value and value[0] == "default":
+                value = callee_reader.type_of(value[1]) or callee_reader.dtype(value[1])
+            return value if value is not None and isinstance(value, str) == want_dtype else None
+
+        callee_reader = TypeReader(lambda e: owner.dotted(e, scope), lookup)
+        returned = [r.value for r in _own_statements(node) if isinstance(r, ast.Return) and r.value is not None]
+        self._returning.add(id(node))
+        try:
+            kinds = [callee_reader.type_of(r) for r in returned]
+        finally:
+            self._returning.discard(id(node))
+        return kinds[0] if kinds and kinds[0] is not None and all(k == kinds[0] for k in kinds) else None
+
+    def _definition_called(self, call: ast.Call, frame: _Frame):
+        """(module, def or class node) of the project's own function or class a call runs."""
+        if isinstance(call.func, ast.Name):
+            binding, function = frame.scope.lookup(call.func.id)
+            if function is not None:
+                return None
+            if binding is not None and binding.kind in ("def", "class"):
+                if binding.kind == "def" and self.module.kernel_for(binding.node) is not None:
+                    return None
+                return self.module, binding.node
+        dotted = self._dotted(call.func, frame)
+        found = self.project.definition(dotted, self.module) if dotted else None
+        if found is None or found[1].kind not in ("def", "class"):
+            return None
+        owner, binding = found
+        if binding.kind == "def" and owner.kernel_for(binding.node) is not None:
+            return None
+        return owner, binding.node
 
     # -- expressions ----------------------------------------------------------------
 
@@ -358,6 +433,8 @@ class HostReader:
                 isinstance(d, ast.Name) and d.id == "staticmethod" for d in function.decorator_list):
             positional = positional[1:]  # self / cls
         calls = self._passed.get(qualname, [])
+        if not calls and frame.function is None and qualname.count(".") <= (1 if frame.owner else 0):
+            calls = self._incoming(qualname)  # a module-level function, or a method of a module-level class
         defaults = dict(zip([a.arg for a in positional[len(positional) - len(arguments.defaults):]],
                             arguments.defaults))
         defaults.update({a.arg: d for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults) if d is not None})
@@ -386,11 +463,15 @@ class HostReader:
     def _call(self, call: ast.Call, frame: _Frame) -> None:
         if not self._record:
             callee = self._callee(call, frame) or self._constructed(call, frame)
-            if callee is not None and not any(isinstance(a, ast.Starred) for a in call.args):
+            elsewhere = None if callee is not None else self._callee_elsewhere(call, frame)
+            if (callee or elsewhere) is not None and not any(isinstance(a, ast.Starred) for a in call.args):
                 reader = self._reader(frame)
-                self._passed.setdefault(callee, []).append(
-                    ([reader.type_of(a) for a in call.args],
-                     {k.arg: reader.type_of(k.value) for k in call.keywords if k.arg}))
+                passed = ([reader.type_of(a) for a in call.args],
+                          {k.arg: reader.type_of(k.value) for k in call.keywords if k.arg})
+                if callee is not None:
+                    self._passed.setdefault(callee, []).append(passed)
+                else:
+                    self._outgoing.setdefault(elsewhere, []).append(passed)
             return
         launched = _launched(call)
         if launched is not None:
@@ -491,6 +572,44 @@ class HostReader:
                 and func.value.id == "self" and frame.owner):
             return f"{frame.owner}.{func.attr}"
         return None
+
+    def _callee_elsewhere(self, call: ast.Call, frame: _Frame) -> Optional[Tuple[str, str]]:
+        """(path, qualified name) of a function, class (its ``__init__``) or method another
+        file of the project defines, that this call runs: ``alloc(...)``, ``arrays.alloc(...)``,
+        ``Beam(...)``, ``beam.step(...)`` on an instance of it."""
+        if isinstance(call.func, ast.Attribute):
+            instance = self._reader(frame).type_of(call.func.value)
+            if isinstance(instance, Opaque) and instance.kind.startswith("instance "):
+                path, _, klass = instance.kind[len("instance "):].partition("::")
+                return (path, f"{klass}.{call.func.attr}") if path != self.module.path else None
+        if isinstance(call.func, ast.Name) and frame.scope.lookup(call.func.id)[1] is not None:
+            return None  # a local name
+        dotted = self._dotted(call.func, frame)
+        if not dotted or dotted.startswith(self.module.name + ".") and dotted.count(".") == self.module.name.count(".") + 1:
+            return None
+        found = self.project.definition(dotted, self.module)
+        if found is None or found[0].path == self.module.path or found[1].kind not in ("def", "class"):
+            return None
+        owner, binding = found
+        return owner.path, binding.name if binding.kind == "def" else f"{binding.name}.__init__"
+
+    def _incoming(self, qualname: str) -> List[Tuple[list, dict]]:
+        """The argument types other files of the project pass to this file's function or class."""
+        name = qualname.split(".")[0]
+        found: List[Tuple[list, dict]] = []
+        for path in self.project.files_naming(self.module.path, name):
+            if path == self.module.path or path in _READING:
+                continue
+            module = self.project.module(path)
+            if module is None:
+                continue
+            _READING.add(self.module.path)
+            try:
+                facts = read_host(self.project, module)
+            finally:
+                _READING.discard(self.module.path)
+            found.extend(facts.outgoing.get((self.module.path, qualname), []))
+        return found
 
     def _constructed(self, call: ast.Call, frame: _Frame) -> Optional[str]:
         """``Sim(...)`` of a module-level class of this file: its ``__init__``."""
@@ -826,3 +945,13 @@ def _evident_scalars(function: FunctionNode) -> Dict[str, str]:
     for name in (counted & names) - containers:
         found.setdefault(name, "int64")
     return found
+
+
+def _own_statements(function: FunctionNode):
+    """The nodes of a function's body, not those of functions or classes nested in it."""
+    stack = list(function.body)
+    while stack:
+        node = stack.pop()
+        yield node
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            stack.extend(ast.iter_child_nodes(node))

@@ -37,6 +37,9 @@ _ARRAY_MODULES = ("numpy", "cupy")
 _TORCH_FACTORIES = ("zeros", "ones", "empty", "rand", "randn", "full", "arange", "tensor", "as_tensor",
                     "zeros_like", "ones_like", "empty_like", "rand_like", "randn_like", "full_like", "linspace")
 _FLOAT_ORDER = ["float16", "float32", "float64"]
+# numba-cuda's random generator states: the record dtype ``xoroshiro128p_dtype``, by this name in
+# signatures (``numba_cuda.parse_signature`` knows it)
+XOROSHIRO = "xoroshiro128p"
 _INT_ORDER = ["int8", "int16", "int32", "int64"]
 
 
@@ -195,6 +198,8 @@ class TypeReader:
             inner = self.type_of(expr.operand)
             if isinstance(expr.op, ast.Not):
                 return ScalarType("boolean")
+            if isinstance(inner, ArrayType) and inner.library != "numba":  # -a: a new array like a
+                return replace(inner, layout="C" if inner.layout == "A" else inner.layout)
             return inner if isinstance(inner, ScalarType) else None
         if isinstance(expr, ast.BinOp):
             return self._binary(expr)
@@ -223,7 +228,9 @@ class TypeReader:
             if right.weak and not left.weak and _same_kind(left.dtype, right.dtype):
                 return ScalarType(left.dtype)
             return ScalarType(_promote(left.dtype, right.dtype), weak=left.weak and right.weak)
-        return None  # array arithmetic: left unknown rather than guessed
+        if isinstance(left, ArrayType) or isinstance(right, ArrayType):
+            return _array_arithmetic(expr.op, left, right)
+        return None
 
     def _subscript(self, expr: ast.Subscript) -> Type:
         base = self.type_of(expr.value)
@@ -459,6 +466,8 @@ class TypeReader:
             if not isinstance(base, ArrayType):
                 return ArrayType(None, None, "C", where)
             return replace(base, where=where, layout=base.layout if base.layout != "A" else "C")
+        if function == "create_xoroshiro128p_states":  # one generator state per thread, on the device
+            return ArrayType(XOROSHIRO, 1, "C", "device")
         if function in ("stream", "default_stream", "per_thread_default_stream", "legacy_default_stream",
                         "external_stream"):
             return Opaque("stream")
@@ -572,3 +581,37 @@ def _same_kind(left: str, right: str) -> bool:
     kinds = [("float" if d.startswith("float") else "complex" if d.startswith("complex")
               else "int") for d in (left, right)]
     return kinds[0] == kinds[1] or (kinds[0] == "int" and kinds[1] == "float")
+
+
+def _array_arithmetic(op: ast.operator, left: Type, right: Type) -> Type:
+    """The array an arithmetic operator makes from an array and an array or a scalar, by
+    NumPy 2's rules (a Python number takes the array's type where it is of the same kind);
+    None where an operand is unknown, or is a numba device array (which has no arithmetic)."""
+    arrays = [t for t in (left, right) if isinstance(t, ArrayType)]
+    if any(a.library == "numba" or a.dtype is None or a.ndim is None for a in arrays):
+        return None
+    other = right if left is arrays[0] else left
+    dtype = arrays[0].dtype
+    ndim = max(a.ndim for a in arrays)
+    if isinstance(other, ArrayType):
+        dtype = _promote(left.dtype, right.dtype)
+    elif isinstance(other, ScalarType):
+        if other.weak:
+            kinds = ("boolean", "int", "float", "complex")
+            rank = {kind: number for number, kind in enumerate(kinds)}
+
+            def kind_of(name: str) -> str:
+                return next(k for k in reversed(kinds) if name.startswith(k) or name.startswith("u" + k))
+            if rank[kind_of(other.dtype)] > rank[kind_of(dtype)]:
+                dtype = {"int": "int64", "float": "float64", "complex": "complex128"}[kind_of(other.dtype)]
+        else:
+            dtype = _promote(dtype, other.dtype)
+    else:
+        return None
+    if isinstance(op, ast.Div) and not dtype.startswith(("float", "complex")):
+        dtype = "float64"
+    if isinstance(op, (ast.BitAnd, ast.BitOr, ast.BitXor, ast.LShift, ast.RShift)) and dtype.startswith(
+            ("float", "complex")):
+        return None
+    base = arrays[0]
+    return ArrayType(dtype, ndim, "C", base.where, base.library)

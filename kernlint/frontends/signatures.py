@@ -21,13 +21,12 @@ import tomllib
 from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 from ..fsutil import write_atomic
-from ..source import read_bytes, walk
-from .project import Project, project_root
+from .project import Project
 from .pyhost import read_host
 from .pysource import KernelDef, PyModule
+from .pytypes import XOROSHIRO
 
 SIGNATURES_FILE = "kernlint-signatures.toml"
-_MAX_PROJECT_FILES = 5000
 
 # path -> kernel (qualified name) -> [(signature, source)]
 Signatures = Dict[str, Dict[str, List[Tuple[str, str]]]]
@@ -47,7 +46,6 @@ def launch_signatures(project: Project, checked: Sequence[str]) -> Signatures:
     mention one of its kernels by name."""
     kernels: Dict[Tuple[str, str], KernelDef] = {}
     names: Set[str] = set()
-    roots: Set[str] = set()
     for path in checked:
         module = project.module(path) if path.endswith(".py") else None
         if module is None:
@@ -55,12 +53,11 @@ def launch_signatures(project: Project, checked: Sequence[str]) -> Signatures:
         for kernel in module.kernels:
             kernels[(module.path, kernel.qualname)] = kernel
             names.update(kernel.names + [kernel.name])
-        if module.kernels:
-            roots.add(project_root(path))
     found: Signatures = {}
     if not kernels:
         return found
-    readers = list(dict.fromkeys([p for p in checked if p.endswith(".py")] + _mentioning(roots, names)))
+    readers = list(dict.fromkeys([p for p in checked if p.endswith(".py")] + _mentioning(
+        project, sorted({path for path, _ in kernels}), names)))
     for path in readers:
         module = project.module(path)
         if module is None:
@@ -78,21 +75,14 @@ def launch_signatures(project: Project, checked: Sequence[str]) -> Signatures:
     return found
 
 
-def _mentioning(roots: Iterable[str], names: Set[str]) -> List[str]:
-    """Python files under the project roots whose text names one of the kernels."""
-    wanted = [n.encode() for n in names if n]
-    found: List[str] = []
-    for root in sorted(roots):
-        for count, path in enumerate(walk(root, (".py",))):
-            if count >= _MAX_PROJECT_FILES:
-                break
-            try:
-                data = read_bytes(path)
-            except OSError:
-                continue
-            if any(n in data for n in wanted):
-                found.append(os.path.abspath(path))
-    return found
+def _mentioning(project: Project, checked: Iterable[str], names: Set[str]) -> List[str]:
+    """Python files of the checked files' projects whose text names one of the kernels."""
+    found: Set[str] = set()
+    for path in checked:
+        for name in names:
+            if name:
+                found.update(project.files_naming(path, name))
+    return sorted(found)
 
 
 # -- recorded signatures -----------------------------------------------------------------
@@ -180,19 +170,29 @@ class _Use:
         self.index = False  # used as an index or a range bound: an integer
         self.int_elements = None  # an element type an integer array's stores or uses show
         self.stored_float = False
+        self.complex_elements = False  # stores complex values (1j, cmath)
+        self.record = None  # a record dtype a library function takes it as (random states)
         self.flag = False  # tested for truth alone
 
 
 def inferred_signatures(kernel: KernelDef) -> List[Tuple[str, str]]:
     """(signature, variant) candidates for a kernel from its body, most likely first."""
     node = kernel.node
-    module = kernel.module
-    params = [a.arg for a in node.args.posonlyargs + node.args.args]
     if node.args.vararg or node.args.kwarg or node.args.kwonlyargs:
         return []
+    params = [a.arg for a in node.args.posonlyargs + node.args.args]
+    uses = _parameter_uses(node, kernel.module, kernel.scope, set())
+    return _candidates(params, uses)
+
+
+def _parameter_uses(node, module: PyModule, outer_scope, visiting: Set[int]) -> Dict[str, "_Use"]:
+    """What a function's body (and the user device functions it calls, their bodies in turn)
+    shows about each parameter."""
+    visiting = visiting | {id(node)}
+    params = [a.arg for a in node.args.posonlyargs + node.args.args]
     uses = {p: _Use() for p in params}
-    ints = _integer_locals(module, kernel)
-    scope = kernel.scope.inner(node)
+    ints = _integer_locals(module, node, outer_scope)
+    scope = outer_scope.inner(node)
 
     def is_int(expr: ast.expr) -> bool:
         if isinstance(expr, ast.Constant):
@@ -244,6 +244,11 @@ def inferred_signatures(kernel: KernelDef) -> List[Tuple[str, str]]:
                 if name == "builtins.len" and sub.args and isinstance(sub.args[0], ast.Name) and sub.args[0].id in uses:
                     uses[sub.args[0].id].array = True
                     uses[sub.args[0].id].ndim = max(uses[sub.args[0].id].ndim, 1)
+                if name.startswith("numba.cuda.random.xoroshiro128p_") and sub.args and isinstance(
+                        sub.args[0], ast.Name) and sub.args[0].id in uses:
+                    uses[sub.args[0].id].array = True  # the generator states
+                    uses[sub.args[0].id].record = XOROSHIRO
+                    uses[sub.args[0].id].ndim = 1
                 if name.startswith("numba.cuda.atomic.") and sub.args and isinstance(sub.args[0], ast.Name) \
                         and sub.args[0].id in uses:
                     uses[sub.args[0].id].array = True
@@ -266,13 +271,51 @@ def inferred_signatures(kernel: KernelDef) -> List[Tuple[str, str]]:
                             and target.value.id in uses:
                         element = _element_type(module, sub.value, scope, is_int)
                         use = uses[target.value.id]
-                        if element == "float":
+                        if element == "complex":
+                            use.complex_elements = True
+                        elif element == "float":
                             use.stored_float = True
                         elif element and not use.stored_float:
                             use.int_elements = element
             if isinstance(sub, (ast.If, ast.While)) and isinstance(sub.test, ast.Name) and sub.test.id in uses:
                 uses[sub.test.id].flag = True
+            if isinstance(sub, ast.Call) and len(visiting) < 8:
+                _merge_callee_uses(sub, module, scope, uses, visiting)
+    return uses
 
+
+def _merge_callee_uses(call: ast.Call, module: PyModule, scope, uses: Dict[str, "_Use"], visiting: Set[int]) -> None:
+    """A parameter passed on to a device function of the project is used as that function
+    uses its own parameter: ``searchsorted(edges, v)`` indexing ``a`` makes ``edges`` an array."""
+    passed = [(i, a.id) for i, a in enumerate(call.args) if isinstance(a, ast.Name) and a.id in uses]
+    if not passed or getattr(module, "project", None) is None:
+        return
+    name = module.dotted(call.func, scope)
+    found = module.project.definition(name, module) if name else None
+    if found is None or found[1].kind != "def" or not isinstance(found[1].node, ast.FunctionDef):
+        return
+    owner, binding = found
+    callee = binding.node
+    if id(callee) in visiting or callee.args.vararg:
+        return
+    from .pysource import Scope
+
+    callee_params = [a.arg for a in callee.args.posonlyargs + callee.args.args]
+    callee_uses = _parameter_uses(callee, owner, Scope(owner), visiting)
+    for index, argument in passed:
+        if index >= len(callee_params):
+            continue
+        theirs, ours = callee_uses[callee_params[index]], uses[argument]
+        ours.array = ours.array or theirs.array
+        ours.ndim = max(ours.ndim, theirs.ndim)
+        ours.index = ours.index or (theirs.index and not theirs.array)
+        ours.stored_float = ours.stored_float or theirs.stored_float
+        ours.int_elements = ours.int_elements or theirs.int_elements
+        ours.complex_elements = ours.complex_elements or theirs.complex_elements
+        ours.record = ours.record or theirs.record
+
+
+def _candidates(params: List[str], uses: Dict[str, "_Use"]) -> List[Tuple[str, str]]:
     candidates: List[Tuple[str, str]] = []
     for label, variant in VARIANTS:
         types = []
@@ -280,7 +323,11 @@ def inferred_signatures(kernel: KernelDef) -> List[Tuple[str, str]]:
             use = uses[param]
             if use.array:
                 dtype = use.int_elements or ("int64" if use.index and not use.stored_float else "float64")
-                if dtype.startswith("int"):
+                if use.record:
+                    dtype = use.record
+                elif use.complex_elements:
+                    dtype = "complex64" if variant.get("float") == "float32" else "complex128"
+                elif dtype.startswith("int"):
                     dtype = variant.get("int", dtype)
                 else:
                     dtype = variant.get("float", dtype)
@@ -314,7 +361,13 @@ def _mark_index(expr: ast.expr, uses: Dict[str, _Use]) -> None:
 
 
 def _element_type(module: PyModule, value: ast.expr, scope, is_int) -> Optional[str]:
-    """What a store into an array says about its elements: an integer width, "float", or None."""
+    """What a store into an array says about its elements: an integer width, "float",
+    "complex", or None."""
+    for sub in ast.walk(value):
+        if isinstance(sub, ast.Constant) and isinstance(sub.value, complex) or isinstance(sub, ast.Call) and (
+                module.dotted(sub.func, scope) or "").startswith("cmath.") and (
+                module.dotted(sub.func, scope) or "").rsplit(".", 1)[-1] in ("exp", "rect", "sqrt", "log"):
+            return "complex"
     if isinstance(value, ast.Call):
         name = (module.dotted(value.func, scope) or "").rsplit(".", 1)[-1]
         if name == "int":
@@ -335,11 +388,11 @@ def _element_type(module: PyModule, value: ast.expr, scope, is_int) -> Optional[
     return None
 
 
-def _integer_locals(module: PyModule, kernel: KernelDef) -> Set[str]:
+def _integer_locals(module: PyModule, node, outer_scope) -> Set[str]:
     """Local names that hold integers: thread indices, loop counters, sizes."""
-    scope = kernel.scope.inner(kernel.node)
+    scope = outer_scope.inner(node)
     found: Set[str] = set()
-    for sub in ast.walk(kernel.node):
+    for sub in ast.walk(node):
         if isinstance(sub, ast.Assign) and isinstance(sub.value, (ast.Call, ast.Attribute, ast.Subscript)):
             value = sub.value
             integer = False

@@ -174,8 +174,18 @@ class Slicer:
             if name in ("__file__", "__name__"):
                 return self.namespace(module)[name]
             raise Unresolved(name, module.path, line, "is not defined in this module or by its imports")
+        env: Dict[str, Any] = {}
+        if binding.kind == "assign" and any(isinstance(n, ast.Name) and n.id == name
+                                            for n in ast.walk(binding.value)):
+            # `push = cuda.jit(push, device=True)`: the right-hand side reads the binding before
+            history = module.history.get(name, [])
+            earlier = self._chosen_binding(module, history[:history.index(binding)])
+            if earlier is None:
+                raise Unresolved(name, module.path, binding.line, f"is read at line {binding.line} before "
+                                                                  f"it is bound")
+            env[name] = self._binding_value(module, earlier, Scope(module), {})
         try:
-            return self._binding_value(module, binding, Scope(module), {})
+            return self._binding_value(module, binding, Scope(module), env)
         except Unresolved as exc:
             if exc.name == name or binding.kind in ("def", "import"):
                 raise
@@ -553,9 +563,10 @@ class Slicer:
                     result[value(key)] = value(item)
             return result
         if isinstance(expr, ast.BinOp) and type(expr.op) in _BINARY:
-            return _operate(expr, module.path, _BINARY[type(expr.op)], value(expr.left), value(expr.right))
+            return _operate(expr, module.path, _BINARY[type(expr.op)], self._number(expr.left, scope, env),
+                            self._number(expr.right, scope, env))
         if isinstance(expr, ast.UnaryOp) and type(expr.op) in _UNARY:
-            return _operate(expr, module.path, _UNARY[type(expr.op)], value(expr.operand))
+            return _operate(expr, module.path, _UNARY[type(expr.op)], self._number(expr.operand, scope, env))
         if isinstance(expr, ast.BoolOp):
             result = None
             for operand in expr.values:
@@ -593,11 +604,62 @@ class Slicer:
                          f"is a {type(expr).__name__} expression kernlint does not evaluate",
                          _hint_constant(module, ast.unparse(expr)[:30]))
 
+    def _device_array_standin(self, callee: Any, expr: ast.Call, scope: Scope, env: Dict[str, Any]) -> Any:
+        """A device array made at import time (``G = cuda.to_device(np.array([...], np.float32))``)
+        needs a GPU; a kernel that reads it compiles against a host array of the same dtype,
+        shape and values, which numba lowers as a constant. MISSING for other calls."""
+        name = getattr(callee, "__name__", "")
+        if not (getattr(callee, "__module__", "") or "").startswith("numba.cuda") or name not in _DEVICE_MAKERS:
+            return MISSING
+        import numpy
+
+        args = [self.evaluate(a, scope, env) for a in expr.args]
+        keywords = {k.arg: self.evaluate(k.value, scope, env) for k in expr.keywords if k.arg}
+        try:
+            if name == "to_device":
+                value = numpy.ascontiguousarray(args[0] if args else keywords["obj"])
+            elif name.endswith("_like"):
+                value = numpy.zeros_like(args[0] if args else keywords["ary"])
+            else:
+                shape = args[0] if args else keywords["shape"]
+                dtype = args[1] if len(args) > 1 else keywords.get("dtype", numpy.float64)
+                order = args[3] if len(args) > 3 else keywords.get("order", "C")
+                value = numpy.zeros(shape, dtype=dtype, order=order)
+        except Exception as exc:  # noqa: BLE001 - the user's expression does not make an array
+            raise Unresolved(ast.unparse(expr)[:60], scope.module.path, expr.lineno,
+                             f"does not make a device array here ({type(exc).__name__}: {exc})") from None
+        self.standins[(scope.module.path, ast.unparse(expr)[:60])] = f"a host array for `cuda.{name}`"
+        return value
+
+    def _number(self, operand: ast.expr, scope: Scope, env: Dict[str, Any]) -> Any:
+        """An arithmetic operand; a library value kernlint does not import (``from
+        scipy.constants import c`` then ``c**2``, or ``sc.e / sc.m_e``) is a float64
+        stand-in there, as it is where a kernel reads it as a number."""
+        try:
+            return self.evaluate(operand, scope, env)
+        except Unresolved as exc:
+            if not exc.library:
+                raise
+            module = scope.module
+            named = operand.value if isinstance(operand, ast.Attribute) else operand
+            if not isinstance(named, ast.Name) or scope.lookup(named.id)[1] is not None:
+                raise
+            binding = module.bindings.get(named.id)
+            if binding is None or binding.kind != "import" or (binding.attr is None) != isinstance(
+                    operand, ast.Attribute):
+                raise
+            what = f"{binding.imported}" if binding.attr else f"{binding.module}.{operand.attr}"
+            self.standins[(module.path, ast.unparse(operand))] = what
+            return STANDIN_VALUE
+
     def _call(self, expr: ast.Call, scope: Scope, env: Dict[str, Any]) -> Any:
         module = scope.module
         line = expr.lineno
         callee = self.evaluate(expr.func, scope, env)
         described = ast.unparse(expr.func)
+        standin = self._device_array_standin(callee, expr, scope, env)
+        if standin is not MISSING:
+            return standin
         if not _may_call(callee, self.settings):
             raise Unresolved(described, module.path, line,
                              "is called at import time, and kernlint does not run it",
@@ -794,6 +856,10 @@ def _is_cuda_jit(callee: Any) -> bool:
     import numba.cuda
 
     return callee is numba.cuda.jit
+
+
+_DEVICE_MAKERS = ("to_device", "device_array", "device_array_like", "pinned_array", "pinned_array_like",
+                  "mapped_array", "mapped_array_like", "managed_array")
 
 
 def _may_call(callee: Any, settings: FrontendSettings) -> bool:

@@ -48,6 +48,7 @@ class Loop:
     function: str  # the qualified name of the function it is in ("" at module level)
     parent: Optional[int] = None
     varying: Set[str] = field(default_factory=set)  # names that change from one iteration to the next
+    targets: Set[str] = field(default_factory=set)  # a for loop's own variables (`frame` in `for frame in frames`)
     deciding: Set[str] = field(default_factory=set)  # names its condition or a `break` reads
     rebound: Set[str] = field(default_factory=set)  # names and `self.x` attributes assigned whole in it
     # why it is a loop of pieces rather than of steps ("" for a step loop): "devices" (one

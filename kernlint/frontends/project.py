@@ -201,7 +201,7 @@ class Project:
         if qualified not in self._wrappers:
             self._wrappers[qualified] = None  # recursion guard
             found = self.definition(qualified, importer)
-            if found is not None and found[1].kind == "def":
+            if found is not None and found[1].kind in ("def", "class"):
                 self._wrappers[qualified] = find_wrapper(found[0], found[1].name)
         return self._wrappers[qualified]
 

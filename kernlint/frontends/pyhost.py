@@ -206,6 +206,7 @@ class HostReader:
         inside = [sub for statement in getattr(node, "body", []) for sub in ast.walk(statement)]
         if isinstance(node, (ast.For, ast.AsyncFor)):
             loop.varying.update(_names(node.target))
+            loop.targets.update(_names(node.target))
             loop.rebound.update(_whole_targets(node.target))
         for sub in inside:
             loop.rebound |= _rebinds(sub)
@@ -528,7 +529,11 @@ class HostReader:
             # to_device / asarray copy data in: they allocate per step whatever the data; the
             # constructors allocate a shape, which may change with the loop
             copies = name.rsplit(".", 1)[-1] in ("to_device", "asarray", "array", "copy", "ascontiguousarray")
-            return event("alloc", name, reads=reads, shape_based=not copies)
+            size = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg in (
+                "shape", "size", "n")), None)
+            bare = sorted(_bare_names(size)) if size is not None else []
+            return event("alloc", name, reads=reads, bare=bare, elements=sorted(_element_reads(size)),
+                         shape_based=not copies)
         if name in SYNCS:
             return event("sync", f"{name}()")
         if name in CLOCKS:
@@ -881,6 +886,18 @@ def _bare_names(expr: ast.AST) -> Set[str]:
     if isinstance(expr, (ast.Tuple, ast.List)):
         return set().union(*(_bare_names(e) for e in expr.elts)) if expr.elts else set()
     return set()
+
+
+def _element_reads(expr: Optional[ast.AST]) -> Set[str]:
+    """Names a size reads as a whole object (``frame.size``, ``frame.shape[0]``, ``len(frame)``,
+    ``frame[0]``), not as an index into something else (``table[i]``)."""
+    found: Set[str] = set()
+    for sub in ast.walk(expr) if expr is not None else ():
+        if isinstance(sub, (ast.Attribute, ast.Subscript)) and isinstance(sub.value, ast.Name):
+            found.add(sub.value.id)
+        elif isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name) and sub.func.id == "len":
+            found.update(a.id for a in sub.args if isinstance(a, ast.Name))
+    return found
 
 
 def _frame_for(frame: _Frame, function: FunctionNode) -> _Frame:

@@ -467,6 +467,8 @@ class Wrapper:
 def find_wrapper(module: PyModule, name: str) -> Optional[Wrapper]:
     """Is module-level ``name`` a simple wrapper around numba.cuda.jit?"""
     binding = module.bindings.get(name)
+    if binding is not None and binding.kind == "class":
+        return _class_wrapper(module, binding.node)
     if binding is None or binding.kind != "def":
         return None
     function = binding.node
@@ -481,6 +483,44 @@ def find_wrapper(module: PyModule, name: str) -> Optional[Wrapper]:
                 found = _returns_jit_of_param(module, inner.node, scope)
                 if found is not None:
                     return Wrapper(inner.node, module, found[0], found[1], factory=function)
+    return None
+
+
+def _class_wrapper(module: PyModule, klass: ast.ClassDef) -> Optional[Wrapper]:
+    """A decorator class that keeps the function (``self.python_func = func`` in ``__init__``)
+    and compiles it with numba.cuda.jit in a method, with signatures known only at run time
+    (a kernel cache that launches through CuPy, say): its kernels are lazy numba.cuda kernels,
+    with the options its jit call gives as literals."""
+    methods = [s for s in klass.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    init = next((m for m in methods if m.name == "__init__"), None)
+    if init is None or len(init.args.args) < 2:
+        return None
+    param = init.args.args[1].arg
+    kept = {target.attr for statement in ast.walk(init) if isinstance(statement, ast.Assign)
+            and _is_name(statement.value, param)
+            for target in statement.targets if isinstance(target, ast.Attribute) and _is_name(target.value, "self")}
+    if not kept:
+        return None
+
+    def is_kept(expr: ast.expr) -> bool:
+        return isinstance(expr, ast.Attribute) and _is_name(expr.value, "self") and expr.attr in kept
+
+    for method in methods:
+        scope = Scope(module, (method,))
+        for call in ast.walk(method):
+            if not isinstance(call, ast.Call):
+                continue
+            if module.is_jit(call.func, scope) and call.args and is_kept(call.args[0]):
+                jit = call  # cuda.jit(self.func, ...)
+            elif isinstance(call.func, ast.Call) and module.is_jit(call.func.func, scope) and len(
+                    call.args) == 1 and is_kept(call.args[0]):
+                jit = call.func  # cuda.jit(signature)(self.func)
+            else:
+                continue
+            literal = [k for k in jit.keywords if k.arg and isinstance(k.value, ast.Constant)]
+            spec = ast.Call(func=jit.func, args=[], keywords=literal)
+            ast.copy_location(spec, jit)
+            return Wrapper(init, module, spec, False)
     return None
 
 

@@ -23,7 +23,7 @@ from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 from ..fsutil import write_atomic
 from .project import Project
 from .pyhost import read_host
-from .pysource import KernelDef, PyModule
+from .pysource import KernelDef, PyModule, Scope
 from .pytypes import XOROSHIRO
 
 SIGNATURES_FILE = "kernlint-signatures.toml"
@@ -298,7 +298,6 @@ def _merge_callee_uses(call: ast.Call, module: PyModule, scope, uses: Dict[str, 
     callee = binding.node
     if id(callee) in visiting or callee.args.vararg:
         return
-    from .pysource import Scope
 
     callee_params = [a.arg for a in callee.args.posonlyargs + callee.args.args]
     callee_uses = _parameter_uses(callee, owner, Scope(owner), visiting)
@@ -363,11 +362,8 @@ def _mark_index(expr: ast.expr, uses: Dict[str, _Use]) -> None:
 def _element_type(module: PyModule, value: ast.expr, scope, is_int) -> Optional[str]:
     """What a store into an array says about its elements: an integer width, "float",
     "complex", or None."""
-    for sub in ast.walk(value):
-        if isinstance(sub, ast.Constant) and isinstance(sub.value, complex) or isinstance(sub, ast.Call) and (
-                module.dotted(sub.func, scope) or "").startswith("cmath.") and (
-                module.dotted(sub.func, scope) or "").rsplit(".", 1)[-1] in ("exp", "rect", "sqrt", "log"):
-            return "complex"
+    if _complex_valued(module, value, scope):
+        return "complex"
     if isinstance(value, ast.Call):
         name = (module.dotted(value.func, scope) or "").rsplit(".", 1)[-1]
         if name == "int":
@@ -386,6 +382,26 @@ def _element_type(module: PyModule, value: ast.expr, scope, is_int) -> Optional[
     if is_int(value):
         return "int64"
     return None
+
+
+def _complex_valued(module: PyModule, value: ast.expr, scope, depth: int = 0) -> bool:
+    """Whether an expression computes with complex numbers: a ``1j``, ``cmath.exp(...)``,
+    ``np.complex64(...)``, or a module-level constant made of one (``IMG = cp.complex64(1j)``)."""
+    for sub in ast.walk(value):
+        if isinstance(sub, ast.Constant) and isinstance(sub.value, complex):
+            return True
+        if isinstance(sub, ast.Call):
+            name = module.dotted(sub.func, scope) or ""
+            last = name.rsplit(".", 1)[-1]
+            if name.startswith("cmath.") and last in ("exp", "rect", "sqrt", "log") or last in (
+                    "complex64", "complex128", "complex"):
+                return True
+        if isinstance(sub, ast.Name) and depth < 3 and scope.lookup(sub.id)[1] is None:
+            binding = module.bindings.get(sub.id)
+            if binding is not None and binding.kind == "assign" and binding.value is not None and \
+                    _complex_valued(module, binding.value, Scope(module), depth + 1):
+                return True
+    return False
 
 
 def _integer_locals(module: PyModule, node, outer_scope) -> Set[str]:

@@ -191,7 +191,7 @@ class Slicer:
                 raise
             raise Unresolved(name, module.path, binding.line,
                              f"is computed at line {binding.line} from `{exc.name}`, which {exc.reason}",
-                             _hint_constant(module, name)) from None
+                             _hint_constant(module, name), library=exc.library) from None
 
     def _chosen_binding(self, module: PyModule, history: Sequence[Binding]) -> Optional[Binding]:
         """The binding the module ends with: the last one whose if-tests hold (a test kernlint
@@ -270,13 +270,18 @@ class Slicer:
         definition = self.project.definition(binding.imported, module) if binding.attr else None
         if definition is not None:
             owner, found = definition
-            if owner is not module or found is not binding:
+            # `from . import core` where the package re-imports its own submodule (even under an
+            # if): the submodule itself, as Python's import gives it
+            submodule = found.kind == "import" and self.project.find(binding.imported, module) is not None
+            if not submodule and (owner is not module or found is not binding):
                 return self.global_value(owner, found.name, line)
         user = self.project.module_named(binding.imported, module) if binding.attr else None
         if user is None and not binding.attr:
             user = self.project.module_named(target, module)
         if user is not None or self.project.find(binding.imported if binding.attr else target, module):
             return UserModule(self, user, binding.imported if binding.attr else target, module)
+        if target == "cupy" and not self.settings.is_safe("cupy"):
+            return _cupy_scalars(binding.attr)
         what = f"is imported from `{target}`" if binding.attr else f"is the module `{target}`"
         raise Unresolved(
             name, module.path, line, f"{what}, a library kernlint does not import",
@@ -638,18 +643,11 @@ class Slicer:
         try:
             return self.evaluate(operand, scope, env)
         except Unresolved as exc:
-            if not exc.library:
+            if not exc.library or not isinstance(operand, (ast.Name, ast.Attribute, ast.Subscript, ast.Call)):
                 raise
-            module = scope.module
-            named = operand.value if isinstance(operand, ast.Attribute) else operand
-            if not isinstance(named, ast.Name) or scope.lookup(named.id)[1] is not None:
-                raise
-            binding = module.bindings.get(named.id)
-            if binding is None or binding.kind != "import" or (binding.attr is None) != isinstance(
-                    operand, ast.Attribute):
-                raise
-            what = f"{binding.imported}" if binding.attr else f"{binding.module}.{operand.attr}"
-            self.standins[(module.path, ast.unparse(operand))] = what
+            # an operand of arithmetic is a number: c, sc.e, physical_constants[...][0], r_e
+            # computed from one, or a library function's result
+            self.standins[(scope.module.path, ast.unparse(operand)[:60])] = exc.library
             return STANDIN_VALUE
 
     def _call(self, expr: ast.Call, scope: Scope, env: Dict[str, Any]) -> Any:
@@ -856,6 +854,27 @@ def _is_cuda_jit(callee: Any) -> bool:
     import numba.cuda
 
     return callee is numba.cuda.jit
+
+
+# CuPy's scalar types and constants are NumPy's (a kernel reads `cp.float32(2 * pi)` at import)
+_CUPY_SCALARS = ("bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16",
+                 "float32", "float64", "complex64", "complex128", "intp", "uintp", "pi", "e", "inf", "nan",
+                 "euler_gamma", "newaxis", "dtype")
+
+
+def _cupy_scalars(attr: Optional[str]) -> Any:
+    """``import cupy as cp`` without CuPy: a module with NumPy's scalar types and constants
+    under CuPy's names (the same values); any other attribute stays unresolved."""
+    import numpy
+
+    if attr is not None:
+        if attr not in _CUPY_SCALARS:
+            raise Unresolved(attr, "", 0, "is imported from `cupy`, a library kernlint does not import")
+        return getattr(numpy, attr)
+    stand = types.ModuleType("cupy")
+    for name in _CUPY_SCALARS:
+        setattr(stand, name, getattr(numpy, name))
+    return stand
 
 
 _DEVICE_MAKERS = ("to_device", "device_array", "device_array_like", "pinned_array", "pinned_array_like",

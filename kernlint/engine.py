@@ -363,9 +363,13 @@ def _check(discovered: List[str], options: Options, progress: Optional[Progress]
         kernels = KernelCache(options.cache_root) if cache and not options.frontend.import_modules \
             and not buffers() else None
         reuse = KernelReuse(kernels.salt, kernels.known()) if kernels else None
+        counts = {}
+        for path in pending:
+            module = project.module(path) if path.endswith(".py") else None
+            counts[path] = len(module.kernels) if module is not None else 0
         for result in compile_files(pending, options.arch, options.timeout, options.jobs, signatures,
                                     runnable=options.resources, offload_arch=options.offload_arch,
-                                    settings=options.frontend, reuse=reuse):
+                                    settings=options.frontend, reuse=reuse, kernel_counts=counts):
             findings, stats = analyse_result(result, options, kernels)
             collected.extend(findings)
             report.stats.extend(stats)

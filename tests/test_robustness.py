@@ -180,3 +180,22 @@ def test_kill_during_a_write_leaves_the_previous_file_intact(tmp_path):
     assert target.read_text() == "previous contents\n"
     write_atomic(str(target), "next contents\n")
     assert target.read_text() == "next contents\n"
+
+
+def test_a_file_of_many_kernels_is_shared_among_workers_with_the_same_findings(tmp_path):
+    """A file with more kernels than one worker should take is split among the workers
+    (each compiles every n-th kernel); what it reports is what one worker reports."""
+    lines = ["from numba import cuda", "import missing_library", ""]
+    for k in range(34):
+        lines += ["", '@cuda.jit("void(int64[::1], float64[::1])")' if k % 3 else "@cuda.jit", f"def k{k}(y, x):",
+                  "    i = cuda.grid(1)", "    if i < x.size:",
+                  "        v = missing_library.scale(x[i])" if k == 7 else "        v = x[i]",
+                  "        if v != v:", f'            print("NaN in k{k}")', "            return",
+                  "        y[i] = int(v)"]
+    (tmp_path / "many.py").write_text("\n".join(lines) + "\n")
+    one = kernlint("check", "--no-cache", "--jobs", "1", "--output-format", "json", "many.py", cwd=tmp_path)
+    two = kernlint("check", "--no-cache", "--jobs", "2", "--output-format", "json", "many.py", cwd=tmp_path)
+    assert one.returncode == two.returncode == 1
+    assert json.loads(one.stdout) == json.loads(two.stdout)
+    codes = [d["code"] for d in json.loads(two.stdout)]
+    assert codes.count("KL902") == 1 and codes.count("KL101") == 33  # k7 reads a library it cannot import

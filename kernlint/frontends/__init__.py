@@ -16,7 +16,7 @@ def suffixes(target: str = "auto"):
 
 def compile_any(path: str, arch: str = "sm_90", extra_signatures: Optional[Dict[str, List[str]]] = None,
                 runnable: bool = False, offload_arch: str = "gfx90a",
-                progress: Optional[Callable[[], None]] = None, settings=None, reuse=None):
+                progress: Optional[Callable[[], None]] = None, settings=None, reuse=None, shard=(0, 1)):
     """Dispatch on the file's suffix (in a worker process); ``progress`` is called after
     each step that may take long (an import, one kernel's compilation)."""
     suffix = os.path.splitext(path)[1].lower()
@@ -31,4 +31,4 @@ def compile_any(path: str, arch: str = "sm_90", extra_signatures: Optional[Dict[
     from .numba_cuda import compile_file
 
     return compile_file(path, arch=arch, extra_signatures=extra_signatures, runnable=runnable, progress=progress,
-                        settings=settings, reuse=reuse)
+                        settings=settings, reuse=reuse, shard=shard)

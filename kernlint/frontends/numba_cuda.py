@@ -369,8 +369,11 @@ def compile_file(
     progress: Optional[Callable[[], None]] = None,
     settings: Optional[FrontendSettings] = None,
     reuse: Optional[KernelReuse] = None,
+    shard: Tuple[int, int] = (0, 1),
 ) -> FileResult:
-    """Compile every kernel and device function one Python file defines.
+    """Compile every kernel and device function one Python file defines (with ``shard`` =
+    (k, n): the k-th of every n of its kernels, and the file's own diagnostics only for k = 0;
+    n workers then share a file of many kernels).
 
     By default the file is read, not run: each kernel is made from a slice of its module
     (``slicing``). With ``settings.import_modules`` the file is imported whole, as the
@@ -385,7 +388,7 @@ def compile_file(
     if settings.import_modules:
         candidates = _imported_candidates(path, source, result)
     else:
-        candidates = _sliced_candidates(path, source, result, settings)
+        candidates = _sliced_candidates(path, source, result, settings, shard)
     if candidates is None:
         return result
     result.import_seconds = time.perf_counter() - started
@@ -398,7 +401,7 @@ def compile_file(
 
 
 def _sliced_candidates(path: str, source: SourceFile, result: FileResult,
-                       settings: FrontendSettings) -> Optional[List[_Candidate]]:
+                       settings: FrontendSettings, shard: Tuple[int, int] = (0, 1)) -> Optional[List[_Candidate]]:
     from .project import Project
     from .slicing import Slicer, Unresolved
 
@@ -416,11 +419,15 @@ def _sliced_candidates(path: str, source: SourceFile, result: FileResult,
             result.diagnostics.append(unreadable_file(path, 1, 1, f"cannot parse: {problem}"))
         return None
     slicer = Slicer(project)
+    mine, shards = shard
     for problem in slicer.configure(module):
-        result.diagnostics.append(unreadable_file(
-            path, problem.line or 1, 1, f"numba configuration not applied: {problem.text}"))
+        if mine == 0:
+            result.diagnostics.append(unreadable_file(
+                path, problem.line or 1, 1, f"numba configuration not applied: {problem.text}"))
     candidates: List[_Candidate] = []
-    for kernel in module.kernels:
+    for number, kernel in enumerate(module.kernels):
+        if number % shards != mine:
+            continue
         try:
             variants = slicer.variants(kernel)
         except Unresolved as exc:
@@ -460,7 +467,8 @@ def _sliced_candidates(path: str, source: SourceFile, result: FileResult,
                 continue
             candidates.append(_Candidate(kernel.name, kernel.qualname, dispatcher, kernel.node,
                                          kernel.first_line, label))
-    result.diagnostics.extend(project.failures)
+    if mine == 0:
+        result.diagnostics.extend(project.failures)
     result.dependencies = sorted(set(project.read) - {path})
     result.standins = sorted(f"{name} ({what})" for (where, name), what in slicer.standins.items())
     return candidates

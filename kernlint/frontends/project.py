@@ -11,6 +11,7 @@ is the user's: it is read, never imported. Anything else is a library.
 from __future__ import annotations
 
 import ast
+import functools
 import os
 import re
 from dataclasses import dataclass, field
@@ -48,13 +49,21 @@ def project_root(path: str) -> str:
     """The nearest directory above ``path`` holding a project marker; else the directory
     above the file's top package."""
     directory = os.path.dirname(os.path.abspath(path))
+    found = _marked_root(directory)
+    return found if found is not None else package_base(path)
+
+
+@functools.lru_cache(maxsize=4096)
+def _marked_root(directory: str) -> Optional[str]:
+    """The nearest directory from ``directory`` up holding a project marker (asked once per
+    directory and run: every file of a package asks the same)."""
     probe = directory
     while True:
         if any(os.path.exists(os.path.join(probe, marker)) for marker in _ROOT_MARKERS):
             return probe
         parent = os.path.dirname(probe)
         if parent == probe:
-            return package_base(path)
+            return None
         probe = parent
 
 
@@ -86,6 +95,7 @@ class Project:
 
     def __init__(self, settings: Optional[FrontendSettings] = None):
         self.settings = settings or FrontendSettings()
+        _marked_root.cache_clear()  # the file system as this run finds it
         self.jit_decorators = tuple(self.settings.jit_decorators)
         self._modules: Dict[str, Optional[PyModule]] = {}
         self._wrappers: Dict[str, Optional[Wrapper]] = {}

@@ -75,6 +75,8 @@ class HostReader:
         self._passed: Dict[str, List[Tuple[List[object], Dict[str, object]]]] = {}
         self._outgoing: Dict[Tuple[str, str], List[Tuple[List[object], Dict[str, object]]]] = {}  # other files' callees
         self._returning: Set[int] = set()  # helper functions whose return type is being read
+        # types from other files (callers, helpers) are read only for code that may launch
+        self._gpu_code = any(word in module.text for word in ("cuda", "cupy", "torch"))
         self._assigning: set = set()  # the names the statement being read assigns
         self._minus: Dict[int, str] = {}  # id(call) -> the name subtracted from it (clock() - t0)
 
@@ -344,7 +346,7 @@ class HostReader:
         """What a call of the project's own code gives: an instance of its class (whose
         methods' parameters then take this file's argument types), or what its helper
         function returns for these arguments (``alloc(n, np.int64)`` -> ``int64[::1]``)."""
-        target = self._definition_called(call, frame)
+        target = self._definition_called(call, frame) if self._gpu_code else None
         if target is None:
             return None
         owner, node = target
@@ -434,7 +436,8 @@ class HostReader:
                 isinstance(d, ast.Name) and d.id == "staticmethod" for d in function.decorator_list):
             positional = positional[1:]  # self / cls
         calls = self._passed.get(qualname, [])
-        if not calls and frame.function is None and qualname.count(".") <= (1 if frame.owner else 0):
+        if not calls and self._gpu_code and frame.function is None and qualname.count(".") <= (
+                1 if frame.owner else 0):
             calls = self._incoming(qualname)  # a module-level function, or a method of a module-level class
         defaults = dict(zip([a.arg for a in positional[len(positional) - len(arguments.defaults):]],
                             arguments.defaults))
@@ -456,9 +459,11 @@ class HostReader:
                 types[arg.arg] = seen[0]
             elif not calls and arg.arg in defaults:
                 types[arg.arg] = reader.type_of(defaults[arg.arg])
-        for name, dtype in _evident_scalars(function).items():
-            if types.get(name) is None:
-                types[name] = ScalarType(dtype)
+        untyped = [a.arg for a in positional + arguments.kwonlyargs if types.get(a.arg) is None]
+        if untyped and self._gpu_code:
+            for name, dtype in _evident_scalars(function).items():
+                if name in untyped:
+                    types[name] = ScalarType(dtype)
         return types
 
     def _call(self, call: ast.Call, frame: _Frame) -> None:

@@ -74,3 +74,14 @@ def test_kernels_are_checked_with_the_signature_their_package_gives(path, kernel
     checked = [(s.signature, s.signature_source) for s in fixture_report.stats
                if s.path == str(path) and s.kernel == kernel]
     assert checked == [(signature, source)]
+
+
+def test_kl501_says_what_to_do_in_that_code(fixture_report):
+    """A buffer kept after the step needs a pool; a frame-sized one, one buffer or a pool."""
+    by_line = {f.line: f.message for f in fixture_report.findings
+               if f.path.endswith("host/allocation.py") and f.code == "KL501"}
+    kept = by_line[91]
+    assert "outlives the iteration (`self.snapshots.append(out)`)" in kept and "pool" in kept
+    assert "allocate once before the loop and reuse" not in kept
+    frame = by_line[70]
+    assert "for each `frame`" in frame and "where sizes differ, use a pool" in frame

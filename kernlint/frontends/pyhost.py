@@ -78,6 +78,7 @@ class HostReader:
         # types from other files (callers, helpers) are read only for code that may launch
         self._gpu_code = any(word in module.text for word in ("cuda", "cupy", "torch"))
         self._assigning: set = set()  # the names the statement being read assigns
+        self._targets: List[ast.expr] = []  # and its targets
         self._minus: Dict[int, str] = {}  # id(call) -> the name subtracted from it (clock() - t0)
 
     def read(self) -> HostFacts:
@@ -135,8 +136,9 @@ class HostReader:
                 return
             targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
             self._assigning = {n for t in targets for n in _names(t)}
+            self._targets = targets
             self._expr(statement.value, frame)
-            self._assigning = set()
+            self._assigning, self._targets = set(), []
             for target in targets:
                 self._assign(target, statement.value, frame)
             return
@@ -538,7 +540,7 @@ class HostReader:
                 "shape", "size", "n")), None)
             bare = sorted(_bare_names(size)) if size is not None else []
             return event("alloc", name, reads=reads, bare=bare, elements=sorted(_element_reads(size)),
-                         shape_based=not copies)
+                         shape_based=not copies, kept=self._kept(frame))
         if name in SYNCS:
             return event("sync", f"{name}()")
         if name in CLOCKS:
@@ -582,6 +584,32 @@ class HostReader:
                 and func.value.id == "self" and frame.owner):
             return f"{frame.owner}.{func.attr}"
         return None
+
+    def _kept(self, frame: _Frame) -> str:
+        """Where the array the statement being read allocates outlives the iteration, as the
+        code writes it (``self.buf``, ``frames.append(out)``, ``return out``), or ""."""
+        for target in self._targets:
+            if isinstance(target, (ast.Attribute, ast.Subscript)):
+                return ast.unparse(target)
+        names = {t.id for t in self._targets if isinstance(t, ast.Name)}
+        if not names:
+            return ""
+        body = frame.function.body if frame.function is not None else self.module.tree.body
+        for statement in body:
+            for node in ast.walk(statement):
+                if isinstance(node, ast.Return) and node.value is not None and _names_in(node.value) & names:
+                    return ast.unparse(node)
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in (
+                        "append", "extend", "insert", "add", "put") and any(
+                        isinstance(a, ast.Name) and a.id in names for a in node.args):
+                    return ast.unparse(node)
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr" \
+                        and any(isinstance(a, ast.Name) and a.id in names for a in node.args[2:]):
+                    return ast.unparse(node)
+                if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name) and node.value.id in names \
+                        and any(isinstance(t, (ast.Attribute, ast.Subscript)) for t in node.targets):
+                    return ast.unparse(node)
+        return ""
 
     def _callee_elsewhere(self, call: ast.Call, frame: _Frame) -> Optional[Tuple[str, str]]:
         """(path, qualified name) of a function, class (its ``__init__``) or method another
@@ -891,6 +919,10 @@ def _bare_names(expr: ast.AST) -> Set[str]:
     if isinstance(expr, (ast.Tuple, ast.List)):
         return set().union(*(_bare_names(e) for e in expr.elts)) if expr.elts else set()
     return set()
+
+
+def _names_in(expr: ast.AST) -> Set[str]:
+    return {n.id for n in ast.walk(expr) if isinstance(n, ast.Name)}
 
 
 def _element_reads(expr: Optional[ast.AST]) -> Set[str]:

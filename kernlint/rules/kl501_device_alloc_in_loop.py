@@ -37,6 +37,10 @@ The same in HIP C++ (read from the host code's IR): ``hipMalloc``/``hipMallocAsy
 ``hipMallocManaged``/``hipHostMalloc`` (and the HIP headers' templates around them) in a loop
 that launches, and a launcher function that allocates and frees on every call.
 
+An array that outlives the iteration (stored in an attribute, appended to a list,
+returned) cannot be replaced by one buffer allocated before the loop: the message says so
+and gives the pool as the fix (with a pool already set, it is not reported).
+
 A size read from the element being iterated (``for frame in frames:
 cuda.device_array(frame.size)``) is a stream of frames, usually of one size: reported, with
 a pool as the fix where the sizes do differ. An allocation whose size is the loop's own
@@ -103,6 +107,15 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
                 memory, cost = "page-locked host memory", " (cudaHostAlloc, which synchronizes)"
             else:
                 cost = " (cudaMalloc and cudaFree: no pool allocator is set)" if facts.language == "python" else ""
+            kept = event.detail.get("kept", "")
+            if kept and event.detail.get("shape_based"):
+                yield host_finding(
+                    CODE, event.place,
+                    f"`{what}` allocates {memory}{cost} on every iteration of the loop at line "
+                    f"{loop.place.line}, which launches kernels{how}, and the array outlives the iteration "
+                    f"(`{kept[:60]}`): one buffer allocated before the loop cannot serve; allocate from a pool "
+                    f"instead ({_POOLS[facts.language]})")
+                continue
             if from_element and event.detail.get("shape_based"):
                 element = sorted(reads & loop.targets)[0]
                 yield host_finding(

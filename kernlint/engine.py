@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import time
 from dataclasses import asdict, dataclass, field
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
@@ -222,7 +223,8 @@ Progress = Callable[[int, int, str], None]
 
 
 def host_checked(discovered: Sequence[str]) -> List[str]:
-    """Python files whose host code the host rules read: those that mention CUDA or CuPy."""
+    """Python files whose host code the host rules read: those that mention CUDA or CuPy, or
+    launch (kernels imported from the project's other modules)."""
     found = []
     for path in discovered:
         if not path.endswith(".py"):
@@ -231,9 +233,13 @@ def host_checked(discovered: Sequence[str]) -> List[str]:
             data = read_bytes(path)
         except OSError:
             continue
-        if b"cuda" in data or b"cupy" in data:
+        if b"cuda" in data or b"cupy" in data or _LAUNCH_BYTES.search(data):
             found.append(path)
     return found
+
+
+# `kernel[grid, block](`: kernels imported from elsewhere (a comma: not `handlers[key](...)`)
+_LAUNCH_BYTES = re.compile(rb"\w\[[^\]\n]*,[^\]\n]*\]\(")
 
 
 def host_findings(project: Project, path: str) -> List[Finding]:

@@ -104,6 +104,11 @@ class HostFacts:
     pools: Set[str] = field(default_factory=set)
     # module-level names' types (pytypes values) and dtype aliases (str), for the files importing them
     globals: Dict[str, object] = field(default_factory=dict, repr=False, compare=False)
+    # each class's attributes and where the arrays assigned to them live ({(where, library)}),
+    # and its bases as (path, class name): a subclass elsewhere may move its base's arrays
+    class_places: Dict[str, Dict[str, Set[Tuple[str, str]]]] = field(default_factory=dict, repr=False,
+                                                                     compare=False)
+    class_bases: Dict[str, List[Tuple[str, str]]] = field(default_factory=dict, repr=False, compare=False)
     # calls of other files' functions and classes: (their path, qualified name) -> the argument
     # types of each call ([positional], {keyword}); parameter types flow across the package
     outgoing: Dict[Tuple[str, str], List[Tuple[list, dict]]] = field(default_factory=dict, repr=False,

@@ -102,10 +102,12 @@ class Project:
         self.read: List[str] = []  # the user modules read (besides the checked files): cache dependencies
         self.errors: Dict[str, BaseException] = {}  # why a file could not be parsed
         self.host_facts: Dict[str, object] = {}  # each file's host facts, read once per run (pyhost)
+        self.shallow_host_facts: Dict[str, object] = {}  # read for another file, not across files
         self._search_paths: Dict[str, List[str]] = {}
         self.failures: List[Finding] = []  # KL905: where kernlint's own readers failed, once each
         self.absent: set = set()  # where an import looked for a user module and found none: a cache dependency
         self._names: Dict[str, Dict[str, List[str]]] = {}  # project root -> identifier -> files naming it
+        self._roots: Dict[str, str] = {}  # a file's directory -> its project root
 
     def failed(self, path: str, line: int, column: int, doing: str, exc: BaseException, kernel: str = "") -> None:
         """Record an internal error as a KL905 at the construct (or re-raise it under --debug)."""
@@ -164,7 +166,10 @@ class Project:
     def files_naming(self, path: str, name: str) -> List[str]:
         """The Python files of ``path``'s project whose text has ``name`` as a word (one scan
         of the project, however many names are asked for)."""
-        root = project_root(path)
+        directory = os.path.dirname(path)
+        root = self._roots.get(directory)
+        if root is None:
+            root = self._roots[directory] = project_root(path)
         index = self._names.get(root)
         if index is None:
             index = self._names[root] = {}

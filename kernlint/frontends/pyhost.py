@@ -13,6 +13,7 @@ kernels returned by factories.
 from __future__ import annotations
 
 import ast
+import os
 import re
 from dataclasses import dataclass, field, replace
 from typing import Dict, List, Optional, Set, Tuple
@@ -55,10 +56,11 @@ class _Frame:
     parent: Optional["_Frame"] = None
     owner: Optional[str] = None  # the class a method belongs to
     loops: Tuple[int, ...] = ()
+    owner_node: Optional[ast.ClassDef] = None  # that class's definition (in the class body's frame)
 
 
 class HostReader:
-    def __init__(self, project: Project, module: PyModule):
+    def __init__(self, project: Project, module: PyModule, shallow: bool = False):
         self.project = project
         self.module = module
         self.facts = HostFacts(module.path)
@@ -75,22 +77,31 @@ class HostReader:
         self._passed: Dict[str, List[Tuple[List[object], Dict[str, object]]]] = {}
         self._outgoing: Dict[Tuple[str, str], List[Tuple[List[object], Dict[str, object]]]] = {}  # other files' callees
         self._returning: Set[int] = set()  # helper functions whose return type is being read
-        # types from other files (callers, helpers) are read only for code that may launch
-        self._gpu_code = any(word in module.text for word in ("cuda", "cupy", "torch"))
+        # types from other files (callers, helpers, subclasses) are read only for code that may
+        # launch, and only when this file is read for its own sake (not for another file's types)
+        self._gpu_code = not shallow and (any(word in module.text for word in ("cuda", "cupy", "torch")) or bool(
+            _LAUNCH_TEXT.search(module.text)))
         self._assigning: set = set()  # the names the statement being read assigns
         self._targets: List[ast.expr] = []  # and its targets
+        self._bases: Dict[str, List[Tuple[str, str]]] = {}  # class -> its bases as (path, name)
+        self._launching: Dict[int, bool] = {}  # id(function or class) -> whether it launches
+        self._subclass_places_seen: Dict[Tuple[str, str], Set[Tuple[str, str]]] = {}
         self._minus: Dict[int, str] = {}  # id(call) -> the name subtracted from it (clock() - t0)
 
     def read(self) -> HostFacts:
         for record in (False, True):  # first pass: what methods store in self.<attr>
             self._record = record
             self._next_loop = 0
+            self._subclass_places_seen = {}  # the second pass knows every class of the file
             self.facts = HostFacts(self.module.path)
             frame = _Frame(None, "", Scope(self.module))
             self._module_frame = frame
             self._body(self.module.tree.body, frame)
         self.facts.globals = dict(self._module_frame.env)
         self.facts.outgoing = self._outgoing
+        for (owner, attr), places in self._attribute_places.items():
+            self.facts.class_places.setdefault(owner, {})[attr] = set(places)
+        self.facts.class_bases = dict(self._bases)
         return self.facts
 
     # -- statements ---------------------------------------------------------------
@@ -125,7 +136,14 @@ class HostReader:
             return
         if isinstance(statement, ast.ClassDef):
             qualname = f"{frame.qualname}.{statement.name}" if frame.qualname else statement.name
-            klass = _Frame(None, qualname, frame.scope, {}, frame, qualname)
+            bases = []
+            for base in statement.bases:
+                dotted = self._dotted(base, frame)
+                found = self.project.definition(dotted, self.module) if dotted else None
+                if found is not None and found[1].kind == "class":
+                    bases.append((found[0].path, found[1].name))
+            self._bases[qualname] = bases
+            klass = _Frame(None, qualname, frame.scope, {}, frame, qualname, owner_node=statement)
             methods = [s for s in statement.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))]
             rest = [s for s in statement.body if s not in methods]
             init = [m for m in methods if m.name == "__init__"]
@@ -439,7 +457,7 @@ class HostReader:
             positional = positional[1:]  # self / cls
         calls = self._passed.get(qualname, [])
         if not calls and self._gpu_code and frame.function is None and qualname.count(".") <= (
-                1 if frame.owner else 0):
+                1 if frame.owner else 0) and self._types_matter(function, frame):
             calls = self._incoming(qualname)  # a module-level function, or a method of a module-level class
         defaults = dict(zip([a.arg for a in positional[len(positional) - len(arguments.defaults):]],
                             arguments.defaults))
@@ -469,6 +487,11 @@ class HostReader:
         return types
 
     def _call(self, call: ast.Call, frame: _Frame) -> None:
+        if (isinstance(call.func, ast.Name) and call.func.id == "setattr" and len(call.args) == 3
+                and isinstance(call.args[0], ast.Name) and call.args[0].id == "self"
+                and isinstance(call.args[1], ast.Constant) and isinstance(call.args[1].value, str)):
+            target = ast.Attribute(value=call.args[0], attr=call.args[1].value, ctx=ast.Store())
+            self._assign(ast.copy_location(target, call), call.args[2], frame)  # setattr(self, "x", v)
         if not self._record:
             callee = self._callee(call, frame) or self._constructed(call, frame)
             elsewhere = None if callee is not None else self._callee_elsewhere(call, frame)
@@ -631,11 +654,27 @@ class HostReader:
         owner, binding = found
         return owner.path, binding.name if binding.kind == "def" else f"{binding.name}.__init__"
 
+    def _types_matter(self, function: FunctionNode, frame: _Frame) -> bool:
+        """Whether a function's parameter types can reach a launch: it launches, or it is the
+        ``__init__`` (or another method) of a class whose methods launch."""
+        node = frame.owner_node if frame.owner is not None and frame.owner_node is not None else function
+        key = id(node)
+        if key not in self._launching:
+            self._launching[key] = any(isinstance(sub, ast.Call) and _launched(sub) is not None
+                                       for sub in ast.walk(node))
+        return self._launching[key]
+
     def _incoming(self, qualname: str) -> List[Tuple[list, dict]]:
         """The argument types other files of the project pass to this file's function or class."""
         name = qualname.split(".")[0]
         found: List[Tuple[list, dict]] = []
+        stem = os.path.splitext(os.path.basename(self.module.path))[0]
+        if stem == "__init__":
+            stem = os.path.basename(os.path.dirname(self.module.path))
+        importers = set(self.project.files_naming(self.module.path, stem))  # `from .sim import Beam`
         for path in self.project.files_naming(self.module.path, name):
+            if path not in importers:
+                continue
             if path == self.module.path or path in _READING:
                 continue
             module = self.project.module(path)
@@ -777,11 +816,44 @@ class HostReader:
                 return None
             key = (frame.owner, expr.attr)
             value = self._attributes.get(key)
-            if isinstance(value, ArrayType) and len(self._attribute_places.get(key, ())) > 1:
+            if isinstance(value, ArrayType) and len(self._attribute_places.get(key, set())
+                                                    | self._subclass_places(key)) > 1:
                 return replace(value, where="", library="")  # lives in more than one place: unknown
             return value if not isinstance(value, str) else None
 
         return TypeReader(lambda e: self._dotted(e, frame), lookup, attribute)
+
+    def _subclass_places(self, key: Tuple[str, str]) -> Set[Tuple[str, str]]:
+        """Where the subclasses of a class, in this file or others of the project, put an
+        attribute's arrays (``GpuSim(Sim)`` moving ``self.x`` to the GPU)."""
+        if key in self._subclass_places_seen:
+            return self._subclass_places_seen[key]
+        owner, attr = key
+        self._subclass_places_seen[key] = found = set()
+        for sub, bases in self._bases.items():
+            if (self.module.path, owner) in bases:
+                found |= self._attribute_places.get((sub, attr), set())
+        if not self._gpu_code or "." in owner:
+            return found
+        stem = os.path.splitext(os.path.basename(self.module.path))[0]
+        importers = set(self.project.files_naming(self.module.path, stem))
+        for path in self.project.files_naming(self.module.path, owner):
+            if path not in importers:
+                continue
+            if path == self.module.path or path in _READING:
+                continue
+            module = self.project.module(path)
+            if module is None:
+                continue
+            _READING.add(self.module.path)
+            try:
+                facts = read_host(self.project, module)
+            finally:
+                _READING.discard(self.module.path)
+            for sub, bases in facts.class_bases.items():
+                if (self.module.path, owner) in bases:
+                    found |= facts.class_places.get(sub, {}).get(attr, set())
+        return found
 
     def _imported(self, name: str):
         """The type (or dtype alias) of a module-level name another file of the project binds
@@ -951,21 +1023,27 @@ def _nested_qualname(frame: _Frame, function: FunctionNode, name: str) -> str:
     return f"{owner.qualname}.{name}" if owner.qualname else name
 
 
+# `kernel[grid, block](`: a file that may launch (a comma: not `handlers[key](...)`)
+_LAUNCH_TEXT = re.compile(r"\w\[[^\]\n]*,[^\]\n]*\]\(")
 _READING: Set[str] = set()  # files whose reading asked another file for a name (import cycles)
 
 
 def read_host(project: Project, module: PyModule) -> HostFacts:
     """A file's host facts, read once per run (signatures and host rules both use them)."""
-    facts = project.host_facts.get(module.path)
+    # read for another file's sake (its types, its subclasses): without looking further across
+    # files, so that one file's reading never fans out over the project; kept apart
+    shallow = bool(_READING)
+    cache = project.shallow_host_facts if shallow else project.host_facts
+    facts = cache.get(module.path) or (project.host_facts.get(module.path) if shallow else None)
     if facts is None:
         try:
-            facts = HostReader(project, module).read()
+            facts = HostReader(project, module, shallow).read()
         except RecursionError:
             raise
         except Exception as exc:  # noqa: BLE001 - outside any one statement: the file's facts are empty
             project.failed(module.path, 1, 1, "reading host code", exc)
             facts = HostFacts(module.path)
-        project.host_facts[module.path] = facts
+        cache[module.path] = facts
     return facts
 
 

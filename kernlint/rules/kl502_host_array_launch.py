@@ -52,8 +52,9 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
             if not arrays or launch.place in reported:
                 continue
             reported.add(launch.place)
-            names = ", ".join(f"`{a.name}`" for a in arrays)
-            one = len(arrays) == 1
+            distinct = list(dict.fromkeys(a.name for a in arrays))  # `k(x, 0.5, x, x)`: x once
+            names = ", ".join(f"`{name}`" for name in distinct)
+            one = len(distinct) == 1
             yield host_finding(
                 CODE, launch.place,
                 f"{names} {'is a host (NumPy) array' if one else 'are host (NumPy) arrays'}: numba-cuda copies "

@@ -252,10 +252,15 @@ def main():
                 return f"{row[key]:.2f} s" if key in row else "—"
             out.append(f"| {row['project']} | {row.get('files', '—')} | {row['kernels_checked']} | "
                        f"{seconds('cold_s')} | {row['warm_s']:.3f} s | {seconds('one_launch_file_changed_s')} | "
-                       f"{seconds('one_kernel_body_changed_s')} | {seconds('numba_alone_s')} | "
-                       f"{row['cold_over_numba_alone']} | {row['cold_rss_total_mib']:.0f} / {row['cold_rss_largest_mib']:.0f} MiB | "
+                       f"{seconds('one_kernel_body_changed_s')} | {seconds('numba_alone_s')} ({row['numba_compiled_alone']} kernels) | "
+                       f"{row['cold_over_numba_alone'] or '—'} | {row['cold_rss_total_mib']:.0f} / {row['cold_rss_largest_mib']:.0f} MiB | "
                        f"{row['numba_alone_rss_mib']:.0f} MiB |")
-        out += ["", f"- kernlint analysis / numba IR generation, per kernel over the fixtures: median "
+        out += ["", "numba alone compiles the kernels kernlint checked by importing their modules; the corpus "
+                    "projects' modules do not import here (they need CuPy, packages not installed, or a GPU at import), so there is "
+                    "no like-for-like ratio for them (—): their cold time is mostly kernlint's fixed start (the "
+                    "worker server imports numba-cuda, ~1 s) and the inferred candidates numba rejects. The "
+                    "generated package is the like-for-like row.",
+                f"- kernlint analysis / numba IR generation, per kernel over the fixtures: median "
                     f"{cost['median_ratio']:.3f}, max {cost['max_ratio']:.3f} (goal <= 0.10)"]
     if signatures:
         sources = ", ".join(f"{n} {s}" for s, n in sorted(signatures["sources"].items()))

@@ -336,6 +336,11 @@ def _check(discovered: List[str], options: Options, progress: Optional[Progress]
     from .cache import Cache, finding_from_dict
     from .source import buffers
 
+    early = any(path.endswith(".py") for path in discovered) and not options.resources
+    if early:
+        from .frontends.worker import start_early
+
+        start_early()  # numba-cuda's import in the worker server overlaps the reading below
     project = Project(options.frontend)
     dependencies: List[str] = []  # the user modules the compiled files imported
     files = [p for p in discovered if worth_checking(p, project)]
@@ -387,6 +392,10 @@ def _check(discovered: List[str], options: Options, progress: Optional[Progress]
                             result.dependencies)
             if progress:
                 progress(done, len(files), result.path)
+    if early and not pending:
+        from .frontends.worker import stop_unused
+
+        stop_unused()
     host_files = host_checked(discovered)
     for path in host_files:
         collected.extend(host_findings(project, path))

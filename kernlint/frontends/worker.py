@@ -68,6 +68,32 @@ def _context():
     return context
 
 
+def start_early() -> None:
+    """Start the worker server (numba-cuda's import and warm-up, about a second) now, while
+    the caller still reads the project; ``stop_unused`` ends it if no file needed it."""
+    from multiprocessing import forkserver
+
+    _context()
+    forkserver.ensure_running()
+
+
+def stop_unused() -> None:
+    """End a server ``start_early`` started that forked nothing: it holds the caller's
+    standard streams, and a caller reading them would wait for its import to finish."""
+    import signal
+    from multiprocessing import forkserver
+
+    pid = getattr(getattr(forkserver, "_forkserver", None), "_forkserver_pid", None)
+    if pid:
+        try:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+        except (OSError, ChildProcessError):
+            pass
+        forkserver._forkserver._forkserver_pid = None  # noqa: SLF001 - so that a later run starts a new one
+        forkserver._forkserver._forkserver_address = None  # noqa: SLF001
+
+
 def compile_files(
     paths: Sequence[str],
     arch: str,

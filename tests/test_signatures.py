@@ -110,6 +110,9 @@ def type_text(source, **names):
     ("-np.zeros(3, np.int8)", ("int8[::1]", "host")),
     ("cp.zeros(4, dtype=cp.float32) * 2", ("float32[::1]", "device")),
     ("cuda.device_array(4) * 2", None),  # numba's device arrays have no arithmetic
+    ("(1, 2.5, np.zeros(3))", ("Tuple((int64, float64, float64[::1]))", "")),  # as numba's signatures spell it
+    ("(1, 2)", ("UniTuple(int64, 2)", "")),
+    ("()", ("Tuple(())", "")),
     ("np.zeros(n) + 1", None),  # rank unknown
     ("create_xoroshiro128p_states(64, seed=1)", ("xoroshiro128p[::1]", "device")),
     ("f(3)", None),
@@ -219,3 +222,12 @@ def test_json_and_text_say_where_a_signature_came_from(tmp_path):
     text = subprocess.run([sys.executable, "-m", "kernlint", "check", "--no-cache", "kernels.py"], cwd=tmp_path,
                           capture_output=True, text=True, timeout=600, env=env).stdout
     assert "# kernlint: sig=void(int64[::1], float64[::1])" in text
+
+
+@pytest.mark.parametrize("source", ["(1, 2.5, np.zeros(3))", "(1, 2)", "()", "((1, 2), (3.0,))"])
+def test_tuple_types_are_written_as_numba_parses_them(source):
+    from numba.core import sigutils
+
+    text, _ = type_text(source)
+    argtypes, _ = sigutils.normalize_signature(f"void({text})")
+    assert len(argtypes) == 1

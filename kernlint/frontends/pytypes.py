@@ -91,7 +91,7 @@ class TupleType:
             return None
         if texts and all(t == texts[0] for t in texts):
             return f"UniTuple({texts[0]}, {len(texts)})"
-        return f"Tuple({', '.join(texts)})"
+        return f"Tuple(({', '.join(texts)}{',' if len(texts) == 1 else ''}))"  # numba's Tuple takes a sequence
 
 
 @dataclass(frozen=True)

@@ -311,10 +311,16 @@ def check_paths(paths: Sequence[str], options: Options, progress: Optional[Progr
         collected = [finding_from_dict(f) for f in stored["findings"]]
     else:
         report, collected, project, dependencies = _check(discovered, options, progress)
-        if run_cache and not any(f.code == "KL901" or NVVM_EXTRAS in f.message for f in collected):
+        if run_cache and _cacheable(collected):
             run_cache.store(discovered, project.modules_read() + dependencies, sorted(project.absent),
                             collected, [asdict(s) for s in report.stats], report.files)
     return _report(report, collected, options)
+
+
+def _cacheable(findings: Sequence[Finding]) -> bool:
+    """A file that could not be read or imported (KL901), or kernels compiled without NVVM,
+    say nothing about the next run: not cached."""
+    return not any(f.code == "KL901" or NVVM_EXTRAS in f.message for f in findings)
 
 
 def _run_settings(options: Options) -> Dict:
@@ -387,7 +393,7 @@ def _check(discovered: List[str], options: Options, progress: Optional[Progress]
             report.files += 1
             done += 1
             dependencies.extend(result.dependencies)
-            if cache and not any(f.code == "KL901" or NVVM_EXTRAS in f.message for f in result.diagnostics):
+            if cache and _cacheable(result.diagnostics):
                 cache.store(result.path, settings(result.path), findings, [asdict(s) for s in stats],
                             result.dependencies)
             if progress:

@@ -141,15 +141,9 @@ class SourceFile:
 
     @cached_property
     def _nodes_by_line(self) -> Dict[int, List[ast.AST]]:
-        by_line: Dict[int, List[ast.AST]] = defaultdict(list)
-        if self.tree is not None:
-            for node in ast.walk(self.tree):
-                lineno = getattr(node, "lineno", None)
-                if lineno is not None:
-                    by_line[lineno].append(node)
-        for nodes in by_line.values():
-            nodes.sort(key=lambda n: n.col_offset)
-        return by_line
+        """The nodes that start on each line, leftmost first."""
+        return {line: sorted(nodes, key=lambda n: n.col_offset)
+                for line, nodes in self._walk_order_by_line.items()}
 
     def nodes_at(self, line: int) -> List[ast.AST]:
         """The nodes that start on ``line``, in ``ast.walk`` order."""

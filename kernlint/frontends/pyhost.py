@@ -666,16 +666,21 @@ class HostReader:
 
     def _incoming(self, qualname: str) -> List[Tuple[list, dict]]:
         """The argument types other files of the project pass to this file's function or class."""
-        name = qualname.split(".")[0]
         found: List[Tuple[list, dict]] = []
+        for facts in self._importers_naming(qualname.split(".")[0]):
+            found.extend(facts.outgoing.get((self.module.path, qualname), []))
+        return found
+
+    def _importers_naming(self, name: str):
+        """The host facts of the project's other files that import this one (they name its
+        module: ``from .sim import Beam``) and name ``name``; each read without looking further
+        across files (``read_host``), skipping those whose reading led here."""
         stem = os.path.splitext(os.path.basename(self.module.path))[0]
         if stem == "__init__":
             stem = os.path.basename(os.path.dirname(self.module.path))
-        importers = set(self.project.files_naming(self.module.path, stem))  # `from .sim import Beam`
+        importers = set(self.project.files_naming(self.module.path, stem))
         for path in self.project.files_naming(self.module.path, name):
-            if path not in importers:
-                continue
-            if path == self.module.path or path in _READING:
+            if path not in importers or path == self.module.path or path in _READING:
                 continue
             module = self.project.module(path)
             if module is None:
@@ -685,8 +690,7 @@ class HostReader:
                 facts = read_host(self.project, module)
             finally:
                 _READING.discard(self.module.path)
-            found.extend(facts.outgoing.get((self.module.path, qualname), []))
-        return found
+            yield facts
 
     def _constructed(self, call: ast.Call, frame: _Frame) -> Optional[str]:
         """``Sim(...)`` of a module-level class of this file: its ``__init__``."""
@@ -835,21 +839,7 @@ class HostReader:
                 found |= self._attribute_places.get((sub, attr), set())
         if not self._gpu_code or "." in owner:
             return found
-        stem = os.path.splitext(os.path.basename(self.module.path))[0]
-        importers = set(self.project.files_naming(self.module.path, stem))
-        for path in self.project.files_naming(self.module.path, owner):
-            if path not in importers:
-                continue
-            if path == self.module.path or path in _READING:
-                continue
-            module = self.project.module(path)
-            if module is None:
-                continue
-            _READING.add(self.module.path)
-            try:
-                facts = read_host(self.project, module)
-            finally:
-                _READING.discard(self.module.path)
+        for facts in self._importers_naming(owner):
             for sub, bases in facts.class_bases.items():
                 if (self.module.path, owner) in bases:
                     found |= facts.class_places.get(sub, {}).get(attr, set())

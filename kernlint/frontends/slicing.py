@@ -280,8 +280,8 @@ class Slicer:
             user = self.project.module_named(target, module)
         if user is not None or self.project.find(binding.imported if binding.attr else target, module):
             return UserModule(self, user, binding.imported if binding.attr else target, module)
-        if target == "cupy" and not self.settings.is_safe("cupy"):
-            return _cupy_scalars(binding.attr)
+        if target == "cupy" and (binding.attr is None or binding.attr in _CUPY_SCALARS):
+            return _cupy_scalars(binding.attr)  # not safe to import (else imported above): NumPy's
         what = f"is imported from `{target}`" if binding.attr else f"is the module `{target}`"
         raise Unresolved(
             name, module.path, line, f"{what}, a library kernlint does not import",
@@ -868,8 +868,6 @@ def _cupy_scalars(attr: Optional[str]) -> Any:
     import numpy
 
     if attr is not None:
-        if attr not in _CUPY_SCALARS:
-            raise Unresolved(attr, "", 0, "is imported from `cupy`, a library kernlint does not import")
         return getattr(numpy, attr)
     stand = types.ModuleType("cupy")
     for name in _CUPY_SCALARS:

@@ -14,6 +14,7 @@ judged findings, internal errors (KL905), and the wall time of the run.
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import re
@@ -21,7 +22,7 @@ import sys
 import time
 import tomllib
 from collections import Counter, defaultdict
-from typing import Dict, List
+from typing import Dict, List, Tuple
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -56,20 +57,36 @@ def cause(message: str) -> str:
     return "other"
 
 
-def kernels_present(root: str) -> Dict[str, List[str]]:
-    """path -> kernel qualnames (not device functions) that the syntax tree defines."""
+def kernels_present(root: str) -> Tuple[Dict[str, List[Tuple[str, int]]], set]:
+    """(path -> (qualname, def line) of the kernels, not device functions, that the syntax tree
+    defines; the (path, def line) of those launched somewhere in the project: a ``name[...](...)``
+    call in any of its files naming one of the names the kernel is bound to)."""
     project = Project()
-    found: Dict[str, List[str]] = {}
+    found: Dict[str, List[Tuple[str, int]]] = {}
+    names: Dict[str, set] = defaultdict(set)
+    launched_names: set = set()
     for path in discover([root], "cuda"):
-        if not path.endswith(".py") or not worth_checking(path, project):
+        if not path.endswith(".py"):
             continue
         module = project.module(path)
         if module is None:
             continue
-        names = [k.qualname for k in module.kernels if not k.device]
-        if names:
-            found[path] = names
-    return found
+        for node in ast.walk(module.tree):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Subscript):
+                target = node.func.value
+                if isinstance(target, ast.Name):
+                    launched_names.add(target.id)
+                elif isinstance(target, ast.Attribute):
+                    launched_names.add(target.attr)
+        if not worth_checking(path, project):
+            continue
+        kernels = [k for k in module.kernels if not k.device]
+        if kernels:
+            found[path] = [(k.qualname, k.line) for k in kernels]
+            for kernel in kernels:
+                names[(path, kernel.line)].update(kernel.names or [kernel.name])
+    launched = {key for key, bound in names.items() if bound & launched_names}
+    return found, launched
 
 
 def load_verdicts() -> Dict[str, Dict[str, str]]:
@@ -80,7 +97,7 @@ def load_verdicts() -> Dict[str, Dict[str, str]]:
 
 
 def measure(name: str, root: str, verdicts: Dict[str, str], jobs=None) -> Dict[str, object]:
-    present = kernels_present(root)
+    present, launched = kernels_present(root)
     started = time.perf_counter()
     report = check_paths([root], Options(timeout=120, jobs=jobs))
     seconds = time.perf_counter() - started
@@ -89,14 +106,17 @@ def measure(name: str, root: str, verdicts: Dict[str, str], jobs=None) -> Dict[s
     for stat in report.stats:
         if stat.host:
             continue
-        key = (stat.path, stat.kernel)
+        key = (stat.path, stat.line)
         source = (stat.signature_source or "").partition(":")[0] or "eager"
         if key not in checked or rank.index(source) < rank.index(checked[key]):
             checked[key] = source
-    present_keys = {(path, q) for path, names in present.items() for q in names}
-    # a kernel counts as checked when one of its signatures compiled (stats name kernels by their def name)
-    checked_present = {(p, q): s for (p, q) in present_keys for (cp, ck), s in checked.items()
-                       if cp == p and ck == q.rsplit(".", 1)[-1]}
+    present_keys = {(path, line) for path, kernels in present.items() for _, line in kernels}
+    # a kernel counts as checked when one of its signatures compiled (matched by file and def line:
+    # kernels of one file often share a name)
+    checked_present = {key: checked[key] for key in present_keys if key in checked}
+    # kernels launched in the project: is the signature from a launch (or written), not the body?
+    trusted = ("eager", "comment", "config", "launch-site", "recorded")
+    launched_from = Counter(checked_present.get(key, "unchecked") for key in launched)
     diagnostics = defaultdict(Counter)
     for finding in report.findings:
         if finding.code in ("KL902", "KL903"):
@@ -119,6 +139,11 @@ def measure(name: str, root: str, verdicts: Dict[str, str], jobs=None) -> Dict[s
         "kernels_checked": len(checked_present),
         "checked_share": round(len(checked_present) / len(present_keys), 3) if present_keys else None,
         "by_signature_source": dict(Counter(checked_present.values())),
+        "kernels_launched": len(launched),
+        "launched_by_signature_source": dict(launched_from),
+        "launched_share_from_launch_or_written": round(
+            sum(n for source, n in launched_from.items() if source in trusted) / len(launched), 3)
+        if launched else None,
         "diagnostics": {code: dict(counter) for code, counter in diagnostics.items()},
         "internal_errors": [f"{os.path.relpath(f.path, root)}:{f.line}: {f.message[:160]}"
                             for f in report.findings if f.code == "KL905"],
@@ -157,6 +182,9 @@ def main(argv: List[str]) -> int:
         print(f"{name}: {row['kernels_checked']}/{row['kernels_present']} kernels checked ({source}); "
               f"host findings {len(row['host_findings'])}; KL905 {len(row['internal_errors'])}; {row['seconds']} s",
               flush=True)
+        launched = ", ".join(f"{k} {v}" for k, v in sorted(row["launched_by_signature_source"].items()))
+        print(f"    launched in the project: {row['kernels_launched']} ({launched}); from a launch or "
+              f"written: {row['launched_share_from_launch_or_written']}")
         for code, causes in row["diagnostics"].items():
             print(f"    {code}: " + "; ".join(f"{c} {n}" for c, n in sorted(causes.items(), key=lambda i: -i[1])))
         for code, p in row["host_precision"].items():

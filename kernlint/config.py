@@ -10,7 +10,7 @@
     mode = "unchecked"                   # kernlint rewrite: unchecked | saturate
     timeout = 60                         # seconds to import a file, or to compile one kernel
     signatures = { "kernels.py::scale" = ["void(float64[::1], float64)"] }
-    safe-imports = ["scipy.special"]     # imported to type kernels, besides numba, numpy, math, cmath, operator
+    safe-imports = ["scipy.special"]     # imported to type kernels, besides numba, numpy and the stdlib's math &co.
     jit-decorators = ["pkg.utils.compile_cupy"]   # the project's own wrappers around numba.cuda.jit
     constants = { "c" = 299792458.0, "kernels.py::make.factor" = 2.0 }   # values kernlint cannot read
     import-modules = false               # true: import each file whole (runs its top level)

@@ -51,6 +51,7 @@ class KernelStats:
     signature_source: str = ""
     variant: str = ""  # a factory-made kernel: the parameter values it was made with
     host: bool = False  # the host code of a HIP file (its compile and the host rules), not a kernel
+    line: int = 0  # its def line: kernels of one file may share a name
 
 
 @dataclass
@@ -201,6 +202,7 @@ def analyse_result(result: FileResult, options: Optional[Options] = None,
         stats.append(KernelStats(
             path=result.path,
             kernel=compiled.info.name,
+            line=compiled.info.line,
             signature=compiled.info.signature,
             numba_seconds=compiled.compile_seconds,
             kernlint_seconds=time.process_time() - started,

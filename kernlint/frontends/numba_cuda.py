@@ -600,6 +600,7 @@ def _compile_one(candidate: _Candidate, signature, text: str, origin: str, cc, r
         if fingerprint is not None:
             key = hashlib.sha256(json.dumps(
                 [reuse.salt, fingerprint, text, list(cc), runnable, repr(sorted(user_options.items())),
+                 _nrt_enabled(),
                  repr(sorted((k, repr(v)) for k, v in dispatcher.targetoptions.items())),
                  info.signature_source, info.variant, info.name, info.line, info.column]).encode()).hexdigest()
             if key in reuse.known:
@@ -621,12 +622,22 @@ def _compile_one(candidate: _Candidate, signature, text: str, origin: str, cc, r
                 result.diagnostics.append(finding)
             return _first_line(exc)
         reason = _first_line(exc)
+        compiled = _compiled_with_nrt(dispatcher, signature, cc, runnable, reason)
+        if compiled is not None:
+            modules, entry, fixed = compiled
+            info.options["nrt"] = True
+            return _compiled(result, info, modules, entry, fixed, user_options, key, started, progress)
         nvvm = find_nvvm()
         if not nvvm.found:  # numba-cuda lowers with NVVM's data layout and IR version
             reason = nvvm.describe()
         elif result.standins:
             reason += f" (compiled with float64 stand-ins for {', '.join(result.standins)})"
         return failed(reason)
+    return _compiled(result, info, modules, entry, fixed, user_options, key, started, progress)
+
+
+def _compiled(result: FileResult, info: KernelInfo, modules, entry, fixed, user_options, key, started,
+              progress) -> None:
     nvvm_options = {"opt": 3 if user_options.get("opt", True) else 0,
                     "fastmath": bool(user_options.get("fastmath"))}
     if user_options.get("debug"):
@@ -636,6 +647,35 @@ def _compile_one(candidate: _Candidate, signature, text: str, origin: str, cc, r
     result.kernels.append(CompiledKernel(
         info, modules, entry, time.process_time() - started, fixed, nvvm_options, key))
     return None
+
+
+# numba-cuda types NumPy's allocating functions in a kernel only with its runtime (NRT) on
+_NEEDS_NRT = re.compile(r"NRT required|No implementation of function Function\(<(?:built-in )?function "
+                        r"(?:empty|zeros|ones|full|empty_like|zeros_like|ones_like|full_like|array|arange|copy)\b")
+
+
+def _compiled_with_nrt(dispatcher, signature, cc, runnable: bool, reason: str):
+    """A kernel that allocates (``np.empty`` in its body) compiles only with numba-cuda's NRT
+    on, so that is how it runs wherever it runs (``CUDA_ENABLE_NRT`` set in the environment or
+    around the launch): compile it so, and KL202 reports the allocation. None where NRT is
+    already on or is not what failed."""
+    from numba.core import config
+
+    if _nrt_enabled() or not _NEEDS_NRT.search(reason):
+        return None
+    config.CUDA_ENABLE_NRT = True
+    try:
+        return compile_signature(dispatcher, signature, cc, runnable)
+    except Exception:  # noqa: BLE001 - it fails with NRT too: the first reason is reported
+        return None
+    finally:
+        config.CUDA_ENABLE_NRT = False
+
+
+def _nrt_enabled() -> bool:
+    from numba.core import config
+
+    return bool(getattr(config, "CUDA_ENABLE_NRT", False))
 
 
 def kernel_fingerprint(dispatcher) -> Optional[str]:

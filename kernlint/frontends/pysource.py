@@ -33,7 +33,7 @@ class Binding:
     """One statement that binds a name at module (or function) level."""
 
     name: str
-    kind: str  # import | assign | def | class | param | other
+    kind: str  # import | assign | def | class | param | loop | other
     node: ast.AST
     order: int
     conditions: Tuple[Tuple[Optional[ast.expr], bool], ...] = ()  # (if-test, branch); None test: try body
@@ -132,7 +132,9 @@ class KernelDef:
 
     @property
     def device(self) -> bool:
-        return self.jit.device
+        """A device function: ``device=True``, or a lazy ``@cuda.jit`` whose body returns a value
+        (a kernel cannot; numba-cuda compiles it as a device function where a kernel calls it)."""
+        return self.jit.device or (not self.jit.args and returns_value(self.node))
 
     @property
     def nested(self) -> bool:
@@ -213,8 +215,10 @@ class PyModule:
         elif isinstance(statement, ast.AugAssign) and isinstance(statement.target, ast.Name):
             yield Binding(statement.target.id, "other", statement, 0, conditions, line=line)
         elif isinstance(statement, (ast.For, ast.AsyncFor)):
-            for name, _ in _target_names(statement.target):
-                yield Binding(name, "other", statement, 0, conditions, line=line)
+            # a loop variable: one value per element of the iterable (a test's `for dtype in ...`)
+            for name, path in _target_names(statement.target):
+                yield Binding(name, "loop" if path is not None else "other", statement, 0, conditions,
+                              value=statement.iter, path=path or (), line=line)
         elif isinstance(statement, (ast.With, ast.AsyncWith)):
             for item in statement.items:
                 if item.optional_vars is not None:
@@ -631,6 +635,20 @@ def _target_names(target: ast.AST, path: Tuple[int, ...] = ()) -> Iterator[Tuple
             else:
                 for name, inner in _target_names(element, path + (index,)):
                     yield name, None if starred else inner
+
+
+def returns_value(function: FunctionNode) -> bool:
+    """Does the function's own body (not its nested defs) return something other than None?"""
+    stack: List[ast.AST] = list(function.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        if isinstance(node, ast.Return) and node.value is not None and not (
+                isinstance(node.value, ast.Constant) and node.value.value is None):
+            return True
+        stack.extend(ast.iter_child_nodes(node))
+    return False
 
 
 def flatten(body: Sequence[ast.stmt]) -> Iterator[ast.stmt]:

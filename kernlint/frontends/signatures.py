@@ -210,8 +210,19 @@ def _parameter_uses(node, module: PyModule, outer_scope, visiting: Set[int]) -> 
             return name in _INT_SOURCES or name.rsplit(".", 1)[-1] in ("int32", "int64", "intp", "uint32")
         return False
 
+    tuples = {target.id: sub.value for sub in ast.walk(node) if isinstance(sub, ast.Assign)
+              and isinstance(sub.value, ast.Tuple) for target in sub.targets if isinstance(target, ast.Name)}
+    # `h = hs[i, j]` then `h[k, l]`: `hs` has four dimensions
+    views = {target.id: (sub.value.value.id, _dims_taken(sub.value.slice)) for sub in ast.walk(node)
+             if isinstance(sub, ast.Assign) and isinstance(sub.value, ast.Subscript)
+             and isinstance(sub.value.value, ast.Name) and sub.value.value.id in uses
+             and not isinstance(sub.value.slice, ast.Slice)
+             for target in sub.targets if isinstance(target, ast.Name) and target.id not in uses}
     for _ in range(2):  # a second round sees the integers the first one found
         for sub in ast.walk(node):
+            if isinstance(sub, ast.Subscript) and isinstance(sub.value, ast.Name) and sub.value.id in views:
+                owner, taken = views[sub.value.id]
+                uses[owner].ndim = max(uses[owner].ndim, taken + _index_count(sub.slice))
             if isinstance(sub, ast.Subscript) and isinstance(sub.value, ast.Name) and sub.value.id in uses:
                 use = uses[sub.value.id]
                 use.array = True
@@ -251,8 +262,14 @@ def _parameter_uses(node, module: PyModule, outer_scope, visiting: Set[int]) -> 
                     uses[sub.args[0].id].ndim = 1
                 if name.startswith("numba.cuda.atomic.") and sub.args and isinstance(sub.args[0], ast.Name) \
                         and sub.args[0].id in uses:
-                    uses[sub.args[0].id].array = True
-                    uses[sub.args[0].id].ndim = max(uses[sub.args[0].id].ndim, 1)
+                    use = uses[sub.args[0].id]
+                    use.array = True
+                    index = sub.args[1] if len(sub.args) > 1 else None
+                    if isinstance(index, ast.Name):
+                        index = tuples.get(index.id, index)  # `ind = (i, j)` then atomic.add(y, ind, v)
+                    use.ndim = max(use.ndim, len(index.elts) if isinstance(index, ast.Tuple) else 1)
+                    for element in (index.elts if isinstance(index, ast.Tuple) else [index] if index else []):
+                        _mark_index(element, uses)
             if isinstance(sub, ast.Compare):
                 operands = [sub.left] + list(sub.comparators)
                 if any(is_int(o) for o in operands):
@@ -282,6 +299,16 @@ def _parameter_uses(node, module: PyModule, outer_scope, visiting: Set[int]) -> 
             if isinstance(sub, ast.Call) and len(visiting) < 8:
                 _merge_callee_uses(sub, module, scope, uses, visiting)
     return uses
+
+
+def _index_count(index: ast.expr) -> int:
+    return len(index.elts) if isinstance(index, ast.Tuple) else 1
+
+
+def _dims_taken(index: ast.expr) -> int:
+    """Dimensions an index removes: ``a[i, :]`` one, ``a[i, j]`` two."""
+    elements = index.elts if isinstance(index, ast.Tuple) else [index]
+    return sum(1 for e in elements if not isinstance(e, ast.Slice))
 
 
 def _merge_callee_uses(call: ast.Call, module: PyModule, scope, uses: Dict[str, "_Use"], visiting: Set[int]) -> None:

@@ -23,13 +23,14 @@ import ast
 import builtins
 import copy
 import importlib
+import itertools
 import operator
 import os
 import types
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from .project import FrontendSettings, Project
-from .pysource import Binding, FunctionNode, KernelDef, PyModule, Scope
+from .pysource import JIT_OPTIONS, Binding, FunctionNode, KernelDef, PyModule, Scope, _target_names
 
 STANDIN_VALUE = 1.0
 MAX_VARIANTS = 8
@@ -46,7 +47,8 @@ _IO_NAMES = frozenset({"load", "save", "savez", "savez_compressed", "loadtxt", "
                        "fromfile", "tofile", "memmap", "fromregex", "DataSource", "open", "system",
                        "recfromtxt", "recfromcsv", "open_memmap"})
 # numba.cuda's module-level functions that need no GPU and allocate nothing.
-_NUMBA_CUDA_CALLS = frozenset({"declare_device", "jit"})
+# numba-cuda calls a constant expression may make: pure type builders, and jit made lazy
+_NUMBA_CUDA_CALLS = frozenset({"declare_device", "jit", "from_dtype", "as_dtype", "signature", "typeof"})
 
 _BINARY = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
            ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow,
@@ -70,6 +72,13 @@ class Unresolved(Exception):
         self.hint = hint
         self.library = library  # set where the name comes from a library kernlint does not import
         self.use: Optional[Tuple[str, int, int]] = None  # where the function that needs it reads it
+        # a parameter or loop variable of an enclosing function: (its binding, the function);
+        # the kernel is then made once per value its calls or loop give
+        self.local: Optional[Tuple[Binding, FunctionNode]] = None
+
+    def of_local(self, binding: Binding, function: FunctionNode) -> "Unresolved":
+        self.local = (binding, function)
+        return self
 
     def used_at(self, path: str, line: int, column: int = 1) -> "Unresolved":
         """A copy located at the read that needed it (the first one located keeps its place)."""
@@ -77,6 +86,7 @@ class Unresolved(Exception):
             return self
         located = Unresolved(self.name, self.path, self.line, self.reason, self.hint, self.library)
         located.use = (path, line, column)
+        located.local = self.local
         return located
 
     @property
@@ -414,7 +424,10 @@ class Slicer:
         if key in self._functions:
             return self._functions[key]
         args = [self.evaluate(a.expr, a.scope, env) for a in kernel.jit.args]
-        keywords = {k: self.evaluate(a.expr, a.scope, env) for k, a in kernel.jit.keywords.items()}
+        keywords = {k: self.evaluate(a.expr, a.scope, env) for k, a in kernel.jit.keywords.items()
+                    if k in JIT_OPTIONS}  # link=, lto=, cache=... act after the IR kernlint reads
+        if kernel.device and not kernel.jit.device:
+            keywords["device"] = True  # returns a value: what numba-cuda makes of it where it is called
         self.prepare(module, kernel.node)
         if key in self._functions:  # a recursive device function made itself while its globals resolved
             return self._functions[key]
@@ -425,29 +438,113 @@ class Slicer:
         return dispatcher
 
     def variants(self, kernel: KernelDef) -> List[Tuple[str, Dict[str, Any]]]:
-        """The closures a nested kernel is made with: (label, parameter values of the functions
-        around it). A module-level kernel has one, empty. Parameters come from the configuration,
-        from calls of the enclosing function in this file, or from their defaults."""
+        """The closures a nested kernel is made with: (label, values of the parameters and loop
+        variables of the functions around it). A module-level kernel has one, empty. Parameters
+        come from the configuration, from calls of the enclosing function in this file, or from
+        their defaults; loop variables from the loop's iterable. Those read through other locals
+        (``wrapped = cuda.jit(device=True)(pyfunc)``) are found by making the kernel once."""
         if not kernel.nested:
             return [("", {})]
-        needed: Dict[int, List[str]] = {}
+        needed: List[Tuple[str, FunctionNode]] = list(_parameters_needed(kernel.module, kernel.node, kernel.scope))
+        enclosing = {id(f) for f in kernel.scope.functions}
+        for _ in range(MAX_VARIANTS):
+            labelled = None
+            try:
+                labelled = self._variants_of(kernel, needed)
+                self.dispatcher(kernel, labelled[0][1])
+            except Unresolved as exc:
+                local = exc.local
+                if local is not None and id(local[1]) in enclosing and (local[0].name, local[1]) not in needed:
+                    needed.append((local[0].name, local[1]))
+                    continue
+                if labelled is None:
+                    raise
+            except Exception:  # noqa: BLE001 - reported where the kernel is made for each variant
+                pass
+            return labelled
+        return self._variants_of(kernel, needed)
+
+    def _variants_of(self, kernel: KernelDef, needed: List[Tuple[str, FunctionNode]]):
+        names_of: Dict[int, List[str]] = {}
         owners: Dict[int, FunctionNode] = {}
-        for name, function in _parameters_needed(kernel.module, kernel.node, kernel.scope):
-            needed.setdefault(id(function), []).append(name)
+        for name, function in needed:
+            names_of.setdefault(id(function), []).append(name)
             owners[id(function)] = function
-        if not needed:
-            return [("", {})]
-        choices: List[List[Dict[str, Any]]] = []
-        for key, names in needed.items():
-            choices.append(self._parameter_choices(kernel, owners[key], names))
         variants: List[Dict[str, Any]] = [{}]
-        for options in choices:
-            variants = [dict(v, **o) for v in variants for o in options][:MAX_VARIANTS]
-        labelled = []
-        for variant in variants:
-            label = ", ".join(f"{k}={_short(v)}" for k, v in variant.items())
-            labelled.append((label, variant))
-        return labelled
+        loop_names: List[str] = []
+        for key, names in names_of.items():
+            function = owners[key]
+            local = kernel.module.local_bindings(function)
+            loops = [n for n in names if local[n].kind == "loop"]
+            parameters = [n for n in names if n not in loops]
+            if parameters:
+                options = self._parameter_choices(kernel, function, parameters)
+                variants = [dict(v, **o) for v in variants for o in options][:MAX_VARIANTS]
+            loop_names.extend(loops)
+            for statement in {id(local[n].node): local[n].node for n in loops}.values():
+                outer = Scope(kernel.module, kernel.scope.functions[:kernel.scope.functions.index(function) + 1])
+                variants = [dict(v, **o) for v in variants for o in self._loop_values(statement, outer, v)]
+                variants = variants[:MAX_VARIANTS]
+
+        def label(variant: Dict[str, Any], names) -> str:
+            return ", ".join(f"{k}={_short(v)}" for k, v in variant.items() if k in names)
+
+        # the loop variables name a variant; the parameters their loops read are implied
+        shown = [label(v, loop_names or list(v)) for v in variants]
+        if len(set(shown)) < len(shown):
+            shown = [label(v, list(v)) for v in variants]
+        return list(zip(shown, variants))
+
+    def _loop_values(self, loop: ast.AST, scope: Scope, env: Dict[str, Any]) -> List[Dict[str, Any]]:
+        """The values a loop's target names take, one dict per element of its iterable
+        (the first MAX_VARIANTS)."""
+        try:
+            iterable = self.evaluate(loop.iter, scope, env)
+            elements = list(itertools.islice(iter(iterable), MAX_VARIANTS))
+        except Unresolved as exc:
+            target = ast.unparse(loop.target)
+            wrapped = Unresolved(target, scope.module.path, loop.lineno,
+                                 f"is a loop variable over `{ast.unparse(loop.iter)[:60]}`, and `{exc.name}` "
+                                 f"{exc.reason}", exc.hint, library=exc.library)
+            wrapped.local = exc.local  # the iterable needs a parameter: found, the loop is read again
+            raise wrapped from None
+        except TypeError as exc:
+            raise Unresolved(ast.unparse(loop.iter), scope.module.path, loop.lineno,
+                             f"is not iterable here ({exc})") from None
+        values = []
+        for element in elements:
+            bound: Dict[str, Any] = {}
+            for name, path in _target_names(loop.target):
+                if path is None:
+                    continue  # a starred target: not a single value
+                value = element
+                try:
+                    for index in path:
+                        value = value[index]
+                except (TypeError, IndexError, KeyError):
+                    continue
+                bound[name] = value
+            values.append(bound)
+        return values
+
+    def _with_loops(self, attempt, scope: Scope):
+        """``attempt(env)`` for each value of the caller's loop variables it needs (a test's
+        ``for dtype in (np.float32, np.float64): self._check(dtype)``); [attempt({})] where none."""
+        envs: List[Dict[str, Any]] = [{}]
+        enclosing = {id(f) for f in scope.functions}
+        for _ in range(4):
+            try:
+                return [attempt(env) for env in envs]
+            except Unresolved as exc:
+                local = exc.local
+                if local is None or local[0].kind != "loop" or id(local[1]) not in enclosing or \
+                        local[0].name in envs[0]:
+                    raise
+                function = local[1]
+                outer = Scope(scope.module, scope.functions[:scope.functions.index(function) + 1])
+                envs = [dict(e, **o) for e in envs for o in self._loop_values(local[0].node, outer, e)]
+                envs = envs[:MAX_VARIANTS] or [{}]
+        return [attempt(env) for env in envs]
 
     def _parameter_choices(self, kernel: KernelDef, function: FunctionNode, names: List[str]):
         module = kernel.module
@@ -458,16 +555,17 @@ class Slicer:
         seen = set()
         for call, scope in _calls_of(module, function):
             try:
-                bound = self._bind_call(function, call, scope, names)
+                bindings = self._with_loops(lambda env: self._bind_call(function, call, scope, names, env), scope)
             except Unresolved:
                 continue
             except Exception:  # noqa: BLE001 - a call kernlint cannot bind gives no variant
                 continue
-            bound.update({k: v for k, v in configured.items() if v is not MISSING})
-            key = tuple(_identity(bound[n]) for n in names)
-            if key not in seen:
-                seen.add(key)
-                found.append(bound)
+            for bound in bindings:
+                bound.update({k: v for k, v in configured.items() if v is not MISSING})
+                key = tuple(_identity(bound[n]) for n in names)
+                if key not in seen:
+                    seen.add(key)
+                    found.append(bound)
         if found:
             return found
         defaults = _defaults(function)
@@ -485,7 +583,8 @@ class Slicer:
             f'give its value in [tool.kernlint] constants = {{ "{os.path.basename(module.path)}::{function.name}.'
             f'{missing}" = ... }}').used_at(module.path, line, column)
 
-    def _bind_call(self, function: FunctionNode, call: ast.Call, scope: Scope, names: List[str]) -> Dict[str, Any]:
+    def _bind_call(self, function: FunctionNode, call: ast.Call, scope: Scope, names: List[str],
+                   env: Dict[str, Any]) -> Dict[str, Any]:
         arguments = function.args
         positional = [a.arg for a in arguments.posonlyargs + arguments.args]
         if positional and positional[0] in ("self", "cls") and isinstance(call.func, ast.Attribute):
@@ -495,10 +594,10 @@ class Slicer:
             if isinstance(arg, ast.Starred):
                 raise Unresolved("*args", scope.module.path, call.lineno, "is unpacked")
             if index < len(positional) and positional[index] in names:
-                values[positional[index]] = self.evaluate(arg, scope, {})
+                values[positional[index]] = self.evaluate(arg, scope, env)
         for keyword in call.keywords:
             if keyword.arg in names:
-                values[keyword.arg] = self.evaluate(keyword.value, scope, {})
+                values[keyword.arg] = self.evaluate(keyword.value, scope, env)
         defaults = _defaults(function)
         for name in names:
             if name not in values:
@@ -519,7 +618,10 @@ class Slicer:
             outer = Scope(module, scope.functions[:scope.functions.index(function) + 1])
             if binding.kind == "param":
                 raise Unresolved(name, module.path, getattr(node, "lineno", 0),
-                                 f"is a parameter of `{function.name}`")
+                                 f"is a parameter of `{function.name}`").of_local(binding, function)
+            if binding.kind == "loop":
+                raise Unresolved(name, module.path, binding.line,
+                                 f"is a loop variable of `{function.name}`").of_local(binding, function)
             if binding.kind == "def":
                 kernel = module.kernel_for(binding.node)
                 if kernel is not None:
@@ -672,7 +774,7 @@ class Slicer:
         for keyword in expr.keywords:
             if keyword.arg is None:
                 keywords.update(self.evaluate(keyword.value, scope, env))
-            else:
+            elif not _after_ir(callee, keyword.arg):
                 keywords[keyword.arg] = self.evaluate(keyword.value, scope, env)
         if _is_cuda_jit(callee):
             return make_dispatcher(args[0], args[1:], keywords) if args and callable(args[0]) else (
@@ -795,7 +897,7 @@ def _parameters_needed(module: PyModule, node: FunctionNode, scope: Scope, seen=
         binding, function = scope.lookup(name)
         if binding is None or function is None:
             continue
-        if binding.kind == "param":
+        if binding.kind in ("param", "loop"):
             if (name, function) not in found:
                 found.append((name, function))
         elif binding.kind == "def":
@@ -905,13 +1007,19 @@ def _may_call(callee: Any, settings: FrontendSettings) -> bool:
     return settings.is_safe(owner) or settings.is_safe(owner.lstrip("_"))
 
 
+def _after_ir(callee, keyword: str) -> bool:
+    """Is ``keyword`` of this numba-cuda call one that acts only after the LLVM IR kernlint
+    reads (linking, PTX options)? Its value is then not needed: ``link=[self.lib]`` in a test."""
+    if _is_cuda_jit(callee):
+        return keyword not in JIT_OPTIONS
+    return getattr(callee, "__name__", "") == "declare_device" and keyword in ("link", "use_cooperative")
+
+
 def make_dispatcher(function, args: Sequence[Any], keywords: Dict[str, Any]):
     """numba.cuda.jit(function, ...) made lazy, with the user's signatures and codegen options
     remembered (eager compilation would need a GPU)."""
     import numba.cuda
     from numba.core import sigutils
-
-    from .pysource import JIT_OPTIONS
 
     signatures: List[Any] = []
     if args:

@@ -25,6 +25,13 @@ _LAUNCHES = [0]
 
 
 def _type_text(numba_type):
+    """numba's type as a signature string numba parses back (``str`` of a tuple does not)."""
+    items = getattr(numba_type, "types", None)
+    if isinstance(items, tuple) and type(numba_type).__name__ in ("UniTuple", "Tuple"):
+        texts = [_type_text(t) for t in items]
+        if texts and all(t == texts[0] for t in texts):
+            return f"UniTuple({texts[0]}, {len(texts)})"
+        return f"Tuple(({', '.join(texts)}{',' if len(texts) == 1 else ''}))"
     ndim = getattr(numba_type, "ndim", None)
     dtype = getattr(numba_type, "dtype", None)
     if ndim is None or dtype is None or not hasattr(numba_type, "layout"):
@@ -35,6 +42,7 @@ def _type_text(numba_type):
         dims[-1] = "::1"
     elif numba_type.layout == "F":
         dims[0] = "::1"
+    dtype = "boolean" if str(dtype) == "bool" else dtype
     return f"{dtype}[{', '.join(dims)}]"
 
 

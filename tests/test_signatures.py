@@ -7,6 +7,7 @@ import subprocess
 import sys
 import textwrap
 
+import numpy as np
 import pytest
 
 from conftest import FIXTURES, ROOT
@@ -231,3 +232,14 @@ def test_tuple_types_are_written_as_numba_parses_them(source):
     text, _ = type_text(source)
     argtypes, _ = sigutils.normalize_signature(f"void({text})")
     assert len(argtypes) == 1
+
+
+@pytest.mark.parametrize("value", [(1, 2, 3), (1, 2.0), ((), (1, 2)), (np.zeros(3), 1), np.zeros(2, bool)])
+def test_recorded_types_are_written_as_numba_parses_them(value):
+    from numba import typeof
+
+    from kernlint import record_hook
+    from kernlint.frontends.numba_cuda import parse_signature
+
+    text = record_hook._type_text(typeof(value))
+    assert parse_signature(f"void({text})")[0] == (typeof(value),)

@@ -40,10 +40,16 @@ def add(into: Signatures, path: str, kernel: str, signature: str, source: str) -
 
 # -- launch sites ------------------------------------------------------------------------
 
-def launch_signatures(project: Project, checked: Sequence[str]) -> Signatures:
+# (path, kernel) -> the argument types of each launch that gives some but not all of them
+PartialLaunches = Dict[Tuple[str, str], List[List[Optional[str]]]]
+
+
+def launch_signatures(project: Project, checked: Sequence[str],
+                      partial: Optional[PartialLaunches] = None) -> Signatures:
     """Signatures the launch sites give the kernels of the checked files. Launches are read
     from the checked files and from the other Python files of each kernel's project that
-    mention one of its kernels by name."""
+    mention one of its kernels by name. Launches that give only some argument types go into
+    ``partial``: inference takes those types from them."""
     kernels: Dict[Tuple[str, str], KernelDef] = {}
     names: Set[str] = set()
     for path in checked:
@@ -72,6 +78,10 @@ def launch_signatures(project: Project, checked: Sequence[str]) -> Signatures:
             signature = launch.signature
             if signature is not None:
                 add(found, launch.kernel.path, launch.kernel.qualname, signature, "launch-site")
+            elif partial is not None and any(a.type for a in launch.args) and all(a.name != "*" for a in
+                                                                                   launch.args):
+                partial.setdefault((launch.kernel.path, launch.kernel.qualname), []).append(
+                    [a.type for a in launch.args])
     return found
 
 
@@ -175,14 +185,22 @@ class _Use:
         self.flag = False  # tested for truth alone
 
 
-def inferred_signatures(kernel: KernelDef) -> List[Tuple[str, str]]:
-    """(signature, variant) candidates for a kernel from its body, most likely first."""
+def inferred_signatures(kernel: KernelDef, launches: Sequence[Sequence[Optional[str]]] = ()
+                        ) -> List[Tuple[str, str]]:
+    """(signature, variant) candidates for a kernel from its body, most likely first. Where
+    launches give some argument types (the others unknown), those are taken from them: an
+    argument every such launch types alike."""
     node = kernel.node
     if node.args.vararg or node.args.kwarg or node.args.kwonlyargs:
         return []
     params = [a.arg for a in node.args.posonlyargs + node.args.args]
     uses = _parameter_uses(node, kernel.module, kernel.scope, set())
-    return _candidates(params, uses)
+    fitting = [list(types) for types in launches if len(types) == len(params)]
+    known: List[Optional[str]] = [None] * len(params)
+    if fitting:
+        known = [column[0] if column[0] is not None and len(set(column)) == 1 else None
+                 for column in zip(*fitting)]
+    return _candidates(params, uses, known)
 
 
 def _parameter_uses(node, module: PyModule, outer_scope, visiting: Set[int]) -> Dict[str, "_Use"]:
@@ -341,13 +359,17 @@ def _merge_callee_uses(call: ast.Call, module: PyModule, scope, uses: Dict[str, 
         ours.record = ours.record or theirs.record
 
 
-def _candidates(params: List[str], uses: Dict[str, "_Use"]) -> List[Tuple[str, str]]:
+def _candidates(params: List[str], uses: Dict[str, "_Use"], known: Sequence[Optional[str]]
+                ) -> List[Tuple[str, str]]:
     candidates: List[Tuple[str, str]] = []
+    given = sum(1 for k in known if k is not None)
     for label, variant in VARIANTS:
         types = []
-        for param in params:
+        for param, launched in zip(params, known):
             use = uses[param]
-            if use.array:
+            if launched is not None:
+                types.append(launched)
+            elif use.array:
                 dtype = use.int_elements or ("int64" if use.index and not use.stored_float else "float64")
                 if use.record:
                     dtype = use.record
@@ -370,6 +392,8 @@ def _candidates(params: List[str], uses: Dict[str, "_Use"]) -> List[Tuple[str, s
             else:
                 types.append(variant.get("scalar", variant.get("float", "float64")))
         signature = f"void({', '.join(types)})"
+        if given:
+            label = f"{label}, {given} of {len(params)} argument types from launch sites"
         if all(signature != s for s, _ in candidates):
             candidates.append((signature, label))
     return candidates
@@ -470,7 +494,8 @@ def gather(project: Project, checked: Sequence[str], configured: Dict[str, Dict[
         for kernel, signatures in kernels.items():
             for signature in signatures:
                 add(found, path, kernel, signature, "config")
-    for path, kernels in launch_signatures(project, checked).items():
+    partial: PartialLaunches = {}
+    for path, kernels in launch_signatures(project, checked, partial).items():
         for kernel, entries in kernels.items():
             for signature, source in entries:
                 add(found, path, kernel, signature, source)
@@ -487,7 +512,7 @@ def gather(project: Project, checked: Sequence[str], configured: Dict[str, Dict[
             if kernel.device or kernel.jit.args:
                 continue  # device functions are checked through their callers; eager ones need nothing
             try:
-                candidates = inferred_signatures(kernel)
+                candidates = inferred_signatures(kernel, partial.get((module.path, kernel.qualname), ()))
             except RecursionError:
                 continue
             except Exception as exc:  # noqa: BLE001 - kernlint's bug: a KL905 at the kernel, others go on

@@ -13,7 +13,6 @@ conversion costs: the kernels are tiny, so the launch path dominates.
 """
 import argparse
 import json
-import statistics
 import time
 
 import cupy as cp

@@ -177,17 +177,40 @@ def robustness_section(robust):
 
 def realworld_section(rows):
     out = ["## Real code (`benchmarks/realworld.py`; projects and commits in `benchmarks/realworld_corpus.toml`)", "",
-           "| project | kernels present | checked | by signature source | KL902 / KL903 by cause | host findings "
-           "(judged true / judged / found) | KL905 | seconds |", "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+           "| project | kernels present | checked | by signature source | launched in the project: by signature "
+           "source (share from a launch or written) | KL902 / KL903 by cause | host findings "
+           "(judged true / judged / found) | KL905 | seconds |", "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for row in rows:
         sources = ", ".join(f"{k} {v}" for k, v in sorted(row["by_signature_source"].items())) or "—"
         causes = "; ".join(f"{code}: " + ", ".join(f"{c} {n}" for c, n in sorted(v.items(), key=lambda i: -i[1]))
                            for code, v in row["diagnostics"].items()) or "—"
         host = ", ".join(f"{code} {p['true']}/{p['judged']}/{p['findings']}"
                          for code, p in row["host_precision"].items()) or "—"
-        out.append(f"| {row['project']} | {row['kernels_present']} | {row['kernels_checked']} | {sources} | {causes} | "
-                   f"{host} | {len(row['internal_errors'])} | {row['seconds']} |")
-    return out + [""]
+        launched = ", ".join(f"{k} {v}" for k, v in sorted(row.get("launched_by_signature_source", {}).items()))
+        share = row.get("launched_share_from_launch_or_written")
+        launched = f"{launched or '—'} ({share})" if share is not None else "—"
+        out.append(f"| {row['project']} | {row['kernels_present']} | {row['kernels_checked']} | {sources} | "
+                   f"{launched} | {causes} | {host} | {len(row['internal_errors'])} | {row['seconds']} |")
+    return out + ["", "Kernels are matched by file and def line (kernels of one file often share a name). "
+                  "numba-cuda-tests was read with its test dependency `filecheck` installed (its "
+                  "`numba.cuda.testing` imports it), as the environment running those tests has it.", ""]
+
+
+def accuracy_section(row):
+    out = ["## Signatures found by reading against those a run records (`benchmarks/signature_accuracy.py`)", "",
+           f"{row['project']}: `kernlint record -- {row['command']}` under numba's CUDA simulator "
+           f"({row['record_seconds']} s) saw {row['kernels_launched_by_tests']} kernels launched. Compared through "
+           "numba's signature parser; a kernel agrees when a signature kernlint checked it with is one the run "
+           "recorded. Eager signatures are not guesses and are left out.", "",
+           "| signature source | agree | differ |", "| --- | ---: | ---: |"]
+    for source, counter in row["by_source"].items():
+        out.append(f"| {source} | {counter.get('agrees', 0)} | {counter.get('differs', 0)} |")
+    out += ["", f"Agreement over the {row['checked_by_guess']} kernels checked with a found signature: "
+            f"{row['agreement_of_checked']} ({row['all_signatures_recorded']} with no signature the run did not "
+            f"use). Eager, not compared: {row['eager_not_compared']}. Found but not checked: {row['not_checked']}. "
+            f"Not found as kernels by the reader: {row['not_found_as_kernels']} (made inside a test by "
+            "`cuda.jit(sig)(module_function)`, which the reader does not take for a kernel).", ""]
+    return out
 
 
 def main():
@@ -223,6 +246,9 @@ def main():
         out += robustness_section(robust)
     if realworld:
         out += realworld_section(realworld)
+    accuracy = load("signature_accuracy_numba_cuda_tests.json")
+    if accuracy:
+        out += accuracy_section(accuracy)
     if source_fix:
         def cell(r):
             return f"{r['registers']} reg, {r['stack_bytes']} B stack" if r and "registers" in r else "n/a"

@@ -8,7 +8,9 @@ signatures outside the project. Then checks the project by reading alone (no rec
 signatures: eager, comment, config, launch-site and inferred ones), and compares, for each
 kernel the tests launched: was it checked, and does a signature kernlint checked it with
 equal one the run recorded (per signature source)? A disagreement is listed with both sides.
-The project's test dependencies must be installed in this environment.
+The project's test dependencies must be installed in this environment. numba-cuda's tests,
+as its wheel ships them, need the fixture its repository's conftest gives:
+``PYTHONPATH=benchmarks ... -- python -m pytest -p numba_cuda_tests_plugin tests``.
 """
 
 from __future__ import annotations

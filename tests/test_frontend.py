@@ -111,6 +111,36 @@ def test_a_file_is_read_never_run(tmp_path):
     assert [s.kernel for s in report.stats] == ["convert"]
 
 
+def test_library_functions_never_run_the_users_functions(tmp_path):
+    """A constant computed by handing one of the file's functions to a safe library
+    (`functools.reduce`, `sorted(key=...)`) would run that function: it is a KL902 instead."""
+    source = tmp_path / "sizes.py"
+    source.write_text(textwrap.dedent('''
+        import functools
+        import numpy as np
+        from numba import cuda
+
+
+        def product(a, b):
+            open(__file__ + ".MARKER", "w").close()
+            return a * b
+
+
+        N = functools.reduce(product, (2, 3, 4))
+        FIRST = sorted((3, 1, 2), key=lambda v: product(v, 1))[0]
+
+
+        @cuda.jit
+        def fill(out):
+            i = cuda.grid(1)
+            if i < N + FIRST:
+                out[i] = 1.0
+        '''))
+    report = check_paths([str(tmp_path)], Options(timeout=60))
+    assert not (tmp_path / "sizes.py.MARKER").exists()
+    assert [(f.code, "which kernlint does not run" in f.message) for f in report.findings] == [("KL902", True)]
+
+
 def test_the_fixture_script_did_not_run(fixture_report):
     from conftest import FIXTURES
 

@@ -779,6 +779,12 @@ class Slicer:
         if _is_cuda_jit(callee):
             return make_dispatcher(args[0], args[1:], keywords) if args and callable(args[0]) else (
                 lambda function: make_dispatcher(function, args, keywords))
+        if getattr(callee, "__name__", "") != "declare_device" and any(
+                _users_function(v) for v in list(args) + list(keywords.values())):
+            # `sorted(xs, key=f)`, `functools.reduce(f, xs)`: the library would run the user's code
+            raise Unresolved(described, module.path, line,
+                             "is called with a function of this project, which kernlint does not run",
+                             _hint_constant(module, described))
         try:
             return callee(*args, **keywords)
         except Unresolved:
@@ -1005,6 +1011,16 @@ def _may_call(callee: Any, settings: FrontendSettings) -> bool:
     if owner.startswith("numba.cuda"):
         return name in _NUMBA_CUDA_CALLS
     return settings.is_safe(owner) or settings.is_safe(owner.lstrip("_"))
+
+
+def _users_function(value: Any) -> bool:
+    """A function the slice made from the user's code (or a container holding one)."""
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return any(_users_function(v) for v in value)
+    if isinstance(value, dict):
+        return any(_users_function(v) for v in value.values())
+    return isinstance(value, (types.FunctionType, types.MethodType)) and getattr(
+        value, "__module__", "").startswith("_kernlint_slice")
 
 
 def _after_ir(callee, keyword: str) -> bool:

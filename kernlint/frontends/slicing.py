@@ -779,8 +779,7 @@ class Slicer:
         if _is_cuda_jit(callee):
             return make_dispatcher(args[0], args[1:], keywords) if args and callable(args[0]) else (
                 lambda function: make_dispatcher(function, args, keywords))
-        if getattr(callee, "__name__", "") != "declare_device" and any(
-                _users_function(v) for v in list(args) + list(keywords.values())):
+        if any(_users_function(v) for v in _may_be_called(callee, args, keywords)):
             # `sorted(xs, key=f)`, `functools.reduce(f, xs)`: the library would run the user's code
             raise Unresolved(described, module.path, line,
                              "is called with a function of this project, which kernlint does not run",
@@ -1011,6 +1010,24 @@ def _may_call(callee: Any, settings: FrontendSettings) -> bool:
     if owner.startswith("numba.cuda"):
         return name in _NUMBA_CUDA_CALLS
     return settings.is_safe(owner) or settings.is_safe(owner.lstrip("_"))
+
+
+# itertools' functions that arrange their arguments without calling them
+_ARRANGING = frozenset({"product", "chain", "repeat", "zip_longest", "islice", "cycle", "combinations",
+                        "combinations_with_replacement", "permutations", "tee", "count"})
+
+
+def _may_be_called(callee, args: Sequence[Any], keywords: Dict[str, Any]) -> List[Any]:
+    """The arguments a call may call: builtins call only a ``key=``; itertools' arranging
+    functions, kernlint's own (jit made lazy) and declare_device none; anything else all."""
+    owner = getattr(callee, "__module__", "") or ""
+    name = getattr(callee, "__name__", "")
+    if owner.startswith("kernlint") or name == "declare_device" or (
+            owner == "itertools" and name in _ARRANGING):
+        return []
+    if any(callee is f for f in _BUILTIN_CALLS.values()):
+        return list(keywords.values())
+    return list(args) + list(keywords.values())
 
 
 def _users_function(value: Any) -> bool:

@@ -403,7 +403,7 @@ def compile_file(
 def _sliced_candidates(path: str, source: SourceFile, result: FileResult,
                        settings: FrontendSettings, shard: Tuple[int, int] = (0, 1)) -> Optional[List[_Candidate]]:
     from .project import Project
-    from .slicing import Slicer, Unresolved
+    from .slicing import Slicer
 
     project = Project(settings)
     module = project.module(path)
@@ -430,40 +430,14 @@ def _sliced_candidates(path: str, source: SourceFile, result: FileResult,
             continue
         try:
             variants = slicer.variants(kernel)
-        except Unresolved as exc:
-            result.diagnostics.append(_unresolved(kernel, exc, path))
-            continue
-        except RecursionError:
-            result.diagnostics.append(compile_failed(path, kernel.line, kernel.column, kernel.name, "",
-                                                     "its definitions nest too deeply to read"))
-            continue
-        except Exception as exc:  # noqa: BLE001 - kernlint's own bug: a KL905 here, the other kernels go on
-            if settings.debug:
-                raise
-            result.diagnostics.append(internal_error(path, kernel.line, kernel.column,
-                                                     f"slicing the module for `{kernel.name}`", exc,
-                                                     kernel=kernel.name))
+        except Exception as exc:  # noqa: BLE001 - reported; the other kernels go on
+            _not_made(kernel, exc, path, result, settings.debug, numba_may_raise=False)
             continue
         for label, env in variants:
             try:
                 dispatcher = slicer.dispatcher(kernel, env)
-            except Unresolved as exc:
-                result.diagnostics.append(_unresolved(kernel, exc, path))
-                continue
-            except RecursionError:
-                result.diagnostics.append(compile_failed(path, kernel.line, kernel.column, kernel.name, "",
-                                                         "its definitions nest too deeply to read"))
-                continue
             except Exception as exc:  # noqa: BLE001 - numba.cuda.jit rejected the options, or kernlint failed
-                if not raised_in(exc):
-                    result.diagnostics.append(compile_failed(path, kernel.line, kernel.column, kernel.name, "",
-                                                             _first_line(exc)))
-                    continue
-                if settings.debug:
-                    raise
-                result.diagnostics.append(internal_error(path, kernel.line, kernel.column,
-                                                         f"slicing the module for `{kernel.name}`", exc,
-                                                         kernel=kernel.name))
+                _not_made(kernel, exc, path, result, settings.debug, numba_may_raise=True)
                 continue
             candidates.append(_Candidate(kernel.name, kernel.qualname, dispatcher, kernel.node,
                                          kernel.first_line, label))
@@ -472,6 +446,28 @@ def _sliced_candidates(path: str, source: SourceFile, result: FileResult,
     result.dependencies = sorted(set(project.read) - {path})
     result.standins = sorted(f"{name} ({what})" for (where, name), what in slicer.standins.items())
     return candidates
+
+
+def _not_made(kernel, exc: Exception, path: str, result: FileResult, debug: bool, numba_may_raise: bool) -> None:
+    """Why a kernel's dispatcher could not be made: a value kernlint cannot read (KL902 where
+    it is read), definitions nested too deep, numba refusing the options, or kernlint's own bug
+    (KL905; raised again under --debug)."""
+    from .slicing import Unresolved  # as _sliced_candidates does: the slicer is loaded where it is used
+
+    if isinstance(exc, Unresolved):
+        result.diagnostics.append(_unresolved(kernel, exc, path))
+    elif isinstance(exc, RecursionError):
+        result.diagnostics.append(compile_failed(path, kernel.line, kernel.column, kernel.name, "",
+                                                 "its definitions nest too deeply to read"))
+    elif numba_may_raise and not raised_in(exc):
+        result.diagnostics.append(compile_failed(path, kernel.line, kernel.column, kernel.name, "",
+                                                 _first_line(exc)))
+    elif debug:
+        raise exc
+    else:
+        result.diagnostics.append(internal_error(path, kernel.line, kernel.column,
+                                                 f"slicing the module for `{kernel.name}`", exc,
+                                                 kernel=kernel.name))
 
 
 def _unresolved(kernel, exc, path: str) -> Finding:

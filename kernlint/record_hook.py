@@ -25,7 +25,8 @@ _LAUNCHES = [0]
 
 
 def _type_text(numba_type):
-    """numba's type as a signature string numba parses back (``str`` of a tuple does not)."""
+    """numba's type as a signature string numba parses back (``str`` of a tuple does not);
+    the tuple form is pytypes.TupleType.text's, written again: this file cannot import kernlint."""
     items = getattr(numba_type, "types", None)
     if isinstance(items, tuple) and type(numba_type).__name__ in ("UniTuple", "Tuple"):
         texts = [_type_text(t) for t in items]

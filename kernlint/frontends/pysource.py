@@ -60,6 +60,14 @@ class Scope:
     def inner(self, function: FunctionNode) -> "Scope":
         return Scope(self.module, self.functions + (function,))
 
+    def within(self, function: FunctionNode) -> "Scope":
+        """The scope inside ``function``, one of the functions around this point."""
+        return Scope(self.module, self.functions[:self.functions.index(function) + 1])
+
+    def around(self, function: FunctionNode) -> "Scope":
+        """The scope ``function`` itself is defined in."""
+        return Scope(self.module, self.functions[:self.functions.index(function)])
+
     def lookup(self, name: str) -> Tuple[Optional[Binding], Optional[FunctionNode]]:
         """The binding of ``name`` and the function it is local to (None: module level)."""
         for function in reversed(self.functions):

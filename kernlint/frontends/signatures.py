@@ -244,7 +244,7 @@ def _parameter_uses(node, module: PyModule, outer_scope, visiting: Set[int]) -> 
             if isinstance(sub, ast.Subscript) and isinstance(sub.value, ast.Name) and sub.value.id in uses:
                 use = uses[sub.value.id]
                 use.array = True
-                use.ndim = max(use.ndim, len(sub.slice.elts) if isinstance(sub.slice, ast.Tuple) else 1)
+                use.ndim = max(use.ndim, _index_count(sub.slice))
                 for index in (sub.slice.elts if isinstance(sub.slice, ast.Tuple) else [sub.slice]):
                     _mark_index(index, uses)
             elif isinstance(sub, ast.Subscript) and isinstance(sub.value, ast.Subscript) and isinstance(
@@ -285,9 +285,12 @@ def _parameter_uses(node, module: PyModule, outer_scope, visiting: Set[int]) -> 
                     index = sub.args[1] if len(sub.args) > 1 else None
                     if isinstance(index, ast.Name):
                         index = tuples.get(index.id, index)  # `ind = (i, j)` then atomic.add(y, ind, v)
-                    use.ndim = max(use.ndim, len(index.elts) if isinstance(index, ast.Tuple) else 1)
-                    for element in (index.elts if isinstance(index, ast.Tuple) else [index] if index else []):
-                        _mark_index(element, uses)
+                    if index is not None:
+                        use.ndim = max(use.ndim, _index_count(index))
+                        for element in (index.elts if isinstance(index, ast.Tuple) else [index]):
+                            _mark_index(element, uses)
+                    else:
+                        use.ndim = max(use.ndim, 1)
             if isinstance(sub, ast.Compare):
                 operands = [sub.left] + list(sub.comparators)
                 if any(is_int(o) for o in operands):

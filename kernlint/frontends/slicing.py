@@ -482,8 +482,8 @@ class Slicer:
                 variants = [dict(v, **o) for v in variants for o in options][:MAX_VARIANTS]
             loop_names.extend(loops)
             for statement in {id(local[n].node): local[n].node for n in loops}.values():
-                outer = Scope(kernel.module, kernel.scope.functions[:kernel.scope.functions.index(function) + 1])
-                variants = [dict(v, **o) for v in variants for o in self._loop_values(statement, outer, v)]
+                variants = [dict(v, **o) for v in variants
+                            for o in self._loop_values(statement, kernel.scope.within(function), v)]
                 variants = variants[:MAX_VARIANTS]
 
         def label(variant: Dict[str, Any], names) -> str:
@@ -540,9 +540,8 @@ class Slicer:
                 if local is None or local[0].kind != "loop" or id(local[1]) not in enclosing or \
                         local[0].name in envs[0]:
                     raise
-                function = local[1]
-                outer = Scope(scope.module, scope.functions[:scope.functions.index(function) + 1])
-                envs = [dict(e, **o) for e in envs for o in self._loop_values(local[0].node, outer, e)]
+                loop, outer = local[0].node, scope.within(local[1])
+                envs = [dict(e, **o) for e in envs for o in self._loop_values(loop, outer, e)]
                 envs = envs[:MAX_VARIANTS] or [{}]
         return [attempt(env) for env in envs]
 
@@ -573,7 +572,7 @@ class Slicer:
             values = {}
             for n in names:
                 values[n] = configured[n] if configured[n] is not MISSING else self.evaluate(
-                    defaults[n], Scope(module, kernel.scope.functions[:kernel.scope.functions.index(function)]), {})
+                    defaults[n], kernel.scope.around(function), {})
             return [values]
         missing = next(n for n in names if n not in defaults and configured[n] is MISSING)
         line, column = module.first_use_at(kernel.node, missing)
@@ -615,7 +614,7 @@ class Slicer:
         module = scope.module
         binding, function = scope.lookup(name)
         if function is not None:
-            outer = Scope(module, scope.functions[:scope.functions.index(function) + 1])
+            outer = scope.within(function)
             if binding.kind == "param":
                 raise Unresolved(name, module.path, getattr(node, "lineno", 0),
                                  f"is a parameter of `{function.name}`").of_local(binding, function)
@@ -906,7 +905,7 @@ def _parameters_needed(module: PyModule, node: FunctionNode, scope: Scope, seen=
             if (name, function) not in found:
                 found.append((name, function))
         elif binding.kind == "def":
-            inner = Scope(module, scope.functions[:scope.functions.index(function) + 1])
+            inner = scope.within(function)
             for pair in _parameters_needed(module, binding.node, inner, seen):
                 if pair not in found:
                     found.append(pair)

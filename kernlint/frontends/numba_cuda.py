@@ -618,7 +618,7 @@ def _compile_one(candidate: _Candidate, signature, text: str, origin: str, cc, r
                 result.diagnostics.append(finding)
             return _first_line(exc)
         reason = _first_line(exc)
-        compiled = _compiled_with_nrt(dispatcher, signature, cc, runnable, reason)
+        compiled = _compiled_with_nrt(candidate, signature, cc, runnable, reason)
         if compiled is not None:
             modules, entry, fixed = compiled
             info.options["nrt"] = True
@@ -645,27 +645,37 @@ def _compiled(result: FileResult, info: KernelInfo, modules, entry, fixed, user_
     return None
 
 
-# numba-cuda types NumPy's allocating functions in a kernel only with its runtime (NRT) on
+# NumPy's allocating functions, which numba-cuda types in a kernel only with its runtime (NRT) on
+_ALLOCATING = ("empty", "zeros", "ones", "full", "empty_like", "zeros_like", "ones_like", "full_like", "array",
+               "arange", "copy")
 _NEEDS_NRT = re.compile(r"NRT required|No implementation of function Function\(<(?:built-in )?function "
-                        r"(?:empty|zeros|ones|full|empty_like|zeros_like|ones_like|full_like|array|arange|copy)\b")
+                        r"(?:" + "|".join(_ALLOCATING) + r")\b")
 
 
-def _compiled_with_nrt(dispatcher, signature, cc, runnable: bool, reason: str):
-    """A kernel that allocates (``np.empty`` in its body) compiles only with numba-cuda's NRT
-    on, so that is how it runs wherever it runs (``CUDA_ENABLE_NRT`` set in the environment or
-    around the launch): compile it so, and KL202 reports the allocation. None where NRT is
-    already on or is not what failed."""
+def _compiled_with_nrt(candidate: _Candidate, signature, cc, runnable: bool, reason: str):
+    """A kernel whose body calls ``np.empty`` (or its kin) compiles only with numba-cuda's
+    NRT on, so that is how it runs wherever it runs (``CUDA_ENABLE_NRT`` set in the environment
+    or around the launch): compile it so, and KL202 reports the allocation. None where NRT is
+    already on, is not what failed, or the body allocates nothing itself (a wrong inferred
+    signature can ask for NRT too: `x[()]` on an array inferred one-dimensional)."""
     from numba.core import config
 
-    if _nrt_enabled() or not _NEEDS_NRT.search(reason):
+    if _nrt_enabled() or not _NEEDS_NRT.search(reason) or not _calls_allocating(candidate.node):
         return None
     config.CUDA_ENABLE_NRT = True
     try:
-        return compile_signature(dispatcher, signature, cc, runnable)
+        return compile_signature(candidate.dispatcher, signature, cc, runnable)
     except Exception:  # noqa: BLE001 - it fails with NRT too: the first reason is reported
         return None
     finally:
         config.CUDA_ENABLE_NRT = False
+
+
+def _calls_allocating(node: Optional[ast.AST]) -> bool:
+    return node is not None and any(
+        isinstance(call, ast.Call) and isinstance(call.func, (ast.Attribute, ast.Name))
+        and (call.func.attr if isinstance(call.func, ast.Attribute) else call.func.id) in _ALLOCATING
+        for call in ast.walk(node))
 
 
 def _nrt_enabled() -> bool:

@@ -6,10 +6,11 @@ CORPUS_DIR holds one directory per project (the corpus stays out of this reposit
 ``benchmarks/realworld_corpus.toml`` names each project's repository and commit, and how
 to make the copies). Per project this reports: the kernels present (counted from the
 syntax tree: every ``@cuda.jit`` kernel that is not a device function), the kernels
-checked and by which signature source, KL902/KL903 by cause, every host finding
-(KL5xx) with its hand verdict from ``benchmarks/realworld_verdicts.toml`` (true/false and
-one line why; findings without one are listed as unjudged), precision per rule over the
-judged findings, internal errors (KL905), and the wall time of the run.
+checked and by which signature source, KL902/KL903 by cause, every finding of a rule
+(kernel and host rules; not kernlint's own KL9xx) with its hand verdict from
+``benchmarks/realworld_verdicts.toml`` (true/false and one line why; findings without one
+are listed as unjudged), precision per rule over the judged findings, internal errors
+(KL905), and the wall time of the run.
 """
 
 from __future__ import annotations
@@ -121,17 +122,17 @@ def measure(name: str, root: str, verdicts: Dict[str, str], jobs=None) -> Dict[s
     for finding in report.findings:
         if finding.code in ("KL902", "KL903"):
             diagnostics[finding.code][cause(finding.message)] += 1
-    host = []
+    judged_findings = []
     for finding in report.findings:
-        if not finding.code.startswith("KL5"):
+        if finding.code.startswith("KL9"):
             continue
         key = f"{os.path.relpath(finding.path, root)}:{finding.line}:{finding.code}"
-        host.append({"key": key, "message": finding.message, "verdict": verdicts.get(key, "unjudged")})
+        judged_findings.append({"key": key, "message": finding.message, "verdict": verdicts.get(key, "unjudged")})
     precision = {}
-    for code in sorted({h["key"].rsplit(":", 1)[1] for h in host}):
-        judged = [h for h in host if h["key"].endswith(code) and h["verdict"] != "unjudged"]
+    for code in sorted({h["key"].rsplit(":", 1)[1] for h in judged_findings}):
+        judged = [h for h in judged_findings if h["key"].endswith(code) and h["verdict"] != "unjudged"]
         true = [h for h in judged if h["verdict"].startswith("true")]
-        precision[code] = {"findings": sum(1 for h in host if h["key"].endswith(code)), "judged": len(judged),
+        precision[code] = {"findings": sum(1 for h in judged_findings if h["key"].endswith(code)), "judged": len(judged),
                            "true": len(true), "precision": round(len(true) / len(judged), 3) if judged else None}
     return {
         "project": name,
@@ -147,8 +148,8 @@ def measure(name: str, root: str, verdicts: Dict[str, str], jobs=None) -> Dict[s
         "diagnostics": {code: dict(counter) for code, counter in diagnostics.items()},
         "internal_errors": [f"{os.path.relpath(f.path, root)}:{f.line}: {f.message[:160]}"
                             for f in report.findings if f.code == "KL905"],
-        "host_findings": host,
-        "host_precision": precision,
+        "findings": judged_findings,
+        "precision": precision,
         "findings_by_code": dict(Counter(f.code for f in report.findings)),
         "seconds": round(seconds, 1),
     }
@@ -180,14 +181,14 @@ def main(argv: List[str]) -> int:
         rows.append(row)
         source = ", ".join(f"{k} {v}" for k, v in sorted(row["by_signature_source"].items()))
         print(f"{name}: {row['kernels_checked']}/{row['kernels_present']} kernels checked ({source}); "
-              f"host findings {len(row['host_findings'])}; KL905 {len(row['internal_errors'])}; {row['seconds']} s",
+              f"findings {len(row['findings'])}; KL905 {len(row['internal_errors'])}; {row['seconds']} s",
               flush=True)
         launched = ", ".join(f"{k} {v}" for k, v in sorted(row["launched_by_signature_source"].items()))
         print(f"    launched in the project: {row['kernels_launched']} ({launched}); from a launch or "
               f"written: {row['launched_share_from_launch_or_written']}")
         for code, causes in row["diagnostics"].items():
             print(f"    {code}: " + "; ".join(f"{c} {n}" for c, n in sorted(causes.items(), key=lambda i: -i[1])))
-        for code, p in row["host_precision"].items():
+        for code, p in row["precision"].items():
             print(f"    {code}: {p['true']}/{p['judged']} judged true of {p['findings']}")
     if out:
         with open(out, "w") as handle:

@@ -178,19 +178,19 @@ def robustness_section(robust):
 def realworld_section(rows):
     out = ["## Real code (`benchmarks/realworld.py`; projects and commits in `benchmarks/realworld_corpus.toml`)", "",
            "| project | kernels present | checked | by signature source | launched in the project: by signature "
-           "source (share from a launch or written) | KL902 / KL903 by cause | host findings "
+           "source (share from a launch or written) | KL902 / KL903 by cause | findings by rule "
            "(judged true / judged / found) | KL905 | seconds |", "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for row in rows:
         sources = ", ".join(f"{k} {v}" for k, v in sorted(row["by_signature_source"].items())) or "—"
         causes = "; ".join(f"{code}: " + ", ".join(f"{c} {n}" for c, n in sorted(v.items(), key=lambda i: -i[1]))
                            for code, v in row["diagnostics"].items()) or "—"
-        host = ", ".join(f"{code} {p['true']}/{p['judged']}/{p['findings']}"
-                         for code, p in row["host_precision"].items()) or "—"
+        judged = ", ".join(f"{code} {p['true']}/{p['judged']}/{p['findings']}"
+                           for code, p in row["precision"].items()) or "—"
         launched = ", ".join(f"{k} {v}" for k, v in sorted(row.get("launched_by_signature_source", {}).items()))
         share = row.get("launched_share_from_launch_or_written")
         launched = f"{launched or '—'} ({share})" if share is not None else "—"
         out.append(f"| {row['project']} | {row['kernels_present']} | {row['kernels_checked']} | {sources} | "
-                   f"{launched} | {causes} | {host} | {len(row['internal_errors'])} | {row['seconds']} |")
+                   f"{launched} | {causes} | {judged} | {len(row['internal_errors'])} | {row['seconds']} |")
     return out + ["", "Kernels are matched by file and def line (kernels of one file often share a name). "
                   "numba-cuda-tests was read with its test dependency `filecheck` installed (its "
                   "`numba.cuda.testing` imports it), as the environment running those tests has it.", ""]

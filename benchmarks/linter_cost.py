@@ -1,7 +1,8 @@
 """What the linter costs on a package shaped like real ones, side by side in one run:
 
-- cold (``--no-cache``), warm (nothing changed), one launch-site file changed, one kernel's
-  body changed, and numba alone (a fresh interpreter importing numba-cuda and compiling the
+- cold (``--no-cache``, no worker server), warm (nothing changed), one launch-site file changed
+  and one kernel's body changed (each without and with the worker server that earlier runs
+  started), and numba alone (a fresh interpreter importing numba-cuda and compiling the
   same kernels with the same signatures: typing and lowering, what kernlint cannot avoid);
 - the peak resident memory of a cold run's processes (the CLI, the worker server and its
   workers), summed and the largest, beside numba alone's;
@@ -14,9 +15,11 @@ same way (cold, warm, numba alone over the kernels kernlint compiled there).
 
     python benchmarks/linter_cost.py RESULT.json [CORPUS_DIR...]
 """
+import glob
 import json
 import os
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -278,27 +281,49 @@ def _statistics(directory: str, cwd: str):
         os.chdir(here)
 
 
+def _stop_servers(directory: str) -> None:
+    for pid_file in glob.glob(os.path.join(directory, "*", "*.pid")):
+        try:
+            with open(pid_file) as handle:
+                os.kill(int(handle.read().strip()), signal.SIGTERM)
+        except (OSError, ValueError):
+            pass
+
+
 def measure(directory: str, cwd: str, change=None):
-    """Cold, warm, [one file changed], numba alone, over ``directory`` run from ``cwd``."""
+    """Cold, warm, [one file changed, with and without the worker server], numba alone, over
+    ``directory`` run from ``cwd``. Cold runs have no worker server: numba-cuda is imported."""
     kernlint = [sys.executable, "-m", "kernlint", "check", "--output-format", "json"]
-    env = {**os.environ, "PYTHONPATH": ROOT}
+    servers = tempfile.mkdtemp(prefix="kl-")  # this benchmark's own servers (a socket's path is short)
+    env = {**os.environ, "PYTHONPATH": ROOT, "KERNLINT_SERVER_DIR": servers, "KERNLINT_SERVER": "1"}
+    alone = {**env, "KERNLINT_SERVER": "0"}
+    kernel_entries = os.path.join(cwd, ".kernlint_cache", "kernels")
     shutil.rmtree(os.path.join(cwd, ".kernlint_cache"), ignore_errors=True)
     row = {}
-    _peak_mib(reset=True)
-    cold_s, _ = _run(kernlint + ["--no-cache", directory], cwd, env, sample=True)
-    row["cold_s"] = round(cold_s, 3)
-    row["cold_rss_total_mib"], row["cold_rss_largest_mib"] = _peak_mib(reset=True)
-    _run(kernlint + [directory], cwd, env)  # fills the cache
-    warm = [_run(kernlint + [directory], cwd, env)[0] for _ in range(WARM_RUNS)]
-    row["warm_s"] = round(statistics.median(warm), 3)
-    if change is not None:
-        for label, (path, before, after) in change.items():
-            with open(path, "w") as out:
-                out.write(after)
-            row[f"{label}_s"] = round(_run(kernlint + [directory], cwd, env)[0], 3)
-            with open(path, "w") as out:
-                out.write(before)
-            _run(kernlint + [directory], cwd, env)
+    try:
+        _peak_mib(reset=True)
+        cold_s, _ = _run(kernlint + ["--no-cache", directory], cwd, alone, sample=True)
+        row["cold_s"] = round(cold_s, 3)
+        row["cold_rss_total_mib"], row["cold_rss_largest_mib"] = _peak_mib(reset=True)
+        _run(kernlint + [directory], cwd, env)  # fills the cache
+        warm = [_run(kernlint + [directory], cwd, env)[0] for _ in range(WARM_RUNS)]
+        row["warm_s"] = round(statistics.median(warm), 3)
+        for label, (path, before, after) in (change or {}).items():
+            # without a server, then with the one the runs before started: each time the edit's
+            # kernels are compiled again (their entries from the first time are removed)
+            for suffix, environment in (("_no_server", alone), ("", env)):
+                known = set(os.listdir(kernel_entries)) if os.path.isdir(kernel_entries) else set()
+                with open(path, "w") as out:
+                    out.write(after)
+                row[f"{label}{suffix}_s"] = round(_run(kernlint + [directory], cwd, environment)[0], 3)
+                with open(path, "w") as out:
+                    out.write(before)
+                for entry in set(os.listdir(kernel_entries)) - known:
+                    os.unlink(os.path.join(kernel_entries, entry))
+                _run(kernlint + [directory], cwd, env)
+    finally:
+        _stop_servers(servers)
+        shutil.rmtree(servers, ignore_errors=True)
     stats = [s for s in _statistics(directory, cwd) if not s.host]
     kernels = [(s.path, s.kernel, s.signature) for s in stats if "." not in s.kernel and not s.variant]
     _peak_mib(reset=True)

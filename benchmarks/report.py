@@ -270,22 +270,30 @@ def main():
                 f"Wall time of `kernlint check` ({cost.get('machine', '')}; each row's runs side by side in one "
                 f"run of `benchmarks/linter_cost.py`; numba alone: a fresh interpreter importing numba-cuda and "
                 f"compiling the same kernels with the same signatures to IR, one process):", "",
-                "| project | files | kernels | cold | warm | one launch file changed | one kernel changed | "
-                "numba alone | cold / numba alone | cold RSS, all processes / largest | numba alone RSS |",
+                "| project | files | kernels | cold | warm | one launch file changed: server / none | "
+                "one kernel changed: server / none | numba alone | cold / numba alone | "
+                "cold RSS, all processes / largest | numba alone RSS |",
                 "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
         for row in cost.get("runs", []):
             def seconds(key):
                 return f"{row[key]:.2f} s" if key in row else "—"
+
+            def changed(label):
+                if f"{label}_s" not in row:
+                    return "—"
+                return f"{seconds(label + '_s')} / {seconds(label + '_no_server_s')}"
             out.append(f"| {row['project']} | {row.get('files', '—')} | {row['kernels_checked']} | "
-                       f"{seconds('cold_s')} | {row['warm_s']:.3f} s | {seconds('one_launch_file_changed_s')} | "
-                       f"{seconds('one_kernel_body_changed_s')} | {seconds('numba_alone_s')} ({row['numba_compiled_alone']} kernels) | "
+                       f"{seconds('cold_s')} | {row['warm_s']:.3f} s | {changed('one_launch_file_changed')} | "
+                       f"{changed('one_kernel_body_changed')} | {seconds('numba_alone_s')} ({row['numba_compiled_alone']} kernels) | "
                        f"{row['cold_over_numba_alone'] or '—'} | {row['cold_rss_total_mib']:.0f} / {row['cold_rss_largest_mib']:.0f} MiB | "
                        f"{row['numba_alone_rss_mib']:.0f} MiB |")
         out += ["", "numba alone compiles the kernels kernlint checked by importing their modules; the corpus "
                     "projects' modules do not import here (they need CuPy, packages not installed, or a GPU at import), so there is "
                     "no like-for-like ratio for them (—): their cold time is mostly kernlint's fixed start (the "
-                    "worker server imports numba-cuda, ~1 s) and the inferred candidates numba rejects. The "
-                    "generated package is the like-for-like row.",
+                    "worker processes' numba-cuda import, ~1 s) and the inferred candidates numba rejects. The "
+                    "generated package is the like-for-like row. Cold runs start without a worker server "
+                    "(numba-cuda imported and warmed up in the run); \"server\": the worker server earlier runs "
+                    "started is running, \"none\": `KERNLINT_SERVER=0`.",
                 f"- kernlint analysis / numba IR generation, per kernel over the fixtures: median "
                     f"{cost['median_ratio']:.3f}, max {cost['max_ratio']:.3f} (goal <= 0.10)"]
     if signatures:

@@ -11,43 +11,13 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from functools import lru_cache
-from importlib import metadata
 from typing import Dict, List, Optional, Sequence
 
-from . import __version__
 from .findings import Edit, Finding, Fix, Frame
+from .frontends.toolchain import identity as _toolchain
 from .fsutil import write_atomic
 
 DIRECTORY = ".kernlint_cache"
-
-
-@lru_cache(maxsize=1)
-def _own_code() -> str:
-    """A digest of kernlint's own sources: an edited checkout (or a new release with the same
-    version number) never reads findings an older kernlint cached."""
-    digest = hashlib.sha256()
-    package = os.path.dirname(os.path.abspath(__file__))
-    for directory, dirs, files in sorted(os.walk(package)):
-        dirs.sort()
-        for name in sorted(files):
-            if name.endswith(".py"):
-                with open(os.path.join(directory, name), "rb") as handle:
-                    digest.update(name.encode() + handle.read())
-    return digest.hexdigest()[:16]
-
-
-@lru_cache(maxsize=1)
-def _toolchain() -> Dict[str, str]:
-    versions = {"kernlint": __version__, "kernlint-code": _own_code()}
-    # NVVM's wheels (cu13, cu12) and a toolkit's place: numba-cuda lowers with NVVM's IR version
-    versions["CUDA_HOME"] = os.environ.get("CUDA_HOME", "")
-    for package in ("numba", "numba-cuda", "llvmlite", "nvidia-nvvm", "nvidia-cuda-nvcc-cu12"):
-        try:
-            versions[package] = metadata.version(package)
-        except metadata.PackageNotFoundError:
-            versions[package] = "absent"
-    return versions
 
 
 def _digest(path: str) -> Optional[str]:

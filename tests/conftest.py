@@ -9,6 +9,10 @@ ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
 EXAMPLES = ROOT / "examples"
 
+# Runs here share a worker server (kernlint/frontends/server.py) that ends soon after the suite:
+# the variable is part of the server's key, so a developer's own server is never used here.
+os.environ.setdefault("KERNLINT_SERVER_IDLE", "20")
+
 settings.register_profile("ci", max_examples=60, deadline=None,
                           suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("thorough", max_examples=1000, deadline=None,

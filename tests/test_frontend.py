@@ -32,7 +32,9 @@ def test_eager_signatures_compile_without_a_gpu_and_keep_user_options(tmp_path):
     assert kernel.entry in kernel.modules[0]
 
 
-def test_misbehaving_modules_are_reported_and_the_run_goes_on_with_import_modules(tmp_path):
+@pytest.mark.parametrize("server", ["1", "0"], ids=["worker server", "forkserver of the run"])
+def test_misbehaving_modules_are_reported_and_the_run_goes_on_with_import_modules(tmp_path, monkeypatch, server):
+    monkeypatch.setenv("KERNLINT_SERVER", server)
     (tmp_path / "hangs.py").write_text("import time\nfrom numba import cuda\nwhile True:\n    time.sleep(1)\n")
     (tmp_path / "exits.py").write_text("import sys\nfrom numba import cuda\nsys.exit(3)\n")
     (tmp_path / "crashes.py").write_text("import os\nfrom numba import cuda\nos._exit(7)\n")

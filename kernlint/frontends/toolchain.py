@@ -10,7 +10,7 @@ import re
 import shutil
 import subprocess
 from dataclasses import dataclass
-from typing import List, Optional
+from typing import Dict, List, Optional
 
 from ..source import buffers
 
@@ -119,3 +119,39 @@ def _loaded_library(stem: str) -> Optional[str]:
     except OSError:
         pass
     return None
+
+
+@functools.lru_cache(maxsize=1)
+def _own_code() -> str:
+    """A digest of kernlint's own sources: an edited checkout (or a new release with the same
+    version number) never reads findings an older kernlint cached, nor uses its worker server."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    for directory, dirs, files in sorted(os.walk(package)):
+        dirs.sort()
+        for name in sorted(files):
+            if name.endswith(".py"):
+                with open(os.path.join(directory, name), "rb") as handle:
+                    digest.update(name.encode() + handle.read())
+    return digest.hexdigest()[:16]
+
+
+@functools.lru_cache(maxsize=1)
+def identity() -> Dict[str, str]:
+    """kernlint's code and the versions of what compiles the kernels: what a cached finding
+    and a running worker server are valid for."""
+    from importlib import metadata
+
+    from .. import __version__
+
+    versions = {"kernlint": __version__, "kernlint-code": _own_code()}
+    # NVVM's wheels (cu13, cu12) and a toolkit's place: numba-cuda lowers with NVVM's IR version
+    versions["CUDA_HOME"] = os.environ.get("CUDA_HOME", "")
+    for package in ("numba", "numba-cuda", "llvmlite", "nvidia-nvvm", "nvidia-cuda-nvcc-cu12"):
+        try:
+            versions[package] = metadata.version(package)
+        except metadata.PackageNotFoundError:
+            versions[package] = "absent"
+    return versions

@@ -1,65 +1,42 @@
 """Compile user files in isolated child processes, with a time limit each.
 
-Importing user code runs it: it may hang, call ``sys.exit``, crash the
-interpreter or change numba's global configuration. Each file is therefore
-imported in its own process, forked from a server that has imported and warmed
-up numba-cuda once (``multiprocessing``'s forkserver with a preload), so a file
-costs a fork, not a numba start-up. The CLI's own process never imports numba.
+Importing user code runs it: it may hang, call ``sys.exit``, crash the interpreter or change
+numba's global configuration. Each file is therefore compiled in its own process, forked from
+a process that has imported and warmed up numba-cuda once, so a file costs a fork, not a numba
+start-up: the worker server that outlives runs (``server``), or where there is none, a
+forkserver of this run (``multiprocessing``'s, with a preload). The CLI's own process never
+imports numba.
 """
 
 from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
 import time
 from multiprocessing.connection import wait
 from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
-from ..findings import Finding, internal_error, unreadable_file
+from ..findings import Finding, unreadable_file
 from ..source import buffers
+from . import server
+from .job import ALIVE, compile_one_file
 from .numba_cuda import FileResult
-from .project import construct_line
 
 _PRELOAD = "kernlint.frontends._preload"
-_ALIVE = "alive"  # sent after each step; the result comes last
-
-
-def _child(path: str, arch: str, signatures, runnable: bool, offload_arch: str, settings, buffered,
-           reuse, shard, connection) -> None:
-    os.environ["NUMBA_ENABLE_CUDASIM"] = "0"
-    from . import compile_any
-
-    if buffered:  # buffers stand for files on disk (an editor's, or a fix being verified)
-        import linecache
-
-        from ..source import use_buffer
-
-        for name, data in buffered.items():
-            use_buffer(name, data)
-            text = data.decode("utf-8", "replace")
-            linecache.cache[name] = (len(text), None, text.splitlines(True), name)
-
-    def alive() -> None:  # each finished step (the import, one kernel) restarts the parent's clock
-        connection.send(_ALIVE)
-
-    try:
-        result = compile_any(path, arch=arch, extra_signatures=signatures, runnable=runnable,
-                             offload_arch=offload_arch, progress=alive, settings=settings, reuse=reuse,
-                             shard=shard)
-    except BaseException as exc:  # noqa: BLE001 - report, never hang the parent
-        if getattr(settings, "debug", False):
-            import traceback
-
-            traceback.print_exc()
-        result = FileResult(path=os.path.abspath(path))
-        result.diagnostics.append(internal_error(os.path.abspath(path), construct_line(exc), 1,
-                                                 "compiling the file's kernels", exc))
-    connection.send(result)
-    connection.close()
+_starters: Dict[str, server.Starter] = {}  # this process's worker servers, by their files' base path
 
 
 def _failure(path: str, reason: str) -> Finding:
     return unreadable_file(os.path.abspath(path), 1, 1, reason)
+
+
+def _ended(code: Optional[int]) -> str:
+    if code is None:
+        return "the interpreter crashed while importing it"
+    if code < 0:
+        return f"the interpreter crashed while importing it (signal {-code})"
+    return f"the import ended the process (exit code {code})"
 
 
 def _context():
@@ -68,9 +45,26 @@ def _context():
     return context
 
 
+def _starter() -> Optional[server.Starter]:
+    base = server.base_path()
+    if base is None:
+        return None
+    starter = _starters.get(base)
+    if starter is None:
+        starter = _starters[base] = server.Starter(base)
+    return None if starter.failed else starter
+
+
 def start_early() -> None:
     """Start the worker server (numba-cuda's import and warm-up, about a second) now, while
-    the caller still reads the project; ``stop_unused`` ends it if no file needed it."""
+    the caller still reads the project, unless one is running; without a server, this run's
+    forkserver, which ``stop_unused`` ends if no file needed it."""
+    base = server.base_path()
+    if base is not None:
+        starter = _starters[base] = server.Starter(base)  # a server that failed before may work now
+        starter.ensure()
+        if not starter.failed:
+            return
     from multiprocessing import forkserver
 
     _context()
@@ -78,9 +72,9 @@ def start_early() -> None:
 
 
 def stop_unused() -> None:
-    """End a server ``start_early`` started that forked nothing: it holds the caller's
-    standard streams, and a caller reading them would wait for its import to finish."""
-    import signal
+    """End a forkserver ``start_early`` started that forked nothing: it holds the caller's
+    standard streams, and a caller reading them would wait for its import to finish. (The
+    worker server holds none: it is left for the next run.)"""
     from multiprocessing import forkserver
 
     pid = getattr(getattr(forkserver, "_forkserver", None), "_forkserver_pid", None)
@@ -92,6 +86,51 @@ def stop_unused() -> None:
             pass
         forkserver._forkserver._forkserver_pid = None  # noqa: SLF001 - so that a later run starts a new one
         forkserver._forkserver._forkserver_address = None  # noqa: SLF001
+
+
+class _Running:
+    """One file (or shard) being compiled: by a worker of the server (its pid comes first) or
+    by a process of this run's forkserver."""
+
+    def __init__(self, path: str, shard: Tuple[int, int], connection, deadline: float, process=None):
+        self.path, self.shard, self.connection, self.deadline = path, shard, connection, deadline
+        self.process = process
+        self.pid: Optional[int] = None
+
+    def kill(self) -> None:
+        if self.process is not None:
+            self.process.kill()
+            self.process.join()
+        elif self.pid is not None:
+            try:
+                os.kill(self.pid, signal.SIGKILL)
+            except OSError:
+                pass
+
+    def end(self) -> None:
+        self.connection.close()
+        if self.process is not None:
+            self.process.join(5)
+            if self.process.is_alive():
+                self.process.kill()
+
+
+def _launch(path: str, shard: Tuple[int, int], arguments: tuple, timeout: float, local: bool) -> _Running:
+    deadline = time.monotonic() + timeout
+    starter = None if local else _starter()
+    connection = starter.connect() if starter is not None else None
+    if connection is not None:
+        try:
+            server.request(connection, arguments)
+            return _Running(path, shard, connection, deadline)
+        except OSError:
+            connection.close()
+    context = _context()
+    reader, writer = context.Pipe(duplex=False)
+    process = context.Process(target=compile_one_file, args=arguments + (writer,), daemon=True)
+    process.start()
+    writer.close()
+    return _Running(path, shard, reader, deadline, process)
 
 
 def compile_files(
@@ -111,65 +150,62 @@ def compile_files(
     split among several workers (every core busy when one file holds most of the kernels)."""
     if not paths:
         return
-    context = _context()
     jobs = max(1, jobs or os.cpu_count() or 1)
-    tasks: List[Tuple[str, Tuple[int, int]]] = []
+    tasks: List[Tuple[str, Tuple[int, int], bool]] = []  # (path, shard, on this run's forkserver)
     for path in paths:
         shards = _shards(kernel_counts.get(os.path.abspath(path), 0) if kernel_counts else 0, jobs, settings)
-        tasks.extend((path, (k, shards)) for k in range(shards))
+        tasks.extend((path, (k, shards), False) for k in range(shards))
     # the largest files first: the many-kernel file's shards do not wait behind small files
     tasks.sort(key=lambda task: -(kernel_counts or {}).get(os.path.abspath(task[0]), 0) / task[1][1])
     waiting: Dict[str, List[FileResult]] = {}
-    running: Dict[object, Tuple[str, Tuple[int, int], object, float]] = {}  # reader -> (path, shard, process, deadline)
+    running: Dict[object, _Running] = {}  # connection -> the compile it reports on
     while tasks or running:
         while tasks and len(running) < jobs:
-            path, shard = tasks.pop(0)
-            reader, writer = context.Pipe(duplex=False)
-            process = context.Process(
-                target=_child,
-                args=(path, arch, (signatures or {}).get(os.path.abspath(path)), runnable, offload_arch, settings,
-                      buffers(), reuse, shard, writer),
-                daemon=True,
-            )
-            process.start()
-            writer.close()
-            running[reader] = (path, shard, process, time.monotonic() + timeout)
-        now = time.monotonic()
-        next_deadline = min(deadline for _, _, _, deadline in running.values())
-        ready = wait(list(running), timeout=max(0.0, next_deadline - now))
+            path, shard, local = tasks.pop(0)
+            arguments = (path, arch, (signatures or {}).get(os.path.abspath(path)), runnable, offload_arch,
+                         settings, buffers(), reuse, shard)
+            job = _launch(path, shard, arguments, timeout, local)
+            running[job.connection] = job
+        next_deadline = min(job.deadline for job in running.values())
+        ready = wait(list(running), timeout=max(0.0, next_deadline - time.monotonic()))
         finished: List[Tuple[str, Tuple[int, int], FileResult]] = []
-        for reader in ready:
-            path, shard, process, _ = running[reader]
+        for connection in ready:
+            job = running[connection]
             try:
-                result = reader.recv()
-                if isinstance(result, str) and result == _ALIVE:
-                    running[reader] = (path, shard, process, time.monotonic() + timeout)
-                    continue
+                message = connection.recv()
             except (EOFError, OSError):
-                process.join(5)
-                code = process.exitcode
-                reason = (
-                    f"the interpreter crashed while importing it (signal {-code})"
-                    if code is not None and code < 0
-                    else f"the import ended the process (exit code {code})"
-                )
-                result = FileResult(path=os.path.abspath(path), diagnostics=[_failure(path, reason)])
-            del running[reader]
-            reader.close()
-            process.join(5)
-            if process.is_alive():
-                process.kill()
-            finished.append((path, shard, result))
+                message = None
+            if isinstance(message, str) and message == ALIVE:
+                job.deadline = time.monotonic() + timeout
+                continue
+            if isinstance(message, tuple) and message[0] == "pid":
+                job.pid = message[1]
+                job.deadline = time.monotonic() + timeout
+                continue
+            del running[connection]
+            if message is None and job.process is None and job.pid is None:
+                job.end()  # the server went away before it forked a worker: this run's forkserver does it
+                tasks.insert(0, (job.path, job.shard, True))
+                continue
+            if isinstance(message, FileResult):
+                result = message
+            else:
+                if job.process is not None:
+                    job.process.join(5)
+                code = message[1] if isinstance(message, tuple) else (
+                    job.process.exitcode if job.process is not None else None)
+                result = FileResult(path=os.path.abspath(job.path), diagnostics=[_failure(job.path, _ended(code))])
+            job.end()
+            finished.append((job.path, job.shard, result))
         now = time.monotonic()
-        for reader in [r for r, (_, _, _, d) in running.items() if d <= now]:
-            path, shard, process, _ = running.pop(reader)
-            process.kill()
-            process.join()
-            reader.close()
-            finished.append((path, shard, FileResult(
-                path=os.path.abspath(path),
-                diagnostics=[_failure(path, f"importing it or compiling one of its kernels took longer than "
-                                            f"{timeout:g} s (--timeout)")],
+        for connection in [c for c, job in running.items() if job.deadline <= now]:
+            job = running.pop(connection)
+            job.kill()
+            job.end()
+            finished.append((job.path, job.shard, FileResult(
+                path=os.path.abspath(job.path),
+                diagnostics=[_failure(job.path, f"importing it or compiling one of its kernels took longer than "
+                                                f"{timeout:g} s (--timeout)")],
             )))
         for path, (_, shards), result in finished:
             parts = waiting.setdefault(path, [])

@@ -1,0 +1,47 @@
+"""What a worker process does with one file: compile its kernels and send the result over a
+connection, with a message after each finished step. The same for a process of this run's
+forkserver (``worker``) and one of the worker server that outlives runs (``server``)."""
+
+from __future__ import annotations
+
+import os
+
+from ..findings import internal_error
+from .numba_cuda import FileResult
+from .project import construct_line
+
+ALIVE = "alive"  # sent after each step; the result comes last
+
+
+def compile_one_file(path: str, arch: str, signatures, runnable: bool, offload_arch: str, settings, buffered,
+                     reuse, shard, connection) -> None:
+    os.environ["NUMBA_ENABLE_CUDASIM"] = "0"
+    from . import compile_any
+
+    if buffered:  # buffers stand for files on disk (an editor's, or a fix being verified)
+        import linecache
+
+        from ..source import use_buffer
+
+        for name, data in buffered.items():
+            use_buffer(name, data)
+            text = data.decode("utf-8", "replace")
+            linecache.cache[name] = (len(text), None, text.splitlines(True), name)
+
+    def alive() -> None:  # each finished step (the import, one kernel) restarts the parent's clock
+        connection.send(ALIVE)
+
+    try:
+        result = compile_any(path, arch=arch, extra_signatures=signatures, runnable=runnable,
+                             offload_arch=offload_arch, progress=alive, settings=settings, reuse=reuse,
+                             shard=shard)
+    except BaseException as exc:  # noqa: BLE001 - report, never hang the parent
+        if getattr(settings, "debug", False):
+            import traceback
+
+            traceback.print_exc()
+        result = FileResult(path=os.path.abspath(path))
+        result.diagnostics.append(internal_error(os.path.abspath(path), construct_line(exc), 1,
+                                                 "compiling the file's kernels", exc))
+    connection.send(result)
+    connection.close()

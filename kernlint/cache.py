@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from typing import Dict, List, Optional, Sequence
+from typing import Any, Callable, Dict, List, Optional, Sequence
 
 from .findings import Edit, Finding, Fix, Frame
 from .frontends.toolchain import identity as _toolchain
@@ -167,3 +167,68 @@ class KernelCache:
             write_atomic(os.path.join(self.directory, key + ".json"), json.dumps(entry))
         except OSError:
             pass
+
+
+class FileFacts:
+    """What kernlint reads from one file's syntax (the types its launch sites give, its host
+    findings, its kernels' inferred signatures), kept under the file's bytes and valid while
+    every file that reading looked at, and every module those import, has the same bytes, no
+    module has appeared where an import found none, and the project-wide name searches it made
+    find the same files. After one edit, only the readings that looked at the edited file are
+    done again."""
+
+    def __init__(self, root: str, project, settings: Dict):
+        self.directory = os.path.join(root, DIRECTORY, "facts")
+        self.project = project
+        self.salt = hashlib.sha256(json.dumps([_toolchain(), settings], sort_keys=True, default=repr).encode()
+                                   ).hexdigest()
+        self._digests: Dict[str, Optional[str]] = {}  # each file hashed once per run
+
+    def _digest(self, path: str) -> Optional[str]:
+        if path not in self._digests:
+            self._digests[path] = _digest(path)
+        return self._digests[path]
+
+    def get(self, kind: str, path: str, compute: Callable[[], Any], extra: Any = None) -> Any:
+        """``compute()``'s value for ``path`` (JSON data), from the cache where it is valid."""
+        digest = self._digest(path)
+        key = hashlib.sha256(json.dumps([self.salt, kind, path, digest, extra], sort_keys=True,
+                                        default=repr).encode()).hexdigest()
+        entry_path = os.path.join(self.directory, hashlib.sha256(f"{kind}:{path}".encode()).hexdigest()[:32] + ".json")
+        try:
+            with open(entry_path) as handle:
+                entry = json.load(handle)
+            if isinstance(entry, dict) and entry.get("key") == key and self._valid(entry):
+                return entry["value"]
+        except (OSError, ValueError, KeyError, TypeError):
+            pass
+        failures = len(self.project.failures)
+        with self.project.recording() as looked:
+            value = json.loads(json.dumps(compute()))  # what a later run reads back: lists, not tuples
+        if digest is not None and len(self.project.failures) == failures:  # a KL905 is reported by every run
+            self._store(entry_path, key, value, path, looked)
+        return value
+
+    def _valid(self, entry: Dict) -> bool:
+        if any(self._digest(path) != digest for path, digest in entry["files"].items()):
+            return False
+        if any(os.path.exists(path) for path in entry["absent"]):
+            return False
+        return all(self.project.files_naming(path, name) == found for path, name, found in entry["naming"])
+
+    def _store(self, entry_path: str, key: str, value: Any, path: str, looked) -> None:
+        files = {entry[1] for entry in looked if entry[0] == "file"} | {path}
+        imported, absent = self.project.imported_closure(files)
+        entry = {
+            "key": key,
+            "value": value,
+            "files": {p: self._digest(p) for p in sorted(files | imported)},
+            "absent": sorted(absent | {entry[1] for entry in looked if entry[0] == "absent"}),
+            "naming": sorted([entry[1], entry[2], self.project.files_naming(entry[1], entry[2])]
+                             for entry in looked if entry[0] == "naming"),
+        }
+        try:
+            os.makedirs(self.directory, exist_ok=True)
+            write_atomic(entry_path, json.dumps(entry))
+        except (OSError, TypeError, ValueError):
+            pass  # a cache that cannot be written only costs time

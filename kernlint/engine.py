@@ -271,9 +271,10 @@ def _host_rules(facts, debug: bool) -> List[Finding]:
     return findings
 
 
-def kernel_signatures(project: Project, files: Sequence[str], options: Options) -> Dict:
-    """Signatures beyond the decorators and comments, for the checked files' kernels."""
-    from .frontends.signatures import gather
+def kernel_signatures(project: Project, files: Sequence[str], options: Options, facts=None) -> Dict:
+    """Signatures beyond the decorators and comments, for the checked files' kernels (``facts``:
+    what is read from each file, kept between runs)."""
+    from .frontends.signatures import Uncached, gather
 
     if options.frontend.import_modules:
         return {path: {name: [(s, "config") for s in sigs] for name, sigs in kernels.items()}
@@ -281,7 +282,7 @@ def kernel_signatures(project: Project, files: Sequence[str], options: Options) 
     from .config import ConfigError
 
     try:
-        return gather(project, files, options.signatures, options.signatures_file)
+        return gather(project, files, options.signatures, options.signatures_file, facts or Uncached)
     except ValueError as exc:  # the signatures file does not parse
         raise ConfigError(str(exc)) from None
 
@@ -350,9 +351,14 @@ def _check(discovered: List[str], options: Options, progress: Optional[Progress]
 
         start_early()  # numba-cuda's import in the worker server overlaps the reading below
     project = Project(options.frontend)
+    facts = None
+    if options.cache_root and not options.resources and not buffers():
+        from .cache import FileFacts
+
+        facts = FileFacts(options.cache_root, project, _run_settings(options)["frontend"])
     dependencies: List[str] = []  # the user modules the compiled files imported
     files = [p for p in discovered if worth_checking(p, project)]
-    signatures = kernel_signatures(project, files, options)
+    signatures = kernel_signatures(project, files, options, facts)
     cache = Cache(options.cache_root) if options.cache_root and not options.resources else None
     report = Report()
     collected: List[Finding] = []
@@ -406,7 +412,11 @@ def _check(discovered: List[str], options: Options, progress: Optional[Progress]
         stop_unused()
     host_files = host_checked(discovered)
     for path in host_files:
-        collected.extend(host_findings(project, path))
+        if facts is None:
+            collected.extend(host_findings(project, path))
+        else:
+            collected.extend(finding_from_dict(f) for f in facts.get(
+                "host", path, lambda: [f.to_dict() | {"kernel_line": f.kernel_line} for f in host_findings(project, path)]))
     report.files += len(set(host_files) - set(files))
     collected.extend(project.failures)
     return report, collected, project, dependencies

@@ -352,3 +352,77 @@ def test_a_changed_kernel_is_compiled_again_alone_and_findings_stay_exact(tmp_pa
     assert compiled_again(tmp_path / "helpers.py", "v * 0.5", "v * 0.25") == 1  # third's device function
     assert compiled_again(tmp_path / "helpers.py", "LIMIT = 4", "LIMIT = 8") == 1  # second's constant
     assert compiled_again() == 0
+
+
+def test_what_is_read_from_a_file_is_kept_until_a_file_its_reading_looked_at_changes(tmp_path, monkeypatch):
+    """The file facts: after an edit, only the files whose reading looked at the edited one (it,
+    the modules it imports, a module appearing where an import found none, a new file calling
+    its functions) are read again, and every run finds what a run without a cache finds."""
+    from kernlint.engine import Options, check_paths
+    from kernlint.frontends import signatures
+
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "kernels.py").write_text(LAZY_KERNEL)
+    (package / "config.py").write_text("import numpy as np\nDTYPE = np.float64\n")
+    (package / "run.py").write_text(textwrap.dedent('''
+        import numpy as np
+        from numba import cuda
+        from .kernels import scale
+        from .config import DTYPE
+        from .extra import *  # not there yet
+
+        def step(n):
+            x = cuda.to_device(np.ones(n, dtype=DTYPE))
+            y = cuda.device_array(n, dtype=DTYPE)
+            scale[(n + 31) // 32, 32](y, x, 2.5)
+
+        def launch(x):
+            y = cuda.device_array_like(x)
+            scale[(x.size + 31) // 32, 32](y, x, 1.5)
+    '''))
+    (package / "loop.py").write_text(textwrap.dedent('''
+        import numpy as np
+        from numba import cuda
+        from .kernels import scale
+
+        def simulate(steps, x):
+            for _ in range(steps):
+                scratch = cuda.device_array(x.size)  # KL501
+                scale[(x.size + 31) // 32, 32](scratch, x, 0.5)
+    '''))
+    read = []
+    launches = signatures._launches
+    monkeypatch.setattr(signatures, "_launches", lambda project, path: read.append(os.path.basename(path))
+                        or launches(project, path))
+
+    def check(cache: bool):
+        report = check_paths([str(package)], Options(cache_root=str(tmp_path) if cache else None))
+        found = sorted((os.path.basename(f.path), f.line, f.code) for f in report.findings)
+        return found, sorted((s.kernel, s.signature, s.signature_source) for s in report.stats)
+
+    def edited(name: str, text: str):
+        (package / name).write_text(text)
+        read.clear()
+        cached = check(cache=True)
+        again = sorted(set(read))
+        assert cached == check(cache=False)
+        return cached, again
+
+    cold = check(cache=True)
+    assert ("loop.py", 8, "KL501") in cold[0]
+    assert ("scale", "void(float64[::1], float64[::1], float64)", "launch-site") in cold[1]
+    edits = [
+        ("loop.py", (package / "loop.py").read_text() + "\n# edited\n", ["loop.py"]),  # it alone
+        ("config.py", "import numpy as np\nDTYPE = np.float32\n", ["run.py"]),  # run.py imports it
+        ("extra.py", "LIMIT = 3\n", ["run.py"]),  # where run.py's import found nothing
+        ("caller.py", "import numpy as np\nfrom numba import cuda\nfrom .run import launch\n\n"
+                      "launch(cuda.to_device(np.ones(4, dtype=np.int64)))\n",
+         ["run.py"]),  # a new caller of run.py's function: its parameter's type
+    ]
+    for name, text, reread in edits:
+        result, again = edited(name, text)
+        assert [n for n in again if n != "kernels.py"] == reread, name
+    assert ("scale", "void(float32[::1], float32[::1], float64)", "launch-site") in result[1]
+    assert ("scale", "void(int64[::1], int64[::1], float64)", "launch-site") in result[1]

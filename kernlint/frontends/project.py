@@ -14,8 +14,9 @@ import ast
 import functools
 import os
 import re
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, Iterator, List, Optional, Set, Tuple
 
 from ..findings import Finding, internal_error
 from ..source import SourceFile, read_bytes, walk
@@ -25,6 +26,8 @@ from .pysource import PyModule, Wrapper, find_wrapper
 SAFE_MODULES = ("numba", "numpy", "math", "cmath", "operator", "itertools", "functools", "collections",
                 "kernlint")  # kernlint: unchecked_int & co.
 _ROOT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
+# what a reading looked at: ("file", path), ("absent", path) or ("naming", path, identifier)
+Looked = Tuple[str, ...]
 
 
 @dataclass
@@ -109,6 +112,25 @@ class Project:
         self.absent: set = set()  # where an import looked for a user module and found none: a cache dependency
         self._names: Dict[str, Dict[str, List[str]]] = {}  # project root -> identifier -> files naming it
         self._roots: Dict[str, str] = {}  # a file's directory -> its project root
+        self._recorders: List[Set[Looked]] = []  # what the readings under way looked at (``recording``)
+        self.host_reads: Dict[int, Set[Looked]] = {}  # id(host facts) -> what reading them looked at
+        self._imports: Dict[str, Tuple[Set[str], Set[str]]] = {}  # a file -> (modules it imports, absent places)
+
+    @contextmanager
+    def recording(self) -> Iterator[Set["Looked"]]:
+        """Collect what the reading inside looks at: the files it parses, the places where an
+        import found no module, the project-wide name searches. What is derived from one file
+        is cached by those (``cache.FileFacts``)."""
+        looked: Set[Looked] = set()
+        self._recorders.append(looked)
+        try:
+            yield looked
+        finally:
+            self._recorders.pop()
+
+    def note(self, *looked: "Looked") -> None:
+        for recorder in self._recorders:
+            recorder.update(looked)
 
     def failed(self, path: str, line: int, column: int, doing: str, exc: BaseException, kernel: str = "") -> None:
         """Record an internal error as a KL905 at the construct (or re-raise it under --debug)."""
@@ -119,6 +141,8 @@ class Project:
     def module(self, path: str) -> Optional[PyModule]:
         """The file, read and parsed; None where it cannot be (its diagnostic comes elsewhere)."""
         path = os.path.abspath(path)
+        if self._recorders:
+            self.note(("file", path))
         if path not in self._modules:
             source = SourceFile.read_or_none(path)
             module = None
@@ -160,6 +184,8 @@ class Project:
                 if os.path.isfile(candidate):
                     return candidate
                 self.absent.add(candidate)
+                if self._recorders:
+                    self.note(("absent", candidate))
             if os.path.isdir(stem) and _is_namespace_package(stem):
                 return stem
         return None
@@ -167,6 +193,8 @@ class Project:
     def files_naming(self, path: str, name: str) -> List[str]:
         """The Python files of ``path``'s project whose text has ``name`` as a word (one scan
         of the project, however many names are asked for)."""
+        if self._recorders:
+            self.note(("naming", path, name))
         directory = os.path.dirname(path)
         root = self._roots.get(directory)
         if root is None:
@@ -184,6 +212,44 @@ class Project:
                 for word in set(_WORD.findall(data)):
                     index.setdefault(word.decode("ascii"), []).append(os.path.abspath(found))
         return index.get(name, [])
+
+    def imported_closure(self, paths) -> Tuple[Set[str], Set[str]]:
+        """(the user modules the files import, directly or through each other, by any import
+        statement at any depth; the places where one of those imports found no module): what
+        reading the files may have looked at through a result kept from before this run."""
+        found: Set[str] = set()
+        absent: Set[str] = set()
+        pending = [os.path.abspath(p) for p in paths]
+        while pending:
+            targets, missing = self._imports_of(pending.pop())
+            absent |= missing
+            for target in targets - found:
+                found.add(target)
+                pending.append(target)
+        return found, absent
+
+    def _imports_of(self, path: str) -> Tuple[Set[str], Set[str]]:
+        """(the user modules a file's import statements name, where they found none): once per run."""
+        known = self._imports.get(path)
+        if known is not None:
+            return known
+        module = self.module(path)
+        targets: Set[str] = set()
+        with self.recording() as looked:
+            for node in _statements(module.tree.body) if module is not None else ():
+                if isinstance(node, ast.Import):
+                    names = [alias.name for alias in node.names]
+                elif isinstance(node, ast.ImportFrom):
+                    base = module.absolute_module(node.module or "", node.level)
+                    names = [base] + [f"{base}.{alias.name}" if base else alias.name for alias in node.names]
+                else:
+                    continue
+                for name in names:
+                    target = self.find(name, module) if name else None
+                    if target is not None and target.endswith(".py"):
+                        targets.add(target)
+        known = self._imports[path] = (targets, {entry[1] for entry in looked if entry[0] == "absent"})
+        return known
 
     def modules_read(self) -> List[str]:
         """Every file this run parsed (the checked ones and those their imports reached)."""
@@ -220,6 +286,16 @@ class Project:
             if found is not None and found[1].kind in ("def", "class"):
                 self._wrappers[qualified] = find_wrapper(found[0], found[1].name)
         return self._wrappers[qualified]
+
+
+def _statements(body) -> Iterator[ast.stmt]:
+    """Every statement, at any depth (function bodies, branches, handlers), no expressions."""
+    for statement in body:
+        yield statement
+        for field_name in ("body", "orelse", "finalbody", "handlers", "cases"):
+            inner = getattr(statement, field_name, None)
+            if isinstance(inner, list):
+                yield from _statements(inner)
 
 
 MAX_PROJECT_FILES = 5000  # a project's files read to find what names a kernel or a function

@@ -1025,7 +1025,10 @@ def read_host(project: Project, module: PyModule) -> HostFacts:
     shallow = bool(_READING)
     cache = project.shallow_host_facts if shallow else project.host_facts
     facts = cache.get(module.path) or (project.host_facts.get(module.path) if shallow else None)
-    if facts is None:
+    if facts is not None:
+        project.note(*project.host_reads.get(id(facts), ()))  # what reading them looked at, for a reading under way
+        return facts
+    with project.recording() as looked:
         try:
             facts = HostReader(project, module, shallow).read()
         except RecursionError:
@@ -1033,7 +1036,8 @@ def read_host(project: Project, module: PyModule) -> HostFacts:
         except Exception as exc:  # noqa: BLE001 - outside any one statement: the file's facts are empty
             project.failed(module.path, 1, 1, "reading host code", exc)
             facts = HostFacts(module.path)
-        cache[module.path] = facts
+    project.host_reads[id(facts)] = looked
+    cache[module.path] = facts
     return facts
 
 

@@ -44,8 +44,16 @@ def add(into: Signatures, path: str, kernel: str, signature: str, source: str) -
 PartialLaunches = Dict[Tuple[str, str], List[List[Optional[str]]]]
 
 
+class Uncached:
+    """Reads each time (``cache.FileFacts`` keeps what is read from a file between runs)."""
+
+    @staticmethod
+    def get(kind: str, path: str, compute, extra=None):
+        return compute()
+
+
 def launch_signatures(project: Project, checked: Sequence[str],
-                      partial: Optional[PartialLaunches] = None) -> Signatures:
+                      partial: Optional[PartialLaunches] = None, facts=Uncached) -> Signatures:
     """Signatures the launch sites give the kernels of the checked files. Launches are read
     from the checked files and from the other Python files of each kernel's project that
     mention one of its kernels by name. Launches that give only some argument types go into
@@ -65,23 +73,34 @@ def launch_signatures(project: Project, checked: Sequence[str],
     readers = list(dict.fromkeys([p for p in checked if p.endswith(".py")] + _mentioning(
         project, sorted({path for path, _ in kernels}), names)))
     for path in readers:
-        module = project.module(path)
-        if module is None:
-            continue
-        try:
-            facts = read_host(project, module)
-        except RecursionError:
-            continue
-        for launch in facts.launches:
-            if launch.kernel is None or (launch.kernel.path, launch.kernel.qualname) not in kernels:
+        for kernel_path, qualname, signature, types in facts.get("launches", path,
+                                                                 lambda: _launches(project, path)):
+            if (kernel_path, qualname) not in kernels:
                 continue
-            signature = launch.signature
             if signature is not None:
-                add(found, launch.kernel.path, launch.kernel.qualname, signature, "launch-site")
-            elif partial is not None and any(a.type for a in launch.args) and all(a.name != "*" for a in
-                                                                                   launch.args):
-                partial.setdefault((launch.kernel.path, launch.kernel.qualname), []).append(
-                    [a.type for a in launch.args])
+                add(found, kernel_path, qualname, signature, "launch-site")
+            elif partial is not None and types is not None:
+                partial.setdefault((kernel_path, qualname), []).append(types)
+    return found
+
+
+def _launches(project: Project, path: str) -> List[Tuple[str, str, Optional[str], Optional[List[Optional[str]]]]]:
+    """(kernel's file, kernel, signature or None, argument types where the launch gives only
+    some of them) for each launch in the file of a kernel kernlint found."""
+    module = project.module(path)
+    if module is None:
+        return []
+    try:
+        facts = read_host(project, module)
+    except RecursionError:
+        return []
+    found = []
+    for launch in facts.launches:
+        if launch.kernel is None:
+            continue
+        some = any(a.type for a in launch.args) and all(a.name != "*" for a in launch.args)
+        found.append((launch.kernel.path, launch.kernel.qualname, launch.signature,
+                      [a.type for a in launch.args] if launch.signature is None and some else None))
     return found
 
 
@@ -489,16 +508,17 @@ def _int_attribute(module: PyModule, expr: ast.Attribute, scope) -> bool:
 
 
 def gather(project: Project, checked: Sequence[str], configured: Dict[str, Dict[str, List[str]]],
-           recorded_file: Optional[str] = None) -> Signatures:
+           recorded_file: Optional[str] = None, facts=Uncached) -> Signatures:
     """Every signature the checked files' kernels get besides their decorators and comments:
-    configuration, launch sites, the recorded file, and (tried last) the kernel body."""
+    configuration, launch sites, the recorded file, and (tried last) the kernel body.
+    ``facts`` keeps what is read from each file between runs."""
     found: Signatures = {}
     for path, kernels in configured.items():
         for kernel, signatures in kernels.items():
             for signature in signatures:
                 add(found, path, kernel, signature, "config")
     partial: PartialLaunches = {}
-    for path, kernels in launch_signatures(project, checked, partial).items():
+    for path, kernels in launch_signatures(project, checked, partial, facts).items():
         for kernel, entries in kernels.items():
             for signature, source in entries:
                 add(found, path, kernel, signature, source)
@@ -511,18 +531,26 @@ def gather(project: Project, checked: Sequence[str], configured: Dict[str, Dict[
         module = project.module(path) if path.endswith(".py") else None
         if module is None:
             continue
-        for kernel in module.kernels:
-            if kernel.device or kernel.jit.args:
-                continue  # device functions are checked through their callers; eager ones need nothing
-            try:
-                candidates = inferred_signatures(kernel, partial.get((module.path, kernel.qualname), ()))
-            except RecursionError:
-                continue
-            except Exception as exc:  # noqa: BLE001 - kernlint's bug: a KL905 at the kernel, others go on
-                project.failed(path, kernel.line, kernel.column, f"inferring a signature for `{kernel.name}`",
-                               exc, kernel=kernel.name)
-                continue
+        given = {kernel.qualname: partial.get((module.path, kernel.qualname), []) for kernel in module.kernels}
+        inferred = facts.get("inferred", path, lambda: _inferred(project, module, given), extra=given)
+        for qualname, candidates in inferred.items():
             for signature, variant in candidates:
-                found.setdefault(path, {}).setdefault(kernel.qualname, []).append(
-                    (signature, f"inferred:{variant}"))
+                found.setdefault(path, {}).setdefault(qualname, []).append((signature, f"inferred:{variant}"))
+    return found
+
+
+def _inferred(project: Project, module: PyModule, given: Dict[str, List[List[Optional[str]]]]
+              ) -> Dict[str, List[Tuple[str, str]]]:
+    """Each lazy kernel's inferred candidates, from its body and the launches that give some types."""
+    found: Dict[str, List[Tuple[str, str]]] = {}
+    for kernel in module.kernels:
+        if kernel.device or kernel.jit.args:
+            continue  # device functions are checked through their callers; eager ones need nothing
+        try:
+            found[kernel.qualname] = inferred_signatures(kernel, given.get(kernel.qualname, ()))
+        except RecursionError:
+            continue
+        except Exception as exc:  # noqa: BLE001 - kernlint's bug: a KL905 at the kernel, others go on
+            project.failed(module.path, kernel.line, kernel.column, f"inferring a signature for `{kernel.name}`",
+                           exc, kernel=kernel.name)
     return found

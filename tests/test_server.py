@@ -164,3 +164,15 @@ def test_another_environment_gets_another_server(servers, monkeypatch, variable,
     assert server.base_path() not in (None, before)
     monkeypatch.setenv("KERNLINT_SERVER", "0")
     assert server.base_path() is None
+
+
+def test_a_server_whose_code_or_environment_is_not_the_runs_does_not_serve(servers):
+    """A run's key names its kernlint's code and place and its environment: a server that
+    finds another (a checkout edited or moved while it started) refuses to listen."""
+    directory = servers / f"kernlint-{os.getuid()}"
+    directory.mkdir(mode=0o700)
+    base = directory / ("0" * 24)  # not the key of this code and environment
+    started = subprocess.run([sys.executable, "-m", "kernlint.frontends.server", str(base)],
+                             env=_environment(servers), capture_output=True, text=True, timeout=120)
+    assert started.returncode == 1 and "another kernlint" in started.stdout
+    assert not base.with_suffix(".sock").exists()

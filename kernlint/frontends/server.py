@@ -39,6 +39,7 @@ START_SECONDS = 60.0  # the longest a run waits for a server to come up before s
 _ENVIRONMENT = ("NUMBA_", "CUDA", "NVIDIA", "NVCC", "HIP", "ROCM", "PYTHON", "LD_LIBRARY_PATH", "PATH",
                 "VIRTUAL_ENV", "CONDA_PREFIX", "KERNLINT_")
 _MAX_SOCKET_PATH = 100  # sockaddr_un holds 108 bytes
+_WORKER_MODULES = ("job", "hip", "hiphost", "irfile", "numba_cuda", "project", "slicing", "pysource", "pytypes")
 
 
 def enabled() -> bool:
@@ -77,7 +78,9 @@ def base_path() -> Optional[str]:
     from .toolchain import identity
 
     environment = sorted((k, v) for k, v in os.environ.items() if k.startswith(_ENVIRONMENT))
-    key = hashlib.sha256(json.dumps([sys.executable, sys.version, identity(), environment]).encode()).hexdigest()
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # which checkout, beside its code
+    key = hashlib.sha256(json.dumps([sys.executable, sys.version, package, identity(), environment]).encode()
+                         ).hexdigest()
     base = os.path.join(directory, key[:24])
     return base if len(base) + len(".sock") <= _MAX_SOCKET_PATH else None
 
@@ -184,10 +187,20 @@ def serve(base: str) -> int:
         fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
         return 0  # another run started one first
-    os.truncate(base + ".log", 0)  # this server's output only (the user's modules may print)
+    if os.path.exists(base + ".log"):
+        os.truncate(base + ".log", 0)  # this server's output only (the user's modules may print)
+    mine = base_path()  # this kernlint's code, read now, and the environment the run started it in
     import importlib
 
     importlib.import_module(f"{__package__}._preload")  # numba-cuda imported and warmed up, once for all requests
+    # every module a worker imports, now: the code this server runs is the code its key was made
+    # from, even where kernlint's files are edited while it runs (the next run's key differs)
+    for name in _WORKER_MODULES:
+        importlib.import_module(f"{__package__}.{name}")
+    if mine != base:  # another kernlint than the run's was imported: the run starts its own forkserver
+        print(f"kernlint server: not started: this interpreter imports another kernlint "
+              f"({os.path.dirname(os.path.dirname(os.path.abspath(__file__)))}) or other code", flush=True)
+        return 1
 
     path = base + ".sock"
     if os.path.exists(path):

@@ -115,6 +115,10 @@ class KernelDef:
     names: List[str]  # the names the dispatcher is bound to in that scope
     owner: Optional[ast.ClassDef] = None  # the class whose body defines it
     outer: Tuple[str, ...] = ()  # the classes and functions around the def, outermost first
+    # ``fast = cuda.jit(sig, fastmath=True)(helper)`` in a function, of a module-level ``def helper``
+    # that is no kernel itself: the jit call (each one is a kernel of its own); ``outer`` and
+    # ``names`` are then those of the assignment
+    applied: Optional[ast.Call] = None
 
     @property
     def name(self) -> str:
@@ -122,8 +126,9 @@ class KernelDef:
 
     @property
     def qualname(self) -> str:
-        """Python's ``__qualname__`` without its ``<locals>`` steps: ``Tests.test_add.add``."""
-        return ".".join(self.outer + (self.node.name,))
+        """Python's ``__qualname__`` without its ``<locals>`` steps: ``Tests.test_add.add``; for
+        a jit applied in a function, the name it is bound to there: ``Tests.test_add.fast``."""
+        return ".".join(self.outer + (self.names[0] if self.applied is not None else self.node.name,))
 
     @property
     def line(self) -> int:
@@ -346,13 +351,19 @@ class PyModule:
         seen = set()
         unique = []
         for kernel in found:
-            if id(kernel.node) not in seen:
-                seen.add(id(kernel.node))
+            key = (id(kernel.node), id(kernel.applied))
+            if key not in seen:
+                seen.add(key)
                 unique.append(kernel)
-        return sorted(unique, key=lambda k: (k.line, k.column))
+        return sorted(unique, key=lambda k: (k.line, k.column, getattr(k.applied, "lineno", 0)))
 
     def kernel_for(self, node: ast.AST) -> Optional[KernelDef]:
-        return next((k for k in self.kernels if k.node is node), None)
+        """The kernel a def statement makes (not those jit calls elsewhere make of it)."""
+        return next((k for k in self.kernels if k.node is node and k.applied is None), None)
+
+    def applied_kernel(self, call: ast.AST) -> Optional[KernelDef]:
+        """The kernel ``cuda.jit(...)(helper)`` makes in a function, by that call."""
+        return next((k for k in self.kernels if k.applied is call), None)
 
     def _find_kernels(self, body: Sequence[ast.stmt], scope: Scope, owner: Optional[ast.ClassDef],
                       found: List[KernelDef], outer: Tuple[str, ...]) -> None:
@@ -371,7 +382,8 @@ class PyModule:
             elif isinstance(statement, (ast.Assign, ast.AnnAssign)) and statement.value is not None:
                 kernel = self._assigned_kernel(statement, scope, defs, owner, outer)
                 if kernel is not None:
-                    existing = next((k for k in found if k.node is kernel.node), None)
+                    existing = next((k for k in found if k.node is kernel.node and kernel.applied is None
+                                     and k.applied is None), None)
                     if existing is not None:
                         existing.names.extend(n for n in kernel.names if n not in existing.names)
                     else:
@@ -388,9 +400,15 @@ class PyModule:
         if applied is None:
             return None
         spec, function = applied
-        if not isinstance(function, ast.Name) or function.id not in defs:
+        if not isinstance(function, ast.Name):
             return None
-        return KernelDef(defs[function.id], self, spec, scope, names, owner, outer)
+        if function.id in defs:
+            return KernelDef(defs[function.id], self, spec, scope, names, owner, outer)
+        binding, local_to = scope.lookup(function.id)
+        if (scope.functions and local_to is None and binding is not None and binding.kind == "def"
+                and not any(self.jit_spec(d, Scope(self)) for d in binding.node.decorator_list)):
+            return KernelDef(binding.node, self, spec, Scope(self), names, None, outer, applied=statement.value)
+        return None
 
     def applied_jit(self, expr: ast.expr, scope: Scope) -> Optional[Tuple[JitSpec, ast.expr]]:
         """``cuda.jit(f, ...)`` / ``cuda.jit(...)(f)`` / ``wrapper(f)`` -> (spec, f)."""

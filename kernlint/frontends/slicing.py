@@ -230,7 +230,7 @@ class Slicer:
         if binding.kind == "assign":
             applied = module.applied_jit(binding.value, scope)
             if applied is not None:
-                kernel = self._kernel_named(module, applied[1], scope)
+                kernel = module.applied_kernel(binding.value) or self._kernel_named(module, applied[1], scope)
                 if kernel is not None:
                     return self.dispatcher(kernel, env)
             value = self.evaluate(binding.value, scope, env)
@@ -420,7 +420,7 @@ class Slicer:
         """The numba-cuda dispatcher of a kernel or device function (lazy; signatures recorded)."""
         module = kernel.module
         frees, values = self._closure(module, kernel.node, kernel.scope, env)
-        key = (id(kernel.node), tuple(map(_identity, values)))
+        key = (id(kernel.node), id(kernel.applied), tuple(map(_identity, values)))
         if key in self._functions:
             return self._functions[key]
         args = [self.evaluate(a.expr, a.scope, env) for a in kernel.jit.args]

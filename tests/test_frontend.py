@@ -45,16 +45,16 @@ def test_misbehaving_modules_are_reported_and_the_run_goes_on_with_import_module
         def fine(y):
             y[0] = 1
     '''))
-    imported = Options(timeout=10, jobs=2, frontend=FrontendSettings(import_modules=True))
+    imported = Options(timeout=5, jobs=2, frontend=FrontendSettings(import_modules=True))
     report = check_paths([str(tmp_path)], imported)
     by_file = {f.path.rsplit("/", 1)[-1]: f for f in report.findings}
     assert set(by_file) == {"hangs.py", "exits.py", "crashes.py"}
     assert all(f.code == "KL901" for f in by_file.values())
-    assert "longer than 10 s" in by_file["hangs.py"].message
+    assert "longer than 5 s" in by_file["hangs.py"].message
     assert "SystemExit" in by_file["exits.py"].message and by_file["exits.py"].line == 3
     assert "exit code 7" in by_file["crashes.py"].message
     assert [s.kernel for s in report.stats] == ["fine"]
-    read = check_paths([str(tmp_path)], Options(timeout=10, jobs=2))  # read, not run: nothing misbehaves
+    read = check_paths([str(tmp_path)], Options(timeout=5, jobs=2))  # read, not run: nothing misbehaves
     assert read.findings == [] and [s.kernel for s in read.stats] == ["fine"]
 
 

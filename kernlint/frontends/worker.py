@@ -116,15 +116,15 @@ class _Running:
 
 
 def _launch(path: str, shard: Tuple[int, int], arguments: tuple, timeout: float, local: bool) -> _Running:
-    deadline = time.monotonic() + timeout
     starter = None if local else _starter()
-    connection = starter.connect() if starter is not None else None
+    connection = starter.connect() if starter is not None else None  # waits while the server starts
     if connection is not None:
         try:
             server.request(connection, arguments)
-            return _Running(path, shard, connection, deadline)
+            return _Running(path, shard, connection, time.monotonic() + timeout)
         except OSError:
             connection.close()
+    deadline = time.monotonic() + timeout
     context = _context()
     reader, writer = context.Pipe(duplex=False)
     process = context.Process(target=compile_one_file, args=arguments + (writer,), daemon=True)

@@ -208,8 +208,9 @@ def accuracy_section(row):
     out += ["", f"Agreement over the {row['checked_by_guess']} kernels checked with a found signature: "
             f"{row['agreement_of_checked']} ({row['all_signatures_recorded']} with no signature the run did not "
             f"use). Eager, not compared: {row['eager_not_compared']}. Found but not checked: {row['not_checked']}. "
-            f"Not found as kernels by the reader: {row['not_found_as_kernels']} (for example those a test "
-            "makes with `cuda.jit(sig)(module_function)`, which the reader does not take for a kernel).", ""]
+            f"Not found as kernels by the reader: {row['not_found_as_kernels']} (for example those a test's "
+            "helper makes with `cuda.jit(sig)(pyfunc)`, `pyfunc` one of its parameters: the reader takes "
+            "`cuda.jit(...)(f)` for a kernel where `f` is a function of the module).", ""]
     return out
 
 

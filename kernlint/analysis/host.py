@@ -113,6 +113,9 @@ class HostFacts:
     # types of each call ([positional], {keyword}); parameter types flow across the package
     outgoing: Dict[Tuple[str, str], List[Tuple[list, dict]]] = field(default_factory=dict, repr=False,
                                                                       compare=False)
+    # launches of a kernel a function is given as a parameter (`def run(kernel, x): kernel[g, b](x)`),
+    # one per call of that function here that passes a kernel: what they give signatures, not events
+    passed_launches: List[Launch] = field(default_factory=list, repr=False, compare=False)
     _by_function: Dict[str, List[Event]] = field(default_factory=dict, repr=False, compare=False)
     _indexed: int = field(default=-1, repr=False, compare=False)
     _expanded: Dict[str, List[Event]] = field(default_factory=dict, repr=False, compare=False)

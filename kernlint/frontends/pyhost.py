@@ -75,6 +75,8 @@ class HostReader:
         self._next_loop = 0
         # what the file's own calls pass to its functions: qualname -> [(positional, keywords)]
         self._passed: Dict[str, List[Tuple[List[object], Dict[str, object]]]] = {}
+        # the kernels those calls pass ([positional], {keyword}), beside their types
+        self._passed_kernels: Dict[str, List[Tuple[List[Optional[KernelRef]], Dict[str, Optional[KernelRef]]]]] = {}
         self._outgoing: Dict[Tuple[str, str], List[Tuple[List[object], Dict[str, object]]]] = {}  # other files' callees
         self._returning: Set[int] = set()  # helper functions whose return type is being read
         # types from other files (callers, helpers, subclasses) are read only for code that may
@@ -451,10 +453,7 @@ class HostReader:
         """A parameter's type where every call of the function in this file passes the same
         known type (a class's calls count for its ``__init__``); else its default's."""
         arguments = function.args
-        positional = arguments.posonlyargs + arguments.args
-        if frame.owner is not None and frame.function is None and positional and not any(
-                isinstance(d, ast.Name) and d.id == "staticmethod" for d in function.decorator_list):
-            positional = positional[1:]  # self / cls
+        positional = _positional(function, frame)
         calls = self._passed.get(qualname, [])
         if not calls and self._gpu_code and frame.function is None and qualname.count(".") <= (
                 1 if frame.owner else 0) and self._types_matter(function, frame):
@@ -501,6 +500,9 @@ class HostReader:
                           {k.arg: reader.type_of(k.value) for k in call.keywords if k.arg})
                 if callee is not None:
                     self._passed.setdefault(callee, []).append(passed)
+                    self._passed_kernels.setdefault(callee, []).append(
+                        ([self._kernel_ref(a, frame) for a in call.args],
+                         {k.arg: self._kernel_ref(k.value, frame) for k in call.keywords if k.arg}))
                 else:
                     self._outgoing.setdefault(elsewhere, []).append(passed)
             return
@@ -529,6 +531,8 @@ class HostReader:
             self.facts.events.append(Launch(
                 "launch", self._place(call), frame.qualname, frame.loops, what=ast.unparse(target),
                 kernel=ref, args=tuple(args), stream=stream))
+            if ref is None and isinstance(target, ast.Name) and target.id in parameters and not call.keywords:
+                self._launches_of_passed(target.id, call, frame, args)
             return
         callee = self._callee(call, frame)
         if callee is not None:
@@ -538,6 +542,38 @@ class HostReader:
         event = self._host_operation(call, frame)
         if event is not None:
             self.facts.events.append(event)
+
+    def _kernel_ref(self, expr: ast.expr, frame: _Frame) -> Optional[KernelRef]:
+        kernel = self.resolve_kernel(expr, frame) if isinstance(expr, ast.Name) else None
+        return KernelRef(kernel.module.path, kernel.qualname) if kernel is not None else None
+
+    def _launches_of_passed(self, name: str, call: ast.Call, frame: _Frame, args: List[Arg]) -> None:
+        """``kernel[g, b](x, n)`` where ``kernel`` is a parameter: one launch for each call of
+        this function in the file that passes a kernel, its arguments' types from that call
+        where they are parameters too (a launch helper, a test's ``_run(kernel, arr)``)."""
+        function = frame.function
+        positional = _positional(function, frame.parent)
+        index = {a.arg: i for i, a in enumerate(positional)}
+        for (types, keywords), (kernels, kernel_keywords) in zip(self._passed.get(frame.qualname, []),
+                                                                  self._passed_kernels.get(frame.qualname, [])):
+            def passed(parameter: str, values, named):
+                if parameter in named:
+                    return named[parameter]
+                at = index.get(parameter)
+                return values[at] if at is not None and at < len(values) else None
+
+            kernel = passed(name, kernels, kernel_keywords)
+            if kernel is None:
+                continue
+            given = []
+            for arg, node in zip(args, call.args):
+                kind = passed(node.id, types, keywords) if arg.parameter else None
+                text = getattr(kind, "text", None) if kind is not None else arg.type
+                given.append(Arg(text, arg.where, arg.name, arg.array or isinstance(kind, ArrayType), arg.library,
+                                 arg.parameter))
+            self.facts.passed_launches.append(Launch(
+                "launch", self._place(call), frame.qualname, frame.loops, what=ast.unparse(call.func),
+                kernel=kernel, args=tuple(given)))
 
     def _host_operation(self, call: ast.Call, frame: _Frame) -> Optional[Event]:
         """An allocation, a blocking operation or a clock read, or None."""
@@ -1043,6 +1079,16 @@ def read_host(project: Project, module: PyModule) -> HostFacts:
 
 _ANNOTATED = {"int": "int64", "float": "float64", "bool": "boolean", "complex": "complex128"}
 _INTEGER_OPS = (ast.FloorDiv, ast.Mod, ast.LShift, ast.RShift)
+
+
+def _positional(function: FunctionNode, outer: Optional[_Frame]) -> list:
+    """A function's positional parameters as its callers pass them (a method's ``self`` or
+    ``cls`` left out); ``outer``: the frame it is defined in."""
+    positional = function.args.posonlyargs + function.args.args
+    if outer is not None and outer.owner is not None and outer.function is None and positional and not any(
+            isinstance(d, ast.Name) and d.id == "staticmethod" for d in function.decorator_list):
+        return positional[1:]  # self / cls
+    return positional
 
 
 def _evident_scalars(function: FunctionNode) -> Dict[str, str]:

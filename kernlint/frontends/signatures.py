@@ -95,7 +95,7 @@ def _launches(project: Project, path: str) -> List[Tuple[str, str, Optional[str]
     except RecursionError:
         return []
     found = []
-    for launch in facts.launches:
+    for launch in facts.launches + facts.passed_launches:
         if launch.kernel is None:
             continue
         some = any(a.type for a in launch.args) and all(a.name != "*" for a in launch.args)

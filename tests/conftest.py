@@ -34,8 +34,22 @@ def expected_findings(path: Path):
 
 
 @pytest.fixture(scope="session")
-def fixture_report():
-    """One kernlint run over every fixture (the workers compile files in parallel)."""
+def fixture_report(tmp_path_factory):
+    """One kernlint run over every fixture (the workers compile files in parallel), made once
+    for the whole test run: the first pytest-xdist worker that asks makes it, the others wait
+    for it and read it back (it takes a core for ~11 s)."""
+    import fcntl
+    import pickle
+
     from kernlint.engine import Options, check_paths
 
-    return check_paths([str(FIXTURES)], Options(timeout=120))
+    here = tmp_path_factory.getbasetemp()
+    shared = here.parent if os.environ.get("PYTEST_XDIST_WORKER") else here  # this run's, not another's
+    made = shared / "fixture_report.pickle"
+    with open(shared / "fixture_report.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if made.exists():
+            return pickle.loads(made.read_bytes())
+        report = check_paths([str(FIXTURES)], Options(timeout=120))
+        made.write_bytes(pickle.dumps(report))
+        return report

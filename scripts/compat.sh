@@ -15,13 +15,13 @@ install() {  # name, extra, pins...
   local venv=.venvs/$name
   [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
   # the pins say which numba-cuda this environment is for (pip would keep one already there)
-  "$venv/bin/pip" install -q --disable-pip-version-check -e ".[$extra]" "$@" "pytest>=8" "hypothesis>=6.100"
+  "$venv/bin/pip" install -q --disable-pip-version-check -e ".[$extra]" "$@" "pytest>=8" "pytest-xdist>=3" "hypothesis>=6.100"
 }
 
 smoke() {
   local name=$1 venv=.venvs/$1 started=$SECONDS got rc
   echo "compat[$name]: $("$venv/bin/python" -m kernlint --version | sed -n '2p;3p' | paste -sd ';' -)"
-  "$venv/bin/python" -m pytest -q -p no:cacheprovider tests/test_fixtures.py tests/test_decorator.py
+  "$venv/bin/python" -m pytest -q -p no:cacheprovider -n auto --dist loadfile tests/test_fixtures.py tests/test_decorator.py
   got=$("$venv/bin/kernlint" check --no-cache examples/ 2>&1) && rc=0 || rc=$?
   if [ "$got" != "$expected" ] || [ "$rc" != "$status" ]; then
     echo "compat[$name]: examples differ from .venv's (exit $rc, expected $status):" >&2

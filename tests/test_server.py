@@ -176,3 +176,13 @@ def test_a_server_whose_code_or_environment_is_not_the_runs_does_not_serve(serve
                              env=_environment(servers), capture_output=True, text=True, timeout=120)
     assert started.returncode == 1 and "another kernlint" in started.stdout
     assert not base.with_suffix(".sock").exists()
+
+
+def test_python_and_python3_of_one_environment_share_a_server(servers):
+    """The console script runs `python3`, `python -m kernlint` runs `python`: one server."""
+    bindir = Path(sys.executable).parent
+    code = "from kernlint.frontends import server; print(server.base_path())"
+    bases = {subprocess.run([str(bindir / name), "-c", code], env=_environment(servers), capture_output=True,
+                            text=True, check=True).stdout.strip() for name in ("python", "python3")
+             if (bindir / name).exists()}
+    assert len(bases) == 1 and None not in bases

@@ -79,8 +79,9 @@ def base_path() -> Optional[str]:
 
     environment = sorted((k, v) for k, v in os.environ.items() if k.startswith(_ENVIRONMENT))
     package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # which checkout, beside its code
-    key = hashlib.sha256(json.dumps([sys.executable, sys.version, package, identity(), environment]).encode()
-                         ).hexdigest()
+    # the environment's prefix and the interpreter itself: `python` and `python3` of one venv are one
+    interpreter = [sys.prefix, os.path.realpath(sys.executable), sys.version]
+    key = hashlib.sha256(json.dumps([interpreter, package, identity(), environment]).encode()).hexdigest()
     base = os.path.join(directory, key[:24])
     return base if len(base) + len(".sock") <= _MAX_SOCKET_PATH else None
 

@@ -1,5 +1,6 @@
 import os
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -8,6 +9,12 @@ from hypothesis import HealthCheck, settings
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
 EXAMPLES = ROOT / "examples"
+
+# Where PYTHONDONTWRITEBYTECODE is set (this machine sets it), each of the few hundred kernlint
+# processes the tests start would compile kernlint's sources again: an installed kernlint has
+# its bytecode, and so do the tests' processes.
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+sys.dont_write_bytecode = False
 
 # Runs here share a worker server (kernlint/frontends/server.py) that ends soon after the suite:
 # the variable is part of the server's key, so a developer's own server is never used here.

@@ -3,11 +3,12 @@
 # fixture test, @no_hostcall's tests and the examples on the oldest supported numba-cuda (with
 # the numba it was released beside) and on the newest with CUDA 12's NVVM. The examples must give
 # exactly what they give in .venv (the newest numba-cuda, cu13). Run by .ci/run after the suite.
+#   scripts/compat.sh            install both environments, then check in each
+#   scripts/compat.sh install    install only (.ci/run does it beside the set-up's own install)
+#   scripts/compat.sh check      check only, in environments installed before
 set -euo pipefail
 cd "$(dirname "$0")/.."
-
-[ -x .venv/bin/kernlint ] || { echo "compat: run scripts/setup.sh test first" >&2; exit 2; }
-expected=$(.venv/bin/kernlint check --no-cache examples/ 2>&1) && status=0 || status=$?
+step=${1:-all}
 
 install() {  # name, extra, pins...
   local name=$1 extra=$2; shift 2
@@ -30,10 +31,15 @@ smoke() {
   echo "compat[$name]: examples as in .venv ($((SECONDS - started)) s)"
 }
 
-# Downloads overlap; the smoke runs, which use both cores, do not.
-install oldest cu12 "numba-cuda==0.20.1" "numba==0.62.1" & oldest=$!
-install cu12 cu12 & cu12=$!
-wait $oldest
-wait $cu12
+if [ "$step" != check ]; then
+  # Downloads overlap; the smoke runs, which use both cores, do not.
+  install oldest cu12 "numba-cuda==0.20.1" "numba==0.62.1" & oldest=$!
+  install cu12 cu12 & cu12=$!
+  wait $oldest
+  wait $cu12
+fi
+[ "$step" != install ] || exit 0
+[ -x .venv/bin/kernlint ] || { echo "compat: run scripts/setup.sh test first" >&2; exit 2; }
+expected=$(.venv/bin/kernlint check --no-cache examples/ 2>&1) && status=0 || status=$?
 smoke oldest
 smoke cu12

@@ -64,7 +64,7 @@ class Cache:
             return
         entry = {
             "key": key,
-            "findings": [f.to_dict() | {"kernel_line": f.kernel_line} for f in findings],
+            "findings": [finding_to_dict(f) for f in findings],
             "stats": stats,
             "dependencies": {d: _digest(d) for d in dependencies},
         }
@@ -76,6 +76,11 @@ class Cache:
             write_atomic(self._entry_path(path), json.dumps(entry))
         except OSError:
             pass  # a cache that cannot be written only costs time
+
+
+def finding_to_dict(finding: Finding) -> Dict:
+    """A finding as the cache keeps it (its JSON form and the kernel's def line)."""
+    return finding.to_dict() | {"kernel_line": finding.kernel_line}
 
 
 def finding_from_dict(data: Dict) -> Finding:
@@ -125,7 +130,7 @@ class RunCache:
             "discovered": list(discovered),
             "files": {path: _digest(path) for path in sorted(set(read) | set(discovered))},
             "absent": sorted(absent),
-            "findings": [f.to_dict() | {"kernel_line": f.kernel_line} for f in collected],
+            "findings": [finding_to_dict(f) for f in collected],
             "stats": stats,
             "file_count": files,
         }
@@ -160,7 +165,7 @@ class KernelCache:
         return entry if isinstance(entry, dict) and entry.get("key") == key else None
 
     def store(self, key: str, findings: Sequence[Finding], stats: Dict) -> None:
-        entry = {"key": key, "findings": [f.to_dict() | {"kernel_line": f.kernel_line} for f in findings],
+        entry = {"key": key, "findings": [finding_to_dict(f) for f in findings],
                  "stats": stats}
         try:
             os.makedirs(self.directory, exist_ok=True)

@@ -246,16 +246,10 @@ _LAUNCH_BYTES = re.compile(rb"\w\[[^\]\n]*,[^\]\n]*\]\(")
 
 def host_findings(project: Project, path: str) -> List[Finding]:
     """The host rules (KL5xx) over one Python file: syntax only, nothing compiled or run."""
-    from .frontends.pyhost import read_host
+    from .frontends.pyhost import file_host_facts
 
-    module = project.module(path)
-    if module is None:
-        return []
-    try:
-        facts = read_host(project, module)
-    except RecursionError:
-        return []
-    return _host_rules(facts, project.settings.debug)
+    facts = file_host_facts(project, path)
+    return [] if facts is None else _host_rules(facts, project.settings.debug)
 
 
 def _host_rules(facts, debug: bool) -> List[Finding]:
@@ -342,7 +336,7 @@ def _run_settings(options: Options) -> Dict:
 
 
 def _check(discovered: List[str], options: Options, progress: Optional[Progress]):
-    from .cache import Cache, finding_from_dict
+    from .cache import Cache, FileFacts, finding_from_dict, finding_to_dict
     from .source import buffers
 
     early = any(path.endswith(".py") for path in discovered) and not options.resources
@@ -353,8 +347,6 @@ def _check(discovered: List[str], options: Options, progress: Optional[Progress]
     project = Project(options.frontend)
     facts = None
     if options.cache_root and not options.resources and not buffers():
-        from .cache import FileFacts
-
         facts = FileFacts(options.cache_root, project, _run_settings(options)["frontend"])
     dependencies: List[str] = []  # the user modules the compiled files imported
     files = [p for p in discovered if worth_checking(p, project)]
@@ -415,8 +407,8 @@ def _check(discovered: List[str], options: Options, progress: Optional[Progress]
         if facts is None:
             collected.extend(host_findings(project, path))
         else:
-            collected.extend(finding_from_dict(f) for f in facts.get(
-                "host", path, lambda: [f.to_dict() | {"kernel_line": f.kernel_line} for f in host_findings(project, path)]))
+            kept = facts.get("host", path, lambda: [finding_to_dict(f) for f in host_findings(project, path)])
+            collected.extend(finding_from_dict(f) for f in kept)
     report.files += len(set(host_files) - set(files))
     collected.extend(project.failures)
     return report, collected, project, dependencies

@@ -239,10 +239,9 @@ def scale(y, x, n):
 '''
 
 
-def test_a_warm_run_reads_the_whole_result_until_anything_it_read_changes(tmp_path):
-    """The run cache: a re-run over unchanged files gives the cold run's findings without reading
-    a host fact; a changed launch site, a changed imported module, a module appearing where an
-    import found none, a new file, or other options each give a fresh run."""
+def _launching_package(tmp_path, more: str = ""):
+    """pkg/: a lazy kernel, a config module with a dtype, and run.py launching the kernel with
+    arrays of that dtype (and ``more`` of its code); run.py star-imports a module not there yet."""
     package = tmp_path / "pkg"
     package.mkdir()
     (package / "__init__.py").write_text("")
@@ -259,7 +258,15 @@ def test_a_warm_run_reads_the_whole_result_until_anything_it_read_changes(tmp_pa
             x = cuda.to_device(np.ones(n, dtype=DTYPE))
             y = cuda.device_array(n, dtype=DTYPE)
             scale[(n + 31) // 32, 32](y, x, 2.5)
-    '''))
+    ''') + textwrap.dedent(more))
+    return package
+
+
+def test_a_warm_run_reads_the_whole_result_until_anything_it_read_changes(tmp_path):
+    """The run cache: a re-run over unchanged files gives the cold run's findings without reading
+    a host fact; a changed launch site, a changed imported module, a module appearing where an
+    import found none, a new file, or other options each give a fresh run."""
+    package = _launching_package(tmp_path)
 
     def signatures(*options):
         run = kernlint("check", "--show-signatures", *options, "pkg", cwd=tmp_path)
@@ -361,27 +368,11 @@ def test_what_is_read_from_a_file_is_kept_until_a_file_its_reading_looked_at_cha
     from kernlint.engine import Options, check_paths
     from kernlint.frontends import signatures
 
-    package = tmp_path / "pkg"
-    package.mkdir()
-    (package / "__init__.py").write_text("")
-    (package / "kernels.py").write_text(LAZY_KERNEL)
-    (package / "config.py").write_text("import numpy as np\nDTYPE = np.float64\n")
-    (package / "run.py").write_text(textwrap.dedent('''
-        import numpy as np
-        from numba import cuda
-        from .kernels import scale
-        from .config import DTYPE
-        from .extra import *  # not there yet
-
-        def step(n):
-            x = cuda.to_device(np.ones(n, dtype=DTYPE))
-            y = cuda.device_array(n, dtype=DTYPE)
-            scale[(n + 31) // 32, 32](y, x, 2.5)
-
+    package = _launching_package(tmp_path, '''
         def launch(x):
             y = cuda.device_array_like(x)
             scale[(x.size + 31) // 32, 32](y, x, 1.5)
-    '''))
+    ''')
     (package / "loop.py").write_text(textwrap.dedent('''
         import numpy as np
         from numba import cuda

@@ -554,14 +554,15 @@ class HostReader:
         function = frame.function
         positional = _positional(function, frame.parent)
         index = {a.arg: i for i, a in enumerate(positional)}
+
+        def passed(parameter: str, values, named):  # what one call passes for a parameter
+            if parameter in named:
+                return named[parameter]
+            at = index.get(parameter)
+            return values[at] if at is not None and at < len(values) else None
+
         for (types, keywords), (kernels, kernel_keywords) in zip(self._passed.get(frame.qualname, []),
                                                                   self._passed_kernels.get(frame.qualname, [])):
-            def passed(parameter: str, values, named):
-                if parameter in named:
-                    return named[parameter]
-                at = index.get(parameter)
-                return values[at] if at is not None and at < len(values) else None
-
             kernel = passed(name, kernels, kernel_keywords)
             if kernel is None:
                 continue
@@ -1062,7 +1063,7 @@ def read_host(project: Project, module: PyModule) -> HostFacts:
     cache = project.shallow_host_facts if shallow else project.host_facts
     facts = cache.get(module.path) or (project.host_facts.get(module.path) if shallow else None)
     if facts is not None:
-        project.note(*project.host_reads.get(id(facts), ()))  # what reading them looked at, for a reading under way
+        project.note(*project.host_reads.get(id(facts), ()))  # for a reading under way: what these looked at
         return facts
     with project.recording() as looked:
         try:
@@ -1075,6 +1076,17 @@ def read_host(project: Project, module: PyModule) -> HostFacts:
     project.host_reads[id(facts)] = looked
     cache[module.path] = facts
     return facts
+
+
+def file_host_facts(project: Project, path: str) -> Optional[HostFacts]:
+    """A Python file's host facts; None where it cannot be read or nests too deeply."""
+    module = project.module(path)
+    if module is None:
+        return None
+    try:
+        return read_host(project, module)
+    except RecursionError:
+        return None
 
 
 _ANNOTATED = {"int": "int64", "float": "float64", "bool": "boolean", "complex": "complex128"}

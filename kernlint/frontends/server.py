@@ -97,8 +97,9 @@ class Starter:
         self.failed = False
 
     def ensure(self) -> None:
-        """Start a server in the background unless one is running or starting."""
-        if self.process is not None or _accepting(self.base) or _held(self.base + ".lock"):
+        """Start a server in the background unless one is running or starting (a server holds
+        the lock from before its import to its end)."""
+        if self.process is not None or _held(self.base + ".lock"):
             return
         package_parent = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
         try:
@@ -115,12 +116,12 @@ class Starter:
         """A connection to the server, waiting while it starts; None where there is none."""
         if self.failed:
             return None
-        self.ensure()
         deadline = time.monotonic() + wait
         while True:
             connection = _connect(self.base)
             if connection is not None:
                 return connection
+            self.ensure()
             starting = (self.process is not None and self.process.poll() is None) or _held(self.base + ".lock")
             if not starting or time.monotonic() > deadline:
                 self.failed = True  # this run goes on with its own forkserver
@@ -136,14 +137,6 @@ def _connect(base: str) -> Optional[Connection]:
         sock.close()
         return None
     return Connection(sock.detach())
-
-
-def _accepting(base: str) -> bool:
-    connection = _connect(base)
-    if connection is None:
-        return False
-    connection.close()  # the server's handler sees an empty request and ends
-    return True
 
 
 def _held(path: str) -> bool:
@@ -256,7 +249,7 @@ def _handle(client: socket.socket) -> None:
     try:
         asked = connection.recv()
     except (EOFError, OSError):
-        return  # a run that only looked whether the server is there
+        return  # a run that went away before it asked
     os.chdir(asked["cwd"])
     os.environ.clear()
     os.environ.update(asked["environ"])

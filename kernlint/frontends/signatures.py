@@ -22,7 +22,7 @@ from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 from ..fsutil import write_atomic
 from .project import Project
-from .pyhost import read_host
+from .pyhost import file_host_facts
 from .pysource import KernelDef, PyModule, Scope
 from .pytypes import XOROSHIRO
 
@@ -87,12 +87,8 @@ def launch_signatures(project: Project, checked: Sequence[str],
 def _launches(project: Project, path: str) -> List[Tuple[str, str, Optional[str], Optional[List[Optional[str]]]]]:
     """(kernel's file, kernel, signature or None, argument types where the launch gives only
     some of them) for each launch in the file of a kernel kernlint found."""
-    module = project.module(path)
-    if module is None:
-        return []
-    try:
-        facts = read_host(project, module)
-    except RecursionError:
+    facts = file_host_facts(project, path)
+    if facts is None:
         return []
     found = []
     for launch in facts.launches + facts.passed_launches:

@@ -71,6 +71,20 @@ def k{n}(y, x):
     assert len(report.stats) == 200
 
 
+def test_a_long_unrolled_kernel_compiles_past_numbas_recursion_in_its_ssa_pass(tmp_path):
+    # numba's SSA pass walks up the dominator chain by recursion: `v` is read below 500
+    # branches (a particle-in-cell deposition kernel unrolls like this)
+    branches = "".join(f"    if x[i] > {k}.0:\n        t += {k}.5\n" for k in range(500))
+    (tmp_path / "deep.py").write_text(
+        "from numba import cuda\n\n\n"
+        '@cuda.jit("void(float64[::1], float64[::1])")\n'
+        "def chain(x, out):\n    i = cuda.grid(1)\n    v = 0.0\n    t = 0.0\n"
+        "    if x[i] > 0.5:\n        v = 2.0\n" + branches + "    out[i] = v + t\n")
+    result = compile_file(str(tmp_path / "deep.py"))
+    assert result.diagnostics == []
+    assert [k.info.signature for k in result.kernels] == ["void(float64[::1], float64[::1])"]
+
+
 TOP_LEVEL_EFFECTS = '''
 import os
 import sys

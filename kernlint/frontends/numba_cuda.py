@@ -228,6 +228,21 @@ def comment_signatures(source: SourceFile, first_line: int) -> List[str]:
     return sigs
 
 
+# numba's SSA pass recurses once per block up a dominator chain: a long unrolled kernel
+# (particle-in-cell deposition) needs a few thousand frames, more than Python's default 1000
+_COMPILE_RECURSION_LIMIT = 20000
+
+
+@contextlib.contextmanager
+def _recursion_limit(limit: int) -> Iterator[None]:
+    previous = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(previous, limit))
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(previous)
+
+
 def compile_signature(dispatcher, signature, cc, runnable: bool = False):
     """Compile one signature of a dispatcher to numba's LLVM IR modules: (analysed
     modules, entry name, runnable modules or [])."""
@@ -248,7 +263,7 @@ def compile_signature(dispatcher, signature, cc, runnable: bool = False):
                       "fastmath": bool(options.get("fastmath"))},
         cc=cc,
     )
-    with offline_device(cc):
+    with offline_device(cc), _recursion_limit(_COMPILE_RECURSION_LIMIT):
         cres = compile_cuda(dispatcher.py_func, restype if device else types.void, argtypes,
                             **_accepted(compile_cuda, codegen))
     modules = [str(module) for module in cres.library.modules]

@@ -335,7 +335,7 @@ class HostReader:
                 for element, item in zip(target.elts, value.elts):
                     self._assign(element, item, frame)
                 return
-            kind = self._reader(frame).type_of(value)
+            kind = self._value_type(value, frame)
             for index, element in enumerate(target.elts):
                 if isinstance(element, ast.Name):
                     frame.env[element.id] = (kind.items[index] if isinstance(kind, TupleType)
@@ -400,20 +400,33 @@ class HostReader:
         scope = Scope(owner).inner(node)
         callee_reader = None
 
+        local: Dict[str, object] = {}
+
         def lookup(name: str, want_dtype: bool = False):
-            value = bound.get(name, module_names.get(name))
+            value = local[name] if name in local else bound.get(name, module_names.get(name))
             if isinstance(value, tuple) and value and value[0] == "default":
                 value = callee_reader.type_of(value[1]) or callee_reader.dtype(value[1])
             return value if value is not None and isinstance(value, str) == want_dtype else None
 
         callee_reader = TypeReader(lambda e: owner.dotted(e, scope), lookup)
-        returned = [r.value for r in _own_statements(node) if isinstance(r, ast.Return) and r.value is not None]
+        statements = sorted((s for s in _own_statements(node) if isinstance(s, (ast.Assign, ast.Return))),
+                            key=lambda s: (s.lineno, s.col_offset))
         self._returning.add(id(node))
+        kinds = []
         try:
-            kinds = [callee_reader.type_of(r) for r in returned]
+            for statement in statements:
+                if isinstance(statement, ast.Return):
+                    if statement.value is not None:
+                        kinds.append(callee_reader.type_of(statement.value))
+                    continue
+                value = callee_reader.type_of(statement.value) or callee_reader.dtype(statement.value)
+                for target in statement.targets:
+                    for name, item in _unpacked(target, value):
+                        # a name bound twice keeps a type only where both bindings give it
+                        local[name] = item if name not in local or local[name] == item else None
         finally:
             self._returning.discard(id(node))
-        return kinds[0] if kinds and kinds[0] is not None and all(k == kinds[0] for k in kinds) else None
+        return _returned_type(kinds)
 
     def _definition_called(self, call: ast.Call, frame: _Frame):
         """(module, def or class node) of the project's own function or class a call runs."""
@@ -1129,6 +1142,46 @@ def _evident_scalars(function: FunctionNode) -> Dict[str, str]:
     for name in (counted & names) - containers:
         found.setdefault(name, "int64")
     return found
+
+
+def _unpacked(target: ast.expr, kind):
+    """(name, type) for each name an assignment binds (``n, x = 0, np.empty(0)``)."""
+    if isinstance(target, ast.Name):
+        yield target.id, kind
+    elif isinstance(target, (ast.Tuple, ast.List)) and not any(isinstance(e, ast.Starred) for e in target.elts):
+        items = kind.items if isinstance(kind, TupleType) and len(kind.items) == len(target.elts) else None
+        for index, element in enumerate(target.elts):
+            yield from _unpacked(element, items[index] if items else None)
+    else:
+        for name in _names(target):
+            yield name, None
+
+
+def _returned_type(kinds: List[object]):
+    """What a function returns, from its ``return`` statements' types: one they all give;
+    a tuple's item that only some of them say takes their type, without where it lives
+    (``return n, x`` with ``x`` unknown, ``return 0, np.empty(0)`` where nothing was found)."""
+    if not kinds:
+        return None
+    if all(k == kinds[0] for k in kinds):
+        return kinds[0]
+    tuples = [k for k in kinds if isinstance(k, TupleType)]
+    if len(tuples) != len(kinds) or len({len(t.items) for t in tuples}) != 1:
+        return None
+    items = []
+    for column in zip(*(t.items for t in tuples)):
+        known = [item for item in column if item is not None]
+        if not known or any(item != known[0] for item in known):
+            if known and all(isinstance(i, ArrayType) for i in known) and all(
+                    replace(i, where="", library="") == replace(known[0], where="", library="") for i in known):
+                items.append(replace(known[0], where="", library=""))  # the same array, in different places
+                continue
+            items.append(None)
+            continue
+        partial = len(known) < len(column)
+        items.append(replace(known[0], where="", library="") if partial and isinstance(known[0], ArrayType)
+                     else known[0])
+    return TupleType(tuple(items))
 
 
 def _own_statements(function: FunctionNode):

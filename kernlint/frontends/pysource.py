@@ -640,7 +640,13 @@ def _configured_spec(call: Optional[ast.Call], scope: Scope, via: str) -> JitSpe
 
 def _looks_like_signature(expr: ast.expr, scope: Scope) -> bool:
     """``cuda.jit(SIG)(f)`` passes a signature held in a name; ``cuda.jit(f)`` a function."""
-    binding, _ = scope.lookup(expr.id) if isinstance(expr, ast.Name) else (None, None)
+    binding, local_to = scope.lookup(expr.id) if isinstance(expr, ast.Name) else (None, None)
+    if binding is not None and binding.kind == "assign" and local_to is None and binding.value is not None \
+            and any(node is expr for node in ast.walk(binding.value)):
+        # `f = cuda.jit(f, device=True)`: what `f` holds is the binding before this one
+        history = scope.module.history.get(expr.id, [])
+        earlier = history[:history.index(binding)] if binding in history else []
+        binding = earlier[-1] if earlier else None
     return binding is not None and binding.kind == "assign"
 
 

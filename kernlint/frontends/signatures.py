@@ -176,6 +176,7 @@ def write_recorded(path: str, recorded: Signatures, command: Sequence[str]) -> i
 # -- the kernel body ---------------------------------------------------------------------
 
 _INT_SOURCES = ("numba.cuda.grid", "numba.cuda.gridsize", "builtins.len", "builtins.range", "builtins.int")
+_INTEGER_TYPES = ("int8", "int16", "int32", "int64", "intp", "uint8", "uint16", "uint32", "uint64")
 _INT_ATTRIBUTES = ("threadIdx", "blockIdx", "blockDim", "gridDim", "laneid", "warpsize")
 
 # The variants tried, in order, until numba types one (README, "Signatures").
@@ -265,7 +266,11 @@ def _parameter_uses(node, module: PyModule, outer_scope, visiting: Set[int]) -> 
             elif isinstance(sub, ast.Subscript) and isinstance(sub.value, ast.Subscript) and isinstance(
                     sub.value.value, ast.Name) and sub.value.value.id in uses:
                 uses[sub.value.value.id].ndim = max(uses[sub.value.value.id].ndim, 2)  # p[i][j]
-            elif isinstance(sub, ast.Attribute) and isinstance(sub.value, ast.Name) and sub.value.id in uses:
+            if isinstance(sub, ast.Attribute) and sub.attr in ("real", "imag", "conjugate"):
+                inner = sub.value.value if isinstance(sub.value, ast.Subscript) else sub.value
+                if isinstance(inner, ast.Name) and inner.id in uses:
+                    uses[inner.id].complex_elements = True  # `rho.real`, `E[i, j].imag`: complex values
+            if isinstance(sub, ast.Attribute) and isinstance(sub.value, ast.Name) and sub.value.id in uses:
                 if sub.attr in ("shape", "size", "ndim", "T", "strides"):
                     uses[sub.value.id].array = True
                     uses[sub.value.id].ndim = max(uses[sub.value.id].ndim, 1)
@@ -285,6 +290,9 @@ def _parameter_uses(node, module: PyModule, outer_scope, visiting: Set[int]) -> 
                 if name == "builtins.range":
                     for arg in sub.args:
                         _mark_index(arg, uses)
+                if name in ("builtins.min", "builtins.max") and any(is_int(arg) for arg in sub.args):
+                    for arg in sub.args:
+                        _mark_integer_terms(arg, uses)  # `min(ir, Nr - 1)`: clamps an index
                 if name == "builtins.len" and sub.args and isinstance(sub.args[0], ast.Name) and sub.args[0].id in uses:
                     uses[sub.args[0].id].array = True
                     uses[sub.args[0].id].ndim = max(uses[sub.args[0].id].ndim, 1)
@@ -293,9 +301,13 @@ def _parameter_uses(node, module: PyModule, outer_scope, visiting: Set[int]) -> 
                     uses[sub.args[0].id].array = True  # the generator states
                     uses[sub.args[0].id].record = XOROSHIRO
                     uses[sub.args[0].id].ndim = 1
-                if name.startswith("numba.cuda.atomic.") and sub.args and isinstance(sub.args[0], ast.Name) \
-                        and sub.args[0].id in uses:
-                    use = uses[sub.args[0].id]
+                target = sub.args[0] if sub.args else None
+                if isinstance(target, ast.Attribute) and target.attr in ("real", "imag") and isinstance(
+                        target.value, ast.Name) and target.value.id in uses:
+                    uses[target.value.id].complex_elements = True  # atomic.add(rho.real, i, v): complex
+                    target = target.value
+                if name.startswith("numba.cuda.atomic.") and isinstance(target, ast.Name) and target.id in uses:
+                    use = uses[target.id]
                     use.array = True
                     index = sub.args[1] if len(sub.args) > 1 else None
                     if isinstance(index, ast.Name):
@@ -310,8 +322,10 @@ def _parameter_uses(node, module: PyModule, outer_scope, visiting: Set[int]) -> 
                 operands = [sub.left] + list(sub.comparators)
                 if any(is_int(o) for o in operands):
                     for operand in operands:
-                        if isinstance(operand, ast.Name) and operand.id in uses and not uses[operand.id].array:
-                            uses[operand.id].index = True
+                        _mark_integer_terms(operand, uses)  # `i < n`, `i > n - 1`
+            if isinstance(sub, ast.AugAssign) and isinstance(sub.target, ast.Name) and sub.target.id in ints \
+                    and not isinstance(sub.op, ast.Div):
+                _mark_integer_terms(sub.value, uses)  # `iz += Nz`: an integer index stays one
             if isinstance(sub, ast.BinOp) and isinstance(sub.op, (ast.BitAnd, ast.BitOr, ast.BitXor,
                                                                    ast.LShift, ast.RShift)):
                 for operand in (sub.left, sub.right):
@@ -354,11 +368,14 @@ def _merge_callee_uses(call: ast.Call, module: PyModule, scope, uses: Dict[str, 
     if not passed or getattr(module, "project", None) is None:
         return
     name = module.dotted(call.func, scope)
-    found = module.project.definition(name, module) if name else None
-    if found is None or found[1].kind != "def" or not isinstance(found[1].node, ast.FunctionDef):
+    if name is None and isinstance(call.func, ast.Name) and module.name:
+        binding, local_to = scope.lookup(call.func.id)
+        if binding is not None and binding.kind == "assign" and local_to is None:
+            name = f"{module.name}.{call.func.id}"  # `f = cuda.jit(f, device=True)` at module level
+    found = _function_def(module.project, name, module) if name else None
+    if found is None:
         return
-    owner, binding = found
-    callee = binding.node
+    owner, callee = found
     if id(callee) in visiting or callee.args.vararg:
         return
 
@@ -375,6 +392,33 @@ def _merge_callee_uses(call: ast.Call, module: PyModule, scope, uses: Dict[str, 
         ours.int_elements = ours.int_elements or theirs.int_elements
         ours.complex_elements = ours.complex_elements or theirs.complex_elements
         ours.record = ours.record or theirs.record
+
+
+def _function_def(project: Project, name: str, importer: PyModule, depth: int = 0
+                  ) -> Optional[Tuple[PyModule, ast.FunctionDef]]:
+    """The project's ``def`` that ``pkg.mod.name`` calls, also where the module rebinds the name
+    to its jitted self (``f = cuda.jit(f, device=True)`` after ``from .inline import f``)."""
+    found = project.definition(name, importer)
+    if found is None or depth > 4:
+        return None
+    owner, binding = found
+    if binding.kind == "def" and isinstance(binding.node, ast.FunctionDef):
+        return owner, binding.node
+    if binding.kind != "assign" or binding.value is None or binding.path:
+        return None
+    applied = owner.applied_jit(binding.value, Scope(owner))
+    if applied is None or not isinstance(applied[1], ast.Name):
+        return None
+    function = applied[1].id
+    history = owner.history.get(function, [])
+    earlier = history[:history.index(binding)] if function == binding.name and binding in history else history
+    for previous in reversed(earlier):
+        if previous.kind == "def" and isinstance(previous.node, ast.FunctionDef):
+            return owner, previous.node
+        if previous.kind == "import" and previous.attr and previous.module:
+            return _function_def(project, previous.imported, owner, depth + 1)
+        break
+    return None
 
 
 def _candidates(params: List[str], uses: Dict[str, "_Use"], known: Sequence[Optional[str]]
@@ -428,6 +472,27 @@ def _mark_index(expr: ast.expr, uses: Dict[str, _Use]) -> None:
         _mark_index(expr.right, uses)
 
 
+def _integer_terms(expr: ast.expr) -> Optional[List[ast.Name]]:
+    """The names of a sum or product of names and integer literals (``n - 1``: ``n``); None
+    where anything else takes part (an element, a call, a float literal)."""
+    if isinstance(expr, ast.Name):
+        return [expr]
+    if isinstance(expr, ast.Constant):
+        return [] if isinstance(expr.value, int) and not isinstance(expr.value, bool) else None
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Mod)):
+        left, right = _integer_terms(expr.left), _integer_terms(expr.right)
+        return None if left is None or right is None else left + right
+    if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.USub):
+        return _integer_terms(expr.operand)
+    return None
+
+
+def _mark_integer_terms(expr: ast.expr, uses: Dict[str, _Use]) -> None:
+    for name in _integer_terms(expr) or ():
+        if name.id in uses and not uses[name.id].array:
+            uses[name.id].index = True
+
+
 def _element_type(module: PyModule, value: ast.expr, scope, is_int) -> Optional[str]:
     """What a store into an array says about its elements: an integer width, "float",
     "complex", or None."""
@@ -474,26 +539,82 @@ def _complex_valued(module: PyModule, value: ast.expr, scope, depth: int = 0) ->
 
 
 def _integer_locals(module: PyModule, node, outer_scope) -> Set[str]:
-    """Local names that hold integers: thread indices, loop counters, sizes."""
+    """Local names that hold integers: thread indices, loop counters, sizes, and names every
+    assignment of which computes an integer from those (``iz0 = iz - 1``, ``ir = min(i, n)``)."""
     scope = outer_scope.inner(node)
-    found: Set[str] = set()
+    params = {a.arg for a in node.args.posonlyargs + node.args.args}
+    unpacked: Set[str] = set()  # `i, j = cuda.grid(2)`, `n, m = a.shape`
+    loops: Set[str] = set()
+    assigned: Dict[str, List[ast.expr]] = {}
     for sub in ast.walk(node):
-        if isinstance(sub, ast.Assign) and isinstance(sub.value, (ast.Call, ast.Attribute, ast.Subscript)):
+        if isinstance(sub, ast.Assign):
+            for target in sub.targets:
+                if isinstance(target, ast.Name):
+                    assigned.setdefault(target.id, []).append(sub.value)
+                elif _integer_call(module, sub.value, scope) or isinstance(sub.value, ast.Attribute) and (
+                        sub.value.attr == "shape"):
+                    unpacked.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
+                else:
+                    for name in ast.walk(target):
+                        if isinstance(name, ast.Name):
+                            assigned.setdefault(name.id, []).append(sub.value)  # an unknown item
+        elif isinstance(sub, ast.AugAssign) and isinstance(sub.target, ast.Name):
             value = sub.value
-            integer = False
-            if isinstance(value, ast.Call):
-                integer = (module.dotted(value.func, scope) or "") in _INT_SOURCES
-            elif isinstance(value, ast.Attribute):
-                integer = value.attr == "size" or _int_attribute(module, value, scope)
-            elif isinstance(value.value, ast.Attribute) and value.value.attr == "shape":
-                integer = True
-            if integer:
-                for target in sub.targets:
-                    found.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
-        if isinstance(sub, ast.For) and isinstance(sub.iter, ast.Call) and (
+            if isinstance(sub.op, (ast.Add, ast.Sub)) and isinstance(value, ast.Name) and value.id in params:
+                value = ast.Constant(0)  # `iz += Nz` wraps an index around: Nz is taken for an integer
+            assigned.setdefault(sub.target.id, []).append(ast.BinOp(sub.target, sub.op, value))
+        elif isinstance(sub, ast.For) and isinstance(sub.iter, ast.Call) and (
                 module.dotted(sub.iter.func, scope) == "builtins.range"):
-            found.update(n.id for n in ast.walk(sub.target) if isinstance(n, ast.Name))
-    return found
+            loops.update(n.id for n in ast.walk(sub.target) if isinstance(n, ast.Name))
+        elif isinstance(sub, (ast.For, ast.With, ast.NamedExpr)):
+            for name in ast.walk(sub.target if isinstance(sub, (ast.For, ast.NamedExpr)) else sub):
+                if isinstance(name, ast.Name) and isinstance(name.ctx, ast.Store):
+                    assigned.setdefault(name.id, []).append(ast.Constant(None))  # not known to be one
+
+    # the largest set of names whose assignments all compute integers from the set itself
+    ints = (set(assigned) | unpacked | loops) - params
+    while True:
+        known = ints | unpacked | loops
+        dropped = {name for name in ints if name in assigned
+                   and not all(_integer_valued(module, value, scope, known, params) for value in assigned[name])}
+        if not dropped:
+            return ints | unpacked | loops
+        ints -= dropped
+
+
+def _integer_call(module: PyModule, value: ast.expr, scope) -> bool:
+    return isinstance(value, ast.Call) and (module.dotted(value.func, scope) or "") in _INT_SOURCES
+
+
+def _integer_valued(module: PyModule, value: ast.expr, scope, ints: Set[str], params: Set[str] = frozenset()
+                    ) -> bool:
+    """Whether an expression computes an integer, given the names known to hold one."""
+    if isinstance(value, ast.Constant):
+        return isinstance(value.value, int) and not isinstance(value.value, bool)
+    if isinstance(value, ast.Name):
+        return value.id in ints
+    if isinstance(value, ast.BinOp):
+        return not isinstance(value.op, (ast.Div, ast.Pow, ast.MatMult)) and _integer_valued(
+            module, value.left, scope, ints, params) and _integer_valued(module, value.right, scope, ints, params)
+    if isinstance(value, ast.UnaryOp):
+        return isinstance(value.op, (ast.USub, ast.UAdd, ast.Invert)) and _integer_valued(
+            module, value.operand, scope, ints, params)
+    if isinstance(value, ast.IfExp):
+        return _integer_valued(module, value.body, scope, ints, params) and _integer_valued(
+            module, value.orelse, scope, ints, params)
+    if isinstance(value, ast.Attribute):
+        return value.attr == "size" or _int_attribute(module, value, scope)
+    if isinstance(value, ast.Subscript):
+        return isinstance(value.value, ast.Attribute) and value.value.attr == "shape"
+    if isinstance(value, ast.Call):
+        name = module.dotted(value.func, scope) or ""
+        if name in _INT_SOURCES or name.rsplit(".", 1)[-1] in _INTEGER_TYPES:
+            return True
+        if name in ("builtins.min", "builtins.max") and value.args and not value.keywords:
+            # `min(ir, nr - 1)` clamps an index: the parameters in it are taken for integers
+            return any(_integer_valued(module, arg, scope, ints) for arg in value.args) and all(
+                _integer_valued(module, arg, scope, ints | params) for arg in value.args)
+    return False
 
 
 def _int_attribute(module: PyModule, expr: ast.Attribute, scope) -> bool:

@@ -10,7 +10,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from . import rules
 from .analysis.program import KernelAnalysis, Program
-from .findings import INTERNAL_ERROR, Finding, internal_error, invalid_ir, kernlint_frames, merge
+from .findings import INTERNAL_ERROR, TIMED_OUT, Finding, internal_error, invalid_ir, kernlint_frames, merge
 from .frontends import suffixes
 from .frontends.numba_cuda import CompiledKernel, FileResult
 from .frontends.project import FrontendSettings, Project
@@ -315,9 +315,9 @@ def check_paths(paths: Sequence[str], options: Options, progress: Optional[Progr
 
 
 def _cacheable(findings: Sequence[Finding]) -> bool:
-    """A file that could not be read or imported (KL901), or kernels compiled without NVVM,
-    say nothing about the next run: not cached."""
-    return not any(f.code == "KL901" or NVVM_EXTRAS in f.message for f in findings)
+    """A file that could not be read or imported (KL901), a kernel past the time limit, or
+    kernels compiled without NVVM say nothing about the next run: not cached."""
+    return not any(f.code == "KL901" or NVVM_EXTRAS in f.message or TIMED_OUT in f.message for f in findings)
 
 
 def _run_settings(options: Options) -> Dict:

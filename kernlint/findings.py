@@ -124,6 +124,9 @@ def unreadable_file(path: str, line: int, column: int, reason: str) -> Finding:
     return diagnostic(UNREADABLE_FILE, path, line, column, f"file not checked: {reason}")
 
 
+TIMED_OUT = "(--timeout)"  # in the message of what ran past the time limit (never cached)
+
+
 def compile_failed(path: str, line: int, column: int, kernel: str, signature: str, reason: str) -> Finding:
     target = f" for {signature}" if signature else ""
     return diagnostic(COMPILE_FAILED, path, line, column, f"kernel `{kernel}` failed to compile{target}: {reason}",

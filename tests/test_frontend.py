@@ -71,18 +71,39 @@ def k{n}(y, x):
     assert len(report.stats) == 200
 
 
+def _long_kernel(name: str, branches: int) -> str:
+    """A kernel whose `v` is read below many branches: numba's SSA pass walks up the dominator
+    chain by recursion, and takes long (a particle-in-cell deposition kernel unrolls like this)."""
+    body = "".join(f"    if x[i] > {k}.0:\n        t += {k}.5\n" for k in range(branches))
+    return (f'\n\n@cuda.jit("void(float64[::1], float64[::1])")\n'
+            f"def {name}(x, out):\n    i = cuda.grid(1)\n    v = 0.0\n    t = 0.0\n"
+            f"    if x[i] > 0.5:\n        v = 2.0\n{body}    out[i] = v + t\n")
+
+
 def test_a_long_unrolled_kernel_compiles_past_numbas_recursion_in_its_ssa_pass(tmp_path):
-    # numba's SSA pass walks up the dominator chain by recursion: `v` is read below 500
-    # branches (a particle-in-cell deposition kernel unrolls like this)
-    branches = "".join(f"    if x[i] > {k}.0:\n        t += {k}.5\n" for k in range(500))
-    (tmp_path / "deep.py").write_text(
-        "from numba import cuda\n\n\n"
-        '@cuda.jit("void(float64[::1], float64[::1])")\n'
-        "def chain(x, out):\n    i = cuda.grid(1)\n    v = 0.0\n    t = 0.0\n"
-        "    if x[i] > 0.5:\n        v = 2.0\n" + branches + "    out[i] = v + t\n")
+    (tmp_path / "deep.py").write_text("from numba import cuda\n" + _long_kernel("chain", 500))
     result = compile_file(str(tmp_path / "deep.py"))
     assert result.diagnostics == []
     assert [k.info.signature for k in result.kernels] == ["void(float64[::1], float64[::1])"]
+
+
+@pytest.mark.parametrize("server", ["1", "0"], ids=["worker server", "forkserver of the run"])
+def test_a_kernel_past_the_time_limit_is_reported_and_the_files_other_kernels_are_checked(
+        tmp_path, monkeypatch, server):
+    monkeypatch.setenv("KERNLINT_SERVER", server)
+    quick = '''
+
+@cuda.jit("void(int64[::1], float64[::1])")
+def {name}(y, x):
+    y[0] = int(x[0])
+'''
+    (tmp_path / "mixed.py").write_text("from numba import cuda\n" + quick.format(name="before")
+                                       + _long_kernel("slow", 600) + quick.format(name="after"))
+    report = check_paths([str(tmp_path)], Options(timeout=3, jobs=1))
+    assert [(f.code, f.kernel, f.line) for f in report.findings if f.code.startswith("KL9")] == [
+        ("KL902", "slow", 10)]
+    assert "longer than 3 s (--timeout)" in report.findings[-1].message
+    assert sorted(s.kernel for s in report.stats) == ["after", "before"]  # compiled and analysed
 
 
 TOP_LEVEL_EFFECTS = '''

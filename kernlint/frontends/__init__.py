@@ -16,9 +16,12 @@ def suffixes(target: str = "auto"):
 
 def compile_any(path: str, arch: str = "sm_90", extra_signatures: Optional[Dict[str, List[str]]] = None,
                 runnable: bool = False, offload_arch: str = "gfx90a",
-                progress: Optional[Callable[[], None]] = None, settings=None, reuse=None, shard=(0, 1)):
+                progress: Optional[Callable[[], None]] = None, settings=None, reuse=None, shard=(0, 1),
+                starting: Optional[Callable[[tuple], None]] = None, skip=()):
     """Dispatch on the file's suffix (in a worker process); ``progress`` is called after
-    each step that may take long (an import, one kernel's compilation)."""
+    each step that may take long (an import, one kernel's compilation), ``starting`` with a
+    Python kernel's (qualname, line, column) before it compiles; kernels in ``skip`` (those
+    places) are not compiled."""
     suffix = os.path.splitext(path)[1].lower()
     if suffix == ".hip":
         from .hip import compile_hip_file
@@ -31,4 +34,4 @@ def compile_any(path: str, arch: str = "sm_90", extra_signatures: Optional[Dict[
     from .numba_cuda import compile_file
 
     return compile_file(path, arch=arch, extra_signatures=extra_signatures, runnable=runnable, progress=progress,
-                        settings=settings, reuse=reuse, shard=shard)
+                        settings=settings, reuse=reuse, shard=shard, starting=starting, skip=skip)

@@ -11,10 +11,11 @@ from .numba_cuda import FileResult
 from .project import construct_line
 
 ALIVE = "alive"  # sent after each step; the result comes last
+STARTING = "starting"  # (STARTING, (qualname, line, column)) before a kernel compiles
 
 
 def compile_one_file(path: str, arch: str, signatures, runnable: bool, offload_arch: str, settings, buffered,
-                     reuse, shard, connection) -> None:
+                     reuse, shard, skip, connection) -> None:
     os.environ["NUMBA_ENABLE_CUDASIM"] = "0"
     from . import compile_any
 
@@ -31,10 +32,13 @@ def compile_one_file(path: str, arch: str, signatures, runnable: bool, offload_a
     def alive() -> None:  # each finished step (the import, one kernel) restarts the parent's clock
         connection.send(ALIVE)
 
+    def starting(place) -> None:  # the kernel to blame if the clock runs out
+        connection.send((STARTING, place))
+
     try:
         result = compile_any(path, arch=arch, extra_signatures=signatures, runnable=runnable,
                              offload_arch=offload_arch, progress=alive, settings=settings, reuse=reuse,
-                             shard=shard)
+                             shard=shard, starting=starting, skip=skip)
     except BaseException as exc:  # noqa: BLE001 - report, never hang the parent
         if getattr(settings, "debug", False):
             import traceback

@@ -385,6 +385,8 @@ def compile_file(
     settings: Optional[FrontendSettings] = None,
     reuse: Optional[KernelReuse] = None,
     shard: Tuple[int, int] = (0, 1),
+    starting: Optional[Callable[[tuple], None]] = None,
+    skip: Sequence[tuple] = (),
 ) -> FileResult:
     """Compile every kernel and device function one Python file defines (with ``shard`` =
     (k, n): the k-th of every n of its kernels, and the file's own diagnostics only for k = 0;
@@ -410,7 +412,13 @@ def compile_file(
     if progress:
         progress()
     cc = parse_cc(arch)
+    skipped = {tuple(place) for place in skip}
     for candidate in candidates:
+        place = (candidate.qualname,) + candidate.place
+        if place in skipped:
+            continue  # it ran past the time limit in an earlier worker, which reported it
+        if starting:
+            starting(place)
         _compile_candidate(candidate, source, cc, extra_signatures or {}, runnable, progress, result, reuse)
     return result
 

@@ -17,10 +17,10 @@ import time
 from multiprocessing.connection import wait
 from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
-from ..findings import Finding, unreadable_file
+from ..findings import TIMED_OUT, Finding, compile_failed, unreadable_file
 from ..source import buffers
 from . import server
-from .job import ALIVE, compile_one_file
+from .job import ALIVE, STARTING, compile_one_file
 from .numba_cuda import FileResult
 
 _PRELOAD = "kernlint.frontends._preload"
@@ -96,6 +96,9 @@ class _Running:
         self.path, self.shard, self.connection, self.deadline = path, shard, connection, deadline
         self.process = process
         self.pid: Optional[int] = None
+        self.compiling: Optional[tuple] = None  # (qualname, line, column) of the kernel under way
+        self.local = process is not None  # on this run's forkserver
+        self.skip: Tuple[tuple, ...] = ()  # the kernels it was asked not to compile
 
     def kill(self) -> None:
         if self.process is not None:
@@ -151,20 +154,23 @@ def compile_files(
     if not paths:
         return
     jobs = max(1, jobs or os.cpu_count() or 1)
-    tasks: List[Tuple[str, Tuple[int, int], bool]] = []  # (path, shard, on this run's forkserver)
+    # (path, shard, on this run's forkserver, kernels not to compile: they ran past the time limit)
+    tasks: List[Tuple[str, Tuple[int, int], bool, Tuple[tuple, ...]]] = []
     for path in paths:
         shards = _shards(kernel_counts.get(os.path.abspath(path), 0) if kernel_counts else 0, jobs, settings)
-        tasks.extend((path, (k, shards), False) for k in range(shards))
+        tasks.extend((path, (k, shards), False, ()) for k in range(shards))
     # the largest files first: the many-kernel file's shards do not wait behind small files
     tasks.sort(key=lambda task: -(kernel_counts or {}).get(os.path.abspath(task[0]), 0) / task[1][1])
     waiting: Dict[str, List[FileResult]] = {}
     running: Dict[object, _Running] = {}  # connection -> the compile it reports on
+    timed_out: Dict[Tuple[str, Tuple[int, int]], List[Finding]] = {}  # each kernel past the limit
     while tasks or running:
         while tasks and len(running) < jobs:
-            path, shard, local = tasks.pop(0)
+            path, shard, local, skip = tasks.pop(0)
             arguments = (path, arch, (signatures or {}).get(os.path.abspath(path)), runnable, offload_arch,
-                         settings, buffers(), reuse, shard)
+                         settings, buffers(), reuse, shard, skip)
             job = _launch(path, shard, arguments, timeout, local)
+            job.skip = skip
             running[job.connection] = job
         next_deadline = min(job.deadline for job in running.values())
         ready = wait(list(running), timeout=max(0.0, next_deadline - time.monotonic()))
@@ -182,10 +188,13 @@ def compile_files(
                 job.pid = message[1]
                 job.deadline = time.monotonic() + timeout
                 continue
+            if isinstance(message, tuple) and message[0] == STARTING:
+                job.compiling = tuple(message[1])
+                continue
             del running[connection]
             if message is None and job.process is None and job.pid is None:
                 job.end()  # the server went away before it forked a worker: this run's forkserver does it
-                tasks.insert(0, (job.path, job.shard, True))
+                tasks.insert(0, (job.path, job.shard, True, job.skip))
                 continue
             if isinstance(message, FileResult):
                 result = message
@@ -202,12 +211,22 @@ def compile_files(
             job = running.pop(connection)
             job.kill()
             job.end()
+            if job.compiling is not None:
+                # one kernel ran past the limit: it is reported, the file's others are compiled again
+                qualname, line, column = job.compiling
+                timed_out.setdefault((job.path, job.shard), []).append(compile_failed(
+                    os.path.abspath(job.path), line, column, qualname.rsplit(".", 1)[-1], "",
+                    f"it took longer than {timeout:g} s {TIMED_OUT}; raise it to check this kernel"))
+                tasks.insert(0, (job.path, job.shard, job.local, job.skip + (job.compiling,)))
+                continue
             finished.append((job.path, job.shard, FileResult(
                 path=os.path.abspath(job.path),
                 diagnostics=[_failure(job.path, f"importing it or compiling one of its kernels took longer than "
-                                                f"{timeout:g} s (--timeout)")],
+                                                f"{timeout:g} s {TIMED_OUT}")],
             )))
-        for path, (_, shards), result in finished:
+        for path, shard, result in finished:
+            result.diagnostics.extend(timed_out.pop((path, shard), []))
+            shards = shard[1]
             parts = waiting.setdefault(path, [])
             parts.append(result)
             if len(parts) == shards:

@@ -199,6 +199,7 @@ class _Use:
         self.complex_elements = False  # stores complex values (1j, cmath)
         self.record = None  # a record dtype a library function takes it as (random states)
         self.flag = False  # tested for truth alone
+        self.copied_from: Set[str] = set()  # `a[i] = b[j]`: the parameters whose elements it holds
 
 
 def inferred_signatures(kernel: KernelDef, launches: Sequence[Sequence[Optional[str]]] = ()
@@ -227,6 +228,7 @@ def _parameter_uses(node, module: PyModule, outer_scope, visiting: Set[int]) -> 
     uses = {p: _Use() for p in params}
     ints = _integer_locals(module, node, outer_scope)
     scope = outer_scope.inner(node)
+    complex_names = _complex_locals(module, node, scope)
 
     def is_int(expr: ast.expr) -> bool:
         if isinstance(expr, ast.Constant):
@@ -336,8 +338,12 @@ def _parameter_uses(node, module: PyModule, outer_scope, visiting: Set[int]) -> 
                 for target in targets:
                     if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) \
                             and target.value.id in uses:
-                        element = _element_type(module, sub.value, scope, is_int)
+                        element = "complex" if _mentions(sub.value, complex_names) else _element_type(
+                            module, sub.value, scope, is_int)
                         use = uses[target.value.id]
+                        if isinstance(sub, ast.Assign) and isinstance(sub.value, ast.Subscript) and isinstance(
+                                sub.value.value, ast.Name) and sub.value.value.id in uses:
+                            use.copied_from.add(sub.value.value.id)
                         if element == "complex":
                             use.complex_elements = True
                         elif element == "float":
@@ -425,6 +431,15 @@ def _candidates(params: List[str], uses: Dict[str, "_Use"], known: Sequence[Opti
                 ) -> List[Tuple[str, str]]:
     candidates: List[Tuple[str, str]] = []
     given = sum(1 for k in known if k is not None)
+    launched_dtypes = {param: text.partition("[")[0] for param, text in zip(params, known)
+                       if text is not None and text.endswith("]")}
+    for param in params:  # `a[i] = b[j]` with nothing else said of `a`: `b`'s elements
+        use = uses[param]
+        if use.array and not (use.int_elements or use.stored_float or use.complex_elements or use.record):
+            sources = {launched_dtypes.get(source) for source in use.copied_from}
+            if any(uses[source].complex_elements for source in use.copied_from) or any(
+                    (dtype or "").startswith("complex") for dtype in sources):
+                use.complex_elements = True
     for label, variant in VARIANTS:
         types = []
         for param, launched in zip(params, known):
@@ -470,6 +485,34 @@ def _mark_index(expr: ast.expr, uses: Dict[str, _Use]) -> None:
     elif isinstance(expr, ast.BinOp):
         _mark_index(expr.left, uses)
         _mark_index(expr.right, uses)
+
+
+def _complex_locals(module: PyModule, node, scope) -> Set[str]:
+    """Local names assigned complex values (``shift = 1. + 0.j``, ``shift *= c[i]`` after it)."""
+    found: Set[str] = set()
+    for _ in range(3):  # a few rounds: names computed from the names found
+        for sub in ast.walk(node):
+            if isinstance(sub, (ast.Assign, ast.AugAssign)):
+                targets = sub.targets if isinstance(sub, ast.Assign) else [sub.target]
+                if _complex_valued(module, sub.value, scope) or _mentions(sub.value, found):
+                    found.update(t.id for t in targets if isinstance(t, ast.Name))
+    return found
+
+
+def _mentions(value: ast.expr, names: Set[str]) -> bool:
+    """Whether an expression computes with one of ``names`` (not through ``.real``, ``.imag``,
+    ``abs``, which make real numbers of complex ones)."""
+    if not names:
+        return False
+    if isinstance(value, ast.Name):
+        return value.id in names
+    if isinstance(value, ast.Attribute):
+        return value.attr not in ("real", "imag") and _mentions(value.value, names)
+    if isinstance(value, ast.Call):
+        if isinstance(value.func, ast.Name) and value.func.id == "abs":
+            return False
+        return _mentions(value.func, names) or any(_mentions(a, names) for a in value.args)
+    return any(_mentions(child, names) for child in ast.iter_child_nodes(value) if isinstance(child, ast.expr))
 
 
 def _integer_terms(expr: ast.expr) -> Optional[List[ast.Name]]:
@@ -528,7 +571,8 @@ def _complex_valued(module: PyModule, value: ast.expr, scope, depth: int = 0) ->
             name = module.dotted(sub.func, scope) or ""
             last = name.rsplit(".", 1)[-1]
             if name.startswith("cmath.") and last in ("exp", "rect", "sqrt", "log") or last in (
-                    "complex64", "complex128", "complex"):
+                    "complex64", "complex128", "complex") or (
+                    isinstance(sub.func, ast.Attribute) and sub.func.attr == "conjugate"):
                 return True
         if isinstance(sub, ast.Name) and depth < 3 and scope.lookup(sub.id)[1] is None:
             binding = module.bindings.get(sub.id)

@@ -227,16 +227,19 @@ def _parameter_uses(node, module: PyModule, outer_scope, visiting: Set[int]) -> 
     params = [a.arg for a in node.args.posonlyargs + node.args.args]
     uses = {p: _Use() for p in params}
     ints = _integer_locals(module, node, outer_scope)
+    # a store makes an integer array only of values integers for sure (an index, `int(v)`), not
+    # of a counter (`c = 0; c += i` stores as well into a float array)
+    sourced = _integer_locals(module, node, outer_scope, arithmetic=False)
     scope = outer_scope.inner(node)
     complex_names = _complex_locals(module, node, scope)
 
-    def is_int(expr: ast.expr) -> bool:
+    def is_int(expr: ast.expr, names: Set[str] = ints) -> bool:
         if isinstance(expr, ast.Constant):
             return isinstance(expr.value, int) and not isinstance(expr.value, bool)
         if isinstance(expr, ast.Name):
-            return expr.id in ints or (expr.id in uses and uses[expr.id].index and not uses[expr.id].array)
+            return expr.id in names or (expr.id in uses and uses[expr.id].index and not uses[expr.id].array)
         if isinstance(expr, ast.BinOp) and not isinstance(expr.op, ast.Div):
-            return is_int(expr.left) and is_int(expr.right)
+            return is_int(expr.left, names) and is_int(expr.right, names)
         if isinstance(expr, ast.Attribute):
             return expr.attr in ("size", "ndim") or _int_attribute(module, expr, scope)
         if isinstance(expr, ast.Subscript) and isinstance(expr.value, ast.Attribute):
@@ -339,7 +342,7 @@ def _parameter_uses(node, module: PyModule, outer_scope, visiting: Set[int]) -> 
                     if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) \
                             and target.value.id in uses:
                         element = "complex" if _mentions(sub.value, complex_names) else _element_type(
-                            module, sub.value, scope, is_int)
+                            module, sub.value, scope, lambda e: is_int(e, sourced))
                         use = uses[target.value.id]
                         if isinstance(sub, ast.Assign) and isinstance(sub.value, ast.Subscript) and isinstance(
                                 sub.value.value, ast.Name) and sub.value.value.id in uses:
@@ -582,9 +585,10 @@ def _complex_valued(module: PyModule, value: ast.expr, scope, depth: int = 0) ->
     return False
 
 
-def _integer_locals(module: PyModule, node, outer_scope) -> Set[str]:
-    """Local names that hold integers: thread indices, loop counters, sizes, and names every
-    assignment of which computes an integer from those (``iz0 = iz - 1``, ``ir = min(i, n)``)."""
+def _integer_locals(module: PyModule, node, outer_scope, arithmetic: bool = True) -> Set[str]:
+    """Local names that hold integers: thread indices, loop counters, sizes, and (with
+    ``arithmetic``) names every assignment of which computes an integer from those
+    (``iz0 = iz - 1``, ``ir = min(i, n)``, ``c = 0; c += i``)."""
     scope = outer_scope.inner(node)
     params = {a.arg for a in node.args.posonlyargs + node.args.args}
     unpacked: Set[str] = set()  # `i, j = cuda.grid(2)`, `n, m = a.shape`
@@ -619,8 +623,9 @@ def _integer_locals(module: PyModule, node, outer_scope) -> Set[str]:
     ints = (set(assigned) | unpacked | loops) - params
     while True:
         known = ints | unpacked | loops
-        dropped = {name for name in ints if name in assigned
-                   and not all(_integer_valued(module, value, scope, known, params) for value in assigned[name])}
+        dropped = {name for name in ints if name in assigned and not all(
+            _integer_valued(module, value, scope, known, params) if arithmetic else _integer_source(
+                module, value, scope) for value in assigned[name])}
         if not dropped:
             return ints | unpacked | loops
         ints -= dropped
@@ -628,6 +633,15 @@ def _integer_locals(module: PyModule, node, outer_scope) -> Set[str]:
 
 def _integer_call(module: PyModule, value: ast.expr, scope) -> bool:
     return isinstance(value, ast.Call) and (module.dotted(value.func, scope) or "") in _INT_SOURCES
+
+
+def _integer_source(module: PyModule, value: ast.expr, scope) -> bool:
+    """An integer straight from its source: ``cuda.grid(1)``, ``int(v)``, ``a.size``, ``a.shape[0]``."""
+    if isinstance(value, ast.Attribute):
+        return value.attr == "size" or _int_attribute(module, value, scope)
+    if isinstance(value, ast.Subscript):
+        return isinstance(value.value, ast.Attribute) and value.value.attr == "shape"
+    return _integer_call(module, value, scope)
 
 
 def _integer_valued(module: PyModule, value: ast.expr, scope, ints: Set[str], params: Set[str] = frozenset()

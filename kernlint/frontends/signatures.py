@@ -268,6 +268,9 @@ def _parameter_uses(node, module: PyModule, outer_scope, visiting: Set[int]) -> 
                 use.ndim = max(use.ndim, _index_count(sub.slice))
                 for index in (sub.slice.elts if isinstance(sub.slice, ast.Tuple) else [sub.slice]):
                     _mark_index(index, uses)
+            elif isinstance(sub, ast.Subscript) and isinstance(sub.value, ast.Name):
+                for index in (sub.slice.elts if isinstance(sub.slice, ast.Tuple) else [sub.slice]):
+                    _mark_index(index, uses)  # `TABLE[rows[i], j]`: a global or local array's indices
             elif isinstance(sub, ast.Subscript) and isinstance(sub.value, ast.Subscript) and isinstance(
                     sub.value.value, ast.Name) and sub.value.value.id in uses:
                 uses[sub.value.value.id].ndim = max(uses[sub.value.value.id].ndim, 2)  # p[i][j]

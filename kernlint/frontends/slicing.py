@@ -43,7 +43,7 @@ _BUILTIN_CALLS = {name: getattr(builtins, name) for name in (
 _BUILTIN_VALUES = {"True": True, "False": False, "None": None, "Ellipsis": Ellipsis,
                    "NotImplemented": NotImplemented}
 # Functions of safe modules that touch files or the GPU: never called at check time.
-_IO_NAMES = frozenset({"load", "save", "savez", "savez_compressed", "loadtxt", "savetxt", "genfromtxt",
+_IO_NAMES = frozenset({"load", "save", "dump", "savez", "savez_compressed", "loadtxt", "savetxt", "genfromtxt",
                        "fromfile", "tofile", "memmap", "fromregex", "DataSource", "open", "system",
                        "recfromtxt", "recfromcsv", "open_memmap"})
 # numba.cuda's module-level functions that need no GPU and allocate nothing.
@@ -1004,6 +1004,9 @@ def _may_call(callee: Any, settings: FrontendSettings) -> bool:
     if name in _IO_NAMES:
         return False
     owner = getattr(callee, "__module__", None) or type(callee).__module__ or ""
+    bound_to = getattr(callee, "__self__", None)
+    if owner == "builtins" and bound_to is not None and type(bound_to).__module__ == "numpy":
+        owner = "numpy"  # a NumPy array's method: `np.arange(100).reshape(10, 10)`
     if owner == "_operator":
         owner = "operator"
     if owner.startswith("numba.cuda"):

@@ -62,6 +62,8 @@ def type_text(source, **names):
     ("np.empty(8, dtype='f4')", ("float32[::1]", "host")),
     ("np.full(8, 7)", ("int64[::1]", "host")),
     ("np.full((2, 2), 1.5, dtype=np.float32)", ("float32[:, ::1]", "host")),
+    ("np.full(1, fill_value=np.nan)", ("float64[::1]", "host")),
+    ("np.pi", ("float64", "")),
     ("np.arange(10)", ("int64[::1]", "host")),
     ("np.arange(0.0, 1.0, 0.1)", ("float64[::1]", "host")),
     ("np.linspace(0, 1, 5)", ("float64[::1]", "host")),

@@ -108,6 +108,9 @@ class Opaque:
 Type = Union[ArrayType, ScalarType, TupleType, Opaque, None]
 
 
+_FLOAT_CONSTANTS = frozenset({"pi", "e", "inf", "nan", "tau", "euler_gamma", "NINF", "PINF", "NAN", "NaN", "Inf"})
+
+
 def signature(types: Sequence[Type]) -> Optional[str]:
     """``void(...)`` for a launch whose every argument's type is known; else None."""
     texts = []
@@ -270,6 +273,9 @@ class TypeReader:
                 return value
         if expr.attr in ("size", "ndim", "nbytes", "itemsize"):
             return ScalarType("int64")  # whatever holds it: a count
+        if expr.attr in _FLOAT_CONSTANTS and (self.dotted(expr) or "").rpartition(".")[0] in (
+                "numpy", "cupy", "math"):
+            return ScalarType("float64")  # np.pi, math.inf: Python floats
         base = self.type_of(expr.value)
         if isinstance(base, ArrayType):
             if expr.attr == "T":

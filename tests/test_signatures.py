@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 from conftest import FIXTURES, ROOT
-from kernlint.frontends.pytypes import TypeReader
+from kernlint.frontends.pyhost import _returned_type
+from kernlint.frontends.pytypes import ArrayType, ScalarType, TupleType, TypeReader
 from kernlint.frontends.signatures import read_recorded, write_recorded
 
 LAZY = FIXTURES / "lazy" / "lazyproj"
@@ -122,6 +123,24 @@ def type_text(source, **names):
 ])
 def test_host_value_types(source, expected):
     assert type_text(source) == expected
+
+
+HOST_F64 = ArrayType("float64", 1, "C", "host", "numpy")
+SOMEWHERE_F64 = ArrayType("float64", 1, "C", "", "")
+INT = ScalarType("int64")
+
+
+@pytest.mark.parametrize("returns, expected", [
+    ([TupleType((INT, None)), TupleType((INT, HOST_F64))], TupleType((INT, SOMEWHERE_F64))),  # where: unknown
+    ([TupleType((INT, HOST_F64)), TupleType((INT, HOST_F64))], TupleType((INT, HOST_F64))),
+    ([HOST_F64, ArrayType("float64", 1, "C", "device", "cupy")], None),  # not a tuple: they must agree
+    ([TupleType((HOST_F64,)), TupleType((ArrayType("float64", 1, "C", "device", "cupy"),))],
+     TupleType((SOMEWHERE_F64,))),
+    ([TupleType((INT,)), TupleType((ScalarType("float64"),))], TupleType((None,))),
+    ([TupleType((INT, INT)), TupleType((INT,))], None),
+])
+def test_a_helper_returns_what_its_returns_agree_on(returns, expected):
+    assert _returned_type(returns) == expected
 
 
 EXPECTED = {  # kernel -> {(signature, source)}: exactly what the fixture project's code implies

@@ -143,6 +143,32 @@ def test_a_helper_returns_what_its_returns_agree_on(returns, expected):
     assert _returned_type(returns) == expected
 
 
+def test_a_loop_over_values_launches_once_per_value_and_records_its_events_once(tmp_path):
+    from kernlint.frontends.project import FrontendSettings, Project
+    from kernlint.frontends.pyhost import file_host_facts
+
+    (tmp_path / "sweep.py").write_text(textwrap.dedent('''
+        import numpy as np
+        from numba import cuda
+
+        @cuda.jit
+        def negate(out, x):
+            out[0] = -x[0]
+
+        def sweep(n):
+            for dtype in (np.float32, np.int16):
+                x = cuda.to_device(np.arange(n).astype(dtype))
+                out = cuda.device_array_like(x)
+                negate[1, 1](out, x)
+                cuda.synchronize()
+    '''))
+    facts = file_host_facts(Project(FrontendSettings()), str(tmp_path / "sweep.py"))
+    assert [e.kind for e in facts.events] == ["alloc", "alloc", "launch", "sync"]  # the first reading only
+    assert facts.events[2].signature is None  # `dtype` is either: no one type
+    assert sorted(launch.signature for launch in facts.passed_launches) == [
+        "void(float32[::1], float32[::1])", "void(int16[::1], int16[::1])"]
+
+
 EXPECTED = {  # kernel -> {(signature, source)}: exactly what the fixture project's code implies
     "kernels.py::saxpy": {
         ("void(float64[::1], float64, float64[::1], float64[::1])", "launch-site"),  # main.py

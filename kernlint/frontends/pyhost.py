@@ -89,6 +89,9 @@ class HostReader:
         self._launching: Dict[int, bool] = {}  # id(function or class) -> whether it launches
         self._subclass_places_seen: Dict[Tuple[str, str], Set[Tuple[str, str]]] = {}
         self._minus: Dict[int, str] = {}  # id(call) -> the name subtracted from it (clock() - t0)
+        # reading a loop's body again for one value of its variable (`for dtype in (np.float32,
+        # np.float64)`): its launches give signatures only, nothing else is recorded
+        self._variant = False
 
     def read(self) -> HostFacts:
         for record in (False, True):  # first pass: what methods store in self.<attr>
@@ -169,13 +172,16 @@ class HostReader:
             self._expr(statement.iter, frame)
             loop = self._loop(statement, "for", frame)
             inner = self._within(frame, loop)
+            values = self._loop_values(statement, frame)
             if isinstance(statement.iter, ast.Call) and self._dotted(statement.iter.func, frame) == "builtins.range":
                 for name in _names(statement.target):
                     frame.env[name] = ScalarType("int64")
             else:
                 for name in _names(statement.target):
-                    frame.env[name] = None
+                    frame.env[name] = values[0] if values and all(v == values[0] for v in values) else None
             self._body(statement.body, inner)
+            if values and len(set(map(repr, values))) > 1 and not self._variant and self._record:
+                self._loop_variants(statement, values, frame, inner)
             self._body(statement.orelse, frame)
             return
         if isinstance(statement, ast.While):
@@ -215,6 +221,37 @@ class HostReader:
         for child in ast.iter_child_nodes(statement):
             if isinstance(child, ast.expr):
                 self._expr(child, frame)
+
+    def _loop_values(self, statement: ast.For, frame: _Frame) -> Optional[List[object]]:
+        """The types (or dtypes) of the values a loop over a literal tuple or list of them gives
+        its one variable (``for dtype in (np.float32, np.float64)``); None for other loops."""
+        values = statement.iter
+        if isinstance(values, ast.Name):
+            binding, _ = frame.scope.lookup(values.id)
+            values = binding.value if binding is not None and binding.kind == "assign" and not binding.path else None
+        if not isinstance(statement.target, ast.Name) or not isinstance(values, (ast.Tuple, ast.List)) or not (
+                values.elts) or len(values.elts) > 16:
+            return None
+        kinds = [self._value_type(element, frame) for element in values.elts]
+        return kinds if all(k is not None for k in kinds) else None
+
+    def _loop_variants(self, statement: ast.For, values: List[object], frame: _Frame, inner: _Frame) -> None:
+        """The loop's body read once more for each value of its variable: the launches in it
+        give one signature per value (as the loop launches them), not events."""
+        saved = (dict(frame.env), dict(self._attributes), dict(self._attribute_exprs),
+                 {key: set(places) for key, places in self._attribute_places.items()}, self._next_loop,
+                 dict(self.facts.loops))
+        self._variant = True
+        try:
+            for value in values:
+                frame.env[statement.target.id] = value
+                self._body(statement.body, inner)
+        finally:
+            self._variant = False
+            env, self._attributes, self._attribute_exprs, self._attribute_places, self._next_loop, loops = saved
+            frame.env.clear()  # the dict the loop's frames share: restored in place
+            frame.env.update(env)
+            self.facts.loops = loops
 
     def _within(self, frame: _Frame, loop: int) -> _Frame:
         """The same frame (same names) seen from inside a loop."""
@@ -504,7 +541,7 @@ class HostReader:
                 and isinstance(call.args[1], ast.Constant) and isinstance(call.args[1].value, str)):
             target = ast.Attribute(value=call.args[0], attr=call.args[1].value, ctx=ast.Store())
             self._assign(ast.copy_location(target, call), call.args[2], frame)  # setattr(self, "x", v)
-        if not self._record:
+        if not self._record and not self._variant:
             callee = self._callee(call, frame) or self._constructed(call, frame)
             elsewhere = None if callee is not None else self._callee_elsewhere(call, frame)
             if (callee or elsewhere) is not None and not any(isinstance(a, ast.Starred) for a in call.args):
@@ -541,11 +578,17 @@ class HostReader:
             if args is None or call.keywords:
                 args = [Arg(None, "", "*")]
             ref = KernelRef(kernel.module.path, kernel.qualname) if kernel is not None else None
-            self.facts.events.append(Launch(
-                "launch", self._place(call), frame.qualname, frame.loops, what=ast.unparse(target),
-                kernel=ref, args=tuple(args), stream=stream))
+            launch = Launch("launch", self._place(call), frame.qualname, frame.loops, what=ast.unparse(target),
+                            kernel=ref, args=tuple(args), stream=stream)
+            if self._variant:
+                if ref is not None:
+                    self.facts.passed_launches.append(launch)  # a signature, not an event
+                return
+            self.facts.events.append(launch)
             if ref is None and isinstance(target, ast.Name) and target.id in parameters and not call.keywords:
                 self._launches_of_passed(target.id, call, frame, args)
+            return
+        if self._variant:
             return
         callee = self._callee(call, frame)
         if callee is not None:

@@ -167,6 +167,7 @@ class PyModule:
         self.tree: ast.Module = ast.parse(text, filename=path)
         self.bindings: Dict[str, Binding] = {}
         self.history: Dict[str, List[Binding]] = {}
+        self._reexports: Dict[str, str] = {}  # a name imported from a project module -> where it is from
         self._local: Dict[int, Dict[str, Binding]] = {}
         self._order = 0
         self._collect(self.tree.body, self.bindings, self.history, ())
@@ -277,12 +278,27 @@ class PyModule:
         if binding is None:
             return f"builtins.{expr.id}" if expr.id in _BUILTIN_NAMES else None
         if binding.kind == "import":
+            if binding.attr and binding.module and self.project is not None:
+                return self._reexported(binding.imported)
             return binding.imported or None
         if binding.kind == "assign" and not binding.path and isinstance(binding.value, (ast.Name, ast.Attribute)):
             return self.dotted(binding.value, scope, _depth + 1)
         if binding.kind in ("def", "class") and function is None:
             return f"{self.name}.{expr.id}" if self.name else expr.id
         return None
+
+    def _reexported(self, imported: str) -> str:
+        """What a name imported from a module of the project is where that module got it:
+        ``from pkg.utils import cuda`` where pkg/utils.py has ``from numba import cuda`` is
+        ``numba.cuda``."""
+        known = self._reexports.get(imported)
+        if known is None:
+            found = self.project.definition(imported, self)
+            known = imported
+            if found is not None and found[0] is not self and found[1].kind == "import" and found[1].imported:
+                known = found[1].imported
+            self._reexports[imported] = known
+        return known
 
     def is_jit(self, expr: ast.AST, scope: Optional[Scope] = None) -> bool:
         return self.dotted(expr, scope) == JIT

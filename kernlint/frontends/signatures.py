@@ -232,6 +232,13 @@ def _parameter_uses(node, module: PyModule, outer_scope, visiting: Set[int]) -> 
     sourced = _integer_locals(module, node, outer_scope, arithmetic=False)
     scope = outer_scope.inner(node)
     complex_names = _complex_locals(module, node, scope)
+    local_values: Dict[str, List[ast.expr]] = {}  # what each local name is assigned
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Assign) and len(sub.targets) == 1 and isinstance(sub.targets[0], ast.Name) \
+                and sub.targets[0].id not in uses:
+            local_values.setdefault(sub.targets[0].id, []).append(sub.value)
+        elif isinstance(sub, ast.AugAssign) and isinstance(sub.target, ast.Name) and sub.target.id not in uses:
+            local_values.setdefault(sub.target.id, []).append(sub.value)
 
     def is_int(expr: ast.expr, names: Set[str] = ints) -> bool:
         if isinstance(expr, ast.Constant):
@@ -267,10 +274,10 @@ def _parameter_uses(node, module: PyModule, outer_scope, visiting: Set[int]) -> 
                 use.array = True
                 use.ndim = max(use.ndim, _index_count(sub.slice))
                 for index in (sub.slice.elts if isinstance(sub.slice, ast.Tuple) else [sub.slice]):
-                    _mark_index(index, uses)
+                    _mark_index(index, uses, local_values)
             elif isinstance(sub, ast.Subscript) and isinstance(sub.value, ast.Name):
                 for index in (sub.slice.elts if isinstance(sub.slice, ast.Tuple) else [sub.slice]):
-                    _mark_index(index, uses)  # `TABLE[rows[i], j]`: a global or local array's indices
+                    _mark_index(index, uses, local_values)  # `TABLE[rows[i], j]`: any array's indices
             elif isinstance(sub, ast.Subscript) and isinstance(sub.value, ast.Subscript) and isinstance(
                     sub.value.value, ast.Name) and sub.value.value.id in uses:
                 uses[sub.value.value.id].ndim = max(uses[sub.value.value.id].ndim, 2)  # p[i][j]
@@ -297,7 +304,7 @@ def _parameter_uses(node, module: PyModule, outer_scope, visiting: Set[int]) -> 
                 name = module.dotted(sub.func, scope) or ""
                 if name == "builtins.range":
                     for arg in sub.args:
-                        _mark_index(arg, uses)
+                        _mark_index(arg, uses, local_values)
                 if name in ("builtins.min", "builtins.max") and any(is_int(arg) for arg in sub.args):
                     for arg in sub.args:
                         _mark_integer_terms(arg, uses)  # `min(ir, Nr - 1)`: clamps an index
@@ -323,7 +330,7 @@ def _parameter_uses(node, module: PyModule, outer_scope, visiting: Set[int]) -> 
                     if index is not None:
                         use.ndim = max(use.ndim, _index_count(index))
                         for element in (index.elts if isinstance(index, ast.Tuple) else [index]):
-                            _mark_index(element, uses)
+                            _mark_index(element, uses, local_values)
                     else:
                         use.ndim = max(use.ndim, 1)
             if isinstance(sub, ast.Compare):
@@ -482,15 +489,23 @@ def _candidates(params: List[str], uses: Dict[str, "_Use"], known: Sequence[Opti
     return candidates
 
 
-def _mark_index(expr: ast.expr, uses: Dict[str, _Use]) -> None:
-    """A parameter used as an index (directly, or through an element of it) is an integer."""
+def _mark_index(expr: ast.expr, uses: Dict[str, _Use], local_values: Optional[Dict[str, List[ast.expr]]] = None,
+                seen: Optional[Set[str]] = None) -> None:
+    """A parameter used as an index (directly, through an element of it, or through a local
+    computed from it: ``k = offset + counts[i]`` then ``x[k]``) is an integer."""
     if isinstance(expr, ast.Name) and expr.id in uses:
         uses[expr.id].index = True
+    elif isinstance(expr, ast.Name) and local_values and expr.id in local_values:
+        seen = seen if seen is not None else set()
+        if expr.id not in seen:
+            seen.add(expr.id)
+            for value in local_values[expr.id]:
+                _mark_index(value, uses, local_values, seen)
     elif isinstance(expr, ast.Subscript) and isinstance(expr.value, ast.Name) and expr.value.id in uses:
         uses[expr.value.id].index = True  # x[idx[i]]: idx holds integers
-    elif isinstance(expr, ast.BinOp):
-        _mark_index(expr.left, uses)
-        _mark_index(expr.right, uses)
+    elif isinstance(expr, ast.BinOp) and isinstance(expr.op, (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Mod)):
+        _mark_index(expr.left, uses, local_values, seen)
+        _mark_index(expr.right, uses, local_values, seen)
 
 
 def _complex_locals(module: PyModule, node, scope) -> Set[str]:
@@ -607,7 +622,7 @@ def _integer_locals(module: PyModule, node, outer_scope, arithmetic: bool = True
                     unpacked.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
                 else:
                     for name in ast.walk(target):
-                        if isinstance(name, ast.Name):
+                        if isinstance(name, ast.Name) and isinstance(name.ctx, ast.Store):
                             assigned.setdefault(name.id, []).append(sub.value)  # an unknown item
         elif isinstance(sub, ast.AugAssign) and isinstance(sub.target, ast.Name):
             value = sub.value

@@ -23,7 +23,7 @@ from ..source import SourceFile, read_bytes, walk
 from .pysource import PyModule, Wrapper, find_wrapper
 
 # Imported (really imported) to give kernels the types and constants they read.
-SAFE_MODULES = ("numba", "numpy", "math", "cmath", "operator", "itertools", "functools", "collections",
+SAFE_MODULES = ("numba", "numpy", "math", "cmath", "operator", "itertools", "functools", "collections", "enum",
                 "kernlint")  # kernlint: unchecked_int & co.
 _ROOT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
 # what a reading looked at: ("file", path), ("absent", path) or ("naming", path, identifier)

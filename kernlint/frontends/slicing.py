@@ -243,6 +243,9 @@ class Slicer:
                 return self.dispatcher(kernel, env)
             return self.plain_function(module, binding.node, scope, env)
         if binding.kind == "class":
+            made = self._plain_class(module, binding.node, scope, env)
+            if made is not None:
+                return made
             raise Unresolved(name, module.path, line, "is a class, whose body kernlint does not run",
                              "check the file with --import-modules")
         if binding.kind == "param":
@@ -380,6 +383,50 @@ class Slicer:
         function.__qualname__ = qualname
         function.__module__ = namespace["__name__"]
         return function
+
+    def _plain_class(self, module: PyModule, node: ast.ClassDef, scope: Scope, env: Dict[str, Any]) -> Any:
+        """An exception or enum class whose body only names constants (``class KernelError(
+        Exception): pass``, ``class Mode(IntEnum): FAST = 1``): made as Python would make it,
+        since making it runs none of the user's code. None for any other class."""
+        key = ("class", id(node))
+        if key in self._functions:
+            return self._functions[key]
+        if node.decorator_list or node.keywords:
+            return None
+        namespace: Dict[str, Any] = {}
+        for statement in node.body:
+            if isinstance(statement, ast.Pass) or isinstance(statement, ast.Expr) and isinstance(
+                    statement.value, ast.Constant):
+                continue
+            if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1
+                    and isinstance(statement.targets[0], ast.Name)):
+                return None
+            try:
+                namespace[statement.targets[0].id] = self.evaluate(statement.value, scope, env)
+            except Unresolved:
+                return None
+        try:
+            bases = tuple(self.evaluate(base, scope, env) for base in node.bases)
+        except Unresolved:
+            return None
+        import enum
+
+        if not bases or not all(isinstance(base, type) and (issubclass(base, BaseException) or (
+                issubclass(base, enum.Enum) and base.__module__ == "enum")) for base in bases):
+            return None
+        def body(made_namespace) -> None:  # the class body's names, in order (an enum counts them)
+            made_namespace["__module__"] = self.namespace(module)["__name__"]
+            made_namespace["__qualname__"] = node.name
+            for attribute, value in namespace.items():
+                made_namespace[attribute] = value
+
+        try:
+            made = types.new_class(node.name, bases, exec_body=body)
+        except Exception as exc:  # noqa: BLE001 - Python refused the class (an enum with a bad value)
+            raise Unresolved(node.name, module.path, node.lineno,
+                             f"is a class Python refuses to make ({type(exc).__name__}: {exc})") from None
+        self._functions[key] = made
+        return made
 
     def plain_function(self, module: PyModule, node: FunctionNode, scope: Scope, env: Dict[str, Any]):
         """A def that is not a kernel: numba's own decorators (njit, register_jitable) are

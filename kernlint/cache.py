@@ -43,7 +43,9 @@ class Cache:
             {"source": digest, "path": path, "tools": _toolchain(), "settings": settings},
             sort_keys=True).encode()).hexdigest()
 
-    def load(self, path: str, settings: Dict) -> Optional[Dict]:
+    def load(self, path: str, settings: Dict, timeout: Optional[float] = None) -> Optional[Dict]:
+        """The file's findings, where its bytes, settings and dependencies are unchanged (and,
+        for a file with a kernel that ran past the time limit, the limit too)."""
         key = self.key(path, settings)
         try:
             with open(self._entry_path(path)) as handle:
@@ -52,13 +54,15 @@ class Cache:
             return None
         if not isinstance(entry, dict) or entry.get("key") != key:
             return None
+        if entry.get("timeout") is not None and entry["timeout"] != timeout:
+            return None
         for dependency, digest in entry.get("dependencies", {}).items():
             if _digest(dependency) != digest:
                 return None
         return entry
 
     def store(self, path: str, settings: Dict, findings: Sequence[Finding], stats: List[Dict],
-              dependencies: Sequence[str]) -> None:
+              dependencies: Sequence[str], timeout: Optional[float] = None) -> None:
         key = self.key(path, settings)
         if key is None:
             return
@@ -67,6 +71,7 @@ class Cache:
             "findings": [finding_to_dict(f) for f in findings],
             "stats": stats,
             "dependencies": {d: _digest(d) for d in dependencies},
+            "timeout": timeout,  # a kernel ran past this limit: valid for it alone
         }
         try:
             os.makedirs(self.directory, exist_ok=True)

@@ -315,9 +315,14 @@ def check_paths(paths: Sequence[str], options: Options, progress: Optional[Progr
 
 
 def _cacheable(findings: Sequence[Finding]) -> bool:
-    """A file that could not be read or imported (KL901), a kernel past the time limit, or
-    kernels compiled without NVVM say nothing about the next run: not cached."""
-    return not any(f.code == "KL901" or NVVM_EXTRAS in f.message or TIMED_OUT in f.message for f in findings)
+    """A file that could not be read or imported (KL901), or kernels compiled without NVVM,
+    say nothing about the next run: not cached. A kernel past the time limit is (with that
+    limit: a longer one compiles it again), or every run would wait for it again."""
+    return not any(f.code == "KL901" or NVVM_EXTRAS in f.message for f in findings)
+
+
+def _time_limited(findings: Sequence[Finding]) -> bool:
+    return any(f.code != "KL901" and TIMED_OUT in f.message for f in findings)
 
 
 def _run_settings(options: Options) -> Dict:
@@ -361,7 +366,7 @@ def _check(discovered: List[str], options: Options, progress: Optional[Progress]
         return cache_settings(path, options, signatures)
 
     for path in files:
-        entry = cache.load(path, settings(path)) if cache else None
+        entry = cache.load(path, settings(path), options.timeout) if cache else None
         if entry is None:
             pending.append(path)
             continue
@@ -395,7 +400,7 @@ def _check(discovered: List[str], options: Options, progress: Optional[Progress]
             dependencies.extend(result.dependencies)
             if cache and _cacheable(result.diagnostics):
                 cache.store(result.path, settings(result.path), findings, [asdict(s) for s in stats],
-                            result.dependencies)
+                            result.dependencies, options.timeout if _time_limited(result.diagnostics) else None)
             if progress:
                 progress(done, len(files), result.path)
     if early and not pending:

@@ -1,5 +1,6 @@
 """The numba.cuda frontend: signatures, options, and user modules that misbehave at import."""
 import json
+import os
 import textwrap
 
 import pytest
@@ -104,6 +105,29 @@ def {name}(y, x):
         ("KL902", "slow", 10)]
     assert "longer than 3 s (--timeout)" in report.findings[-1].message
     assert sorted(s.kernel for s in report.stats) == ["after", "before"]  # compiled and analysed
+
+
+def test_a_kernel_past_the_time_limit_is_cached_with_that_limit(tmp_path, monkeypatch):
+    import kernlint.frontends.worker as worker
+
+    (tmp_path / "mixed.py").write_text("from numba import cuda\n" + _long_kernel("slow", 600))
+    compiled = []
+    real = worker.compile_files
+
+    def recording(paths, *args, **kwargs):
+        compiled.extend(os.path.basename(p) for p in paths)
+        return real(paths, *args, **kwargs)
+
+    monkeypatch.setattr(worker, "compile_files", recording)
+    options = Options(timeout=3, jobs=1, cache_root=str(tmp_path))
+    first = check_paths([str(tmp_path)], options)
+    assert [(f.code, f.kernel) for f in first.findings] == [("KL902", "slow")]
+    (tmp_path / "other.py").write_text("x = 1\n")  # the run changed: each file's own entry decides
+    again = check_paths([str(tmp_path)], options)
+    assert compiled == ["mixed.py"] and [f.message for f in again.findings] == [f.message for f in first.findings]
+    longer = check_paths([str(tmp_path)], Options(timeout=4, jobs=1, cache_root=str(tmp_path)))
+    assert compiled == ["mixed.py", "mixed.py"]  # a longer limit compiles it again
+    assert "longer than 4 s" in longer.findings[0].message
 
 
 TOP_LEVEL_EFFECTS = '''

@@ -173,14 +173,15 @@ class HostReader:
             loop = self._loop(statement, "for", frame)
             inner = self._within(frame, loop)
             values = self._loop_values(statement, frame)
+            alike = bool(values) and all(v == values[0] for v in values)
             if isinstance(statement.iter, ast.Call) and self._dotted(statement.iter.func, frame) == "builtins.range":
                 for name in _names(statement.target):
                     frame.env[name] = ScalarType("int64")
             else:
                 for name in _names(statement.target):
-                    frame.env[name] = values[0] if values and all(v == values[0] for v in values) else None
+                    frame.env[name] = values[0] if alike else None
             self._body(statement.body, inner)
-            if values and len(set(map(repr, values))) > 1 and not self._variant and self._record:
+            if values and not alike and not self._variant and self._record:
                 self._loop_variants(statement, values, frame, inner)
             self._body(statement.orelse, frame)
             return

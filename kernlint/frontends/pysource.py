@@ -239,6 +239,12 @@ class PyModule:
                     for name, _ in _target_names(item.optional_vars):
                         yield Binding(name, "other", statement, 0, conditions, line=line)
 
+    def bindings_before(self, binding: Binding) -> List[Binding]:
+        """The module-level bindings of the same name before this one: what its right-hand
+        side reads of that name (``f = cuda.jit(f, device=True)``)."""
+        history = self.history.get(binding.name, [])
+        return history[:history.index(binding)] if binding in history else []
+
     def local_bindings(self, function: FunctionNode) -> Dict[str, Binding]:
         """A function's own bindings: parameters, then its statements (not nested defs' bodies)."""
         found = self._local.get(id(function))
@@ -660,8 +666,7 @@ def _looks_like_signature(expr: ast.expr, scope: Scope) -> bool:
     if binding is not None and binding.kind == "assign" and local_to is None and binding.value is not None \
             and any(node is expr for node in ast.walk(binding.value)):
         # `f = cuda.jit(f, device=True)`: what `f` holds is the binding before this one
-        history = scope.module.history.get(expr.id, [])
-        earlier = history[:history.index(binding)] if binding in history else []
+        earlier = scope.module.bindings_before(binding)
         binding = earlier[-1] if earlier else None
     return binding is not None and binding.kind == "assign"
 

@@ -429,8 +429,7 @@ def _function_def(project: Project, name: str, importer: PyModule, depth: int = 
     if applied is None or not isinstance(applied[1], ast.Name):
         return None
     function = applied[1].id
-    history = owner.history.get(function, [])
-    earlier = history[:history.index(binding)] if function == binding.name and binding in history else history
+    earlier = owner.bindings_before(binding) if function == binding.name else owner.history.get(function, [])
     for previous in reversed(earlier):
         if previous.kind == "def" and isinstance(previous.node, ast.FunctionDef):
             return owner, previous.node
@@ -678,13 +677,11 @@ def _integer_valued(module: PyModule, value: ast.expr, scope, ints: Set[str], pa
     if isinstance(value, ast.IfExp):
         return _integer_valued(module, value.body, scope, ints, params) and _integer_valued(
             module, value.orelse, scope, ints, params)
-    if isinstance(value, ast.Attribute):
-        return value.attr == "size" or _int_attribute(module, value, scope)
-    if isinstance(value, ast.Subscript):
-        return isinstance(value.value, ast.Attribute) and value.value.attr == "shape"
+    if _integer_source(module, value, scope):
+        return True
     if isinstance(value, ast.Call):
         name = module.dotted(value.func, scope) or ""
-        if name in _INT_SOURCES or name.rsplit(".", 1)[-1] in _INTEGER_TYPES:
+        if name.rsplit(".", 1)[-1] in _INTEGER_TYPES:
             return True
         if name in ("builtins.min", "builtins.max") and value.args and not value.keywords:
             # `min(ir, nr - 1)` clamps an index: the parameters in it are taken for integers

@@ -188,8 +188,7 @@ class Slicer:
         if binding.kind == "assign" and any(isinstance(n, ast.Name) and n.id == name
                                             for n in ast.walk(binding.value)):
             # `push = cuda.jit(push, device=True)`: the right-hand side reads the binding before
-            history = module.history.get(name, [])
-            earlier = self._chosen_binding(module, history[:history.index(binding)])
+            earlier = self._chosen_binding(module, module.bindings_before(binding))
             if earlier is None:
                 raise Unresolved(name, module.path, binding.line, f"is read at line {binding.line} before "
                                                                   f"it is bound")
@@ -393,6 +392,15 @@ class Slicer:
             return self._functions[key]
         if node.decorator_list or node.keywords:
             return None
+        try:
+            bases = tuple(self.evaluate(base, scope, env) for base in node.bases)
+        except Unresolved:
+            return None
+        import enum
+
+        if not bases or not all(isinstance(base, type) and (issubclass(base, BaseException) or (
+                issubclass(base, enum.Enum) and base.__module__ == "enum")) for base in bases):
+            return None
         namespace: Dict[str, Any] = {}
         for statement in node.body:
             if isinstance(statement, ast.Pass) or isinstance(statement, ast.Expr) and isinstance(
@@ -405,15 +413,7 @@ class Slicer:
                 namespace[statement.targets[0].id] = self.evaluate(statement.value, scope, env)
             except Unresolved:
                 return None
-        try:
-            bases = tuple(self.evaluate(base, scope, env) for base in node.bases)
-        except Unresolved:
-            return None
-        import enum
 
-        if not bases or not all(isinstance(base, type) and (issubclass(base, BaseException) or (
-                issubclass(base, enum.Enum) and base.__module__ == "enum")) for base in bases):
-            return None
         def body(made_namespace) -> None:  # the class body's names, in order (an enum counts them)
             made_namespace["__module__"] = self.namespace(module)["__name__"]
             made_namespace["__qualname__"] = node.name

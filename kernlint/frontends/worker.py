@@ -92,13 +92,14 @@ class _Running:
     """One file (or shard) being compiled: by a worker of the server (its pid comes first) or
     by a process of this run's forkserver."""
 
-    def __init__(self, path: str, shard: Tuple[int, int], connection, deadline: float, process=None):
+    def __init__(self, path: str, shard: Tuple[int, int], skip: Tuple[tuple, ...], connection, deadline: float,
+                 process=None):
         self.path, self.shard, self.connection, self.deadline = path, shard, connection, deadline
+        self.skip = skip  # the kernels it was asked not to compile
         self.process = process
         self.pid: Optional[int] = None
         self.compiling: Optional[tuple] = None  # (qualname, line, column) of the kernel under way
         self.local = process is not None  # on this run's forkserver
-        self.skip: Tuple[tuple, ...] = ()  # the kernels it was asked not to compile
 
     def kill(self) -> None:
         if self.process is not None:
@@ -118,13 +119,14 @@ class _Running:
                 self.process.kill()
 
 
-def _launch(path: str, shard: Tuple[int, int], arguments: tuple, timeout: float, local: bool) -> _Running:
+def _launch(path: str, shard: Tuple[int, int], skip: Tuple[tuple, ...], arguments: tuple, timeout: float,
+            local: bool) -> _Running:
     starter = None if local else _starter()
     connection = starter.connect() if starter is not None else None  # waits while the server starts
     if connection is not None:
         try:
             server.request(connection, arguments)
-            return _Running(path, shard, connection, time.monotonic() + timeout)
+            return _Running(path, shard, skip, connection, time.monotonic() + timeout)
         except OSError:
             connection.close()
     deadline = time.monotonic() + timeout
@@ -133,7 +135,7 @@ def _launch(path: str, shard: Tuple[int, int], arguments: tuple, timeout: float,
     process = context.Process(target=compile_one_file, args=arguments + (writer,), daemon=True)
     process.start()
     writer.close()
-    return _Running(path, shard, reader, deadline, process)
+    return _Running(path, shard, skip, reader, deadline, process)
 
 
 def compile_files(
@@ -169,8 +171,7 @@ def compile_files(
             path, shard, local, skip = tasks.pop(0)
             arguments = (path, arch, (signatures or {}).get(os.path.abspath(path)), runnable, offload_arch,
                          settings, buffers(), reuse, shard, skip)
-            job = _launch(path, shard, arguments, timeout, local)
-            job.skip = skip
+            job = _launch(path, shard, skip, arguments, timeout, local)
             running[job.connection] = job
         next_deadline = min(job.deadline for job in running.values())
         ready = wait(list(running), timeout=max(0.0, next_deadline - time.monotonic()))

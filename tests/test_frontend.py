@@ -202,6 +202,82 @@ def test_library_functions_never_run_the_users_functions(tmp_path):
     assert [(f.code, "which kernlint does not run" in f.message) for f in report.findings] == [("KL902", True)]
 
 
+def test_only_a_one_return_helper_is_read_and_only_by_the_evaluator(tmp_path):
+    """``TABLE = table([...])`` reads ``table``'s one return expression with its parameter
+    bound; a helper that does anything before returning is not run (KL902 names it)."""
+    source = tmp_path / "tables.py"
+    source.write_text(textwrap.dedent('''
+        import numpy as np
+        from numba import cuda
+
+
+        def table(values):
+            return cuda.to_device(np.asarray(values, dtype=np.float32))
+
+
+        def logged_table(values):
+            open(__file__ + ".MARKER", "w").close()
+            return cuda.to_device(np.asarray(values, dtype=np.float32))
+
+
+        TABLE = table([1.0, 2.0, 3.0])
+        LOGGED = logged_table([1.0, 2.0])
+
+
+        @cuda.jit
+        def lookup(out, idx):
+            i = cuda.grid(1)
+            if i < out.size:
+                out[i] = TABLE[idx[i] % 3]
+
+
+        @cuda.jit
+        def lookup_logged(out):
+            out[0] = LOGGED[0]
+
+
+        idx = np.arange(8, dtype=np.int32)
+        out = np.zeros(8, dtype=np.float32)
+        lookup[1, 8](out, idx)
+        lookup_logged[1, 1](out)
+        '''))
+    report = check_paths([str(tmp_path)], Options(timeout=60))
+    assert not (tmp_path / "tables.py.MARKER").exists()
+    assert [(s.kernel, s.signature) for s in report.stats] == [("lookup", "void(float32[::1], int32[::1])")]
+    assert [(f.kernel, f.code) for f in report.findings] == [("lookup_logged", "KL902")]
+    assert "from `logged_table`, which is called at import time" in report.findings[0].message
+
+
+def test_an_overload_that_needs_a_run_time_value_names_it(tmp_path):
+    """Registrations beside a function (``@overload(f)``) are applied for the kernels that
+    call it; one made from a factory's parameter cannot be, and the KL902 says which."""
+    source = tmp_path / "ext.py"
+    source.write_text(textwrap.dedent('''
+        from numba import cuda
+        from numba.cuda.extending import overload
+
+
+        def make(scale):
+            def scaled(x):
+                return x * scale
+
+            @overload(scaled, target="cuda")
+            def scaled_cuda(x):
+                def impl(x):
+                    return x * scale
+                return impl
+
+            @cuda.jit("void(float64[::1])")
+            def apply(out):
+                out[0] = scaled(out[0])
+
+            return apply
+        '''))
+    report = check_paths([str(tmp_path)], Options(timeout=60))
+    assert [(f.kernel, f.code) for f in report.findings] == [("apply", "KL902")]
+    assert "`scale` is a parameter of `make`" in report.findings[0].message
+
+
 def test_the_fixture_script_did_not_run(fixture_report):
     from conftest import FIXTURES
 

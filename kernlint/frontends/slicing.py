@@ -49,6 +49,13 @@ _IO_NAMES = frozenset({"load", "save", "dump", "savez", "savez_compressed", "loa
 # numba.cuda's module-level functions that need no GPU and allocate nothing.
 # numba-cuda calls a constant expression may make: pure type builders, and jit made lazy
 _NUMBA_CUDA_CALLS = frozenset({"declare_device", "jit", "from_dtype", "as_dtype", "signature", "typeof"})
+# numba's extension API (numba.cuda.extending, the typing and lowering registries): applying
+# one wraps or registers a function for the compiler, which calls it only while compiling
+_NUMBA_EXTENSION_CALLS = frozenset({
+    "intrinsic", "overload", "overload_attribute", "overload_classmethod", "overload_method", "register_jitable",
+    "type_callable", "make_attribute_wrapper", "lower_builtin", "lower_cast", "lower_getattr",
+    "lower_getattr_generic", "lower_setattr", "lower_setattr_generic", "lower", "lower_attr", "lower_constant",
+    "register_global", "register_attr", "register", "infer", "infer_global", "infer_getattr"})
 
 _BINARY = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
            ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow,
@@ -117,6 +124,10 @@ class Slicer:
         self._globals: Dict[Tuple[str, str], Any] = {}
         self._conditions: Dict[int, Optional[bool]] = {}
         self._functions: Dict[Tuple[int, Tuple], Any] = {}
+        # id(function made from a plain def) -> (its module, def, scope): a one-return helper's
+        # result is read from its return expression
+        self._made_from: Dict[int, Tuple[PyModule, FunctionNode, Scope]] = {}
+        self._returning = 0  # helpers being read, one inside another
         self._prepared: set = set()
         self.standins: Dict[Tuple[str, str], str] = {}  # (path, name) -> what it stands for
 
@@ -434,7 +445,9 @@ class Slicer:
         decorators = []
         for decorator in node.decorator_list:
             value = self.evaluate(decorator, scope, env)
-            if not _may_call(value, self.settings):
+            made_by_extension_api = isinstance(decorator, ast.Call) and _is_extension(
+                self.evaluate(decorator.func, scope, env))  # @overload(f): what overload(f) gives
+            if not made_by_extension_api and not _may_call(value, self.settings):
                 raise Unresolved(node.name, module.path, node.lineno,
                                  f"is decorated with `{ast.unparse(decorator)}`, which kernlint does not run",
                                  "check the file with --import-modules")
@@ -446,8 +459,33 @@ class Slicer:
             function = self._make(module, node, node.name, frees, values)
             for decorator in reversed(decorators):
                 function = decorator(function)
-            self._functions[key] = function
+            self._functions[key] = function  # before its registrations, which name it
+            self._made_from[id(function)] = (module, node, scope)
+            self._register_extensions(module, node, scope, env, key)
         return self._functions[key]
+
+    def _register_extensions(self, module: PyModule, node: FunctionNode, scope: Scope, env: Dict[str, Any],
+                             key) -> None:
+        """Apply the numba extensions registered for a plain function beside its def
+        (``@overload(f)``, ``@registry.register_global(f)``, ``@lower_builtin(f, ...)``):
+        numba's typing of a kernel that calls ``f`` needs them, as the module's import would
+        have made them. One that names a value kernlint cannot read leaves the kernel unresolved."""
+        def names_it(call: ast.expr) -> bool:
+            return isinstance(call, ast.Call) and any(isinstance(a, ast.Name) and a.id == node.name for a in call.args)
+
+        body = scope.functions[-1].body if scope.functions else module.tree.body
+        # the def's own name is its value here: at module level it is still being resolved
+        inner = {**env, node.name: self._functions[key]}
+        for statement in _statements_in(body):
+            if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) and statement is not node and any(
+                    names_it(decorator) for decorator in statement.decorator_list):
+                self.plain_function(module, statement, scope, inner)
+            elif (isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call)
+                  and names_it(statement.value.func)):  # overload(f)(impl), as a statement
+                registration = statement.value
+                if _is_extension(self.evaluate(registration.func.func, scope, inner)):
+                    register = self.evaluate(registration.func, scope, inner)
+                    register(*(self.evaluate(arg, scope, inner) for arg in registration.args))
 
     def _closure(self, module: PyModule, node: FunctionNode, scope: Scope, env: Dict[str, Any]):
         _, frees = module.outside_names(node)
@@ -784,6 +822,35 @@ class Slicer:
         self.standins[(scope.module.path, ast.unparse(expr)[:60])] = f"a host array for `cuda.{name}`"
         return value
 
+    def _helper_result(self, function: Any, expr: ast.Call, scope: Scope, env: Dict[str, Any]) -> Any:
+        """What a call of the user's one-return helper gives (``def make(a): return
+        cuda.to_device(a)``): its return expression, read by this evaluator with the
+        parameters bound to the call's values. Any other function is not run."""
+        module, node, outer = self._made_from[id(function)]
+        described = ast.unparse(expr.func)
+        body = node.body[1:] if node.body and isinstance(node.body[0], ast.Expr) and isinstance(
+            node.body[0].value, ast.Constant) else node.body
+        if len(body) != 1 or not isinstance(body[0], ast.Return) or body[0].value is None or self._returning > 4:
+            raise Unresolved(described, scope.module.path, expr.lineno,
+                             "is called at import time, and kernlint does not run it",
+                             _hint_constant(scope.module, described))
+        args = [self.evaluate(a, scope, env) for a in expr.args if not isinstance(a, ast.Starred)]
+        keywords = {k.arg: self.evaluate(k.value, scope, env) for k in expr.keywords if k.arg}
+        if len(args) != len(expr.args) or len(keywords) != len(expr.keywords):
+            raise Unresolved(described, scope.module.path, expr.lineno, "is called with unpacked arguments")
+        import inspect
+
+        try:
+            bound = inspect.signature(function).bind(*args, **keywords)
+        except TypeError as exc:
+            raise Unresolved(described, scope.module.path, expr.lineno, f"is called wrongly ({exc})") from None
+        bound.apply_defaults()
+        self._returning += 1
+        try:
+            return self.evaluate(body[0].value, outer.inner(node), dict(bound.arguments))
+        finally:
+            self._returning -= 1
+
     def _number(self, operand: ast.expr, scope: Scope, env: Dict[str, Any]) -> Any:
         """An arithmetic operand; a library value kernlint does not import (``from
         scipy.constants import c`` then ``c**2``, or ``sc.e / sc.m_e``) is a float64
@@ -806,6 +873,8 @@ class Slicer:
         standin = self._device_array_standin(callee, expr, scope, env)
         if standin is not MISSING:
             return standin
+        if id(callee) in self._made_from and _users_function(callee):
+            return self._helper_result(callee, expr, scope, env)
         if not _may_call(callee, self.settings):
             raise Unresolved(described, module.path, line,
                              "is called at import time, and kernlint does not run it",
@@ -1057,8 +1126,25 @@ def _may_call(callee: Any, settings: FrontendSettings) -> bool:
     if owner == "_operator":
         owner = "operator"
     if owner.startswith("numba.cuda"):
-        return name in _NUMBA_CUDA_CALLS
+        return name in _NUMBA_CUDA_CALLS or name in _NUMBA_EXTENSION_CALLS or _is_extension_api(callee)
     return settings.is_safe(owner) or settings.is_safe(owner.lstrip("_"))
+
+
+def _is_extension(callee: Any) -> bool:
+    """A function of numba's extension API (numba.extending, numba.cuda.extending, the
+    typing and lowering registries' decorators)."""
+    owner = getattr(callee, "__module__", "") or ""
+    return (owner.startswith("numba") and getattr(callee, "__name__", "") in _NUMBA_EXTENSION_CALLS
+            or _is_extension_api(callee))
+
+
+def _is_extension_api(callee: Any) -> bool:
+    """One of numba.cuda.extending's decorators (``intrinsic`` is a wrapper named ``wrapper``)."""
+    try:
+        import numba.cuda.extending as extending
+    except ImportError:  # pragma: no cover
+        return False
+    return any(callee is getattr(extending, name, None) for name in _NUMBA_EXTENSION_CALLS)
 
 
 # itertools' functions that arrange their arguments without calling them
@@ -1068,11 +1154,13 @@ _ARRANGING = frozenset({"product", "chain", "repeat", "zip_longest", "islice", "
 
 def _may_be_called(callee, args: Sequence[Any], keywords: Dict[str, Any]) -> List[Any]:
     """The arguments a call may call: builtins call only a ``key=``; itertools' arranging
-    functions, kernlint's own (jit made lazy) and declare_device none; anything else all."""
+    functions, kernlint's own (jit made lazy), declare_device and numba's extension API (it
+    keys its registries by the function; the compiler calls what it registers) none; anything
+    else all."""
     owner = getattr(callee, "__module__", "") or ""
     name = getattr(callee, "__name__", "")
     if owner.startswith("kernlint") or name == "declare_device" or (
-            owner == "itertools" and name in _ARRANGING):
+            owner == "itertools" and name in _ARRANGING) or _is_extension(callee):
         return []
     if any(callee is f for f in _BUILTIN_CALLS.values()):
         return list(keywords.values())
@@ -1127,3 +1215,18 @@ def remember(dispatcher, signatures, options: Dict[str, Any]):
     if not dispatcher.targetoptions.get("debug"):
         dispatcher.targetoptions["lineinfo"] = True
     return dispatcher
+
+
+def _statements_in(body) -> List[ast.stmt]:
+    """The statements of one scope's body, branches and handlers included, not the bodies
+    of the functions and classes it defines."""
+    found = []
+    for statement in body:
+        found.append(statement)
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        for field_name in ("body", "orelse", "finalbody", "handlers", "cases"):
+            inner = getattr(statement, field_name, None)
+            if isinstance(inner, list):
+                found.extend(_statements_in(inner))
+    return found

@@ -302,8 +302,8 @@ def _parameter_uses(node, module: PyModule, outer_scope, visiting: Set[int]) -> 
                     use.ndim = max(use.ndim, len(target.elts))
             if isinstance(sub, ast.Call):
                 name = module.dotted(sub.func, scope) or ""
-                if name == "builtins.range":
-                    for arg in sub.args:
+                if name == "builtins.range" or name in _INTEGER_PREDICATES:
+                    for arg in sub.args:  # a range's bounds; a block vote's predicate (an int32)
                         _mark_index(arg, uses, local_values)
                 if name in ("builtins.min", "builtins.max") and any(is_int(arg) for arg in sub.args):
                     for arg in sub.args:
@@ -486,6 +486,11 @@ def _candidates(params: List[str], uses: Dict[str, "_Use"], known: Sequence[Opti
         if all(signature != s for s, _ in candidates):
             candidates.append((signature, label))
     return candidates
+
+
+# numba.cuda calls whose arguments are integers: a float predicate has no implementation
+_INTEGER_PREDICATES = frozenset({"numba.cuda.syncthreads_count", "numba.cuda.syncthreads_and",
+                                 "numba.cuda.syncthreads_or"})
 
 
 def _mark_index(expr: ast.expr, uses: Dict[str, _Use], local_values: Optional[Dict[str, List[ast.expr]]] = None,

@@ -278,6 +278,50 @@ def test_an_overload_that_needs_a_run_time_value_names_it(tmp_path):
     assert "`scale` is a parameter of `make`" in report.findings[0].message
 
 
+def test_only_extension_classes_of_methods_and_constants_are_made(tmp_path):
+    """A class is made only for numba's extension API (a numba type, a class it types) and
+    only from methods, a docstring and constants; a body that does anything else, or a plain
+    class instantiated at import time, is a KL902 and nothing of it runs."""
+    source = tmp_path / "types_here.py"
+    source.write_text(textwrap.dedent('''
+        from numba import cuda
+        from numba.cuda import types
+
+
+        class Loud(types.Type):
+            open(__file__ + ".MARKER", "w").close()
+
+            def __init__(self):
+                super().__init__(name="Loud")
+
+
+        class Settings:
+            def __init__(self):
+                open(__file__ + ".MARKER", "w").close()
+                self.n = 4
+
+
+        LOUD = Loud()
+        SETTINGS = Settings()
+
+
+        @cuda.jit("void(float64[::1])")
+        def uses_loud(out):
+            out[0] = LOUD is None
+
+
+        @cuda.jit("void(float64[::1])")
+        def uses_settings(out):
+            out[0] = SETTINGS.n
+        '''))
+    report = check_paths([str(tmp_path)], Options(timeout=60))
+    assert not (tmp_path / "types_here.py.MARKER").exists()
+    messages = {f.kernel: f.message for f in report.findings}
+    assert set(messages) == {"uses_loud", "uses_settings"}
+    assert "`Loud`, which is a class, whose body kernlint does not run" in messages["uses_loud"]
+    assert "`Settings`, which is a class, whose body kernlint does not run" in messages["uses_settings"]
+
+
 def test_the_fixture_script_did_not_run(fixture_report):
     from conftest import FIXTURES
 

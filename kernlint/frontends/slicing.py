@@ -26,6 +26,7 @@ import importlib
 import itertools
 import operator
 import os
+import sys
 import types
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
@@ -55,7 +56,8 @@ _NUMBA_EXTENSION_CALLS = frozenset({
     "intrinsic", "overload", "overload_attribute", "overload_classmethod", "overload_method", "register_jitable",
     "type_callable", "make_attribute_wrapper", "lower_builtin", "lower_cast", "lower_getattr",
     "lower_getattr_generic", "lower_setattr", "lower_setattr_generic", "lower", "lower_attr", "lower_constant",
-    "register_global", "register_attr", "register", "infer", "infer_global", "infer_getattr"})
+    "register_global", "register_attr", "register", "infer", "infer_global", "infer_getattr", "register_model",
+    "typeof_impl"})
 
 _BINARY = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
            ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow,
@@ -128,6 +130,7 @@ class Slicer:
         # result is read from its return expression
         self._made_from: Dict[int, Tuple[PyModule, FunctionNode, Scope]] = {}
         self._returning = 0  # helpers being read, one inside another
+        self._numba_types: set = set()  # ids of the numba types (types.Type subclasses) made from the user's classes
         self._prepared: set = set()
         self.standins: Dict[Tuple[str, str], str] = {}  # (path, name) -> what it stands for
 
@@ -137,8 +140,12 @@ class Slicer:
         namespace = self._namespaces.get(module.path)
         if namespace is None:
             stem = module.name or os.path.splitext(os.path.basename(module.path))[0]
-            namespace = {"__name__": f"_kernlint_slice.{stem}", "__file__": module.path,
-                         "__builtins__": builtins, "__package__": module.package}
+            # a module object's namespace, known to sys.modules: numba looks functions' modules
+            # up there (a typing registry's register_global)
+            made = types.ModuleType(f"_kernlint_slice.{stem}")
+            namespace = made.__dict__
+            namespace.update({"__file__": module.path, "__builtins__": builtins, "__package__": module.package})
+            sys.modules.setdefault(made.__name__, made)
             self._namespaces[module.path] = namespace
         return namespace
 
@@ -254,6 +261,8 @@ class Slicer:
             return self.plain_function(module, binding.node, scope, env)
         if binding.kind == "class":
             made = self._plain_class(module, binding.node, scope, env)
+            if made is None:
+                made = self._extension_class(module, binding.node, scope, env)
             if made is not None:
                 return made
             raise Unresolved(name, module.path, line, "is a class, whose body kernlint does not run",
@@ -445,9 +454,7 @@ class Slicer:
         decorators = []
         for decorator in node.decorator_list:
             value = self.evaluate(decorator, scope, env)
-            made_by_extension_api = isinstance(decorator, ast.Call) and _is_extension(
-                self.evaluate(decorator.func, scope, env))  # @overload(f): what overload(f) gives
-            if not made_by_extension_api and not _may_call(value, self.settings):
+            if not self._extension_decorator(decorator, scope, env) and not _may_call(value, self.settings):
                 raise Unresolved(node.name, module.path, node.lineno,
                                  f"is decorated with `{ast.unparse(decorator)}`, which kernlint does not run",
                                  "check the file with --import-modules")
@@ -461,31 +468,176 @@ class Slicer:
                 function = decorator(function)
             self._functions[key] = function  # before its registrations, which name it
             self._made_from[id(function)] = (module, node, scope)
-            self._register_extensions(module, node, scope, env, key)
+            self._register_extensions(module, node, scope, env, function)
         return self._functions[key]
 
-    def _register_extensions(self, module: PyModule, node: FunctionNode, scope: Scope, env: Dict[str, Any],
-                             key) -> None:
-        """Apply the numba extensions registered for a plain function beside its def
-        (``@overload(f)``, ``@registry.register_global(f)``, ``@lower_builtin(f, ...)``):
-        numba's typing of a kernel that calls ``f`` needs them, as the module's import would
-        have made them. One that names a value kernlint cannot read leaves the kernel unresolved."""
+    def _register_extensions(self, module: PyModule, node, scope: Scope, env: Dict[str, Any], made) -> None:
+        """Apply the numba extensions registered beside a plain function or class, as the
+        module's import would have: decorated defs and classes (``@overload(f)``,
+        ``@lower_builtin(Interval, ...)``, ``@register_model(IntervalType) class ...``, an
+        ``@registry.register_attr`` template whose ``key`` is the class) and calls
+        (``make_attribute_wrapper(IntervalType, "lo", "lo")``, ``overload(f)(impl)``). numba's
+        typing of a kernel that uses ``f`` needs them. One that names a value kernlint cannot
+        read leaves the kernel unresolved."""
         def names_it(call: ast.expr) -> bool:
             return isinstance(call, ast.Call) and any(isinstance(a, ast.Name) and a.id == node.name for a in call.args)
 
+        def keyed_by_it(statement: ast.ClassDef) -> bool:
+            return any(isinstance(item, ast.Assign) and isinstance(item.value, ast.Name) and item.value.id == node.name
+                       for item in statement.body)
+
         body = scope.functions[-1].body if scope.functions else module.tree.body
-        # the def's own name is its value here: at module level it is still being resolved
-        inner = {**env, node.name: self._functions[key]}
+        # the name's own value here: at module level it is still being resolved (and numba may
+        # look a registered function up in its module)
+        inner = {**env, node.name: made}
+        if not scope.functions:
+            self.namespace(module).setdefault(node.name, made)
         for statement in _statements_in(body):
-            if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) and statement is not node and any(
+            if statement is node:
+                continue
+            if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
                     names_it(decorator) for decorator in statement.decorator_list):
                 self.plain_function(module, statement, scope, inner)
-            elif (isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call)
-                  and names_it(statement.value.func)):  # overload(f)(impl), as a statement
+            elif isinstance(statement, ast.ClassDef) and statement.decorator_list and (
+                    any(names_it(decorator) for decorator in statement.decorator_list) or keyed_by_it(statement)):
+                if self._extension_class(module, statement, scope, inner) is None:
+                    raise Unresolved(statement.name, module.path, statement.lineno,
+                                     "is a class, whose body kernlint does not run",
+                                     "check the file with --import-modules")
+            elif isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
                 registration = statement.value
-                if _is_extension(self.evaluate(registration.func.func, scope, inner)):
-                    register = self.evaluate(registration.func, scope, inner)
-                    register(*(self.evaluate(arg, scope, inner) for arg in registration.args))
+                if names_it(registration.func):  # overload(f)(impl), as a statement
+                    if _is_extension(self.evaluate(registration.func.func, scope, inner)):
+                        register = self.evaluate(registration.func, scope, inner)
+                        register(*(self.evaluate(arg, scope, inner) for arg in registration.args))
+                elif names_it(registration) and _is_extension(self.evaluate(registration.func, scope, inner)):
+                    self.evaluate(registration, scope, inner)  # make_attribute_wrapper(T, "x", "x")
+
+    def _extension_class(self, module: PyModule, node: ast.ClassDef, scope: Scope, env: Dict[str, Any]) -> Any:
+        """A class of numba's extension API: a numba type (``class IntervalType(types.Type)``),
+        its data model or typing template (made for a decorator of the extension API), or the
+        plain Python class the extension gives a type to. Made from a body of methods, a
+        docstring and constant attributes: making it runs none of the user's code. None for
+        any other class."""
+        cache = ("extension class", id(node))
+        if cache in self._functions:
+            return self._functions[cache]
+        methods = []
+        constants = []
+        for statement in node.body:
+            if isinstance(statement, ast.Pass) or isinstance(statement, ast.Expr) and isinstance(
+                    statement.value, ast.Constant):
+                continue
+            if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) and all(
+                    isinstance(d, ast.Name) and d.id in ("property", "staticmethod", "classmethod")
+                    and scope.lookup(d.id)[0] is None for d in statement.decorator_list):
+                methods.append(statement)
+                continue
+            if isinstance(statement, ast.Assign) and all(isinstance(t, ast.Name) for t in statement.targets):
+                constants.append(statement)
+                continue
+            return None
+        try:
+            bases = [self.evaluate(base, scope, env) for base in node.bases]
+            if not all(self._extension_decorator(d, scope, env) for d in node.decorator_list):
+                return None
+            decorators = [self.evaluate(d, scope, env) for d in node.decorator_list]
+        except Unresolved:
+            return None
+        if node.keywords or not all(isinstance(b, type) for b in bases):
+            return None
+        numba_base = any((b.__module__ or "").startswith("numba") for b in bases)
+        if not (numba_base or decorators) and not self._given_a_type(module, node, scope):
+            return None
+        frees: List[str] = []
+        for method in methods:
+            for name in module.outside_names(method)[1]:
+                if name not in frees:
+                    frees.append(name)
+            try:
+                self.prepare(module, method)
+            except Unresolved:
+                pass  # a global only a method numba never calls reads: that call would fail
+        values = []
+        for name in frees:
+            line, _ = module.first_use_at(node, name)
+            values.append(self.name_value(ast.Name(id=name, ctx=ast.Load(), lineno=line), scope, env))
+        constant_values = [self.evaluate(c.value, scope, env) for c in constants]
+        made = self._make_class(module, node, bases, frees, values, constants, constant_values)
+        for decorator in reversed(decorators):
+            made = decorator(made) or made
+        self._functions[cache] = made
+        try:
+            from numba.core.types import Type as NumbaType
+
+            if isinstance(made, type) and issubclass(made, NumbaType):
+                self._numba_types.add(id(made))
+        except ImportError:  # pragma: no cover
+            pass
+        self._register_extensions(module, node, scope, env, made)
+        return made
+
+    def _extension_decorator(self, decorator: ast.expr, scope: Scope, env: Dict[str, Any]) -> bool:
+        """``@overload(f)``, ``@register_model(T)``, ``@typeof_impl.register(C)``,
+        ``@registry.register_attr``: a decorator numba's extension API makes."""
+        if _is_extension(self.evaluate(decorator, scope, env)):
+            return True
+        func = decorator.func if isinstance(decorator, ast.Call) else decorator
+        if isinstance(decorator, ast.Call) and _is_extension(self.evaluate(func, scope, env)):
+            return True
+        return isinstance(func, ast.Attribute) and _extension_owner(self.evaluate(func.value, scope, env))
+
+    def _given_a_type(self, module: PyModule, node: ast.ClassDef, scope: Scope) -> bool:
+        """A plain class that an extension beside it types (``@typeof_impl.register(Interval)``,
+        ``@type_callable(Interval)``)."""
+        body = scope.functions[-1].body if scope.functions else module.tree.body
+        for statement in _statements_in(body):
+            for decorator in getattr(statement, "decorator_list", ()):
+                if isinstance(decorator, ast.Call) and any(
+                        isinstance(a, ast.Name) and a.id == node.name for a in decorator.args):
+                    try:  # the decorator's callee only: its arguments name the class being made
+                        func = decorator.func
+                        if _is_extension(self.evaluate(func, scope, {})) or isinstance(
+                                func, ast.Attribute) and _extension_owner(self.evaluate(func.value, scope, {})):
+                            return True
+                    except Unresolved:
+                        continue
+        return False
+
+    def _make_class(self, module: PyModule, node: ast.ClassDef, bases: Sequence[type], frees: Sequence[str],
+                    values: Sequence[Any], constants: Sequence[ast.Assign], constant_values: Sequence[Any]):
+        """The class of a ClassDef, made in the slice namespace: its methods bound to their
+        closure, its constant attributes to the values the evaluator gave."""
+        made_node = copy.copy(node)
+        made_node.decorator_list = []
+        made_node.bases, made_node.keywords = [ast.Name(id=f"__kernlint_base_{i}__", ctx=ast.Load())
+                                               for i in range(len(node.bases))], []
+        body = []
+        for statement in node.body:
+            if statement in constants:
+                index = constants.index(statement)
+                statement = ast.Assign(targets=statement.targets,
+                                       value=ast.Name(id=f"__kernlint_value_{index}__", ctx=ast.Load()))
+            body.append(statement)
+        made_node.body = body
+        parameters = list(frees) + [f"__kernlint_value_{i}__" for i in range(len(constants))] + [
+            f"__kernlint_base_{i}__" for i in range(len(node.bases))]
+        maker = ast.FunctionDef(
+            name="__kernlint_class__",
+            args=ast.arguments(posonlyargs=[], args=[ast.arg(arg=n) for n in parameters], kwonlyargs=[],
+                               kw_defaults=[], defaults=[]),
+            body=[made_node, ast.Return(value=ast.Name(id=node.name, ctx=ast.Load()))],
+            decorator_list=[], returns=None, type_comment=None)
+        if "type_params" in ast.FunctionDef._fields:
+            maker.type_params = []
+        tree = ast.fix_missing_locations(ast.Module(body=[maker], type_ignores=[]))
+        namespace = self.namespace(module)
+        scratch: Dict[str, Any] = {}
+        exec(compile(tree, module.path, "exec"), namespace, scratch)  # defines the maker only
+        # the class statement runs: it defines the methods and binds the given values
+        made = scratch["__kernlint_class__"](*values, *constant_values, *bases)
+        made.__qualname__ = node.name
+        return made
 
     def _closure(self, module: PyModule, node: FunctionNode, scope: Scope, env: Dict[str, Any]):
         _, frees = module.outside_names(node)
@@ -875,6 +1027,16 @@ class Slicer:
             return standin
         if id(callee) in self._made_from and _users_function(callee):
             return self._helper_result(callee, expr, scope, env)
+        if id(callee) in self._numba_types:
+            # `interval_type = IntervalType()`: an instance of the user's numba type is how numba
+            # names it; its constructor names the type, as numba's own types do
+            args = [self.evaluate(a, scope, env) for a in expr.args if not isinstance(a, ast.Starred)]
+            keywords = {k.arg: self.evaluate(k.value, scope, env) for k in expr.keywords if k.arg}
+            try:
+                return callee(*args, **keywords)
+            except Exception as exc:  # noqa: BLE001 - the user's type refused these arguments
+                raise Unresolved(ast.unparse(expr.func), module.path, line,
+                                 f"fails when made ({type(exc).__name__}: {exc})") from None
         if not _may_call(callee, self.settings):
             raise Unresolved(described, module.path, line,
                              "is called at import time, and kernlint does not run it",
@@ -1136,6 +1298,13 @@ def _is_extension(callee: Any) -> bool:
     owner = getattr(callee, "__module__", "") or ""
     return (owner.startswith("numba") and getattr(callee, "__name__", "") in _NUMBA_EXTENSION_CALLS
             or _is_extension_api(callee))
+
+
+def _extension_owner(value: Any) -> bool:
+    """A numba typing or lowering registry (``cuda_registry.register_attr``), or an extension
+    function with registering attributes (``typeof_impl.register``)."""
+    kind = type(value)
+    return (kind.__module__ or "").startswith("numba") and "Registry" in kind.__name__ or _is_extension(value)
 
 
 def _is_extension_api(callee: Any) -> bool:

@@ -30,6 +30,7 @@ class Arg:
     array: bool = False  # known to be an array (its type may still be unknown)
     library: str = ""  # numpy | cupy | torch | numba: whose array object ("" unknown)
     parameter: bool = False  # a parameter of the function that launches: bound by its caller
+    dtype: str = ""  # an array's element type where its rank is unknown (`data.moon().astype(np.float32)`)
 
 
 @dataclass(frozen=True)

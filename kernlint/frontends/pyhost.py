@@ -575,7 +575,8 @@ class HostReader:
                 library = kind.library if isinstance(kind, ArrayType) else ""
                 args.append(Arg(getattr(kind, "text", None) if kind is not None else None, where,
                                 ast.unparse(arg), isinstance(kind, ArrayType), library,
-                                isinstance(arg, ast.Name) and arg.id in parameters))
+                                isinstance(arg, ast.Name) and arg.id in parameters,
+                                kind.dtype or "" if isinstance(kind, ArrayType) else ""))
             if args is None or call.keywords:
                 args = [Arg(None, "", "*")]
             ref = KernelRef(kernel.module.path, kernel.qualname) if kernel is not None else None
@@ -627,8 +628,9 @@ class HostReader:
             for arg, node in zip(args, call.args):
                 kind = passed(node.id, types, keywords) if arg.parameter else None
                 text = getattr(kind, "text", None) if kind is not None else arg.type
+                dtype = (kind.dtype or "") if isinstance(kind, ArrayType) else "" if kind is not None else arg.dtype
                 given.append(Arg(text, arg.where, arg.name, arg.array or isinstance(kind, ArrayType), arg.library,
-                                 arg.parameter))
+                                 arg.parameter, dtype))
             self.facts.passed_launches.append(Launch(
                 "launch", self._place(call), frame.qualname, frame.loops, what=ast.unparse(call.func),
                 kernel=kernel, args=tuple(given)))

@@ -489,6 +489,10 @@ class TypeReader:
             return self._generator(method, expr, keywords)
         if method == "copy_to_host" and not isinstance(base, ArrayType):
             return ArrayType(None, None, "C", "host")  # only numba's device arrays have it
+        if method == "astype" and base is None and (expr.args or "dtype" in keywords):
+            # `data.moon().astype(np.float32)`: an array of those elements, its rank and place unknown
+            dtype = self.dtype(expr.args[0] if expr.args else keywords.get("dtype"))
+            return ArrayType(dtype, None, "C", "") if dtype else None
         if not isinstance(base, ArrayType):
             return None
         if method == "astype":
@@ -594,11 +598,12 @@ def _array_arithmetic(op: ast.operator, left: Type, right: Type) -> Type:
     NumPy 2's rules (a Python number takes the array's type where it is of the same kind);
     None where an operand is unknown, or is a numba device array (which has no arithmetic)."""
     arrays = [t for t in (left, right) if isinstance(t, ArrayType)]
-    if any(a.library == "numba" or a.dtype is None or a.ndim is None for a in arrays):
+    if any(a.library == "numba" or a.dtype is None for a in arrays):
         return None
     other = right if left is arrays[0] else left
     dtype = arrays[0].dtype
-    ndim = max(a.ndim for a in arrays)
+    # a rank not known stays unknown (its elements are still known)
+    ndim = None if any(a.ndim is None for a in arrays) else max(a.ndim for a in arrays)
     if isinstance(other, ArrayType):
         dtype = _promote(left.dtype, right.dtype)
     elif isinstance(other, ScalarType):

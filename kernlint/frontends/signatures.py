@@ -94,9 +94,11 @@ def _launches(project: Project, path: str) -> List[Tuple[str, str, Optional[str]
     for launch in facts.launches + facts.passed_launches:
         if launch.kernel is None:
             continue
-        some = any(a.type for a in launch.args) and all(a.name != "*" for a in launch.args)
+        some = any(a.type or a.dtype for a in launch.args) and all(a.name != "*" for a in launch.args)
+        # an array of known elements but unknown rank: `float32[?]`, its rank from the body
         found.append((launch.kernel.path, launch.kernel.qualname, launch.signature,
-                      [a.type for a in launch.args] if launch.signature is None and some else None))
+                      [a.type or (f"{a.dtype}{_RANK_UNKNOWN}" if a.dtype else None) for a in launch.args]
+                      if launch.signature is None and some else None))
     return found
 
 
@@ -439,10 +441,14 @@ def _function_def(project: Project, name: str, importer: PyModule, depth: int = 
     return None
 
 
+_RANK_UNKNOWN = "[?]"
+
+
 def _candidates(params: List[str], uses: Dict[str, "_Use"], known: Sequence[Optional[str]]
                 ) -> List[Tuple[str, str]]:
     candidates: List[Tuple[str, str]] = []
-    given = sum(1 for k in known if k is not None)
+    given = sum(1 for k in known if k is not None and not k.endswith(_RANK_UNKNOWN))
+    elements = sum(1 for k in known if k is not None and k.endswith(_RANK_UNKNOWN))
     launched_dtypes = {param: text.partition("[")[0] for param, text in zip(params, known)
                        if text is not None and text.endswith("]")}
     for param in params:  # `a[i] = b[j]` with nothing else said of `a`: `b`'s elements
@@ -456,11 +462,13 @@ def _candidates(params: List[str], uses: Dict[str, "_Use"], known: Sequence[Opti
         types = []
         for param, launched in zip(params, known):
             use = uses[param]
-            if launched is not None:
+            if launched is not None and not launched.endswith(_RANK_UNKNOWN):
                 types.append(launched)
-            elif use.array:
+            elif use.array or launched is not None:
                 dtype = use.int_elements or ("int64" if use.index and not use.stored_float else "float64")
-                if use.record:
+                if launched is not None:
+                    dtype = launched[:-len(_RANK_UNKNOWN)]  # the launch's elements, the body's rank
+                elif use.record:
                     dtype = use.record
                 elif use.complex_elements:
                     dtype = "complex64" if variant.get("float") == "float32" else "complex128"
@@ -483,6 +491,8 @@ def _candidates(params: List[str], uses: Dict[str, "_Use"], known: Sequence[Opti
         signature = f"void({', '.join(types)})"
         if given:
             label = f"{label}, {given} of {len(params)} argument types from launch sites"
+        if elements:
+            label = f"{label}, {elements} array element types from launch sites"
         if all(signature != s for s, _ in candidates):
             candidates.append((signature, label))
     return candidates

@@ -117,12 +117,23 @@ def type_text(source, **names):
     ("(1, 2.5, np.zeros(3))", ("Tuple((int64, float64, float64[::1]))", "")),  # as numba's signatures spell it
     ("(1, 2)", ("UniTuple(int64, 2)", "")),
     ("()", ("Tuple(())", "")),
-    ("np.zeros(n) + 1", None),  # rank unknown
+    ("np.zeros(n) + 1", (None, "host")),  # rank unknown: a host array with no numba type
     ("create_xoroshiro128p_states(64, seed=1)", ("xoroshiro128p[::1]", "device")),
     ("f(3)", None),
 ])
 def test_host_value_types(source, expected):
     assert type_text(source) == expected
+
+
+def test_an_array_of_unknown_rank_keeps_its_elements():
+    """`iio.imread(path).astype(np.float32) / 255`: the rank is the library's, the elements
+    are float32 (a launch gives them to the body-inferred signature)."""
+    from kernlint.frontends.pytypes import ArrayType
+
+    reader = TypeReader(lambda e: "numpy.float32" if ast.unparse(e) == "np.float32" else None,
+                        lambda name, want_dtype=False: None)
+    kind = reader.type_of(ast.parse("image.astype(np.float32) / 255.0").body[0].value)
+    assert kind == ArrayType("float32", None, "C", "")
 
 
 HOST_F64 = ArrayType("float64", 1, "C", "host", "numpy")

@@ -118,6 +118,7 @@ def type_text(source, **names):
     ("(1, 2)", ("UniTuple(int64, 2)", "")),
     ("()", ("Tuple(())", "")),
     ("np.zeros(n) + 1", (None, "host")),  # rank unknown: a host array with no numba type
+    ("np.zeros(())", ("Array(float64, 0, 'C')", "host")),  # 0-d: numba's [...] spelling has none
     ("create_xoroshiro128p_states(64, seed=1)", ("xoroshiro128p[::1]", "device")),
     ("f(3)", None),
 ])

@@ -56,8 +56,10 @@ class ArrayType:
 
     @property
     def text(self) -> Optional[str]:
-        if not self.dtype or not self.ndim:
+        if not self.dtype or self.ndim is None:
             return None
+        if self.ndim == 0:  # np.array(2.5), a CuPy reduction: numba's [...] spelling has no 0-d form
+            return f"Array({self.dtype}, 0, '{'C' if self.layout in ('C', 'F') else 'A'}')"
         dims = [":"] * self.ndim
         if self.layout == "C":
             dims[-1] = "::1"

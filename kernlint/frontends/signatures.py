@@ -201,6 +201,7 @@ class _Use:
         self.complex_elements = False  # stores complex values (1j, cmath)
         self.record = None  # a record dtype a library function takes it as (random states)
         self.flag = False  # tested for truth alone
+        self.zero_d = False  # indexed with `()`: a 0-d array (`r[()] = x[()] + 1`)
         self.copied_from: Set[str] = set()  # `a[i] = b[j]`: the parameters whose elements it holds
 
 
@@ -275,6 +276,7 @@ def _parameter_uses(node, module: PyModule, outer_scope, visiting: Set[int]) -> 
                 use = uses[sub.value.id]
                 use.array = True
                 use.ndim = max(use.ndim, _index_count(sub.slice))
+                use.zero_d = use.zero_d or isinstance(sub.slice, ast.Tuple) and not sub.slice.elts
                 for index in (sub.slice.elts if isinstance(sub.slice, ast.Tuple) else [sub.slice]):
                     _mark_index(index, uses, local_values)
             elif isinstance(sub, ast.Subscript) and isinstance(sub.value, ast.Name):
@@ -476,8 +478,11 @@ def _candidates(params: List[str], uses: Dict[str, "_Use"], known: Sequence[Opti
                     dtype = variant.get("int", dtype)
                 else:
                     dtype = variant.get("float", dtype)
-                ndim = max(use.ndim, 1)
                 layout = variant.get("layout", "C")
+                if use.zero_d and use.ndim == 0:
+                    types.append(f"Array({dtype}, 0, '{layout}')")  # no [...] spelling has no dimensions
+                    continue
+                ndim = max(use.ndim, 1)
                 dims = [":"] * ndim
                 if layout == "C":
                     dims[-1] = "::1"

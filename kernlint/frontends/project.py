@@ -24,7 +24,8 @@ from .pysource import PyModule, Wrapper, find_wrapper
 
 # Imported (really imported) to give kernels the types and constants they read.
 SAFE_MODULES = ("numba", "numpy", "math", "cmath", "operator", "itertools", "functools", "collections", "enum",
-                "kernlint")  # kernlint: unchecked_int & co.
+                "kernlint",  # kernlint: unchecked_int & co.
+                "cuda.bindings")  # NVIDIA's CUDA bindings, which numba-cuda depends on: enums such as cudaRoundMode
 _ROOT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
 # what a reading looked at: ("file", path), ("absent", path) or ("naming", path, identifier)
 Looked = Tuple[str, ...]

@@ -119,6 +119,8 @@ def type_text(source, **names):
     ("()", ("Tuple(())", "")),
     ("np.zeros(n) + 1", (None, "host")),  # rank unknown: a host array with no numba type
     ("np.zeros(())", ("Array(float64, 0, 'C')", "host")),  # 0-d: numba's [...] spelling has none
+    ("cp.empty(nz * (nr + 1), dtype=np.int32)", ("int32[::1]", "device")),  # arithmetic on counts: a count
+    ("np.zeros(shape + (3,))", (None, "host")),  # a tuple: rank unknown
     ("create_xoroshiro128p_states(64, seed=1)", ("xoroshiro128p[::1]", "device")),
     ("f(3)", None),
 ])

@@ -542,7 +542,21 @@ class TypeReader:
             return 1
         if isinstance(kind, TupleType):
             return len(kind.items)
+        if kind is None and _count_arithmetic(shape) and not any(
+                isinstance(self.type_of(operand), (TupleType, ArrayType)) for operand in (shape.left, shape.right)):
+            return 1  # `Nz * (Nr + 1)`: arithmetic on counts is a count
         return None
+
+
+def _count_arithmetic(expr: ast.expr) -> bool:
+    """Arithmetic that makes a number, not a tuple: ``a * b``, ``n - 1``, ``n // 2``, ``n + 1``
+    (``shape + (3,)`` and ``(1,) * n`` make tuples)."""
+    if not isinstance(expr, ast.BinOp) or any(isinstance(o, (ast.Tuple, ast.List)) for o in (expr.left, expr.right)):
+        return False
+    if isinstance(expr.op, (ast.Mult, ast.FloorDiv, ast.Sub, ast.Mod, ast.Pow)):
+        return True
+    return isinstance(expr.op, ast.Add) and any(
+        isinstance(o, ast.Constant) and isinstance(o.value, int) or _count_arithmetic(o) for o in (expr.left, expr.right))
 
 
 def _literal_shape(expr: Optional[ast.expr]) -> Tuple[int, Optional[str]]:

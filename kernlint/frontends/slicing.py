@@ -297,6 +297,15 @@ class Slicer:
                     return getattr(imported, binding.attr)
                 return importlib.import_module(binding.imported)
             except ImportError as exc:
+                # a package whose import needs a GPU (numba.cuda.tests.cudapy): its source is read
+                source = _source_of(binding.imported if binding.attr else target)
+                user = self.project.module(source) if source else None
+                if user is not None:
+                    return UserModule(self, user, binding.imported if binding.attr else target, module)
+                if binding.attr and _source_of(target):
+                    owner = self.project.module(_source_of(target))
+                    if owner is not None and binding.attr in owner.bindings:
+                        return self.global_value(owner, binding.attr, line)
                 raise Unresolved(name, module.path, line, f"is imported from `{target}`, which cannot be "
                                  f"imported here ({exc})") from None
         definition = self.project.definition(binding.imported, module) if binding.attr else None
@@ -657,21 +666,33 @@ class Slicer:
         """The numba-cuda dispatcher of a kernel or device function (lazy; signatures recorded)."""
         module = kernel.module
         frees, values = self._closure(module, kernel.node, kernel.scope, env)
-        key = (id(kernel.node), id(kernel.applied), tuple(map(_identity, values)))
-        if key in self._functions:
-            return self._functions[key]
         args = [self.evaluate(a.expr, a.scope, env) for a in kernel.jit.args]
         keywords = {k: self.evaluate(a.expr, a.scope, env) for k, a in kernel.jit.keywords.items()
                     if k in JIT_OPTIONS}  # link=, lto=, cache=... act after the IR kernlint reads
+        # a jit applied in a function may take its signature from the function's parameters
+        made_with = tuple(map(_identity, args)) + tuple((k, _identity(v)) for k, v in sorted(keywords.items())) \
+            if kernel.applied is not None else ()
+        key = (id(kernel.node), id(kernel.applied), tuple(map(_identity, values)), made_with)
+        if key in self._functions:
+            return self._functions[key]
         if kernel.device and not kernel.jit.device:
             keywords["device"] = True  # returns a value: what numba-cuda makes of it where it is called
-        self.prepare(module, kernel.node)
-        if key in self._functions:  # a recursive device function made itself while its globals resolved
-            return self._functions[key]
         function = self._make(module, kernel.node, kernel.qualname, frees, values)
         dispatcher = make_dispatcher(function, args, keywords)
         dispatcher._kernlint_def = kernel
+        # made before its globals resolve: a recursive device function (`fib(n - 1)`) reads itself
         self._functions[key] = dispatcher
+        namespace = self.namespace(module)
+        own = kernel.name if not kernel.nested and kernel.applied is None and kernel.name not in namespace else None
+        if own is not None:
+            namespace[own] = dispatcher
+        try:
+            self.prepare(module, kernel.node)
+        except BaseException:
+            del self._functions[key]
+            if own is not None:
+                namespace.pop(own, None)
+            raise
         return dispatcher
 
     def variants(self, kernel: KernelDef) -> List[Tuple[str, Dict[str, Any]]]:
@@ -680,10 +701,11 @@ class Slicer:
         come from the configuration, from calls of the enclosing function in this file, or from
         their defaults; loop variables from the loop's iterable. Those read through other locals
         (``wrapped = cuda.jit(device=True)(pyfunc)``) are found by making the kernel once."""
-        if not kernel.nested:
+        outer = _made_in(kernel)
+        if not outer.functions:
             return [("", {})]
         needed: List[Tuple[str, FunctionNode]] = list(_parameters_needed(kernel.module, kernel.node, kernel.scope))
-        enclosing = {id(f) for f in kernel.scope.functions}
+        enclosing = {id(f) for f in outer.functions}
         for _ in range(MAX_VARIANTS):
             labelled = None
             try:
@@ -720,7 +742,7 @@ class Slicer:
             loop_names.extend(loops)
             for statement in {id(local[n].node): local[n].node for n in loops}.values():
                 variants = [dict(v, **o) for v in variants
-                            for o in self._loop_values(statement, kernel.scope.within(function), v)]
+                            for o in self._loop_values(statement, _made_in(kernel).within(function), v)]
                 variants = variants[:MAX_VARIANTS]
 
         def label(variant: Dict[str, Any], names) -> str:
@@ -809,7 +831,7 @@ class Slicer:
             values = {}
             for n in names:
                 values[n] = configured[n] if configured[n] is not MISSING else self.evaluate(
-                    defaults[n], kernel.scope.around(function), {})
+                    defaults[n], _made_in(kernel).around(function), {})
             return [values]
         missing = next(n for n in names if n not in defaults and configured[n] is MISSING)
         line, column = module.first_use_at(kernel.node, missing)
@@ -881,6 +903,11 @@ class Slicer:
             return expr.value
         if isinstance(expr, ast.Name):
             return self.name_value(expr, scope, env)
+        if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id == "self" \
+                and "self" not in env:
+            found = self._instance_attribute(expr, scope)
+            if found is not MISSING:
+                return found
         if isinstance(expr, ast.Attribute):
             base = value(expr.value)
             if isinstance(base, UserModule):
@@ -973,6 +1000,32 @@ class Slicer:
                              f"does not make a device array here ({type(exc).__name__}: {exc})") from None
         self.standins[(scope.module.path, ast.unparse(expr)[:60])] = f"a host array for `cuda.{name}`"
         return value
+
+    def _instance_attribute(self, expr: ast.Attribute, scope: Scope) -> Any:
+        """``self.mod`` in a method, where the class's methods assign it once
+        (``def setUp(self): self.mod = usecases``): that assignment's value, read in its
+        method. MISSING where ``self`` is not a method's first parameter or the attribute is
+        assigned more than once or not at all."""
+        binding, function = scope.lookup("self")
+        if binding is None or binding.kind != "param" or function is None or not function.args.args or \
+                function.args.args[0].arg != "self":
+            return MISSING
+        module = scope.module
+        owner = next((node for node in ast.walk(module.tree) if isinstance(node, ast.ClassDef)
+                      and any(item is function for item in node.body)), None)
+        if owner is None:
+            return MISSING
+        assigned = [(method, statement.value) for method in owner.body
+                    if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef))
+                    for statement in ast.walk(method) if isinstance(statement, ast.Assign)
+                    for target in statement.targets
+                    if isinstance(target, ast.Attribute) and target.attr == expr.attr
+                    and isinstance(target.value, ast.Name) and target.value.id == "self"]
+        if len(assigned) != 1:
+            return MISSING
+        method, assigned_value = assigned[0]
+        around = scope.around(function)
+        return self.evaluate(assigned_value, around.inner(method), {})
 
     def _helper_result(self, function: Any, expr: ast.Call, scope: Scope, env: Dict[str, Any]) -> Any:
         """What a call of the user's one-return helper gives (``def make(a): return
@@ -1190,6 +1243,44 @@ def _parameters_needed(module: PyModule, node: FunctionNode, scope: Scope, seen=
     return found
 
 
+def _source_of(dotted: str) -> Optional[str]:
+    """The source file of a module of an installed package, found from the deepest package
+    that imports (its parents' own imports may fail here: they need a GPU), not imported."""
+    parts = dotted.split(".")
+    for depth in range(len(parts) - 1, 0, -1):
+        try:
+            package = importlib.import_module(".".join(parts[:depth]))
+        except Exception:  # noqa: BLE001 - any failure at import: try a shallower package
+            continue
+        for directory in getattr(package, "__path__", []):
+            base = os.path.join(directory, *parts[depth:])
+            for candidate in (base + ".py", os.path.join(base, "__init__.py")):
+                if os.path.isfile(candidate):
+                    return candidate
+        return None
+    return None
+
+
+def _is_numba_type(value: Any) -> bool:
+    """A numba type (its str is numba's spelling: ``array(float32, 1d, A)``)."""
+    try:
+        from numba.core.types import Type as NumbaType
+    except ImportError:  # pragma: no cover
+        return False
+    return isinstance(value, NumbaType)
+
+
+def _made_in(kernel: KernelDef) -> Scope:
+    """Where a kernel is made: its def's scope, or, for ``cuda.jit(sig)(helper)`` in a function,
+    the scope of that call (whose signature may read the function's parameters)."""
+    if kernel.nested or kernel.applied is None:
+        return kernel.scope
+    for arg in list(kernel.jit.args) + list(kernel.jit.keywords.values()):
+        if arg.scope.functions:
+            return arg.scope
+    return kernel.scope
+
+
 def _calls_of(module: PyModule, function: FunctionNode):
     """Calls of a function in its module: ``make(...)``, and ``self.make(...)`` for methods."""
     for scope_functions, node in _walk_with_scope(module.tree, ()):
@@ -1228,7 +1319,7 @@ def _identity(value: Any):
 
 
 def _short(value: Any) -> str:
-    text = getattr(value, "__name__", None) or repr(value)
+    text = getattr(value, "__name__", None) or (str(value) if _is_numba_type(value) else repr(value))
     if hasattr(value, "py_func"):
         text = value.py_func.__name__
     return text if len(text) <= 30 else text[:27] + "..."

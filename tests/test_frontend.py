@@ -322,6 +322,45 @@ def test_only_extension_classes_of_methods_and_constants_are_made(tmp_path):
     assert "`Settings`, which is a class, whose body kernlint does not run" in messages["uses_settings"]
 
 
+def test_an_attribute_of_self_is_read_only_where_nothing_changes_it(tmp_path):
+    """``self.width = 4`` in ``__init__``, read in a method that makes a kernel: its value.
+    ``self.ids = {"x": 0}`` changed later (``self.ids["x"] = 1``): not read, whatever the
+    first assignment says (a KL902)."""
+    source = tmp_path / "saver.py"
+    source.write_text(textwrap.dedent('''
+        import numpy as np
+        from numba import cuda
+
+
+        class Saver:
+            def __init__(self):
+                self.width = 4
+                self.ids = {"x": 0}
+                self.ids["x"] = 1
+
+            def make(self):
+                width = self.width
+                x_id = self.ids["x"]
+
+                @cuda.jit
+                def fill(out):
+                    i = cuda.grid(1)
+                    if i < width:
+                        out[i] = 1.0
+
+                @cuda.jit
+                def pick(out, table):
+                    out[0] = table[x_id]
+
+                out = np.zeros(width)
+                fill[1, width](out)
+                pick[1, 1](out, out)
+        '''))
+    report = check_paths([str(tmp_path)], Options(timeout=60))
+    assert [(s.kernel, s.signature) for s in report.stats] == [("fill", "void(float64[::1])")]
+    assert [(f.kernel, f.code, "internal" in f.message) for f in report.findings] == [("pick", "KL902", False)]
+
+
 def test_the_fixture_script_did_not_run(fixture_report):
     from conftest import FIXTURES
 

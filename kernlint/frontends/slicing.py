@@ -957,7 +957,12 @@ class Slicer:
         if isinstance(expr, ast.IfExp):
             return value(expr.body) if value(expr.test) else value(expr.orelse)
         if isinstance(expr, ast.Subscript):
-            return value(expr.value)[value(expr.slice)]
+            container, index = value(expr.value), value(expr.slice)
+            try:
+                return container[index]
+            except (LookupError, TypeError) as exc:  # the user's expression fails with these values
+                raise Unresolved(ast.unparse(expr)[:60], module.path, line,
+                                 f"fails when evaluated ({type(exc).__name__}: {exc})") from None
         if isinstance(expr, ast.Slice):
             return slice(*(value(p) if p is not None else None for p in (expr.lower, expr.upper, expr.step)))
         if isinstance(expr, ast.JoinedStr):
@@ -1021,7 +1026,7 @@ class Slicer:
                     for target in statement.targets
                     if isinstance(target, ast.Attribute) and target.attr == expr.attr
                     and isinstance(target.value, ast.Name) and target.value.id == "self"]
-        if len(assigned) != 1:
+        if len(assigned) != 1 or _changed_in(owner, expr.attr):
             return MISSING
         method, assigned_value = assigned[0]
         around = scope.around(function)
@@ -1241,6 +1246,25 @@ def _parameters_needed(module: PyModule, node: FunctionNode, scope: Scope, seen=
                 if pair not in found:
                     found.append(pair)
     return found
+
+
+def _changed_in(owner: ast.ClassDef, attr: str) -> bool:
+    """Whether a class's methods may change ``self.<attr>``'s value after assigning it:
+    ``self.sid[k] = v``, ``self.sid += ...``, ``self.sid.update(...)`` (any method called on it)."""
+    def is_it(node: ast.AST) -> bool:
+        return isinstance(node, ast.Attribute) and node.attr == attr and isinstance(node.value, ast.Name) \
+            and node.value.id == "self"
+
+    for node in ast.walk(owner):
+        if isinstance(node, (ast.Subscript, ast.Attribute)) and isinstance(node.ctx, (ast.Store, ast.Del)) \
+                and is_it(node.value):
+            return True
+        if isinstance(node, ast.AugAssign) and (is_it(node.target) or isinstance(
+                node.target, (ast.Subscript, ast.Attribute)) and is_it(node.target.value)):
+            return True
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and is_it(node.func.value):
+            return True
+    return False
 
 
 def _source_of(dotted: str) -> Optional[str]:

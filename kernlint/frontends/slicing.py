@@ -522,6 +522,26 @@ class Slicer:
                 elif names_it(registration) and _is_extension(self.evaluate(registration.func, scope, inner)):
                     self.evaluate(registration, scope, inner)  # make_attribute_wrapper(T, "x", "x")
 
+    def _register_methods(self, kernel: KernelDef, env: Dict[str, Any]) -> None:
+        """Apply the ``@overload_method(T, "name")`` / ``@overload_attribute(T, "name")``
+        registrations, in the kernel's module or the functions around it, of the names the
+        kernel reads as attributes (``A.foo()``): numba types ``A.foo`` through them."""
+        read = {node.attr for node in ast.walk(kernel.node) if isinstance(node, ast.Attribute)}
+        scope = _made_in(kernel)
+        bodies = [(Scope(kernel.module), kernel.module.tree.body)] + [
+            (scope.within(function), function.body) for function in scope.functions]
+        for where, body in bodies:
+            for statement in _statements_in(body):
+                if not isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) or \
+                        kernel.module.kernel_for(statement) is not None:
+                    continue
+                for decorator in statement.decorator_list:
+                    if isinstance(decorator, ast.Call) and len(decorator.args) > 1 and isinstance(
+                            decorator.args[1], ast.Constant) and decorator.args[1].value in read and getattr(
+                            decorator.func, "attr", getattr(decorator.func, "id", "")) in _MEMBER_REGISTRATIONS:
+                        self.plain_function(kernel.module, statement, where, env)
+                        break
+
     def _extension_class(self, module: PyModule, node: ast.ClassDef, scope: Scope, env: Dict[str, Any]) -> Any:
         """A class of numba's extension API: a numba type (``class IntervalType(types.Type)``),
         its data model or typing template (made for a decorator of the extension API), or the
@@ -687,6 +707,7 @@ class Slicer:
         if own is not None:
             namespace[own] = dispatcher
         try:
+            self._register_methods(kernel, env)
             self.prepare(module, kernel.node)
         except BaseException:
             del self._functions[key]
@@ -1413,6 +1434,10 @@ def _is_extension(callee: Any) -> bool:
     owner = getattr(callee, "__module__", "") or ""
     return (owner.startswith("numba") and getattr(callee, "__name__", "") in _NUMBA_EXTENSION_CALLS
             or _is_extension_api(callee))
+
+
+# the extension API's decorators that register a method or attribute of a type by its name
+_MEMBER_REGISTRATIONS = frozenset({"overload_method", "overload_attribute", "overload_classmethod"})
 
 
 def _extension_owner(value: Any) -> bool:

@@ -361,6 +361,38 @@ def test_an_attribute_of_self_is_read_only_where_nothing_changes_it(tmp_path):
     assert [(f.kernel, f.code, "internal" in f.message) for f in report.findings] == [("pick", "KL902", False)]
 
 
+def test_a_failure_names_the_stand_ins_of_its_own_kernel_only(tmp_path):
+    """``from scipy.constants import c`` compiles as a stand-in where a kernel uses it; a kernel
+    that fails to compile says so only where its slice used one."""
+    source = tmp_path / "light.py"
+    source.write_text(textwrap.dedent('''
+        from numba import cuda
+        from scipy.constants import c
+
+        C2 = c ** 2
+
+
+        @cuda.jit("void(float64[::1])")
+        def energy(out):
+            out[0] = out[0] * C2
+
+
+        @cuda.jit("void(float64[::1])")
+        def broken_with(out):
+            out[0] = C2 * out.nope
+
+
+        @cuda.jit("void(float64[::1])")
+        def broken_without(out):
+            out[0] = out.nope
+        '''))
+    report = check_paths([str(tmp_path)], Options(timeout=60))
+    messages = {f.kernel: f.message for f in report.findings if f.code == "KL902"}
+    assert set(messages) == {"broken_with", "broken_without"}
+    assert "stand-ins for c" in messages["broken_with"]
+    assert "stand-in" not in messages["broken_without"]
+
+
 def test_the_fixture_script_did_not_run(fixture_report):
     from conftest import FIXTURES
 

@@ -367,6 +367,7 @@ class _Candidate:
     node: Optional[ast.AST]
     first_line: int  # the first decorator's line
     variant: str = ""
+    standins: Tuple[str, ...] = ()  # library values its slice compiled as stand-ins
 
     @property
     def place(self) -> Tuple[int, int]:
@@ -458,12 +459,14 @@ def _sliced_candidates(path: str, source: SourceFile, result: FileResult,
             continue
         for label, env in variants:
             try:
-                dispatcher = slicer.dispatcher(kernel, env)
+                with slicer.collecting() as used:
+                    dispatcher = slicer.dispatcher(kernel, env)
             except Exception as exc:  # noqa: BLE001 - numba.cuda.jit rejected the options, or kernlint failed
                 _not_made(kernel, exc, path, result, settings.debug, numba_may_raise=True)
                 continue
+            standins = tuple(sorted(f"{name} ({slicer.standins[(where, name)]})" for where, name in used))
             candidates.append(_Candidate(kernel.name, kernel.qualname, dispatcher, kernel.node,
-                                         kernel.first_line, label))
+                                         kernel.first_line, label, standins))
     if mine == 0:
         result.diagnostics.extend(project.failures)
     result.dependencies = sorted(set(project.read) - {path})
@@ -649,8 +652,8 @@ def _compile_one(candidate: _Candidate, signature, text: str, origin: str, cc, r
         nvvm = find_nvvm()
         if not nvvm.found:  # numba-cuda lowers with NVVM's data layout and IR version
             reason = nvvm.describe()
-        elif result.standins:
-            reason += f" (compiled with float64 stand-ins for {', '.join(result.standins)})"
+        elif candidate.standins:
+            reason += f" (compiled with float64 stand-ins for {', '.join(candidate.standins)})"
         return failed(reason)
     return _compiled(result, info, modules, entry, fixed, user_options, key, started, progress)
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import contextlib
 import copy
 import importlib
 import itertools
@@ -130,6 +131,10 @@ class Slicer:
         # result is read from its return expression
         self._made_from: Dict[int, Tuple[PyModule, FunctionNode, Scope]] = {}
         self._returning = 0  # helpers being read, one inside another
+        # which stand-ins each global and kernel rests on: the sets being collected (innermost
+        # last), and what each global's or dispatcher's making used
+        self._collecting: List[set] = []
+        self._standins_of: Dict[Any, frozenset] = {}
         self._numba_types: set = set()  # ids of the numba types (types.Type subclasses) made from the user's classes
         self._prepared: set = set()
         self.standins: Dict[Tuple[str, str], str] = {}  # (path, name) -> what it stands for
@@ -176,14 +181,40 @@ class Slicer:
                 return tuple(value) if isinstance(value, list) else value
         return MISSING
 
+    @contextlib.contextmanager
+    def collecting(self):
+        """The keys of the stand-ins what runs inside rests on (made there, or before by the
+        globals it reads)."""
+        used: set = set()
+        self._collecting.append(used)
+        try:
+            yield used
+        finally:
+            self._collecting.pop()
+            for outer in self._collecting:
+                outer |= used
+
+    def _stood_in(self, key: Tuple[str, str], what: str) -> None:
+        self.standins[key] = what
+        for frame in self._collecting:
+            frame.add(key)
+
+    def _rests_on(self, key: Any) -> None:
+        for frame in self._collecting:
+            frame |= self._standins_of.get(key, frozenset())
+
     def global_value(self, module: PyModule, name: str, line: int = 0) -> Any:
         key = (module.path, name)
         if key not in self._globals:
             self._globals[key] = Unresolved(name, module.path, line, "is being resolved (a cycle)")
-            try:
-                self._globals[key] = self._resolve_global(module, name, line)
-            except Unresolved as exc:
-                self._globals[key] = exc
+            with self.collecting() as used:
+                try:
+                    self._globals[key] = self._resolve_global(module, name, line)
+                except Unresolved as exc:
+                    self._globals[key] = exc
+            self._standins_of[key] = frozenset(used)
+        else:
+            self._rests_on(key)
         value = self._globals[key]
         if isinstance(value, Unresolved):
             raise value
@@ -340,15 +371,18 @@ class Slicer:
         global_names, _ = module.outside_names(node)
         for name in global_names:
             if name in namespace:
+                self._rests_on((module.path, name))
                 continue
             line, column = module.first_use_at(node, name)
             try:
                 namespace[name] = realise(self.global_value(module, name, line), node, name, line)
             except Unresolved as exc:
-                standin = self._standin(module, node, name, exc)
+                with self.collecting() as used:
+                    standin = self._standin(module, node, name, exc)
                 if standin is MISSING:
                     self._prepared.discard(id(node))
                     raise exc.used_at(module.path, line, column) from None
+                self._standins_of[(module.path, name)] = self._standins_of.get((module.path, name), frozenset()) | used
                 namespace[name] = standin
 
     def _standin(self, module: PyModule, node: FunctionNode, name: str, exc: Unresolved) -> Any:
@@ -363,7 +397,7 @@ class Slicer:
             return MISSING
         if binding.attr is not None:  # from lib import c: c itself is the number
             if all(_numeric_use(use, parents) for use, parents in uses):
-                self.standins[(module.path, name)] = exc.library
+                self._stood_in((module.path, name), exc.library)
                 return STANDIN_VALUE
             return MISSING
         # import lib as m: m.c is the number
@@ -375,7 +409,7 @@ class Slicer:
             if not _numeric_use(attribute, parents[1:]):
                 return MISSING
             setattr(stand, attribute.attr, STANDIN_VALUE)
-            self.standins[(module.path, f"{name}.{attribute.attr}")] = f"{binding.module}.{attribute.attr}"
+            self._stood_in((module.path, f"{name}.{attribute.attr}"), f"{binding.module}.{attribute.attr}")
         return stand
 
     def _make(self, module: PyModule, node: FunctionNode, qualname: str, frees: Sequence[str],
@@ -694,7 +728,15 @@ class Slicer:
             if kernel.applied is not None else ()
         key = (id(kernel.node), id(kernel.applied), tuple(map(_identity, values)), made_with)
         if key in self._functions:
+            self._rests_on(("dispatcher", key))
             return self._functions[key]
+        with self.collecting() as used:
+            made = self._new_dispatcher(kernel, module, key, frees, values, args, keywords, env)
+        self._standins_of[("dispatcher", key)] = frozenset(used)
+        return made
+
+    def _new_dispatcher(self, kernel: KernelDef, module: PyModule, key, frees, values, args, keywords,
+                        env: Dict[str, Any]):
         if kernel.device and not kernel.jit.device:
             keywords["device"] = True  # returns a value: what numba-cuda makes of it where it is called
         function = self._make(module, kernel.node, kernel.qualname, frees, values)
@@ -1024,7 +1066,7 @@ class Slicer:
         except Exception as exc:  # noqa: BLE001 - the user's expression does not make an array
             raise Unresolved(ast.unparse(expr)[:60], scope.module.path, expr.lineno,
                              f"does not make a device array here ({type(exc).__name__}: {exc})") from None
-        self.standins[(scope.module.path, ast.unparse(expr)[:60])] = f"a host array for `cuda.{name}`"
+        self._stood_in((scope.module.path, ast.unparse(expr)[:60]), f"a host array for `cuda.{name}`")
         return value
 
     def _instance_attribute(self, expr: ast.Attribute, scope: Scope) -> Any:
@@ -1093,7 +1135,7 @@ class Slicer:
                 raise
             # an operand of arithmetic is a number: c, sc.e, physical_constants[...][0], r_e
             # computed from one, or a library function's result
-            self.standins[(scope.module.path, ast.unparse(operand)[:60])] = exc.library
+            self._stood_in((scope.module.path, ast.unparse(operand)[:60]), exc.library)
             return STANDIN_VALUE
 
     def _call(self, expr: ast.Call, scope: Scope, env: Dict[str, Any]) -> Any:

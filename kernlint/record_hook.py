@@ -38,13 +38,21 @@ def _type_text(numba_type):
     if ndim is None or dtype is None or not hasattr(numba_type, "layout"):
         text = str(numba_type)
         return "boolean" if text == "bool" else text
+    dtype = "boolean" if str(dtype) == "bool" else dtype
+    if str(dtype) == _XOROSHIRO_RECORD:
+        dtype = "xoroshiro128p"  # numba-cuda's random states: the name kernlint's signatures give them
+    if ndim == 0:  # numba's [...] spelling has no 0-d form
+        return f"Array({dtype}, 0, '{numba_type.layout if numba_type.layout in ('C', 'F') else 'A'}')"
     dims = [":"] * ndim
     if numba_type.layout == "C":
         dims[-1] = "::1"
     elif numba_type.layout == "F":
         dims[0] = "::1"
-    dtype = "boolean" if str(dtype) == "bool" else dtype
     return f"{dtype}[{', '.join(dims)}]"
+
+
+# str() of numba's type of numba.cuda.random.xoroshiro128p_dtype
+_XOROSHIRO_RECORD = "Record(s0[type=uint64;offset=0],s1[type=uint64;offset=8];16;True)"
 
 
 def _record(function, types):

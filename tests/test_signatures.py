@@ -295,8 +295,17 @@ def test_tuple_types_are_written_as_numba_parses_them(source):
     assert len(argtypes) == 1
 
 
-@pytest.mark.parametrize("value", [(1, 2, 3), (1, 2.0), ((), (1, 2)), (np.zeros(3), 1), np.zeros(2, bool)])
+def _random_states():
+    from numba.cuda.random import xoroshiro128p_dtype
+
+    return np.zeros(4, dtype=xoroshiro128p_dtype)
+
+
+@pytest.mark.parametrize("value", [(1, 2, 3), (1, 2.0), ((), (1, 2)), (np.zeros(3), 1), np.zeros(2, bool),
+                                   np.zeros(()), "random states"])
 def test_recorded_types_are_written_as_numba_parses_them(value):
+    if isinstance(value, str):  # made here: numba.cuda.random is imported lazily
+        value = _random_states()
     from numba import typeof
 
     from kernlint import record_hook

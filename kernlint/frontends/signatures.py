@@ -587,6 +587,8 @@ def _element_type(module: PyModule, value: ast.expr, scope, is_int) -> Optional[
             return "int64"
         if name in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"):
             return name
+        if f"numba.cuda.{name}" in _INTEGER_PREDICATES:
+            return "int32"  # a block vote's count or answer
         if name in ("unchecked_int", "saturating_int") and len(value.args) > 1:
             width = (module.dotted(value.args[1], scope) or "").rsplit(".", 1)[-1]
             return width if width.startswith(("int", "uint")) else None

@@ -235,3 +235,23 @@ def test_robustness_corpus_smoke(tmp_path):
     summary = json.loads(out.read_text())
     assert summary["internal_errors"] == 0 and summary["files"] > 250
     assert sum(row["kernels_found"] for row in summary["corpora"]) > 500  # the test suite's kernels were read
+
+
+def test_a_list_imported_from_the_project_and_inserted_into_is_read(tmp_path):
+    """`from _state import filters` then `filters.insert(0, f)`: deciding whether that call
+    edits `sys.path` looks `filters` up, which needs the file's own search path, being
+    computed. Every file of the standard library's `warnings.py` shape recursed forever."""
+    (tmp_path / "_state.py").write_text("filters = []\n")
+    source = tmp_path / "warn.py"
+    source.write_text(textwrap.dedent('''
+        import sys
+        from _state import filters
+
+        def add(f):
+            filters.insert(0, f)
+            sys.path.insert(0, "lib")
+        '''))
+    project = Project(FrontendSettings())
+    assert [f for f in host_findings(project, str(source)) if f.code == "KL905"] == []
+    gather(project, [str(source)], {})
+    assert project.failures == []

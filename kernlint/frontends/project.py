@@ -109,6 +109,7 @@ class Project:
         self.host_facts: Dict[str, object] = {}  # each file's host facts, read once per run (pyhost)
         self.shallow_host_facts: Dict[str, object] = {}  # read for another file, not across files
         self._search_paths: Dict[str, List[str]] = {}
+        self._searching: Set[str] = set()  # the files whose search path is being computed
         self.failures: List[Finding] = []  # KL905: where kernlint's own readers failed, once each
         self.absent: set = set()  # where an import looked for a user module and found none: a cache dependency
         self._names: Dict[str, Dict[str, List[str]]] = {}  # project root -> identifier -> files naming it
@@ -163,15 +164,24 @@ class Project:
         file: its ``sys.path`` lines are read from the whole tree)."""
         found = self._search_paths.get(importer.path)
         if found is None:
-            found = self._search_paths[importer.path] = self._search_path(importer)
+            if importer.path in self._searching:
+                # reading its own sys.path lines names an import (`filters.insert(...)`, `filters`
+                # imported): that lookup sees the places every file has
+                return self._search_path(importer, with_inserts=False)
+            self._searching.add(importer.path)
+            try:
+                found = self._search_paths[importer.path] = self._search_path(importer)
+            finally:
+                self._searching.discard(importer.path)
         return found
 
-    def _search_path(self, importer: PyModule) -> List[str]:
+    def _search_path(self, importer: PyModule, with_inserts: bool = True) -> List[str]:
         candidates = [package_base(importer.path), project_root(importer.path)]
         candidates.append(os.path.join(candidates[-1], "src"))
         if self.settings.root:
             candidates += [self.settings.root, os.path.join(self.settings.root, "src")]
-        candidates += path_inserts(importer)
+        if with_inserts:
+            candidates += path_inserts(importer)
         return list(dict.fromkeys(os.path.abspath(c) for c in candidates if os.path.isdir(c)))
 
     def find(self, dotted: str, importer: PyModule) -> Optional[str]:

@@ -393,6 +393,34 @@ def test_a_failure_names_the_stand_ins_of_its_own_kernel_only(tmp_path):
     assert "stand-in" not in messages["broken_without"]
 
 
+def test_an_import_that_fails_here_takes_its_except_import_error_branch(tmp_path):
+    """``try: from numba.cuda.newer import X`` / ``except ImportError: from older import X``:
+    where the first import fails here, the handler's binding is the value, as in Python; where
+    it succeeds, the handler is not read."""
+    source = tmp_path / "compat.py"
+    source.write_text(textwrap.dedent('''
+        from numba import cuda
+
+        try:
+            from numba.cuda.kernlint_no_such_module import HALF_TURN
+        except ImportError:
+            from math import pi as HALF_TURN
+
+        try:
+            from math import tau as TURN
+        except ImportError:
+            TURN = undefined_name_never_read
+
+
+        @cuda.jit("void(float64[::1])")
+        def turns(out):
+            out[0] = HALF_TURN + TURN
+        '''))
+    report = check_paths([str(tmp_path)], Options(timeout=60))
+    assert report.findings == []
+    assert [s.kernel for s in report.stats] == ["turns"]
+
+
 def test_the_fixture_script_did_not_run(fixture_report):
     from conftest import FIXTURES
 

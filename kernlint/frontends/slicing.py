@@ -81,6 +81,7 @@ class Unresolved(Exception):
         self.reason = reason
         self.hint = hint
         self.library = library  # set where the name comes from a library kernlint does not import
+        self.import_failed = False  # an import of a safe module that fails here (`except ImportError:` applies)
         self.use: Optional[Tuple[str, int, int]] = None  # where the function that needs it reads it
         # a parameter or loop variable of an enclosing function: (its binding, the function);
         # the kernel is then made once per value its calls or loop give
@@ -245,11 +246,26 @@ class Slicer:
         try:
             return self._binding_value(module, binding, Scope(module), env)
         except Unresolved as exc:
+            fallback = self._except_binding(module, binding, exc)
+            if fallback is not None:  # `try: from new import X` / `except ImportError: from old import X`
+                return self._binding_value(module, fallback, Scope(module), {})
             if exc.name == name or binding.kind in ("def", "import"):
                 raise
             raise Unresolved(name, module.path, binding.line,
                              f"is computed at line {binding.line} from `{exc.name}`, which {exc.reason}",
                              _hint_constant(module, name), library=exc.library) from None
+
+    def _except_binding(self, module: PyModule, binding: Binding, exc: "Unresolved") -> Optional[Binding]:
+        """The binding an ``except ImportError:`` handler gives a name where the import in its
+        ``try`` body fails here, as it would in Python; None otherwise."""
+        if binding.kind != "import" or not exc.import_failed or not binding.conditions or \
+                binding.conditions[-1] != (None, True):
+            return None
+        handler = binding.conditions[:-1] + ((None, False),)
+        for other in module.history.get(binding.name, []):
+            if other.conditions == handler and other.line > binding.line and other.kind in ("import", "assign"):
+                return other
+        return None
 
     def _chosen_binding(self, module: PyModule, history: Sequence[Binding]) -> Optional[Binding]:
         """The binding the module ends with: the last one whose if-tests hold (a test kernlint
@@ -337,8 +353,10 @@ class Slicer:
                     owner = self.project.module(_source_of(target))
                     if owner is not None and binding.attr in owner.bindings:
                         return self.global_value(owner, binding.attr, line)
-                raise Unresolved(name, module.path, line, f"is imported from `{target}`, which cannot be "
-                                 f"imported here ({exc})") from None
+                failed = Unresolved(name, module.path, line, f"is imported from `{target}`, which cannot be "
+                                    f"imported here ({exc})")
+                failed.import_failed = True
+                raise failed from None
         definition = self.project.definition(binding.imported, module) if binding.attr else None
         if definition is not None:
             owner, found = definition

@@ -280,7 +280,8 @@ def test_an_overload_that_needs_a_run_time_value_names_it(tmp_path):
 
 def test_only_extension_classes_of_methods_and_constants_are_made(tmp_path):
     """A class is made only for numba's extension API (a numba type, a class it types) and
-    only from methods, a docstring and constants; a body that does anything else, or a plain
+    only from methods, a docstring and constants, and a numba type is instantiated only where
+    its constructor just names it; a body or constructor that does anything else, or a plain
     class instantiated at import time, is a KL902 and nothing of it runs."""
     source = tmp_path / "types_here.py"
     source.write_text(textwrap.dedent('''
@@ -301,8 +302,15 @@ def test_only_extension_classes_of_methods_and_constants_are_made(tmp_path):
                 self.n = 4
 
 
+        class Writer(types.Type):
+            def __init__(self):
+                open(__file__ + ".MARKER", "w").close()
+                super().__init__(name="Writer")
+
+
         LOUD = Loud()
         SETTINGS = Settings()
+        WRITER = Writer()
 
 
         @cuda.jit("void(float64[::1])")
@@ -313,11 +321,17 @@ def test_only_extension_classes_of_methods_and_constants_are_made(tmp_path):
         @cuda.jit("void(float64[::1])")
         def uses_settings(out):
             out[0] = SETTINGS.n
+
+
+        @cuda.jit("void(float64[::1])")
+        def uses_writer(out):
+            out[0] = WRITER is None
         '''))
     report = check_paths([str(tmp_path)], Options(timeout=60))
     assert not (tmp_path / "types_here.py.MARKER").exists()
     messages = {f.kernel: f.message for f in report.findings}
-    assert set(messages) == {"uses_loud", "uses_settings"}
+    assert set(messages) == {"uses_loud", "uses_settings", "uses_writer"}
+    assert "constructor does more than name it" in messages["uses_writer"]
     assert "`Loud`, which is a class, whose body kernlint does not run" in messages["uses_loud"]
     assert "`Settings`, which is a class, whose body kernlint does not run" in messages["uses_settings"]
 

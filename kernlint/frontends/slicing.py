@@ -136,7 +136,8 @@ class Slicer:
         # last), and what each global's or dispatcher's making used
         self._collecting: List[set] = []
         self._standins_of: Dict[Any, frozenset] = {}
-        self._numba_types: set = set()  # ids of the numba types (types.Type subclasses) made from the user's classes
+        # id -> ClassDef of the numba types (types.Type subclasses) made from the user's classes
+        self._numba_types: Dict[int, ast.ClassDef] = {}
         self._prepared: set = set()
         self.standins: Dict[Tuple[str, str], str] = {}  # (path, name) -> what it stands for
 
@@ -652,7 +653,7 @@ class Slicer:
             from numba.core.types import Type as NumbaType
 
             if isinstance(made, type) and issubclass(made, NumbaType):
-                self._numba_types.add(id(made))
+                self._numba_types[id(made)] = node
         except ImportError:  # pragma: no cover
             pass
         self._register_extensions(module, node, scope, env, made)
@@ -1168,7 +1169,12 @@ class Slicer:
             return self._helper_result(callee, expr, scope, env)
         if id(callee) in self._numba_types:
             # `interval_type = IntervalType()`: an instance of the user's numba type is how numba
-            # names it; its constructor names the type, as numba's own types do
+            # names it; its constructor names the type, as numba's own types do (one that does
+            # anything else is not run)
+            if not _names_a_type(self._numba_types[id(callee)]):
+                raise Unresolved(described, module.path, line,
+                                 "is a numba type whose constructor does more than name it, which kernlint does "
+                                 "not run", _hint_constant(module, described))
             args = [self.evaluate(a, scope, env) for a in expr.args if not isinstance(a, ast.Starred)]
             keywords = {k.arg: self.evaluate(k.value, scope, env) for k in expr.keywords if k.arg}
             try:
@@ -1327,6 +1333,31 @@ def _parameters_needed(module: PyModule, node: FunctionNode, scope: Scope, seen=
                 if pair not in found:
                     found.append(pair)
     return found
+
+
+def _names_a_type(node: ast.ClassDef) -> bool:
+    """A numba type's ``__init__`` (if it has one) only calls its base's with arguments and
+    stores its parameters: ``super().__init__(name=f"Interval({dtype})")``, ``self.dtype = dtype``."""
+    init = next((item for item in node.body if isinstance(item, ast.FunctionDef) and item.name == "__init__"), None)
+    if init is None:
+        return True
+    simple = (ast.Name, ast.Constant, ast.Attribute, ast.JoinedStr, ast.FormattedValue, ast.Tuple, ast.BinOp,
+              ast.Load, ast.operator, ast.keyword, ast.Subscript, ast.Slice)
+    for statement in init.body:
+        if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant):
+            continue  # a docstring
+        if isinstance(statement, ast.Assign) and all(
+                isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self"
+                for t in statement.targets) and all(isinstance(n, simple) for n in ast.walk(statement.value)):
+            continue
+        call = statement.value if isinstance(statement, ast.Expr) else None
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "__init__" \
+                and all(isinstance(n, simple) or n is call.func.value or (isinstance(call.func.value, ast.Call)
+                        and n in (call.func.value, call.func.value.func)) or n is call
+                        for n in ast.walk(call)):
+            continue
+        return False
+    return True
 
 
 def _changed_in(owner: ast.ClassDef, attr: str) -> bool:

@@ -32,7 +32,7 @@ def type_text(source, **names):
         if isinstance(expr, ast.Name):
             if expr.id in imports:
                 return imports[expr.id]
-            if expr.id in ("float", "int", "len", "bool", "range", "complex"):
+            if expr.id in ("float", "int", "len", "bool", "range", "complex", "str"):
                 return f"builtins.{expr.id}"
         return None
 
@@ -121,6 +121,8 @@ def type_text(source, **names):
     ("np.zeros(())", ("Array(float64, 0, 'C')", "host")),  # 0-d: numba's [...] spelling has none
     ("cp.empty(nz * (nr + 1), dtype=np.int32)", ("int32[::1]", "device")),  # arithmetic on counts: a count
     ("np.zeros(shape + (3,))", (None, "host")),  # a tuple: rank unknown
+    ("cuda.to_device([0] * 100)", ("int64[::1]", "device")),  # a repeated list: its elements, one dimension
+    ("np.zeros(4, dtype=str(np.int16))", ("int16[::1]", "host")),  # str() of a dtype names it
     ("create_xoroshiro128p_states(64, seed=1)", ("xoroshiro128p[::1]", "device")),
     ("f(3)", None),
 ])

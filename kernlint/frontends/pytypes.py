@@ -163,8 +163,9 @@ class TypeReader:
             return None
         if isinstance(expr, ast.Constant) and isinstance(expr.value, str):
             return dtype_name(expr.value)
-        if isinstance(expr, ast.Call) and (self.dotted(expr.func) or "").endswith(".dtype") and expr.args:
-            return self.dtype(expr.args[0])  # np.dtype("float32")
+        if isinstance(expr, ast.Call) and (self.dotted(expr.func) or "") in (
+                "numpy.dtype", "cupy.dtype", "builtins.str") and len(expr.args) == 1:
+            return self.dtype(expr.args[0])  # np.dtype("float32"), str(np.float32), str(numba.int16)
         name = self.dotted(expr)
         if name:
             module, _, attr = name.rpartition(".")
@@ -453,9 +454,13 @@ class TypeReader:
         args = expr.args
         explicit = self.dtype(keywords.get("dtype"))
         if function in ("to_device", "as_cuda_array", "from_cuda_array_interface"):
-            base = self.type_of(args[0] if args else keywords.get("obj", keywords.get("ary")))
+            source = args[0] if args else keywords.get("obj", keywords.get("ary"))
+            base = self.type_of(source)
             if isinstance(base, ArrayType):
                 return replace(base, where="device", layout="C" if base.layout == "A" else base.layout)
+            ndim, element = _literal_shape(source)  # `cuda.to_device([0] * 100)`: NumPy makes the array
+            if ndim and element and function == "to_device":
+                return ArrayType(element, ndim, "C", "device")
             return ArrayType(None, None, "C", "device")
         if function in ("device_array", "pinned_array", "mapped_array", "managed_array"):
             shape = args[0] if args else keywords.get("shape")
@@ -560,7 +565,13 @@ def _count_arithmetic(expr: ast.expr) -> bool:
 
 
 def _literal_shape(expr: Optional[ast.expr]) -> Tuple[int, Optional[str]]:
-    """(ndim, dtype) of a nested list/tuple literal of numbers."""
+    """(ndim, dtype) of a nested list/tuple literal of numbers (repeated: ``[0] * 100``)."""
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Mult):
+        for items, count in ((expr.left, expr.right), (expr.right, expr.left)):
+            if isinstance(items, (ast.List, ast.Tuple)) and not (
+                    isinstance(count, ast.Constant) and not isinstance(count.value, int)):
+                return _literal_shape(items)  # a repetition adds no dimension
+        return 0, None
     if not isinstance(expr, (ast.List, ast.Tuple)):
         return 0, None
     if not expr.elts:

@@ -409,16 +409,19 @@ def test_a_failure_names_the_stand_ins_of_its_own_kernel_only(tmp_path):
 
 def test_an_import_that_fails_here_takes_its_except_import_error_branch(tmp_path):
     """``try: from numba.cuda.newer import X`` / ``except ImportError: from older import X``:
-    where the first import fails here, the handler's binding is the value, as in Python; where
-    it succeeds, the handler is not read."""
+    where the first import fails here, the handler's bindings are the values, also of the names
+    the try body binds after it (they never happen), as in Python; where it succeeds, the
+    handler is not read."""
     source = tmp_path / "compat.py"
     source.write_text(textwrap.dedent('''
         from numba import cuda
 
         try:
             from numba.cuda.kernlint_no_such_module import HALF_TURN
+            from math import e as SCALES  # never runs here: the import above raises
         except ImportError:
             from math import pi as HALF_TURN
+            SCALES = (1.0, 2.0)
 
         try:
             from math import tau as TURN
@@ -428,7 +431,7 @@ def test_an_import_that_fails_here_takes_its_except_import_error_branch(tmp_path
 
         @cuda.jit("void(float64[::1])")
         def turns(out):
-            out[0] = HALF_TURN + TURN
+            out[0] = HALF_TURN + TURN + SCALES[1]
         '''))
     report = check_paths([str(tmp_path)], Options(timeout=60))
     assert report.findings == []

@@ -244,6 +244,9 @@ class Slicer:
                 raise Unresolved(name, module.path, binding.line, f"is read at line {binding.line} before "
                                                                   f"it is bound")
             env[name] = self._binding_value(module, earlier, Scope(module), {})
+        handled = self._handler_binding(module, binding) if self._try_fails(module, binding) else None
+        if handled is not None:  # the try body's imports fail here: Python runs the handler
+            return self._binding_value(module, handled, Scope(module), {})
         try:
             return self._binding_value(module, binding, Scope(module), env)
         except Unresolved as exc:
@@ -259,14 +262,60 @@ class Slicer:
     def _except_binding(self, module: PyModule, binding: Binding, exc: "Unresolved") -> Optional[Binding]:
         """The binding an ``except ImportError:`` handler gives a name where the import in its
         ``try`` body fails here, as it would in Python; None otherwise."""
-        if binding.kind != "import" or not exc.import_failed or not binding.conditions or \
-                binding.conditions[-1] != (None, True):
+        if binding.kind != "import" or not exc.import_failed:
+            return None
+        return self._handler_binding(module, binding)
+
+    def _handler_binding(self, module: PyModule, binding: Binding) -> Optional[Binding]:
+        """The binding of the same name in the ``except`` handler of the ``try`` whose body
+        binds ``binding``; None where it is not in a try body or no handler binds the name."""
+        if not binding.conditions or binding.conditions[-1] != (None, True):
             return None
         handler = binding.conditions[:-1] + ((None, False),)
         for other in module.history.get(binding.name, []):
             if other.conditions == handler and other.line > binding.line and other.kind in ("import", "assign"):
                 return other
         return None
+
+    def _try_fails(self, module: PyModule, binding: Binding) -> bool:
+        """Whether the ``try`` body around a binding stops, at or before it, at an import of a
+        safe module that fails here (then the binding never happens: ``from numba.cuda.types
+        import A`` failing skips ``from numba.cuda.extending import B`` after it)."""
+        if not binding.conditions or binding.conditions[-1] != (None, True):
+            return False
+        statement = next((node for node in ast.walk(module.tree) if isinstance(node, ast.Try)
+                          and any(item is binding.node for item in node.body)), None)
+        if statement is None:
+            return False
+        return any(self._import_fails(module, item) for item in statement.body
+                   if isinstance(item, (ast.Import, ast.ImportFrom)) and item.lineno <= binding.line)
+
+    def _import_fails(self, module: PyModule, statement: ast.stmt) -> bool:
+        """An import statement of safe modules that raises ImportError here."""
+        key = ("import fails", id(statement))
+        if key not in self._functions:
+            self._functions[key] = self._imports_fail(statement)
+        return self._functions[key]
+
+    def _imports_fail(self, statement: ast.stmt) -> bool:
+        if isinstance(statement, ast.Import):
+            targets = [(alias.name, None) for alias in statement.names]
+        else:
+            if statement.level or not statement.module:
+                return False
+            targets = [(statement.module, alias.name) for alias in statement.names]
+        for target, attr in targets:
+            if not self.settings.is_safe(target):
+                return False  # not imported by kernlint: whether it fails is unknown here
+            try:
+                imported = importlib.import_module(target)
+                if attr is not None and attr != "*" and not hasattr(imported, attr):
+                    importlib.import_module(f"{target}.{attr}")
+            except ImportError:
+                return True
+            except Exception:  # noqa: BLE001 - failing otherwise at import: not what `except ImportError` catches
+                return False
+        return False
 
     def _chosen_binding(self, module: PyModule, history: Sequence[Binding]) -> Optional[Binding]:
         """The binding the module ends with: the last one whose if-tests hold (a test kernlint

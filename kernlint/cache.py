@@ -98,7 +98,7 @@ def finding_from_dict(data: Dict) -> Finding:
         message=data["message"], kernel=data.get("kernel", ""), signature=data.get("signature", ""),
         fixable=data.get("fixable", False), inlined_at=frames, kernels=list(data.get("kernels", [])),
         kernel_line=data.get("kernel_line", 0), signature_source=data.get("signature_source", ""), fix=fix,
-        rewritable=data.get("rewritable", False),
+        rewritable=data.get("rewritable", False), standins=list(data.get("standins", [])),
     )
 
 

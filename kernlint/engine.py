@@ -198,6 +198,7 @@ def analyse_result(result: FileResult, options: Optional[Options] = None,
         for finding in found:
             if finding.kernel == compiled.info.name and finding.signature == compiled.info.signature:
                 finding.signature_source = compiled.info.signature_source
+                finding.standins = list(compiled.info.standins)
         findings.extend(found)
         stats.append(KernelStats(
             path=result.path,

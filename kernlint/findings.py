@@ -55,6 +55,8 @@ class Finding:
     resources: Optional[Dict[str, Any]] = None  # --resources: the kernel's cost with and without it
     signature_source: str = ""  # where the signature came from (SIGNATURE_SOURCES)
     fix: Optional[Fix] = None  # a source fix (kernlint check --fix), if one is offered
+    # library values the kernel was compiled with float64 stand-ins for (`c (scipy.constants.c)`)
+    standins: List[str] = field(default_factory=list)
     rewritable: bool = False  # kernlint rewrite fixes it in the IR
 
     @property
@@ -93,6 +95,7 @@ class KernelInfo:
     option_lines: Dict[str, Tuple[int, int]] = field(default_factory=dict)  # keyword -> (line, col)
     signature_source: str = ""  # where the signature came from (SIGNATURE_SOURCES)
     variant: str = ""  # for a kernel made by a factory: the parameter values it was made with
+    standins: Tuple[str, ...] = ()  # library values its slice compiled as float64 stand-ins
 
     @property
     def label(self) -> str:

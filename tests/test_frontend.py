@@ -438,6 +438,39 @@ def test_an_import_that_fails_here_takes_its_except_import_error_branch(tmp_path
     assert [s.kernel for s in report.stats] == ["turns"]
 
 
+def test_a_finding_says_which_stand_ins_its_kernel_was_compiled_with(tmp_path):
+    """A kernel that reads `c` from scipy.constants compiles with a float64 stand-in for it;
+    its findings say so (text and JSON), the findings of a kernel that reads none do not."""
+    from kernlint.report.text import format_finding
+
+    source = tmp_path / "guards.py"
+    source.write_text(textwrap.dedent('''
+        from numba import cuda
+        from scipy.constants import c
+
+
+        @cuda.jit("void(float64[::1])")
+        def scaled(x):
+            i = cuda.grid(1)
+            if x[i] * c > 1.0:
+                print("too fast", i)
+
+
+        @cuda.jit("void(float64[::1])")
+        def plain(x):
+            i = cuda.grid(1)
+            if x[i] > 1.0:
+                print("too big", i)
+        '''))
+    report = check_paths([str(tmp_path)], Options(timeout=60))
+    by_kernel = {f.kernel: f for f in report.findings}
+    assert set(by_kernel) == {"scaled", "plain"}
+    assert by_kernel["scaled"].standins == ["c (scipy.constants.c)"]
+    assert "stand-ins for c (scipy.constants.c)" in format_finding(by_kernel["scaled"])
+    assert by_kernel["scaled"].to_dict()["standins"] == ["c (scipy.constants.c)"]
+    assert by_kernel["plain"].standins == [] and "stand-in" not in format_finding(by_kernel["plain"])
+
+
 def test_the_fixture_script_did_not_run(fixture_report):
     from conftest import FIXTURES
 

@@ -603,6 +603,7 @@ def _compile_one(candidate: _Candidate, signature, text: str, origin: str, cc, r
         option_lines=_option_lines(node),
         signature_source=origin,
         variant=candidate.variant,
+        standins=candidate.standins,
     )
 
     def failed(reason: str) -> str:

@@ -39,6 +39,7 @@ _CAUSES = [
     (r"is being resolved \(a cycle\)", "name rebound to its jitted self (cycle)"),
     (r"`[\w.]+` is not defined in this module", "module or name not resolved"),
     (r"is a parameter of .* that no call", "factory parameter without a readable value"),
+    (r"`self\.\w+` is (not assigned|assigned \d+ times|changed after)", "instance attribute set at run time"),
     (r"float64 stand-ins", "library constant stand-in"),
     (r"not imported|safe-imports|is imported from", "library value not imported"),
     (r"no signature found \(no launch site with known argument types and no recorded signature; inferred",

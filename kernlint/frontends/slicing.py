@@ -1140,8 +1140,8 @@ class Slicer:
     def _instance_attribute(self, expr: ast.Attribute, scope: Scope) -> Any:
         """``self.mod`` in a method, where the class's methods assign it once
         (``def setUp(self): self.mod = usecases``): that assignment's value, read in its
-        method. MISSING where ``self`` is not a method's first parameter or the attribute is
-        assigned more than once or not at all."""
+        method. MISSING where ``self`` is not a method's first parameter; Unresolved, saying
+        why, where the class's methods assign it more than once, not at all, or change it."""
         binding, function = scope.lookup("self")
         if binding is None or binding.kind != "param" or function is None or not function.args.args or \
                 function.args.args[0].arg != "self":
@@ -1157,8 +1157,13 @@ class Slicer:
                     for target in statement.targets
                     if isinstance(target, ast.Attribute) and target.attr == expr.attr
                     and isinstance(target.value, ast.Name) and target.value.id == "self"]
-        if len(assigned) != 1 or _changed_in(owner, expr.attr):
-            return MISSING
+        name, line = f"self.{expr.attr}", getattr(expr, "lineno", 0)
+        if not assigned:  # set from outside the class, or by a base class: a run-time value here
+            raise Unresolved(name, module.path, line, f"is not assigned in `{owner.name}`'s methods")
+        if len(assigned) > 1 or _changed_in(owner, expr.attr):
+            raise Unresolved(name, module.path, line,
+                             f"is assigned {len(assigned)} times in `{owner.name}`'s methods" if len(assigned) > 1
+                             else f"is changed after its assignment in `{owner.name}`'s methods")
         method, assigned_value = assigned[0]
         around = scope.around(function)
         return self.evaluate(assigned_value, around.inner(method), {})

@@ -66,7 +66,6 @@ class FileResult:
     diagnostics: List[Finding] = field(default_factory=list)
     import_seconds: float = 0.0
     dependencies: List[str] = field(default_factory=list)  # the user's own modules it read or imported
-    standins: List[str] = field(default_factory=list)  # library values compiled as float64 stand-ins
     host_facts: Optional[HostFacts] = None  # what the file's host code does (HIP: read from its host IR)
     host_seconds: float = 0.0  # compiling the host code (HIP)
     # kernels not compiled because findings for exactly this kernel are cached: (key, info)
@@ -470,7 +469,6 @@ def _sliced_candidates(path: str, source: SourceFile, result: FileResult,
     if mine == 0:
         result.diagnostics.extend(project.failures)
     result.dependencies = sorted(set(project.read) - {path})
-    result.standins = sorted(f"{name} ({what})" for (where, name), what in slicer.standins.items())
     return candidates
 
 

@@ -81,7 +81,6 @@ class Unresolved(Exception):
         self.reason = reason
         self.hint = hint
         self.library = library  # set where the name comes from a library kernlint does not import
-        self.import_failed = False  # an import of a safe module that fails here (`except ImportError:` applies)
         self.use: Optional[Tuple[str, int, int]] = None  # where the function that needs it reads it
         # a parameter or loop variable of an enclosing function: (its binding, the function);
         # the kernel is then made once per value its calls or loop give
@@ -250,21 +249,11 @@ class Slicer:
         try:
             return self._binding_value(module, binding, Scope(module), env)
         except Unresolved as exc:
-            fallback = self._except_binding(module, binding, exc)
-            if fallback is not None:  # `try: from new import X` / `except ImportError: from old import X`
-                return self._binding_value(module, fallback, Scope(module), {})
             if exc.name == name or binding.kind in ("def", "import"):
                 raise
             raise Unresolved(name, module.path, binding.line,
                              f"is computed at line {binding.line} from `{exc.name}`, which {exc.reason}",
                              _hint_constant(module, name), library=exc.library) from None
-
-    def _except_binding(self, module: PyModule, binding: Binding, exc: "Unresolved") -> Optional[Binding]:
-        """The binding an ``except ImportError:`` handler gives a name where the import in its
-        ``try`` body fails here, as it would in Python; None otherwise."""
-        if binding.kind != "import" or not exc.import_failed:
-            return None
-        return self._handler_binding(module, binding)
 
     def _handler_binding(self, module: PyModule, binding: Binding) -> Optional[Binding]:
         """The binding of the same name in the ``except`` handler of the ``try`` whose body
@@ -395,18 +384,17 @@ class Slicer:
                 return importlib.import_module(binding.imported)
             except ImportError as exc:
                 # a package whose import needs a GPU (numba.cuda.tests.cudapy): its source is read
-                source = _source_of(binding.imported if binding.attr else target)
+                dotted = binding.imported if binding.attr else target
+                source = _source_of(dotted)
                 user = self.project.module(source) if source else None
                 if user is not None:
-                    return UserModule(self, user, binding.imported if binding.attr else target, module)
-                if binding.attr and _source_of(target):
-                    owner = self.project.module(_source_of(target))
-                    if owner is not None and binding.attr in owner.bindings:
-                        return self.global_value(owner, binding.attr, line)
-                failed = Unresolved(name, module.path, line, f"is imported from `{target}`, which cannot be "
-                                    f"imported here ({exc})")
-                failed.import_failed = True
-                raise failed from None
+                    return UserModule(self, user, dotted, module)
+                source = _source_of(target) if binding.attr else None
+                owner = self.project.module(source) if source else None
+                if owner is not None and binding.attr in owner.bindings:
+                    return self.global_value(owner, binding.attr, line)
+                raise Unresolved(name, module.path, line, f"is imported from `{target}`, which cannot be "
+                                 f"imported here ({exc})") from None
         definition = self.project.definition(binding.imported, module) if binding.attr else None
         if definition is not None:
             owner, found = definition
@@ -618,10 +606,10 @@ class Slicer:
             elif isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
                 registration = statement.value
                 if names_it(registration.func):  # overload(f)(impl), as a statement
-                    if _is_extension(self.evaluate(registration.func.func, scope, inner)):
+                    if self._extension_callee(registration.func, scope, inner):
                         register = self.evaluate(registration.func, scope, inner)
                         register(*(self.evaluate(arg, scope, inner) for arg in registration.args))
-                elif names_it(registration) and _is_extension(self.evaluate(registration.func, scope, inner)):
+                elif names_it(registration) and self._extension_callee(registration, scope, inner):
                     self.evaluate(registration, scope, inner)  # make_attribute_wrapper(T, "x", "x")
 
     def _register_methods(self, kernel: KernelDef, env: Dict[str, Any]) -> None:
@@ -698,23 +686,22 @@ class Slicer:
         for decorator in reversed(decorators):
             made = decorator(made) or made
         self._functions[cache] = made
-        try:
-            from numba.core.types import Type as NumbaType
-
-            if isinstance(made, type) and issubclass(made, NumbaType):
-                self._numba_types[id(made)] = node
-        except ImportError:  # pragma: no cover
-            pass
+        if isinstance(made, type) and issubclass(made, _numba_type()):
+            self._numba_types[id(made)] = node
         self._register_extensions(module, node, scope, env, made)
         return made
 
     def _extension_decorator(self, decorator: ast.expr, scope: Scope, env: Dict[str, Any]) -> bool:
         """``@overload(f)``, ``@register_model(T)``, ``@typeof_impl.register(C)``,
         ``@registry.register_attr``: a decorator numba's extension API makes."""
-        if _is_extension(self.evaluate(decorator, scope, env)):
-            return True
-        func = decorator.func if isinstance(decorator, ast.Call) else decorator
-        if isinstance(decorator, ast.Call) and _is_extension(self.evaluate(func, scope, env)):
+        return _is_extension(self.evaluate(decorator, scope, env)) or self._extension_callee(decorator, scope, env)
+
+    def _extension_callee(self, expr: ast.expr, scope: Scope, env: Dict[str, Any]) -> bool:
+        """Whether a call (or the decorator expression) is made by numba's extension API, read
+        from its callee only (its arguments may name what is being made): ``overload(...)``,
+        ``typeof_impl.register(...)``, ``registry.register_attr``."""
+        func = expr.func if isinstance(expr, ast.Call) else expr
+        if isinstance(expr, ast.Call) and _is_extension(self.evaluate(func, scope, env)):
             return True
         return isinstance(func, ast.Attribute) and _extension_owner(self.evaluate(func.value, scope, env))
 
@@ -726,10 +713,8 @@ class Slicer:
             for decorator in getattr(statement, "decorator_list", ()):
                 if isinstance(decorator, ast.Call) and any(
                         isinstance(a, ast.Name) and a.id == node.name for a in decorator.args):
-                    try:  # the decorator's callee only: its arguments name the class being made
-                        func = decorator.func
-                        if _is_extension(self.evaluate(func, scope, {})) or isinstance(
-                                func, ast.Attribute) and _extension_owner(self.evaluate(func.value, scope, {})):
+                    try:
+                        if self._extension_callee(decorator, scope, {}):
                             return True
                     except Unresolved:
                         continue
@@ -1180,10 +1165,7 @@ class Slicer:
             raise Unresolved(described, scope.module.path, expr.lineno,
                              "is called at import time, and kernlint does not run it",
                              _hint_constant(scope.module, described))
-        args = [self.evaluate(a, scope, env) for a in expr.args if not isinstance(a, ast.Starred)]
-        keywords = {k.arg: self.evaluate(k.value, scope, env) for k in expr.keywords if k.arg}
-        if len(args) != len(expr.args) or len(keywords) != len(expr.keywords):
-            raise Unresolved(described, scope.module.path, expr.lineno, "is called with unpacked arguments")
+        args, keywords = self._plain_arguments(expr, scope, env)
         import inspect
 
         try:
@@ -1196,6 +1178,13 @@ class Slicer:
             return self.evaluate(body[0].value, outer.inner(node), dict(bound.arguments))
         finally:
             self._returning -= 1
+
+    def _plain_arguments(self, expr: ast.Call, scope: Scope, env: Dict[str, Any]):
+        """A call's positional and keyword values, where none is unpacked (``*a``, ``**k``)."""
+        if any(isinstance(a, ast.Starred) for a in expr.args) or any(k.arg is None for k in expr.keywords):
+            raise Unresolved(ast.unparse(expr.func), scope.module.path, expr.lineno, "is called with unpacked arguments")
+        return ([self.evaluate(a, scope, env) for a in expr.args],
+                {k.arg: self.evaluate(k.value, scope, env) for k in expr.keywords})
 
     def _number(self, operand: ast.expr, scope: Scope, env: Dict[str, Any]) -> Any:
         """An arithmetic operand; a library value kernlint does not import (``from
@@ -1229,8 +1218,7 @@ class Slicer:
                 raise Unresolved(described, module.path, line,
                                  "is a numba type whose constructor does more than name it, which kernlint does "
                                  "not run", _hint_constant(module, described))
-            args = [self.evaluate(a, scope, env) for a in expr.args if not isinstance(a, ast.Starred)]
-            keywords = {k.arg: self.evaluate(k.value, scope, env) for k in expr.keywords if k.arg}
+            args, keywords = self._plain_arguments(expr, scope, env)
             try:
                 return callee(*args, **keywords)
             except Exception as exc:  # noqa: BLE001 - the user's type refused these arguments
@@ -1451,13 +1439,16 @@ def _source_of(dotted: str) -> Optional[str]:
     return None
 
 
+def _numba_type() -> type:
+    """numba's base of types (imported where used: this module is loaded before numba is)."""
+    from numba.core.types import Type
+
+    return Type
+
+
 def _is_numba_type(value: Any) -> bool:
     """A numba type (its str is numba's spelling: ``array(float32, 1d, A)``)."""
-    try:
-        from numba.core.types import Type as NumbaType
-    except ImportError:  # pragma: no cover
-        return False
-    return isinstance(value, NumbaType)
+    return isinstance(value, _numba_type())
 
 
 def _made_in(kernel: KernelDef) -> Scope:

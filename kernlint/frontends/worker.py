@@ -259,6 +259,5 @@ def _merged(parts: List[FileResult]) -> FileResult:
         merged.reused.extend(part.reused)
         merged.import_seconds = max(merged.import_seconds, part.import_seconds)
     merged.dependencies = sorted({d for part in parts for d in part.dependencies})
-    merged.standins = sorted({s for part in parts for s in part.standins})
     merged.kernels.sort(key=lambda k: (k.info.line, k.info.signature))
     return merged

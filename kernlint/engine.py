@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import re
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from . import rules
@@ -290,7 +290,24 @@ def cache_settings(path: str, options: Options, signatures: Optional[Dict] = Non
     return {"arch": options.arch, "signatures": (signatures if signatures is not None else options.signatures).get(
                 path, {}),
             "safe_imports": list(frontend.safe_imports), "jit_decorators": list(frontend.jit_decorators),
-            "constants": repr(sorted(frontend.constants.items())), "import_modules": frontend.import_modules}
+            "constants": repr(sorted(frontend.constants.items())), "import_modules": frontend.import_modules,
+            "closures": frontend.closures.get(path, {})}
+
+
+def with_recorded_closures(options: Options) -> Options:
+    """The options with what the signatures file recorded of factory-made kernels' closures."""
+    if not options.signatures_file or options.frontend.closures or options.frontend.import_modules:
+        return options
+    from .config import ConfigError
+    from .frontends.closures import read_closures
+
+    try:
+        closures = read_closures(options.signatures_file)
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
+    if not closures:
+        return options
+    return replace(options, frontend=replace(options.frontend, closures=closures))
 
 
 def check_paths(paths: Sequence[str], options: Options, progress: Optional[Progress] = None) -> Report:
@@ -298,6 +315,7 @@ def check_paths(paths: Sequence[str], options: Options, progress: Optional[Progr
     from .source import buffers
 
     discovered = discover(paths, options.target)
+    options = with_recorded_closures(options)
     run_cache = None
     if options.cache_root and not options.resources and not buffers():
         run_cache = RunCache(options.cache_root, paths, _run_settings(options))
@@ -338,7 +356,8 @@ def _run_settings(options: Options) -> Dict:
         signatures_text = None
     return {"arch": options.arch, "offload_arch": options.offload_arch, "target": options.target,
             "timeout": options.timeout, "signatures": options.signatures, "signatures_file": signatures_text,
-            "frontend": {key: getattr(frontend, key) for key in sorted(vars(frontend))}}
+            # the closures are the signatures file's (its text is above)
+            "frontend": {key: getattr(frontend, key) for key in sorted(vars(frontend)) if key != "closures"}}
 
 
 def _check(discovered: List[str], options: Options, progress: Optional[Progress]):

@@ -1,5 +1,6 @@
 """``kernlint record -- COMMAND...``: run the user's program or tests and write the
-argument types of every numba.cuda launch to the signatures file.
+argument types of every numba.cuda launch to the signatures file, with what each
+factory-made kernel closed over (``frontends/closures.py``).
 
 The command runs with a ``sitecustomize`` first on its ``PYTHONPATH`` that wraps numba-cuda's
 launch (``record_hook``); where no CUDA driver is found it runs under numba's CUDA
@@ -21,6 +22,7 @@ import tempfile
 from typing import List, Optional, Sequence
 
 from . import record_hook
+from .frontends.closures import Closures, add_closure
 from .frontends.signatures import Signatures, add, write_recorded
 
 _LIBRARY_PARTS = (os.sep + "site-packages" + os.sep, os.sep + "dist-packages" + os.sep)
@@ -59,11 +61,11 @@ def record(command: Sequence[str], output: str, simulator: Optional[bool] = None
         except OSError as exc:
             print(f"kernlint: error: cannot run {command[0]}: {exc.strerror or exc}", file=log)
             return 2
-        recorded, launches, skipped = _collect(found, roots)
+        recorded, closures, launches, skipped = _collect(found, roots)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     kernels = sum(len(k) for k in recorded.values())
-    count = write_recorded(output, recorded, command)
+    count = write_recorded(output, recorded, command, closures)
     print(f"kernlint record: {launches} launch(es) of {kernels} kernel(s) in the project seen; "
           f"{count} signature(s) in {os.path.relpath(output)}"
           + (f" ({skipped} kernel(s) outside the project left out)" if skipped else ""), file=log)
@@ -75,6 +77,7 @@ def record(command: Sequence[str], output: str, simulator: Optional[bool] = None
 
 def _collect(directory: str, roots):
     recorded: Signatures = {}
+    closures: Closures = {}
     launches = 0
     skipped = set()
     for name in sorted(glob.glob(os.path.join(directory, "*.json"))):
@@ -93,7 +96,10 @@ def _collect(directory: str, roots):
                 continue
             for signature in entry.get("signatures", []):
                 add(recorded, os.path.abspath(path), entry["kernel"], signature, "recorded")
-    return recorded, launches, len(skipped)
+            for closure in entry.get("closures", []):
+                add_closure(closures, os.path.abspath(path), entry["kernel"], closure.get("closure", {}),
+                            closure.get("options", {}), closure.get("signatures", []), closure.get("line"))
+    return recorded, closures, launches, len(skipped)
 
 
 def main(arguments: List[str], output: str, simulator: Optional[bool]) -> int:

@@ -5,9 +5,13 @@ the program's ``PYTHONPATH``, so it must not import kernlint (the program may ru
 environment without it): standard library only, numba when the program imports it.
 
 When numba-cuda's dispatcher (or the CUDA simulator's kernel) module is first imported,
-its launch method is wrapped: every launch records the kernel's file and qualified name
-and the numba type of each argument. At exit, each process writes what it saw as JSON
-into ``$KERNLINT_RECORD_DIR``.
+its launch method is wrapped (and ``specialize``, the typing of a launch that libraries
+launching through CuPy use): every launch records the kernel's file and qualified name
+and the numba type of each argument. A kernel a factory made also records what it closes
+over (numbers, tuples, NumPy values, numba types, and the functions it calls, each with its
+own closure), since reading the source cannot give values computed at run time. Each
+process writes what it saw as JSON into ``$KERNLINT_RECORD_DIR`` whenever it sees
+something new, so a run stopped by a timeout keeps it.
 """
 
 import atexit
@@ -20,8 +24,16 @@ import threading
 import uuid
 
 _SEEN = {}  # (file, qualname) -> set of signature texts
+_CLOSURES = {}  # (file, qualname) -> {JSON of (closure, options): set of signature texts}
+_ENCODED = {}  # id(function) -> (function, JSON of its closure and options or None): encoded once
 _LOCK = threading.Lock()
 _LAUNCHES = [0]
+_TARGET = {}  # pid -> this process's output file (a forked child writes its own)
+
+# closure arrays larger than this are recorded by dtype and shape only (check stands in zeros)
+_ARRAY_LIMIT = 4096
+_DEPTH_LIMIT = 8
+_INT64 = (-(2 ** 63), 2 ** 63 - 1)  # TOML's integers
 
 
 def _type_text(numba_type):
@@ -36,11 +48,11 @@ def _type_text(numba_type):
     ndim = getattr(numba_type, "ndim", None)
     dtype = getattr(numba_type, "dtype", None)
     if ndim is None or dtype is None or not hasattr(numba_type, "layout"):
-        text = str(numba_type)
-        return "boolean" if text == "bool" else text
-    dtype = "boolean" if str(dtype) == "bool" else dtype
+        return _scalar_text(numba_type)
     if str(dtype) == _XOROSHIRO_RECORD:
         dtype = "xoroshiro128p"  # numba-cuda's random states: the name kernlint's signatures give them
+    else:
+        dtype = _scalar_text(dtype)
     if ndim == 0:  # numba's [...] spelling has no 0-d form
         return f"Array({dtype}, 0, '{numba_type.layout if numba_type.layout in ('C', 'F') else 'A'}')"
     dims = [":"] * ndim
@@ -51,19 +63,190 @@ def _type_text(numba_type):
     return f"{dtype}[{', '.join(dims)}]"
 
 
+def _record_text(record):
+    """A structured dtype's numba type as its constructor call (its str() does not parse)."""
+    fields = ", ".join(f"({json.dumps(name)}, {{'type': {_scalar_text(field.type)}, 'offset': {field.offset}}})"
+                       for name, field in record.fields.items())
+    return f"Record([{fields}], {record.size}, {record.aligned})"
+
+
+def _scalar_text(numba_type):
+    """A type that is not an array, as numba's signature parser reads it: records, nested
+    arrays, fixed-width strings and datetimes as their constructor calls."""
+    kind = type(numba_type).__name__
+    if kind == "Record":
+        return _record_text(numba_type)
+    if kind == "NestedArray":
+        return f"NestedArray({_scalar_text(numba_type.dtype)}, {tuple(numba_type.shape)})"
+    if kind in ("CharSeq", "UnicodeCharSeq"):
+        return f"{kind}({numba_type.count})"
+    if kind in ("NPDatetime", "NPTimedelta"):
+        return f"{kind}({numba_type.unit!r})"
+    text = str(numba_type)
+    return "boolean" if text == "bool" else text
+
+
 # str() of numba's type of numba.cuda.random.xoroshiro128p_dtype
 _XOROSHIRO_RECORD = "Record(s0[type=uint64;offset=0],s1[type=uint64;offset=8];16;True)"
 
 
-def _record(function, types):
+def _qualname(function):
+    return getattr(function, "__qualname__", function.__name__).replace("<locals>.", "")
+
+
+def _function(value):
+    """(Python function, how it was jitted, its options) of a function or dispatcher; None otherwise."""
+    kind = type(value).__name__
+    if kind == "FakeCUDAKernel":  # the simulator's cuda.jit
+        return value.fn, "numba.cuda.jit", {"device": bool(value._device), "fastmath": bool(value._fastmath)}
+    py_func = getattr(value, "py_func", None)
+    if py_func is not None and hasattr(py_func, "__code__"):
+        module = type(value).__module__ or ""
+        jit = "numba.cuda.jit" if "cuda" in module or kind == "CUDADispatcher" else "numba.njit"
+        options = {k: v for k, v in (getattr(value, "targetoptions", None) or {}).items()
+                   if k in ("device", "inline", "fastmath", "debug", "lineinfo", "opt", "forceinline")
+                   and isinstance(v, (bool, str))}
+        return py_func, jit, options
+    if hasattr(value, "__code__") and hasattr(value, "__closure__"):
+        return value, None, {}
+    return None
+
+
+def _encode(value, depth):
+    """A closure value as JSON that kernlint's check turns back into the value."""
+    if depth > _DEPTH_LIMIT:
+        return {"unsupported": "functions nested too deeply"}
+    if value is None:
+        return {"none": True}
+    if isinstance(value, bool) or isinstance(value, str):
+        return value
+    if isinstance(value, int) and type(value).__module__ == "builtins":
+        return value if _INT64[0] <= value <= _INT64[1] else {"unsupported": "an integer beyond 64 bits"}
+    if isinstance(value, float) and type(value).__module__ == "builtins":
+        return value
+    if isinstance(value, complex):
+        return {"complex": [value.real, value.imag]}
+    if isinstance(value, tuple):
+        return {"tuple": [_encode(v, depth + 1) for v in value]}
+    module = type(value).__module__ or ""
+    if module == "numpy" or module.startswith("numpy."):
+        return _encode_numpy(value, depth)
+    if isinstance(value, type) and (value.__module__ or "").startswith("numpy"):
+        return {"numpy": value.__name__}
+    if module.startswith("numba") and hasattr(value, "mangling_args") and hasattr(value, "key"):
+        return {"numba_type": _type_text(value)}
+    function = _function(value)
+    if function is not None:
+        py_func, jit, options = function
+        code = py_func.__code__
+        encoded = {"function": _qualname(py_func), "path": os.path.abspath(code.co_filename),
+                   "line": code.co_firstlineno, "closure": _closure(py_func, depth + 1)}
+        if jit is not None:
+            encoded["jit"] = jit
+            encoded["options"] = options
+        compiled = _compiled_signatures(value)
+        if compiled:
+            encoded["signatures"] = compiled
+        return encoded
+    if type(value).__name__ == "module":
+        return {"module": value.__name__}
+    named = _named(value)
+    if named is not None:
+        return {"named": named}
+    return {"unsupported": f"{module}.{type(value).__qualname__}"}
+
+
+def _named(value):
+    """``math.sin``, ``numpy.sqrt``, ``int``: a class or builtin function by its dotted name."""
+    if type(value).__name__ == "ufunc":
+        return f"numpy.{value.__name__}"
+    if isinstance(value, type) or type(value).__name__ == "builtin_function_or_method":
+        name = getattr(value, "__qualname__", None)
+        if name and "<" not in name:
+            return f"{getattr(value, '__module__', None) or 'builtins'}.{name}"
+    return None
+
+
+def _compiled_signatures(dispatcher):
+    """The signatures a CUDA device function was compiled for (by the kernels that call it)."""
+    if type(dispatcher).__name__ != "CUDADispatcher" or not dispatcher.targetoptions.get("device"):
+        return []
+    found = set()
+    for compiled in list(getattr(dispatcher, "overloads", {}).values()):
+        signature = getattr(compiled, "signature", None)
+        if signature is not None:
+            found.add(f"{_type_text(signature.return_type)}({', '.join(_type_text(a) for a in signature.args)})")
+    return sorted(found)
+
+
+def _encode_numpy(value, depth):
+    import numpy as np
+
+    if isinstance(value, np.ndarray):
+        encoded = {"dtype": str(value.dtype), "shape": list(value.shape),
+                   "order": "F" if value.flags.f_contiguous and not value.flags.c_contiguous else "C"}
+        if value.dtype.kind in "biuf" and value.dtype.fields is None and value.size <= _ARRAY_LIMIT:
+            encoded["array"] = value.ravel(order="K" if encoded["order"] == "C" else "F").tolist()
+        else:
+            encoded["array"] = None  # too large, or not numbers TOML writes: stood in by zeros
+        return encoded
+    if isinstance(value, np.generic):
+        item = value.item()
+        if isinstance(item, complex):
+            return {"complex": [item.real, item.imag], "dtype": str(value.dtype)}
+        if isinstance(item, (bool, int, float)):
+            return {"scalar": item, "dtype": str(value.dtype)}
+    if isinstance(value, np.dtype):
+        return {"dtype": str(value)}
+    return {"unsupported": f"numpy.{type(value).__qualname__}"}
+
+
+def _closure(function, depth):
+    cells = getattr(function, "__closure__", None) or ()
+    found = {}
+    for name, cell in zip(function.__code__.co_freevars, cells):
+        try:
+            value = cell.cell_contents
+        except ValueError:  # a name the function reads that was never bound
+            found[name] = {"empty": True}
+            continue
+        found[name] = _encode(value, depth)
+    return found
+
+
+def _closure_text(function, options):
+    cached = _ENCODED.get(id(function))
+    if cached is not None and cached[0] is function:
+        return cached[1]
+    text = None
+    if getattr(function, "__closure__", None):
+        try:
+            text = json.dumps({"closure": _closure(function, 0), "options": options,
+                               "line": function.__code__.co_firstlineno}, sort_keys=True)
+        except Exception:  # noqa: BLE001 - recording must never break the program
+            text = None
+    _ENCODED[id(function)] = (function, text)  # the function is kept: its id is not reused
+    return text
+
+
+def _record(function, types, options=None):
     code = getattr(function, "__code__", None)
     if code is None:
         return
-    qualname = getattr(function, "__qualname__", function.__name__).replace("<locals>.", "")
+    key = (os.path.abspath(code.co_filename), _qualname(function))
     signature = f"void({', '.join(_type_text(t) for t in types)})"
+    closure = _closure_text(function, options or {})
     with _LOCK:
-        _SEEN.setdefault((os.path.abspath(code.co_filename), qualname), set()).add(signature)
         _LAUNCHES[0] += 1
+        signatures = _SEEN.setdefault(key, set())
+        new = signature not in signatures
+        signatures.add(signature)
+        if closure is not None:
+            seen = _CLOSURES.setdefault(key, {}).setdefault(closure, set())
+            new = new or signature not in seen
+            seen.add(signature)
+    if new:
+        _write()
 
 
 def _patch_dispatcher(module):
@@ -74,13 +257,40 @@ def _patch_dispatcher(module):
 
     def call(self, args, *rest, **kwargs):
         try:
-            _record(self.py_func, [self.typeof_pyval(a) for a in args])
+            types = [self.typeof_pyval(a) for a in args]
         except Exception:  # noqa: BLE001 - recording must never break the program
-            pass
-        return original(self, args, *rest, **kwargs)
+            types = None
+        try:
+            return original(self, args, *rest, **kwargs)
+        finally:
+            # after the launch: its compile gave the device functions it calls their signatures
+            if types is not None:
+                try:
+                    options = {k: v for k, v in self.targetoptions.items()
+                               if k in ("fastmath", "debug", "lineinfo", "opt") and isinstance(v, (bool, str))}
+                    _record(self.py_func, types, options)
+                except Exception:  # noqa: BLE001
+                    pass
 
     call._kernlint_recording = True
     cls.call = call
+
+    # compiling for given arguments is a launch's typing without the launch: libraries that
+    # launch through CuPy (fbpic's compile_cupy) specialize, then call the compiled kernel
+    original_specialize = getattr(cls, "specialize", None)
+    if original_specialize is not None and not getattr(original_specialize, "_kernlint_recording", False):
+        def specialize(self, *args):
+            if not self.targetoptions.get("device"):
+                try:
+                    options = {k: v for k, v in self.targetoptions.items()
+                               if k in ("fastmath", "debug", "lineinfo", "opt") and isinstance(v, (bool, str))}
+                    _record(self.py_func, [self.typeof_pyval(a) for a in args], options)
+                except Exception:  # noqa: BLE001 - recording must never break the program
+                    pass
+            return original_specialize(self, *args)
+
+        specialize._kernlint_recording = True
+        cls.specialize = specialize
 
 
 def _patch_simulator(module):
@@ -94,7 +304,7 @@ def _patch_simulator(module):
             try:
                 from numba import typeof
 
-                _record(self.fn, [typeof(a) for a in args])
+                _record(self.fn, [typeof(a) for a in args], {"fastmath": bool(self._fastmath)})
             except Exception:  # noqa: BLE001 - recording must never break the program
                 pass
         return original(self, *args)
@@ -131,18 +341,22 @@ class _Finder(importlib.abc.MetaPathFinder):
 
 
 def _write():
+    """This process's file, replaced whole (atomically) with everything seen so far."""
     directory = os.environ.get("KERNLINT_RECORD_DIR")
-    if not directory or not _SEEN:
-        return
-    entries = [{"path": path, "kernel": kernel, "signatures": sorted(signatures)}
-               for (path, kernel), signatures in _SEEN.items()]
-    target = os.path.join(directory, f"{os.getpid()}-{uuid.uuid4().hex}.json")
-    try:
-        with open(target + ".tmp", "w") as out:
-            json.dump({"launches": _LAUNCHES[0], "kernels": entries}, out)
-        os.replace(target + ".tmp", target)
-    except OSError:
-        pass
+    with _LOCK:
+        if not directory or not _SEEN:
+            return
+        entries = [{"path": path, "kernel": kernel, "signatures": sorted(signatures),
+                    "closures": [dict(json.loads(text), signatures=sorted(seen))
+                                 for text, seen in _CLOSURES.get((path, kernel), {}).items()]}
+                   for (path, kernel), signatures in _SEEN.items()]
+        target = _TARGET.setdefault(os.getpid(), os.path.join(directory, f"{os.getpid()}-{uuid.uuid4().hex}.json"))
+        try:
+            with open(target + ".tmp", "w") as out:
+                json.dump({"launches": _LAUNCHES[0], "kernels": entries}, out)
+            os.replace(target + ".tmp", target)
+        except OSError:
+            pass
 
 
 def install():

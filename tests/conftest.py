@@ -8,6 +8,9 @@ from hypothesis import HealthCheck, settings
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
+# projects checked with the signatures file a recorded run wrote (tests/test_closures.py): their
+# inline findings hold only with it, which the one run over the other fixtures does not read
+RECORDED_FIXTURES = FIXTURES / "recorded"
 EXAMPLES = ROOT / "examples"
 
 # Where PYTHONDONTWRITEBYTECODE is set (this machine sets it), each of the few hundred kernlint
@@ -57,6 +60,7 @@ def fixture_report(tmp_path_factory):
         fcntl.flock(lock, fcntl.LOCK_EX)
         if made.exists():
             return pickle.loads(made.read_bytes())
-        report = check_paths([str(FIXTURES)], Options(timeout=120))
+        report = check_paths([str(p) for p in sorted(FIXTURES.iterdir()) if p != RECORDED_FIXTURES],
+                             Options(timeout=120))
         made.write_bytes(pickle.dumps(report))
         return report

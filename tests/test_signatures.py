@@ -304,7 +304,9 @@ def _random_states():
 
 
 @pytest.mark.parametrize("value", [(1, 2, 3), (1, 2.0), ((), (1, 2)), (np.zeros(3), 1), np.zeros(2, bool),
-                                   np.zeros(()), "random states"])
+                                   np.zeros(()), "random states",
+                                   np.zeros((2, 3), [("f0", np.float32), ("v", np.int16, (3,)),
+                                                     ("inner", [("a", np.int8)])])])
 def test_recorded_types_are_written_as_numba_parses_them(value):
     if isinstance(value, str):  # made here: numba.cuda.random is imported lazily
         value = _random_states()
@@ -315,3 +317,13 @@ def test_recorded_types_are_written_as_numba_parses_them(value):
 
     text = record_hook._type_text(typeof(value))
     assert parse_signature(f"void({text})")[0] == (typeof(value),)
+
+
+def test_a_recorded_device_function_may_take_the_grid_group():
+    """``cuda.cg.this_grid()`` passed to a device function: its type is spelled `GridGroup`."""
+    from numba.cuda import types as cuda_types
+
+    from kernlint.frontends.numba_cuda import parse_signature
+
+    args, returned = parse_signature("none(GridGroup, float32[::1], xoroshiro128p[::1])")
+    assert args[0] == cuda_types.grid_group and str(returned) == "none"

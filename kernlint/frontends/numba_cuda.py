@@ -279,16 +279,25 @@ def compile_signature(dispatcher, signature, cc, runnable: bool = False):
 def parse_signature(signature):
     """(argument types, return type) as numba's ``normalize_signature`` gives them; a text
     may also name ``xoroshiro128p`` (numba-cuda's random states' record type), which a
-    launch site on ``create_xoroshiro128p_states(...)`` gives."""
+    launch site on ``create_xoroshiro128p_states(...)`` gives, and ``GridGroup`` (what
+    ``cuda.cg.this_grid()`` is: a recorded device function's argument)."""
     from numba.core import sigutils
 
-    if isinstance(signature, str) and XOROSHIRO in signature:
-        from numba import from_dtype
+    if isinstance(signature, str) and (XOROSHIRO in signature or "GridGroup" in signature):
         from numba.core import types
-        from numba.cuda.random import xoroshiro128p_dtype
 
+        extra = {}
+        if XOROSHIRO in signature:
+            from numba import from_dtype
+            from numba.cuda.random import xoroshiro128p_dtype
+
+            extra[XOROSHIRO] = from_dtype(xoroshiro128p_dtype)
+        if "GridGroup" in signature:
+            from numba.cuda import types as cuda_types
+
+            extra["GridGroup"] = getattr(cuda_types, "grid_group", None) or types.grid_group
         signature = eval(signature, {"__builtins__": {}},  # noqa: S307 - numba evaluates it the same way
-                         {**vars(types), XOROSHIRO: from_dtype(xoroshiro128p_dtype)})
+                         {**vars(types), **extra})
     return sigutils.normalize_signature(signature)
 
 
@@ -367,6 +376,9 @@ class _Candidate:
     first_line: int  # the first decorator's line
     variant: str = ""
     standins: Tuple[str, ...] = ()  # library values its slice compiled as stand-ins
+    # made from a recorded closure: the signatures the run launched it with there (others are
+    # another closure's)
+    recorded: Optional[Tuple[str, ...]] = None
 
     @property
     def place(self) -> Tuple[int, int]:
@@ -426,7 +438,7 @@ def compile_file(
 def _sliced_candidates(path: str, source: SourceFile, result: FileResult,
                        settings: FrontendSettings, shard: Tuple[int, int] = (0, 1)) -> Optional[List[_Candidate]]:
     from .project import Project
-    from .slicing import Slicer
+    from .slicing import RECORDED, Slicer
 
     project = Project(settings)
     module = project.module(path)
@@ -464,8 +476,10 @@ def _sliced_candidates(path: str, source: SourceFile, result: FileResult,
                 _not_made(kernel, exc, path, result, settings.debug, numba_may_raise=True)
                 continue
             standins = tuple(sorted(f"{name} ({slicer.standins[(where, name)]})" for where, name in used))
+            recorded = env.get(RECORDED)
             candidates.append(_Candidate(kernel.name, kernel.qualname, dispatcher, kernel.node,
-                                         kernel.first_line, label, standins))
+                                         kernel.first_line, label, standins,
+                                         tuple(recorded["signatures"]) if recorded is not None else None))
     if mine == 0:
         result.diagnostics.extend(project.failures)
     result.dependencies = sorted(set(project.read) - {path})
@@ -543,7 +557,10 @@ def _signatures_for(candidate: _Candidate, source: SourceFile, extra_signatures)
     for key in dict.fromkeys((candidate.qualname, candidate.name)):
         for entry in extra_signatures.get(key, ()):
             signature, origin = entry if isinstance(entry, tuple) else (entry, "config")
+            if origin == "recorded" and candidate.recorded is not None:
+                continue  # a recorded closure comes with its own launches' signatures
             (inferred if origin.startswith("inferred") else explicit).append((signature, origin))
+    explicit += [(signature, "recorded") for signature in candidate.recorded or ()]
     return explicit, ([] if explicit else inferred)
 
 

@@ -41,6 +41,8 @@ class FrontendSettings:
     import_modules: bool = False  # import each file whole, running its top level (opt-in)
     root: Optional[str] = None  # the configuration's directory: paths in it are relative to this
     debug: bool = False  # --debug: an internal error stops the run with its traceback (else a KL905)
+    # what factory-made kernels closed over in a recorded run (closures.Closures, from the signatures file)
+    closures: Dict[str, Dict[str, List[Dict[str, object]]]] = field(default_factory=dict)
 
     @property
     def safe(self) -> Tuple[str, ...]:

@@ -379,6 +379,25 @@ class PyModule:
                 unique.append(kernel)
         return sorted(unique, key=lambda k: (k.line, k.column, getattr(k.applied, "lineno", 0)))
 
+    def function_named(self, qualname: str, line: int = 0) -> Optional[FunctionNode]:
+        """The def whose ``__qualname__`` (without ``<locals>``) is ``qualname``; of several, the
+        one at ``line`` (the code's first line: its first decorator's, or the def's)."""
+        found: List[FunctionNode] = []
+
+        def walk(node: ast.AST, outer: Tuple[str, ...]) -> None:
+            for child in ast.iter_child_nodes(node):
+                if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                    inner = outer + (child.name,)
+                    if not isinstance(child, ast.ClassDef) and ".".join(inner) == qualname:
+                        found.append(child)
+                    walk(child, inner)
+                else:
+                    walk(child, outer)
+
+        walk(self.tree, ())
+        at = [f for f in found if line in (f.lineno, min([d.lineno for d in f.decorator_list] + [f.lineno]))]
+        return (at or found or [None])[0]
+
     def kernel_for(self, node: ast.AST) -> Optional[KernelDef]:
         """The kernel a def statement makes (not those jit calls elsewhere make of it)."""
         return next((k for k in self.kernels if k.node is node and k.applied is None), None)

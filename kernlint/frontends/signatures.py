@@ -21,6 +21,7 @@ import tomllib
 from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 from ..fsutil import write_atomic
+from .closures import Closures, add_closure, closure_lines, read_closures
 from .project import Project
 from .pyhost import file_host_facts
 from .pysource import KernelDef, PyModule, Scope
@@ -139,25 +140,34 @@ def read_recorded(path: str) -> Signatures:
     return found
 
 
-def write_recorded(path: str, recorded: Signatures, command: Sequence[str]) -> int:
-    """Merge new recordings into the signatures file (sorted, one signature per line, so
-    that it diffs well); returns the number of signatures written. TOML is written by hand:
-    the format is a single table of string lists (the standard library only reads TOML)."""
+def write_recorded(path: str, recorded: Signatures, command: Sequence[str],
+                   closures: Optional[Closures] = None) -> int:
+    """Merge new recordings (and the closures factory-made kernels were launched with) into
+    the signatures file (sorted, one signature per line, so that it diffs well); returns the
+    number of signatures written. TOML is written by hand: the standard library only reads it."""
     merged: Signatures = {}
+    kept: Closures = {}
     if os.path.isfile(path):
         for file, kernels in read_recorded(path).items():
             for kernel, entries in kernels.items():
                 for signature, _ in entries:
                     add(merged, file, kernel, signature, "recorded")
+        kept = read_closures(path)
     for file, kernels in recorded.items():
         for kernel, entries in kernels.items():
             for signature, _ in entries:
                 add(merged, file, kernel, signature, "recorded")
+    for file, kernels in (closures or {}).items():
+        for kernel, entries in kernels.items():
+            for entry in entries:
+                add_closure(kept, file, kernel, entry["values"], entry["options"], entry["signatures"],
+                            entry.get("line"))
     base = os.path.dirname(path)
     shown = [os.path.basename(command[0])] + list(command[1:]) if command else []
     lines = [
         f"# Kernel signatures recorded by `kernlint record -- {' '.join(shown)}`.",
-        "# `kernlint check` compiles them for kernels that have no signature of their own.",
+        "# `kernlint check` compiles them for kernels that have no signature of their own, and",
+        "# makes a factory's kernels with the values they closed over ([[closures]]).",
         "# Review and commit this file like code; `kernlint record` adds to it.",
         "",
         "[signatures]",
@@ -171,6 +181,7 @@ def write_recorded(path: str, recorded: Signatures, command: Sequence[str]) -> i
                 lines.append(f"    {json.dumps(signature)},")
                 count += 1
             lines.append("]")
+    lines += closure_lines(kept, base)
     write_atomic(path, "\n".join(lines) + "\n")
     return count
 

@@ -25,17 +25,22 @@ import contextlib
 import copy
 import importlib
 import itertools
+import json
 import operator
 import os
 import sys
 import types
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
+from .closures import EMPTY, Unrebuildable, functions_within, rebuild
 from .project import FrontendSettings, Project
 from .pysource import JIT_OPTIONS, Binding, FunctionNode, KernelDef, PyModule, Scope, _target_names
 
 STANDIN_VALUE = 1.0
+# the key of a variant made from a recorded closure: that record (its options and signatures)
+RECORDED = "<recorded>"
 MAX_VARIANTS = 8
+MAX_RECORDED = 8  # the recorded closures a kernel is made with (the first, in the file's order)
 
 # Builtins a constant expression may call: pure functions of their arguments.
 _BUILTIN_CALLS = {name: getattr(builtins, name) for name in (
@@ -138,6 +143,7 @@ class Slicer:
         # id -> ClassDef of the numba types (types.Type subclasses) made from the user's classes
         self._numba_types: Dict[int, ast.ClassDef] = {}
         self._prepared: set = set()
+        self._called_in_records: Optional[Dict[str, Any]] = None  # closures.functions_within, read once
         self.standins: Dict[Tuple[str, str], str] = {}  # (path, name) -> what it stands for
 
     # -- namespaces -----------------------------------------------------------
@@ -492,6 +498,12 @@ class Slicer:
         scratch: Dict[str, Any] = {}
         exec(code, namespace, scratch)  # defines __kernlint_closure__ only: no user code runs
         function = scratch["__kernlint_closure__"](*values)
+        empty = {name for name, value in zip(frees, values) if value is EMPTY}
+        if empty:  # a recorded run never bound these: their cells stay empty, as they were
+            cells = tuple(types.CellType() if name in empty else cell
+                          for name, cell in zip(function.__code__.co_freevars, function.__closure__))
+            function = types.FunctionType(function.__code__, function.__globals__, function.__name__,
+                                          function.__defaults__, cells)
         # numba-cuda finds the def line by the code's name: give it the user's
         renamed = {"co_name": node.name}
         if hasattr(function.__code__, "co_qualname"):
@@ -772,10 +784,30 @@ class Slicer:
     def dispatcher(self, kernel: KernelDef, env: Dict[str, Any]):
         """The numba-cuda dispatcher of a kernel or device function (lazy; signatures recorded)."""
         module = kernel.module
+        recorded = env.get(RECORDED)
+        if recorded is not None and recorded.get("failed") is not None:
+            raise recorded["failed"]
         frees, values = self._closure(module, kernel.node, kernel.scope, env)
-        args = [self.evaluate(a.expr, a.scope, env) for a in kernel.jit.args]
-        keywords = {k: self.evaluate(a.expr, a.scope, env) for k, a in kernel.jit.keywords.items()
-                    if k in JIT_OPTIONS}  # link=, lto=, cache=... act after the IR kernlint reads
+        if recorded is not None:
+            for key in recorded["standins"]:
+                self._stood_in(key, self.standins[key])
+        try:
+            args = [self.evaluate(a.expr, a.scope, env) for a in kernel.jit.args]
+        except Unresolved:
+            if recorded is None:
+                raise
+            args = []  # the run's launches give the signatures
+        keywords = {}
+        for keyword, argument in kernel.jit.keywords.items():
+            if keyword not in JIT_OPTIONS:
+                continue  # link=, lto=, cache=... act after the IR kernlint reads
+            try:
+                keywords[keyword] = self.evaluate(argument.expr, argument.scope, env)
+            except Unresolved:
+                if recorded is None or (keyword != "device" and keyword not in recorded["options"]):
+                    raise
+                # what the run made it with: a launched kernel is no device function
+                keywords[keyword] = recorded["options"].get(keyword, False)
         # a jit applied in a function may take its signature from the function's parameters
         made_with = tuple(map(_identity, args)) + tuple((k, _identity(v)) for k, v in sorted(keywords.items())) \
             if kernel.applied is not None else ()
@@ -816,7 +848,19 @@ class Slicer:
         variables of the functions around it). A module-level kernel has one, empty. Parameters
         come from the configuration, from calls of the enclosing function in this file, or from
         their defaults; loop variables from the loop's iterable. Those read through other locals
-        (``wrapped = cuda.jit(device=True)(pyfunc)``) are found by making the kernel once."""
+        (``wrapped = cuda.jit(device=True)(pyfunc)``) are found by making the kernel once.
+        Where a recorded run saw the kernel's closures, those are its variants instead."""
+        recorded = self._recorded_variants(kernel)
+        if any(env[RECORDED].get("failed") is None for _, env in recorded):
+            return recorded
+        if recorded:  # no recorded closure can be made: reading may still give one
+            try:
+                return self._read_variants(kernel)
+            except Unresolved:
+                return recorded  # each says why its closure could not be made
+        return self._read_variants(kernel)
+
+    def _read_variants(self, kernel: KernelDef) -> List[Tuple[str, Dict[str, Any]]]:
         outer = _made_in(kernel)
         if not outer.functions:
             return [("", {})]
@@ -838,6 +882,97 @@ class Slicer:
                 pass
             return labelled
         return self._variants_of(kernel, needed)
+
+    def _recorded_variants(self, kernel: KernelDef) -> List[Tuple[str, Dict[str, Any]]]:
+        """The closures a recorded run launched a factory-made kernel with (``kernlint record``),
+        one variant each: values computed at run time, which reading cannot give."""
+        if self._called_in_records is None:
+            self._called_in_records = functions_within(self.settings.closures)
+        entries: List[Dict[str, Any]] = []
+        # launched, and called by the launched kernels (a device function the run made with
+        # `cuda.jit(device=flag)`)
+        for recorded in (self.settings.closures, self._called_in_records):
+            kernels = recorded.get(kernel.module.path, {})
+            for name in dict.fromkeys((kernel.qualname, ".".join(kernel.outer + (kernel.node.name,)))):
+                entries += [e for e in kernels.get(name, []) if e not in entries]
+        # the function's first line: a factory may define one name in several branches
+        entries = [e for e in entries if e.get("line") in (None, kernel.line, kernel.first_line)][:MAX_RECORDED]
+        variants: List[Tuple[str, Dict[str, Any]]] = []
+        for number, entry in enumerate(entries or (), 1):
+            try:
+                with self.collecting() as used:
+                    env: Dict[str, Any] = {name: self._rebuilt(kernel.module, kernel.node, name, value)
+                                           for name, value in entry["values"].items()}
+            except Unresolved as exc:  # this closure's kernel is not made (a KL902); the others are
+                variants.append((f"recorded #{number}", {RECORDED: dict(entry, standins=[], failed=exc)}))
+                continue
+            shown = [f"{name}={_short(value)}" for name, value in sorted(env.items())
+                     if isinstance(value, (bool, int, float, str))][:4]
+            label = "recorded" + (f" #{number}" if len(entries) > 1 else "") + (f": {', '.join(shown)}" if shown else "")
+            env[RECORDED] = dict(entry, standins=sorted(used))
+            variants.append((label, env))
+        return variants
+
+    def _rebuilt(self, module: PyModule, node: FunctionNode, name: str, value: Any) -> Any:
+        """A recorded closure value, as a value (a KL902 at its use where it cannot be made)."""
+        line, column = module.first_use_at(node, name)
+        try:
+            return rebuild(value, self._recorded_function,
+                           lambda what: self._stood_in((module.path, name), what), self._recorded_named)
+        except Unrebuildable as exc:
+            raise Unresolved(name, module.path, line, f"was recorded as {exc}, which kernlint cannot make again",
+                             "a recorded closure can hold numbers, strings, tuples, NumPy values, numba types "
+                             "and the project's functions; pass this value to the kernel as an argument").used_at(
+                module.path, line, column) from None
+
+    def _recorded_named(self, dotted: str) -> Any:
+        """A class or builtin function a recorded closure names (``math.sin``), from a module
+        kernlint imports."""
+        parts = dotted.split(".")
+        for cut in range(len(parts) - 1, 0, -1):
+            module = ".".join(parts[:cut])
+            if module != "builtins" and not self.settings.is_safe(module):
+                continue
+            try:
+                value: Any = importlib.import_module(module)
+                for part in parts[cut:]:
+                    value = getattr(value, part)
+            except (ImportError, AttributeError):
+                continue
+            return value
+        raise Unrebuildable(f"`{dotted}`, of a module kernlint does not import")
+
+    def _recorded_function(self, recorded: Dict[str, Any]) -> Any:
+        """A function a recorded closure holds, made from its def with its own recorded closure,
+        as a device function (numba-cuda compiles an njit function a kernel calls as one)."""
+        key = ("recorded", json.dumps(recorded, sort_keys=True))
+        if key in self._functions:
+            self._rests_on(("dispatcher", key))
+            return self._functions[key]
+        path, qualname = recorded.get("path", ""), recorded.get("function", "")
+        module = self.project.module(path) if path.endswith(".py") and os.path.isfile(path) else None
+        node = module.function_named(qualname, int(recorded.get("line", 0))) if module is not None else None
+        if node is None:
+            raise Unrebuildable(f"the function `{qualname}` of {path}, which kernlint does not find there "
+                                f"(a lambda, or the file changed since the run)")
+        _, frees = module.outside_names(node)
+        closure = recorded.get("closure", {})
+        missing = [name for name in frees if name not in closure]
+        if missing:
+            raise Unrebuildable(f"`{qualname}`, without its `{missing[0]}` (the file changed since the run?)")
+        with self.collecting() as used:
+            values = [self._rebuilt(module, node, name, closure[name]) for name in frees]
+            function = self._make(module, node, qualname, frees, values)
+            options = {k: v for k, v in recorded.get("options", {}).items() if k in JIT_OPTIONS and k != "device"}
+            dispatcher = make_dispatcher(function, [], dict(options, device=True))
+            self._functions[key] = dispatcher  # before its globals: it may call itself
+            try:
+                self.prepare(module, node)
+            except BaseException:
+                del self._functions[key]
+                raise
+        self._standins_of[("dispatcher", key)] = frozenset(used)
+        return dispatcher
 
     def _variants_of(self, kernel: KernelDef, needed: List[Tuple[str, FunctionNode]]):
         names_of: Dict[int, List[str]] = {}
@@ -955,7 +1090,8 @@ class Slicer:
             missing, module.path, line,
             f"is a parameter of `{function.name}` that no call in this file gives a value kernlint can read",
             f'give its value in [tool.kernlint] constants = {{ "{os.path.basename(module.path)}::{function.name}.'
-            f'{missing}" = ... }}').used_at(module.path, line, column)
+            f'{missing}" = ... }}, or record a run that makes the kernel (`kernlint record -- python -m pytest`): '
+            f'the signatures file then keeps what it closed over').used_at(module.path, line, column)
 
     def _bind_call(self, function: FunctionNode, call: ast.Call, scope: Scope, names: List[str],
                    env: Dict[str, Any]) -> Dict[str, Any]:

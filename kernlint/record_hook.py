@@ -73,7 +73,13 @@ def _record_text(record):
 def _scalar_text(numba_type):
     """A type that is not an array, as numba's signature parser reads it: records, nested
     arrays, fixed-width strings and datetimes as their constructor calls."""
+    if hasattr(numba_type, "literal_value"):  # a constant a device function was called with: its type
+        from numba.core.types import unliteral
+
+        numba_type = unliteral(numba_type)
     kind = type(numba_type).__name__
+    if kind in ("TypeRef", "NumberClass"):  # a type passed as a value (`f(np.float32)`)
+        return f"{kind}({_type_text(numba_type.instance_type)})"
     if kind == "Record":
         return _record_text(numba_type)
     if kind == "NestedArray":
@@ -141,6 +147,8 @@ def _encode(value, depth):
         code = py_func.__code__
         encoded = {"function": _qualname(py_func), "path": os.path.abspath(code.co_filename),
                    "line": code.co_firstlineno, "closure": _closure(py_func, depth + 1)}
+        if getattr(py_func, "__module__", None):  # an installed package's function is found by it
+            encoded["module"] = py_func.__module__
         if jit is not None:
             encoded["jit"] = jit
             encoded["options"] = options

@@ -181,3 +181,27 @@ def test_a_device_function_a_recorded_kernel_called_is_checked_with_what_the_gpu
     rows = sorted(" ".join(line.split()) for line in shown.splitlines() if "fused.py::" in line)
     assert rows == ["fused.py::loop[recorded] void(float64[::1]) recorded",
                     "fused.py::step[recorded: scale=0.5] none(float64[::1], int64) recorded"], shown
+
+
+def test_a_recorded_function_of_an_installed_package_is_found_by_its_module(tmp_path):
+    """A run elsewhere (another machine's site-packages) records the path it had; the module
+    name finds the same function in the package installed here."""
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "usecases"\n')
+    (tmp_path / "wrap.py").write_text(
+        "from numba import cuda\n\n\n"
+        "def wrap(pyfunc):\n"
+        "    device = cuda.jit(device=True)(pyfunc)\n\n"
+        "    @cuda.jit\n"
+        "    def kernel(out, x, y):\n"
+        "        out[0] = device(x[0], y[0])\n"
+        "    return kernel\n")
+    usecase = ('{ function = "div_usecase", module = "numba.cuda.tests.cudapy.complex_usecases", '
+               'path = "/elsewhere/site-packages/numba_cuda/numba/cuda/tests/cudapy/complex_usecases.py", line = 7, '
+               'closure = {}, jit = "numba.cuda.jit", options = { device = true } }')
+    (tmp_path / "kernlint-signatures.toml").write_text(
+        '[[closures]]\nkernel = "wrap.py::wrap.kernel"\nline = 7\n'
+        'signatures = ["void(float64[::1], float64[::1], float64[::1])"]\n'
+        f'options = {{}}\nvalues = {{ device = {usecase} }}\n')
+    shown = kernlint("check", "--no-cache", "--show-signatures", "wrap.py", cwd=tmp_path).stdout
+    assert "wrap.py::kernel[recorded] void(float64[::1], float64[::1], float64[::1]) recorded" in \
+        " ".join(shown.split()), shown

@@ -327,3 +327,17 @@ def test_a_recorded_device_function_may_take_the_grid_group():
 
     args, returned = parse_signature("none(GridGroup, float32[::1], xoroshiro128p[::1])")
     assert args[0] == cuda_types.grid_group and str(returned) == "none"
+
+
+def test_recorded_types_of_constants_and_type_arguments_parse():
+    """A device function called with a constant records the constant's type; a type passed as a
+    value (`f(np.float32)`, a `typeref`) records as its constructor."""
+    from numba.core import types
+
+    from kernlint import record_hook
+    from kernlint.frontends.numba_cuda import parse_signature
+
+    for given, expected in [(types.literal(2), types.int64), (types.TypeRef(types.float32[::1]), None),
+                            (types.NumberClass(types.float64), None)]:
+        text = record_hook._type_text(given)
+        assert parse_signature(f"void({text})")[0] == (expected or given,)

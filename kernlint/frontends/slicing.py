@@ -950,6 +950,9 @@ class Slicer:
             self._rests_on(("dispatcher", key))
             return self._functions[key]
         path, qualname = recorded.get("path", ""), recorded.get("function", "")
+        dotted = recorded.get("module") or ""
+        if not os.path.isfile(path) and dotted and self.settings.is_safe(dotted):
+            path = _source_of(dotted) or path  # a function of an installed package, recorded elsewhere
         module = self.project.module(path) if path.endswith(".py") and os.path.isfile(path) else None
         node = module.function_named(qualname, int(recorded.get("line", 0))) if module is not None else None
         if node is None:

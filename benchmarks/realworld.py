@@ -11,6 +11,12 @@ checked and by which signature source, KL902/KL903 by cause, every finding of a 
 ``benchmarks/realworld_verdicts.toml`` (true/false and one line why; findings without one
 are listed as unjudged), precision per rule over the judged findings, internal errors
 (KL905), and the wall time of the run.
+
+Where ``benchmarks/results/recorded/<project>.toml`` holds a signatures file that ``kernlint
+record`` wrote from the project's own tests (run here under numba's CUDA simulator; the
+command is the corpus entry's ``record``), the project is measured a second time with it,
+copied to the project's root as a user would commit it: kernels checked and launched kernels
+by signature source, with what that run saw (signatures, and what factory-made kernels closed over).
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ import ast
 import json
 import os
 import re
+import shutil
 import sys
 import time
 import tomllib
@@ -32,6 +39,7 @@ from kernlint.frontends.project import Project  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 VERDICTS = os.path.join(HERE, "realworld_verdicts.toml")
+RECORDED = os.path.join(HERE, "results", "recorded")
 CORPUS = os.path.join(HERE, "realworld_corpus.toml")
 
 # KL902/KL903 messages -> a short cause
@@ -98,11 +106,8 @@ def load_verdicts() -> Dict[str, Dict[str, str]]:
         return tomllib.load(handle)
 
 
-def measure(name: str, root: str, verdicts: Dict[str, str], jobs=None) -> Dict[str, object]:
-    present, launched = kernels_present(root)
-    started = time.perf_counter()
-    report = check_paths([root], Options(timeout=120, jobs=jobs))
-    seconds = time.perf_counter() - started
+def checked_kernels(report) -> Dict[tuple, str]:
+    """(path, def line) -> the most trusted source of a signature each kernel compiled with."""
     checked: Dict[tuple, str] = {}
     rank = ["eager", "comment", "config", "launch-site", "recorded", "inferred"]
     for stat in report.stats:
@@ -112,13 +117,65 @@ def measure(name: str, root: str, verdicts: Dict[str, str], jobs=None) -> Dict[s
         source = (stat.signature_source or "").partition(":")[0] or "eager"
         if key not in checked or rank.index(source) < rank.index(checked[key]):
             checked[key] = source
-    present_keys = {(path, line) for path, kernels in present.items() for _, line in kernels}
+    return checked
+
+
+TRUSTED = ("eager", "comment", "config", "launch-site", "recorded")
+
+
+def coverage(present_keys: set, launched: set, checked: Dict[tuple, str]) -> Dict[str, object]:
     # a kernel counts as checked when one of its signatures compiled (matched by file and def line:
     # kernels of one file often share a name)
     checked_present = {key: checked[key] for key in present_keys if key in checked}
     # kernels launched in the project: is the signature from a launch (or written), not the body?
-    trusted = ("eager", "comment", "config", "launch-site", "recorded")
     launched_from = Counter(checked_present.get(key, "unchecked") for key in launched)
+    return {
+        "kernels_present": len(present_keys),
+        "kernels_checked": len(checked_present),
+        "checked_share": round(len(checked_present) / len(present_keys), 3) if present_keys else None,
+        "by_signature_source": dict(Counter(checked_present.values())),
+        "kernels_launched": len(launched),
+        "launched_by_signature_source": dict(launched_from),
+        "launched_share_from_launch_or_written": round(
+            sum(n for source, n in launched_from.items() if source in TRUSTED) / len(launched), 3)
+        if launched else None,
+    }
+
+
+def with_record(name: str, root: str, present_keys: set, launched: set, verdicts: Dict[str, str], jobs=None):
+    """The coverage with the committed recording of the project's tests; None where there is none."""
+    recorded = os.path.join(RECORDED, f"{name}.toml")
+    if not os.path.isfile(recorded):
+        return None
+    target = os.path.join(root, "kernlint-signatures.toml")
+    shutil.copy(recorded, target)
+    try:
+        started = time.perf_counter()
+        report = check_paths([root], Options(timeout=120, jobs=jobs, signatures_file=target))
+        seconds = time.perf_counter() - started
+    finally:
+        os.remove(target)
+    row = coverage(present_keys, launched, checked_kernels(report))
+    diagnostics = defaultdict(Counter)
+    for finding in report.findings:
+        if finding.code in ("KL902", "KL903"):
+            diagnostics[finding.code][cause(finding.message)] += 1
+    row.update({"diagnostics": {code: dict(counter) for code, counter in diagnostics.items()},
+                "findings": [{"key": key, "verdict": verdicts.get(key, "unjudged")} for key in sorted(
+                    {f"{os.path.relpath(f.path, root)}:{f.line}:{f.code}" for f in report.findings
+                     if not f.code.startswith("KL9")})],
+                "internal_errors": sum(1 for f in report.findings if f.code == "KL905"),
+                "seconds": round(seconds, 1)})
+    return row
+
+
+def measure(name: str, root: str, verdicts: Dict[str, str], jobs=None) -> Dict[str, object]:
+    present, launched = kernels_present(root)
+    started = time.perf_counter()
+    report = check_paths([root], Options(timeout=120, jobs=jobs))
+    seconds = time.perf_counter() - started
+    checked = checked_kernels(report)
+    present_keys = {(path, line) for path, kernels in present.items() for _, line in kernels}
     diagnostics = defaultdict(Counter)
     for finding in report.findings:
         if finding.code in ("KL902", "KL903"):
@@ -137,15 +194,7 @@ def measure(name: str, root: str, verdicts: Dict[str, str], jobs=None) -> Dict[s
                            "true": len(true), "precision": round(len(true) / len(judged), 3) if judged else None}
     return {
         "project": name,
-        "kernels_present": len(present_keys),
-        "kernels_checked": len(checked_present),
-        "checked_share": round(len(checked_present) / len(present_keys), 3) if present_keys else None,
-        "by_signature_source": dict(Counter(checked_present.values())),
-        "kernels_launched": len(launched),
-        "launched_by_signature_source": dict(launched_from),
-        "launched_share_from_launch_or_written": round(
-            sum(n for source, n in launched_from.items() if source in trusted) / len(launched), 3)
-        if launched else None,
+        **coverage(present_keys, launched, checked),
         "diagnostics": {code: dict(counter) for code, counter in diagnostics.items()},
         "internal_errors": [f"{os.path.relpath(f.path, root)}:{f.line}: {f.message[:160]}"
                             for f in report.findings if f.code == "KL905"],
@@ -153,6 +202,7 @@ def measure(name: str, root: str, verdicts: Dict[str, str], jobs=None) -> Dict[s
         "precision": precision,
         "findings_by_code": dict(Counter(f.code for f in report.findings)),
         "seconds": round(seconds, 1),
+        "with_recorded_run": with_record(name, root, present_keys, launched, verdicts, jobs),
     }
 
 
@@ -191,6 +241,17 @@ def main(argv: List[str]) -> int:
             print(f"    {code}: " + "; ".join(f"{c} {n}" for c, n in sorted(causes.items(), key=lambda i: -i[1])))
         for code, p in row["precision"].items():
             print(f"    {code}: {p['true']}/{p['judged']} judged true of {p['findings']}")
+        recorded = row["with_recorded_run"]
+        if recorded:
+            source = ", ".join(f"{k} {v}" for k, v in sorted(recorded["launched_by_signature_source"].items()))
+            print(f"    with the recorded run: {recorded['kernels_checked']}/{recorded['kernels_present']} checked; "
+                  f"launched: {source}; from a launch or written: {recorded['launched_share_from_launch_or_written']}"
+                  f"; findings {len(recorded['findings'])}; KL905 {recorded['internal_errors']}")
+            for finding in recorded["findings"]:
+                if finding["verdict"] == "unjudged":
+                    print(f"      unjudged: {finding['key']}")
+            for code, causes in recorded["diagnostics"].items():
+                print(f"      {code}: " + "; ".join(f"{c} {n}" for c, n in sorted(causes.items(), key=lambda i: -i[1])))
     if out:
         with open(out, "w") as handle:
             json.dump(rows, handle, indent=1)

@@ -4,6 +4,7 @@
 """
 import json
 import os
+from collections import defaultdict
 
 RESULTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results")
 
@@ -175,6 +176,16 @@ def robustness_section(robust):
     return out
 
 
+def _judged(findings) -> str:
+    """judged true / judged / found, per rule"""
+    by_code = defaultdict(list)
+    for finding in findings:
+        by_code[finding["key"].rsplit(":", 1)[1]].append(finding["verdict"])
+    return ", ".join(f"{code} {sum(v.startswith('true') for v in verdicts)}/"
+                     f"{sum(v != 'unjudged' for v in verdicts)}/{len(verdicts)}"
+                     for code, verdicts in sorted(by_code.items())) or "—"
+
+
 def realworld_section(rows):
     out = ["## Real code (`benchmarks/realworld.py`; projects and commits in `benchmarks/realworld_corpus.toml`)", "",
            "| project | kernels present | checked | by signature source | launched in the project: by signature "
@@ -191,9 +202,32 @@ def realworld_section(rows):
         launched = f"{launched or '—'} ({share})" if share is not None else "—"
         out.append(f"| {row['project']} | {row['kernels_present']} | {row['kernels_checked']} | {sources} | "
                    f"{launched} | {causes} | {judged} | {len(row['internal_errors'])} | {row['seconds']} |")
-    return out + ["", "Kernels are matched by file and def line (kernels of one file often share a name). "
-                  "numba-cuda-tests was read with its test dependency `filecheck` installed (its "
-                  "`numba.cuda.testing` imports it), as the environment running those tests has it.", ""]
+    out += ["", "Kernels are matched by file and def line (kernels of one file often share a name). "
+            "numba-cuda-tests was read with its test dependency `filecheck` installed (its "
+            "`numba.cuda.testing` imports it), as the environment running those tests has it.", ""]
+    recorded = [row for row in rows if row.get("with_recorded_run")]
+    if recorded:
+        out += ["### With a recorded run of the project's own tests", "",
+                "Where the project's tests (and examples) run here under numba's CUDA simulator, "
+                "`benchmarks/record_corpus.py` records them with `kernlint record` (the commands are the corpus "
+                "entries' `record`; the files are `benchmarks/results/recorded/`), and the project is checked "
+                "again with that file at its root: launched kernels get the signatures the run saw, and kernels "
+                "made by factories the values they closed over.", "",
+                "| project | kernels present | checked | by signature source | launched in the project: by signature "
+                "source (share from a launch or written) | KL902 / KL903 by cause | findings by rule (judged true / "
+                "judged / found) | KL905 | seconds |",
+                "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+        for row in recorded:
+            run = row["with_recorded_run"]
+            sources = ", ".join(f"{k} {v}" for k, v in sorted(run["by_signature_source"].items())) or "—"
+            launched = ", ".join(f"{k} {v}" for k, v in sorted(run["launched_by_signature_source"].items()))
+            causes = "; ".join(f"{code}: " + ", ".join(f"{c} {n}" for c, n in sorted(v.items(), key=lambda i: -i[1]))
+                               for code, v in run["diagnostics"].items()) or "—"
+            out.append(f"| {row['project']} | {run['kernels_present']} | {run['kernels_checked']} | {sources} | "
+                       f"{launched} ({run['launched_share_from_launch_or_written']}) | {causes} | "
+                       f"{_judged(run['findings'])} | {run['internal_errors']} | {run['seconds']} |")
+        out.append("")
+    return out
 
 
 def accuracy_section(row):

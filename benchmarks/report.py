@@ -208,11 +208,13 @@ def realworld_section(rows):
     recorded = [row for row in rows if row.get("with_recorded_run")]
     if recorded:
         out += ["### With a recorded run of the project's own tests", "",
-                "Where the project's tests (and examples) run here under numba's CUDA simulator, "
-                "`benchmarks/record_corpus.py` records them with `kernlint record` (the commands are the corpus "
-                "entries' `record`; the files are `benchmarks/results/recorded/`), and the project is checked "
-                "again with that file at its root: launched kernels get the signatures the run saw, and kernels "
-                "made by factories the values they closed over.", "",
+                "`benchmarks/record_corpus.py --gpu` ran each project's own tests, examples or scripts (the "
+                "corpus entries' `record`) under `kernlint record` on an NVIDIA H100 (pylops's and fbpic's need "
+                "CuPy; stumpy's kernels are eager), and the project is checked again with what they recorded "
+                "(`benchmarks/results/recorded/`) at its root: launched kernels get the signatures the run saw, "
+                "kernels made by factories the values they closed over, and the device functions those call "
+                "the signatures they were compiled for. A kernel no test or example launched keeps what reading "
+                "gives.", "",
                 "| project | kernels present | checked | by signature source | launched in the project: by signature "
                 "source (share from a launch or written) | KL902 / KL903 by cause | findings by rule (judged true / "
                 "judged / found) | KL905 | seconds |",

@@ -282,8 +282,11 @@ def kernel_signatures(project: Project, files: Sequence[str], options: Options, 
         raise ConfigError(str(exc)) from None
 
 
-def cache_settings(path: str, options: Options, signatures: Optional[Dict] = None) -> Dict:
-    """What a file's cached findings depend on besides its bytes and the toolchain."""
+def cache_settings(path: str, options: Options, signatures: Optional[Dict] = None,
+                   called: Optional[Dict] = None) -> Dict:
+    """What a file's cached findings depend on besides its bytes and the toolchain (``called``:
+    closures.functions_within the recorded closures: a device function of this file may be
+    made from the closure of a kernel recorded in another)."""
     if not path.endswith(".py"):
         return {"offload_arch": options.offload_arch}
     frontend = options.frontend
@@ -291,7 +294,7 @@ def cache_settings(path: str, options: Options, signatures: Optional[Dict] = Non
                 path, {}),
             "safe_imports": list(frontend.safe_imports), "jit_decorators": list(frontend.jit_decorators),
             "constants": repr(sorted(frontend.constants.items())), "import_modules": frontend.import_modules,
-            "closures": frontend.closures.get(path, {})}
+            "closures": [frontend.closures.get(path, {}), (called or {}).get(path, {})]}
 
 
 def with_recorded_closures(options: Options) -> Options:
@@ -382,8 +385,12 @@ def _check(discovered: List[str], options: Options, progress: Optional[Progress]
     pending: List[str] = []
     done = 0
 
+    from .frontends.closures import functions_within
+
+    called = functions_within(options.frontend.closures)
+
     def settings(path: str) -> Dict:
-        return cache_settings(path, options, signatures)
+        return cache_settings(path, options, signatures, called)
 
     for path in files:
         entry = cache.load(path, settings(path), options.timeout) if cache else None

@@ -205,3 +205,37 @@ def test_a_recorded_function_of_an_installed_package_is_found_by_its_module(tmp_
     shown = kernlint("check", "--no-cache", "--show-signatures", "wrap.py", cwd=tmp_path).stdout
     assert "wrap.py::kernel[recorded] void(float64[::1], float64[::1], float64[::1]) recorded" in \
         " ".join(shown.split()), shown
+
+
+def test_a_new_record_of_the_calling_kernel_is_not_hidden_by_the_cache(tmp_path):
+    """A device function of one file made from the recorded closure of a kernel in another:
+    recording again must check it again, though neither file changed."""
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "split"\n')
+    (tmp_path / "steps.py").write_text(
+        "from numba import cuda\n\n\n"
+        "def make_step(scale, fuse):\n"
+        "    def step(x, i):\n"
+        "        x[i] = x[i] * scale\n"
+        "    step = cuda.jit(device=fuse)(step)\n"
+        "    return step\n")
+    (tmp_path / "loops.py").write_text(
+        "from numba import cuda\n\n\n"
+        "def make_loop(step):\n"
+        "    @cuda.jit\n"
+        "    def loop(x):\n"
+        "        step(x, cuda.grid(1))\n"
+        "    return loop\n")
+
+    def record(scale):
+        step = (f'{{ function = "make_step.step", path = "steps.py", line = 5, closure = {{ scale = {scale} }}, '
+                'options = { device = true }, signatures = ["none(float64[::1], int64)"] }')
+        (tmp_path / "kernlint-signatures.toml").write_text(
+            '[[closures]]\nkernel = "loops.py::make_loop.loop"\nline = 5\nsignatures = ["void(float64[::1])"]\n'
+            f'options = {{}}\nvalues = {{ step = {step} }}\n')
+
+    record(0.5)
+    first = kernlint("check", "--show-signatures", ".", cwd=tmp_path).stdout
+    assert "scale=0.5" in first and (tmp_path / ".kernlint_cache").exists()
+    record(2.0)
+    again = kernlint("check", "--show-signatures", ".", cwd=tmp_path).stdout
+    assert "scale=2.0" in again and "scale=0.5" not in again, again

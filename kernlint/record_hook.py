@@ -25,7 +25,7 @@ import uuid
 
 _SEEN = {}  # (file, qualname) -> set of signature texts
 _CLOSURES = {}  # (file, qualname) -> {JSON of (closure, options): set of signature texts}
-_ENCODED = {}  # id(function) -> (function, JSON of its closure and options or None): encoded once
+_ENCODED = {}  # (id(function), options) -> (function, JSON of its closure and options or None): encoded once
 _LOCK = threading.Lock()
 _LAUNCHES = [0]
 _TARGET = {}  # pid -> this process's output file (a forked child writes its own)
@@ -96,6 +96,16 @@ def _scalar_text(numba_type):
 _XOROSHIRO_RECORD = "Record(s0[type=uint64;offset=0],s1[type=uint64;offset=8];16;True)"
 
 
+_CODEGEN = ("fastmath", "debug", "lineinfo", "opt")  # options that change the IR kernlint reads
+_DEVICE_OPTIONS = _CODEGEN + ("device", "inline", "forceinline")
+
+
+def _options(dispatcher, names=_CODEGEN):
+    """The dispatcher's jit options among ``names`` (those the signatures file can hold)."""
+    return {k: v for k, v in (getattr(dispatcher, "targetoptions", None) or {}).items()
+            if k in names and isinstance(v, (bool, str))}
+
+
 def _qualname(function):
     return getattr(function, "__qualname__", function.__name__).replace("<locals>.", "")
 
@@ -109,10 +119,7 @@ def _function(value):
     if py_func is not None and hasattr(py_func, "__code__"):
         module = type(value).__module__ or ""
         jit = "numba.cuda.jit" if "cuda" in module or kind == "CUDADispatcher" else "numba.njit"
-        options = {k: v for k, v in (getattr(value, "targetoptions", None) or {}).items()
-                   if k in ("device", "inline", "fastmath", "debug", "lineinfo", "opt", "forceinline")
-                   and isinstance(v, (bool, str))}
-        return py_func, jit, options
+        return py_func, jit, _options(value, _DEVICE_OPTIONS)
     if hasattr(value, "__code__") and hasattr(value, "__closure__"):
         return value, None, {}
     return None
@@ -124,7 +131,7 @@ def _encode(value, depth):
         return {"unsupported": "functions nested too deeply"}
     if value is None:
         return {"none": True}
-    if isinstance(value, bool) or isinstance(value, str):
+    if isinstance(value, (bool, str)):
         return value
     if isinstance(value, int) and type(value).__module__ == "builtins":
         return value if _INT64[0] <= value <= _INT64[1] else {"unsupported": "an integer beyond 64 bits"}
@@ -136,7 +143,7 @@ def _encode(value, depth):
         return {"tuple": [_encode(v, depth + 1) for v in value]}
     module = type(value).__module__ or ""
     if module == "numpy" or module.startswith("numpy."):
-        return _encode_numpy(value, depth)
+        return _encode_numpy(value)
     if isinstance(value, type) and (value.__module__ or "").startswith("numpy"):
         return {"numpy": value.__name__}
     if module.startswith("numba") and hasattr(value, "mangling_args") and hasattr(value, "key"):
@@ -187,7 +194,7 @@ def _compiled_signatures(dispatcher):
     return sorted(found)
 
 
-def _encode_numpy(value, depth):
+def _encode_numpy(value):
     import numpy as np
 
     if isinstance(value, np.ndarray):
@@ -223,7 +230,8 @@ def _closure(function, depth):
 
 
 def _closure_text(function, options):
-    cached = _ENCODED.get(id(function))
+    key = (id(function), json.dumps(options, sort_keys=True))
+    cached = _ENCODED.get(key)
     if cached is not None and cached[0] is function:
         return cached[1]
     text = None
@@ -233,7 +241,7 @@ def _closure_text(function, options):
                                "line": function.__code__.co_firstlineno}, sort_keys=True)
         except Exception:  # noqa: BLE001 - recording must never break the program
             text = None
-    _ENCODED[id(function)] = (function, text)  # the function is kept: its id is not reused
+    _ENCODED[key] = (function, text)  # the function is kept: its id is not reused
     return text
 
 
@@ -274,9 +282,7 @@ def _patch_dispatcher(module):
             # after the launch: its compile gave the device functions it calls their signatures
             if types is not None:
                 try:
-                    options = {k: v for k, v in self.targetoptions.items()
-                               if k in ("fastmath", "debug", "lineinfo", "opt") and isinstance(v, (bool, str))}
-                    _record(self.py_func, types, options)
+                    _record(self.py_func, types, _options(self))
                 except Exception:  # noqa: BLE001
                     pass
 
@@ -290,9 +296,7 @@ def _patch_dispatcher(module):
         def specialize(self, *args):
             if not self.targetoptions.get("device"):
                 try:
-                    options = {k: v for k, v in self.targetoptions.items()
-                               if k in ("fastmath", "debug", "lineinfo", "opt") and isinstance(v, (bool, str))}
-                    _record(self.py_func, [self.typeof_pyval(a) for a in args], options)
+                    _record(self.py_func, [self.typeof_pyval(a) for a in args], _options(self))
                 except Exception:  # noqa: BLE001 - recording must never break the program
                     pass
             return original_specialize(self, *args)

@@ -2,6 +2,7 @@
 import json
 import math
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -22,6 +23,41 @@ def kernlint(*args, cwd, timeout=600):
     env.pop("NUMBA_ENABLE_CUDASIM", None)
     return subprocess.run([sys.executable, "-m", "kernlint", *args], cwd=cwd, capture_output=True, text=True,
                           timeout=timeout, env=env)
+
+
+def project(root, name, **files):
+    """A project at ``root``: its pyproject.toml and files (``run_py`` is ``run.py``)."""
+    (root / "pyproject.toml").write_text(f'[project]\nname = "{name}"\n')
+    for key, text in files.items():
+        (root / key.replace("_py", ".py")).write_text(text)
+
+
+def checked(cwd, target, *options):
+    """``--show-signatures`` rows of the kernels checked, spaces collapsed:
+    ``path::kernel[variant] signature source``."""
+    shown = kernlint("check", *options, "--show-signatures", target, cwd=cwd).stdout
+    return sorted(" ".join(line.split()) for line in shown.splitlines() if re.match(r"\S+\.py::\w+\[", line))
+
+
+def closure_table(kernel, line, signature, **values):
+    """A [[closures]] table as kernlint record writes it (values in TOML)."""
+    written = ", ".join(f"{name} = {value}" for name, value in values.items())
+    return (f'[[closures]]\nkernel = "{kernel}"\nline = {line}\nsignatures = ["{signature}"]\n'
+            f'options = {{}}\nvalues = {{ {written} }}\n')
+
+
+# a factory of a device function (a kernel where `fuse` is false), and one of a kernel calling it
+MAKE_STEP = ("from numba import cuda\n\n\n"
+             "def make_step(scale, fuse):\n"
+             "    def step(x, i):\n"
+             "        x[i] = x[i] * scale\n"
+             "    step = cuda.jit(device=fuse)(step)\n"
+             "    return step\n")
+MAKE_LOOP = ("def make_loop(step):\n"
+             "    @cuda.jit\n"
+             "    def loop(x):\n"
+             "        step(x, cuda.grid(1))\n"
+             "    return loop\n")
 
 
 @pytest.fixture
@@ -89,26 +125,23 @@ def test_a_malformed_closure_table_stops_kernlint_with_the_file_named(mdlite):
 
 
 def test_a_run_stopped_midway_keeps_what_it_launched(tmp_path):
-    (tmp_path / "pyproject.toml").write_text('[project]\nname = "stopped"\n')
-    (tmp_path / "run.py").write_text(
+    project(tmp_path, "stopped", run_py=(
         "import math, os, signal\nimport numpy as np\nfrom numba import cuda\n\n"
         "def make(scale, op):\n    @cuda.jit\n    def scaled(x):\n        x[0] = op(x[0]) * scale\n"
         "    return scaled\n\n"
         "make(np.float32(2), math.sqrt)[1, 1](np.ones(1, np.float32))\n"
-        "os.kill(os.getpid(), signal.SIGKILL)  # no atexit: the hook wrote at the launch\n")
+        "os.kill(os.getpid(), signal.SIGKILL)  # no atexit: the hook wrote at the launch\n"))
     run = kernlint("record", "--simulator", "--", sys.executable, "run.py", cwd=tmp_path)
     assert run.returncode != 0
     closures = read_closures(str(tmp_path / "kernlint-signatures.toml"))
     assert closures == {str(tmp_path / "run.py"): {"make.scaled": [
         {"values": {"scale": {"scalar": 2.0, "dtype": "float32"}, "op": {"named": "math.sqrt"}},
          "options": {"fastmath": False}, "signatures": ["void(float32[::1])"], "line": 6}]}}
-    shown = kernlint("check", "--no-cache", "--show-signatures", "run.py", cwd=tmp_path).stdout
-    assert "run.py::scaled[recorded]" in shown and shown.rstrip().endswith("recorded"), shown
+    assert checked(tmp_path, "run.py", "--no-cache") == ["run.py::scaled[recorded] void(float32[::1]) recorded"]
 
 
 def test_defs_of_one_name_in_a_factory_each_get_the_closures_they_were_launched_with(tmp_path):
-    (tmp_path / "pyproject.toml").write_text('[project]\nname = "branches"\n')
-    (tmp_path / "run.py").write_text(
+    project(tmp_path, "branches", run_py=(
         "import numpy as np\nfrom numba import cuda\n\n\n"
         "def make(arity, scale):\n"
         "    if arity == 1:\n"
@@ -116,14 +149,13 @@ def test_defs_of_one_name_in_a_factory_each_get_the_closures_they_were_launched_
         "    else:\n"
         "        @cuda.jit\n        def kernel(out, a, b):\n            out[0] = a[0] * b[0] * scale\n"
         "    return kernel\n\n\n"
-        "x = np.ones(1)\nmake(1, 2.0)[1, 1](x, x)\nmake(2, 3)[1, 1](x, x, x)\n")
+        "x = np.ones(1)\nmake(1, 2.0)[1, 1](x, x)\nmake(2, 3)[1, 1](x, x, x)\n"
+))
     run = kernlint("record", "--simulator", "--", sys.executable, "run.py", cwd=tmp_path)
     assert run.returncode == 0, run.stderr
-    shown = kernlint("check", "--no-cache", "--show-signatures", "run.py", cwd=tmp_path)
-    rows = sorted(" ".join(line.split()) for line in shown.stdout.splitlines() if "::kernel[" in line)
-    assert rows == ["run.py::kernel[recorded: scale=2.0] void(float64[::1], float64[::1]) recorded",
-                    "run.py::kernel[recorded: scale=3] void(float64[::1], float64[::1], float64[::1]) recorded"], \
-        shown.stdout + shown.stderr
+    assert checked(tmp_path, "run.py", "--no-cache") == [
+        "run.py::kernel[recorded: scale=2.0] void(float64[::1], float64[::1]) recorded",
+        "run.py::kernel[recorded: scale=3] void(float64[::1], float64[::1], float64[::1]) recorded"]
 
 
 def test_closure_values_are_written_as_toml_that_reads_back():
@@ -157,85 +189,52 @@ def test_a_device_function_a_recorded_kernel_called_is_checked_with_what_the_gpu
     """On a GPU the record also keeps the signatures each device function in a closure was
     compiled for: a factory's `cuda.jit(device=flag)(step)` is then checked on its own, with
     its own recorded closure (written here by hand: CI has no GPU to record it)."""
-    (tmp_path / "pyproject.toml").write_text('[project]\nname = "fused"\n')
-    (tmp_path / "fused.py").write_text(
-        "from numba import cuda\n\n\n"
-        "def make_step(scale, fuse):\n"
-        "    def step(x, i):\n"
-        "        if i < x.size:\n"
-        "            x[i] = int(x[i] * scale)\n"
-        "    step = cuda.jit(device=fuse)(step)\n"
-        "    return step\n\n\n"
-        "def make_loop(step):\n"
-        "    @cuda.jit\n"
-        "    def loop(x):\n"
-        "        step(x, cuda.grid(1))\n"
-        "    return loop\n")
+    project(tmp_path, "fused", fused_py=MAKE_STEP + "\n\n" + MAKE_LOOP)
     step = ('{ function = "make_step.step", path = "fused.py", line = 5, closure = { scale = 0.5 }, '
             'jit = "numba.cuda.jit", options = { device = true }, signatures = ["none(float64[::1], int64)"] }')
     (tmp_path / "kernlint-signatures.toml").write_text(
-        '[signatures]\n"fused.py::make_loop.loop" = ["void(float64[::1])"]\n\n'
-        '[[closures]]\nkernel = "fused.py::make_loop.loop"\nline = 13\nsignatures = ["void(float64[::1])"]\n'
-        f'options = {{}}\nvalues = {{ step = {step} }}\n')
-    shown = kernlint("check", "--no-cache", "--show-signatures", "fused.py", cwd=tmp_path).stdout
-    rows = sorted(" ".join(line.split()) for line in shown.splitlines() if "fused.py::" in line)
-    assert rows == ["fused.py::loop[recorded] void(float64[::1]) recorded",
-                    "fused.py::step[recorded: scale=0.5] none(float64[::1], int64) recorded"], shown
+        closure_table("fused.py::make_loop.loop", 12, "void(float64[::1])", step=step))
+    assert checked(tmp_path, "fused.py", "--no-cache") == [
+        "fused.py::loop[recorded] void(float64[::1]) recorded",
+        "fused.py::step[recorded: scale=0.5] none(float64[::1], int64) recorded"]
 
 
 def test_a_recorded_function_of_an_installed_package_is_found_by_its_module(tmp_path):
     """A run elsewhere (another machine's site-packages) records the path it had; the module
     name finds the same function in the package installed here."""
-    (tmp_path / "pyproject.toml").write_text('[project]\nname = "usecases"\n')
-    (tmp_path / "wrap.py").write_text(
+    project(tmp_path, "usecases", wrap_py=(
         "from numba import cuda\n\n\n"
         "def wrap(pyfunc):\n"
         "    device = cuda.jit(device=True)(pyfunc)\n\n"
         "    @cuda.jit\n"
         "    def kernel(out, x, y):\n"
         "        out[0] = device(x[0], y[0])\n"
-        "    return kernel\n")
+        "    return kernel\n"))
     usecase = ('{ function = "div_usecase", module = "numba.cuda.tests.cudapy.complex_usecases", '
                'path = "/elsewhere/site-packages/numba_cuda/numba/cuda/tests/cudapy/complex_usecases.py", line = 7, '
                'closure = {}, jit = "numba.cuda.jit", options = { device = true } }')
-    (tmp_path / "kernlint-signatures.toml").write_text(
-        '[[closures]]\nkernel = "wrap.py::wrap.kernel"\nline = 7\n'
-        'signatures = ["void(float64[::1], float64[::1], float64[::1])"]\n'
-        f'options = {{}}\nvalues = {{ device = {usecase} }}\n')
-    shown = kernlint("check", "--no-cache", "--show-signatures", "wrap.py", cwd=tmp_path).stdout
-    assert "wrap.py::kernel[recorded] void(float64[::1], float64[::1], float64[::1]) recorded" in \
-        " ".join(shown.split()), shown
+    (tmp_path / "kernlint-signatures.toml").write_text(closure_table(
+        "wrap.py::wrap.kernel", 7, "void(float64[::1], float64[::1], float64[::1])", device=usecase))
+    assert checked(tmp_path, "wrap.py", "--no-cache") == [
+        "wrap.py::kernel[recorded] void(float64[::1], float64[::1], float64[::1]) recorded"]
 
 
 def test_a_new_record_of_the_calling_kernel_is_not_hidden_by_the_cache(tmp_path):
     """A device function of one file made from the recorded closure of a kernel in another:
     recording again must check it again, though neither file changed."""
-    (tmp_path / "pyproject.toml").write_text('[project]\nname = "split"\n')
-    (tmp_path / "steps.py").write_text(
-        "from numba import cuda\n\n\n"
-        "def make_step(scale, fuse):\n"
-        "    def step(x, i):\n"
-        "        x[i] = x[i] * scale\n"
-        "    step = cuda.jit(device=fuse)(step)\n"
-        "    return step\n")
-    (tmp_path / "loops.py").write_text(
-        "from numba import cuda\n\n\n"
-        "def make_loop(step):\n"
-        "    @cuda.jit\n"
-        "    def loop(x):\n"
-        "        step(x, cuda.grid(1))\n"
-        "    return loop\n")
+    project(tmp_path, "split", steps_py=MAKE_STEP, loops_py="from numba import cuda\n\n\n" + MAKE_LOOP)
 
     def record(scale):
         step = (f'{{ function = "make_step.step", path = "steps.py", line = 5, closure = {{ scale = {scale} }}, '
                 'options = { device = true }, signatures = ["none(float64[::1], int64)"] }')
         (tmp_path / "kernlint-signatures.toml").write_text(
-            '[[closures]]\nkernel = "loops.py::make_loop.loop"\nline = 5\nsignatures = ["void(float64[::1])"]\n'
-            f'options = {{}}\nvalues = {{ step = {step} }}\n')
+            closure_table("loops.py::make_loop.loop", 5, "void(float64[::1])", step=step))
+
+    def steps_checked():
+        return [row for row in checked(tmp_path, ".") if row.startswith("steps.py::")]
 
     record(0.5)
-    first = kernlint("check", "--show-signatures", ".", cwd=tmp_path).stdout
-    assert "scale=0.5" in first and (tmp_path / ".kernlint_cache").exists()
+    assert steps_checked() == ["steps.py::step[recorded: scale=0.5] none(float64[::1], int64) recorded"]
+    assert (tmp_path / ".kernlint_cache").exists()
     record(2.0)
-    again = kernlint("check", "--show-signatures", ".", cwd=tmp_path).stdout
-    assert "scale=2.0" in again and "scale=0.5" not in again, again
+    assert steps_checked() == ["steps.py::step[recorded: scale=2.0] none(float64[::1], int64) recorded"]

@@ -233,8 +233,10 @@ def rebuild(value: Any, function: Callable[[Dict[str, Any]], Any], standin: Call
         if "numba_type" in value:
             from numba.core import types
 
-            try:  # spelled as in signatures, which numba's own parser evaluates the same way
-                found = eval(value["numba_type"], {"__builtins__": {}}, vars(types))  # noqa: S307
+            from .pytypes import evaluate_type_text
+
+            try:  # spelled as in signatures
+                found = evaluate_type_text(value["numba_type"])
             except Exception:  # noqa: BLE001 - any spelling it cannot read
                 found = None
             if isinstance(found, types.Type):

@@ -35,7 +35,7 @@ from ..analysis.host import HostFacts
 from ..findings import Finding, KernelInfo, compile_failed, internal_error, no_signature, raised_in, unreadable_file
 from ..source import SourceFile, decode_source, read_bytes, undecodable
 from .project import FrontendSettings
-from .pytypes import XOROSHIRO
+from .pytypes import XOROSHIRO, evaluate_type_text
 from .toolchain import find_nvvm
 
 SIG_COMMENT = re.compile(r"^#\s*kernlint:\s*sig\s*=\s*(.+?)\s*$")
@@ -284,20 +284,7 @@ def parse_signature(signature):
     from numba.core import sigutils
 
     if isinstance(signature, str) and (XOROSHIRO in signature or "GridGroup" in signature):
-        from numba.core import types
-
-        extra = {}
-        if XOROSHIRO in signature:
-            from numba import from_dtype
-            from numba.cuda.random import xoroshiro128p_dtype
-
-            extra[XOROSHIRO] = from_dtype(xoroshiro128p_dtype)
-        if "GridGroup" in signature:
-            from numba.cuda import types as cuda_types
-
-            extra["GridGroup"] = getattr(cuda_types, "grid_group", None) or types.grid_group
-        signature = eval(signature, {"__builtins__": {}},  # noqa: S307 - numba evaluates it the same way
-                         {**vars(types), **extra})
+        signature = evaluate_type_text(signature)
     return sigutils.normalize_signature(signature)
 
 

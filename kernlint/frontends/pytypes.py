@@ -43,6 +43,25 @@ XOROSHIRO = "xoroshiro128p"
 _INT_ORDER = ["int8", "int16", "int32", "int64"]
 
 
+def evaluate_type_text(text: str):
+    """A signature or type as kernlint's signatures spell it, evaluated the way numba's own
+    signature parser does (in numba's types), with the names numba's lack: ``xoroshiro128p``
+    and ``GridGroup`` (what ``cuda.cg.this_grid()`` is). Imports numba: called where it runs."""
+    from numba.core import types
+
+    extra = {}
+    if XOROSHIRO in text:
+        from numba import from_dtype
+        from numba.cuda.random import xoroshiro128p_dtype
+
+        extra[XOROSHIRO] = from_dtype(xoroshiro128p_dtype)
+    if "GridGroup" in text:
+        from numba.cuda import types as cuda_types
+
+        extra["GridGroup"] = getattr(cuda_types, "grid_group", None) or types.grid_group
+    return eval(text, {"__builtins__": {}}, {**vars(types), **extra})  # noqa: S307 - as numba evaluates it
+
+
 @dataclass(frozen=True)
 class ArrayType:
     """An array; its dtype and rank may be unknown (None) while where it lives is known

@@ -150,12 +150,14 @@ def test_defs_of_one_name_in_a_factory_each_get_the_closures_they_were_launched_
         "        @cuda.jit\n        def kernel(out, a, b):\n            out[0] = a[0] * b[0] * scale\n"
         "    return kernel\n\n\n"
         "x = np.ones(1)\nmake(1, 2.0)[1, 1](x, x)\nmake(2, 3)[1, 1](x, x, x)\n"
-))
+        "open('ran.marker', 'w').close()\n"))
     run = kernlint("record", "--simulator", "--", sys.executable, "run.py", cwd=tmp_path)
     assert run.returncode == 0, run.stderr
+    (tmp_path / "ran.marker").unlink()  # the run wrote it; check reads the script and never runs it
     assert checked(tmp_path, "run.py", "--no-cache") == [
         "run.py::kernel[recorded: scale=2.0] void(float64[::1], float64[::1]) recorded",
         "run.py::kernel[recorded: scale=3] void(float64[::1], float64[::1], float64[::1]) recorded"]
+    assert not (tmp_path / "ran.marker").exists()
 
 
 def test_closure_values_are_written_as_toml_that_reads_back():

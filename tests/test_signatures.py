@@ -11,7 +11,9 @@ import numpy as np
 import pytest
 
 from conftest import FIXTURES, ROOT
-from kernlint.frontends.pyhost import _returned_type
+from kernlint.frontends import pyhost
+from kernlint.frontends.project import Project
+from kernlint.frontends.pyhost import _agreed, _returned_type
 from kernlint.frontends.pytypes import ArrayType, ScalarType, TupleType, TypeReader
 from kernlint.frontends.signatures import read_recorded, write_recorded
 
@@ -125,9 +127,75 @@ def type_text(source, **names):
     ("np.zeros(4, dtype=str(np.int16))", ("int16[::1]", "host")),  # str() of a dtype names it
     ("create_xoroshiro128p_states(64, seed=1)", ("xoroshiro128p[::1]", "device")),
     ("f(3)", None),
+    # NumPy's element-wise functions, comparisons, np.where and np.meshgrid, by NumPy's result types
+    ("np.exp(1j * np.arange(8))", ("complex128[::1]", "host")),
+    ("np.sin(np.arange(8))", ("float64[::1]", "host")),  # integers give floats
+    ("np.sqrt(np.zeros((2, 3), dtype=np.float32))", ("float32[:, ::1]", "host")),
+    ("np.abs(np.zeros(4, dtype=np.complex64))", ("float32[::1]", "host")),
+    ("np.exp(2.0)", ("float64", "")),
+    ("np.maximum(np.zeros(4, dtype=np.float32), 0.)", ("float32[::1]", "host")),
+    ("np.arctan2(np.arange(3), np.arange(3))", ("float64[::1]", "host")),
+    ("cells = np.arange(8)\ncells < 2", ("boolean[::1]", "host")),
+    ("cells = np.arange(8)\nnp.where(cells < 2, 0., np.sin(cells) ** 2)", ("float64[::1]", "host")),
+    ("np.where(np.zeros(3, dtype=np.float32) > 0, np.zeros(3, dtype=np.float32), 1.)", ("float32[::1]", "host")),
+    ("kz, kr = np.meshgrid(np.linspace(0, 1, 4), np.arange(3), indexing='ij')\nkr", ("float64[:, ::1]", "host")),
+    ("cp.exp(cp.zeros(4))", ("float64[::1]", "device")),
+    ("np.exp(cp.zeros(4))", None),  # NumPy's function on a CuPy array: where it lives is CuPy's to say
+    ("np.exp(x)", None),
+    ("np.exp(np.zeros(4), out=y)", None),
+    ("n = 3\nn < 4", ("boolean", "")),
 ])
 def test_host_value_types(source, expected):
     assert type_text(source) == expected
+
+
+@pytest.mark.parametrize("source, expected", [
+    ("-e", ScalarType("float64")),  # `from scipy.constants import e`: a Python float
+    ("c ** 2", ScalarType("float64")),
+    ("constants.m_e", ScalarType("float64")),
+    ("constants.physical_constants", None),  # a table, not a number
+    ("constants.value", None),
+])
+def test_physical_constants_are_floats(source, expected):
+    names = {"e": "scipy.constants.e", "c": "scipy.constants.c", "constants": "scipy.constants"}
+
+    def dotted(expr):
+        if isinstance(expr, ast.Attribute):
+            base = dotted(expr.value)
+            return f"{base}.{expr.attr}" if base else None
+        return names.get(expr.id) if isinstance(expr, ast.Name) else None
+
+    reader = TypeReader(dotted, lambda name, want_dtype=False: None)
+    assert reader.type_of(ast.parse(source).body[0].value) == expected
+
+
+def test_objects_lists_and_their_attributes():
+    """`grids = [Grid(n) for m in range(k)]`, `grids.append(Grid(n))`, `grids[m].E`: the
+    reader asks the host reader for what a project class's objects hold (`member`) and
+    what a call of the project's code makes (`construct`)."""
+    from kernlint.frontends.pytypes import MIXED, ListType, appended, instance, instance_of
+
+    grid = instance("/p/grid.py", "Grid")
+    assert instance_of(grid) == ("/p/grid.py", "Grid") and instance_of(ScalarType("int64")) is None
+    env = {}
+    members = {"E": ArrayType("complex128", 2, "C", "device", "cupy")}
+    reader = TypeReader(lambda e: None, lambda name, want_dtype=False: None if want_dtype else env.get(name),
+                        member=lambda obj, attr: members.get(attr) if obj == grid else None,
+                        construct=lambda call: grid if ast.unparse(call.func) == "Grid" else None)
+
+    def kind(source):
+        return reader.type_of(ast.parse(source).body[0].value)
+
+    env["grids"] = kind("[Grid(n, m) for m in range(4)]")
+    assert env["grids"] == ListType(grid)  # the loop's variable does not make an object another
+    assert kind("[x[m] for m in range(4)]") == ListType(None)  # an outer `x` is not the loop's
+    assert kind("grids[2].E").text == "complex128[:, ::1]"
+    assert kind("grids[1:]") == ListType(grid)
+    assert kind("[]") == ListType(None)
+    assert appended(ListType(None), grid) == ListType(grid)
+    assert appended(ListType(grid), ScalarType("int64")) == ListType(MIXED)
+    env["mixed"] = ListType(MIXED)
+    assert kind("mixed[0]") is None
 
 
 def test_an_array_of_unknown_rank_keeps_its_elements():
@@ -157,6 +225,64 @@ INT = ScalarType("int64")
 ])
 def test_a_helper_returns_what_its_returns_agree_on(returns, expected):
     assert _returned_type(returns) == expected
+
+
+@pytest.mark.parametrize("seen, expected", [
+    ([INT, ScalarType("int64", weak=True)], INT),  # a literal and a variable holding an int: int64
+    ([ScalarType("int64", weak=True)] * 2, ScalarType("int64", weak=True)),
+    ([INT, INT, None], INT),  # one caller passes what reading cannot type: the others say it
+    ([INT, None], None),  # ... but not half of them
+    ([INT, ScalarType("float64")], None),
+    ([], None),
+])
+def test_a_parameter_takes_the_type_its_callers_agree_on(seen, expected):
+    assert _agreed(seen) == expected
+
+
+PLASMA = FIXTURES / "shapes" / "plasma"
+
+
+def _launch_types(paths):
+    project = Project()
+    found = {}
+    for path in paths:
+        for launch in pyhost.file_host_facts(project, str(path)).launches:
+            found[(launch.place.path, launch.place.line)] = [a.type for a in launch.args]
+    return found
+
+
+def test_types_across_files_do_not_depend_on_what_was_read_first():
+    """A file's types are read from the files it asks, each one level less deep: the same
+    whatever order the files are read in (a cache, a worker's share of the files)."""
+    paths = sorted(PLASMA.rglob("*.py"))
+    forward = _launch_types(paths)
+    assert forward == _launch_types(list(reversed(paths)))
+    assert forward[(str(PLASMA / "particles" / "species.py"), 20)] == [
+        "float64[::1]", "complex128[:, ::1]", "complex128[:, ::1]", "float64", "float64", "int64",
+        "complex128[::1]"]
+
+
+def test_a_level_as_deep_as_the_one_below_changes_nothing(monkeypatch):
+    """Reading a file one level deeper is skipped where every file it consulted gives the
+    same types one level deeper: reading every level in full gives the same launches."""
+    paths = sorted(PLASMA.rglob("*.py"))
+    shortcut = _launch_types(paths)
+    reads = []
+    original = pyhost.HostReader.read
+
+    def counted(self):
+        reads.append(self._level)
+        return original(self)
+
+    monkeypatch.setattr(pyhost.HostReader, "read", counted)
+    monkeypatch.setattr(pyhost, "_as_deep_as_below", lambda project, module, level: None)
+    assert _launch_types(paths) == shortcut
+    full = len(reads)
+    reads.clear()
+    monkeypatch.undo()
+    monkeypatch.setattr(pyhost.HostReader, "read", counted)
+    _launch_types(paths)
+    assert len(reads) < full / 2  # the deep levels mostly come for free
 
 
 def test_a_loop_over_values_launches_once_per_value_and_records_its_events_once(tmp_path):

@@ -110,6 +110,12 @@ class HostFacts:
     class_places: Dict[str, Dict[str, Set[Tuple[str, str]]]] = field(default_factory=dict, repr=False,
                                                                      compare=False)
     class_bases: Dict[str, List[Tuple[str, str]]] = field(default_factory=dict, repr=False, compare=False)
+    # each class's attributes' types (pytypes values): `grid.E` of an object of it in another file
+    class_attributes: Dict[str, Dict[str, object]] = field(default_factory=dict, repr=False, compare=False)
+
+    def types(self) -> tuple:
+        """What another file's reading may take from these facts (its types, callers, classes)."""
+        return (self.globals, self.class_attributes, self.class_bases, self.class_places, self.outgoing)
     # calls of other files' functions and classes: (their path, qualified name) -> the argument
     # types of each call ([positional], {keyword}); parameter types flow across the package
     outgoing: Dict[Tuple[str, str], List[Tuple[list, dict]]] = field(default_factory=dict, repr=False,

@@ -108,17 +108,29 @@ class Project:
         self._wrappers: Dict[str, Optional[Wrapper]] = {}
         self.read: List[str] = []  # the user modules read (besides the checked files): cache dependencies
         self.errors: Dict[str, BaseException] = {}  # why a file could not be parsed
-        self.host_facts: Dict[str, object] = {}  # each file's host facts, read once per run (pyhost)
-        self.shallow_host_facts: Dict[str, object] = {}  # read for another file, not across files
+        self.host_facts: Dict[Tuple[str, int], object] = {}  # (file, level) -> its host facts (pyhost)
+        self.host_consulted: Dict[Tuple[str, int], frozenset] = {}  # (file, level) -> the files that read consulted
         self._search_paths: Dict[str, List[str]] = {}
         self._searching: Set[str] = set()  # the files whose search path is being computed
         self.failures: List[Finding] = []  # KL905: where kernlint's own readers failed, once each
         self.absent: set = set()  # where an import looked for a user module and found none: a cache dependency
         self._names: Dict[str, Dict[str, List[str]]] = {}  # project root -> identifier -> files naming it
         self._roots: Dict[str, str] = {}  # a file's directory -> its project root
-        self._recorders: List[Set[Looked]] = []  # what the readings under way looked at (``recording``)
+        # what the readings under way looked at, and the keys of what `note_again` added (``recording``)
+        self._recorders: List[Tuple[Set[Looked], Set[tuple]]] = []
         self.host_reads: Dict[int, Set[Looked]] = {}  # id(host facts) -> what reading them looked at
         self._imports: Dict[str, Tuple[Set[str], Set[str]]] = {}  # a file -> (modules it imports, absent places)
+        self._closures: Dict[str, Set[str]] = {}  # a file -> the user modules it imports at any depth
+        self._memo: Dict[Tuple[str, int], Tuple[ast.AST, object]] = {}  # (kind, id(node)) -> (node, derived)
+
+    def memo(self, kind: str, node: ast.AST, compute):
+        """What ``compute`` derives from a syntax tree node of a module this project holds,
+        derived once (host reading asks again at each level and pass)."""
+        key = (kind, id(node))
+        found = self._memo.get(key)
+        if found is None:
+            found = self._memo[key] = (node, compute())  # the node kept: its id stays its own
+        return found[1]
 
     @contextmanager
     def recording(self) -> Iterator[Set["Looked"]]:
@@ -126,21 +138,32 @@ class Project:
         import found no module, the project-wide name searches. What is derived from one file
         is cached by those (``cache.FileFacts``)."""
         looked: Set[Looked] = set()
-        self._recorders.append(looked)
+        self._recorders.append((looked, set()))
         try:
             yield looked
         finally:
             self._recorders.pop()
 
     def note(self, *looked: "Looked") -> None:
-        for recorder in self._recorders:
+        for recorder, _ in self._recorders:
             recorder.update(looked)
+
+    def note_again(self, key, looked: Set["Looked"]) -> None:
+        """Note what an earlier reading looked at, kept under ``key``: once per reading under
+        way (a file's host facts are asked for again and again while others are read)."""
+        key = (key, len(looked))  # a set that grew is noted again
+        for recorder, merged in self._recorders:
+            if key not in merged:
+                merged.add(key)
+                recorder.update(looked)
 
     def failed(self, path: str, line: int, column: int, doing: str, exc: BaseException, kernel: str = "") -> None:
         """Record an internal error as a KL905 at the construct (or re-raise it under --debug)."""
         if self.settings.debug:
             raise exc
-        self.failures.append(internal_error(path, line, column, doing, exc, kernel))
+        failure = internal_error(path, line, column, doing, exc, kernel)
+        if failure not in self.failures:  # a file read at several levels (pyhost) fails once
+            self.failures.append(failure)
 
     def module(self, path: str) -> Optional[PyModule]:
         """The file, read and parsed; None where it cannot be (its diagnostic comes elsewhere)."""
@@ -240,6 +263,13 @@ class Project:
                 found.add(target)
                 pending.append(target)
         return found, absent
+
+    def imports_of_file(self, path: str) -> Set[str]:
+        """The user modules one file imports, directly or through each other (once per run)."""
+        found = self._closures.get(path)
+        if found is None:
+            found = self._closures[path] = self.imported_closure([path])[0]
+        return found
 
     def _imports_of(self, path: str) -> Tuple[Set[str], Set[str]]:
         """(the user modules a file's import statements name, where they found none): once per run."""

@@ -4,7 +4,13 @@ It walks every function (and the module's top level) in statement order, keeping
 types of local names (``pytypes``), and records kernel launches with the types of
 what they pass, device allocations, blocking operations, clock reads, loops, and the
 calls of the file's own functions (so that "in a loop" sees through them). Nothing is
-imported or run. Launch targets are resolved to kernel definitions through the same
+imported or run.
+
+Types flow across the project's files: what objects of its classes hold (``grid.E``
+where ``grid`` is an item of a list a ``Fields`` object filled), what its functions and
+methods return, what every call of a function or method passes to its parameters. A
+file asks another file for these at one level less deep (``read_host``), so the
+reading ends and gives the same whatever was read first. Launch targets are resolved to kernel definitions through the same
 name resolution the frontend uses: aliases, imports of other project modules,
 ``self.kernel`` attributes set in ``__init__``, kernels defined in the same function,
 kernels returned by factories.
@@ -13,7 +19,6 @@ kernels returned by factories.
 from __future__ import annotations
 
 import ast
-import os
 import re
 from dataclasses import dataclass, field, replace
 from typing import Dict, List, Optional, Set, Tuple
@@ -21,7 +26,7 @@ from typing import Dict, List, Optional, Set, Tuple
 from ..analysis.host import Arg, Event, HostFacts, KernelRef, Launch, Loop, Place
 from .project import Project
 from .pysource import FunctionNode, KernelDef, PyModule, Scope, flatten
-from .pytypes import ArrayType, Opaque, ScalarType, TupleType, TypeReader
+from .pytypes import MIXED, ArrayType, ListType, Opaque, ScalarType, TupleType, TypeReader, appended, instance, instance_of
 
 # numba.cuda and CuPy calls that allocate device (or pinned/mapped) memory
 ALLOCATIONS = {
@@ -60,8 +65,12 @@ class _Frame:
 
 
 class HostReader:
-    def __init__(self, project: Project, module: PyModule, shallow: bool = False):
+    def __init__(self, project: Project, module: PyModule, level: int = 0):
         self.project = project
+        self._level = level  # how many files deep it may look across the project (`read_host`)
+        # read for another file's sake: only the types it asks for (no events, loops, launches)
+        self._types_only = level < LEVELS
+        self.consulted: Set[str] = set()  # the files whose facts the reading asked for
         self.module = module
         self.facts = HostFacts(module.path)
         self._record = False
@@ -79,14 +88,14 @@ class HostReader:
         self._passed_kernels: Dict[str, List[Tuple[List[Optional[KernelRef]], Dict[str, Optional[KernelRef]]]]] = {}
         self._outgoing: Dict[Tuple[str, str], List[Tuple[List[object], Dict[str, object]]]] = {}  # other files' callees
         self._returning: Set[int] = set()  # helper functions whose return type is being read
+        self._returns: Dict[tuple, object] = {}  # (id(function), its arguments' types) -> what it returns
         # types from other files (callers, helpers, subclasses) are read only for code that may
         # launch, and only when this file is read for its own sake (not for another file's types)
-        self._gpu_code = not shallow and (any(word in module.text for word in ("cuda", "cupy", "torch")) or bool(
-            _LAUNCH_TEXT.search(module.text)))
+        self._gpu_code = level > 0 and (self._types_only or any(
+            word in module.text for word in ("cuda", "cupy", "torch")) or bool(_LAUNCH_TEXT.search(module.text)))
         self._assigning: set = set()  # the names the statement being read assigns
         self._targets: List[ast.expr] = []  # and its targets
         self._bases: Dict[str, List[Tuple[str, str]]] = {}  # class -> its bases as (path, name)
-        self._launching: Dict[int, bool] = {}  # id(function or class) -> whether it launches
         self._subclass_places_seen: Dict[Tuple[str, str], Set[Tuple[str, str]]] = {}
         self._minus: Dict[int, str] = {}  # id(call) -> the name subtracted from it (clock() - t0)
         # reading a loop's body again for one value of its variable (`for dtype in (np.float32,
@@ -98,6 +107,7 @@ class HostReader:
             self._record = record
             self._next_loop = 0
             self._subclass_places_seen = {}  # the second pass knows every class of the file
+            self._returns = {}  # and what later methods store in `self`
             self.facts = HostFacts(self.module.path)
             frame = _Frame(None, "", Scope(self.module))
             self._module_frame = frame
@@ -107,6 +117,10 @@ class HostReader:
         for (owner, attr), places in self._attribute_places.items():
             self.facts.class_places.setdefault(owner, {})[attr] = set(places)
         self.facts.class_bases = dict(self._bases)
+        for (owner, attr), kind in self._attributes.items():
+            if isinstance(kind, ArrayType) and len(self._attribute_places.get((owner, attr), ())) > 1:
+                kind = replace(kind, where="", library="")  # lives in more than one place
+            self.facts.class_attributes.setdefault(owner, {})[attr] = kind
         return self.facts
 
     # -- statements ---------------------------------------------------------------
@@ -133,10 +147,14 @@ class HostReader:
             if self.module.kernel_for(statement) is not None:
                 return  # device code: not host code
             qualname = f"{frame.qualname}.{statement.name}" if frame.qualname else statement.name
-            self.facts.rebound[qualname] = _rebound(statement.body)
+            if not self._types_only:
+                self.facts.rebound[qualname] = _rebound(statement.body)
             # a method (and what is nested in it) sees the class's `self`
             inner = _Frame(statement, qualname, frame.scope.inner(statement), {}, frame, frame.owner)
             inner.env.update(self._parameter_types(statement, qualname, frame))
+            receiver = _receiver(statement, frame)
+            if receiver is not None:  # `self`: an object of the class (passed on, `self.x` of a base)
+                inner.env[receiver] = instance(self.module.path, frame.owner)
             self._body(statement.body, inner)
             return
         if isinstance(statement, ast.ClassDef):
@@ -180,8 +198,10 @@ class HostReader:
             else:
                 for name in _names(statement.target):
                     frame.env[name] = values[0] if alike else None
+                for name, kind in _items_of(statement, self._reader(frame)):
+                    frame.env[name] = kind
             self._body(statement.body, inner)
-            if values and not alike and not self._variant and self._record:
+            if values and not alike and not self._variant and self._record and not self._types_only:
                 self._loop_variants(statement, values, frame, inner)
             self._body(statement.orelse, frame)
             return
@@ -263,6 +283,8 @@ class HostReader:
     def _loop(self, node: ast.AST, kind: str, frame: _Frame) -> int:
         self._next_loop += 1
         number = self._next_loop
+        if self._types_only:
+            return number
         parent = frame.loops[-1] if frame.loops else None
         loop = Loop(number, self._place(node), kind, frame.qualname, parent)
         inside = [sub for statement in getattr(node, "body", []) for sub in ast.walk(statement)]
@@ -375,50 +397,118 @@ class HostReader:
                 return
             kind = self._value_type(value, frame)
             for index, element in enumerate(target.elts):
+                item = kind.items[index] if isinstance(kind, TupleType) and index < len(kind.items) else None
                 if isinstance(element, ast.Name):
-                    frame.env[element.id] = (kind.items[index] if isinstance(kind, TupleType)
-                                             and index < len(kind.items) else None)
-        elif (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
-              and target.value.id == "self" and frame.owner):
-            key = (frame.owner, target.attr)
-            kind = self._value_type(value, frame)
-            if isinstance(kind, ArrayType):  # where every assignment in the class puts it
-                self._attribute_places.setdefault(key, set()).add((kind.where, kind.library))
-            # the first assignment wins (``__init__`` is read first); the second pass fills in
-            # what only calls later in the file made known
-            old = self._attributes.get(key, _UNSET)
-            if old is _UNSET or _known(kind) > _known(old):
-                self._attributes[key] = kind
+                    frame.env[element.id] = item
+                elif _is_self_attribute(element, frame):  # self.kz, self.kr = np.meshgrid(kz, kr)
+                    self._store(element.attr, item, None, frame)
+        elif _is_self_attribute(target, frame):
+            self._store(target.attr, self._value_type(value, frame), value, frame)
+
+    def _store(self, attr: str, kind, value: Optional[ast.expr], frame: _Frame) -> None:
+        """``self.<attr> = value`` (``value``: the expression, where it is one of its own)."""
+        key = (frame.owner, attr)
+        if isinstance(kind, ArrayType):  # where every assignment in the class puts it
+            self._attribute_places.setdefault(key, set()).add((kind.where, kind.library))
+        # the first assignment wins (``__init__`` is read first); the second pass fills in
+        # what only calls later in the file made known
+        old = self._attributes.get(key, _UNSET)
+        if old is _UNSET or _known(kind) > _known(old):
+            self._attributes[key] = kind
+            if value is not None:
                 self._attribute_exprs[key] = (value, frame)
 
     def _value_type(self, value: ast.expr, frame: _Frame):
         reader = self._reader(frame)
         kind = reader.type_of(value)
-        if kind is None and isinstance(value, ast.Call):
-            kind = self._made_by_user_code(value, frame)
         if kind is None:
             dtype = reader.dtype(value)
             if dtype is not None and not isinstance(value, ast.Constant):
                 return dtype  # a dtype alias: DTYPE = np.float32
         return kind
 
-    def _made_by_user_code(self, call: ast.Call, frame: _Frame):
-        """What a call of the project's own code gives: an instance of its class (whose
-        methods' parameters then take this file's argument types), or what its helper
-        function returns for these arguments (``alloc(n, np.int64)`` -> ``int64[::1]``)."""
-        target = self._definition_called(call, frame) if self._gpu_code else None
+    def _project_call(self, call: ast.Call, module: PyModule, scope: Scope, reader: TypeReader):
+        """What a call of the project's own code gives: an object of its class (whose methods'
+        parameters then take the argument types), or what its helper function or method
+        returns for these arguments (``alloc(n, np.int64)`` -> ``int64[::1]``,
+        ``self.comm.divide_into_domain()`` -> a tuple)."""
+        target = self._called(call, module, scope, reader)
         if target is None:
             return None
-        owner, node = target
+        owner, node, receiver = target
         if isinstance(node, ast.ClassDef):
-            return Opaque(f"instance {owner.path}::{node.name}")
-        if len(self._returning) > 3 or id(node) in self._returning or any(
-                isinstance(a, ast.Starred) for a in call.args):
+            return instance(owner.path, node.name)
+        if not self._gpu_code or any(isinstance(a, ast.Starred) for a in call.args):
             return None
-        reader = self._reader(frame)
+        return self._returned(owner, node, call, reader, receiver)
+
+    def _called(self, call: ast.Call, module: PyModule, scope: Scope, reader: TypeReader):
+        """(module, def or class node, the object a method is called on or None) of the
+        project's own function, class or method a call in ``module`` runs."""
+        func = call.func
+        if isinstance(func, ast.Name):
+            binding, function = scope.lookup(func.id)
+            if function is not None:
+                return None
+            if binding is not None and binding.kind in ("def", "class"):
+                if binding.kind == "def" and module.kernel_for(binding.node) is not None:
+                    return None
+                return module, binding.node, None
+        dotted = module.dotted(func, scope)
+        found = self.project.definition(dotted, module) if dotted else None
+        if found is not None and found[1].kind in ("def", "class"):
+            owner, binding = found
+            if binding.kind == "def" and owner.kernel_for(binding.node) is not None:
+                return None
+            return owner, binding.node, None
+        if isinstance(func, ast.Attribute):
+            obj = reader.type_of(func.value)
+            where = instance_of(obj)
+            method = self._method(where[0], where[1], func.attr) if where is not None else None
+            if method is not None:
+                owner, _, node = method
+                static = any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in node.decorator_list)
+                return owner, node, None if static else obj
+        return None
+
+    def _method_called(self, call: ast.Call, frame: _Frame) -> Optional[Tuple[str, str]]:
+        """(file, Class.method) of the project's method that ``obj.method(...)`` runs, where
+        reading knows the object (``grid`` an item of a list of ``Grid`` objects)."""
+        if not isinstance(call.func, ast.Attribute):
+            return None
+        where = instance_of(self._reader(frame).type_of(call.func.value))
+        method = self._method(where[0], where[1], call.func.attr) if where is not None else None
+        return (method[0].path, f"{method[1]}.{call.func.attr}") if method is not None else None
+
+    def _method(self, path: str, klass: str, name: str, depth: int = 0):
+        """(module, class, def) of the method ``name`` of a project class, its own or a base's."""
+        module = self.project.module(path)
+        binding = module.bindings.get(klass) if module is not None else None
+        if binding is None or binding.kind != "class" or depth > 4:
+            return None
+        for statement in binding.node.body:
+            if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) and statement.name == name:
+                return None if module.kernel_for(statement) is not None else (module, klass, statement)
+        for base in binding.node.bases:
+            dotted = module.dotted(base, Scope(module))
+            found = self.project.definition(dotted, module) if dotted else None
+            if found is not None and found[1].kind == "class":
+                method = self._method(found[0].path, found[1].name, name, depth + 1)
+                if method is not None:
+                    return method
+        return None
+
+    def _returned(self, owner: PyModule, node: FunctionNode, call: ast.Call, reader: TypeReader, receiver):
+        """The type a function returns for a call's arguments, read off its assignments and
+        ``return`` statements (``self`` of a method: the object it is called on)."""
+        if len(self._returning) > 3 or id(node) in self._returning:
+            return None
         bound: Dict[str, object] = {}
         params = node.args.posonlyargs + node.args.args
         defaults = dict(zip([a.arg for a in params[len(params) - len(node.args.defaults):]], node.args.defaults))
+        if receiver is not None and params:
+            bound[params[0].arg] = receiver
+            params = params[1:]
         passed = {param.arg: arg for param, arg in zip(params, call.args)}
         passed.update({k.arg: k.value for k in call.keywords if k.arg})
         for param in params + node.args.kwonlyargs:
@@ -427,14 +517,14 @@ class HostReader:
                 bound[param.arg] = reader.type_of(expr) or reader.dtype(expr)
             elif param.arg in defaults:
                 bound[param.arg] = ("default", defaults[param.arg])
+        key = (id(node), tuple(sorted(bound.items(), key=lambda item: item[0])))
+        if key in self._returns:
+            return self._returns[key]
         if owner.path == self.module.path:
             module_names = self._module_frame.env if self._module_frame else {}
         else:
-            _READING.add(self.module.path)
-            try:
-                module_names = read_host(self.project, owner).globals
-            finally:
-                _READING.discard(self.module.path)
+            facts = self._facts_of(owner.path)
+            module_names = facts.globals if facts is not None else {}
         scope = Scope(owner).inner(node)
         callee_reader = None
 
@@ -446,9 +536,11 @@ class HostReader:
                 value = callee_reader.type_of(value[1]) or callee_reader.dtype(value[1])
             return value if value is not None and isinstance(value, str) == want_dtype else None
 
-        callee_reader = TypeReader(lambda e: owner.dotted(e, scope), lookup)
-        statements = sorted((s for s in _own_statements(node) if isinstance(s, (ast.Assign, ast.Return))),
-                            key=lambda s: (s.lineno, s.col_offset))
+        callee_reader = TypeReader(lambda e: owner.dotted(e, scope), lookup, member=self._member,
+                                   construct=lambda c: self._project_call(c, owner, scope, callee_reader))
+        statements = self.project.memo("assignments and returns", node, lambda: sorted(
+            (s for s in _own_statements(node) if isinstance(s, (ast.Assign, ast.Return))),
+            key=lambda s: (s.lineno, s.col_offset)))
         self._returning.add(id(node))
         kinds = []
         try:
@@ -461,29 +553,58 @@ class HostReader:
                 for target in statement.targets:
                     for name, item in _unpacked(target, value):
                         # a name bound twice keeps a type only where both bindings give it
-                        local[name] = item if name not in local or local[name] == item else None
+                        local[name] = item if name not in local else _same(local[name], item)
         finally:
             self._returning.discard(id(node))
-        return _returned_type(kinds)
+        self._returns[key] = returned = _returned_type(kinds)
+        return returned
 
-    def _definition_called(self, call: ast.Call, frame: _Frame):
-        """(module, def or class node) of the project's own function or class a call runs."""
-        if isinstance(call.func, ast.Name):
-            binding, function = frame.scope.lookup(call.func.id)
-            if function is not None:
+    def _member(self, obj, attr: str, depth: int = 0):
+        """The type of an attribute of an object of a project class: what its methods store in
+        ``self.<attr>`` (read from its file), else what a base class stores."""
+        path, klass = instance_of(obj)
+        if path == self.module.path:
+            key = (klass, attr)
+            value = self._attributes.get(key)
+            if isinstance(value, ArrayType) and len(self._attribute_places.get(key, set())
+                                                    | self._subclass_places(key)) > 1:
+                value = replace(value, where="", library="")
+            bases = self._bases.get(klass, [])
+        else:
+            facts = self._facts_of(path)
+            if facts is None:
                 return None
-            if binding is not None and binding.kind in ("def", "class"):
-                if binding.kind == "def" and self.module.kernel_for(binding.node) is not None:
-                    return None
-                return self.module, binding.node
-        dotted = self._dotted(call.func, frame)
-        found = self.project.definition(dotted, self.module) if dotted else None
-        if found is None or found[1].kind not in ("def", "class"):
+            value = facts.class_attributes.get(klass, {}).get(attr)
+            bases = facts.class_bases.get(klass, [])
+        if value is None and depth < 4:
+            for base in bases:
+                value = self._member(instance(*base), attr, depth + 1)
+                if value is not None:
+                    break
+        return value if not isinstance(value, str) else None
+
+    def _facts_of(self, path: str) -> Optional[HostFacts]:
+        """Another file's host facts, read for this one's sake one file less deep (code that
+        neither launches nor names a GPU library asks only for what the file itself says)."""
+        module = self.project.module(path) if self._level > 0 else None
+        if module is None:
             return None
-        owner, binding = found
-        if binding.kind == "def" and owner.kernel_for(binding.node) is not None:
-            return None
-        return owner, binding.node
+        self.consulted.add(path)
+        return read_host(self.project, module, self._level - 1 if self._gpu_code else 0)
+
+    def _append(self, target: ast.expr, item: ast.expr, frame: _Frame) -> None:
+        """``grids.append(Grid(...))``, ``self.grids.append(...)``: the list's items' type."""
+        kind = self._reader(frame).type_of(item)
+        if isinstance(target, ast.Name):
+            current: Optional[_Frame] = frame
+            while current is not None and target.id not in current.env:
+                current = current.parent
+            if current is not None and isinstance(current.env[target.id], ListType):
+                current.env[target.id] = appended(current.env[target.id], kind)
+        elif _is_self_attribute(target, frame):
+            key = (frame.owner, target.attr)
+            if isinstance(self._attributes.get(key), ListType):
+                self._attributes[key] = appended(self._attributes[key], kind)
 
     # -- expressions ----------------------------------------------------------------
 
@@ -495,7 +616,7 @@ class HostReader:
                         self._minus[id(sub.left)] = sub.right.id
                     elif isinstance(sub.left, ast.Name):
                         self.facts.intervals.setdefault(frame.qualname, set()).add((sub.left.id, sub.right.id))
-        for node in _calls_in_order(expr):
+        for node in self.project.memo("calls in order", expr, lambda: list(_calls_in_order(expr))):
             if isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
                 continue
             self._call(node, frame)
@@ -507,7 +628,9 @@ class HostReader:
         positional = _positional(function, frame)
         calls = self._passed.get(qualname, [])
         if not calls and self._gpu_code and frame.function is None and qualname.count(".") <= (
-                1 if frame.owner else 0) and self._types_matter(function, frame):
+                1 if frame.owner else 0) and (self._level < LEVELS or self._types_matter(function, frame)):
+            # read for another file's sake, it is asked for types: what its classes store
+            # comes from their callers whether or not they launch
             calls = self._incoming(qualname)  # a module-level function, or a method of a module-level class
         defaults = dict(zip([a.arg for a in positional[len(positional) - len(arguments.defaults):]],
                             arguments.defaults))
@@ -525,13 +648,15 @@ class HostReader:
                     seen.append(reader.type_of(defaults[arg.arg]))
                 else:
                     seen.append(None)
-            if seen and all(kind is not None and kind == seen[0] for kind in seen):
-                types[arg.arg] = seen[0]
+            agreed = _agreed(seen)
+            if agreed is not None:
+                types[arg.arg] = agreed
             elif not calls and arg.arg in defaults:
                 types[arg.arg] = reader.type_of(defaults[arg.arg])
         untyped = [a.arg for a in positional + arguments.kwonlyargs if types.get(a.arg) is None]
         if untyped and self._gpu_code:
-            for name, dtype in _evident_scalars(function).items():
+            for name, dtype in self.project.memo("evident scalars", function,
+                                                 lambda: _evident_scalars(function)).items():
                 if name in untyped:
                     types[name] = ScalarType(dtype)
         return types
@@ -542,10 +667,16 @@ class HostReader:
                 and isinstance(call.args[1], ast.Constant) and isinstance(call.args[1].value, str)):
             target = ast.Attribute(value=call.args[0], attr=call.args[1].value, ctx=ast.Store())
             self._assign(ast.copy_location(target, call), call.args[2], frame)  # setattr(self, "x", v)
-        if not self._record and not self._variant:
+        if (isinstance(call.func, ast.Attribute) and call.func.attr == "append" and len(call.args) == 1
+                and not call.keywords and not self._variant):
+            self._append(call.func.value, call.args[0], frame)
+        if not self._variant:
+            # this file's own calls in the first pass (the second reads their types); other
+            # files' callees in the last, when what later methods store in `self` is known
             callee = self._callee(call, frame) or self._constructed(call, frame)
             elsewhere = None if callee is not None else self._callee_elsewhere(call, frame)
-            if (callee or elsewhere) is not None and not any(isinstance(a, ast.Starred) for a in call.args):
+            if ((callee is not None and not self._record) or (elsewhere is not None and self._record)) and not any(
+                    isinstance(a, ast.Starred) for a in call.args):
                 reader = self._reader(frame)
                 passed = ([reader.type_of(a) for a in call.args],
                           {k.arg: reader.type_of(k.value) for k in call.keywords if k.arg})
@@ -556,7 +687,8 @@ class HostReader:
                          {k.arg: self._kernel_ref(k.value, frame) for k in call.keywords if k.arg}))
                 else:
                     self._outgoing.setdefault(elsewhere, []).append(passed)
-            return
+            if not self._record or self._types_only:
+                return
         launched = _launched(call)
         if launched is not None:
             target, stream = launched
@@ -702,7 +834,8 @@ class HostReader:
         if (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
                 and func.value.id == "self" and frame.owner):
             return f"{frame.owner}.{func.attr}"
-        return None
+        method = self._method_called(call, frame)  # `grid.shift(1)`, `Grid` a class of this file
+        return method[1] if method is not None and method[0] == self.module.path else None
 
     def _kept(self, frame: _Frame) -> str:
         """Where the array the statement being read allocates outlives the iteration, as the
@@ -734,11 +867,9 @@ class HostReader:
         """(path, qualified name) of a function, class (its ``__init__``) or method another
         file of the project defines, that this call runs: ``alloc(...)``, ``arrays.alloc(...)``,
         ``Beam(...)``, ``beam.step(...)`` on an instance of it."""
-        if isinstance(call.func, ast.Attribute):
-            instance = self._reader(frame).type_of(call.func.value)
-            if isinstance(instance, Opaque) and instance.kind.startswith("instance "):
-                path, _, klass = instance.kind[len("instance "):].partition("::")
-                return (path, f"{klass}.{call.func.attr}") if path != self.module.path else None
+        method = self._method_called(call, frame)
+        if method is not None:
+            return method if method[0] != self.module.path else None
         if isinstance(call.func, ast.Name) and frame.scope.lookup(call.func.id)[1] is not None:
             return None  # a local name
         dotted = self._dotted(call.func, frame)
@@ -754,39 +885,34 @@ class HostReader:
         """Whether a function's parameter types can reach a launch: it launches, or it is the
         ``__init__`` (or another method) of a class whose methods launch."""
         node = frame.owner_node if frame.owner is not None and frame.owner_node is not None else function
-        key = id(node)
-        if key not in self._launching:
-            self._launching[key] = any(isinstance(sub, ast.Call) and _launched(sub) is not None
-                                       for sub in ast.walk(node))
-        return self._launching[key]
+        return self.project.memo("launches", node, lambda: any(
+            isinstance(sub, ast.Call) and _launched(sub) is not None for sub in ast.walk(node)))
 
     def _incoming(self, qualname: str) -> List[Tuple[list, dict]]:
         """The argument types other files of the project pass to this file's function or class."""
         found: List[Tuple[list, dict]] = []
-        for facts in self._importers_naming(qualname.split(".")[0]):
+        klass, _, method = qualname.partition(".")
+        callers = list(self._importers_naming(klass))
+        if method and method != "__init__":
+            # a method is also called on objects the caller was given, not made
+            # (`for grid in fld.grids: grid.shift(1)`): without naming the class
+            seen = {facts.path for facts in callers}
+            callers.extend(facts for facts in self._importers_naming(method) if facts.path not in seen)
+        for facts in callers:
             found.extend(facts.outgoing.get((self.module.path, qualname), []))
         return found
 
     def _importers_naming(self, name: str):
-        """The host facts of the project's other files that import this one (they name its
-        module: ``from .sim import Beam``) and name ``name``; each read without looking further
-        across files (``read_host``), skipping those whose reading led here."""
-        stem = os.path.splitext(os.path.basename(self.module.path))[0]
-        if stem == "__init__":
-            stem = os.path.basename(os.path.dirname(self.module.path))
-        importers = set(self.project.files_naming(self.module.path, stem))
+        """The host facts of the project's other files that name ``name`` and import this one,
+        directly or through the modules they import (``from .boundaries import Communicator``
+        where ``boundaries/__init__.py`` imports it); each read one file less deep
+        (``read_host``)."""
         for path in self.project.files_naming(self.module.path, name):
-            if path not in importers or path == self.module.path or path in _READING:
+            if path == self.module.path or self.module.path not in self.project.imports_of_file(path):
                 continue
-            module = self.project.module(path)
-            if module is None:
-                continue
-            _READING.add(self.module.path)
-            try:
-                facts = read_host(self.project, module)
-            finally:
-                _READING.discard(self.module.path)
-            yield facts
+            facts = self._facts_of(path)
+            if facts is not None:
+                yield facts
 
     def _constructed(self, call: ast.Call, frame: _Frame) -> Optional[str]:
         """``Sim(...)`` of a module-level class of this file: its ``__init__``."""
@@ -921,7 +1047,9 @@ class HostReader:
                 return replace(value, where="", library="")  # lives in more than one place: unknown
             return value if not isinstance(value, str) else None
 
-        return TypeReader(lambda e: self._dotted(e, frame), lookup, attribute)
+        reader = TypeReader(lambda e: self._dotted(e, frame), lookup, attribute, self._member,
+                            lambda call: self._project_call(call, self.module, frame.scope, reader))
+        return reader
 
     def _subclass_places(self, key: Tuple[str, str]) -> Set[Tuple[str, str]]:
         """Where the subclasses of a class, in this file or others of the project, put an
@@ -951,13 +1079,8 @@ class HostReader:
         if found is None:
             return None
         module, defined = found
-        if module.path == self.module.path or module.path in _READING:
-            return None  # a cycle of imports: unknown, not a recursion
-        _READING.add(self.module.path)
-        try:
-            return read_host(self.project, module).globals.get(defined.name)
-        finally:
-            _READING.discard(self.module.path)
+        facts = self._facts_of(module.path) if module.path != self.module.path else None
+        return facts.globals.get(defined.name) if facts is not None else None
 
     def _dotted(self, expr: ast.AST, frame: _Frame) -> Optional[str]:
         return self.module.dotted(expr, frame.scope)
@@ -1021,8 +1144,8 @@ def _either(one, other, both_bind: bool):
     other (``if use_cuda: r = cp...`` / ``else: r = np...``) is an array of unknown place;
     anything else unknown. A name only one side binds keeps that side's value (the code
     after reads it under the same condition, or not at all)."""
-    if one == other:
-        return one
+    if _same(one, other) is not None:
+        return _same(one, other)
     if not both_bind:
         return one if one is not None else other
     if isinstance(one, ArrayType) and isinstance(other, ArrayType):
@@ -1111,30 +1234,58 @@ def _nested_qualname(frame: _Frame, function: FunctionNode, name: str) -> str:
 
 # `kernel[grid, block](`: a file that may launch (a comma: not `handlers[key](...)`)
 _LAUNCH_TEXT = re.compile(r"\w\[[^\]\n]*,[^\]\n]*\]\(")
-_READING: Set[str] = set()  # files whose reading asked another file for a name (import cycles)
+# how many files deep a file's own reading looks across the project: a launch's arguments
+# that a script passes to a simulation's constructor, which passes them on to a field object's,
+# which stores them for a method that launches
+LEVELS = 12
 
 
-def read_host(project: Project, module: PyModule) -> HostFacts:
-    """A file's host facts, read once per run (signatures and host rules both use them)."""
-    # read for another file's sake (its types, its subclasses): without looking further across
-    # files, so that one file's reading never fans out over the project; kept apart
-    shallow = bool(_READING)
-    cache = project.shallow_host_facts if shallow else project.host_facts
-    facts = cache.get(module.path) or (project.host_facts.get(module.path) if shallow else None)
+def read_host(project: Project, module: PyModule, level: int = LEVELS) -> HostFacts:
+    """A file's host facts, read once per run and level (signatures and host rules both use
+    them). ``level``: how many files deep the reading may look across the project; what it
+    asks of another file (its types, its callers, its subclasses) is that file read one level
+    less deep, so the reading ends however the files import each other, and a file's facts
+    are the same whatever was read before."""
+    key = (module.path, level)
+    facts = project.host_facts.get(key)
     if facts is not None:
-        project.note(*project.host_reads.get(id(facts), ()))  # for a reading under way: what these looked at
+        project.note_again(id(facts), project.host_reads.get(id(facts), frozenset()))  # for a reading under way
         return facts
     with project.recording() as looked:
-        try:
-            facts = HostReader(project, module, shallow).read()
-        except RecursionError:
-            raise
-        except Exception as exc:  # noqa: BLE001 - outside any one statement: the file's facts are empty
-            project.failed(module.path, 1, 1, "reading host code", exc)
-            facts = HostFacts(module.path)
-    project.host_reads[id(facts)] = looked
-    cache[module.path] = facts
+        facts = _as_deep_as_below(project, module, level)
+        if facts is not None:
+            consulted = project.host_consulted[(module.path, level - 1)]
+        else:
+            reader = HostReader(project, module, level)
+            try:
+                facts = reader.read()
+            except RecursionError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - outside any one statement: the file's facts are empty
+                project.failed(module.path, 1, 1, "reading host code", exc)
+                facts = HostFacts(module.path)
+            consulted = frozenset(reader.consulted)
+    project.host_reads[id(facts)] = project.host_reads.get(id(facts), frozenset()) | looked
+    project.host_consulted[key] = consulted
+    project.host_facts[key] = facts
     return facts
+
+
+def _as_deep_as_below(project: Project, module: PyModule, level: int) -> Optional[HostFacts]:
+    """A file's facts one level less deep, where reading it one level deeper would give the
+    same: every file that reading consulted gives the same types at the next level (so the
+    reading would consult the same files and see the same). Most chains of types end within
+    a few files; this keeps the deepest levels as cheap as the first."""
+    if not 2 <= level < LEVELS:  # level 1 and 0 read differently; the file's own reading is whole
+        return None
+    below = read_host(project, module, level - 1)
+    for path in sorted(project.host_consulted[(module.path, level - 1)]):
+        other = project.module(path)
+        if other is None:
+            continue
+        if read_host(project, other, level - 1).types() != read_host(project, other, level - 2).types():
+            return None
+    return below
 
 
 def file_host_facts(project: Project, path: str) -> Optional[HostFacts]:
@@ -1160,6 +1311,62 @@ def _positional(function: FunctionNode, outer: Optional[_Frame]) -> list:
             isinstance(d, ast.Name) and d.id == "staticmethod" for d in function.decorator_list):
         return positional[1:]  # self / cls
     return positional
+
+
+def _is_self_attribute(target: ast.expr, frame: _Frame) -> bool:
+    return (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self"
+            and frame.owner is not None)
+
+
+def _agreed(seen: List[object]):
+    """A parameter's type from what its calls pass: the one type every call that says one
+    gives, where those are most of the calls (a call passing what reading cannot type, such
+    as its own caller's parameter, leaves the others to say it). A Python literal and a
+    variable holding one are the same type at run time."""
+    known = [kind for kind in seen if kind is not None]
+    if not known or 2 * len(known) <= len(seen):
+        return None
+    agreed = known[0]
+    for kind in known[1:]:
+        agreed = _same(agreed, kind)
+    return agreed
+
+
+def _same(one, other):
+    """The type two values of one name or place share: the same type; a Python number and a
+    variable holding one of its kind are the same at run time (numba types both alike).
+    None where they differ."""
+    if one == other:
+        return one
+    if isinstance(one, ScalarType) and isinstance(other, ScalarType) and one.dtype == other.dtype:
+        return ScalarType(one.dtype, weak=one.weak and other.weak)
+    return None
+
+
+def _items_of(statement: ast.For, reader: TypeReader):
+    """(name, type) the loop binds where it walks a list of one type of items: ``for grid in
+    grids``, ``for m, grid in enumerate(grids)``."""
+    values, target = statement.iter, statement.target
+    counted = False
+    if (isinstance(values, ast.Call) and isinstance(values.func, ast.Name) and values.func.id == "enumerate"
+            and len(values.args) == 1 and isinstance(target, ast.Tuple) and len(target.elts) == 2):
+        values, counted = values.args[0], True
+    kind = reader.type_of(values)
+    if not isinstance(kind, ListType) or kind.item is None or kind.item is MIXED:
+        return []
+    if not counted:
+        return list(_unpacked(target, kind.item))
+    return [*_unpacked(target.elts[0], ScalarType("int64")), *_unpacked(target.elts[1], kind.item)]
+
+
+def _receiver(function: FunctionNode, outer: _Frame) -> Optional[str]:
+    """The name a method calls its object (``self``); None for functions, static and class
+    methods."""
+    if outer.owner is None or outer.function is not None or any(
+            isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod") for d in function.decorator_list):
+        return None
+    positional = function.args.posonlyargs + function.args.args
+    return positional[0].arg if positional else None
 
 
 def _evident_scalars(function: FunctionNode) -> Dict[str, str]:
@@ -1209,8 +1416,11 @@ def _returned_type(kinds: List[object]):
     (``return n, x`` with ``x`` unknown, ``return 0, np.empty(0)`` where nothing was found)."""
     if not kinds:
         return None
-    if all(k == kinds[0] for k in kinds):
-        return kinds[0]
+    same = kinds[0]
+    for kind in kinds[1:]:
+        same = _same(same, kind) if same is not None else None
+    if same is not None:
+        return same
     tuples = [k for k in kinds if isinstance(k, TupleType)]
     if len(tuples) != len(kinds) or len({len(t.items) for t in tuples}) != 1:
         return None

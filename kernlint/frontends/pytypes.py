@@ -126,10 +126,60 @@ class Opaque:
         return None
 
 
-Type = Union[ArrayType, ScalarType, TupleType, Opaque, None]
+@dataclass(frozen=True)
+class ListType:
+    """A Python list whose items share one type (``[Grid(n) for m in range(k)]``, or one that
+    ``append`` fills); ``item`` None: unknown. Numba launches no list: its items are read
+    (``grids[m].E``)."""
+
+    item: "Type"
+
+    @property
+    def text(self) -> None:
+        return None
+
+
+# a list's items of more than one type: unknown, and staying so however it is filled later
+MIXED = Opaque("mixed")
+_INSTANCE = "instance "
+
+
+def instance(path: str, klass: str) -> Opaque:
+    """An object of a class of the project (``path``: its file; ``klass``: its qualified name)."""
+    return Opaque(f"{_INSTANCE}{path}::{klass}")
+
+
+def instance_of(kind) -> Optional[Tuple[str, str]]:
+    """(file, class) of an object of a project class; None for any other type."""
+    if isinstance(kind, Opaque) and kind.kind.startswith(_INSTANCE):
+        path, _, klass = kind.kind[len(_INSTANCE):].rpartition("::")
+        return path, klass
+    return None
+
+
+def appended(kind: "ListType", item: "Type") -> "ListType":
+    """The list after ``append(item)``: items of one type keep it; any other makes it mixed."""
+    if kind.item is None:
+        return ListType(item if item is not None else MIXED)
+    return kind if kind.item == item else ListType(MIXED)
+
+
+Type = Union[ArrayType, ScalarType, TupleType, ListType, Opaque, None]
 
 
 _FLOAT_CONSTANTS = frozenset({"pi", "e", "inf", "nan", "tau", "euler_gamma", "NINF", "PINF", "NAN", "NaN", "Inf"})
+
+
+# scipy.constants: every public name is a Python float but these (functions, tables, modules)
+_SCIPY_CONSTANTS_OTHER = frozenset({
+    "physical_constants", "value", "unit", "precision", "find", "convert_temperature", "lambda2nu",
+    "nu2lambda", "ConstantWarning", "codata", "constants", "test"})
+
+
+def _physical_constant(name: Optional[str]) -> bool:
+    """``scipy.constants.c`` (``from scipy.constants import c, e``): a float."""
+    module, _, attr = (name or "").rpartition(".")
+    return module == "scipy.constants" and not attr.startswith("_") and attr not in _SCIPY_CONSTANTS_OTHER
 
 
 def signature(types: Sequence[Type]) -> Optional[str]:
@@ -170,10 +220,14 @@ class TypeReader:
     ``lookup(name)`` gives a local or module-level name's type; both come from the host
     reader, which walks the statements in order."""
 
-    def __init__(self, dotted, lookup, attribute=None):
+    def __init__(self, dotted, lookup, attribute=None, member=None, construct=None):
         self.dotted = dotted
         self.lookup = lookup
         self.attribute = attribute or (lambda expr: None)  # self.x -> its type
+        # (an object of a project class, attribute name) -> the attribute's type
+        self.member = member or (lambda obj, attr: None)
+        # a call -> the object it makes, where it constructs a class of the project
+        self.construct = construct or (lambda call: None)
 
     # -- dtypes -----------------------------------------------------------------
 
@@ -216,9 +270,18 @@ class TypeReader:
             return None
         if isinstance(expr, ast.Name):
             value = self.lookup(expr.id)
+            if value is None and _physical_constant(self.dotted(expr)):
+                return ScalarType("float64")
             return value if not isinstance(value, str) else None
         if isinstance(expr, ast.Tuple):
             return TupleType(tuple(self.type_of(e) for e in expr.elts))
+        if isinstance(expr, ast.List) and not any(isinstance(e, ast.Starred) for e in expr.elts):
+            made = ListType(None)
+            for element in expr.elts:
+                made = appended(made, self.type_of(element))
+            return made
+        if isinstance(expr, ast.ListComp):
+            return self._comprehension(expr)
         if isinstance(expr, ast.UnaryOp):
             inner = self.type_of(expr.operand)
             if isinstance(expr.op, ast.Not):
@@ -228,8 +291,10 @@ class TypeReader:
             return inner if isinstance(inner, ScalarType) else None
         if isinstance(expr, ast.BinOp):
             return self._binary(expr)
-        if isinstance(expr, ast.Compare) or isinstance(expr, ast.BoolOp):
-            return ScalarType("boolean") if isinstance(expr, ast.Compare) else None
+        if isinstance(expr, ast.Compare):
+            return self._compare(expr)
+        if isinstance(expr, ast.BoolOp):
+            return None
         if isinstance(expr, ast.Subscript):
             return self._subscript(expr)
         if isinstance(expr, ast.Attribute):
@@ -240,6 +305,20 @@ class TypeReader:
             body, orelse = self.type_of(expr.body), self.type_of(expr.orelse)
             return body if body == orelse else None
         return None
+
+    def _compare(self, expr: ast.Compare) -> Type:
+        """A comparison of numbers is a boolean; of an array, an array of booleans (``i < n``
+        with ``i = np.arange(n)``); unknown where an operand is."""
+        if any(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in expr.ops):
+            return ScalarType("boolean")
+        operands = [self.type_of(o) for o in [expr.left, *expr.comparators]]
+        arrays = [o for o in operands if isinstance(o, ArrayType)]
+        if not arrays:
+            return ScalarType("boolean")  # also what an unknown object's comparison gives, as before
+        if len(expr.ops) > 1 or any(a.ndim is None or a.library == "numba" for a in arrays) or any(
+                not isinstance(o, (ArrayType, ScalarType)) for o in operands):
+            return None
+        return ArrayType("boolean", max(a.ndim for a in arrays), "C", arrays[0].where, arrays[0].library)
 
     def _binary(self, expr: ast.BinOp) -> Type:
         left, right = self.type_of(expr.left), self.type_of(expr.right)
@@ -257,8 +336,22 @@ class TypeReader:
             return _array_arithmetic(expr.op, left, right)
         return None
 
+    def _comprehension(self, expr: ast.ListComp) -> Type:
+        """``[Grid(nz, nr, m) for m in range(nm)]``: a list of what the element gives, where
+        that does not depend on the loop's variables (an object of a class does not)."""
+        bound = {n.id for g in expr.generators for n in ast.walk(g.target) if isinstance(n, ast.Name)}
+        item = self.type_of(expr.elt)
+        if item is not None and instance_of(item) is None and any(
+                isinstance(n, ast.Name) and n.id in bound for n in ast.walk(expr.elt)):
+            return ListType(None)  # names the loop binds are not the outer ones reading looks up
+        return ListType(item)
+
     def _subscript(self, expr: ast.Subscript) -> Type:
         base = self.type_of(expr.value)
+        if isinstance(base, ListType):
+            if isinstance(expr.slice, ast.Slice):
+                return base
+            return base.item if base.item is not MIXED else None
         if isinstance(base, TupleType) and isinstance(expr.slice, ast.Constant) and isinstance(
                 expr.slice.value, int):
             try:
@@ -291,14 +384,16 @@ class TypeReader:
     def _attribute(self, expr: ast.Attribute) -> Type:
         if isinstance(expr.value, ast.Name) and expr.value.id in ("self", "cls"):
             value = self.attribute(expr)
-            if value is not None or expr.attr not in ("size", "ndim", "nbytes", "itemsize"):
-                return value
+            if value is not None:
+                return value  # else what the object's class stores (`member`), or a count
         if expr.attr in ("size", "ndim", "nbytes", "itemsize"):
             return ScalarType("int64")  # whatever holds it: a count
         if expr.attr in _FLOAT_CONSTANTS and (self.dotted(expr) or "").rpartition(".")[0] in (
-                "numpy", "cupy", "math"):
-            return ScalarType("float64")  # np.pi, math.inf: Python floats
+                "numpy", "cupy", "math") or _physical_constant(self.dotted(expr)):
+            return ScalarType("float64")  # np.pi, math.inf, scipy.constants.c: Python floats
         base = self.type_of(expr.value)
+        if instance_of(base) is not None:
+            return self.member(base, expr.attr)
         if isinstance(base, ArrayType):
             if expr.attr == "T":
                 if base.ndim is None:
@@ -319,7 +414,7 @@ class TypeReader:
             where = "device" if module.startswith("cupy") else "host"
             made = self._array_constructor(module, function, expr, keywords, where)
             return replace(made, library="cupy" if where == "device" else "numpy") if isinstance(
-                made, ArrayType) else made
+                made, ArrayType) and made.where == where else made
         if module == "torch" and function in _TORCH_FACTORIES:
             return self._torch_factory(function, expr, keywords)
         if name.startswith("numba.cuda."):
@@ -339,8 +434,10 @@ class TypeReader:
         if module in _ARRAY_MODULES and dtype_name(function):
             return ScalarType(dtype_name(function))
         if isinstance(expr.func, ast.Attribute):
-            return self._method(expr, keywords)
-        return None
+            made = self._method(expr, keywords)
+            if made is not None:
+                return made
+        return self.construct(expr)
 
     def _array_constructor(self, module: str, function: str, expr: ast.Call, keywords, where: str) -> Type:
         args = expr.args
@@ -404,7 +501,57 @@ class TypeReader:
             return ArrayType(explicit, None, layout, where)
         if module.endswith("random"):
             return self._random(function, expr, keywords, where)
-        return None
+        return self._elementwise(function, expr, keywords, where)
+
+    def _elementwise(self, function: str, expr: ast.Call, keywords, where: str) -> Type:
+        """NumPy's (and CuPy's) functions that work element by element: ``np.exp(1j * kz)``,
+        ``np.where(mask, a, 0.)``, ``np.maximum(a, b)``, and ``np.meshgrid``; the result has
+        the arguments' broadcast rank and NumPy's result type. None where an argument is
+        unknown, or lives elsewhere than the module's arrays do."""
+        args = expr.args
+        if expr.keywords and function != "meshgrid" or any(isinstance(a, ast.Starred) for a in args):
+            return None  # out=, dtype=, where=: not read
+        kinds = [self.type_of(a) for a in args]
+        if any(not isinstance(k, (ArrayType, ScalarType)) for k in kinds):
+            return None
+        arrays = [k for k in kinds if isinstance(k, ArrayType)]
+        if any(a.dtype is None or a.ndim is None or a.where != where for a in arrays):
+            return None
+        if function == "meshgrid":
+            if not arrays or len(arrays) != len(kinds) or set(keywords) - {"indexing", "sparse"} or any(
+                    a.ndim != 1 for a in arrays) or keywords.get("sparse") is not None:
+                return None
+            dtype = arrays[0].dtype
+            for other in arrays[1:]:
+                dtype = _promote(dtype, other.dtype)
+            grid = ArrayType(dtype, len(arrays), "C", where, "cupy" if where == "device" else "numpy")
+            return TupleType(tuple(grid for _ in arrays))
+        if function == "where" and len(kinds) == 3:
+            values = kinds[1:]
+            ndim = max((a.ndim for a in arrays), default=0)
+            result = _result_type(values)
+        elif function in _UNARY_FLOAT and len(kinds) == 1:
+            (kind,) = kinds
+            ndim = kind.ndim if isinstance(kind, ArrayType) else 0
+            dtype = kind.dtype
+            if dtype.startswith(("int", "uint")) or dtype == "boolean":
+                dtype = "float64"
+            if function in _TO_REAL and dtype.startswith("complex"):
+                dtype = "float32" if dtype == "complex64" else "float64"
+            result = dtype
+        elif function in _BINARY and len(kinds) == 2:
+            ndim = max((a.ndim for a in arrays), default=0)
+            result = _result_type(kinds)
+            if result is not None and function in ("arctan2", "hypot", "true_divide", "divide") and not result.startswith(
+                    ("float", "complex")):
+                result = "float64"
+        else:
+            return None
+        if result is None:
+            return None
+        if not arrays:
+            return ScalarType(result)
+        return ArrayType(result, ndim, "C", where) if ndim else ScalarType(result)
 
     def _torch_factory(self, function: str, expr: ast.Call, keywords) -> Type:
         """A PyTorch tensor: an array numba sees through ``__cuda_array_interface__`` when it
@@ -637,6 +784,37 @@ def _same_kind(left: str, right: str) -> bool:
     kinds = [("float" if d.startswith("float") else "complex" if d.startswith("complex")
               else "int") for d in (left, right)]
     return kinds[0] == kinds[1] or (kinds[0] == "int" and kinds[1] == "float")
+
+
+# NumPy's ufuncs of one argument that give floats for integers (and keep a float's or a
+# complex's type, those in _TO_REAL giving a complex's real type)
+_UNARY_FLOAT = frozenset({
+    "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "cbrt", "sin", "cos", "tan", "arcsin",
+    "arccos", "arctan", "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh", "deg2rad", "rad2deg",
+    "radians", "degrees", "floor", "ceil", "trunc", "rint", "abs", "absolute", "fabs", "real", "imag",
+    "conj", "conjugate", "square", "negative", "sinc"})
+_TO_REAL = frozenset({"abs", "absolute", "fabs", "real", "imag"})
+_BINARY = frozenset({"maximum", "minimum", "fmax", "fmin", "power", "arctan2", "hypot", "add", "subtract",
+                     "multiply", "divide", "true_divide", "copysign"})
+
+
+def _result_type(kinds: Sequence[Type]) -> Optional[str]:
+    """NumPy's result type of arrays and numbers together (a Python number takes an array's
+    type where it is of the same kind: ``np.where(m, a32, 0.)`` is float32)."""
+    arrays = [k for k in kinds if isinstance(k, ArrayType)]
+    scalars = [k for k in kinds if isinstance(k, ScalarType)]
+    if len(arrays) + len(scalars) != len(kinds):
+        return None
+    strong = [k.dtype for k in arrays] + [k.dtype for k in scalars if not k.weak]
+    weak = [k for k in scalars if k.weak]
+    if not strong:  # Python numbers alone
+        strong, weak = [k.dtype for k in weak], []
+    dtype = strong[0]
+    for other in strong[1:]:
+        dtype = _promote(dtype, other)
+    for number in weak:
+        dtype = _array_arithmetic(ast.Add(), ArrayType(dtype, 1), number).dtype
+    return dtype
 
 
 def _array_arithmetic(op: ast.operator, left: Type, right: Type) -> Type:

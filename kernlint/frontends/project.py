@@ -110,6 +110,7 @@ class Project:
         self.errors: Dict[str, BaseException] = {}  # why a file could not be parsed
         self.host_facts: Dict[Tuple[str, int], object] = {}  # (file, level) -> its host facts (pyhost)
         self.host_consulted: Dict[Tuple[str, int], frozenset] = {}  # (file, level) -> the files that read consulted
+        self.returns: Dict[tuple, tuple] = {}  # what functions return, where reading no one file (pyhost)
         self._search_paths: Dict[str, List[str]] = {}
         self._searching: Set[str] = set()  # the files whose search path is being computed
         self.failures: List[Finding] = []  # KL905: where kernlint's own readers failed, once each
@@ -120,6 +121,7 @@ class Project:
         self._recorders: List[Tuple[Set[Looked], Set[tuple]]] = []
         self.host_reads: Dict[int, Set[Looked]] = {}  # id(host facts) -> what reading them looked at
         self._imports: Dict[str, Tuple[Set[str], Set[str]]] = {}  # a file -> (modules it imports, absent places)
+        self._found: Dict[Tuple[str, str], Tuple[Optional[str], List[str]]] = {}  # (dotted, importer) -> `find`
         self._closures: Dict[str, Set[str]] = {}  # a file -> the user modules it imports at any depth
         self._memo: Dict[Tuple[str, int], Tuple[ast.AST, object]] = {}  # (kind, id(node)) -> (node, derived)
 
@@ -213,18 +215,30 @@ class Project:
         """The file (or package directory) of a user module; None for libraries."""
         if not dotted or self.settings.is_safe(dotted):
             return None
+        key = (dotted, importer.path)
+        known = self._found.get(key)
+        if known is None:
+            known = self._found[key] = self._find(dotted, importer)
+        found, absent = known
+        if self._recorders:  # what an earlier search found nothing at, for a reading under way
+            self.note(*(("absent", candidate) for candidate in absent))
+        return found
+
+    def _find(self, dotted: str, importer: PyModule) -> Tuple[Optional[str], List[str]]:
+        """(the file or package directory of a user module, the places it was looked for and
+        not found)."""
         parts = dotted.split(".")
+        absent: List[str] = []
         for base in self.search_path(importer):
             stem = os.path.join(base, *parts)
             for candidate in (stem + ".py", os.path.join(stem, "__init__.py")):
                 if os.path.isfile(candidate):
-                    return candidate
+                    return candidate, absent
                 self.absent.add(candidate)
-                if self._recorders:
-                    self.note(("absent", candidate))
+                absent.append(candidate)
             if os.path.isdir(stem) and _is_namespace_package(stem):
-                return stem
-        return None
+                return stem, absent
+        return None, absent
 
     def files_naming(self, path: str, name: str) -> List[str]:
         """The Python files of ``path``'s project whose text has ``name`` as a word (one scan

@@ -89,10 +89,10 @@ class HostReader:
         self._outgoing: Dict[Tuple[str, str], List[Tuple[List[object], Dict[str, object]]]] = {}  # other files' callees
         self._returning: Set[int] = set()  # helper functions whose return type is being read
         self._returns: Dict[tuple, object] = {}  # (id(function), its arguments' types) -> what it returns
+        self._pure: List[bool] = []  # for each return type being read: whether it reads only other files
         # types from other files (callers, helpers, subclasses) are read only for code that may
         # launch, and only when this file is read for its own sake (not for another file's types)
-        self._gpu_code = level > 0 and (self._types_only or any(
-            word in module.text for word in ("cuda", "cupy", "torch")) or bool(_LAUNCH_TEXT.search(module.text)))
+        self._gpu_code = level > 0 and (self._types_only or bool(_LAUNCH_TEXT.search(module.text)))
         self._assigning: set = set()  # the names the statement being read assigns
         self._targets: List[ast.expr] = []  # and its targets
         self._bases: Dict[str, List[Tuple[str, str]]] = {}  # class -> its bases as (path, name)
@@ -474,8 +474,8 @@ class HostReader:
     def _method_called(self, call: ast.Call, frame: _Frame) -> Optional[Tuple[str, str]]:
         """(file, Class.method) of the project's method that ``obj.method(...)`` runs, where
         reading knows the object (``grid`` an item of a list of ``Grid`` objects)."""
-        if not isinstance(call.func, ast.Attribute):
-            return None
+        if not isinstance(call.func, ast.Attribute) or not self._gpu_code:
+            return None  # code that does not launch: its objects' methods are not followed
         where = instance_of(self._reader(frame).type_of(call.func.value))
         method = self._method(where[0], where[1], call.func.attr) if where is not None else None
         return (method[0].path, f"{method[1]}.{call.func.attr}") if method is not None else None
@@ -501,7 +501,7 @@ class HostReader:
     def _returned(self, owner: PyModule, node: FunctionNode, call: ast.Call, reader: TypeReader, receiver):
         """The type a function returns for a call's arguments, read off its assignments and
         ``return`` statements (``self`` of a method: the object it is called on)."""
-        if len(self._returning) > 3 or id(node) in self._returning:
+        if len(self._returning) > 0 or id(node) in self._returning:
             return None
         bound: Dict[str, object] = {}
         params = node.args.posonlyargs + node.args.args
@@ -517,10 +517,17 @@ class HostReader:
                 bound[param.arg] = reader.type_of(expr) or reader.dtype(expr)
             elif param.arg in defaults:
                 bound[param.arg] = ("default", defaults[param.arg])
-        key = (id(node), tuple(sorted(bound.items(), key=lambda item: item[0])))
+        key = (id(node), tuple(sorted(bound.items(), key=lambda item: item[0])), tuple(self._returning))
         if key in self._returns:
             return self._returns[key]
+        # what does not depend on this file's reading under way is the same for every file
+        # read at this level: kept for the project
+        shared = (key, self._level if self._gpu_code else -1)
+        found = self.project.returns.get(shared)
+        if found is not None:
+            return found[1]
         if owner.path == self.module.path:
+            self._own_state_read()
             module_names = self._module_frame.env if self._module_frame else {}
         else:
             facts = self._facts_of(owner.path)
@@ -542,6 +549,7 @@ class HostReader:
             (s for s in _own_statements(node) if isinstance(s, (ast.Assign, ast.Return))),
             key=lambda s: (s.lineno, s.col_offset)))
         self._returning.add(id(node))
+        self._pure.append(True)
         kinds = []
         try:
             for statement in statements:
@@ -556,14 +564,22 @@ class HostReader:
                         local[name] = item if name not in local else _same(local[name], item)
         finally:
             self._returning.discard(id(node))
+            pure = self._pure.pop()
         self._returns[key] = returned = _returned_type(kinds)
+        if pure:
+            self.project.returns[shared] = (node, returned)  # the node kept: its id stays its own
         return returned
+
+    def _own_state_read(self) -> None:
+        """What is being worked out reads this file's names or objects, as read so far."""
+        self._pure[:] = [False] * len(self._pure)
 
     def _member(self, obj, attr: str, depth: int = 0):
         """The type of an attribute of an object of a project class: what its methods store in
         ``self.<attr>`` (read from its file), else what a base class stores."""
         path, klass = instance_of(obj)
         if path == self.module.path:
+            self._own_state_read()
             key = (klass, attr)
             value = self._attributes.get(key)
             if isinstance(value, ArrayType) and len(self._attribute_places.get(key, set())
@@ -628,9 +644,9 @@ class HostReader:
         positional = _positional(function, frame)
         calls = self._passed.get(qualname, [])
         if not calls and self._gpu_code and frame.function is None and qualname.count(".") <= (
-                1 if frame.owner else 0) and (self._level < LEVELS or self._types_matter(function, frame)):
-            # read for another file's sake, it is asked for types: what its classes store
-            # comes from their callers whether or not they launch
+                1 if frame.owner else 0) and (self._level < LEVELS and frame.owner or self._types_matter(function, frame)):
+            # read for another file's sake, it is asked for types: what its classes store and
+            # pass on comes from their callers whether or not they launch
             calls = self._incoming(qualname)  # a module-level function, or a method of a module-level class
         defaults = dict(zip([a.arg for a in positional[len(positional) - len(arguments.defaults):]],
                             arguments.defaults))
@@ -907,9 +923,13 @@ class HostReader:
         directly or through the modules they import (``from .boundaries import Communicator``
         where ``boundaries/__init__.py`` imports it); each read one file less deep
         (``read_host``)."""
-        for path in self.project.files_naming(self.module.path, name):
-            if path == self.module.path or self.module.path not in self.project.imports_of_file(path):
-                continue
+        importers = [path for path in self.project.files_naming(self.module.path, name)
+                     if path != self.module.path and self.module.path in self.project.imports_of_file(path)]
+        if self._types_only:
+            # read for another file's sake: a few callers say the types as well as many (they
+            # must agree); a base class every module names would have the project read again
+            importers = sorted(importers)[:MAX_CALLERS_READ]
+        for path in importers:
             facts = self._facts_of(path)
             if facts is not None:
                 yield facts
@@ -1233,11 +1253,13 @@ def _nested_qualname(frame: _Frame, function: FunctionNode, name: str) -> str:
 
 
 # `kernel[grid, block](`: a file that may launch (a comma: not `handlers[key](...)`)
-_LAUNCH_TEXT = re.compile(r"\w\[[^\]\n]*,[^\]\n]*\]\(")
+# `kernel[blocks, threads](`, `kernel.forall(n)(`: a file that may launch
+_LAUNCH_TEXT = re.compile(r"\w\[[^\]\n]*,[^\]\n]*\]\(|\.forall\(")
 # how many files deep a file's own reading looks across the project: a launch's arguments
 # that a script passes to a simulation's constructor, which passes them on to a field object's,
 # which stores them for a method that launches
 LEVELS = 12
+MAX_CALLERS_READ = 8  # files asked for a function's or class's callers, reading for another file's sake
 
 
 def read_host(project: Project, module: PyModule, level: int = LEVELS) -> HostFacts:

@@ -250,6 +250,29 @@ def accuracy_section(row):
     return out
 
 
+def gpu_accuracy_section(rows):
+    out = ["### Against the GPU recordings of the corpus", "",
+           "`benchmarks/signature_accuracy.py PROJECT OUT --recorded benchmarks/results/recorded/PROJECT.toml`: "
+           "the project read alone, compared with what its own tests, examples or scripts recorded on the H100 "
+           "(the recordings above), kernel by kernel as above.", "",
+           "| project | kernels recorded | launch-site: agree / differ | inferred: agree / differ | "
+           "not checked | agreement |", "| --- | ---: | ---: | ---: | ---: | ---: |"]
+    for row in rows:
+        cells = []
+        for source in ("launch-site", "inferred"):
+            counter = row["by_source"].get(source, {})
+            cells.append(f"{counter.get('agrees', 0)} / {counter.get('differs', 0)}")
+        out.append(f"| {row['project']} | {row['kernels_launched_by_tests']} | {cells[0]} | {cells[1]} | "
+                   f"{row['not_checked']} | {row['agreement_of_checked'] if row['agreement_of_checked'] is not None else '—'} |")
+    differing = [(row["project"], entry) for row in rows for entry in row["disagreements"]
+                 if entry["source"] == "launch-site"]
+    for project, entry in differing:
+        out.append(f"- {project} `{entry['kernel']}` (launch-site): kernlint {', '.join(entry['kernlint'])}; "
+                   f"recorded {', '.join(entry['recorded'])}")
+    out.append("")
+    return out
+
+
 def main():
     gpu = load("gpu_rewrite_h200.json")
     decorator = load("gpu_decorator_h200.json")
@@ -286,6 +309,10 @@ def main():
     accuracy = load("signature_accuracy_numba_cuda_tests.json")
     if accuracy:
         out += accuracy_section(accuracy)
+    against_gpu = [row for row in (load(name) for name in sorted(os.listdir(RESULTS))
+                                   if name.startswith("signature_accuracy_gpu_")) if row]
+    if against_gpu:
+        out += gpu_accuracy_section(against_gpu)
     if source_fix:
         def cell(r):
             return f"{r['registers']} reg, {r['stack_bytes']} B stack" if r and "registers" in r else "n/a"

@@ -1,6 +1,7 @@
 """How right are the signatures kernlint finds by reading? Compared with those a run records.
 
     python benchmarks/signature_accuracy.py PROJECT_DIR OUT.json [--timeout S] -- TEST COMMAND...
+    python benchmarks/signature_accuracy.py PROJECT_DIR OUT.json --recorded SIGNATURES.toml
 
 Runs ``kernlint record -- TEST COMMAND`` in PROJECT_DIR under numba's CUDA simulator (the
 project's tests, launching its kernels with the types they really get), writing the recorded
@@ -8,7 +9,9 @@ signatures outside the project. Then checks the project by reading alone (no rec
 signatures: eager, comment, config, launch-site and inferred ones), and compares, for each
 kernel the tests launched: was it checked, and does a signature kernlint checked it with
 equal one the run recorded (per signature source)? A disagreement is listed with both sides.
-The project's test dependencies must be installed in this environment. numba-cuda's tests,
+With ``--recorded``, the signatures are those of a recording made before, elsewhere (a GPU
+run of ``benchmarks/record_corpus.py``, kept in ``benchmarks/results/recorded/``), its keys
+relative to PROJECT_DIR. The project's test dependencies must be installed in this environment. numba-cuda's tests,
 as its wheel ships them, need the fixture its repository's conftest gives:
 ``PYTHONPATH=benchmarks ... -- python -m pytest -p numba_cuda_tests_plugin tests``.
 """
@@ -45,6 +48,19 @@ def record(root: str, command: List[str], timeout: float) -> Tuple[Dict, float, 
     recorded = {path: {kernel: {s for s, _ in entries} for kernel, entries in kernels.items()}
                 for path, kernels in read_recorded(output).items()}
     return recorded, seconds, status
+
+
+def recorded_in(path: str, root: str) -> Dict[str, Dict[str, Set[str]]]:
+    """path -> qualname -> signatures of a signatures file, its keys read relative to ``root``."""
+    import tomllib
+
+    with open(path, "rb") as handle:
+        table = tomllib.load(handle).get("signatures", {})
+    found: Dict[str, Dict[str, Set[str]]] = defaultdict(lambda: defaultdict(set))
+    for key, values in table.items():
+        file_part, kernel = key.rsplit("::", 1)
+        found[os.path.abspath(os.path.join(root, file_part))][kernel].update(values)
+    return found
 
 
 def qualnames(root: str) -> Dict[Tuple[str, int], str]:
@@ -129,25 +145,33 @@ def compare(root: str, recorded: Dict[str, Dict[str, Set[str]]]) -> Dict[str, ob
 
 
 def main(argv: List[str]) -> int:
-    if "--" not in argv:
+    if "--recorded" in argv:
+        at = argv.index("--recorded")
+        given, args, command = argv[at + 1], argv[:at] + argv[at + 2:], []
+    elif "--" in argv:
+        split = argv.index("--")
+        given, args, command = None, argv[:split], argv[split + 1:]
+    else:
         print(__doc__)
         return 2
-    split = argv.index("--")
-    args, command = argv[:split], argv[split + 1:]
     timeout = 1800.0
     if "--timeout" in args:
         timeout = float(args[args.index("--timeout") + 1])
         args = [a for a in args if a not in ("--timeout", str(args[args.index("--timeout") + 1]))]
-    if not args or not command:
+    if not args or not (command or given):
         print(__doc__)
         return 2
     root = os.path.abspath(args[0])
-    recorded, seconds, status = record(root, command, timeout)
-    row = {"project": os.path.basename(root), "command": " ".join(command), "record_seconds": round(seconds, 1),
-           "command_status": status}
+    if given:
+        recorded, seconds, status = recorded_in(given, root), 0.0, 0
+        row = {"project": os.path.basename(root), "recorded": os.path.basename(given)}
+    else:
+        recorded, seconds, status = record(root, command, timeout)
+        row = {"project": os.path.basename(root), "command": " ".join(command),
+               "record_seconds": round(seconds, 1), "command_status": status}
     row.update(compare(root, recorded))
     print(f"{row['project']}: {row['kernels_launched_by_tests']} kernels launched by the tests "
-          f"({row['record_seconds']} s, exit {status}); kernlint checked {row['checked_by_guess']} of them with "
+          f"({row.get('record_seconds', 0.0)} s, exit {status}); kernlint checked {row['checked_by_guess']} of them with "
           f"signatures it found by reading (not written ones): "
           f"{row['agree']} checked with a signature the run recorded ({row['all_signatures_recorded']} with "
           f"no other), {row['differ']} differ (agreement {row['agreement_of_checked']}); "

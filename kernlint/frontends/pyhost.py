@@ -909,9 +909,10 @@ class HostReader:
         found: List[Tuple[list, dict]] = []
         klass, _, method = qualname.partition(".")
         callers = list(self._importers_naming(klass))
-        if method and method != "__init__":
-            # a method is also called on objects the caller was given, not made
-            # (`for grid in fld.grids: grid.shift(1)`): without naming the class
+        if method and method != "__init__" and not self._types_only:
+            # a method that launches is also called on objects the caller was given, not
+            # made (`for grid in fld.grids: grid.shift(1)`): without naming the class (read
+            # for another file's sake, a class's every method would have the project read)
             seen = {facts.path for facts in callers}
             callers.extend(facts for facts in self._importers_naming(method) if facts.path not in seen)
         for facts in callers:

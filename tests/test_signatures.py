@@ -2,6 +2,7 @@
 import ast
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -283,6 +284,28 @@ def test_a_level_as_deep_as_the_one_below_changes_nothing(monkeypatch):
     monkeypatch.setattr(pyhost.HostReader, "read", counted)
     _launch_types(paths)
     assert len(reads) < full / 2  # the deep levels mostly come for free
+
+
+def test_an_edit_two_files_away_changes_the_launch_signature_of_a_cached_run(tmp_path):
+    """species.py launches on `grid[0].Er`; the grids' dtype is written in interpolation.py,
+    which species.py never imports (a Fields object in fields.py makes the grids): the
+    cached reading of species.py depends on it, and the next run sees the edit."""
+    shutil.copytree(PLASMA, tmp_path / "plasma")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+
+    def gather_signatures():
+        run = subprocess.run([sys.executable, "-m", "kernlint", "check", "--show-signatures", "plasma"],
+                             cwd=tmp_path, capture_output=True, text=True, timeout=600, env=env)
+        return [re.split(r"\s{2,}", line.strip())[1:] for line in run.stdout.splitlines()
+                if "::gather_field " in line]
+
+    assert gather_signatures() == [["void(float64[::1], complex128[:, ::1], complex128[:, ::1], float64, "
+                                    "float64, int64, complex128[::1])", "launch-site"]]
+    assert (tmp_path / ".kernlint_cache").is_dir()  # the second run is a cached one
+    grids = tmp_path / "plasma" / "fields" / "interpolation.py"
+    grids.write_text(grids.read_text().replace("dtype='complex')", "dtype=np.complex64)"))
+    assert gather_signatures() == [["void(float64[::1], complex64[:, ::1], complex64[:, ::1], float64, "
+                                    "float64, int64, complex128[::1])", "launch-site"]]
 
 
 def test_a_loop_over_values_launches_once_per_value_and_records_its_events_once(tmp_path):

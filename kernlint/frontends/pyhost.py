@@ -10,8 +10,10 @@ Types flow across the project's files: what objects of its classes hold (``grid.
 where ``grid`` is an item of a list a ``Fields`` object filled), what its functions and
 methods return, what every call of a function or method passes to its parameters. A
 file asks another file for these at one level less deep (``read_host``), so the
-reading ends and gives the same whatever was read first. Launch targets are resolved to kernel definitions through the same
-name resolution the frontend uses: aliases, imports of other project modules,
+reading ends and gives the same whatever was read first.
+
+Launch targets are resolved to kernel definitions through the same name resolution the
+frontend uses: aliases, imports of other project modules,
 ``self.kernel`` attributes set in ``__init__``, kernels defined in the same function,
 kernels returned by factories.
 """
@@ -90,8 +92,9 @@ class HostReader:
         self._returning: Set[int] = set()  # helper functions whose return type is being read
         self._returns: Dict[tuple, object] = {}  # (id(function), its arguments' types) -> what it returns
         self._pure: List[bool] = []  # for each return type being read: whether it reads only other files
+        self._methods: Dict[int, Optional[Tuple[str, str]]] = {}  # id(call) -> `_method_called`, this pass
         # types from other files (callers, helpers, subclasses) are read only for code that may
-        # launch, and only when this file is read for its own sake (not for another file's types)
+        # launch, or for another file that asks for this one's types (and then one level less deep)
         self._gpu_code = level > 0 and (self._types_only or bool(_LAUNCH_TEXT.search(module.text)))
         self._assigning: set = set()  # the names the statement being read assigns
         self._targets: List[ast.expr] = []  # and its targets
@@ -108,6 +111,7 @@ class HostReader:
             self._next_loop = 0
             self._subclass_places_seen = {}  # the second pass knows every class of the file
             self._returns = {}  # and what later methods store in `self`
+            self._methods = {}
             self.facts = HostFacts(self.module.path)
             frame = _Frame(None, "", Scope(self.module))
             self._module_frame = frame
@@ -117,10 +121,8 @@ class HostReader:
         for (owner, attr), places in self._attribute_places.items():
             self.facts.class_places.setdefault(owner, {})[attr] = set(places)
         self.facts.class_bases = dict(self._bases)
-        for (owner, attr), kind in self._attributes.items():
-            if isinstance(kind, ArrayType) and len(self._attribute_places.get((owner, attr), ())) > 1:
-                kind = replace(kind, where="", library="")  # lives in more than one place
-            self.facts.class_attributes.setdefault(owner, {})[attr] = kind
+        for owner, attr in self._attributes:
+            self.facts.class_attributes.setdefault(owner, {})[attr] = self._stored((owner, attr), set())
         return self.facts
 
     # -- statements ---------------------------------------------------------------
@@ -476,9 +478,14 @@ class HostReader:
         reading knows the object (``grid`` an item of a list of ``Grid`` objects)."""
         if not isinstance(call.func, ast.Attribute) or not self._gpu_code:
             return None  # code that does not launch: its objects' methods are not followed
+        if not self._variant and id(call) in self._methods:
+            return self._methods[id(call)]  # asked again for the same call in this pass
         where = instance_of(self._reader(frame).type_of(call.func.value))
         method = self._method(where[0], where[1], call.func.attr) if where is not None else None
-        return (method[0].path, f"{method[1]}.{call.func.attr}") if method is not None else None
+        found = (method[0].path, f"{method[1]}.{call.func.attr}") if method is not None else None
+        if not self._variant:
+            self._methods[id(call)] = found
+        return found
 
     def _method(self, path: str, klass: str, name: str, depth: int = 0):
         """(module, class, def) of the method ``name`` of a project class, its own or a base's."""
@@ -580,11 +587,7 @@ class HostReader:
         path, klass = instance_of(obj)
         if path == self.module.path:
             self._own_state_read()
-            key = (klass, attr)
-            value = self._attributes.get(key)
-            if isinstance(value, ArrayType) and len(self._attribute_places.get(key, set())
-                                                    | self._subclass_places(key)) > 1:
-                value = replace(value, where="", library="")
+            value = self._stored((klass, attr), self._subclass_places((klass, attr)))
             bases = self._bases.get(klass, [])
         else:
             facts = self._facts_of(path)
@@ -598,6 +601,14 @@ class HostReader:
                 if value is not None:
                     break
         return value if not isinstance(value, str) else None
+
+    def _stored(self, key: Tuple[str, str], elsewhere: Set[Tuple[str, str]]):
+        """What a class of this file stores in an attribute; an array it (or, ``elsewhere``,
+        a subclass) puts in more than one place lives where reading cannot say."""
+        value = self._attributes.get(key)
+        if isinstance(value, ArrayType) and len(self._attribute_places.get(key, set()) | elsewhere) > 1:
+            return replace(value, where="", library="")
+        return value
 
     def _facts_of(self, path: str) -> Optional[HostFacts]:
         """Another file's host facts, read for this one's sake one file less deep (code that
@@ -1058,15 +1069,8 @@ class HostReader:
             value = self._imported(name)
             return value if value is not None and isinstance(value, str) == want_dtype else None
 
-        def attribute(expr: ast.Attribute):
-            if frame.owner is None:
-                return None
-            key = (frame.owner, expr.attr)
-            value = self._attributes.get(key)
-            if isinstance(value, ArrayType) and len(self._attribute_places.get(key, set())
-                                                    | self._subclass_places(key)) > 1:
-                return replace(value, where="", library="")  # lives in more than one place: unknown
-            return value if not isinstance(value, str) else None
+        def attribute(expr: ast.Attribute):  # `self.x` / `cls.x` in the class's methods
+            return self._member(instance(self.module.path, frame.owner), expr.attr) if frame.owner else None
 
         reader = TypeReader(lambda e: self._dotted(e, frame), lookup, attribute, self._member,
                             lambda call: self._project_call(call, self.module, frame.scope, reader))

@@ -55,7 +55,7 @@ class Finding:
     resources: Optional[Dict[str, Any]] = None  # --resources: the kernel's cost with and without it
     signature_source: str = ""  # where the signature came from (SIGNATURE_SOURCES)
     fix: Optional[Fix] = None  # a source fix (kernlint check --fix), if one is offered
-    # library values the kernel was compiled with float64 stand-ins for (`c (scipy.constants.c)`)
+    # values the kernel was compiled with stand-ins for: a library's numbers (`c (scipy.constants.c)`), what a factory reads from a parameter no call gives (`D (int 1 for ...)`)
     standins: List[str] = field(default_factory=list)
     rewritable: bool = False  # kernlint rewrite fixes it in the IR
 
@@ -95,7 +95,7 @@ class KernelInfo:
     option_lines: Dict[str, Tuple[int, int]] = field(default_factory=dict)  # keyword -> (line, col)
     signature_source: str = ""  # where the signature came from (SIGNATURE_SOURCES)
     variant: str = ""  # for a kernel made by a factory: the parameter values it was made with
-    standins: Tuple[str, ...] = ()  # library values its slice compiled as float64 stand-ins
+    standins: Tuple[str, ...] = ()  # values its slice compiled as stand-ins (library numbers, unread factory parameters)
 
     @property
     def label(self) -> str:

@@ -81,11 +81,26 @@ def test_factory_kernels_are_checked_with_each_recorded_closure(mdlite):
     assert all(line.rstrip().endswith("recorded") for line in shown.splitlines() if "::step[" in line)
 
 
-def test_without_the_record_the_factory_parameter_is_named_with_the_remedy(mdlite):
+def test_without_the_record_the_factory_kernel_is_checked_with_stand_ins_it_names(mdlite):
+    """`get_kernel(system, plan, flags)` is called from another file with objects made at run
+    time: what `step` reads of them stands in by its use (counts and indices int 1, the flag
+    True, numbers float64 1.0, the boundary function a call that does nothing), and the
+    findings that do not depend on those values are there, each listing the stand-ins."""
     (mdlite / "kernlint-signatures.toml").unlink()
-    run = kernlint("check", "--no-cache", ".", cwd=mdlite)
-    assert "KL902 kernel `step` not compiled: `system` is a parameter of `get_kernel`" in run.stdout
-    assert "kernlint record -- python -m pytest" in run.stdout
+    run = kernlint("check", "--no-cache", "--output-format", "json", ".", cwd=mdlite)
+    found = json.loads(run.stdout)
+    # the findings the recorded closures give (both inline in the file)
+    assert {(f["code"], f["line"]) for f in found} == expected_findings(mdlite / "mdlite" / "integrators.py")
+    standins = found[0]["standins"]
+    assert "D (int 1 for `get_kernel`'s `system`)" in standins
+    assert "compute_k (True for `get_kernel`'s `flags`)" in standins
+    assert "half (float64 1.0 for `get_kernel`'s `system`)" in standins
+    assert "wrap (a device function that does nothing for `get_kernel`'s `system`)" in standins
+    assert "device= (numba's default for `get_kernel`'s `plan`)" in standins
+    text = kernlint("check", "--no-cache", ".", cwd=mdlite).stdout
+    assert "compiled with stand-ins for D (int 1 for `get_kernel`'s `system`)" in text
+    shown = kernlint("check", "--no-cache", "--show-signatures", ".", cwd=mdlite).stdout
+    assert "mdlite/integrators.py::step[system=?, flags=?, plan=?]" in shown
 
 
 def test_the_committed_record_is_what_kernlint_record_writes(mdlite):

@@ -248,9 +248,10 @@ def test_only_a_one_return_helper_is_read_and_only_by_the_evaluator(tmp_path):
     assert "from `logged_table`, which is called at import time" in report.findings[0].message
 
 
-def test_an_overload_that_needs_a_run_time_value_names_it(tmp_path):
+def test_an_overload_made_from_a_factory_parameter_gets_its_stand_in(tmp_path):
     """Registrations beside a function (``@overload(f)``) are applied for the kernels that
-    call it; one made from a factory's parameter cannot be, and the KL902 says which."""
+    call it; one made from a factory's parameter no call gives reads it as the number it
+    multiplies (a stand-in), so the kernel calling it is checked."""
     source = tmp_path / "ext.py"
     source.write_text(textwrap.dedent('''
         from numba import cuda
@@ -274,8 +275,8 @@ def test_an_overload_that_needs_a_run_time_value_names_it(tmp_path):
             return apply
         '''))
     report = check_paths([str(tmp_path)], Options(timeout=60))
-    assert [(f.kernel, f.code) for f in report.findings] == [("apply", "KL902")]
-    assert "`scale` is a parameter of `make`" in report.findings[0].message
+    assert report.findings == []
+    assert [(s.kernel, s.signature) for s in report.stats] == [("apply", "void(float64[::1])")]
 
 
 def test_only_extension_classes_of_methods_and_constants_are_made(tmp_path):
@@ -339,7 +340,8 @@ def test_only_extension_classes_of_methods_and_constants_are_made(tmp_path):
 def test_an_attribute_of_self_is_read_only_where_nothing_changes_it(tmp_path):
     """``self.width = 4`` in ``__init__``, read in a method that makes a kernel: its value.
     ``self.ids = {"x": 0}`` changed later (``self.ids["x"] = 1``): not read, whatever the
-    first assignment says (a KL902)."""
+    first assignment says; the kernel indexes with what it holds, an int stand-in. Called,
+    what it holds has none (a KL902 naming it)."""
     source = tmp_path / "saver.py"
     source.write_text(textwrap.dedent('''
         import numpy as np
@@ -366,14 +368,67 @@ def test_an_attribute_of_self_is_read_only_where_nothing_changes_it(tmp_path):
                 def pick(out, table):
                     out[0] = table[x_id]
 
+                convert = self.ids["convert"]
+
+                @cuda.jit
+                def apply(out):
+                    out[0] = convert(out[0]).real
+
                 out = np.zeros(width)
                 fill[1, width](out)
                 pick[1, 1](out, out)
+                apply[1, 1](out)
         '''))
     report = check_paths([str(tmp_path)], Options(timeout=60))
-    assert [(s.kernel, s.signature) for s in report.stats] == [("fill", "void(float64[::1])")]
-    assert [(f.kernel, f.code) for f in report.findings] == [("pick", "KL902")]
-    assert "`self.ids` is changed after its assignment in `Saver`'s methods" in report.findings[0].message
+    assert [(s.kernel, s.signature) for s in report.stats] == [
+        ("fill", "void(float64[::1])"), ("pick", "void(float64[::1], float64[::1])")]
+    assert [(f.kernel, f.code) for f in report.findings] == [("apply", "KL902")]
+    assert ("`convert` is computed from `self.ids`, which is changed after its assignment in `Saver`'s methods; "
+            "the kernel calls it and uses what it returns as no number") in report.findings[0].message
+
+
+def test_a_factory_kernel_stands_in_for_what_it_reads_of_parameters_no_call_gives(tmp_path):
+    """`make(table, flags, box)` is called from other files: each closure variable computed
+    from its parameters stands in by the kernel's use of it (an index int 1, a tested flag
+    True, an indexed array zeros of its rank and kind, a number float64 1.0, a function called
+    for its effects one doing nothing, one whose result is a number one returning 1.0); a
+    parameter with a default takes it; the rebinding `norm = numba.njit(norm)` reads the one
+    before it. The finding lists every stand-in of its kernel."""
+    source = tmp_path / "factory.py"
+    source.write_text(textwrap.dedent('''
+        import numba
+        from numba import cuda
+
+
+        def make(table, flags, box, scale=2):
+            ids = {key: table.index[key] for key in ("r", "v")}
+            r_id = ids["r"]
+            check, weights = flags["check"], table.weights
+            lengths = box.lengths
+            wrap, norm = box.wrap, box.norm
+            norm = numba.njit(norm)
+
+            @cuda.jit("void(float64[:, ::1], int64[::1])")
+            def kernel(x, out):
+                i = cuda.grid(1)
+                wrap(x[r_id])
+                v = norm(x[r_id]) * lengths * weights[i, 0] * scale
+                if check:
+                    print("checking", i)  # KL301
+                out[i] = int(v)
+            return kernel
+        '''))
+    report = check_paths([str(tmp_path)], Options(timeout=60))
+    [finding] = report.findings
+    assert finding.code == "KL301"
+    assert finding.standins == [
+        "check (True for `make`'s `flags`)",
+        "lengths (float64 1.0 for `make`'s `box`)",
+        "norm (a device function returning float64 1.0 for `make`'s `box`)",
+        "r_id (int 1 for `make`'s `table`)",
+        "weights (zeros of float64, 2-dimensional for `make`'s `table`)",
+        "wrap (a device function that does nothing for `make`'s `box`)",
+    ]
 
 
 def test_a_failure_names_the_stand_ins_of_its_own_kernel_only(tmp_path):

@@ -656,7 +656,7 @@ def _compile_one(candidate: _Candidate, signature, text: str, origin: str, cc, r
         if not nvvm.found:  # numba-cuda lowers with NVVM's data layout and IR version
             reason = nvvm.describe()
         elif candidate.standins:
-            reason += f" (compiled with float64 stand-ins for {', '.join(candidate.standins)})"
+            reason += f" (compiled with stand-ins for {', '.join(candidate.standins)})"
         return failed(reason)
     return _compiled(result, info, modules, entry, fixed, user_options, key, started, progress)
 

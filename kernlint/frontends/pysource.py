@@ -169,6 +169,7 @@ class PyModule:
         self.history: Dict[str, List[Binding]] = {}
         self._reexports: Dict[str, str] = {}  # a name imported from a project module -> where it is from
         self._local: Dict[int, Dict[str, Binding]] = {}
+        self._local_history: Dict[int, Dict[str, List[Binding]]] = {}
         self._order = 0
         self._collect(self.tree.body, self.bindings, self.history, ())
 
@@ -239,10 +240,12 @@ class PyModule:
                     for name, _ in _target_names(item.optional_vars):
                         yield Binding(name, "other", statement, 0, conditions, line=line)
 
-    def bindings_before(self, binding: Binding) -> List[Binding]:
-        """The module-level bindings of the same name before this one: what its right-hand
-        side reads of that name (``f = cuda.jit(f, device=True)``)."""
-        history = self.history.get(binding.name, [])
+    def bindings_before(self, binding: Binding, function: Optional[FunctionNode] = None) -> List[Binding]:
+        """The bindings of the same name before this one, at module level or in ``function``:
+        what its right-hand side reads of that name (``f = cuda.jit(f, device=True)``)."""
+        if function is not None:
+            self.local_bindings(function)
+        history = (self.history if function is None else self._local_history[id(function)]).get(binding.name, [])
         return history[:history.index(binding)] if binding in history else []
 
     def local_bindings(self, function: FunctionNode) -> Dict[str, Binding]:
@@ -255,8 +258,10 @@ class PyModule:
             every += [a for a in (arguments.vararg, arguments.kwarg) if a is not None]
             for arg in every:
                 found[arg.arg] = Binding(arg.arg, "param", arg, 0, line=function.lineno)
-            self._collect(function.body, found, {}, ())
+            history: Dict[str, List[Binding]] = {}
+            self._collect(function.body, found, history, ())
             self._local[id(function)] = found
+            self._local_history[id(function)] = history
         return found
 
     def absolute_module(self, module: str, level: int) -> str:

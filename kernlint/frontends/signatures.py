@@ -214,6 +214,14 @@ class _Use:
         self.flag = False  # tested for truth alone
         self.zero_d = False  # indexed with `()`: a 0-d array (`r[()] = x[()] + 1`)
         self.copied_from: Set[str] = set()  # `a[i] = b[j]`: the parameters whose elements it holds
+        self.unpacked: Optional[List["_Use"]] = None  # `dt, n = params`: a tuple, and its items' uses
+        self.grid = False  # `g.sync()`: the grid group `cuda.cg.this_grid()` gives
+
+
+def closure_use(kernel_node, module: PyModule, scope: Scope, name: str) -> "_Use":
+    """What a kernel's body shows about a name it closes over (as `_parameter_uses` does for
+    its parameters): an integer, an array and its rank and elements."""
+    return _parameter_uses(kernel_node, module, scope, set(), (name,))[name]
 
 
 def inferred_signatures(kernel: KernelDef, launches: Sequence[Sequence[Optional[str]]] = ()
@@ -234,12 +242,22 @@ def inferred_signatures(kernel: KernelDef, launches: Sequence[Sequence[Optional[
     return _candidates(params, uses, known)
 
 
-def _parameter_uses(node, module: PyModule, outer_scope, visiting: Set[int]) -> Dict[str, "_Use"]:
+def _parameter_uses(node, module: PyModule, outer_scope, visiting: Set[int], closed_over: Sequence[str] = ()
+                    ) -> Dict[str, "_Use"]:
     """What a function's body (and the user device functions it calls, their bodies in turn)
-    shows about each parameter."""
+    shows about each parameter, and about the names in ``closed_over`` it reads from around it."""
     visiting = visiting | {id(node)}
     params = [a.arg for a in node.args.posonlyargs + node.args.args]
-    uses = {p: _Use() for p in params}
+    uses = {p: _Use() for p in params + list(closed_over)}
+    # `dt, n, states = params`: a tuple parameter, each item typed by its use as a parameter is
+    items: Dict[str, List[str]] = {}
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Assign) and isinstance(sub.value, ast.Name) and sub.value.id in uses and all(
+                isinstance(t, (ast.Tuple, ast.List)) and all(isinstance(e, ast.Name) for e in t.elts)
+                for t in sub.targets):
+            items[sub.value.id] = [e.id for e in sub.targets[0].elts]
+    for names in items.values():
+        uses.update({name: _Use() for name in names if name not in uses})
     ints = _integer_locals(module, node, outer_scope)
     # a store makes an integer array only of values integers for sure (an index, `int(v)`), not
     # of a counter (`c = 0; c += i` stores as well into a float array)
@@ -272,11 +290,10 @@ def _parameter_uses(node, module: PyModule, outer_scope, visiting: Set[int]) -> 
 
     tuples = {target.id: sub.value for sub in ast.walk(node) if isinstance(sub, ast.Assign)
               and isinstance(sub.value, ast.Tuple) for target in sub.targets if isinstance(target, ast.Name)}
-    # `h = hs[i, j]` then `h[k, l]`: `hs` has four dimensions
-    views = {target.id: (sub.value.value.id, _dims_taken(sub.value.slice)) for sub in ast.walk(node)
-             if isinstance(sub, ast.Assign) and isinstance(sub.value, ast.Subscript)
-             and isinstance(sub.value.value, ast.Name) and sub.value.value.id in uses
-             and not isinstance(sub.value.slice, ast.Slice)
+    # `h = hs[i, j]` (or `hs[i][j]`) then `h[k, l]`: `hs` has four dimensions
+    views = {target.id: chained for sub in ast.walk(node)
+             if isinstance(sub, ast.Assign) and (chained := _chained_index(sub.value)) is not None
+             and chained[0] in uses
              for target in sub.targets if isinstance(target, ast.Name) and target.id not in uses}
     for _ in range(2):  # a second round sees the integers the first one found
         for sub in ast.walk(node):
@@ -293,9 +310,12 @@ def _parameter_uses(node, module: PyModule, outer_scope, visiting: Set[int]) -> 
             elif isinstance(sub, ast.Subscript) and isinstance(sub.value, ast.Name):
                 for index in (sub.slice.elts if isinstance(sub.slice, ast.Tuple) else [sub.slice]):
                     _mark_index(index, uses, local_values)  # `TABLE[rows[i], j]`: any array's indices
-            elif isinstance(sub, ast.Subscript) and isinstance(sub.value, ast.Subscript) and isinstance(
-                    sub.value.value, ast.Name) and sub.value.value.id in uses:
-                uses[sub.value.value.id].ndim = max(uses[sub.value.value.id].ndim, 2)  # p[i][j]
+            elif isinstance(sub, ast.Subscript) and (chained := _chained_index(sub)) is not None \
+                    and chained[0] in uses:
+                uses[chained[0]].array = True
+                uses[chained[0]].ndim = max(uses[chained[0]].ndim, chained[1])  # p[i][j]
+                for index in (sub.slice.elts if isinstance(sub.slice, ast.Tuple) else [sub.slice]):
+                    _mark_index(index, uses, local_values)
             if isinstance(sub, ast.Attribute) and sub.attr in ("real", "imag", "conjugate"):
                 inner = sub.value.value if isinstance(sub.value, ast.Subscript) else sub.value
                 if isinstance(inner, ast.Name) and inner.id in uses:
@@ -315,6 +335,9 @@ def _parameter_uses(node, module: PyModule, outer_scope, visiting: Set[int]) -> 
                 if isinstance(target, ast.Tuple):
                     use = uses[sub.value.value.id]
                     use.ndim = max(use.ndim, len(target.elts))
+            if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and sub.func.attr == "sync" \
+                    and isinstance(sub.func.value, ast.Name) and sub.func.value.id in uses:
+                uses[sub.func.value.id].grid = True
             if isinstance(sub, ast.Call):
                 name = module.dotted(sub.func, scope) or ""
                 if name == "builtins.range" or name in _INTEGER_PREDICATES:
@@ -382,7 +405,21 @@ def _parameter_uses(node, module: PyModule, outer_scope, visiting: Set[int]) -> 
                 uses[sub.test.id].flag = True
             if isinstance(sub, ast.Call) and len(visiting) < 8:
                 _merge_callee_uses(sub, module, scope, uses, visiting)
+    for name, names in items.items():
+        uses[name].unpacked = [uses[item] for item in names]
     return uses
+
+
+def _chained_index(expr: ast.expr) -> Optional[Tuple[str, int]]:
+    """``a[i][j, k]``: (``a``, the dimensions the chain of indexing takes, 3); None where it
+    is no chain of indexing (one a slice ends) on a name."""
+    taken = 0
+    while isinstance(expr, ast.Subscript):
+        if isinstance(expr.slice, ast.Slice):
+            return None
+        taken += _dims_taken(expr.slice)
+        expr = expr.value
+    return (expr.id, taken) if isinstance(expr, ast.Name) and taken else None
 
 
 def _index_count(index: ast.expr) -> int:
@@ -474,36 +511,7 @@ def _candidates(params: List[str], uses: Dict[str, "_Use"], known: Sequence[Opti
     for label, variant in VARIANTS:
         types = []
         for param, launched in zip(params, known):
-            use = uses[param]
-            if launched is not None and not launched.endswith(_RANK_UNKNOWN):
-                types.append(launched)
-            elif use.array or launched is not None:
-                dtype = use.int_elements or ("int64" if use.index and not use.stored_float else "float64")
-                if launched is not None:
-                    dtype = launched[:-len(_RANK_UNKNOWN)]  # the launch's elements, the body's rank
-                elif use.record:
-                    dtype = use.record
-                elif use.complex_elements:
-                    dtype = "complex64" if variant.get("float") == "float32" else "complex128"
-                elif dtype.startswith("int"):
-                    dtype = variant.get("int", dtype)
-                else:
-                    dtype = variant.get("float", dtype)
-                layout = variant.get("layout", "C")
-                if use.zero_d and use.ndim == 0:
-                    types.append(f"Array({dtype}, 0, '{layout}')")  # no [...] spelling has no dimensions
-                    continue
-                ndim = max(use.ndim, 1)
-                dims = [":"] * ndim
-                if layout == "C":
-                    dims[-1] = "::1"
-                types.append(f"{dtype}[{', '.join(dims)}]")
-            elif use.index:
-                types.append(variant.get("int", "int64"))
-            elif use.flag:
-                types.append("boolean")
-            else:
-                types.append(variant.get("scalar", variant.get("float", "float64")))
+            types.append(_type_from_use(uses[param], launched, variant))
         signature = f"void({', '.join(types)})"
         if given:
             label = f"{label}, {given} of {len(params)} argument types from launch sites"
@@ -512,6 +520,42 @@ def _candidates(params: List[str], uses: Dict[str, "_Use"], known: Sequence[Opti
         if all(signature != s for s, _ in candidates):
             candidates.append((signature, label))
     return candidates
+
+
+def _type_from_use(use: "_Use", launched: Optional[str], variant: Dict[str, str]) -> str:
+    """A parameter's type as its use in the body says (what launches say first), in a variant
+    of the choices (`VARIANTS`)."""
+    if launched is not None and not launched.endswith(_RANK_UNKNOWN):
+        return launched
+    if use.grid:
+        return "GridGroup"
+    if use.unpacked and not use.array and launched is None:
+        items = [_type_from_use(item, None, variant) for item in use.unpacked]
+        return f"UniTuple({items[0]}, {len(items)})" if len(set(items)) == 1 else f"Tuple(({', '.join(items)},))"
+    if use.array or launched is not None:
+        dtype = use.int_elements or ("int64" if use.index and not use.stored_float else "float64")
+        if launched is not None:
+            dtype = launched[:-len(_RANK_UNKNOWN)]  # the launch's elements, the body's rank
+        elif use.record:
+            dtype = use.record
+        elif use.complex_elements:
+            dtype = "complex64" if variant.get("float") == "float32" else "complex128"
+        elif dtype.startswith("int"):
+            dtype = variant.get("int", dtype)
+        else:
+            dtype = variant.get("float", dtype)
+        layout = variant.get("layout", "C")
+        if use.zero_d and use.ndim == 0:
+            return f"Array({dtype}, 0, '{layout}')"  # no [...] spelling has no dimensions
+        dims = [":"] * max(use.ndim, 1)
+        if layout == "C":
+            dims[-1] = "::1"
+        return f"{dtype}[{', '.join(dims)}]"
+    if use.index:
+        return variant.get("int", "int64")
+    if use.flag:
+        return "boolean"
+    return variant.get("scalar", variant.get("float", "float64"))
 
 
 # numba.cuda calls whose arguments are integers: a float predicate has no implementation

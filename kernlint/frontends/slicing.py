@@ -23,6 +23,7 @@ import ast
 import builtins
 import contextlib
 import copy
+import functools
 import importlib
 import itertools
 import json
@@ -40,6 +41,7 @@ STANDIN_VALUE = 1.0
 # the key of a variant made from a recorded closure: that record (its options and signatures)
 RECORDED = "<recorded>"
 MAX_VARIANTS = 8
+MAX_ITEMS = 10_000  # items a comprehension the slice evaluates may have
 MAX_RECORDED = 8  # the recorded closures a kernel is made with (the first, in the file's order)
 
 # Builtins a constant expression may call: pure functions of their arguments.
@@ -90,6 +92,9 @@ class Unresolved(Exception):
         # a parameter or loop variable of an enclosing function: (its binding, the function);
         # the kernel is then made once per value its calls or loop give
         self.local: Optional[Tuple[Binding, FunctionNode]] = None
+        # the value needs a factory parameter no call gives (`_Unread`): (the parameter, the
+        # factory); a kernel's closure variable computed from it may get a stand-in by its use
+        self.unread: Optional[Tuple[str, str]] = None
 
     def of_local(self, binding: Binding, function: FunctionNode) -> "Unresolved":
         self.local = (binding, function)
@@ -102,6 +107,7 @@ class Unresolved(Exception):
         located = Unresolved(self.name, self.path, self.line, self.reason, self.hint, self.library)
         located.use = (path, line, column)
         located.local = self.local
+        located.unread = self.unread
         return located
 
     @property
@@ -114,6 +120,26 @@ class _Missing:
 
 
 MISSING = _Missing()
+
+
+class _Unread:
+    """The value of a factory parameter that no call in the file gives (the factory is called
+    from other files, with objects made at run time). Anything computed from it is unread;
+    a kernel's closure variable that is gets a stand-in by its use (`_closure_standin`)."""
+
+    def __init__(self, why: Unresolved, factory: str):
+        why.unread = (why.name, factory)
+        self.why = why
+
+    def __repr__(self) -> str:
+        return "?"
+
+
+def _known(value: Any) -> Any:
+    """``value``, where it is no unread factory parameter (else why it is not known)."""
+    if isinstance(value, _Unread):
+        raise value.why
+    return value
 
 
 def _hint_constant(module: PyModule, name: str) -> str:
@@ -342,9 +368,14 @@ class Slicer:
                 kernel = module.applied_kernel(binding.value) or self._kernel_named(module, applied[1], scope)
                 if kernel is not None:
                     return self.dispatcher(kernel, env)
-            value = self.evaluate(binding.value, scope, env)
-            for index in binding.path:
-                value = value[index]
+            expr, path = binding.value, list(binding.path)
+            # `a, b = x.a, y.b`: only the item bound is read (each says why it is unknown)
+            while path and isinstance(expr, (ast.Tuple, ast.List)) and isinstance(path[0], int) and \
+                    not any(isinstance(e, ast.Starred) for e in expr.elts) and path[0] < len(expr.elts):
+                expr = expr.elts[path.pop(0)]
+            value = self.evaluate(expr, scope, env)
+            for index in path:
+                value = _known(value)[index]
             return value
         if binding.kind == "def":
             kernel = module.kernel_for(binding.node)
@@ -773,11 +804,53 @@ class Slicer:
         for name in frees:
             line, column = module.first_use_at(node, name)
             try:
-                value = self.name_value(ast.Name(id=name, ctx=ast.Load(), lineno=line), scope, env)
+                value = _known(self.name_value(ast.Name(id=name, ctx=ast.Load(), lineno=line), scope, env))
             except Unresolved as exc:
-                raise exc.used_at(module.path, line, column) from None
+                if not exc.unread:
+                    raise exc.used_at(module.path, line, column) from None
+                value = self._closure_standin(module, scope, node, name, exc)
+                if isinstance(value, Unresolved):
+                    raise value.used_at(module.path, line, column) from None
             values.append(realise(value, node, name, line))
         return frees, values
+
+    def _closure_standin(self, module: PyModule, scope: Scope, node: FunctionNode, name: str,
+                         why: Unresolved) -> Any:
+        """A stand-in for a closure variable computed from a factory parameter no call in the
+        file gives (``D = configuration.D``, ``compute_k = flags['K']``), by what the kernel
+        does with it (`_closure_use`): a flag it tests is True (the code it guards is
+        compiled), an integer (an index, a range bound, a shape) 1, an array it indexes zeros
+        of the rank and kind of elements its use shows, any other number float64 1.0. The code
+        paths kernlint looks for do not depend on these values; the findings list the stand-ins.
+        Used otherwise (called, a type): the Unresolved saying so, at its use."""
+        parameter, factory = why.unread
+        use = _closure_use(module, scope, node, name)
+        if isinstance(use, str):
+            reason = why.reason if parameter == name else f"is computed from `{parameter}`, which {why.reason}"
+            failed = Unresolved(name, module.path, why.line,
+                                f"{reason}; the kernel {use}, and kernlint stands in only for numbers, flags and "
+                                f"arrays", why.hint)
+            failed.unread = why.unread
+            return failed
+        value, described = use
+        if value is _NO_EFFECT or value is _RETURNS_NUMBER:
+            value = self._function_standin(value is _RETURNS_NUMBER)
+        self._stood_in((module.path, name), f"{described} for `{factory}`'s `{parameter}`")
+        return value
+
+    def _function_standin(self, returns_number: bool):
+        """A device function that takes any arguments and does nothing (or returns 1.0)."""
+        key = ("function stand-in", returns_number)
+        if key not in self._functions:
+            def no_effect(*args):
+                return None
+
+            def returns_one(*args):
+                return 1.0
+
+            function = returns_one if returns_number else no_effect
+            self._functions[key] = make_dispatcher(function, [], {"device": True})
+        return self._functions[key]
 
     # -- kernels ---------------------------------------------------------------
 
@@ -792,7 +865,7 @@ class Slicer:
             for key in recorded["standins"]:
                 self._stood_in(key, self.standins[key])
         try:
-            args = [self.evaluate(a.expr, a.scope, env) for a in kernel.jit.args]
+            args = [_known(self.evaluate(a.expr, a.scope, env)) for a in kernel.jit.args]
         except Unresolved:
             if recorded is None:
                 raise
@@ -802,8 +875,14 @@ class Slicer:
             if keyword not in JIT_OPTIONS:
                 continue  # link=, lto=, cache=... act after the IR kernlint reads
             try:
-                keywords[keyword] = self.evaluate(argument.expr, argument.scope, env)
-            except Unresolved:
+                keywords[keyword] = _known(self.evaluate(argument.expr, argument.scope, env))
+            except Unresolved as exc:
+                if exc.unread and recorded is None:
+                    # `cuda.jit(device=gridsync)` with the flag from a factory's parameter:
+                    # numba's default (a device function is still one where it returns a value)
+                    parameter, factory = exc.unread
+                    self._stood_in((module.path, f"{keyword}="), f"numba's default for `{factory}`'s `{parameter}`")
+                    continue
                 if recorded is None or (keyword != "device" and keyword not in recorded["options"]):
                     raise
                 # what the run made it with: a launched kernel is no device function
@@ -1012,7 +1091,7 @@ class Slicer:
         """The values a loop's target names take, one dict per element of its iterable
         (the first MAX_VARIANTS)."""
         try:
-            iterable = self.evaluate(loop.iter, scope, env)
+            iterable = _known(self.evaluate(loop.iter, scope, env))
             elements = list(itertools.islice(iter(iterable), MAX_VARIANTS))
         except Unresolved as exc:
             target = ast.unparse(loop.target)
@@ -1081,20 +1160,22 @@ class Slicer:
         if found:
             return found
         defaults = _defaults(function)
-        if all(n in defaults or configured[n] is not MISSING for n in names):
-            values = {}
-            for n in names:
-                values[n] = configured[n] if configured[n] is not MISSING else self.evaluate(
-                    defaults[n], _made_in(kernel).around(function), {})
-            return [values]
-        missing = next(n for n in names if n not in defaults and configured[n] is MISSING)
-        line, column = module.first_use_at(kernel.node, missing)
-        raise Unresolved(
-            missing, module.path, line,
-            f"is a parameter of `{function.name}` that no call in this file gives a value kernlint can read",
-            f'give its value in [tool.kernlint] constants = {{ "{os.path.basename(module.path)}::{function.name}.'
-            f'{missing}" = ... }}, or record a run that makes the kernel (`kernlint record -- python -m pytest`): '
-            f'the signatures file then keeps what it closed over').used_at(module.path, line, column)
+        values = {}
+        for n in names:
+            if configured[n] is not MISSING:
+                values[n] = configured[n]
+            elif n in defaults:
+                values[n] = self.evaluate(defaults[n], _made_in(kernel).around(function), {})
+            else:
+                # called from other files with what they make at run time: what the kernel reads
+                # through it gets stand-ins where its use says what it is (`_closure`)
+                values[n] = _Unread(Unresolved(
+                    n, module.path, function.lineno,
+                    f"is a parameter of `{function.name}` that no call in this file gives a value kernlint can read",
+                    f'give its value in [tool.kernlint] constants = {{ "{os.path.basename(module.path)}::'
+                    f'{function.name}.{n}" = ... }}, or record a run that makes the kernel (`kernlint record -- '
+                    f'python -m pytest`): the signatures file then keeps what it closed over'), function.name)
+        return [values]
 
     def _bind_call(self, function: FunctionNode, call: ast.Call, scope: Scope, names: List[str],
                    env: Dict[str, Any]) -> Dict[str, Any]:
@@ -1127,24 +1208,39 @@ class Slicer:
             return env[name]
         module = scope.module
         binding, function = scope.lookup(name)
-        if function is not None:
-            outer = scope.within(function)
-            if binding.kind == "param":
-                raise Unresolved(name, module.path, getattr(node, "lineno", 0),
-                                 f"is a parameter of `{function.name}`").of_local(binding, function)
-            if binding.kind == "loop":
+        if function is None:
+            return self.global_value(module, name, getattr(node, "lineno", 0))
+        if binding.kind == "assign" and any(isinstance(n, ast.Name) and n.id == name
+                                            for n in ast.walk(binding.value)):
+            # `f = numba.njit(f)` in a function: its right-hand side reads the binding before it
+            earlier = self._chosen_binding(module, module.bindings_before(binding, function))
+            if earlier is None:
                 raise Unresolved(name, module.path, binding.line,
-                                 f"is a loop variable of `{function.name}`").of_local(binding, function)
-            if binding.kind == "def":
-                kernel = module.kernel_for(binding.node)
-                if kernel is not None:
-                    return self.dispatcher(kernel, env)
-                return self.plain_function(module, binding.node, outer, env)
-            if binding.kind in ("assign", "import"):
-                return self._binding_value(module, binding, outer, env)
+                                 f"is read at line {binding.line} of `{function.name}` before it is bound")
+            previous = self._local_value(module, earlier, function, scope, env, node)
+            return self._local_value(module, binding, function, scope, dict(env, **{name: previous}), node)
+        return self._local_value(module, binding, function, scope, env, node)
+
+    def _local_value(self, module: PyModule, binding: Binding, function: FunctionNode, scope: Scope,
+                     env: Dict[str, Any], node: ast.Name) -> Any:
+        """The value of a binding local to ``function``, one of the functions around ``scope``."""
+        name = binding.name
+        outer = scope.within(function)
+        if binding.kind == "param":
+            raise Unresolved(name, module.path, getattr(node, "lineno", 0),
+                             f"is a parameter of `{function.name}`").of_local(binding, function)
+        if binding.kind == "loop":
             raise Unresolved(name, module.path, binding.line,
-                             f"is computed in `{function.name}` by code kernlint does not run")
-        return self.global_value(module, name, getattr(node, "lineno", 0))
+                             f"is a loop variable of `{function.name}`").of_local(binding, function)
+        if binding.kind == "def":
+            kernel = module.kernel_for(binding.node)
+            if kernel is not None:
+                return self.dispatcher(kernel, env)
+            return self.plain_function(module, binding.node, outer, env)
+        if binding.kind in ("assign", "import"):
+            return self._binding_value(module, binding, outer, env)
+        raise Unresolved(name, module.path, binding.line,
+                         f"is computed in `{function.name}` by code kernlint does not run")
 
     def evaluate(self, expr: ast.AST, scope: Scope, env: Dict[str, Any]) -> Any:
         """The value of a constant expression; raises Unresolved for anything else."""
@@ -1152,7 +1248,7 @@ class Slicer:
         line = getattr(expr, "lineno", 0)
 
         def value(node):
-            return self.evaluate(node, scope, env)
+            return _known(self.evaluate(node, scope, env))
 
         if isinstance(expr, ast.Constant):
             return expr.value
@@ -1177,7 +1273,7 @@ class Slicer:
                 if isinstance(element, ast.Starred):
                     items.extend(value(element.value))
                 else:
-                    items.append(value(element))
+                    items.append(self.evaluate(element, scope, env))  # an unread item stays one
             return {ast.Tuple: tuple, ast.List: list, ast.Set: set}[type(expr)](items)
         if isinstance(expr, ast.Dict):
             result = {}
@@ -1230,9 +1326,52 @@ class Slicer:
             return format(inner, spec)
         if isinstance(expr, ast.Call):
             return self._call(expr, scope, env)
+        if isinstance(expr, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
+            return self._comprehension(expr, scope, env)
         raise Unresolved(ast.unparse(expr)[:60], module.path, line,
                          f"is a {type(expr).__name__} expression kernlint does not evaluate",
                          _hint_constant(module, ast.unparse(expr)[:30]))
+
+    def _comprehension(self, expr: ast.expr, scope: Scope, env: Dict[str, Any]) -> Any:
+        """``[table[key] for key in ('r', 'v')]`` over iterables the slice gives, up to
+        MAX_ITEMS items; the targets are names of this expression only."""
+        def not_evaluated() -> Unresolved:
+            return Unresolved(ast.unparse(expr)[:60], scope.module.path, expr.lineno,
+                              "is a comprehension kernlint does not evaluate (async, starred or too long)",
+                              _hint_constant(scope.module, ast.unparse(expr)[:30]))
+
+        envs: List[Dict[str, Any]] = [env]
+        for generator in expr.generators:
+            if generator.is_async:
+                raise not_evaluated()
+            bound: List[Dict[str, Any]] = []
+            for outer in envs:
+                iterable = _known(self.evaluate(generator.iter, scope, outer))
+                try:
+                    items = iter(iterable)
+                except TypeError as exc:
+                    raise Unresolved(ast.unparse(generator.iter)[:60], scope.module.path, expr.lineno,
+                                     f"is not iterable here ({exc})") from None
+                for item in items:
+                    inner = dict(outer)
+                    for name, path in _target_names(generator.target):
+                        if path is None:
+                            raise not_evaluated()
+                        try:
+                            inner[name] = functools.reduce(operator.getitem, path, item)
+                        except (TypeError, IndexError, KeyError):
+                            raise not_evaluated() from None
+                    if all(_known(self.evaluate(test, scope, inner)) for test in generator.ifs):
+                        bound.append(inner)
+                    if len(bound) > MAX_ITEMS:
+                        raise not_evaluated()
+            envs = bound
+        if isinstance(expr, ast.DictComp):
+            return {_known(self.evaluate(expr.key, scope, e)): self.evaluate(expr.value, scope, e) for e in envs}
+        items = [self.evaluate(expr.elt, scope, e) for e in envs]  # an unread item stays one
+        if isinstance(expr, ast.SetComp):
+            return set(map(_known, items))
+        return tuple(items) if isinstance(expr, ast.GeneratorExp) else items
 
     def _device_array_standin(self, callee: Any, expr: ast.Call, scope: Scope, env: Dict[str, Any]) -> Any:
         """A device array made at import time (``G = cuda.to_device(np.array([...], np.float32))``)
@@ -1243,8 +1382,8 @@ class Slicer:
             return MISSING
         import numpy
 
-        args = [self.evaluate(a, scope, env) for a in expr.args]
-        keywords = {k.arg: self.evaluate(k.value, scope, env) for k in expr.keywords if k.arg}
+        args = [_known(self.evaluate(a, scope, env)) for a in expr.args]
+        keywords = {k.arg: _known(self.evaluate(k.value, scope, env)) for k in expr.keywords if k.arg}
         try:
             if name == "to_device":
                 value = numpy.ascontiguousarray(args[0] if args else keywords["obj"])
@@ -1285,12 +1424,30 @@ class Slicer:
         if not assigned:  # set from outside the class, or by a base class: a run-time value here
             raise Unresolved(name, module.path, line, f"is not assigned in `{owner.name}`'s methods")
         if len(assigned) > 1 or _changed_in(owner, expr.attr):
-            raise Unresolved(name, module.path, line,
-                             f"is assigned {len(assigned)} times in `{owner.name}`'s methods" if len(assigned) > 1
-                             else f"is changed after its assignment in `{owner.name}`'s methods")
+            # its value depends on which methods ran: what a kernel reads of it may be stood in for
+            return _Unread(Unresolved(
+                name, module.path, line,
+                f"is assigned {len(assigned)} times in `{owner.name}`'s methods" if len(assigned) > 1
+                else f"is changed after its assignment in `{owner.name}`'s methods"), owner.name)
         method, assigned_value = assigned[0]
-        around = scope.around(function)
-        return self.evaluate(assigned_value, around.inner(method), {})
+        inner = scope.around(function).inner(method)
+        # `self.n = n` in `__init__`: the object is made elsewhere; a parameter's default is
+        # its value, one without is unread
+        defaults = _defaults(method)
+        read = {n.id for n in ast.walk(assigned_value) if isinstance(n, ast.Name)}
+        env: Dict[str, Any] = {}
+        for argument in method.args.posonlyargs + method.args.args[1:] + method.args.kwonlyargs:
+            if argument.arg not in read:
+                continue
+            if argument.arg in defaults:
+                env[argument.arg] = self.evaluate(defaults[argument.arg], scope.around(function), {})
+            else:
+                env[argument.arg] = _Unread(Unresolved(
+                    argument.arg, module.path, line,
+                    f"is a parameter of `{owner.name}.{method.name}`, given where the object is made",
+                    f"pass the value to the kernel as an argument, or record a run that makes the kernel "
+                    f"(`kernlint record -- python -m pytest`)"), f"{owner.name}.{method.name}")
+        return self.evaluate(assigned_value, inner, env)
 
     def _helper_result(self, function: Any, expr: ast.Call, scope: Scope, env: Dict[str, Any]) -> Any:
         """What a call of the user's one-return helper gives (``def make(a): return
@@ -1322,15 +1479,15 @@ class Slicer:
         """A call's positional and keyword values, where none is unpacked (``*a``, ``**k``)."""
         if any(isinstance(a, ast.Starred) for a in expr.args) or any(k.arg is None for k in expr.keywords):
             raise Unresolved(ast.unparse(expr.func), scope.module.path, expr.lineno, "is called with unpacked arguments")
-        return ([self.evaluate(a, scope, env) for a in expr.args],
-                {k.arg: self.evaluate(k.value, scope, env) for k in expr.keywords})
+        return ([_known(self.evaluate(a, scope, env)) for a in expr.args],
+                {k.arg: _known(self.evaluate(k.value, scope, env)) for k in expr.keywords})
 
     def _number(self, operand: ast.expr, scope: Scope, env: Dict[str, Any]) -> Any:
         """An arithmetic operand; a library value kernlint does not import (``from
         scipy.constants import c`` then ``c**2``, or ``sc.e / sc.m_e``) is a float64
         stand-in there, as it is where a kernel reads it as a number."""
         try:
-            return self.evaluate(operand, scope, env)
+            return _known(self.evaluate(operand, scope, env))
         except Unresolved as exc:
             if not exc.library or not isinstance(operand, (ast.Name, ast.Attribute, ast.Subscript, ast.Call)):
                 raise
@@ -1342,7 +1499,7 @@ class Slicer:
     def _call(self, expr: ast.Call, scope: Scope, env: Dict[str, Any]) -> Any:
         module = scope.module
         line = expr.lineno
-        callee = self.evaluate(expr.func, scope, env)
+        callee = _known(self.evaluate(expr.func, scope, env))
         described = ast.unparse(expr.func)
         standin = self._device_array_standin(callee, expr, scope, env)
         if standin is not MISSING:
@@ -1370,15 +1527,15 @@ class Slicer:
         args: List[Any] = []
         for arg in expr.args:
             if isinstance(arg, ast.Starred):
-                args.extend(self.evaluate(arg.value, scope, env))
+                args.extend(_known(self.evaluate(arg.value, scope, env)))
             else:
-                args.append(self.evaluate(arg, scope, env))
+                args.append(_known(self.evaluate(arg, scope, env)))
         keywords: Dict[str, Any] = {}
         for keyword in expr.keywords:
             if keyword.arg is None:
-                keywords.update(self.evaluate(keyword.value, scope, env))
+                keywords.update(_known(self.evaluate(keyword.value, scope, env)))
             elif not _after_ir(callee, keyword.arg):
-                keywords[keyword.arg] = self.evaluate(keyword.value, scope, env)
+                keywords[keyword.arg] = _known(self.evaluate(keyword.value, scope, env))
         if _is_cuda_jit(callee):
             return make_dispatcher(args[0], args[1:], keywords) if args and callable(args[0]) else (
                 lambda function: make_dispatcher(function, args, keywords))
@@ -1483,6 +1640,81 @@ def _uses(node: ast.AST, name: str) -> List[Tuple[ast.Name, List[ast.AST]]]:
                 current = parents.get(id(current))
             uses.append((sub, chain))
     return uses
+
+
+_NO_EFFECT = object()  # a stand-in for a function a kernel calls only for its effects
+_RETURNS_NUMBER = object()  # ... and for one whose result it uses as a number
+_SHAPED = ("local.array", "shared.array")  # their first argument (or shape=) is a shape: integers
+
+
+def _closure_use(module: PyModule, scope: Scope, node: FunctionNode, name: str):
+    """What ``node`` does with ``name``, which it closes over: (a stand-in value, what it is)
+    where that says a flag, an integer, an array or a number; else a phrase saying what it
+    does instead (``"calls it"``)."""
+    import numpy
+
+    from .signatures import closure_use
+
+    loads = _uses(node, name)
+    if not loads:
+        return "does not read it itself"
+    flag = integer = number = called = returns = False
+    ndim = 0
+    for use, parents in loads:
+        parent = parents[0] if parents else None
+        if isinstance(parent, ast.Call) and parent.func is use:
+            if len(parents) > 1 and isinstance(parents[1], ast.Expr):
+                called = True  # `apply_boundary(r, image, box)`: for its effects
+            elif _numeric_use(parent, parents[1:]) or len(parents) > 1 and isinstance(parents[1], ast.Assign) \
+                    and all(isinstance(t, ast.Name) for t in parents[1].targets):
+                returns = True  # `d2 = dist_sq(ri, rj, box)`: a number
+            else:
+                return "calls it and uses what it returns as no number"
+            continue
+        if isinstance(parent, ast.keyword) and parent.arg == "dtype":
+            return "makes arrays of it (a dtype)"
+        if isinstance(parent, ast.Attribute):
+            if parent.attr not in ("shape", "size", "ndim"):
+                return f"reads its attribute `{parent.attr}`"
+            ndim = max(ndim, 1)
+        elif isinstance(parent, ast.Subscript) and parent.value is use:
+            depth, inner = 0, use  # `a[i][j]`: two dimensions
+            for outer in parents:
+                if not (isinstance(outer, ast.Subscript) and outer.value is inner):
+                    break
+                depth += len(outer.slice.elts) if isinstance(outer.slice, ast.Tuple) else 1
+                inner = outer
+            ndim = max(ndim, depth)
+        elif isinstance(parent, (ast.Subscript, ast.Slice)) or (
+                isinstance(parent, ast.Tuple) and len(parents) > 1 and isinstance(parents[1], ast.Subscript)):
+            integer = True  # an index
+        elif isinstance(parent, (ast.If, ast.While, ast.IfExp)) and parent.test is use or isinstance(
+                parent, ast.BoolOp) or isinstance(parent, ast.UnaryOp) and isinstance(parent.op, ast.Not):
+            flag = True
+        else:
+            number = True
+            shape_of = next((p for p in parents if isinstance(p, ast.Call)), None)
+            if shape_of is not None and ast.unparse(shape_of.func).endswith(_SHAPED) and (
+                    any(use is a or use in ast.walk(a) for a in shape_of.args[:1]) or
+                    any(k.arg == "shape" and use in ast.walk(k.value) for k in shape_of.keywords)):
+                integer = True
+    if called or returns:
+        if flag or integer or number or ndim:
+            return "calls it and uses it otherwise too"
+        if returns:
+            return _RETURNS_NUMBER, "a device function returning float64 1.0"
+        return _NO_EFFECT, "a device function that does nothing"
+    known = closure_use(node, module, scope, name)
+    if ndim or known.array:
+        ndim = max(ndim, known.ndim, 1)
+        dtype = "complex128" if known.complex_elements else known.int_elements if (
+            known.int_elements and not known.stored_float) else "float64"
+        return numpy.zeros((1,) * ndim, dtype=dtype), f"zeros of {dtype}, {ndim}-dimensional"
+    if integer or known.index:
+        return 1, "int 1"
+    if flag and not number:
+        return True, "True"
+    return STANDIN_VALUE, "float64 1.0"
 
 
 def _numeric_use(expr: ast.AST, parents: Sequence[ast.AST]) -> bool:

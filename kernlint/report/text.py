@@ -29,8 +29,8 @@ def format_finding(finding: Finding) -> str:
     if finding.resources:
         lines.append(f"    resources {format_resources(finding.resources)}")
     if finding.standins and not finding.code.startswith("KL9"):
-        lines.append(f"    compiled with float64 stand-ins for {', '.join(finding.standins)} "
-                     f"(values of libraries kernlint does not import)")
+        lines.append(f"    compiled with stand-ins for {', '.join(finding.standins)} (values kernlint cannot "
+                     f"read without running code: a library's numbers are float64 1.0)")
     if finding.signature_source == "inferred" and finding.code != "KL903":
         lines.append(f"    signature inferred from the kernel's body: {finding.signature} "
                      f"(pin it: `# kernlint: sig={finding.signature}`)")

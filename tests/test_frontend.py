@@ -391,9 +391,10 @@ def test_a_factory_kernel_stands_in_for_what_it_reads_of_parameters_no_call_give
     """`make(table, flags, box)` is called from other files: each closure variable computed
     from its parameters stands in by the kernel's use of it (an index int 1, a tested flag
     True, an indexed array zeros of its rank and kind, a number float64 1.0, a function called
-    for its effects one doing nothing, one whose result is a number one returning 1.0); a
-    parameter with a default takes it; the rebinding `norm = numba.njit(norm)` reads the one
-    before it. The finding lists every stand-in of its kernel."""
+    for its effects one doing nothing, one whose result is a number or a condition one
+    returning 1.0); a parameter with a default takes it; the rebindings `norm = numba.njit(norm)`
+    and `pair = numba.njit(pair)` read the one before them (`pair`, a def of the factory, is
+    compiled). The finding lists every stand-in of its kernel."""
     source = tmp_path / "factory.py"
     source.write_text(textwrap.dedent('''
         import numba
@@ -405,17 +406,23 @@ def test_a_factory_kernel_stands_in_for_what_it_reads_of_parameters_no_call_give
             r_id = ids["r"]
             check, weights = flags["check"], table.weights
             lengths = box.lengths
-            wrap, norm = box.wrap, box.norm
+            wrap, norm, moved = box.wrap, box.norm, box.moved
             norm = numba.njit(norm)
+
+            def pair(r):
+                return r * scale
+
+            pair = numba.njit(pair)
 
             @cuda.jit("void(float64[:, ::1], int64[::1])")
             def kernel(x, out):
                 i = cuda.grid(1)
                 wrap(x[r_id])
-                v = norm(x[r_id]) * lengths * weights[i, 0] * scale
+                v = pair(norm(x[r_id])) * lengths * weights[i, 0]
                 if check:
                     print("checking", i)  # KL301
-                out[i] = int(v)
+                if moved(x[r_id]):
+                    out[i] = int(v)
             return kernel
         '''))
     report = check_paths([str(tmp_path)], Options(timeout=60))
@@ -424,11 +431,37 @@ def test_a_factory_kernel_stands_in_for_what_it_reads_of_parameters_no_call_give
     assert finding.standins == [
         "check (True for `make`'s `flags`)",
         "lengths (float64 1.0 for `make`'s `box`)",
+        "moved (a device function returning float64 1.0 for `make`'s `box`)",
         "norm (a device function returning float64 1.0 for `make`'s `box`)",
         "r_id (int 1 for `make`'s `table`)",
         "weights (zeros of float64, 2-dimensional for `make`'s `table`)",
         "wrap (a device function that does nothing for `make`'s `box`)",
     ]
+
+
+def test_annotations_in_a_kernel_are_not_read(tmp_path):
+    """Python never evaluates a local's annotation (`row: CudaArray = ...`); numba ignores a
+    parameter's. A name read only there is no global the kernel needs."""
+    source = tmp_path / "annotated.py"
+    source.write_text(textwrap.dedent('''
+        from typing import Any
+
+        import numpy.typing as npt
+        from numba import cuda
+
+        CudaArray = npt.NDArray[Any]
+
+
+        @cuda.jit("void(float32[::1], int32)")
+        def fill(out: CudaArray, n: int) -> None:
+            row: CudaArray = cuda.local.array(4, dtype=out.dtype)
+            total: float
+            row[0] = out[0]
+            out[0] = row[0] * n
+        '''))
+    report = check_paths([str(tmp_path)], Options(timeout=60))
+    assert report.findings == []
+    assert [(s.kernel, s.signature) for s in report.stats] == [("fill", "void(float32[::1], int32)")]
 
 
 def test_a_failure_names_the_stand_ins_of_its_own_kernel_only(tmp_path):

@@ -462,7 +462,10 @@ class Slicer:
         self._prepared.add(id(node))
         namespace = self.namespace(module)
         global_names, _ = module.outside_names(node)
+        annotating = _annotation_names(node)
         for name in global_names:
+            if name in annotating:
+                continue  # `its: CudaArray = ...`: the function is made without its annotations
             if name in namespace:
                 self._rests_on((module.path, name))
                 continue
@@ -508,7 +511,7 @@ class Slicer:
     def _make(self, module: PyModule, node: FunctionNode, qualname: str, frees: Sequence[str],
               values: Sequence[Any]):
         """The Python function of a def, made in the slice namespace with its closure bound."""
-        inner = copy.copy(node)
+        inner = _without_annotations(node)  # numba ignores them; made here, they would be read
         inner.decorator_list = []
         inner.name = "__kernlint_fn__"  # the def must not bind its own name (recursion goes through globals)
         maker = ast.FunctionDef(
@@ -1665,9 +1668,8 @@ def _closure_use(module: PyModule, scope: Scope, node: FunctionNode, name: str):
         if isinstance(parent, ast.Call) and parent.func is use:
             if len(parents) > 1 and isinstance(parents[1], ast.Expr):
                 called = True  # `apply_boundary(r, image, box)`: for its effects
-            elif _numeric_use(parent, parents[1:]) or len(parents) > 1 and isinstance(parents[1], ast.Assign) \
-                    and all(isinstance(t, ast.Name) for t in parents[1].targets):
-                returns = True  # `d2 = dist_sq(ri, rj, box)`: a number
+            elif _used_as_number(parent, parents[1:]):
+                returns = True  # `d2 = dist_sq(ri, rj, box)`, `if moved(r, r0, skin):`: a number
             else:
                 return "calls it and uses what it returns as no number"
             continue
@@ -1715,6 +1717,58 @@ def _closure_use(module: PyModule, scope: Scope, node: FunctionNode, name: str):
     if flag and not number:
         return True, "True"
     return STANDIN_VALUE, "float64 1.0"
+
+
+def _annotations(node: ast.AST) -> List[ast.expr]:
+    found: List[ast.expr] = []
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.arg) and sub.annotation is not None:
+            found.append(sub.annotation)
+        elif isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef)) and sub.returns is not None:
+            found.append(sub.returns)
+        elif isinstance(sub, ast.AnnAssign):
+            found.append(sub.annotation)
+    return found
+
+
+def _annotation_names(node: ast.AST) -> set:
+    """Names a function reads only in annotations (of its parameters, its return, its locals)."""
+    inside = {id(n) for annotation in _annotations(node) for n in ast.walk(annotation)}
+    annotating = {n.id for annotation in _annotations(node) for n in ast.walk(annotation) if isinstance(n, ast.Name)}
+    elsewhere = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and id(n) not in inside}
+    return annotating - elsewhere
+
+
+def _without_annotations(node: FunctionNode) -> FunctionNode:
+    """A copy of a def with no annotations on its parameters, its return or its locals."""
+    class Strip(ast.NodeTransformer):
+        def visit_arg(self, arg):
+            arg.annotation = None
+            return arg
+
+        def visit_FunctionDef(self, function):
+            function.returns = None
+            return self.generic_visit(function)
+
+        visit_AsyncFunctionDef = visit_FunctionDef
+
+        def visit_AnnAssign(self, statement):
+            if statement.value is None:
+                return None  # `x: int` binds nothing
+            return ast.copy_location(ast.Assign(targets=[statement.target], value=statement.value), statement)
+
+    stripped = Strip().visit(copy.deepcopy(node))
+    return ast.fix_missing_locations(stripped)
+
+
+def _used_as_number(expr: ast.AST, parents: Sequence[ast.AST]) -> bool:
+    """A value a kernel computes with, stores or tests: an operand, what a plain assignment or
+    a store binds, a condition, an argument of a call."""
+    parent = parents[0] if parents else None
+    return _numeric_use(expr, parents) or (
+        isinstance(parent, ast.Assign) and not any(isinstance(t, (ast.Tuple, ast.List)) for t in parent.targets)) or (
+        isinstance(parent, (ast.If, ast.While, ast.IfExp)) and parent.test is expr) or isinstance(parent, ast.BoolOp) or (
+        isinstance(parent, ast.Call) and expr in parent.args)
 
 
 def _numeric_use(expr: ast.AST, parents: Sequence[ast.AST]) -> bool:
@@ -1976,7 +2030,8 @@ def _may_be_called(callee, args: Sequence[Any], keywords: Dict[str, Any]) -> Lis
     owner = getattr(callee, "__module__", "") or ""
     name = getattr(callee, "__name__", "")
     if owner.startswith("kernlint") or name == "declare_device" or (
-            owner == "itertools" and name in _ARRANGING) or _is_extension(callee):
+            owner == "itertools" and name in _ARRANGING) or _is_extension(callee) or (
+            owner.startswith("numba") and name in ("njit", "jit")):  # `numba.njit(f)` compiles f lazily
         return []
     if any(callee is f for f in _BUILTIN_CALLS.values()):
         return list(keywords.values())

@@ -303,7 +303,10 @@ def _parameter_uses(node, module: PyModule, outer_scope, visiting: Set[int], clo
             if isinstance(sub, ast.Subscript) and isinstance(sub.value, ast.Name) and sub.value.id in uses:
                 use = uses[sub.value.id]
                 use.array = True
-                use.ndim = max(use.ndim, _index_count(sub.slice))
+                index = sub.slice
+                if isinstance(index, ast.Name) and isinstance(tuples.get(index.id), ast.Tuple):
+                    index = tuples[index.id]  # `cell = (i, j, k)` then `cells[cell]`
+                use.ndim = max(use.ndim, _index_count(index))
                 use.zero_d = use.zero_d or isinstance(sub.slice, ast.Tuple) and not sub.slice.elts
                 for index in (sub.slice.elts if isinstance(sub.slice, ast.Tuple) else [sub.slice]):
                     _mark_index(index, uses, local_values)
@@ -362,6 +365,10 @@ def _parameter_uses(node, module: PyModule, outer_scope, visiting: Set[int], clo
                 if name.startswith("numba.cuda.atomic.") and isinstance(target, ast.Name) and target.id in uses:
                     use = uses[target.id]
                     use.array = True
+                    value = sub.args[2] if len(sub.args) > 2 else None
+                    if value is not None and is_int(value, sourced) and not use.stored_float \
+                            and not use.int_elements:
+                        use.int_elements = "int64"  # `atomic.exch(cells, index, i)`: the array holds what it stores
                     index = sub.args[1] if len(sub.args) > 1 else None
                     if isinstance(index, ast.Name):
                         index = tuples.get(index.id, index)  # `ind = (i, j)` then atomic.add(y, ind, v)
@@ -379,6 +386,14 @@ def _parameter_uses(node, module: PyModule, outer_scope, visiting: Set[int], clo
             if isinstance(sub, ast.AugAssign) and isinstance(sub.target, ast.Name) and sub.target.id in ints \
                     and not isinstance(sub.op, ast.Div):
                 _mark_integer_terms(sub.value, uses)  # `iz += Nz`: an integer index stays one
+            if isinstance(sub, ast.BinOp) and isinstance(sub.op, ast.Mod) and is_int(sub.left):
+                # `int(x) % counts[k]`: a modulus of an integer wraps an index, an integer too
+                divisor = sub.right
+                if isinstance(divisor, ast.Subscript) and isinstance(divisor.value, ast.Name) \
+                        and divisor.value.id in uses and not uses[divisor.value.id].stored_float:
+                    uses[divisor.value.id].int_elements = uses[divisor.value.id].int_elements or "int64"
+                else:
+                    _mark_integer_terms(divisor, uses)
             if isinstance(sub, ast.BinOp) and isinstance(sub.op, (ast.BitAnd, ast.BitOr, ast.BitXor,
                                                                    ast.LShift, ast.RShift)):
                 for operand in (sub.left, sub.right):
@@ -439,11 +454,23 @@ def _merge_callee_uses(call: ast.Call, module: PyModule, scope, uses: Dict[str, 
     if not passed or getattr(module, "project", None) is None:
         return
     name = module.dotted(call.func, scope)
-    if name is None and isinstance(call.func, ast.Name) and module.name:
+    found = None
+    callee_scope = None
+    if name is None and isinstance(call.func, ast.Name):
         binding, local_to = scope.lookup(call.func.id)
-        if binding is not None and binding.kind == "assign" and local_to is None:
+        if binding is not None and binding.kind == "assign" and local_to is None and module.name:
             name = f"{module.name}.{call.func.id}"  # `f = cuda.jit(f, device=True)` at module level
-    found = _function_def(module.project, name, module) if name else None
+        elif binding is not None and local_to is not None:
+            # a device function the same factory defines: `check(vectors, ...)`, also one it
+            # rebinds to its jitted self (`check = cuda.jit(device=flag)(check)`)
+            if binding.kind == "assign" and isinstance(binding.value, ast.Call):
+                earlier = [b for b in module.bindings_before(binding, local_to) if b.kind == "def"]
+                wrapped = {n.id for n in ast.walk(binding.value) if isinstance(n, ast.Name)}
+                binding = earlier[-1] if earlier and call.func.id in wrapped else binding
+            if binding.kind == "def":
+                found, callee_scope = (module, binding.node), scope.within(local_to)
+    if found is None:
+        found = _function_def(module.project, name, module) if name else None
     if found is None:
         return
     owner, callee = found
@@ -451,14 +478,14 @@ def _merge_callee_uses(call: ast.Call, module: PyModule, scope, uses: Dict[str, 
         return
 
     callee_params = [a.arg for a in callee.args.posonlyargs + callee.args.args]
-    callee_uses = _parameter_uses(callee, owner, Scope(owner), visiting)
+    callee_uses = _parameter_uses(callee, owner, callee_scope or Scope(owner), visiting)
     for index, argument in passed:
         if index >= len(callee_params):
             continue
         theirs, ours = callee_uses[callee_params[index]], uses[argument]
         ours.array = ours.array or theirs.array
         ours.ndim = max(ours.ndim, theirs.ndim)
-        ours.index = ours.index or (theirs.index and not theirs.array)
+        ours.index = ours.index or theirs.index  # an integer, or an array of integers (`array` merged above)
         ours.stored_float = ours.stored_float or theirs.stored_float
         ours.int_elements = ours.int_elements or theirs.int_elements
         ours.complex_elements = ours.complex_elements or theirs.complex_elements
@@ -580,6 +607,9 @@ def _mark_index(expr: ast.expr, uses: Dict[str, _Use], local_values: Optional[Di
     elif isinstance(expr, ast.BinOp) and isinstance(expr.op, (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Mod)):
         _mark_index(expr.left, uses, local_values, seen)
         _mark_index(expr.right, uses, local_values, seen)
+    elif isinstance(expr, ast.Tuple):  # `cell = (i + di, j)` then `cells[cell]`: each an index
+        for element in expr.elts:
+            _mark_index(element, uses, local_values, seen)
 
 
 def _complex_locals(module: PyModule, node, scope) -> Set[str]:

@@ -836,23 +836,19 @@ class Slicer:
             failed.unread = why.unread
             return failed
         value, described = use
-        if value is _NO_EFFECT or value is _RETURNS_NUMBER:
-            value = self._function_standin(value is _RETURNS_NUMBER)
+        if value in (_NO_EFFECT, _RETURNS_NUMBER, _RETURNS_INTEGER):
+            value = self._function_standin({_NO_EFFECT: None, _RETURNS_NUMBER: 1.0, _RETURNS_INTEGER: 1}[value])
         self._stood_in((module.path, name), f"{described} for `{factory}`'s `{parameter}`")
         return value
 
-    def _function_standin(self, returns_number: bool):
-        """A device function that takes any arguments and does nothing (or returns 1.0)."""
-        key = ("function stand-in", returns_number)
+    def _function_standin(self, returned: Any):
+        """A device function that takes any arguments and returns ``returned`` (None: does nothing)."""
+        key = ("function stand-in", type(returned).__name__)
         if key not in self._functions:
-            def no_effect(*args):
-                return None
+            def standin(*args):
+                return returned
 
-            def returns_one(*args):
-                return 1.0
-
-            function = returns_one if returns_number else no_effect
-            self._functions[key] = make_dispatcher(function, [], {"device": True})
+            self._functions[key] = make_dispatcher(standin, [], {"device": True})
         return self._functions[key]
 
     # -- kernels ---------------------------------------------------------------
@@ -1647,6 +1643,7 @@ def _uses(node: ast.AST, name: str) -> List[Tuple[ast.Name, List[ast.AST]]]:
 
 _NO_EFFECT = object()  # a stand-in for a function a kernel calls only for its effects
 _RETURNS_NUMBER = object()  # ... and for one whose result it uses as a number
+_RETURNS_INTEGER = object()  # ... an integer (an index)
 _SHAPED = ("local.array", "shared.array")  # their first argument (or shape=) is a shape: integers
 
 
@@ -1656,13 +1653,12 @@ def _closure_use(module: PyModule, scope: Scope, node: FunctionNode, name: str):
     does instead (``"calls it"``)."""
     import numpy
 
-    from .signatures import closure_use
-
     loads = _uses(node, name)
     if not loads:
         return "does not read it itself"
     flag = integer = number = called = returns = False
     ndim = 0
+    results: List[str] = []  # the locals a called function's result is bound to
     for use, parents in loads:
         parent = parents[0] if parents else None
         if isinstance(parent, ast.Call) and parent.func is use:
@@ -1670,6 +1666,9 @@ def _closure_use(module: PyModule, scope: Scope, node: FunctionNode, name: str):
                 called = True  # `apply_boundary(r, image, box)`: for its effects
             elif _used_as_number(parent, parents[1:]):
                 returns = True  # `d2 = dist_sq(ri, rj, box)`, `if moved(r, r0, skin):`: a number
+                bound = parents[1] if len(parents) > 1 and isinstance(parents[1], ast.Assign) else None
+                if bound is not None and len(bound.targets) == 1 and isinstance(bound.targets[0], ast.Name):
+                    results.append(bound.targets[0].id)  # what the kernel does with it says which
             else:
                 return "calls it and uses what it returns as no number"
             continue
@@ -1700,9 +1699,13 @@ def _closure_use(module: PyModule, scope: Scope, node: FunctionNode, name: str):
                     any(use is a or use in ast.walk(a) for a in shape_of.args[:1]) or
                     any(k.arg == "shape" and use in ast.walk(k.value) for k in shape_of.keywords)):
                 integer = True
+    from .signatures import closure_use
+
     if called or returns:
         if flag or integer or number or ndim:
             return "calls it and uses it otherwise too"
+        if returns and any(closure_use(node, module, scope, local).index for local in results):
+            return _RETURNS_INTEGER, "a device function returning int 1"
         if returns:
             return _RETURNS_NUMBER, "a device function returning float64 1.0"
         return _NO_EFFECT, "a device function that does nothing"

@@ -7,7 +7,8 @@ project's copy, under numba's CUDA simulator (or on the GPU with ``--gpu``): eac
 command once per path its ``paths`` globs give (N at a time; each stopped after ``timeout``
 seconds, and what a run launched before it was stopped is kept), with ``env`` set, and
 ``simulator_env`` / ``gpu_env`` for the one mode. Entries marked ``gpu = true`` run only on
-the GPU (tests that need CuPy). Each run writes its own file; they are merged into the
+the GPU (tests that need CuPy); ``numpy1_names = true`` puts ``shims/numpy1`` on the
+command's path (NumPy 1 names the project's code still uses). Each run writes its own file; they are merged into the
 project's ``kernlint-signatures.toml`` and copied to ``DIR/PROJECT.toml`` (default
 ``benchmarks/results/recorded``; paths in it are relative to the project's root, as a user
 would commit it). The project's test dependencies must be importable (``requires``).
@@ -64,7 +65,9 @@ def main(argv) -> int:
     runs = []
     for entry in entries:
         env = {**os.environ, **entry.get("env", {}), **entry.get("gpu_env" if gpu else "simulator_env", {})}
-        env["PYTHONPATH"] = os.pathsep.join([os.path.dirname(HERE), HERE, root]
+        # `numpy1_names`: the project's own code still uses names NumPy 2 removed (shims/numpy1)
+        shims = [os.path.join(HERE, "shims", "numpy1")] if entry.get("numpy1_names") else []
+        env["PYTHONPATH"] = os.pathsep.join([os.path.dirname(HERE), HERE, root] + shims
                                             + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
         command = [sys.executable if word == "python" else word for word in entry["command"]]
         patterns = entry.get("paths", [])

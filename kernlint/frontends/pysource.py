@@ -704,14 +704,15 @@ def _target_names(target: ast.AST, path: Tuple[int, ...] = ()) -> Iterator[Tuple
     if isinstance(target, ast.Name):
         yield target.id, path
     elif isinstance(target, (ast.Tuple, ast.List)):
-        starred = any(isinstance(e, ast.Starred) for e in target.elts)
+        star = next((i for i, e in enumerate(target.elts) if isinstance(e, ast.Starred)), None)
         for index, element in enumerate(target.elts):
             if isinstance(element, ast.Starred):
                 for name, _ in _target_names(element.value):
                     yield name, None
             else:
-                for name, inner in _target_names(element, path + (index,)):
-                    yield name, None if starred else inner
+                # `a, *rest, z = items`: `a` is items[0], `z` items[-1]
+                at = index if star is None or index < star else index - len(target.elts)
+                yield from _target_names(element, path + (at,))
 
 
 def returns_value(function: FunctionNode) -> bool:

@@ -362,6 +362,10 @@ def _parameter_uses(node, module: PyModule, outer_scope, visiting: Set[int], clo
                         target.value, ast.Name) and target.value.id in uses:
                     uses[target.value.id].complex_elements = True  # atomic.add(rho.real, i, v): complex
                     target = target.value
+                taken = 0
+                if name.startswith("numba.cuda.atomic.") and (chained := _chained_index(target)) is not None \
+                        and chained[0] in uses:
+                    target, taken = ast.Name(id=chained[0], ctx=ast.Load()), chained[1]  # atomic.add(v[f_id], (i, k), x)
                 if name.startswith("numba.cuda.atomic.") and isinstance(target, ast.Name) and target.id in uses:
                     use = uses[target.id]
                     use.array = True
@@ -373,11 +377,11 @@ def _parameter_uses(node, module: PyModule, outer_scope, visiting: Set[int], clo
                     if isinstance(index, ast.Name):
                         index = tuples.get(index.id, index)  # `ind = (i, j)` then atomic.add(y, ind, v)
                     if index is not None:
-                        use.ndim = max(use.ndim, _index_count(index))
+                        use.ndim = max(use.ndim, taken + _index_count(index))
                         for element in (index.elts if isinstance(index, ast.Tuple) else [index]):
                             _mark_index(element, uses, local_values)
                     else:
-                        use.ndim = max(use.ndim, 1)
+                        use.ndim = max(use.ndim, taken + 1)
             if isinstance(sub, ast.Compare):
                 operands = [sub.left] + list(sub.comparators)
                 if any(is_int(o) for o in operands):

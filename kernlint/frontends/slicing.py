@@ -371,7 +371,7 @@ class Slicer:
             expr, path = binding.value, list(binding.path)
             # `a, b = x.a, y.b`: only the item bound is read (each says why it is unknown)
             while path and isinstance(expr, (ast.Tuple, ast.List)) and isinstance(path[0], int) and \
-                    not any(isinstance(e, ast.Starred) for e in expr.elts) and path[0] < len(expr.elts):
+                    not any(isinstance(e, ast.Starred) for e in expr.elts) and -len(expr.elts) <= path[0] < len(expr.elts):
                 expr = expr.elts[path.pop(0)]
             value = self.evaluate(expr, scope, env)
             for index in path:
@@ -1450,13 +1450,18 @@ class Slicer:
 
     def _helper_result(self, function: Any, expr: ast.Call, scope: Scope, env: Dict[str, Any]) -> Any:
         """What a call of the user's one-return helper gives (``def make(a): return
-        cuda.to_device(a)``): its return expression, read by this evaluator with the
-        parameters bound to the call's values. Any other function is not run."""
+        cuda.to_device(a)``, also after defs and plain assignments: a factory of device
+        functions): its return expression, read by this evaluator with the parameters bound
+        to the call's values. Any other function is not run."""
         module, node, outer = self._made_from[id(function)]
         described = ast.unparse(expr.func)
         body = node.body[1:] if node.body and isinstance(node.body[0], ast.Expr) and isinstance(
             node.body[0].value, ast.Constant) else node.body
-        if len(body) != 1 or not isinstance(body[0], ast.Return) or body[0].value is None or self._returning > 4:
+        # a factory of device functions (`def utils(n): @cuda.jit(device=True) def f(...): ...;
+        # return f, g`): its defs and plain assignments are read as its return needs them
+        made = all(isinstance(s, (ast.FunctionDef, ast.Assign)) for s in body[:-1])
+        if not body or not made or not isinstance(body[-1], ast.Return) or body[-1].value is None or \
+                self._returning > 4:
             raise Unresolved(described, scope.module.path, expr.lineno,
                              "is called at import time, and kernlint does not run it",
                              _hint_constant(scope.module, described))
@@ -1470,7 +1475,7 @@ class Slicer:
         bound.apply_defaults()
         self._returning += 1
         try:
-            return self.evaluate(body[0].value, outer.inner(node), dict(bound.arguments))
+            return self.evaluate(body[-1].value, outer.inner(node), dict(bound.arguments))
         finally:
             self._returning -= 1
 
@@ -1674,6 +1679,9 @@ def _closure_use(module: PyModule, scope: Scope, node: FunctionNode, name: str):
             continue
         if isinstance(parent, ast.keyword) and parent.arg == "dtype":
             return "makes arrays of it (a dtype)"
+        if isinstance(parent, ast.Compare) and all(isinstance(o, ast.Constant) and o.value is None
+                                                   for o in [parent.left] + parent.comparators if o is not use):
+            continue  # `if action is not None:`: whatever stands in for it is not None
         if isinstance(parent, ast.Attribute):
             if parent.attr not in ("shape", "size", "ndim"):
                 return f"reads its attribute `{parent.attr}`"

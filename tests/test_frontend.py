@@ -406,7 +406,7 @@ def test_a_factory_kernel_stands_in_for_what_it_reads_of_parameters_no_call_give
             r_id = ids["r"]
             check, weights = flags["check"], table.weights
             lengths = box.lengths
-            wrap, norm, moved = box.wrap, box.norm, box.moved
+            wrap, norm, moved, hook = box.wrap, box.norm, box.moved, box.hook
             norm = numba.njit(norm)
 
             def pair(r):
@@ -423,6 +423,8 @@ def test_a_factory_kernel_stands_in_for_what_it_reads_of_parameters_no_call_give
                     print("checking", i)  # KL301
                 if moved(x[r_id]):
                     out[i] = int(v)
+                if hook is not None:
+                    hook(x[r_id])
             return kernel
         '''))
     report = check_paths([str(tmp_path)], Options(timeout=60))
@@ -430,6 +432,7 @@ def test_a_factory_kernel_stands_in_for_what_it_reads_of_parameters_no_call_give
     assert finding.code == "KL301"
     assert finding.standins == [
         "check (True for `make`'s `flags`)",
+        "hook (a device function that does nothing for `make`'s `box`)",
         "lengths (float64 1.0 for `make`'s `box`)",
         "moved (a device function returning float64 1.0 for `make`'s `box`)",
         "norm (a device function returning float64 1.0 for `make`'s `box`)",

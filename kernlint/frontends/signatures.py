@@ -470,7 +470,10 @@ def _merge_callee_uses(call: ast.Call, module: PyModule, scope, uses: Dict[str, 
             if binding.kind == "assign" and isinstance(binding.value, ast.Call):
                 earlier = [b for b in module.bindings_before(binding, local_to) if b.kind == "def"]
                 wrapped = {n.id for n in ast.walk(binding.value) if isinstance(n, ast.Name)}
-                binding = earlier[-1] if earlier and call.func.id in wrapped else binding
+                if earlier and call.func.id in wrapped:
+                    binding = earlier[-1]
+                else:  # `dot, step = utilities(...)`: the defs a factory of device functions returns
+                    found, callee_scope = _factory_def(module, binding, scope) or (None, None)
             if binding.kind == "def":
                 found, callee_scope = (module, binding.node), scope.within(local_to)
     if found is None:
@@ -494,6 +497,25 @@ def _merge_callee_uses(call: ast.Call, module: PyModule, scope, uses: Dict[str, 
         ours.int_elements = ours.int_elements or theirs.int_elements
         ours.complex_elements = ours.complex_elements or theirs.complex_elements
         ours.record = ours.record or theirs.record
+
+
+def _factory_def(module: PyModule, binding, scope):
+    """((module, def), its scope) of the device function ``dot, step = utilities(...)`` binds:
+    the def of that name in the function called, which returns it (alone or in a tuple)."""
+    name = module.dotted(binding.value.func, scope)
+    made = _function_def(module.project, name, module) if name and getattr(module, "project", None) else None
+    if made is None or not made[1].body or not isinstance(made[1].body[-1], ast.Return):
+        return None
+    owner, factory = made
+    returned = made[1].body[-1].value
+    if isinstance(returned, ast.Tuple) and len(binding.path) == 1 and -len(returned.elts) <= binding.path[0] \
+            < len(returned.elts):
+        returned = returned.elts[binding.path[0]]
+    elif binding.path:
+        return None
+    inner = next((s for s in factory.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))
+                  and isinstance(returned, ast.Name) and s.name == returned.id), None)
+    return ((owner, inner), Scope(owner).inner(factory)) if inner is not None else None
 
 
 def _function_def(project: Project, name: str, importer: PyModule, depth: int = 0

@@ -442,6 +442,39 @@ def test_a_factory_kernel_stands_in_for_what_it_reads_of_parameters_no_call_give
     ]
 
 
+def test_what_a_method_returns_and_attributes_set_elsewhere_stand_in(tmp_path):
+    """`self.make_update()` is a method kernlint does not run, `self.offset` is set outside
+    the class: run-time values, each stood in for by the kernel's use of it."""
+    source = tmp_path / "integrator.py"
+    source.write_text(textwrap.dedent('''
+        from numba import cuda
+
+
+        class Integrator:
+            def make_update(self):
+                @cuda.jit(device=True)
+                def update(x):
+                    x[0] += 1.0
+                return update
+
+            def get_kernel(self):
+                update = self.make_update()
+                offset = self.offset
+
+                @cuda.jit("void(float64[::1])")
+                def step(x):
+                    update(x)
+                    if x[offset] != x[offset]:
+                        print("not a number")  # KL301
+                return step
+        '''))
+    report = check_paths([str(tmp_path)], Options(timeout=60))
+    [finding] = report.findings
+    assert finding.code == "KL301"
+    assert finding.standins == ["offset (int 1 for `Integrator`'s `self.offset`)",
+                                "update (a device function that does nothing for `Integrator`'s `self.make_update`)"]
+
+
 def test_annotations_in_a_kernel_are_not_read(tmp_path):
     """Python never evaluates a local's annotation (`row: CudaArray = ...`); numba ignores a
     parameter's. A name read only there is no global the kernel needs."""

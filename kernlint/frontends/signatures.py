@@ -870,7 +870,12 @@ def _inferred(project: Project, module: PyModule, given: Dict[str, List[List[Opt
         if kernel.device or kernel.jit.args:
             continue  # device functions are checked through their callers; eager ones need nothing
         try:
-            found[kernel.qualname] = inferred_signatures(kernel, given.get(kernel.qualname, ()))
+            # defs of one name in a factory's branches share the qualified name (the key here):
+            # each is tried with every one's candidates, in the order of the defs, and takes
+            # the first numba accepts
+            mine = inferred_signatures(kernel, given.get(kernel.qualname, ()))
+            earlier = found.get(kernel.qualname, [])
+            found[kernel.qualname] = earlier + [c for c in mine if c not in earlier]
         except RecursionError:
             continue
         except Exception as exc:  # noqa: BLE001 - kernlint's bug: a KL905 at the kernel, others go on

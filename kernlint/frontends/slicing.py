@@ -1420,8 +1420,15 @@ class Slicer:
                     if isinstance(target, ast.Attribute) and target.attr == expr.attr
                     and isinstance(target.value, ast.Name) and target.value.id == "self"]
         name, line = f"self.{expr.attr}", getattr(expr, "lineno", 0)
+        if not assigned and any(isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name == expr.attr
+                                for item in owner.body):
+            # `self.make_update(...)`: a method, which kernlint does not run; what a kernel does
+            # with what it returns may be stood in for
+            return _Unread(Unresolved(name, module.path, line, f"is a method of `{owner.name}`, which kernlint "
+                                                               f"does not run"), owner.name)
         if not assigned:  # set from outside the class, or by a base class: a run-time value here
-            raise Unresolved(name, module.path, line, f"is not assigned in `{owner.name}`'s methods")
+            return _Unread(Unresolved(name, module.path, line, f"is not assigned in `{owner.name}`'s methods"),
+                           owner.name)
         if len(assigned) > 1 or _changed_in(owner, expr.attr):
             # its value depends on which methods ran: what a kernel reads of it may be stood in for
             return _Unread(Unresolved(

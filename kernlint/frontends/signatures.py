@@ -324,7 +324,7 @@ def _parameter_uses(node, module: PyModule, outer_scope, visiting: Set[int], clo
                 if isinstance(inner, ast.Name) and inner.id in uses:
                     uses[inner.id].complex_elements = True  # `rho.real`, `E[i, j].imag`: complex values
             if isinstance(sub, ast.Attribute) and isinstance(sub.value, ast.Name) and sub.value.id in uses:
-                if sub.attr in ("shape", "size", "ndim", "T", "strides"):
+                if sub.attr in ("shape", "size", "ndim", "T", "strides", "dtype"):
                     uses[sub.value.id].array = True
                     uses[sub.value.id].ndim = max(uses[sub.value.id].ndim, 1)
             if isinstance(sub, ast.Subscript) and isinstance(sub.value, ast.Attribute) and sub.value.attr == "shape" \
@@ -497,6 +497,9 @@ def _merge_callee_uses(call: ast.Call, module: PyModule, scope, uses: Dict[str, 
         ours.int_elements = ours.int_elements or theirs.int_elements
         ours.complex_elements = ours.complex_elements or theirs.complex_elements
         ours.record = ours.record or theirs.record
+        ours.grid = ours.grid or theirs.grid
+        if ours.unpacked is None and theirs.unpacked is not None and not ours.array:
+            ours.unpacked = theirs.unpacked  # the callee unpacks it: a tuple, its items as the callee uses them
 
 
 def _factory_def(module: PyModule, binding, scope):

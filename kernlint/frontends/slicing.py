@@ -1690,7 +1690,7 @@ def _closure_use(module: PyModule, scope: Scope, node: FunctionNode, name: str):
                                                    for o in [parent.left] + parent.comparators if o is not use):
             continue  # `if action is not None:`: whatever stands in for it is not None
         if isinstance(parent, ast.Attribute):
-            if parent.attr not in ("shape", "size", "ndim"):
+            if parent.attr not in ("shape", "size", "ndim", "dtype"):
                 return f"reads its attribute `{parent.attr}`"
             ndim = max(ndim, 1)
         elif isinstance(parent, ast.Subscript) and parent.value is use:

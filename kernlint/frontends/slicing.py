@@ -1665,6 +1665,8 @@ def _closure_use(module: PyModule, scope: Scope, node: FunctionNode, name: str):
     does instead (``"calls it"``)."""
     import numpy
 
+    from .signatures import closure_use  # what the body shows of a name, as inference reads parameters
+
     loads = _uses(node, name)
     if not loads:
         return "does not read it itself"
@@ -1714,8 +1716,6 @@ def _closure_use(module: PyModule, scope: Scope, node: FunctionNode, name: str):
                     any(use is a or use in ast.walk(a) for a in shape_of.args[:1]) or
                     any(k.arg == "shape" and use in ast.walk(k.value) for k in shape_of.keywords)):
                 integer = True
-    from .signatures import closure_use
-
     if called or returns:
         if flag or integer or number or ndim:
             return "calls it and uses it otherwise too"

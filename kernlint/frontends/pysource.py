@@ -715,6 +715,16 @@ def _target_names(target: ast.AST, path: Tuple[int, ...] = ()) -> Iterator[Tuple
                 yield from _target_names(element, path + (at,))
 
 
+def bound_item(expr: ast.expr, path: Sequence[int]) -> Tuple[ast.expr, Tuple[int, ...]]:
+    """The part of ``expr`` a binding's index path picks out of tuple literals, and what is
+    left of the path (``a, b = x.a, y.b``: ``b`` is ``y.b``, nothing left)."""
+    path = tuple(path)
+    while path and isinstance(expr, (ast.Tuple, ast.List)) and isinstance(path[0], int) and \
+            not any(isinstance(e, ast.Starred) for e in expr.elts) and -len(expr.elts) <= path[0] < len(expr.elts):
+        expr, path = expr.elts[path[0]], path[1:]
+    return expr, path
+
+
 def returns_value(function: FunctionNode) -> bool:
     """Does the function's own body (not its nested defs) return something other than None?"""
     stack: List[ast.AST] = list(function.body)

@@ -24,7 +24,7 @@ from ..fsutil import write_atomic
 from .closures import Closures, add_closure, closure_lines, read_closures
 from .project import Project
 from .pyhost import file_host_facts
-from .pysource import KernelDef, PyModule, Scope
+from .pysource import KernelDef, PyModule, Scope, bound_item
 from .pytypes import XOROSHIRO
 
 SIGNATURES_FILE = "kernlint-signatures.toml"
@@ -507,17 +507,16 @@ def _factory_def(module: PyModule, binding, scope):
     the def of that name in the function called, which returns it (alone or in a tuple)."""
     name = module.dotted(binding.value.func, scope)
     made = _function_def(module.project, name, module) if name and getattr(module, "project", None) else None
-    if made is None or not made[1].body or not isinstance(made[1].body[-1], ast.Return):
+    if made is None:
         return None
     owner, factory = made
-    returned = made[1].body[-1].value
-    if isinstance(returned, ast.Tuple) and len(binding.path) == 1 and -len(returned.elts) <= binding.path[0] \
-            < len(returned.elts):
-        returned = returned.elts[binding.path[0]]
-    elif binding.path:
+    if not factory.body or not isinstance(factory.body[-1], ast.Return) or factory.body[-1].value is None:
+        return None
+    returned, left = bound_item(factory.body[-1].value, binding.path)
+    if left or not isinstance(returned, ast.Name):
         return None
     inner = next((s for s in factory.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))
-                  and isinstance(returned, ast.Name) and s.name == returned.id), None)
+                  and s.name == returned.id), None)
     return ((owner, inner), Scope(owner).inner(factory)) if inner is not None else None
 
 

@@ -35,7 +35,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from .closures import EMPTY, Unrebuildable, functions_within, rebuild
 from .project import FrontendSettings, Project
-from .pysource import JIT_OPTIONS, Binding, FunctionNode, KernelDef, PyModule, Scope, _target_names
+from .pysource import JIT_OPTIONS, Binding, FunctionNode, KernelDef, PyModule, Scope, _target_names, bound_item
 
 STANDIN_VALUE = 1.0
 # the key of a variant made from a recorded closure: that record (its options and signatures)
@@ -368,11 +368,7 @@ class Slicer:
                 kernel = module.applied_kernel(binding.value) or self._kernel_named(module, applied[1], scope)
                 if kernel is not None:
                     return self.dispatcher(kernel, env)
-            expr, path = binding.value, list(binding.path)
-            # `a, b = x.a, y.b`: only the item bound is read (each says why it is unknown)
-            while path and isinstance(expr, (ast.Tuple, ast.List)) and isinstance(path[0], int) and \
-                    not any(isinstance(e, ast.Starred) for e in expr.elts) and -len(expr.elts) <= path[0] < len(expr.elts):
-                expr = expr.elts[path.pop(0)]
+            expr, path = bound_item(binding.value, binding.path)  # only the item bound is read
             value = self.evaluate(expr, scope, env)
             for index in path:
                 value = _known(value)[index]
@@ -820,12 +816,10 @@ class Slicer:
     def _closure_standin(self, module: PyModule, scope: Scope, node: FunctionNode, name: str,
                          why: Unresolved) -> Any:
         """A stand-in for a closure variable computed from a factory parameter no call in the
-        file gives (``D = configuration.D``, ``compute_k = flags['K']``), by what the kernel
-        does with it (`_closure_use`): a flag it tests is True (the code it guards is
-        compiled), an integer (an index, a range bound, a shape) 1, an array it indexes zeros
-        of the rank and kind of elements its use shows, any other number float64 1.0. The code
-        paths kernlint looks for do not depend on these values; the findings list the stand-ins.
-        Used otherwise (called, a type): the Unresolved saying so, at its use."""
+        file gives (``D = configuration.D``, ``compute_k = flags['K']``), chosen by what the
+        kernel does with it (`_closure_use`). The code paths kernlint looks for do not depend on
+        these values; the findings list the stand-ins. Used otherwise (an attribute of a call's
+        result, a dtype): the Unresolved saying so, at its use."""
         parameter, factory = why.unread
         use = _closure_use(module, scope, node, name)
         if isinstance(use, str):
@@ -1420,21 +1414,19 @@ class Slicer:
                     if isinstance(target, ast.Attribute) and target.attr == expr.attr
                     and isinstance(target.value, ast.Name) and target.value.id == "self"]
         name, line = f"self.{expr.attr}", getattr(expr, "lineno", 0)
+
+        def run_time(reason: str) -> _Unread:  # what a kernel reads of it may be stood in for
+            return _Unread(Unresolved(name, module.path, line, reason), owner.name)
+
         if not assigned and any(isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name == expr.attr
                                 for item in owner.body):
-            # `self.make_update(...)`: a method, which kernlint does not run; what a kernel does
-            # with what it returns may be stood in for
-            return _Unread(Unresolved(name, module.path, line, f"is a method of `{owner.name}`, which kernlint "
-                                                               f"does not run"), owner.name)
-        if not assigned:  # set from outside the class, or by a base class: a run-time value here
-            return _Unread(Unresolved(name, module.path, line, f"is not assigned in `{owner.name}`'s methods"),
-                           owner.name)
-        if len(assigned) > 1 or _changed_in(owner, expr.attr):
-            # its value depends on which methods ran: what a kernel reads of it may be stood in for
-            return _Unread(Unresolved(
-                name, module.path, line,
-                f"is assigned {len(assigned)} times in `{owner.name}`'s methods" if len(assigned) > 1
-                else f"is changed after its assignment in `{owner.name}`'s methods"), owner.name)
+            return run_time(f"is a method of `{owner.name}`, which kernlint does not run")  # `self.make_update()`
+        if not assigned:  # set from outside the class, or by a base class
+            return run_time(f"is not assigned in `{owner.name}`'s methods")
+        if len(assigned) > 1:  # its value depends on which methods ran
+            return run_time(f"is assigned {len(assigned)} times in `{owner.name}`'s methods")
+        if _changed_in(owner, expr.attr):
+            return run_time(f"is changed after its assignment in `{owner.name}`'s methods")
         method, assigned_value = assigned[0]
         inner = scope.around(function).inner(method)
         # `self.n = n` in `__init__`: the object is made elsewhere; a parameter's default is

@@ -392,7 +392,8 @@ def test_a_factory_kernel_stands_in_for_what_it_reads_of_parameters_no_call_give
     from its parameters stands in by the kernel's use of it (an index int 1, a tested flag
     True, an indexed array zeros of its rank and kind, a number float64 1.0, a function called
     for its effects one doing nothing, one whose result is a number or a condition one
-    returning 1.0); a parameter with a default takes it; the rebindings `norm = numba.njit(norm)`
+    returning 1.0, one whose result it indexes a tuple of 1.0 as long as its indices need); a
+    parameter with a default takes it; the rebindings `norm = numba.njit(norm)`
     and `pair = numba.njit(pair)` read the one before them (`pair`, a def of the factory, is
     compiled). The finding lists every stand-in of its kernel."""
     source = tmp_path / "factory.py"
@@ -407,6 +408,7 @@ def test_a_factory_kernel_stands_in_for_what_it_reads_of_parameters_no_call_give
             check, weights = flags["check"], table.weights
             lengths = box.lengths
             wrap, norm, moved, hook = box.wrap, box.norm, box.moved, box.hook
+            params_of = numba.njit(table.params_of)
             norm = numba.njit(norm)
 
             def pair(r):
@@ -421,7 +423,8 @@ def test_a_factory_kernel_stands_in_for_what_it_reads_of_parameters_no_call_give
                 v = pair(norm(x[r_id])) * lengths * weights[i, 0]
                 if check:
                     print("checking", i)  # KL301
-                if moved(x[r_id]):
+                p = params_of(i, r_id)
+                if moved(x[r_id]) and v < p[2] * p[-1]:
                     out[i] = int(v)
                 if hook is not None:
                     hook(x[r_id])
@@ -436,6 +439,7 @@ def test_a_factory_kernel_stands_in_for_what_it_reads_of_parameters_no_call_give
         "lengths (float64 1.0 for `make`'s `box`)",
         "moved (a device function returning float64 1.0 for `make`'s `box`)",
         "norm (a device function returning float64 1.0 for `make`'s `box`)",
+        "params_of (a device function returning a tuple of 3 float64 1.0 for `make`'s `table`)",
         "r_id (int 1 for `make`'s `table`)",
         "weights (zeros of float64, 2-dimensional for `make`'s `table`)",
         "wrap (a device function that does nothing for `make`'s `box`)",
@@ -524,12 +528,20 @@ def test_a_failure_names_the_stand_ins_of_its_own_kernel_only(tmp_path):
         @cuda.jit("void(float64[::1])")
         def broken_without(out):
             out[0] = out.nope
+
+
+        @cuda.jit
+        def lazy_broken(out):
+            out[0] = C2 * out.nope
         '''))
     report = check_paths([str(tmp_path)], Options(timeout=60))
     messages = {f.kernel: f.message for f in report.findings if f.code == "KL902"}
     assert set(messages) == {"broken_with", "broken_without"}
     assert "stand-ins for c" in messages["broken_with"]
     assert "stand-in" not in messages["broken_without"]
+    [skipped] = [f for f in report.findings if f.code == "KL903"]
+    assert skipped.message.count("tried") == 1 and skipped.message.count("; ") >= 2  # several candidates
+    assert skipped.message.count("stand-ins for c") == 1  # said once, after them all
 
 
 def test_an_import_that_fails_here_takes_its_except_import_error_branch(tmp_path):

@@ -580,7 +580,11 @@ def _compile_candidate(candidate: _Candidate, source: SourceFile, cc, extra_sign
         result.diagnostics.append(no_signature(
             path, line, column, candidate.name,
             "no launch site with known argument types and no recorded signature; inferred from its body "
-            "and tried: " + "; ".join(tried)))
+            "and tried: " + "; ".join(tried) + (_standins_said(candidate) if candidate.standins else "")))
+
+
+def _standins_said(candidate: _Candidate) -> str:
+    return f" (compiled with stand-ins for {', '.join(candidate.standins)})"
 
 
 def _compile_one(candidate: _Candidate, signature, text: str, origin: str, cc, runnable: bool, progress,
@@ -655,8 +659,8 @@ def _compile_one(candidate: _Candidate, signature, text: str, origin: str, cc, r
         nvvm = find_nvvm()
         if not nvvm.found:  # numba-cuda lowers with NVVM's data layout and IR version
             reason = nvvm.describe()
-        elif candidate.standins:
-            reason += f" (compiled with stand-ins for {', '.join(candidate.standins)})"
+        elif candidate.standins and report:  # the candidates tried name them once (below)
+            reason += _standins_said(candidate)
         return failed(reason)
     return _compiled(result, info, modules, entry, fixed, user_options, key, started, progress)
 

@@ -146,8 +146,14 @@ class KernelDef:
     @property
     def device(self) -> bool:
         """A device function: ``device=True``, or a lazy ``@cuda.jit`` whose body returns a value
-        (a kernel cannot; numba-cuda compiles it as a device function where a kernel calls it)."""
-        return self.jit.device or (not self.jit.args and returns_value(self.node))
+        (a kernel cannot; numba-cuda compiles it as a device function where a kernel calls it), or
+        one that calls a parameter and is not told ``device=False`` (no launch passes a function)."""
+        if self.jit.device:
+            return True
+        if self.jit.args:
+            return False
+        return returns_value(self.node) or (
+            self.jit.literal("device", None) is not False and calls_parameter(self.node))
 
     @property
     def nested(self) -> bool:
@@ -734,6 +740,20 @@ def returns_value(function: FunctionNode) -> bool:
             continue
         if isinstance(node, ast.Return) and node.value is not None and not (
                 isinstance(node.value, ast.Constant) and node.value.value is None):
+            return True
+        stack.extend(ast.iter_child_nodes(node))
+    return False
+
+
+def calls_parameter(function: FunctionNode) -> bool:
+    """Does the function's own body call one of its parameters (``apply(f, x)`` calling ``f``)?"""
+    params = {a.arg for a in function.args.posonlyargs + function.args.args + function.args.kwonlyargs}
+    stack: List[ast.AST] = list(function.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in params:
             return True
         stack.extend(ast.iter_child_nodes(node))
     return False

@@ -291,10 +291,17 @@ def _parameter_uses(node, module: PyModule, outer_scope, visiting: Set[int], clo
     tuples = {target.id: sub.value for sub in ast.walk(node) if isinstance(sub, ast.Assign)
               and isinstance(sub.value, ast.Tuple) for target in sub.targets if isinstance(target, ast.Name)}
     # `h = hs[i, j]` (or `hs[i][j]`) then `h[k, l]`: `hs` has four dimensions
-    views = {target.id: chained for sub in ast.walk(node)
-             if isinstance(sub, ast.Assign) and (chained := _chained_index(sub.value)) is not None
-             and chained[0] in uses
-             for target in sub.targets if isinstance(target, ast.Name) and target.id not in uses}
+    # (`f = hs[i]; g = f[j]`: views of views, `g` two dimensions into `hs`)
+    chains = [(target.id, chained) for sub in ast.walk(node)
+              if isinstance(sub, ast.Assign) and (chained := _chained_index(sub.value)) is not None
+              for target in sub.targets if isinstance(target, ast.Name) and target.id not in uses]
+    views: Dict[str, Tuple[str, int]] = {}
+    for _ in range(len(chains)):
+        found = {name: (base, taken) if base in uses else (views[base][0], views[base][1] + taken)
+                 for name, (base, taken) in chains if base in uses or base in views}
+        if found == views:
+            break
+        views = found
     for _ in range(2):  # a second round sees the integers the first one found
         for sub in ast.walk(node):
             if isinstance(sub, ast.Subscript) and isinstance(sub.value, ast.Name) and sub.value.id in views:
@@ -324,9 +331,13 @@ def _parameter_uses(node, module: PyModule, outer_scope, visiting: Set[int], clo
                 if isinstance(inner, ast.Name) and inner.id in uses:
                     uses[inner.id].complex_elements = True  # `rho.real`, `E[i, j].imag`: complex values
             if isinstance(sub, ast.Attribute) and isinstance(sub.value, ast.Name) and sub.value.id in uses:
-                if sub.attr in ("shape", "size", "ndim", "T", "strides", "dtype"):
+                if sub.attr in _ARRAY_ATTRIBUTES:
                     uses[sub.value.id].array = True
                     uses[sub.value.id].ndim = max(uses[sub.value.id].ndim, 1)
+            elif isinstance(sub, ast.Attribute) and isinstance(sub.value, ast.Name) and sub.value.id in views \
+                    and sub.attr in _ARRAY_ATTRIBUTES:
+                owner, taken = views[sub.value.id]  # `r = rs[i]` then `r.dtype`: `rs` has a dimension more
+                uses[owner].ndim = max(uses[owner].ndim, taken + 1)
             if isinstance(sub, ast.Subscript) and isinstance(sub.value, ast.Attribute) and sub.value.attr == "shape" \
                     and isinstance(sub.value.value, ast.Name) and sub.value.value.id in uses \
                     and isinstance(sub.slice, ast.Constant) and isinstance(sub.slice.value, int):
@@ -427,6 +438,9 @@ def _parameter_uses(node, module: PyModule, outer_scope, visiting: Set[int], clo
     for name, names in items.items():
         uses[name].unpacked = [uses[item] for item in names]
     return uses
+
+
+_ARRAY_ATTRIBUTES = ("shape", "size", "ndim", "T", "strides", "dtype")
 
 
 def _chained_index(expr: ast.expr) -> Optional[Tuple[str, int]]:

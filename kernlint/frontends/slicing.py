@@ -31,6 +31,7 @@ import operator
 import os
 import sys
 import types
+from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from .closures import EMPTY, Unrebuildable, functions_within, rebuild
@@ -830,14 +831,14 @@ class Slicer:
             failed.unread = why.unread
             return failed
         value, described = use
-        if value in (_NO_EFFECT, _RETURNS_NUMBER, _RETURNS_INTEGER):
-            value = self._function_standin({_NO_EFFECT: None, _RETURNS_NUMBER: 1.0, _RETURNS_INTEGER: 1}[value])
+        if isinstance(value, _Returns):
+            value = self._function_standin(value.value)
         self._stood_in((module.path, name), f"{described} for `{factory}`'s `{parameter}`")
         return value
 
     def _function_standin(self, returned: Any):
         """A device function that takes any arguments and returns ``returned`` (None: does nothing)."""
-        key = ("function stand-in", type(returned).__name__)
+        key = ("function stand-in", repr(returned))
         if key not in self._functions:
             def standin(*args):
                 return returned
@@ -1645,9 +1646,12 @@ def _uses(node: ast.AST, name: str) -> List[Tuple[ast.Name, List[ast.AST]]]:
     return uses
 
 
-_NO_EFFECT = object()  # a stand-in for a function a kernel calls only for its effects
-_RETURNS_NUMBER = object()  # ... and for one whose result it uses as a number
-_RETURNS_INTEGER = object()  # ... an integer (an index)
+@dataclass(frozen=True)
+class _Returns:
+    """A stand-in for a function a kernel calls: a device function returning ``value`` (None for
+    one called for its effects; a number, an integer (an index), a tuple of numbers it indexes)."""
+
+    value: Any
 _SHAPED = ("local.array", "shared.array")  # their first argument (or shape=) is a shape: integers
 
 
@@ -1711,11 +1715,18 @@ def _closure_use(module: PyModule, scope: Scope, node: FunctionNode, name: str):
     if called or returns:
         if flag or integer or number or ndim:
             return "calls it and uses it otherwise too"
-        if returns and any(closure_use(node, module, scope, local).index for local in results):
-            return _RETURNS_INTEGER, "a device function returning int 1"
+        kept = [closure_use(node, module, scope, local) for local in results]
+        if returns and any(use.array for use in kept):
+            if any(use.index for use in kept):
+                return "calls it and uses what it returns as an index and as an array"
+            # `p = params_of(i, j)` then `p[-1]`: a tuple of numbers, as long as its indices need
+            length = max([1] + [_index_needs(node, local) for local in results])
+            return _Returns((STANDIN_VALUE,) * length), f"a device function returning a tuple of {length} float64 1.0"
+        if returns and any(use.index for use in kept):
+            return _Returns(1), "a device function returning int 1"
         if returns:
-            return _RETURNS_NUMBER, "a device function returning float64 1.0"
-        return _NO_EFFECT, "a device function that does nothing"
+            return _Returns(STANDIN_VALUE), "a device function returning float64 1.0"
+        return _Returns(None), "a device function that does nothing"
     known = closure_use(node, module, scope, name)
     if ndim or known.array:
         ndim = max(ndim, known.ndim, 1)
@@ -1769,6 +1780,20 @@ def _without_annotations(node: FunctionNode) -> FunctionNode:
 
     stripped = Strip().visit(copy.deepcopy(node))
     return ast.fix_missing_locations(stripped)
+
+
+def _index_needs(node: FunctionNode, name: str) -> int:
+    """How long a tuple ``name`` must be for the constant indices the body reads it at
+    (``p[2]``: 3, ``p[-1]``: 1); 1 where it has none."""
+    needs = 1
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Subscript) and isinstance(sub.value, ast.Name) and sub.value.id == name:
+            index = sub.slice
+            negative = isinstance(index, ast.UnaryOp) and isinstance(index.op, ast.USub)
+            constant = index.operand if negative else index
+            if isinstance(constant, ast.Constant) and type(constant.value) is int:
+                needs = max(needs, constant.value if negative else constant.value + 1)
+    return needs
 
 
 def _used_as_number(expr: ast.AST, parents: Sequence[ast.AST]) -> bool:

@@ -14,7 +14,7 @@ import pytest
 from conftest import FIXTURES, ROOT
 from kernlint.frontends import pyhost
 from kernlint.frontends.project import Project
-from kernlint.frontends.pyhost import _agreed, _returned_type
+from kernlint.frontends.pyhost import _agreed, _documented_types, _returned_type
 from kernlint.frontends.pytypes import ArrayType, ScalarType, TupleType, TypeReader
 from kernlint.frontends.signatures import read_recorded, write_recorded
 
@@ -148,6 +148,52 @@ def type_text(source, **names):
 ])
 def test_host_value_types(source, expected):
     assert type_text(source) == expected
+
+
+@pytest.mark.parametrize("written, expected", [
+    ("float", ScalarType("float64")),
+    ("int, optional", ScalarType("int64")),
+    ("float, seconds", ScalarType("float64")),  # a unit after the type
+    ("float (zmin, optional)", ScalarType("float64")),
+    ("bool", ScalarType("boolean")),
+    ("1darray of float", ArrayType("float64", 1, "C", "", "")),
+    ("2darray of complex", ArrayType("complex128", 2, "C", "", "")),
+    ("1D array of ints", ArrayType("int64", 1, "C", "", "")),
+    ("ndarray of float, shape (nz, nr)", ArrayType("float64", 2, "C", "", "")),
+    ("(n, 3) ndarray of int", ArrayType("int64", 2, "C", "", "")),
+    ("np.ndarray of float32 with shape (n,)", ArrayType("float32", 1, "C", "", "")),
+    ("float or None", None),  # alternatives: no one type
+    ("int or float", None),
+    ("float, ndarray", None),
+    ("array_like", None),
+    ("ndarray", None),  # no elements said
+    ("1darray", None),
+    ("lists of 2darrays", None),
+    ("an fbpic Species object", None),
+    ("str", None),
+])
+def test_a_docstring_says_a_parameter_type(written, expected):
+    function = ast.parse(f'''
+def f(a, b):
+    """Do it.
+
+    Parameters:
+    -------------
+    a, b : {written}
+        What it is.
+    """
+''').body[0]
+    assert _documented_types(function) == ({"a": expected, "b": expected} if expected else {})
+
+
+@pytest.mark.parametrize("docstring", [
+    "Do it.\n\n    Args:\n        n (int): how many.\n",  # Google
+    "Do it.\n\n    :param n: how many.\n    :type n: int\n",  # reST
+    "Do it.\n\n    Parameters\n    ----------\n    n : int\n        How many.\n",  # numpydoc
+])
+def test_docstring_styles_are_read_alike(docstring):
+    function = ast.parse(f'def f(n):\n    """{docstring}    """\n').body[0]
+    assert _documented_types(function) == {"n": ScalarType("int64")}
 
 
 @pytest.mark.parametrize("source, expected", [

@@ -686,6 +686,11 @@ class HostReader:
                                                  lambda: _evident_scalars(function)).items():
                 if name in untyped:
                     types[name] = ScalarType(dtype)
+            # what its docstring says a parameter is (`Nz, Nr : int`), where calls do not say
+            for name, kind in self.project.memo("documented types", function,
+                                                lambda: _documented_types(function)).items():
+                if name in untyped and types.get(name) is None:
+                    types[name] = kind
         return types
 
     def _call(self, call: ast.Call, frame: _Frame) -> None:
@@ -1422,6 +1427,75 @@ def _evident_scalars(function: FunctionNode) -> Dict[str, str]:
     for name in (counted & names) - containers:
         found.setdefault(name, "int64")
     return found
+
+
+def _documented_types(function: FunctionNode) -> Dict[str, object]:
+    """Parameters the function's docstring (numpydoc, Google or reST, read by docstring_parser)
+    gives one type: a Python number (``zmin, zmax : float (zmin, optional)``, float64) or an
+    array of known rank and elements (``kz : 2darray of float``, ``x : ndarray of complex, shape
+    (n, m)``; contiguous, wherever it lives). A type with alternatives (``float or array``,
+    ``array_like``) says none."""
+    import docstring_parser
+
+    text = ast.get_docstring(function)
+    if not text:
+        return {}
+    # `Parameters:` over its dashes, or dashes longer than the title, as many write them:
+    # docstring_parser reads numpydoc's titles only as written to the letter
+    text = re.sub(r"^([ \t]*)(\w[\w ]*?):?[ \t]*\n[ \t]*-{3,}[ \t]*$",
+                  lambda m: f"{m[1]}{m[2]}\n{m[1]}{'-' * len(m[2])}", text, flags=re.M)
+    try:
+        parsed = docstring_parser.parse(text)
+    except Exception:  # noqa: BLE001 - a docstring the parser cannot read says nothing
+        return {}
+    arguments = function.args
+    names = {a.arg for a in arguments.posonlyargs + arguments.args + arguments.kwonlyargs}
+    found: Dict[str, object] = {}
+    for param in parsed.params:
+        kind = _documented_type(param.type_name or "")
+        if kind is None:
+            continue
+        for name in (n.strip().lstrip("*") for n in param.arg_name.split(",")):
+            if name in names:
+                found[name] = kind
+    return found
+
+
+def _documented_type(text: str):
+    """``float``, ``int, optional``, ``float, seconds``: a number; ``1darray of float``,
+    ``ndarray of complex, shape (nz, nr)``, ``(n, 3) ndarray of int``: an array; else None."""
+    text = text.lower()
+    if re.search(r"\bor\b|\||array_like|array-like|list|tuple|sequence|none", text):
+        return None
+    words = re.findall(r"\w+", re.sub(r"\(.*?\)", " ", text))
+    if not words:
+        return None
+    if words[0] in _DOCUMENTED:
+        others = words[1:]
+        if any(w in _DOCUMENTED or "array" in w or w in _NUMPY_SCALARS for w in others):
+            return None
+        return ScalarType(_DOCUMENTED[words[0]])
+    ranked = re.search(r"\b([1-9])[ -]?d[ -]?(?:numpy |np |cupy )?(?:nd)?array\b", text)
+    shape = re.search(r"\(([^()]*)\)\s*(?:numpy\.|np\.)?ndarray|shape\s*\(([^()]*)\)", text)
+    element = re.search(r"\barrays? of (\w+)|ndarray of (\w+)|\bof (?:dtype )?(\w+)", text)
+    if element is None or not (ranked or shape) or "array" not in text:
+        return None
+    word = next(w for w in element.groups() if w)
+    dtype = _DOCUMENTED.get(word.rstrip("s")) or (word if word in _NUMPY_SCALARS else None)
+    if dtype is None:
+        return None
+    if ranked:
+        ndim = int(ranked.group(1))
+    else:
+        inside = next(g for g in shape.groups() if g is not None)
+        ndim = len([d for d in inside.split(",") if d.strip()])
+    return ArrayType(dtype, ndim, "C", "", "") if ndim else None
+
+
+_DOCUMENTED = {"int": "int64", "integer": "int64", "float": "float64", "bool": "boolean", "boolean": "boolean",
+               "complex": "complex128"}
+_NUMPY_SCALARS = {"float32", "float64", "complex64", "complex128", "int8", "int16", "int32", "int64", "uint8",
+                  "uint16", "uint32", "uint64"}
 
 
 def _unpacked(target: ast.expr, kind):

@@ -515,7 +515,8 @@ class TypeReader:
         if any(not isinstance(k, (ArrayType, ScalarType)) for k in kinds):
             return None
         arrays = [k for k in kinds if isinstance(k, ArrayType)]
-        if any(a.dtype is None or a.ndim is None or a.where != where for a in arrays):
+        # an array whose place is not known (a documented parameter) is where the function works
+        if any(a.dtype is None or a.ndim is None or a.where not in (where, "") for a in arrays):
             return None
         if function == "meshgrid":
             if not arrays or len(arrays) != len(kinds) or set(keywords) - {"indexing", "sparse"} or any(

@@ -21,6 +21,7 @@ kernels returned by factories.
 from __future__ import annotations
 
 import ast
+import contextlib
 import re
 from dataclasses import dataclass, field, replace
 from typing import Dict, List, Optional, Set, Tuple
@@ -104,6 +105,7 @@ class HostReader:
         # reading a loop's body again for one value of its variable (`for dtype in (np.float32,
         # np.float64)`): its launches give signatures only, nothing else is recorded
         self._variant = False
+        self._kernel_parameters: Dict[str, KernelRef] = {}  # in a call's variant: the kernels it passes
 
     def read(self) -> HostFacts:
         for record in (False, True):  # first pass: what methods store in self.<attr>
@@ -158,6 +160,9 @@ class HostReader:
             if receiver is not None:  # `self`: an object of the class (passed on, `self.x` of a base)
                 inner.env[receiver] = instance(self.module.path, frame.owner)
             self._body(statement.body, inner)
+            if self._record and not self._variant and not self._types_only and self.project.memo(
+                    "launches what it is given", statement, lambda: _launches_given(statement)):
+                self._call_variants(statement, qualname, frame, inner)
             return
         if isinstance(statement, ast.ClassDef):
             qualname = f"{frame.qualname}.{statement.name}" if frame.qualname else statement.name
@@ -261,18 +266,78 @@ class HostReader:
     def _loop_variants(self, statement: ast.For, values: List[object], frame: _Frame, inner: _Frame) -> None:
         """The loop's body read once more for each value of its variable: the launches in it
         give one signature per value (as the loop launches them), not events."""
+        with self._variant_reading(frame):
+            for value in values:
+                frame.env[statement.target.id] = value
+                self._body(statement.body, inner)
+
+    def _call_variants(self, function: FunctionNode, qualname: str, outer: _Frame, inner: _Frame) -> None:
+        """A function that launches a kernel it is given, or forwards its ``*args`` to a launch
+        (``def check(kernel, expected, *args): out = cuda.to_device(np.zeros_like(expected));
+        kernel[1, 1](out, *args)``), read once more for each call of it in the file, its
+        parameters bound to that call's types and kernels: each launch in it gives one
+        signature per call, its locals typed from that call's arguments."""
+        positional = _positional(function, outer)
+        arguments = function.args
+        defaults = dict(zip([a.arg for a in positional[len(positional) - len(arguments.defaults):]],
+                            arguments.defaults))
+        reader = self._reader(outer)
+        keys = [qualname]
+        if outer.owner is not None and qualname == f"{outer.owner}.{function.name}":
+            # `self.check(...)` in a subclass of this file names the method by the subclass
+            keys += [f"{klass}.{function.name}" for klass in self._subclasses_here(outer.owner)]
+        calls = [call for key in keys for call in zip(self._passed.get(key, []), self._passed_kernels.get(key, []))]
+        with self._variant_reading(inner):
+            saved_kernels = self._kernel_parameters
+            try:
+                for (types, keywords), (kernels, kernel_keywords) in calls[:MAX_CALL_VARIANTS]:
+                    env: Dict[str, object] = {}
+                    given: Dict[str, KernelRef] = {}
+                    for at, arg in enumerate(positional):
+                        if arg.arg in keywords:
+                            env[arg.arg], kernel = keywords[arg.arg], kernel_keywords.get(arg.arg)
+                        elif at < len(types):
+                            env[arg.arg], kernel = types[at], kernels[at]
+                        else:
+                            env[arg.arg], kernel = reader.type_of(defaults.get(arg.arg)), None
+                        if kernel is not None:
+                            given[arg.arg] = kernel
+                    if arguments.vararg is not None:
+                        env[arguments.vararg.arg] = TupleType(tuple(types[len(positional):]))
+                    inner.env.clear()
+                    inner.env.update({k: v for k, v in env.items() if v is not None})
+                    receiver = _receiver(function, outer)
+                    if receiver is not None:
+                        inner.env[receiver] = instance(self.module.path, outer.owner)
+                    self._kernel_parameters = given
+                    self._body(function.body, inner)
+            finally:
+                self._kernel_parameters = saved_kernels
+
+    def _subclasses_here(self, klass: str) -> List[str]:
+        """The classes of this file that derive from ``klass`` (a class of this file), at any depth."""
+        found: List[str] = []
+        frontier = {(self.module.path, klass)}
+        while frontier:
+            derived = [name for name, bases in self._bases.items()
+                       if name not in found and any(base in frontier for base in bases)]
+            found.extend(derived)
+            frontier = {(self.module.path, name) for name in derived}
+        return found
+
+    @contextlib.contextmanager
+    def _variant_reading(self, frame: _Frame):
+        """Reading done again for its launches' signatures alone: what it changes is undone."""
         saved = (dict(frame.env), dict(self._attributes), dict(self._attribute_exprs),
                  {key: set(places) for key, places in self._attribute_places.items()}, self._next_loop,
                  dict(self.facts.loops))
         self._variant = True
         try:
-            for value in values:
-                frame.env[statement.target.id] = value
-                self._body(statement.body, inner)
+            yield
         finally:
             self._variant = False
             env, self._attributes, self._attribute_exprs, self._attribute_places, self._next_loop, loops = saved
-            frame.env.clear()  # the dict the loop's frames share: restored in place
+            frame.env.clear()  # the dict the frames share: restored in place
             frame.env.update(env)
             self.facts.loops = loops
 
@@ -725,13 +790,30 @@ class HostReader:
         if launched is not None:
             target, stream = launched
             kernel = self.resolve_kernel(target, frame)
+            given_kernel = self._kernel_parameters.get(target.id) if (
+                kernel is None and isinstance(target, ast.Name)) else None
             reader = self._reader(frame)
             function = frame.function
             parameters = {a.arg for a in function.args.posonlyargs + function.args.args + function.args.kwonlyargs
                           } if function is not None else set()
             args = []
+            forwards = function is not None and function.args.vararg is not None
             for arg in call.args:
                 if isinstance(arg, ast.Starred):
+                    inner = _uncopied(arg.value)
+                    unpacked = reader.type_of(inner)
+                    if isinstance(unpacked, TupleType) and all(item is not None for item in unpacked.items):
+                        for item in unpacked.items:  # `*args` of a call's variant, `*(a, b)`
+                            args.append(Arg(getattr(item, "text", None), item.where if isinstance(item, ArrayType)
+                                            else "", ast.unparse(arg), isinstance(item, ArrayType),
+                                            item.library if isinstance(item, ArrayType) else "", False,
+                                            (item.dtype or "") if isinstance(item, ArrayType) else ""))
+                        continue
+                    if forwards and arg is call.args[-1] and isinstance(inner, ast.Name) and \
+                            inner.id == function.args.vararg.arg:
+                        # `kernel[g, b](out, *args)`: what each call passes beyond the named parameters
+                        args.append(Arg(None, "", "*" + inner.id, parameter=True))
+                        continue
                     args = None
                     break
                 kind = reader.type_of(arg)
@@ -743,16 +825,14 @@ class HostReader:
                                 kind.dtype or "" if isinstance(kind, ArrayType) else ""))
             if args is None or call.keywords:
                 args = [Arg(None, "", "*")]
-            ref = KernelRef(kernel.module.path, kernel.qualname) if kernel is not None else None
+            ref = KernelRef(kernel.module.path, kernel.qualname) if kernel is not None else given_kernel
             launch = Launch("launch", self._place(call), frame.qualname, frame.loops, what=ast.unparse(target),
                             kernel=ref, args=tuple(args), stream=stream)
             if self._variant:
                 if ref is not None:
                     self.facts.passed_launches.append(launch)  # a signature, not an event
                 return
-            self.facts.events.append(launch)
-            if ref is None and isinstance(target, ast.Name) and target.id in parameters and not call.keywords:
-                self._launches_of_passed(target.id, call, frame, args)
+            self.facts.events.append(launch)  # a kernel it is given, `*args`: each call's variant types it
             return
         if self._variant:
             return
@@ -768,36 +848,6 @@ class HostReader:
     def _kernel_ref(self, expr: ast.expr, frame: _Frame) -> Optional[KernelRef]:
         kernel = self.resolve_kernel(expr, frame) if isinstance(expr, ast.Name) else None
         return KernelRef(kernel.module.path, kernel.qualname) if kernel is not None else None
-
-    def _launches_of_passed(self, name: str, call: ast.Call, frame: _Frame, args: List[Arg]) -> None:
-        """``kernel[g, b](x, n)`` where ``kernel`` is a parameter: one launch for each call of
-        this function in the file that passes a kernel, its arguments' types from that call
-        where they are parameters too (a launch helper, a test's ``_run(kernel, arr)``)."""
-        function = frame.function
-        positional = _positional(function, frame.parent)
-        index = {a.arg: i for i, a in enumerate(positional)}
-
-        def passed(parameter: str, values, named):  # what one call passes for a parameter
-            if parameter in named:
-                return named[parameter]
-            at = index.get(parameter)
-            return values[at] if at is not None and at < len(values) else None
-
-        for (types, keywords), (kernels, kernel_keywords) in zip(self._passed.get(frame.qualname, []),
-                                                                  self._passed_kernels.get(frame.qualname, [])):
-            kernel = passed(name, kernels, kernel_keywords)
-            if kernel is None:
-                continue
-            given = []
-            for arg, node in zip(args, call.args):
-                kind = passed(node.id, types, keywords) if arg.parameter else None
-                text = getattr(kind, "text", None) if kind is not None else arg.type
-                dtype = (kind.dtype or "") if isinstance(kind, ArrayType) else "" if kind is not None else arg.dtype
-                given.append(Arg(text, arg.where, arg.name, arg.array or isinstance(kind, ArrayType), arg.library,
-                                 arg.parameter, dtype))
-            self.facts.passed_launches.append(Launch(
-                "launch", self._place(call), frame.qualname, frame.loops, what=ast.unparse(call.func),
-                kernel=kernel, args=tuple(given)))
 
     def _host_operation(self, call: ast.Call, frame: _Frame) -> Optional[Event]:
         """An allocation, a blocking operation or a clock read, or None."""
@@ -1119,6 +1169,36 @@ class HostReader:
         return Place(self.module.path, getattr(node, "lineno", 1), getattr(node, "col_offset", 0) + 1)
 
 
+def _launches_given(function: FunctionNode) -> bool:
+    """Does the function launch a kernel that is one of its parameters, or forward its
+    ``*args`` to a launch?"""
+    arguments = function.args
+    parameters = {a.arg for a in arguments.posonlyargs + arguments.args + arguments.kwonlyargs}
+    for sub in ast.walk(function):
+        if not isinstance(sub, ast.Call):
+            continue
+        launched = _launched(sub)
+        if launched is None:
+            continue
+        target = launched[0]
+        if isinstance(target, ast.Name) and target.id in parameters:
+            return True
+        last = sub.args[-1] if sub.args else None
+        if arguments.vararg is not None and isinstance(last, ast.Starred) and isinstance(
+                _uncopied(last.value), ast.Name) and _uncopied(last.value).id == arguments.vararg.arg:
+            return True
+    return False
+
+
+def _uncopied(expr: ast.expr) -> ast.expr:
+    """``copy.deepcopy(args)``, ``copy.copy(args)``, ``tuple(args)``, ``list(args)``: ``args``
+    (what is copied has the original's types)."""
+    while isinstance(expr, ast.Call) and len(expr.args) == 1 and not expr.keywords and (
+            ast.unparse(expr.func) in ("copy.deepcopy", "copy.copy", "deepcopy", "tuple", "list")):
+        expr = expr.args[0]
+    return expr
+
+
 def _launched(call: ast.Call) -> Optional[Tuple[ast.expr, bool]]:
     """(the kernel expression, launched on a stream) for ``k[grid, block(, stream)](...)`` and
     ``k.forall(n)(...)``; None for other calls."""
@@ -1269,6 +1349,7 @@ _LAUNCH_TEXT = re.compile(r"\w\[[^\]\n]*,[^\]\n]*\]\(|\.forall\(")
 # that a script passes to a simulation's constructor, which passes them on to a field object's,
 # which stores them for a method that launches
 LEVELS = 12
+MAX_CALL_VARIANTS = 64  # calls of one launching helper read for their own signatures
 MAX_CALLERS_READ = 8  # files asked for a function's or class's callers, reading for another file's sake
 
 

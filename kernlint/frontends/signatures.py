@@ -95,7 +95,7 @@ def _launches(project: Project, path: str) -> List[Tuple[str, str, Optional[str]
     for launch in facts.launches + facts.passed_launches:
         if launch.kernel is None:
             continue
-        some = any(a.type or a.dtype for a in launch.args) and all(a.name != "*" for a in launch.args)
+        some = any(a.type or a.dtype for a in launch.args) and not any(a.name.startswith("*") for a in launch.args)
         # an array of known elements but unknown rank: `float32[?]`, its rank from the body
         found.append((launch.kernel.path, launch.kernel.qualname, launch.signature,
                       [a.type or (f"{a.dtype}{_RANK_UNKNOWN}" if a.dtype else None) for a in launch.args]

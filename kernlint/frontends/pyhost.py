@@ -161,7 +161,8 @@ class HostReader:
                 inner.env[receiver] = instance(self.module.path, frame.owner)
             self._body(statement.body, inner)
             if self._record and not self._variant and not self._types_only and self.project.memo(
-                    "launches what it is given", statement, lambda: _launches_given(statement)):
+                    "launches", statement, lambda: any(isinstance(sub, ast.Call) and _launched(sub) is not None
+                                                       for sub in ast.walk(statement))):
                 self._call_variants(statement, qualname, frame, inner)
             return
         if isinstance(statement, ast.ClassDef):
@@ -272,11 +273,13 @@ class HostReader:
                 self._body(statement.body, inner)
 
     def _call_variants(self, function: FunctionNode, qualname: str, outer: _Frame, inner: _Frame) -> None:
-        """A function that launches a kernel it is given, or forwards its ``*args`` to a launch
+        """A function that launches a kernel it is given, forwards its ``*args`` to a launch
         (``def check(kernel, expected, *args): out = cuda.to_device(np.zeros_like(expected));
-        kernel[1, 1](out, *args)``), read once more for each call of it in the file, its
-        parameters bound to that call's types and kernels: each launch in it gives one
-        signature per call, its locals typed from that call's arguments."""
+        kernel[1, 1](out, *args)``), or launches what its calls give different types
+        (``self._test_count(np.int16)``, ``self._test_count(np.int64)``), read once more for
+        each call of it in the file, its parameters bound to that call's types and kernels:
+        each launch in it gives one signature per call, its locals typed from that call's
+        arguments."""
         positional = _positional(function, outer)
         arguments = function.args
         defaults = dict(zip([a.arg for a in positional[len(positional) - len(arguments.defaults):]],
@@ -287,6 +290,9 @@ class HostReader:
             # `self.check(...)` in a subclass of this file names the method by the subclass
             keys += [f"{klass}.{function.name}" for klass in self._subclasses_here(outer.owner)]
         calls = [call for key in keys for call in zip(self._passed.get(key, []), self._passed_kernels.get(key, []))]
+        given_to_it = self.project.memo("launches what it is given", function, lambda: _launches_given(function))
+        if not given_to_it and len({repr(passed) for passed, _ in calls}) < 2:
+            return  # its calls agree: the first reading had their types
         with self._variant_reading(inner):
             saved_kernels = self._kernel_parameters
             try:
@@ -774,9 +780,9 @@ class HostReader:
             elsewhere = None if callee is not None else self._callee_elsewhere(call, frame)
             if ((callee is not None and not self._record) or (elsewhere is not None and self._record)) and not any(
                     isinstance(a, ast.Starred) for a in call.args):
-                reader = self._reader(frame)
-                passed = ([reader.type_of(a) for a in call.args],
-                          {k.arg: reader.type_of(k.value) for k in call.keywords if k.arg})
+                # a dtype passed (`self._test(np.int16)`) as the dtype string names hold
+                passed = ([self._value_type(a, frame) for a in call.args],
+                          {k.arg: self._value_type(k.value, frame) for k in call.keywords if k.arg})
                 if callee is not None:
                     self._passed.setdefault(callee, []).append(passed)
                     self._passed_kernels.setdefault(callee, []).append(
@@ -1045,8 +1051,10 @@ class HostReader:
         if binding.kind == "def":
             return module.kernel_for(binding.node)
         if binding.kind == "assign" and not binding.path:
-            kernel = next((k for k in module.kernels if binding.name in k.names
-                           and k.scope.functions == frame.scope.functions), None)
+            # `compiled = cuda.jit(helper)` in a function, of a module's `def helper`: that kernel
+            kernel = next((k for k in module.kernels if k.applied is not None and k.applied is binding.value), None) or \
+                next((k for k in module.kernels if binding.name in k.names
+                      and k.scope.functions == frame.scope.functions), None)
             if kernel is not None:
                 return kernel
             value = binding.value

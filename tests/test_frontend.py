@@ -531,8 +531,8 @@ def test_a_failure_names_the_stand_ins_of_its_own_kernel_only(tmp_path):
 
 
         @cuda.jit
-        def lazy_broken(out):
-            out[0] = C2 * out.nope
+        def lazy_broken(out, n):
+            out[0] = C2 * out.nope + n
         '''))
     report = check_paths([str(tmp_path)], Options(timeout=60))
     messages = {f.kernel: f.message for f in report.findings if f.code == "KL902"}
@@ -542,6 +542,10 @@ def test_a_failure_names_the_stand_ins_of_its_own_kernel_only(tmp_path):
     [skipped] = [f for f in report.findings if f.code == "KL903"]
     assert skipped.message.count("tried") == 1 and skipped.message.count("; ") >= 2  # several candidates
     assert skipped.message.count("stand-ins for c") == 1  # said once, after them all
+    # candidates that fail alike are listed together, their reason once
+    assert "void(float64[::1], float64) (as read), void(float64[::1], int64) (other scalars as int64): " \
+           "TypingError: Unknown attribute 'nope' of type array(float64, 1d, C)" in skipped.message
+    assert skipped.message.count("of type array(float64, 1d, C)") == 1
 
 
 def test_an_import_that_fails_here_takes_its_except_import_error_branch(tmp_path):

@@ -156,6 +156,8 @@ def test_host_value_types(source, expected):
     ("float, seconds", ScalarType("float64")),  # a unit after the type
     ("float (zmin, optional)", ScalarType("float64")),
     ("bool", ScalarType("boolean")),
+    ("np.float32", ScalarType("float32")),
+    ("int32, optional", ScalarType("int32")),
     ("1darray of float", ArrayType("float64", 1, "C", "", "")),
     ("2darray of complex", ArrayType("complex128", 2, "C", "", "")),
     ("1D array of ints", ArrayType("int64", 1, "C", "", "")),

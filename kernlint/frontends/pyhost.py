@@ -1557,13 +1557,15 @@ def _documented_type(text: str):
     if re.search(r"\bor\b|\||array_like|array-like|list|tuple|sequence|none", text):
         return None
     words = re.findall(r"\w+", re.sub(r"\(.*?\)", " ", text))
+    if words[:1] in (["np"], ["numpy"]):
+        words = words[1:]  # `np.float32`
     if not words:
         return None
-    if words[0] in _DOCUMENTED:
+    if words[0] in _DOCUMENTED or words[0] in _NUMPY_SCALARS:
         others = words[1:]
         if any(w in _DOCUMENTED or "array" in w or w in _NUMPY_SCALARS for w in others):
             return None
-        return ScalarType(_DOCUMENTED[words[0]])
+        return ScalarType(_DOCUMENTED.get(words[0], words[0]))
     ranked = re.search(r"\b([1-9])[ -]?d[ -]?(?:numpy |np |cupy )?(?:nd)?array\b", text)
     shape = re.search(r"\(([^()]*)\)\s*(?:numpy\.|np\.)?ndarray|shape\s*\(([^()]*)\)", text)
     element = re.search(r"\barrays? of (\w+)|ndarray of (\w+)|\bof (?:dtype )?(\w+)", text)

@@ -106,6 +106,11 @@ class HostReader:
         # np.float64)`): its launches give signatures only, nothing else is recorded
         self._variant = False
         self._kernel_parameters: Dict[str, KernelRef] = {}  # in a call's variant: the kernels it passes
+        # ... and the expressions it passes, with the frame they are read in (`sig=(int32[:],)`)
+        self._parameter_exprs: Dict[str, Tuple[ast.expr, "_Frame"]] = {}
+        self._variant_depth = 0  # helpers read within a call's variant (`_nested_variant`)
+        # what the file's own calls pass, as written: qualname -> [(positional, keywords, frame)]
+        self._passed_exprs: Dict[str, List[Tuple[List[ast.expr], Dict[str, ast.expr], "_Frame"]]] = {}
 
     def read(self) -> HostFacts:
         for record in (False, True):  # first pass: what methods store in self.<attr>
@@ -160,9 +165,10 @@ class HostReader:
             if receiver is not None:  # `self`: an object of the class (passed on, `self.x` of a base)
                 inner.env[receiver] = instance(self.module.path, frame.owner)
             self._body(statement.body, inner)
-            if self._record and not self._variant and not self._types_only and self.project.memo(
-                    "launches", statement, lambda: any(isinstance(sub, ast.Call) and _launched(sub) is not None
-                                                       for sub in ast.walk(statement))):
+            if self._record and not self._variant and not self._types_only and (self.project.memo(
+                    "launches or compiles", statement, lambda: any(
+                        isinstance(sub, ast.Call) and (_launched(sub) is not None or _compiled(sub) is not None)
+                        for sub in ast.walk(statement))) or self._hands_to_launcher(statement, frame)):
                 self._call_variants(statement, qualname, frame, inner)
             return
         if isinstance(statement, ast.ClassDef):
@@ -280,30 +286,42 @@ class HostReader:
         each call of it in the file, its parameters bound to that call's types and kernels:
         each launch in it gives one signature per call, its locals typed from that call's
         arguments."""
+        keys = [qualname]
+        if outer.owner is not None and qualname == f"{outer.owner}.{function.name}":
+            # `self.check(...)` in a subclass of this file names the method by the subclass
+            keys += [f"{klass}.{function.name}" for klass in self._subclasses_here(outer.owner)]
+        calls = [(passed, kernels, ([(e, caller) for e in exprs], {k: (v, caller) for k, v in named.items()}))
+                 for key in keys for passed, kernels, (exprs, named, caller) in zip(
+                     self._passed.get(key, []), self._passed_kernels.get(key, []), self._passed_exprs.get(key, []))]
+        given_to_it = self.project.memo("launches what it is given", function, lambda: _launches_given(function)) \
+            or self._hands_to_launcher(function, outer)
+        if not given_to_it and len({repr(passed) for passed, _, _ in calls}) < 2:
+            return  # its calls agree: the first reading had their types
+        self._read_variants(function, outer, inner, calls[:MAX_CALL_VARIANTS])
+
+    def _read_variants(self, function: FunctionNode, outer: _Frame, inner: _Frame, calls) -> None:
+        """``function``'s body read once for each of ``calls`` ((types, keywords), (kernels,
+        kernel keywords), (expressions, expression keywords), each expression with the frame
+        it is read in)."""
         positional = _positional(function, outer)
         arguments = function.args
         defaults = dict(zip([a.arg for a in positional[len(positional) - len(arguments.defaults):]],
                             arguments.defaults))
         reader = self._reader(outer)
-        keys = [qualname]
-        if outer.owner is not None and qualname == f"{outer.owner}.{function.name}":
-            # `self.check(...)` in a subclass of this file names the method by the subclass
-            keys += [f"{klass}.{function.name}" for klass in self._subclasses_here(outer.owner)]
-        calls = [call for key in keys for call in zip(self._passed.get(key, []), self._passed_kernels.get(key, []))]
-        given_to_it = self.project.memo("launches what it is given", function, lambda: _launches_given(function))
-        if not given_to_it and len({repr(passed) for passed, _ in calls}) < 2:
-            return  # its calls agree: the first reading had their types
         with self._variant_reading(inner):
-            saved_kernels = self._kernel_parameters
+            saved = self._kernel_parameters, self._parameter_exprs
             try:
-                for (types, keywords), (kernels, kernel_keywords) in calls[:MAX_CALL_VARIANTS]:
+                for (types, keywords), (kernels, kernel_keywords), (exprs, expr_keywords) in calls:
                     env: Dict[str, object] = {}
                     given: Dict[str, KernelRef] = {}
+                    written: Dict[str, Tuple[ast.expr, _Frame]] = {}
                     for at, arg in enumerate(positional):
                         if arg.arg in keywords:
                             env[arg.arg], kernel = keywords[arg.arg], kernel_keywords.get(arg.arg)
+                            written[arg.arg] = expr_keywords[arg.arg]
                         elif at < len(types):
                             env[arg.arg], kernel = types[at], kernels[at]
+                            written[arg.arg] = exprs[at]
                         else:
                             env[arg.arg], kernel = reader.type_of(defaults.get(arg.arg)), None
                         if kernel is not None:
@@ -315,10 +333,10 @@ class HostReader:
                     receiver = _receiver(function, outer)
                     if receiver is not None:
                         inner.env[receiver] = instance(self.module.path, outer.owner)
-                    self._kernel_parameters = given
+                    self._kernel_parameters, self._parameter_exprs = given, written
                     self._body(function.body, inner)
             finally:
-                self._kernel_parameters = saved_kernels
+                self._kernel_parameters, self._parameter_exprs = saved
 
     def _subclasses_here(self, klass: str) -> List[str]:
         """The classes of this file that derive from ``klass`` (a class of this file), at any depth."""
@@ -336,13 +354,13 @@ class HostReader:
         """Reading done again for its launches' signatures alone: what it changes is undone."""
         saved = (dict(frame.env), dict(self._attributes), dict(self._attribute_exprs),
                  {key: set(places) for key, places in self._attribute_places.items()}, self._next_loop,
-                 dict(self.facts.loops))
+                 dict(self.facts.loops), self._variant)
         self._variant = True
         try:
             yield
         finally:
-            self._variant = False
-            env, self._attributes, self._attribute_exprs, self._attribute_places, self._next_loop, loops = saved
+            env, self._attributes, self._attribute_exprs, self._attribute_places, self._next_loop, loops, \
+                self._variant = saved
             frame.env.clear()  # the dict the frames share: restored in place
             frame.env.update(env)
             self.facts.loops = loops
@@ -785,6 +803,8 @@ class HostReader:
                           {k.arg: self._value_type(k.value, frame) for k in call.keywords if k.arg})
                 if callee is not None:
                     self._passed.setdefault(callee, []).append(passed)
+                    self._passed_exprs.setdefault(callee, []).append(
+                        (list(call.args), {k.arg: k.value for k in call.keywords if k.arg}, frame))
                     self._passed_kernels.setdefault(callee, []).append(
                         ([self._kernel_ref(a, frame) for a in call.args],
                          {k.arg: self._kernel_ref(k.value, frame) for k in call.keywords if k.arg}))
@@ -792,6 +812,12 @@ class HostReader:
                     self._outgoing.setdefault(elsewhere, []).append(passed)
             if not self._record or self._types_only:
                 return
+        if self._variant and self._variant_depth < MAX_VARIANT_DEPTH:
+            self._nested_variant(call, frame)
+        compiled = self._compile_site(call, frame)
+        if compiled is not None:
+            self.facts.passed_launches.append(compiled)  # the types it compiles for: a signature, not an event
+            return
         launched = _launched(call)
         if launched is not None:
             target, stream = launched
@@ -850,6 +876,129 @@ class HostReader:
         event = self._host_operation(call, frame)
         if event is not None:
             self.facts.events.append(event)
+
+    def _hands_to_launcher(self, function: FunctionNode, outer: _Frame) -> bool:
+        """Does a method hand one of its parameters to another method of its class that
+        launches or compiles what it is given (``self._getasm(fn, sig=sig)``)?"""
+        if outer.owner is None:
+            return False
+        arguments = function.args
+        parameters = {a.arg for a in arguments.posonlyargs + arguments.args + arguments.kwonlyargs}
+        for sub in ast.walk(function):
+            if not (isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute)
+                    and isinstance(sub.func.value, ast.Name) and sub.func.value.id == "self"):
+                continue
+            if not any(isinstance(a, ast.Name) and a.id in parameters
+                       for a in sub.args + [k.value for k in sub.keywords]):
+                continue
+            found = self._method(self.module.path, outer.owner.rsplit(".", 1)[-1], sub.func.attr)
+            if found is not None and found[0] is self.module and self.project.memo(
+                    "launches what it is given", found[2], lambda: _launches_given(found[2])):
+                return True
+        return False
+
+    def _nested_variant(self, call: ast.Call, frame: _Frame) -> None:
+        """In a call's variant, ``self.helper(fn, sig=sig)`` of a method of this file that
+        launches or compiles what it is given: that method read for this call too, what
+        this variant knows of its own parameters passed on."""
+        func = call.func
+        if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self"
+                and frame.owner) or any(isinstance(a, ast.Starred) for a in call.args):
+            return
+        found = self._method(self.module.path, frame.owner.rsplit(".", 1)[-1], func.attr)
+        if found is None or found[0] is not self.module:
+            return
+        _, klass, method = found
+        if not self.project.memo("launches what it is given", method, lambda: _launches_given(method)):
+            return
+
+        def forwarded(expr: ast.expr):  # (the expression, its frame): a parameter's is its caller's
+            if isinstance(expr, ast.Name) and expr.id in self._parameter_exprs:
+                return self._parameter_exprs[expr.id]
+            return expr, frame
+
+        def kernel_of(expr: ast.expr) -> Optional[KernelRef]:
+            if isinstance(expr, ast.Name) and expr.id in self._kernel_parameters:
+                return self._kernel_parameters[expr.id]
+            return self._kernel_ref(expr, frame)
+
+        keywords = {k.arg: k.value for k in call.keywords if k.arg}
+        one_call = (([self._value_type(a, frame) for a in call.args],
+                     {name: self._value_type(value, frame) for name, value in keywords.items()}),
+                    ([kernel_of(a) for a in call.args], {name: kernel_of(value) for name, value in keywords.items()}),
+                    ([forwarded(a) for a in call.args], {name: forwarded(v) for name, v in keywords.items()}))
+        owner = _Frame(None, klass, Scope(self.module), {}, self._module_frame, klass)
+        inner = _Frame(method, f"{klass}.{method.name}", owner.scope.inner(method), {}, owner, owner.owner)
+        self._variant_depth += 1
+        try:
+            self._read_variants(method, owner, inner, [one_call])
+        finally:
+            self._variant_depth -= 1
+
+    def _compile_site(self, call: ast.Call, frame: _Frame) -> Optional[Launch]:
+        """``k.compile("void(float32[::1])")``, ``k.specialize(float32[::1])``,
+        ``k.inspect_asm((int32[:],))``: where the program makes numba compile a kernel for
+        types it writes, as a launch does for its arguments' types; None for other calls."""
+        found = _compiled(call)
+        if found is None:
+            return None
+        target, written = found
+        kernel = self.resolve_kernel(target, frame)
+        ref = KernelRef(kernel.module.path, kernel.qualname) if kernel is not None else (
+            self._kernel_parameters.get(target.id) if isinstance(target, ast.Name) else None)
+        if ref is None:
+            return None
+        texts = self._signature_types(written, frame) if isinstance(written, ast.expr) else [
+            self._numba_type_text(expr, frame) for expr in written]
+        if not texts or any(text is None for text in texts):
+            return None
+        return Launch("launch", self._place(call), frame.qualname, frame.loops, what=ast.unparse(call.func),
+                      kernel=ref, args=tuple(Arg(text, "", text) for text in texts))
+
+    def _signature_types(self, expr: ast.expr, frame: _Frame, depth: int = 0) -> Optional[List[Optional[str]]]:
+        """The argument types a written signature gives: ``"void(int32[:], float64)"``, a tuple
+        of numba types, or a name bound to one (a parameter: what the call being read passed)."""
+        if depth > 4:
+            return None
+        if isinstance(expr, ast.Constant) and isinstance(expr.value, str):
+            return _signature_arguments(expr.value)
+        if isinstance(expr, (ast.Tuple, ast.List)):
+            return [self._numba_type_text(element, frame) for element in expr.elts]
+        if isinstance(expr, ast.Name):
+            if expr.id in self._parameter_exprs:
+                passed, caller = self._parameter_exprs[expr.id]
+                return self._signature_types(passed, caller, depth + 1)
+            binding, function = frame.scope.lookup(expr.id)
+            if binding is not None and binding.kind == "assign" and not binding.path and isinstance(
+                    binding.value, (ast.Constant, ast.Tuple, ast.List)):
+                return self._signature_types(binding.value, frame, depth + 1)
+        return None
+
+    def _numba_type_text(self, expr: ast.expr, frame: _Frame) -> Optional[str]:
+        """``int32[:]``, ``types.float32[:, ::1]``, ``numba.float64``: the type as numba's
+        signature strings spell it; None for anything else."""
+        if isinstance(expr, ast.Constant) and isinstance(expr.value, str):
+            return expr.value
+        dims = ""
+        if isinstance(expr, ast.Subscript):
+            elements = expr.slice.elts if isinstance(expr.slice, ast.Tuple) else [expr.slice]
+            spelled = []
+            for element in elements:
+                if not isinstance(element, ast.Slice) or element.lower is not None or element.upper is not None:
+                    return None
+                if element.step is None:
+                    spelled.append(":")
+                elif isinstance(element.step, ast.Constant) and element.step.value == 1:
+                    spelled.append("::1")
+                else:
+                    return None
+            dims = f"[{', '.join(spelled)}]"
+            expr = expr.value
+        dotted = self._dotted(expr, frame) or ""
+        module, _, name = dotted.rpartition(".")
+        if not module.startswith("numba") or name not in _NUMBA_SCALAR_TYPES:
+            return None
+        return _NUMBA_SCALAR_TYPES[name] + dims
 
     def _kernel_ref(self, expr: ast.expr, frame: _Frame) -> Optional[KernelRef]:
         kernel = self.resolve_kernel(expr, frame) if isinstance(expr, ast.Name) else None
@@ -1178,14 +1327,14 @@ class HostReader:
 
 
 def _launches_given(function: FunctionNode) -> bool:
-    """Does the function launch a kernel that is one of its parameters, or forward its
-    ``*args`` to a launch?"""
+    """Does the function launch (or compile) a kernel that is one of its parameters, or
+    forward its ``*args`` to a launch?"""
     arguments = function.args
     parameters = {a.arg for a in arguments.posonlyargs + arguments.args + arguments.kwonlyargs}
     for sub in ast.walk(function):
         if not isinstance(sub, ast.Call):
             continue
-        launched = _launched(sub)
+        launched = _launched(sub) or _compiled(sub)
         if launched is None:
             continue
         target = launched[0]
@@ -1196,6 +1345,48 @@ def _launches_given(function: FunctionNode) -> bool:
                 _uncopied(last.value), ast.Name) and _uncopied(last.value).id == arguments.vararg.arg:
             return True
     return False
+
+
+def _compiled(call: ast.Call):
+    """(the kernel expression, the signature expression or the type expressions) for
+    ``k.compile(sig)``, ``k.inspect_asm(sig)`` (and ``inspect_llvm``, ``inspect_sass``,
+    ``inspect_types``) and ``k.specialize(t1, t2)``; None for other calls."""
+    func = call.func
+    if not isinstance(func, ast.Attribute) or call.keywords or any(isinstance(a, ast.Starred) for a in call.args):
+        return None
+    if func.attr == "specialize" and call.args:
+        return func.value, list(call.args)
+    if func.attr in ("compile", "inspect_asm", "inspect_llvm", "inspect_sass", "inspect_types") and len(call.args) == 1:
+        return func.value, call.args[0]
+    return None
+
+
+def _signature_arguments(text: str) -> Optional[List[str]]:
+    """``"void(int32[:], float64)"`` -> ``["int32[:]", "float64"]`` (commas inside brackets
+    and parentheses kept); None for what is no kernel's signature."""
+    text = text.strip()
+    if text.startswith("void("):
+        text = text[len("void"):]
+    if not (text.startswith("(") and text.endswith(")")):
+        return None
+    inner, depth, parts, current = text[1:-1], 0, [], ""
+    for character in inner:
+        depth += character in "([" and 1 or character in ")]" and -1 or 0
+        if character == "," and depth == 0:
+            parts.append(current.strip())
+            current = ""
+        else:
+            current += character
+    if current.strip():
+        parts.append(current.strip())
+    return parts
+
+
+# numba's scalar types as its signature strings spell them
+_NUMBA_SCALAR_TYPES = {name: name for name in (
+    "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "intp", "uintp", "float16", "float32",
+    "float64", "complex64", "complex128", "boolean")}
+_NUMBA_SCALAR_TYPES.update({"bool_": "boolean", "double": "float64", "single": "float32", "int_": "int64"})
 
 
 def _uncopied(expr: ast.expr) -> ast.expr:
@@ -1358,6 +1549,7 @@ _LAUNCH_TEXT = re.compile(r"\w\[[^\]\n]*,[^\]\n]*\]\(|\.forall\(")
 # which stores them for a method that launches
 LEVELS = 12
 MAX_CALL_VARIANTS = 64  # calls of one launching helper read for their own signatures
+MAX_VARIANT_DEPTH = 3  # helpers calling helpers (`_check` calling `_getasm`) read per call
 MAX_CALLERS_READ = 8  # files asked for a function's or class's callers, reading for another file's sake
 
 

@@ -818,7 +818,7 @@ class HostReader:
         if compiled is not None:
             self.facts.passed_launches.append(compiled)  # the types it compiles for: a signature, not an event
             return
-        launched = _launched(call)
+        launched = _launched(call) or self._configured_launch(call, frame)
         if launched is not None:
             target, stream = launched
             kernel = self.resolve_kernel(target, frame)
@@ -934,6 +934,20 @@ class HostReader:
             self._read_variants(method, owner, inner, [one_call])
         finally:
             self._variant_depth -= 1
+
+    def _configured_launch(self, call: ast.Call, frame: _Frame) -> Optional[Tuple[ast.expr, bool]]:
+        """``run = kernel[blocks, threads]`` then ``run(a, n)``: a launch of ``kernel``, as
+        ``_launched`` gives it, where a name of the function (or module) holds a kernel
+        configured for launch."""
+        if not isinstance(call.func, ast.Name):
+            return None
+        binding, _ = frame.scope.lookup(call.func.id)
+        if binding is None or binding.kind != "assign" or binding.path or not isinstance(binding.value, ast.Subscript):
+            return None
+        configured = _launched(ast.Call(func=binding.value, args=[], keywords=[]))
+        if configured is None or self.resolve_kernel(configured[0], frame) is None:
+            return None
+        return configured
 
     def _compile_site(self, call: ast.Call, frame: _Frame) -> Optional[Launch]:
         """``k.compile("void(float32[::1])")``, ``k.specialize(float32[::1])``,

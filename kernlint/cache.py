@@ -97,7 +97,8 @@ def finding_from_dict(data: Dict) -> Finding:
         code=data["code"], path=data["path"], line=data["line"], column=data["column"],
         message=data["message"], kernel=data.get("kernel", ""), signature=data.get("signature", ""),
         fixable=data.get("fixable", False), inlined_at=frames, kernels=list(data.get("kernels", [])),
-        kernel_line=data.get("kernel_line", 0), signature_source=data.get("signature_source", ""), fix=fix,
+        kernel_line=data.get("kernel_line", 0), signature_source=data.get("signature_source", ""),
+        signature_from=data.get("signature_from", ""), fix=fix,
         rewritable=data.get("rewritable", False), standins=list(data.get("standins", [])),
     )
 

@@ -49,6 +49,7 @@ class KernelStats:
     numba_seconds: float
     kernlint_seconds: float
     signature_source: str = ""
+    signature_from: str = ""  # a launch-site signature: the launch that gave it (`path:line`)
     variant: str = ""  # a factory-made kernel: the parameter values it was made with
     host: bool = False  # the host code of a HIP file (its compile and the host rules), not a kernel
     line: int = 0  # its def line: kernels of one file may share a name
@@ -198,6 +199,7 @@ def analyse_result(result: FileResult, options: Optional[Options] = None,
         for finding in found:
             if finding.kernel == compiled.info.name and finding.signature == compiled.info.signature:
                 finding.signature_source = compiled.info.signature_source
+                finding.signature_from = compiled.info.signature_from
                 finding.standins = list(compiled.info.standins)
         findings.extend(found)
         stats.append(KernelStats(
@@ -208,6 +210,7 @@ def analyse_result(result: FileResult, options: Optional[Options] = None,
             numba_seconds=compiled.compile_seconds,
             kernlint_seconds=time.process_time() - started,
             signature_source=compiled.info.signature_source,
+            signature_from=compiled.info.signature_from,
             variant=compiled.info.variant,
         ))
         if kernels is not None and compiled.cache_key and not any(

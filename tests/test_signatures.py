@@ -348,12 +348,12 @@ def test_an_edit_two_files_away_changes_the_launch_signature_of_a_cached_run(tmp
                 if "::gather_field " in line]
 
     assert gather_signatures() == [["void(float64[::1], complex128[:, ::1], complex128[:, ::1], float64, "
-                                    "float64, int64, complex128[::1])", "launch-site"]]
+                                    "float64, int64, complex128[::1])", "launch-site (plasma/particles/species.py:20)"]]
     assert (tmp_path / ".kernlint_cache").is_dir()  # the second run is a cached one
     grids = tmp_path / "plasma" / "fields" / "interpolation.py"
     grids.write_text(grids.read_text().replace("dtype='complex')", "dtype=np.complex64)"))
     assert gather_signatures() == [["void(float64[::1], complex64[:, ::1], complex64[:, ::1], float64, "
-                                    "float64, int64, complex128[::1])", "launch-site"]]
+                                    "float64, int64, complex128[::1])", "launch-site (plasma/particles/species.py:20)"]]
 
 
 def test_a_loop_over_values_launches_once_per_value_and_records_its_events_once(tmp_path):
@@ -483,6 +483,50 @@ def test_json_and_text_say_where_a_signature_came_from(tmp_path):
     text = subprocess.run([sys.executable, "-m", "kernlint", "check", "--no-cache", "kernels.py"], cwd=tmp_path,
                           capture_output=True, text=True, timeout=600, env=env).stdout
     assert "# kernlint: sig=void(int64[::1], float64[::1])" in text
+
+
+def test_a_launch_site_signature_names_the_launch_that_gave_it(tmp_path):
+    """JSON's `signature_from` and `--show-signatures` name the launch (file and line) whose
+    argument types a kernel was checked with; other sources name none."""
+    (tmp_path / "kernels.py").write_text(textwrap.dedent('''
+        from numba import cuda
+
+        @cuda.jit
+        def scale(y, x):
+            i = cuda.grid(1)
+            if i < x.size:
+                v = x[i] * 2.0
+                if v != v:
+                    print("NaN", i)
+                    return
+                y[i] = int(v)
+
+        @cuda.jit
+        def alone(y, x):
+            v = x[0]
+            if v != v:
+                print("NaN")
+                return
+            y[0] = int(v)
+    '''))
+    (tmp_path / "run.py").write_text(textwrap.dedent('''
+        import numpy as np
+        from numba import cuda
+        from kernels import scale
+
+        x = cuda.to_device(np.ones(64, dtype=np.float32))
+        y = cuda.device_array(64, dtype=np.int32)
+        scale[1, 64](y, x)
+    '''))
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    run = subprocess.run([sys.executable, "-m", "kernlint", "check", "--no-cache", "--output-format", "json", "."],
+                         cwd=tmp_path, capture_output=True, text=True, timeout=600, env=env)
+    found = {f["kernel"]: (f["signature_source"], f["signature_from"]) for f in json.loads(run.stdout)}
+    assert found["scale"] == ("launch-site", f"{tmp_path / 'run.py'}:8")
+    assert found["alone"] == ("inferred", "")
+    shown = subprocess.run([sys.executable, "-m", "kernlint", "check", "--no-cache", "--show-signatures", "."],
+                           cwd=tmp_path, capture_output=True, text=True, timeout=600, env=env).stdout
+    assert re.search(r"kernels\.py::scale +void\(int32\[::1\], float32\[::1\]\) +launch-site \(run\.py:8\)", shown)
 
 
 @pytest.mark.parametrize("source", ["(1, 2.5, np.zeros(3))", "(1, 2)", "()", "((1, 2), (3.0,))"])

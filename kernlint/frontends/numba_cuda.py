@@ -32,7 +32,8 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from ..analysis.host import HostFacts
-from ..findings import Finding, KernelInfo, compile_failed, internal_error, no_signature, raised_in, unreadable_file
+from ..findings import (Finding, KernelInfo, compile_failed, internal_error, no_signature, raised_in, split_origin,
+                        unreadable_file)
 from ..source import SourceFile, decode_source, read_bytes, undecodable
 from .project import FrontendSettings
 from .pytypes import XOROSHIRO, evaluate_type_text
@@ -599,6 +600,7 @@ def _compile_one(candidate: _Candidate, signature, text: str, origin: str, cc, r
     user_options = getattr(dispatcher, "_kernlint_options", None) or {
         key: bool(dispatcher.targetoptions.get(key)) for key in CODEGEN_OPTIONS
     }
+    origin, signature_from = split_origin(origin)
     info = KernelInfo(
         name=candidate.name,
         path=path,
@@ -609,6 +611,7 @@ def _compile_one(candidate: _Candidate, signature, text: str, origin: str, cc, r
         options=dict(user_options),
         option_lines=_option_lines(node),
         signature_source=origin,
+        signature_from=signature_from,
         variant=candidate.variant,
         standins=candidate.standins,
     )
@@ -616,7 +619,7 @@ def _compile_one(candidate: _Candidate, signature, text: str, origin: str, cc, r
     def failed(reason: str) -> str:
         if report:
             finding = compile_failed(path, line, column, candidate.name, text, reason)
-            finding.signature_source = origin
+            finding.signature_source, finding.signature_from = origin, signature_from
             result.diagnostics.append(finding)
         return reason
 

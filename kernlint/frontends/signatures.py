@@ -20,6 +20,7 @@ import os
 import tomllib
 from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
+from ..findings import launch_origin
 from ..fsutil import write_atomic
 from .closures import Closures, add_closure, closure_lines, read_closures
 from .project import Project
@@ -74,20 +75,20 @@ def launch_signatures(project: Project, checked: Sequence[str],
     readers = list(dict.fromkeys([p for p in checked if p.endswith(".py")] + _mentioning(
         project, sorted({path for path, _ in kernels}), names)))
     for path in readers:
-        for kernel_path, qualname, signature, types in facts.get("launches", path,
-                                                                 lambda: _launches(project, path)):
+        for kernel_path, qualname, signature, types, line in facts.get("launches", path,
+                                                                       lambda: _launches(project, path)):
             if (kernel_path, qualname) not in kernels:
                 continue
             if signature is not None:
-                add(found, kernel_path, qualname, signature, "launch-site")
+                add(found, kernel_path, qualname, signature, launch_origin(path, line))
             elif partial is not None and types is not None:
                 partial.setdefault((kernel_path, qualname), []).append(types)
     return found
 
 
-def _launches(project: Project, path: str) -> List[Tuple[str, str, Optional[str], Optional[List[Optional[str]]]]]:
+def _launches(project: Project, path: str) -> List[Tuple[str, str, Optional[str], Optional[List[Optional[str]]], int]]:
     """(kernel's file, kernel, signature or None, argument types where the launch gives only
-    some of them) for each launch in the file of a kernel kernlint found."""
+    some of them, the launch's line) for each launch in the file of a kernel kernlint found."""
     facts = file_host_facts(project, path)
     if facts is None:
         return []
@@ -99,7 +100,7 @@ def _launches(project: Project, path: str) -> List[Tuple[str, str, Optional[str]
         # an array of known elements but unknown rank: `float32[?]`, its rank from the body
         found.append((launch.kernel.path, launch.kernel.qualname, launch.signature,
                       [a.type or (f"{a.dtype}{_RANK_UNKNOWN}" if a.dtype else None) for a in launch.args]
-                      if launch.signature is None and some else None))
+                      if launch.signature is None and some else None, launch.place.line))
     return found
 
 

@@ -94,6 +94,7 @@ def document(report: Report, root: str) -> Dict:
             "locations": [_location(finding.path, finding.line, finding.column, root)],
             "properties": {"kernel": finding.kernel, "kernels": finding.kernels or [finding.kernel],
                            "signature": finding.signature, "signatureSource": finding.signature_source,
+                           "signatureFrom": finding.signature_from,
                            "fixable": finding.fixable,
                            "fix": finding.fix.applicability if finding.fix else "none"},
         }

@@ -93,10 +93,17 @@ def statistics(report: Report) -> List[str]:
     ]
 
 
+def _launch_place(where: str) -> str:
+    """``/abs/main.py:42`` as the rest of the output names files."""
+    path, _, line = where.rpartition(":")
+    return f"{display_path(path)}:{line}"
+
+
 def signatures(report: Report) -> List[str]:
     """--show-signatures: each kernel, each signature it was checked with, and its source."""
     rows = [("kernel", "signature", "source")]
-    entries = [(s.path, s.kernel, s.variant, s.signature, s.signature_source or "-") for s in report.stats
+    entries = [(s.path, s.kernel, s.variant, s.signature, (s.signature_source or "-") + (
+                   f" ({_launch_place(s.signature_from)})" if s.signature_from else "")) for s in report.stats
                if not s.host]
     entries += [(f.path, f.kernel, "", "-", "none (KL903)") for f in report.skipped]
     for path, kernel, variant, signature, source in sorted(entries, key=lambda e: (e[0], e[1], e[3])):

@@ -582,3 +582,25 @@ def test_recorded_types_of_constants_and_type_arguments_parse():
                             (types.NumberClass(types.float64), None)]:
         text = record_hook._type_text(given)
         assert parse_signature(f"void({text})")[0] == (expected or given,)
+
+
+def test_what_only_looks_like_a_launch_is_not_read_as_gpu_code(tmp_path):
+    """`Pair[str, int](...)` in a test of typing looks like a launch; without numba, CUDA or
+    CuPy in the file or a kernel in what it imports, its types are not followed across the
+    project (that took minutes on CPython's test_typing.py). A file launching a kernel that
+    a package re-exports, naming no GPU library itself, still is GPU code."""
+    from kernlint.frontends.pyhost import LEVELS, HostReader
+
+    (tmp_path / "generics.py").write_text("from typing import Generic, TypeVar\n\nT = TypeVar('T')\n\n\n"
+                                          "class Pair(Generic[T]):\n    pass\n")
+    (tmp_path / "test_generics.py").write_text("from generics import Pair\n\n\ndef test_pair():\n"
+                                               "    assert Pair[str, int]() is not None\n")
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("from .kernels import bump\n")
+    (package / "kernels.py").write_text("from numba import cuda\n\n\n@cuda.jit\ndef bump(x, n):\n"
+                                        "    x[0] += n\n")
+    (tmp_path / "run.py").write_text("from pkg import bump\n\n\ndef go(x, n):\n    bump[1, 1](x, n)\n")
+    project = Project()
+    assert not HostReader(project, project.module(str(tmp_path / "test_generics.py")), LEVELS)._gpu_code
+    assert HostReader(project, project.module(str(tmp_path / "run.py")), LEVELS)._gpu_code

@@ -285,6 +285,10 @@ class Project:
             found = self._closures[path] = self.imported_closure([path])[0]
         return found
 
+    def direct_imports(self, path: str) -> Set[str]:
+        """The user modules a file's own import statements name."""
+        return self._imports_of(os.path.abspath(path))[0]
+
     def _imports_of(self, path: str) -> Tuple[Set[str], Set[str]]:
         """(the user modules a file's import statements name, where they found none): once per run."""
         known = self._imports.get(path)

@@ -96,7 +96,8 @@ class HostReader:
         self._methods: Dict[int, Optional[Tuple[str, str]]] = {}  # id(call) -> `_method_called`, this pass
         # types from other files (callers, helpers, subclasses) are read only for code that may
         # launch, or for another file that asks for this one's types (and then one level less deep)
-        self._gpu_code = level > 0 and (self._types_only or bool(_LAUNCH_TEXT.search(module.text)))
+        self._gpu_code = level > 0 and (self._types_only or bool(_LAUNCH_TEXT.search(module.text))
+                                        and self._may_launch_kernels())
         self._assigning: set = set()  # the names the statement being read assigns
         self._targets: List[ast.expr] = []  # and its targets
         self._bases: Dict[str, List[Tuple[str, str]]] = {}  # class -> its bases as (path, name)
@@ -111,6 +112,27 @@ class HostReader:
         self._variant_depth = 0  # helpers read within a call's variant (`_nested_variant`)
         # what the file's own calls pass, as written: qualname -> [(positional, keywords, frame)]
         self._passed_exprs: Dict[str, List[Tuple[List[ast.expr], Dict[str, ast.expr], "_Frame"]]] = {}
+
+    def _may_launch_kernels(self) -> bool:
+        """Whether what looks like a launch (``k[a, b](...)``) can start a kernel: the file names
+        numba, CUDA or CuPy, or a module it imports (or one that module imports: a package's
+        ``__init__``) defines kernels. ``Mapping[str, int](...)`` in a test of typing does not,
+        and reading the types it passes around across the project would take minutes."""
+        if _GPU_WORDS.search(self.module.text):
+            return True
+        seen: Set[str] = set()
+        frontier = [self.module.path]
+        for _ in range(2):
+            following = []
+            for path in frontier:
+                for target in sorted(self.project.direct_imports(path) - seen):
+                    seen.add(target)
+                    imported = self.project.module(target)
+                    if imported is not None and imported.kernels:
+                        return True
+                    following.append(target)
+            frontier = following
+        return False
 
     def read(self) -> HostFacts:
         for record in (False, True):  # first pass: what methods store in self.<attr>
@@ -1557,6 +1579,7 @@ def _nested_qualname(frame: _Frame, function: FunctionNode, name: str) -> str:
 
 # `kernel[grid, block](`: a file that may launch (a comma: not `handlers[key](...)`)
 # `kernel[blocks, threads](`, `kernel.forall(n)(`: a file that may launch
+_GPU_WORDS = re.compile(r"\b(?:numba|cuda|cupy)\b")
 _LAUNCH_TEXT = re.compile(r"\w\[[^\]\n]*,[^\]\n]*\]\(|\.forall\(")
 # how many files deep a file's own reading looks across the project: a launch's arguments
 # that a script passes to a simulation's constructor, which passes them on to a field object's,

@@ -29,7 +29,8 @@ from typing import Dict, List, Optional, Set, Tuple
 from ..analysis.host import Arg, Event, HostFacts, KernelRef, Launch, Loop, Place
 from .project import Project
 from .pysource import FunctionNode, KernelDef, PyModule, Scope, flatten
-from .pytypes import MIXED, ArrayType, ListType, Opaque, ScalarType, TupleType, TypeReader, appended, instance, instance_of
+from .pytypes import (MIXED, ArrayType, ListType, Opaque, ScalarType, TupleType, TypeReader, appended, dtype_name,
+                      instance, instance_of)
 
 # numba.cuda and CuPy calls that allocate device (or pinned/mapped) memory
 ALLOCATIONS = {
@@ -190,7 +191,8 @@ class HostReader:
             if self._record and not self._variant and not self._types_only and (self.project.memo(
                     "launches or compiles", statement, lambda: any(
                         isinstance(sub, ast.Call) and (_launched(sub) is not None or _compiled(sub) is not None)
-                        for sub in ast.walk(statement))) or self._hands_to_launcher(statement, frame)):
+                        for sub in ast.walk(statement))) or self.project.memo(
+                        "hands to a launcher", statement, lambda: self._hands_to_launcher(statement, frame))):
                 self._call_variants(statement, qualname, frame, inner)
             return
         if isinstance(statement, ast.ClassDef):
@@ -316,7 +318,7 @@ class HostReader:
                  for key in keys for passed, kernels, (exprs, named, caller) in zip(
                      self._passed.get(key, []), self._passed_kernels.get(key, []), self._passed_exprs.get(key, []))]
         given_to_it = self.project.memo("launches what it is given", function, lambda: _launches_given(function)) \
-            or self._hands_to_launcher(function, outer)
+            or self.project.memo("hands to a launcher", function, lambda: self._hands_to_launcher(function, outer))
         if not given_to_it and len({repr(passed) for passed, _, _ in calls}) < 2:
             return  # its calls agree: the first reading had their types
         self._read_variants(function, outer, inner, calls[:MAX_CALL_VARIANTS])
@@ -857,11 +859,8 @@ class HostReader:
                     inner = _uncopied(arg.value)
                     unpacked = reader.type_of(inner)
                     if isinstance(unpacked, TupleType) and all(item is not None for item in unpacked.items):
-                        for item in unpacked.items:  # `*args` of a call's variant, `*(a, b)`
-                            args.append(Arg(getattr(item, "text", None), item.where if isinstance(item, ArrayType)
-                                            else "", ast.unparse(arg), isinstance(item, ArrayType),
-                                            item.library if isinstance(item, ArrayType) else "", False,
-                                            (item.dtype or "") if isinstance(item, ArrayType) else ""))
+                        # `*args` of a call's variant, `*(a, b)`
+                        args.extend(_launch_arg(item, ast.unparse(arg)) for item in unpacked.items)
                         continue
                     if forwards and arg is call.args[-1] and isinstance(inner, ast.Name) and \
                             inner.id == function.args.vararg.arg:
@@ -870,13 +869,8 @@ class HostReader:
                         continue
                     args = None
                     break
-                kind = reader.type_of(arg)
-                where = kind.where if isinstance(kind, ArrayType) else ""
-                library = kind.library if isinstance(kind, ArrayType) else ""
-                args.append(Arg(getattr(kind, "text", None) if kind is not None else None, where,
-                                ast.unparse(arg), isinstance(kind, ArrayType), library,
-                                isinstance(arg, ast.Name) and arg.id in parameters,
-                                kind.dtype or "" if isinstance(kind, ArrayType) else ""))
+                args.append(_launch_arg(reader.type_of(arg), ast.unparse(arg),
+                                        isinstance(arg, ast.Name) and arg.id in parameters))
             if args is None or call.keywords:
                 args = [Arg(None, "", "*")]
             ref = KernelRef(kernel.module.path, kernel.qualname) if kernel is not None else given_kernel
@@ -1362,6 +1356,13 @@ class HostReader:
         return Place(self.module.path, getattr(node, "lineno", 1), getattr(node, "col_offset", 0) + 1)
 
 
+def _launch_arg(kind, name: str, parameter: bool = False) -> Arg:
+    """A launch argument of a type (None: unknown), written as ``name``."""
+    array = isinstance(kind, ArrayType)
+    return Arg(getattr(kind, "text", None) if kind is not None else None, kind.where if array else "", name, array,
+               kind.library if array else "", parameter, (kind.dtype or "") if array else "")
+
+
 def _launches_given(function: FunctionNode) -> bool:
     """Does the function launch (or compile) a kernel that is one of its parameters, or
     forward its ``*args`` to a launch?"""
@@ -1790,18 +1791,17 @@ def _documented_type(text: str):
         words = words[1:]  # `np.float32`
     if not words:
         return None
-    if words[0] in _DOCUMENTED or words[0] in _NUMPY_SCALARS:
-        others = words[1:]
-        if any(w in _DOCUMENTED or "array" in w or w in _NUMPY_SCALARS for w in others):
+    if _documented_scalar(words[0]):
+        if any(_documented_scalar(w) or "array" in w for w in words[1:]):
             return None
-        return ScalarType(_DOCUMENTED.get(words[0], words[0]))
+        return ScalarType(_documented_scalar(words[0]))
     ranked = re.search(r"\b([1-9])[ -]?d[ -]?(?:numpy |np |cupy )?(?:nd)?array\b", text)
     shape = re.search(r"\(([^()]*)\)\s*(?:numpy\.|np\.)?ndarray|shape\s*\(([^()]*)\)", text)
     element = re.search(r"\barrays? of (\w+)|ndarray of (\w+)|\bof (?:dtype )?(\w+)", text)
     if element is None or not (ranked or shape) or "array" not in text:
         return None
     word = next(w for w in element.groups() if w)
-    dtype = _DOCUMENTED.get(word.rstrip("s")) or (word if word in _NUMPY_SCALARS else None)
+    dtype = _documented_scalar(word) or _documented_scalar(word.rstrip("s"))
     if dtype is None:
         return None
     if ranked:
@@ -1812,10 +1812,10 @@ def _documented_type(text: str):
     return ArrayType(dtype, ndim, "C", "", "") if ndim else None
 
 
-_DOCUMENTED = {"int": "int64", "integer": "int64", "float": "float64", "bool": "boolean", "boolean": "boolean",
-               "complex": "complex128"}
-_NUMPY_SCALARS = {"float32", "float64", "complex64", "complex128", "int8", "int16", "int32", "int64", "uint8",
-                  "uint16", "uint32", "uint64"}
+def _documented_scalar(word: str) -> Optional[str]:
+    """The element type a docstring's word names: NumPy's names (`float`, `int32`, `double`),
+    and the English `integer` and `boolean`."""
+    return {"integer": "int64", "boolean": "boolean"}.get(word) or dtype_name(word)
 
 
 def _unpacked(target: ast.expr, kind):

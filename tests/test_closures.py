@@ -255,3 +255,22 @@ def test_a_new_record_of_the_calling_kernel_is_not_hidden_by_the_cache(tmp_path)
     assert (tmp_path / ".kernlint_cache").exists()
     record(2.0)
     assert steps_checked() == ["steps.py::step[recorded: scale=2.0] none(float64[::1], int64) recorded"]
+
+
+def test_a_library_function_held_as_it_is_is_that_function_not_its_def(tmp_path):
+    """numba.cuda's cache-hint loads are empty defs that numba types through an @overload: a
+    closure holding one (`operator = cuda.ldca`) must call the library's function, as the run did."""
+    project(tmp_path, "hints", loads_py=(
+        "from numba import cuda\n\n\n"
+        "def make_load(operator):\n"
+        "    @cuda.jit\n"
+        "    def load(r, x):\n"
+        "        for i in range(len(r)):\n"
+        "            r[i] = operator(x, i)\n"
+        "    return load\n"))
+    ldca = ('{ function = "ldca", module = "numba.cuda.cache_hints", '
+            'path = "/elsewhere/site-packages/numba_cuda/numba/cuda/cache_hints.py", line = 16, closure = {} }')
+    (tmp_path / "kernlint-signatures.toml").write_text(
+        closure_table("loads.py::make_load.load", 5, "void(int8[::1], int8[::1])", operator=ldca))
+    assert checked(tmp_path, "loads.py", "--no-cache") == [
+        "loads.py::load[recorded] void(int8[::1], int8[::1]) recorded"]

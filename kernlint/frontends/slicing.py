@@ -1024,6 +1024,15 @@ class Slicer:
             return self._functions[key]
         path, qualname = recorded.get("path", ""), recorded.get("function", "")
         dotted = recorded.get("module") or ""
+        if dotted and self.settings.is_safe(dotted) and "<" not in qualname and "jit" not in recorded:
+            # a library's own function held as it is (numba.cuda's `ldca`, typed by an @overload
+            # of an empty def): that object, as the run held it; its def alone compiles to nothing
+            try:
+                found = self._recorded_named(f"{dotted}.{qualname}")
+            except Unrebuildable:
+                found = None
+            if callable(found):
+                return found
         if not os.path.isfile(path) and dotted and self.settings.is_safe(dotted):
             path = _source_of(dotted) or path  # a function of an installed package, recorded elsewhere
         module = self.project.module(path) if path.endswith(".py") and os.path.isfile(path) else None

@@ -14,8 +14,8 @@ import pytest
 from conftest import FIXTURES, ROOT
 from kernlint.frontends import pyhost
 from kernlint.frontends.project import Project
-from kernlint.frontends.pyhost import _agreed, _documented_types, _returned_type
-from kernlint.frontends.pytypes import ArrayType, ScalarType, TupleType, TypeReader
+from kernlint.frontends.pyhost import _agreed, _documented_types, _narrowed, _returned_type, _same
+from kernlint.frontends.pytypes import NONE, ArrayType, Maybe, ScalarType, StrType, TupleType, TypeReader
 from kernlint.frontends.signatures import read_recorded, write_recorded
 
 LAZY = FIXTURES / "lazy" / "lazyproj"
@@ -145,6 +145,16 @@ def type_text(source, **names):
     ("np.exp(x)", None),
     ("np.exp(np.zeros(4), out=y)", None),
     ("n = 3\nn < 4", ("boolean", "")),
+    # dicts of buffers, comprehensions with their loop variables typed, functions named as values
+    ("buffers = {'E': np.zeros((2, 3), dtype=np.complex128), 'B': np.ones((2, 3), dtype=np.complex128)}\n"
+     "buffers[kind]", ("complex128[:, ::1]", "host")),
+    ("{'E': np.zeros(3), 'B': np.zeros(3, np.int8)}['E']", None),  # values of two types: unknown
+    ("host = {'E': np.zeros(3)}\ngpu = {k: cp.asarray(v) for k, v in host.items()}\ngpu['E']",
+     ("float64[::1]", "device")),
+    ("grids = [cp.zeros((4, 4)) * m for m in range(3)]\ngrids[0]", ("float64[:, ::1]", "device")),
+    ("alloc = np.empty\nalloc((2, 3), dtype=np.float32)", ("float32[:, ::1]", "host")),
+    ("alloc = cuda.pinned_array\nalloc(4, dtype=np.int32)", ("int32[::1]", "host")),
+    ("dtype = 'float' + '32'\nnp.zeros(3, dtype=dtype)", ("float32[::1]", "host")),  # a string naming a dtype
 ])
 def test_host_value_types(source, expected):
     assert type_text(source) == expected
@@ -164,8 +174,13 @@ def test_host_value_types(source, expected):
     ("ndarray of float, shape (nz, nr)", ArrayType("float64", 2, "C", "", "")),
     ("(n, 3) ndarray of int", ArrayType("int64", 2, "C", "", "")),
     ("np.ndarray of float32 with shape (n,)", ArrayType("float32", 1, "C", "", "")),
-    ("float or None", None),  # alternatives: no one type
-    ("int or float", None),
+    ("float or None", Maybe(ScalarType("float64"))),  # None or a number: narrowed by `is None`
+    ("None or float", Maybe(ScalarType("float64"))),
+    ("Optional[int]", Maybe(ScalarType("int64"))),
+    ("2darray of complex, or None, optional", Maybe(ArrayType("complex128", 2, "C", "", ""))),
+    ("float or array or None", None),
+    ("lists of 2darrays, or None", None),
+    ("int or float", None),  # alternatives: no one type
     ("float, ndarray", None),
     ("array_like", None),
     ("ndarray", None),  # no elements said
@@ -604,3 +619,35 @@ def test_what_only_looks_like_a_launch_is_not_read_as_gpu_code(tmp_path):
     project = Project()
     assert not HostReader(project, project.module(str(tmp_path / "test_generics.py")), LEVELS)._gpu_code
     assert HostReader(project, project.module(str(tmp_path / "run.py")), LEVELS)._gpu_code
+
+
+@pytest.mark.parametrize("test, held, when_true, when_false", [
+    ("x is None", {"x": Maybe(INT)}, {"x": NONE}, {"x": INT}),
+    ("x is not None", {"x": Maybe(INT)}, {"x": INT}, {"x": NONE}),
+    ("ps.V is None", {"ps.V": Maybe(INT)}, {"ps.V": NONE}, {"ps.V": INT}),
+    ("x is None", {"x": INT}, {}, {}),  # never None: nothing to narrow
+    ("f in ('E', 'B')", {"f": StrType(frozenset("EBJ"))}, {"f": StrType(frozenset("EB"))},
+     {"f": StrType(frozenset("J"))}),
+    ("f == 'E'", {"f": StrType()}, {"f": StrType(frozenset("E"))}, {}),  # any string: only its true side says
+    ("f not in ('E',)", {"f": StrType(frozenset("EB"))}, {"f": StrType(frozenset("B"))},
+     {"f": StrType(frozenset("E"))}),
+    ("f in ('E', 'B') and x is not None", {"f": StrType(frozenset("EBJ")), "x": Maybe(INT)},
+     {"f": StrType(frozenset("EB")), "x": INT}, {}),
+    ("not (x is None)", {"x": Maybe(INT)}, {"x": INT}, {"x": NONE}),
+    ("x is None or f == 'E'", {"x": Maybe(INT), "f": StrType(frozenset("EB"))}, {},
+     {"x": INT, "f": StrType(frozenset("B"))}),
+])
+def test_an_if_test_narrows_what_its_sides_hold(test, held, when_true, when_false):
+    reader = TypeReader(lambda expr: None, lambda name, want_dtype=False: None if want_dtype else held.get(name))
+    assert _narrowed(ast.parse(test, mode="eval").body, reader) == (when_true, when_false)
+
+
+@pytest.mark.parametrize("one, other, expected", [
+    (NONE, INT, Maybe(INT)),  # `x = None` on one side, a number on the other
+    (Maybe(INT), ScalarType("int64", weak=True), Maybe(INT)),
+    (NONE, None, None),  # with an unknown: unknown
+    (StrType(frozenset("E")), StrType(frozenset("B")), StrType(frozenset("EB"))),
+    (StrType(frozenset("E")), StrType(), StrType()),  # any string
+])
+def test_values_of_one_place_share_a_type(one, other, expected):
+    assert _same(one, other) == expected

@@ -29,8 +29,8 @@ from typing import Dict, List, Optional, Set, Tuple
 from ..analysis.host import Arg, Event, HostFacts, KernelRef, Launch, Loop, Place
 from .project import Project
 from .pysource import FunctionNode, KernelDef, PyModule, Scope, flatten
-from .pytypes import (MIXED, ArrayType, ListType, Opaque, ScalarType, TupleType, TypeReader, appended, dtype_name,
-                      instance, instance_of)
+from .pytypes import (MAX_STRINGS, NONE, ArrayType, ListType, Maybe, Opaque, ScalarType, StrType, TupleType,
+                      TypeReader, appended, dtype_name, instance, instance_of, loop_bindings, unpacked)
 
 # numba.cuda and CuPy calls that allocate device (or pinned/mapped) memory
 ALLOCATIONS = {
@@ -236,8 +236,9 @@ class HostReader:
             else:
                 for name in _names(statement.target):
                     frame.env[name] = values[0] if alike else None
-                for name, kind in _items_of(statement, self._reader(frame)):
-                    frame.env[name] = kind
+                for name, kind in loop_bindings(statement.target, statement.iter, self._reader(frame)):
+                    if kind is not None:
+                        frame.env[name] = kind
             self._body(statement.body, inner)
             if values and not alike and not self._variant and self._record and not self._types_only:
                 self._loop_variants(statement, values, frame, inner)
@@ -252,15 +253,25 @@ class HostReader:
             return
         if isinstance(statement, ast.If):
             self._expr(statement.test, frame)
+            when_true, when_false = _narrowed(statement.test, self._reader(frame))
+            reader = self._reader(frame)
+            # held here, so that both sides restore it; an attribute (`ps.V`) only for the branches
+            attributes = {name for name in set(when_true) | set(when_false) if "." in name and name not in frame.env}
+            for name in set(when_true) | set(when_false):
+                frame.env.setdefault(name, reader.type_of(ast.parse(name, mode="eval").body))
             before = dict(frame.env)
+            frame.env.update(when_true)
             self._body(statement.body, frame)
             taken = dict(frame.env)
             frame.env.clear()  # the same dict the loops' frames share: changed in place
             frame.env.update(before)
+            frame.env.update(when_false)
             self._body(statement.orelse, frame)
             for name in set(taken) | set(frame.env):
                 frame.env[name] = _either(taken.get(name, before.get(name)), frame.env.get(name, before.get(name)),
                                           name in before or (name in taken and name in frame.env))
+            for name in attributes:
+                frame.env.pop(name, None)
             return
         if isinstance(statement, (ast.Try, getattr(ast, "TryStar", ast.Try))):
             self._body(statement.body, frame)
@@ -528,7 +539,10 @@ class HostReader:
         # the first assignment wins (``__init__`` is read first); the second pass fills in
         # what only calls later in the file made known
         old = self._attributes.get(key, _UNSET)
-        if old is _UNSET or _known(kind) > _known(old):
+        merged = _same(old, kind) if isinstance(old, Maybe) and kind is not None else None
+        if merged is not None:  # `self.ionizer = None`, later an object: None or that object
+            kind = merged
+        if old is _UNSET or _known(kind) > _known(old) or merged is not None and merged != old:
             self._attributes[key] = kind
             if value is not None:
                 self._attribute_exprs[key] = (value, frame)
@@ -679,7 +693,7 @@ class HostReader:
                     continue
                 value = callee_reader.type_of(statement.value) or callee_reader.dtype(statement.value)
                 for target in statement.targets:
-                    for name, item in _unpacked(target, value):
+                    for name, item in unpacked(target, value):
                         # a name bound twice keeps a type only where both bindings give it
                         local[name] = item if name not in local else _same(local[name], item)
         finally:
@@ -792,7 +806,9 @@ class HostReader:
             if agreed is not None:
                 types[arg.arg] = agreed
             elif not calls and arg.arg in defaults:
-                types[arg.arg] = reader.type_of(defaults[arg.arg])
+                default = reader.type_of(defaults[arg.arg])
+                if default != NONE:  # `V=None` and no call: what the docstring says, else unknown
+                    types[arg.arg] = default
         untyped = [a.arg for a in positional + arguments.kwonlyargs if types.get(a.arg) is None]
         if untyped and self._gpu_code:
             for name, dtype in self.project.memo("evident scalars", function,
@@ -857,10 +873,10 @@ class HostReader:
             for arg in call.args:
                 if isinstance(arg, ast.Starred):
                     inner = _uncopied(arg.value)
-                    unpacked = reader.type_of(inner)
-                    if isinstance(unpacked, TupleType) and all(item is not None for item in unpacked.items):
+                    spread = reader.type_of(inner)
+                    if isinstance(spread, TupleType) and all(item is not None for item in spread.items):
                         # `*args` of a call's variant, `*(a, b)`
-                        args.extend(_launch_arg(item, ast.unparse(arg)) for item in unpacked.items)
+                        args.extend(_launch_arg(item, ast.unparse(arg)) for item in spread.items)
                         continue
                     if forwards and arg is call.args[-1] and isinstance(inner, ast.Name) and \
                             inner.id == function.args.vararg.arg:
@@ -1685,29 +1701,71 @@ def _agreed(seen: List[object]):
 
 def _same(one, other):
     """The type two values of one name or place share: the same type; a Python number and a
-    variable holding one of its kind are the same at run time (numba types both alike).
-    None where they differ."""
+    variable holding one of its kind are the same at run time (numba types both alike); two
+    strings, a string of either's values; ``None`` and a value, ``Maybe`` that value (a test
+    of ``is None`` tells them apart). None where they differ."""
     if one == other:
         return one
     if isinstance(one, ScalarType) and isinstance(other, ScalarType) and one.dtype == other.dtype:
         return ScalarType(one.dtype, weak=one.weak and other.weak)
+    if isinstance(one, StrType) and isinstance(other, StrType):
+        either = one.values | other.values
+        return StrType(either if one.values and other.values and len(either) <= MAX_STRINGS else frozenset())
+    if (isinstance(one, Maybe) or isinstance(other, Maybe)) and one is not None and other is not None:
+        values = [kind.value if isinstance(kind, Maybe) else kind for kind in (one, other)]
+        known = [kind for kind in values if kind is not None]
+        if len(known) == 2:
+            shared = _same(*known)
+            return Maybe(shared) if shared is not None else None
+        return Maybe(known[0]) if known else NONE
     return None
 
 
-def _items_of(statement: ast.For, reader: TypeReader):
-    """(name, type) the loop binds where it walks a list of one type of items: ``for grid in
-    grids``, ``for m, grid in enumerate(grids)``."""
-    values, target = statement.iter, statement.target
-    counted = False
-    if (isinstance(values, ast.Call) and isinstance(values.func, ast.Name) and values.func.id == "enumerate"
-            and len(values.args) == 1 and isinstance(target, ast.Tuple) and len(target.elts) == 2):
-        values, counted = values.args[0], True
-    kind = reader.type_of(values)
-    if not isinstance(kind, ListType) or kind.item is None or kind.item is MIXED:
-        return []
-    if not counted:
-        return list(_unpacked(target, kind.item))
-    return [*_unpacked(target.elts[0], ScalarType("int64")), *_unpacked(target.elts[1], kind.item)]
+
+def _narrowable(expr: ast.expr) -> bool:
+    """A name, or an attribute of one (``ps.V``), which an ``if`` test can narrow."""
+    return isinstance(expr, ast.Name) or isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name)
+
+
+def _narrowed(test: ast.expr, reader: TypeReader) -> Tuple[Dict[str, object], Dict[str, object]]:
+    """What an ``if`` test tells of names, on the side it is true and on the side it is false:
+    ``x is None`` / ``is not None`` of a name or attribute (``ps.V``) that may be None;
+    ``x in ('E', 'B')`` and ``x == 'E'`` of a string whose values are known (or any string);
+    through ``and``, ``or`` and ``not``."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        when_true, when_false = _narrowed(test.operand, reader)
+        return when_false, when_true
+    if isinstance(test, ast.BoolOp):
+        sides = [_narrowed(value, reader) for value in test.values]
+        # `a and b` true: both are; `a or b` false: neither is (the other side learns nothing)
+        merged: Dict[str, object] = {}
+        for side in (s[0] if isinstance(test.op, ast.And) else s[1] for s in sides):
+            for name, kind in side.items():
+                merged[name] = kind if name not in merged else None
+        known = {name: kind for name, kind in merged.items() if kind is not None}
+        return (known, {}) if isinstance(test.op, ast.And) else ({}, known)
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and _narrowable(test.left)):
+        return {}, {}
+    name, op, against = ast.unparse(test.left), test.ops[0], test.comparators[0]
+    held = reader.type_of(test.left)
+    if isinstance(op, (ast.Is, ast.IsNot)) and isinstance(against, ast.Constant) and against.value is None:
+        if not isinstance(held, Maybe):
+            return {}, {}
+        none, value = {name: NONE}, ({name: held.value} if held.value is not None else {})
+        return (none, value) if isinstance(op, ast.Is) else (value, none)
+    if isinstance(op, (ast.Eq, ast.NotEq)):
+        literals = [against]
+    elif isinstance(op, (ast.In, ast.NotIn)) and isinstance(against, (ast.Tuple, ast.List, ast.Set)):
+        literals = against.elts
+    else:
+        return {}, {}
+    if not isinstance(held, StrType) or not all(
+            isinstance(e, ast.Constant) and isinstance(e.value, str) for e in literals):
+        return {}, {}
+    listed = frozenset(e.value for e in literals)
+    inside = StrType(held.values & listed if held.values else listed)
+    outside = {name: StrType(held.values - listed)} if held.values else {}
+    return ({name: inside}, outside) if isinstance(op, (ast.Eq, ast.In)) else (outside, {name: inside})
 
 
 def _receiver(function: FunctionNode, outer: _Frame) -> Optional[str]:
@@ -1782,8 +1840,14 @@ def _documented_types(function: FunctionNode) -> Dict[str, object]:
 
 def _documented_type(text: str):
     """``float``, ``int, optional``, ``float, seconds``: a number; ``1darray of float``,
-    ``ndarray of complex, shape (nz, nr)``, ``(n, 3) ndarray of int``: an array; else None."""
+    ``ndarray of complex, shape (nz, nr)``, ``(n, 3) ndarray of int``: an array; ``float or
+    None``, ``Optional[float]``: ``Maybe`` one of those; else None."""
     text = text.lower()
+    alone = re.fullmatch(r"\s*(?:optional\[(.*)\]|(.*?)\s*(?:,\s*)?\bor\s+none|none\s+or\s+(.*?))\s*(,\s*optional)?\s*",
+                         text)
+    if alone is not None:
+        kind = _documented_type(next(g for g in alone.groups()[:3] if g is not None))
+        return Maybe(kind) if kind is not None else None
     if re.search(r"\bor\b|\||array_like|array-like|list|tuple|sequence|none", text):
         return None
     words = re.findall(r"\w+", re.sub(r"\(.*?\)", " ", text))
@@ -1816,19 +1880,6 @@ def _documented_scalar(word: str) -> Optional[str]:
     """The element type a docstring's word names: NumPy's names (`float`, `int32`, `double`),
     and the English `integer` and `boolean`."""
     return {"integer": "int64", "boolean": "boolean"}.get(word) or dtype_name(word)
-
-
-def _unpacked(target: ast.expr, kind):
-    """(name, type) for each name an assignment binds (``n, x = 0, np.empty(0)``)."""
-    if isinstance(target, ast.Name):
-        yield target.id, kind
-    elif isinstance(target, (ast.Tuple, ast.List)) and not any(isinstance(e, ast.Starred) for e in target.elts):
-        items = kind.items if isinstance(kind, TupleType) and len(kind.items) == len(target.elts) else None
-        for index, element in enumerate(target.elts):
-            yield from _unpacked(element, items[index] if items else None)
-    else:
-        for name in _names(target):
-            yield name, None
 
 
 def _returned_type(kinds: List[object]):

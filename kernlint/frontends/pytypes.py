@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, replace
-from typing import Optional, Sequence, Tuple, Union
+from typing import Dict, FrozenSet, List, Optional, Sequence, Tuple, Union
 
 # numpy / cupy / Python dtype spellings -> numba's names
 _DTYPE_NAMES = {
@@ -139,6 +139,58 @@ class ListType:
         return None
 
 
+@dataclass(frozen=True)
+class DictType:
+    """A Python dict whose values share one type (``{'E': np.empty(...), 'B': ...}``, or a
+    comprehension); its keys are not read. ``value`` None: unknown. Numba launches no dict:
+    its values are (``buffers[kind]``)."""
+
+    value: "Type"
+
+    @property
+    def text(self) -> None:
+        return None
+
+
+@dataclass(frozen=True)
+class StrType:
+    """A string, with the literal values it may hold where reading knows them (``'E'``, a
+    parameter every call passes a literal to, ``fldtype + 'r'``); empty: any string."""
+
+    values: FrozenSet[str] = frozenset()
+
+    @property
+    def text(self) -> None:
+        return None
+
+
+@dataclass(frozen=True)
+class FunctionRef:
+    """An array library's function named, not called (``alloc = cuda.pinned_array``); more
+    than one where the branches of an ``if`` bind different ones (each is tried at the call)."""
+
+    names: Tuple[str, ...]
+
+    @property
+    def text(self) -> None:
+        return None
+
+
+@dataclass(frozen=True)
+class Maybe:
+    """``None`` or a value of a type (``pml = [...]`` on one side of an ``if``, ``pml = None``
+    on the other); ``value`` None: the constant ``None`` itself. A test of ``x is None``
+    narrows it."""
+
+    value: "Type" = None
+
+    @property
+    def text(self) -> None:
+        return None
+
+
+NONE = Maybe(None)
+
 # a list's items of more than one type: unknown, and staying so however it is filled later
 MIXED = Opaque("mixed")
 _INSTANCE = "instance "
@@ -164,7 +216,63 @@ def appended(kind: "ListType", item: "Type") -> "ListType":
     return kind if kind.item == item else ListType(MIXED)
 
 
-Type = Union[ArrayType, ScalarType, TupleType, ListType, Opaque, None]
+Type = Union[ArrayType, ScalarType, TupleType, ListType, DictType, StrType, FunctionRef, Maybe, Opaque, None]
+
+
+# how many literal values a string keeps (more: any string)
+MAX_STRINGS = 64
+# what numpy/cupy functions named as values make when called (``alloc = np.empty``)
+_MADE_BY_NAME = frozenset({"zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like", "full_like",
+                           "array", "asarray", "ascontiguousarray", "asfortranarray"})
+_CUDA_ALLOCATORS = frozenset({"device_array", "pinned_array", "mapped_array", "managed_array", "to_device",
+                              "device_array_like", "pinned_array_like", "mapped_array_like"})
+
+
+def _not_none(kind: "Type") -> "Type":
+    """What a value that may be None is where it is indexed or its attribute read: not None
+    (there it would raise), so the value (``pml_t[m]`` under a test of ``pml_r is None`` only)."""
+    return kind.value if isinstance(kind, Maybe) else kind
+
+
+def unpacked(target: ast.expr, kind: "Type"):
+    """(name, type) for each name an assignment or loop binds (``n, x = 0, np.empty(0)``)."""
+    if isinstance(target, ast.Name):
+        yield target.id, kind
+    elif isinstance(target, (ast.Tuple, ast.List)) and not any(isinstance(e, ast.Starred) for e in target.elts):
+        items = kind.items if isinstance(kind, TupleType) and len(kind.items) == len(target.elts) else None
+        for index, element in enumerate(target.elts):
+            yield from unpacked(element, items[index] if items else None)
+    else:
+        for node in ast.walk(target):
+            if isinstance(node, ast.Name):
+                yield node.id, None
+
+
+def loop_bindings(target: ast.expr, iterable: ast.expr, reader: "TypeReader") -> List[Tuple[str, "Type"]]:
+    """(name, type) a ``for`` loop or a comprehension binds: ``range(n)`` an int; a list of
+    one type its items (``for m, grid in enumerate(grids)``, ``zip(grids, coefs)``); a dict's
+    ``items()`` / ``values()`` its values (keys not read); anything else unknown."""
+    call = iterable if isinstance(iterable, ast.Call) and not iterable.keywords else None
+    called = reader.dotted(call.func) if call is not None else None
+    if called == "builtins.range":
+        return list(unpacked(target, ScalarType("int64")))
+    if called == "builtins.enumerate" and len(call.args) == 1 and isinstance(target, ast.Tuple) and len(
+            target.elts) == 2:
+        return [*unpacked(target.elts[0], ScalarType("int64")),
+                *loop_bindings(target.elts[1], call.args[0], reader)]
+    if called == "builtins.zip" and isinstance(target, ast.Tuple) and len(target.elts) == len(call.args):
+        return [bound for element, items in zip(target.elts, call.args)
+                for bound in loop_bindings(element, items, reader)]
+    if call is not None and isinstance(call.func, ast.Attribute) and not call.args and call.func.attr in (
+            "items", "values", "keys"):
+        mapping = reader.type_of(call.func.value)
+        value = mapping.value if isinstance(mapping, DictType) and mapping.value is not MIXED else None
+        if call.func.attr == "items":
+            return list(unpacked(target, TupleType((None, value))))
+        return list(unpacked(target, value if call.func.attr == "values" else None))
+    kind = reader.type_of(iterable)
+    item = kind.item if isinstance(kind, ListType) and kind.item is not MIXED else None
+    return list(unpacked(target, item))
 
 
 _FLOAT_CONSTANTS = frozenset({"pi", "e", "inf", "nan", "tau", "euler_gamma", "NINF", "PINF", "NAN", "NaN", "Inf"})
@@ -249,7 +357,11 @@ class TypeReader:
             return inner.dtype if isinstance(inner, ArrayType) else None
         if isinstance(expr, ast.Name):
             value = self.lookup(expr.id, want_dtype=True)
-            return value if isinstance(value, str) else None
+            if isinstance(value, str):
+                return value
+            held = self.lookup(expr.id)  # a parameter every call passes one dtype's name to
+            if isinstance(held, StrType) and len(held.values) == 1:
+                return dtype_name(next(iter(held.values)))
         return None
 
     # -- values -------------------------------------------------------------------
@@ -267,11 +379,15 @@ class TypeReader:
                 return ScalarType("float64", weak=True)
             if isinstance(value, complex):
                 return ScalarType("complex128", weak=True)
-            return None
+            if isinstance(value, str):
+                return StrType(frozenset({value}))
+            return NONE if value is None else None
         if isinstance(expr, ast.Name):
             value = self.lookup(expr.id)
             if value is None and _physical_constant(self.dotted(expr)):
                 return ScalarType("float64")
+            if value is None:
+                return self._library_function(expr)
             return value if not isinstance(value, str) else None
         if isinstance(expr, ast.Tuple):
             return TupleType(tuple(self.type_of(e) for e in expr.elts))
@@ -280,7 +396,12 @@ class TypeReader:
             for element in expr.elts:
                 made = appended(made, self.type_of(element))
             return made
-        if isinstance(expr, ast.ListComp):
+        if isinstance(expr, ast.Dict) and None not in expr.keys:  # (`**other` spreads unknown values)
+            made = DictType(None)
+            for value in expr.values:
+                made = DictType(appended(ListType(made.value), self.type_of(value)).item)
+            return made
+        if isinstance(expr, (ast.ListComp, ast.DictComp)):
             return self._comprehension(expr)
         if isinstance(expr, ast.UnaryOp):
             inner = self.type_of(expr.operand)
@@ -321,7 +442,10 @@ class TypeReader:
         return ArrayType("boolean", max(a.ndim for a in arrays), "C", arrays[0].where, arrays[0].library)
 
     def _binary(self, expr: ast.BinOp) -> Type:
-        left, right = self.type_of(expr.left), self.type_of(expr.right)
+        left, right = _not_none(self.type_of(expr.left)), _not_none(self.type_of(expr.right))
+        if isinstance(left, StrType) and isinstance(right, StrType) and isinstance(expr.op, ast.Add):
+            joined = frozenset(a + b for a in left.values for b in right.values)
+            return StrType(joined if left.values and right.values and len(joined) <= MAX_STRINGS else frozenset())
         if isinstance(left, ScalarType) and isinstance(right, ScalarType):
             if isinstance(expr.op, ast.Div):
                 dtype = _promote(left.dtype, right.dtype)
@@ -336,18 +460,47 @@ class TypeReader:
             return _array_arithmetic(expr.op, left, right)
         return None
 
-    def _comprehension(self, expr: ast.ListComp) -> Type:
-        """``[Grid(nz, nr, m) for m in range(nm)]``: a list of what the element gives, where
-        that does not depend on the loop's variables (an object of a class does not)."""
-        bound = {n.id for g in expr.generators for n in ast.walk(g.target) if isinstance(n, ast.Name)}
-        item = self.type_of(expr.elt)
-        if item is not None and instance_of(item) is None and any(
-                isinstance(n, ast.Name) and n.id in bound for n in ast.walk(expr.elt)):
-            return ListType(None)  # names the loop binds are not the outer ones reading looks up
-        return ListType(item)
+    def _comprehension(self, expr: Union[ast.ListComp, ast.DictComp]) -> Type:
+        """``[getattr(grids[m], name) for m in range(nm)]``: a list of what the element gives
+        with the names its loops bind typed (``{k: cupy.asarray(v) for k, v in d.items()}``:
+        a dict of what the value gives)."""
+        reader: TypeReader = self
+        for generator in expr.generators:
+            reader = reader.binding(dict(loop_bindings(generator.target, generator.iter, reader)))
+        if isinstance(expr, ast.DictComp):
+            return DictType(reader.type_of(expr.value))
+        return ListType(reader.type_of(expr.elt))
+
+    def binding(self, names: Dict[str, "Type"]) -> "TypeReader":
+        """This reader with ``names`` bound to these types (a comprehension's variables, which
+        hide the outer names they share)."""
+        if not names:
+            return self
+        outer = self.lookup
+
+        def lookup(name: str, want_dtype: bool = False):
+            if name in names:
+                value = names[name]
+                return value if value is not None and isinstance(value, str) == want_dtype else None
+            return outer(name, want_dtype=want_dtype)
+
+        return TypeReader(self.dotted, lookup, self.attribute, self.member, self.construct)
+
+    def _library_function(self, expr: ast.expr) -> Type:
+        """``cuda.pinned_array`` or ``np.empty`` named, not called: the function, where calling
+        it makes an array kernlint types (not a dtype such as ``np.float32``)."""
+        name = self.dotted(expr) or ""
+        module, _, function = name.rpartition(".")
+        if dtype_name(function) or not (module in _ARRAY_MODULES or module == "numba.cuda"):
+            return None
+        if function in _MADE_BY_NAME or module == "numba.cuda" and function in _CUDA_ALLOCATORS:
+            return FunctionRef((name,))
+        return None
 
     def _subscript(self, expr: ast.Subscript) -> Type:
-        base = self.type_of(expr.value)
+        base = _not_none(self.type_of(expr.value))
+        if isinstance(base, DictType):
+            return base.value if base.value is not MIXED else None
         if isinstance(base, ListType):
             if isinstance(expr.slice, ast.Slice):
                 return base
@@ -382,6 +535,10 @@ class TypeReader:
         return replace(base, ndim=ndim, layout="A")
 
     def _attribute(self, expr: ast.Attribute) -> Type:
+        if isinstance(expr.value, ast.Name):  # narrowed by an `if` around (`if ps.V is not None:`)
+            narrowed = self.lookup(f"{expr.value.id}.{expr.attr}")
+            if narrowed is not None:
+                return narrowed
         if isinstance(expr.value, ast.Name) and expr.value.id in ("self", "cls"):
             value = self.attribute(expr)
             if value is not None:
@@ -391,7 +548,7 @@ class TypeReader:
         if expr.attr in _FLOAT_CONSTANTS and (self.dotted(expr) or "").rpartition(".")[0] in (
                 "numpy", "cupy", "math") or _physical_constant(self.dotted(expr)):
             return ScalarType("float64")  # np.pi, math.inf, scipy.constants.c: Python floats
-        base = self.type_of(expr.value)
+        base = _not_none(self.type_of(expr.value))
         if instance_of(base) is not None:
             return self.member(base, expr.attr)
         if isinstance(base, ArrayType):
@@ -404,10 +561,18 @@ class TypeReader:
                 return TupleType(tuple(ScalarType("int64") for _ in range(base.ndim)))
             if expr.attr in ("real", "imag") and base.dtype and base.dtype.startswith("complex"):
                 return replace(base, dtype="float32" if base.dtype == "complex64" else "float64", layout="A")
+        if base is None:
+            return self._library_function(expr)
         return None
 
     def _call(self, expr: ast.Call) -> Type:
-        name = self.dotted(expr.func) or ""
+        named = self.type_of(expr.func) if isinstance(expr.func, ast.Name) else None
+        if isinstance(named, FunctionRef):  # `alloc(shape, dtype=...)`: what each function it may be makes
+            made = [self._call_named(name, expr) for name in named.names]
+            return made[0] if all(m == made[0] for m in made) else None
+        return self._call_named(self.dotted(expr.func) or "", expr)
+
+    def _call_named(self, name: str, expr: ast.Call) -> Type:
         keywords = {k.arg: k.value for k in expr.keywords if k.arg}
         module, _, function = name.rpartition(".")
         if module in _ARRAY_MODULES or module in ("numpy.random", "cupy.random"):
@@ -430,6 +595,10 @@ class TypeReader:
                 return ScalarType("boolean")
             if function == "complex":
                 return ScalarType("complex128")
+            if function == "str":
+                return StrType()
+            if function == "getattr" and len(expr.args) == 2:
+                return self._getattr(expr)
             return None
         if module in _ARRAY_MODULES and dtype_name(function):
             return ScalarType(dtype_name(function))
@@ -438,6 +607,15 @@ class TypeReader:
             if made is not None:
                 return made
         return self.construct(expr)
+
+    def _getattr(self, expr: ast.Call) -> Type:
+        """``getattr(grid, fld + 'r')`` where the name is one of known strings: the attribute
+        they all give (``Er``, ``Br``, ``Jr`` of the same kind)."""
+        obj, name = self.type_of(expr.args[0]), self.type_of(expr.args[1])
+        if instance_of(obj) is None or not isinstance(name, StrType) or not name.values:
+            return None
+        found = [self.member(obj, attr) for attr in sorted(name.values)]
+        return found[0] if all(f == found[0] for f in found) else None
 
     def _array_constructor(self, module: str, function: str, expr: ast.Call, keywords, where: str) -> Type:
         args = expr.args

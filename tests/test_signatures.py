@@ -14,7 +14,8 @@ import pytest
 from conftest import FIXTURES, ROOT
 from kernlint.frontends import pyhost
 from kernlint.frontends.project import Project
-from kernlint.frontends.pyhost import _agreed, _documented_types, _narrowed, _returned_type, _same
+from kernlint.frontends.pyhost import (DEAD, _agreed, _documented_types, _NamedClass, _narrowed, _returned_type,
+                                       _same)
 from kernlint.frontends.pytypes import NONE, ArrayType, Maybe, ScalarType, StrType, TupleType, TypeReader
 from kernlint.frontends.signatures import read_recorded, write_recorded
 
@@ -186,7 +187,12 @@ def test_host_value_types(source, expected):
     ("ndarray", None),  # no elements said
     ("1darray", None),
     ("lists of 2darrays", None),
-    ("an fbpic Species object", None),
+    ("an fbpic Species object", _NamedClass("Species")),  # a class of the project, found by its name
+    ("a Fields object", _NamedClass("Fields")),
+    ("an instance of :any:`BinomialSmoother`, optional", _NamedClass("BinomialSmoother")),
+    ("an pkg.fields.SpectralGrid corresponding to one mode", _NamedClass("SpectralGrid")),
+    ("a BoostConverter object or None", Maybe(_NamedClass("BoostConverter"))),
+    ("String, key of the species dict", None),
     ("str", None),
 ])
 def test_a_docstring_says_a_parameter_type(written, expected):
@@ -281,7 +287,9 @@ INT = ScalarType("int64")
 @pytest.mark.parametrize("returns, expected", [
     ([TupleType((INT, None)), TupleType((INT, HOST_F64))], TupleType((INT, SOMEWHERE_F64))),  # where: unknown
     ([TupleType((INT, HOST_F64)), TupleType((INT, HOST_F64))], TupleType((INT, HOST_F64))),
-    ([HOST_F64, ArrayType("float64", 1, "C", "device", "cupy")], None),  # not a tuple: they must agree
+    # `return cupy.empty(shape)` / `return np.empty(shape)`: the same array, of unknown place
+    ([HOST_F64, ArrayType("float64", 1, "C", "device", "cupy")], SOMEWHERE_F64),
+    ([HOST_F64, ArrayType("float32", 1, "C", "device", "cupy")], None),  # other elements: they must agree
     ([TupleType((HOST_F64,)), TupleType((ArrayType("float64", 1, "C", "device", "cupy"),))],
      TupleType((SOMEWHERE_F64,))),
     ([TupleType((INT,)), TupleType((ScalarType("float64"),))], TupleType((None,))),
@@ -625,7 +633,13 @@ def test_what_only_looks_like_a_launch_is_not_read_as_gpu_code(tmp_path):
     ("x is None", {"x": Maybe(INT)}, {"x": NONE}, {"x": INT}),
     ("x is not None", {"x": Maybe(INT)}, {"x": INT}, {"x": NONE}),
     ("ps.V is None", {"ps.V": Maybe(INT)}, {"ps.V": NONE}, {"ps.V": INT}),
-    ("x is None", {"x": INT}, {}, {}),  # never None: nothing to narrow
+    ("x is None", {"x": INT}, {DEAD: True}, {}),  # never None: that side never runs
+    ("x is None", {}, {}, {}),  # unknown: nothing said
+    ("type(n) is not tuple", {"n": INT}, {}, {DEAD: True}),  # `if type(shape) is not tuple: shape = (shape,)`
+    ("type(n) is not tuple", {"n": TupleType((INT, INT))}, {DEAD: True}, {}),
+    ("isinstance(n, (int, float))", {"n": ScalarType("float32")}, {}, {DEAD: True}),
+    ("isinstance(n, int)", {"n": ScalarType("float32")}, {DEAD: True}, {}),
+    ("isinstance(n, dict) and x is None", {"n": INT, "x": Maybe(INT)}, {"x": NONE, DEAD: True}, {}),
     ("f in ('E', 'B')", {"f": StrType(frozenset("EBJ"))}, {"f": StrType(frozenset("EB"))},
      {"f": StrType(frozenset("J"))}),
     ("f == 'E'", {"f": StrType()}, {"f": StrType(frozenset("E"))}, {}),  # any string: only its true side says
@@ -638,7 +652,9 @@ def test_what_only_looks_like_a_launch_is_not_read_as_gpu_code(tmp_path):
      {"x": INT, "f": StrType(frozenset("B"))}),
 ])
 def test_an_if_test_narrows_what_its_sides_hold(test, held, when_true, when_false):
-    reader = TypeReader(lambda expr: None, lambda name, want_dtype=False: None if want_dtype else held.get(name))
+    builtins = {"type", "tuple", "isinstance", "int", "float", "dict"}
+    reader = TypeReader(lambda expr: f"builtins.{expr.id}" if getattr(expr, "id", None) in builtins else None,
+                        lambda name, want_dtype=False: None if want_dtype else held.get(name))
     assert _narrowed(ast.parse(test, mode="eval").body, reader) == (when_true, when_false)
 
 
@@ -651,3 +667,23 @@ def test_an_if_test_narrows_what_its_sides_hold(test, held, when_true, when_fals
 ])
 def test_values_of_one_place_share_a_type(one, other, expected):
     assert _same(one, other) == expected
+
+
+def test_an_attribute_assigned_two_numba_types_is_not_typed_by_the_first(tmp_path):
+    """`self.t` is a complex array on one side of an `if` and a float one on the other: a
+    launch on it has no signature from reading (the first assignment is not the only one)."""
+    (tmp_path / "coefs.py").write_text(
+        "import numpy as np\nfrom numba import cuda\n\n\n"
+        "@cuda.jit\ndef scale(t):\n    t[0] *= 2\n\n\n"
+        "class Coefs:\n"
+        "    def __init__(self, v=0.5):\n"
+        "        if v != 0.:\n"
+        "            self.t = np.exp(1.j * np.arange(4.) * v)\n"
+        "        else:\n"
+        "            self.t = np.ones(4)\n"
+        "        self.c = np.ones(4)\n"
+        "        self.c = np.zeros(4)\n\n"
+        "    def run(self):\n"
+        "        scale[1, 1](cuda.to_device(self.t))\n"
+        "        scale[1, 1](cuda.to_device(self.c))\n")
+    assert list(_launch_types([tmp_path / "coefs.py"]).values()) == [[None], ["float64[::1]"]]

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import os
 import re
 from dataclasses import dataclass, field, replace
 from typing import Dict, List, Optional, Set, Tuple
@@ -29,8 +30,8 @@ from typing import Dict, List, Optional, Set, Tuple
 from ..analysis.host import Arg, Event, HostFacts, KernelRef, Launch, Loop, Place
 from .project import Project
 from .pysource import FunctionNode, KernelDef, PyModule, Scope, flatten
-from .pytypes import (MAX_STRINGS, NONE, ArrayType, ListType, Maybe, Opaque, ScalarType, StrType, TupleType,
-                      TypeReader, appended, dtype_name, instance, instance_of, loop_bindings, unpacked)
+from .pytypes import (MAX_STRINGS, NONE, ArrayType, DictType, ListType, Maybe, Opaque, ScalarType, StrType,
+                      TupleType, TypeReader, appended, dtype_name, instance, instance_of, loop_bindings, unpacked)
 
 # numba.cuda and CuPy calls that allocate device (or pinned/mapped) memory
 ALLOCATIONS = {
@@ -254,6 +255,7 @@ class HostReader:
         if isinstance(statement, ast.If):
             self._expr(statement.test, frame)
             when_true, when_false = _narrowed(statement.test, self._reader(frame))
+            dead_body, dead_else = when_true.pop(DEAD, False), when_false.pop(DEAD, False)
             reader = self._reader(frame)
             # held here, so that both sides restore it; an attribute (`ps.V`) only for the branches
             attributes = {name for name in set(when_true) | set(when_false) if "." in name and name not in frame.env}
@@ -267,9 +269,16 @@ class HostReader:
             frame.env.update(before)
             frame.env.update(when_false)
             self._body(statement.orelse, frame)
-            for name in set(taken) | set(frame.env):
-                frame.env[name] = _either(taken.get(name, before.get(name)), frame.env.get(name, before.get(name)),
-                                          name in before or (name in taken and name in frame.env))
+            if dead_body and not dead_else:  # what the side that never runs binds is not bound
+                pass
+            elif dead_else and not dead_body:
+                frame.env.clear()
+                frame.env.update(taken)
+            else:
+                for name in set(taken) | set(frame.env):
+                    frame.env[name] = _either(taken.get(name, before.get(name)),
+                                              frame.env.get(name, before.get(name)),
+                                              name in before or (name in taken and name in frame.env))
             for name in attributes:
                 frame.env.pop(name, None)
             return
@@ -537,12 +546,21 @@ class HostReader:
         if isinstance(kind, ArrayType):  # where every assignment in the class puts it
             self._attribute_places.setdefault(key, set()).add((kind.where, kind.library))
         # the first assignment wins (``__init__`` is read first); the second pass fills in
-        # what only calls later in the file made known
+        # what only calls later in the file made known; two of different numba types (a complex
+        # array on one side of an `if`, a float one on the other) leave it unknown
         old = self._attributes.get(key, _UNSET)
+        if old is _CONFLICTING:
+            return
+        if isinstance(old, (ArrayType, ScalarType)) and isinstance(kind, (ArrayType, ScalarType)) and (
+                old.text and kind.text and old.text != kind.text):
+            self._attributes[key] = _CONFLICTING
+            return
         merged = _same(old, kind) if isinstance(old, Maybe) and kind is not None else None
         if merged is not None:  # `self.ionizer = None`, later an object: None or that object
             kind = merged
-        if old is _UNSET or _known(kind) > _known(old) or merged is not None and merged != old:
+        # (a number more known than a dict is another value, not the same one better known)
+        if old is _UNSET or _known(kind) > _known(old) and (old is None or type(old) is type(kind)) or (
+                merged is not None and merged != old):
             self._attributes[key] = kind
             if value is not None:
                 self._attribute_exprs[key] = (value, frame)
@@ -682,11 +700,19 @@ class HostReader:
         statements = self.project.memo("assignments and returns", node, lambda: sorted(
             (s for s in _own_statements(node) if isinstance(s, (ast.Assign, ast.Return))),
             key=lambda s: (s.lineno, s.col_offset)))
+        conditions = self.project.memo("conditions", node, lambda: _conditions(node))
         self._returning.add(id(node))
         self._pure.append(True)
         kinds = []
         try:
             for statement in statements:
+                # under an `if`: skipped on a side its test rules out, certain where it rules out the other
+                sides = [_narrowed(test, callee_reader) for test, _ in conditions.get(id(statement), ())]
+                if any(DEAD in side[0 if in_body else 1] for side, (_, in_body) in
+                       zip(sides, conditions.get(id(statement), ()))):
+                    continue
+                certain = all(DEAD in side[1 if in_body else 0] for side, (_, in_body) in
+                              zip(sides, conditions.get(id(statement), ())))
                 if isinstance(statement, ast.Return):
                     if statement.value is not None:
                         kinds.append(callee_reader.type_of(statement.value))
@@ -694,8 +720,14 @@ class HostReader:
                 value = callee_reader.type_of(statement.value) or callee_reader.dtype(statement.value)
                 for target in statement.targets:
                     for name, item in unpacked(target, value):
-                        # a name bound twice keeps a type only where both bindings give it
-                        local[name] = item if name not in local else _same(local[name], item)
+                        # a name bound twice keeps a type only where both bindings give it (a
+                        # parameter rebound where a test may not hold: its own type too)
+                        if name in local:
+                            local[name] = _same(local[name], item)
+                        elif name in bound and not certain:
+                            local[name] = _same(callee_reader.type_of(ast.Name(id=name, ctx=ast.Load())), item)
+                        else:
+                            local[name] = item
         finally:
             self._returning.discard(id(node))
             pure = self._pure.pop()
@@ -819,7 +851,7 @@ class HostReader:
             for name, kind in self.project.memo("documented types", function,
                                                 lambda: _documented_types(function)).items():
                 if name in untyped and types.get(name) is None:
-                    types[name] = kind
+                    types[name] = self._documented_class(kind)
         return types
 
     def _call(self, call: ast.Call, frame: _Frame) -> None:
@@ -1352,6 +1384,21 @@ class HostReader:
                     found |= facts.class_places.get(sub, {}).get(attr, set())
         return found
 
+    def _documented_class(self, kind):
+        """A docstring's type with the project's classes it names (``fld : a Fields object``)
+        made objects of them: the one class of the project by that name."""
+        named = kind.value if isinstance(kind, Maybe) else kind
+        if not isinstance(named, _NamedClass):
+            return kind
+        found = [module.path for module in (self.project.module(path) for path in self.project.files_naming(
+            self.module.path, named.name)) if module is not None and any(
+            isinstance(s, ast.ClassDef) and s.name == named.name for s in module.tree.body)]
+        # of several by that name, the one nearest this file (its own package before others)
+        nearness = {path: len(os.path.commonpath([path, self.module.path])) for path in found}
+        nearest = [path for path in found if nearness[path] == max(nearness.values())]
+        made = instance(nearest[0], named.name) if len(nearest) == 1 else None
+        return Maybe(made) if isinstance(kind, Maybe) and made is not None else made
+
     def _imported(self, name: str):
         """The type (or dtype alias) of a module-level name another file of the project binds
         and this one imports: ``from .config import DTYPE``."""
@@ -1731,7 +1778,9 @@ def _narrowed(test: ast.expr, reader: TypeReader) -> Tuple[Dict[str, object], Di
     """What an ``if`` test tells of names, on the side it is true and on the side it is false:
     ``x is None`` / ``is not None`` of a name or attribute (``ps.V``) that may be None;
     ``x in ('E', 'B')`` and ``x == 'E'`` of a string whose values are known (or any string);
-    through ``and``, ``or`` and ``not``."""
+    ``type(x) is tuple`` and ``isinstance(x, tuple)`` of a value whose type is known; through
+    ``and``, ``or`` and ``not``. A side the test rules out for what a name holds (``type(n) is
+    not tuple`` false where ``n`` is an int) is marked ``DEAD``: what it binds never happens."""
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         when_true, when_false = _narrowed(test.operand, reader)
         return when_false, when_true
@@ -1743,14 +1792,21 @@ def _narrowed(test: ast.expr, reader: TypeReader) -> Tuple[Dict[str, object], Di
             for name, kind in side.items():
                 merged[name] = kind if name not in merged else None
         known = {name: kind for name, kind in merged.items() if kind is not None}
+        if any(DEAD in side for side in (s[0] if isinstance(test.op, ast.And) else s[1] for s in sides)):
+            known[DEAD] = True
         return (known, {}) if isinstance(test.op, ast.And) else ({}, known)
+    typed = _type_test(test, reader)
+    if typed is not None:
+        return typed
     if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and _narrowable(test.left)):
         return {}, {}
     name, op, against = ast.unparse(test.left), test.ops[0], test.comparators[0]
     held = reader.type_of(test.left)
     if isinstance(op, (ast.Is, ast.IsNot)) and isinstance(against, ast.Constant) and against.value is None:
         if not isinstance(held, Maybe):
-            return {}, {}
+            # never None: the side where it is never runs
+            none = {DEAD: True} if held is not None and _known(held) else {}
+            return (none, {}) if isinstance(op, ast.Is) else ({}, none)
         none, value = {name: NONE}, ({name: held.value} if held.value is not None else {})
         return (none, value) if isinstance(op, ast.Is) else (value, none)
     if isinstance(op, (ast.Eq, ast.NotEq)):
@@ -1766,6 +1822,43 @@ def _narrowed(test: ast.expr, reader: TypeReader) -> Tuple[Dict[str, object], Di
     inside = StrType(held.values & listed if held.values else listed)
     outside = {name: StrType(held.values - listed)} if held.values else {}
     return ({name: inside}, outside) if isinstance(op, (ast.Eq, ast.In)) else (outside, {name: inside})
+
+
+# an attribute assigned values of different numba types: its type is not known
+_CONFLICTING = Opaque("conflicting")
+# the key of a side of an `if` that cannot run (`_narrowed`)
+DEAD = "<dead>"
+# what a value of each type is for `type(x) is T` and `isinstance(x, T)`
+_PYTHON_TYPES = {"int": (ScalarType,), "float": (ScalarType,), "bool": (ScalarType,), "complex": (ScalarType,),
+                 "tuple": (TupleType,), "list": (ListType,), "dict": (DictType,), "str": (StrType,)}
+
+
+def _type_test(test: ast.expr, reader: TypeReader) -> Optional[Tuple[Dict[str, object], Dict[str, object]]]:
+    """``type(x) is [not] tuple``, ``isinstance(x, (int, float))`` of a name whose type reading
+    knows: the side the test rules out is ``DEAD``; None for any other test."""
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (
+            ast.Is, ast.IsNot, ast.Eq, ast.NotEq)) and isinstance(test.left, ast.Call) and reader.dotted(
+            test.left.func) == "builtins.type" and len(test.left.args) == 1:
+        subject, names, positive = test.left.args[0], [test.comparators[0]], isinstance(test.ops[0], (ast.Is, ast.Eq))
+    elif isinstance(test, ast.Call) and reader.dotted(test.func) == "builtins.isinstance" and len(test.args) == 2:
+        subject, positive = test.args[0], True
+        names = test.args[1].elts if isinstance(test.args[1], ast.Tuple) else [test.args[1]]
+    else:
+        return None
+    python = [(reader.dotted(n) or "").partition("builtins.")[2] for n in names]
+    held = reader.type_of(subject) if _narrowable(subject) else None
+    if held is None or not _known(held) or isinstance(held, Maybe) or not all(p in _PYTHON_TYPES for p in python):
+        return {}, {}
+    matches = any(isinstance(held, _PYTHON_TYPES[p]) and (not isinstance(held, ScalarType) or _scalar_is(held, p))
+                  for p in python)
+    true_side, false_side = ({}, {DEAD: True}) if matches else ({DEAD: True}, {})
+    return (true_side, false_side) if positive else (false_side, true_side)
+
+
+def _scalar_is(kind: ScalarType, python: str) -> bool:
+    """Whether a number of this dtype is a Python ``int``/``float``/``bool``/``complex``."""
+    return {"int": kind.dtype.startswith(("int", "uint")), "float": kind.dtype.startswith("float"),
+            "bool": kind.dtype == "boolean", "complex": kind.dtype.startswith("complex")}[python]
 
 
 def _receiver(function: FunctionNode, outer: _Frame) -> Optional[str]:
@@ -1838,16 +1931,31 @@ def _documented_types(function: FunctionNode) -> Dict[str, object]:
     return found
 
 
+@dataclass(frozen=True)
+class _NamedClass:
+    """A docstring's ``a Fields object``: a class by its name (the reader finds it in the project)."""
+
+    name: str
+
+
 def _documented_type(text: str):
     """``float``, ``int, optional``, ``float, seconds``: a number; ``1darray of float``,
-    ``ndarray of complex, shape (nz, nr)``, ``(n, 3) ndarray of int``: an array; ``float or
-    None``, ``Optional[float]``: ``Maybe`` one of those; else None."""
-    text = text.lower()
+    ``ndarray of complex, shape (nz, nr)``, ``(n, 3) ndarray of int``: an array; ``a Fields
+    object``: an object of a class by that name; ``float or None``, ``Optional[float]``:
+    ``Maybe`` one of those; else None."""
+    # `an instance of :any:`Smoother``, `a pkg.fields.Smoother`, `an fbpic Species object`: the class's name
+    plain = re.sub(r":\w+:`~?([\w.]+)`", r"\1", text)
+    named = re.fullmatch(r"\s*(?:an? )?(?:instance of )?(?:[a-z_]\w* )?(?:[a-z_]\w*\.)*([A-Z]\w*)(?: object| instance)?\s*"
+                         r"(?:,\s*optional)?(?:\s+(?:corresponding|for|of|that|which|with|containing)\b.*)?\s*", plain)
+    if named is not None and not _documented_scalar(named.group(1).lower()) and named.group(1) not in (
+            "None", "NoneType", "String", "True", "False"):
+        return _NamedClass(named.group(1))
     alone = re.fullmatch(r"\s*(?:optional\[(.*)\]|(.*?)\s*(?:,\s*)?\bor\s+none|none\s+or\s+(.*?))\s*(,\s*optional)?\s*",
-                         text)
+                         text, flags=re.I)
     if alone is not None:
         kind = _documented_type(next(g for g in alone.groups()[:3] if g is not None))
         return Maybe(kind) if kind is not None else None
+    text = text.lower()
     if re.search(r"\bor\b|\||array_like|array-like|list|tuple|sequence|none", text):
         return None
     words = re.findall(r"\w+", re.sub(r"\(.*?\)", " ", text))
@@ -1883,8 +1991,8 @@ def _documented_scalar(word: str) -> Optional[str]:
 
 
 def _returned_type(kinds: List[object]):
-    """What a function returns, from its ``return`` statements' types: one they all give;
-    a tuple's item that only some of them say takes their type, without where it lives
+    """What a function returns, from its ``return`` statements' types: one they all give (an
+    array the same but where it lives, of unknown place); a tuple's item that only some of them say takes their type, without where it lives
     (``return n, x`` with ``x`` unknown, ``return 0, np.empty(0)`` where nothing was found)."""
     if not kinds:
         return None
@@ -1893,6 +2001,9 @@ def _returned_type(kinds: List[object]):
         same = _same(same, kind) if same is not None else None
     if same is not None:
         return same
+    if all(isinstance(k, ArrayType) for k in kinds) and len(
+            {replace(k, where="", library="") for k in kinds}) == 1:  # `return cupy.empty(...)` / `np.empty(...)`
+        return replace(kinds[0], where="", library="")
     tuples = [k for k in kinds if isinstance(k, TupleType)]
     if len(tuples) != len(kinds) or len({len(t.items) for t in tuples}) != 1:
         return None
@@ -1910,6 +2021,30 @@ def _returned_type(kinds: List[object]):
         items.append(replace(known[0], where="", library="") if partial and isinstance(known[0], ArrayType)
                      else known[0])
     return TupleType(tuple(items))
+
+
+def _conditions(function: FunctionNode) -> Dict[int, Tuple[Tuple[ast.expr, bool], ...]]:
+    """id of each statement of a function's body under an ``if`` -> the tests above it, each
+    with whether it sits in that ``if``'s body (True) or its ``else`` (False)."""
+    found: Dict[int, Tuple[Tuple[ast.expr, bool], ...]] = {}
+
+    def walk(body, above):
+        for statement in body:
+            if above:
+                found[id(statement)] = above
+            if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                continue
+            if isinstance(statement, ast.If):
+                walk(statement.body, above + ((statement.test, True),))
+                walk(statement.orelse, above + ((statement.test, False),))
+                continue
+            for field_name in ("body", "orelse", "finalbody"):
+                walk(getattr(statement, field_name, []), above)
+            for handler in getattr(statement, "handlers", []):
+                walk(handler.body, above)
+
+    walk(function.body, ())
+    return found
 
 
 def _own_statements(function: FunctionNode):

@@ -213,6 +213,10 @@ def appended(kind: "ListType", item: "Type") -> "ListType":
     """The list after ``append(item)``: items of one type keep it; any other makes it mixed."""
     if kind.item is None:
         return ListType(item if item is not None else MIXED)
+    if isinstance(kind.item, StrType) and isinstance(item, StrType):  # ['x', 'y']: a string of either
+        either = kind.item.values | item.values
+        return ListType(StrType(either if kind.item.values and item.values and len(either) <= MAX_STRINGS
+                                else frozenset()))
     return kind if kind.item == item else ListType(MIXED)
 
 
@@ -762,11 +766,12 @@ class TypeReader:
 
     def _random(self, function: str, expr: ast.Call, keywords, where: str) -> Type:
         args = expr.args
+        floats = self.dtype(keywords.get("dtype")) or "float64"  # CuPy's take a dtype
         if function in ("rand", "randn"):
-            return ArrayType("float64", len(args), "C", where) if args else ScalarType("float64")
+            return ArrayType(floats, len(args), "C", where) if args else ScalarType(floats)
         if function in ("random", "random_sample", "sample", "standard_normal", "ranf"):
             size = args[0] if args else keywords.get("size")
-            return self._sized("float64", size, where)
+            return self._sized(floats, size, where)
         if function in ("uniform", "normal", "exponential", "gamma", "beta", "lognormal", "poisson"):
             size = keywords.get("size") or (args[2] if len(args) > 2 else None)
             dtype = "int64" if function == "poisson" else "float64"

@@ -720,12 +720,13 @@ class HostReader:
                 value = callee_reader.type_of(statement.value) or callee_reader.dtype(statement.value)
                 for target in statement.targets:
                     for name, item in unpacked(target, value):
-                        # a name bound twice keeps a type only where both bindings give it (a
-                        # parameter rebound where a test may not hold: its own type too)
+                        # a name bound twice keeps what both bindings give (an array of either
+                        # place); a parameter rebound where a test may not hold: its own type too
                         if name in local:
-                            local[name] = _same(local[name], item)
+                            local[name] = _either(local[name], item, True)
                         elif name in bound and not certain:
-                            local[name] = _same(callee_reader.type_of(ast.Name(id=name, ctx=ast.Load())), item)
+                            local[name] = _either(callee_reader.type_of(ast.Name(id=name, ctx=ast.Load())), item,
+                                                  True)
                         else:
                             local[name] = item
         finally:
@@ -855,6 +856,9 @@ class HostReader:
         return types
 
     def _call(self, call: ast.Call, frame: _Frame) -> None:
+        handed = _handed_call(call, self._dotted(call.func, frame))
+        if handed is not None:  # `pool.map(use_foo, arrays)`: `use_foo` called with an item
+            self._call(handed, frame)
         if (isinstance(call.func, ast.Name) and call.func.id == "setattr" and len(call.args) == 3
                 and isinstance(call.args[0], ast.Name) and call.args[0].id == "self"
                 and isinstance(call.args[1], ast.Constant) and isinstance(call.args[1].value, str)):
@@ -1417,6 +1421,22 @@ class HostReader:
 
     def _place(self, node: ast.AST) -> Place:
         return Place(self.module.path, getattr(node, "lineno", 1), getattr(node, "col_offset", 0) + 1)
+
+
+def _handed_call(call: ast.Call, called: Optional[str]) -> Optional[ast.Call]:
+    """The call a function handed to ``map`` makes (``map(f, xs)``, ``executor.map(f, xs)``,
+    ``pool.imap(f, xs)``: ``f(xs[0])``; ``executor.submit(f, x)``: ``f(x)``); None otherwise."""
+    attr = call.func.attr if isinstance(call.func, ast.Attribute) else None
+    if not call.args or call.keywords or any(isinstance(a, ast.Starred) for a in call.args) or not isinstance(
+            call.args[0], (ast.Name, ast.Attribute)):
+        return None
+    if called == "builtins.map" or attr in ("map", "imap", "imap_unordered") and len(call.args) == 2:
+        items = [ast.Subscript(value=values, slice=ast.Constant(0), ctx=ast.Load()) for values in call.args[1:]]
+    elif attr == "submit":
+        items = list(call.args[1:])
+    else:
+        return None
+    return ast.copy_location(ast.Call(func=call.args[0], args=items, keywords=[]), call)
 
 
 def _launch_arg(kind, name: str, parameter: bool = False) -> Arg:

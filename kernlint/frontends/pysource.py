@@ -300,6 +300,9 @@ class PyModule:
             return binding.imported or None
         if binding.kind == "assign" and not binding.path and isinstance(binding.value, (ast.Name, ast.Attribute)):
             return self.dotted(binding.value, scope, _depth + 1)
+        if binding.kind == "assign" and not binding.path and _imported_by_call(self.dotted(
+                binding.value.func, scope, _depth + 1) if isinstance(binding.value, ast.Call) else None, binding.value):
+            return binding.value.args[0].value  # cp = pytest.importorskip("cupy"): the module
         if binding.kind in ("def", "class") and function is None:
             return f"{self.name}.{expr.id}" if self.name else expr.id
         return None
@@ -778,3 +781,9 @@ def flatten(body: Sequence[ast.stmt]) -> Iterator[ast.stmt]:
 
 
 _BUILTIN_NAMES = frozenset(dir(builtins))
+
+
+def _imported_by_call(called: Optional[str], call: ast.expr) -> bool:
+    """``pytest.importorskip("cupy")``, ``importlib.import_module("numpy")``: a module by its name."""
+    return called in ("pytest.importorskip", "importlib.import_module") and isinstance(call, ast.Call) and bool(
+        call.args) and isinstance(call.args[0], ast.Constant) and isinstance(call.args[0].value, str)

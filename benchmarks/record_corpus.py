@@ -1,11 +1,13 @@
 """Record a corpus project's own tests with ``kernlint record`` (for realworld.py's second measurement).
 
     python benchmarks/record_corpus.py CORPUS_DIR PROJECT [--gpu] [--jobs N] [--max-timeout S] [--out DIR]
+                                       [--only PATH,PATH...]
 
 Runs the ``record`` entries of the project in ``benchmarks/realworld_corpus.toml`` in the
 project's copy, under numba's CUDA simulator (or on the GPU with ``--gpu``): each entry's
-command once per path its ``paths`` globs give (N at a time; each stopped after ``timeout``
-seconds, and what a run launched before it was stopped is kept), with ``env`` set, and
+command once per path its ``paths`` globs give, followed by the entry's ``args`` (N at a time;
+each stopped after ``timeout`` seconds, and what a run launched before it was stopped is
+kept; ``--only`` runs only the paths it names, relative to the project), with ``env`` set, and
 ``simulator_env`` / ``gpu_env`` for the one mode. Entries marked ``gpu = true`` run only on
 the GPU (tests that need CuPy); ``numpy1_names = true`` puts ``shims/numpy1`` on the
 command's path (NumPy 1 names the project's code still uses). Each run writes its own file; they are merged into the
@@ -50,6 +52,7 @@ def main(argv) -> int:
     # a limit below the entries' own, for runs that must end together (one GPU machine's call)
     longest = float(_option(argv, "--max-timeout", "inf"))
     out = _option(argv, "--out", RECORDED)
+    only = [p for p in _option(argv, "--only", "").split(",") if p]
     gpu = "--gpu" in argv
     argv = [a for a in argv if a != "--gpu"]
     if len(argv) != 2:
@@ -76,7 +79,12 @@ def main(argv) -> int:
             if patterns else [None]
         for path in paths:
             target = [os.path.relpath(path, root)] if path else []
-            runs.append((command + target, env, min(entry.get("timeout", 600), longest)))
+            if only and not set(target) & set(only):
+                continue
+            runs.append((command + target + entry.get("args", []), env, min(entry.get("timeout", 600), longest)))
+    if not runs:
+        print(f"{name}: no run of its `record` entries matches {only}")
+        return 2
     scratch = os.path.join(root, ".kernlint-record")
     shutil.rmtree(scratch, ignore_errors=True)
     os.makedirs(scratch)

@@ -16,7 +16,8 @@ from kernlint.frontends import pyhost
 from kernlint.frontends.project import Project
 from kernlint.frontends.pyhost import (DEAD, _agreed, _documented_types, _NamedClass, _narrowed, _returned_type,
                                        _same)
-from kernlint.frontends.pytypes import NONE, ArrayType, Maybe, ScalarType, StrType, TupleType, TypeReader
+from kernlint.frontends.pytypes import (NONE, ArrayType, FunctionRef, Maybe, ScalarType, StrType, TupleType,
+                                       TypeReader)
 from kernlint.frontends.signatures import read_recorded, write_recorded
 
 LAZY = FIXTURES / "lazy" / "lazyproj"
@@ -159,6 +160,14 @@ def type_text(source, **names):
 ])
 def test_host_value_types(source, expected):
     assert type_text(source) == expected
+
+
+def test_a_call_of_one_of_several_functions_is_what_they_all_make():
+    """`alloc` is `cuda.pinned_array` on one side of an `if` and `np.empty` on the other: both
+    make the same host array; `np.empty` or `cp.empty` do not agree on where it lives."""
+    pinned_or_numpy = FunctionRef(("numba.cuda.pinned_array", "numpy.empty"))
+    assert type_text("alloc(4, dtype=np.int32)", alloc=pinned_or_numpy) == ("int32[::1]", "host")
+    assert type_text("alloc(4, dtype=np.int32)", alloc=FunctionRef(("numpy.empty", "cupy.empty"))) is None
 
 
 @pytest.mark.parametrize("written, expected", [
@@ -664,6 +673,8 @@ def test_an_if_test_narrows_what_its_sides_hold(test, held, when_true, when_fals
     (NONE, None, None),  # with an unknown: unknown
     (StrType(frozenset("E")), StrType(frozenset("B")), StrType(frozenset("EB"))),
     (StrType(frozenset("E")), StrType(), StrType()),  # any string
+    (FunctionRef(("numba.cuda.pinned_array",)), FunctionRef(("numpy.empty",)),
+     FunctionRef(("numba.cuda.pinned_array", "numpy.empty"))),  # each is tried where it is called
 ])
 def test_values_of_one_place_share_a_type(one, other, expected):
     assert _same(one, other) == expected

@@ -30,8 +30,9 @@ from typing import Dict, List, Optional, Set, Tuple
 from ..analysis.host import Arg, Event, HostFacts, KernelRef, Launch, Loop, Place
 from .project import Project
 from .pysource import FunctionNode, KernelDef, PyModule, Scope, flatten
-from .pytypes import (MAX_STRINGS, NONE, ArrayType, DictType, ListType, Maybe, Opaque, ScalarType, StrType,
-                      TupleType, TypeReader, appended, dtype_name, instance, instance_of, loop_bindings, unpacked)
+from .pytypes import (MAX_STRINGS, NONE, ArrayType, DictType, FunctionRef, ListType, Maybe, Opaque, ScalarType,
+                      StrType, TupleType, TypeReader, appended, dtype_name, instance, instance_of, loop_bindings,
+                      unpacked)
 
 # numba.cuda and CuPy calls that allocate device (or pinned/mapped) memory
 ALLOCATIONS = {
@@ -1775,6 +1776,8 @@ def _same(one, other):
         return one
     if isinstance(one, ScalarType) and isinstance(other, ScalarType) and one.dtype == other.dtype:
         return ScalarType(one.dtype, weak=one.weak and other.weak)
+    if isinstance(one, FunctionRef) and isinstance(other, FunctionRef):  # `alloc = cuda.pinned_array` / `np.empty`
+        return FunctionRef(tuple(sorted(set(one.names) | set(other.names))))
     if isinstance(one, StrType) and isinstance(other, StrType):
         either = one.values | other.values
         return StrType(either if one.values and other.values and len(either) <= MAX_STRINGS else frozenset())

@@ -7,6 +7,7 @@ checked cold (no cache), interleaved, in one run; the goal is a ratio <= 1.5.
 """
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -107,8 +108,10 @@ def check(directory: str):
     seconds = time.perf_counter() - started
     if run.returncode not in (0, 1):
         raise SystemExit(run.stderr)
-    rows = [line.split() for line in run.stderr.splitlines() if "::convert_" in line]
-    return seconds, len(json.loads(run.stdout)), sorted((r[0], " ".join(r[1:-1]), r[-1]) for r in rows)
+    # `path::kernel  signature  source`, a launch-site source followed by its launch `(path:line)`
+    rows = [re.match(r"(\S+)\s+(.*\))\s+([\w-]+)(?:\s+\(\S+\))?\s*$", line.strip())
+            for line in run.stderr.splitlines() if "::convert_" in line]
+    return seconds, len(json.loads(run.stdout)), sorted(r.groups() for r in rows)
 
 
 def main():

@@ -338,7 +338,7 @@ def test_types_across_files_do_not_depend_on_what_was_read_first():
     paths = sorted(PLASMA.rglob("*.py"))
     forward = _launch_types(paths)
     assert forward == _launch_types(list(reversed(paths)))
-    assert forward[(str(PLASMA / "particles" / "species.py"), 20)] == [
+    assert forward[(str(PLASMA / "particles" / "species.py"), 44)] == [
         "float64[::1]", "complex128[:, ::1]", "complex128[:, ::1]", "float64", "float64", "int64",
         "complex128[::1]"]
 
@@ -380,12 +380,12 @@ def test_an_edit_two_files_away_changes_the_launch_signature_of_a_cached_run(tmp
                 if "::gather_field " in line]
 
     assert gather_signatures() == [["void(float64[::1], complex128[:, ::1], complex128[:, ::1], float64, "
-                                    "float64, int64, complex128[::1])", "launch-site (plasma/particles/species.py:20)"]]
+                                    "float64, int64, complex128[::1])", "launch-site (plasma/particles/species.py:44)"]]
     assert (tmp_path / ".kernlint_cache").is_dir()  # the second run is a cached one
     grids = tmp_path / "plasma" / "fields" / "interpolation.py"
     grids.write_text(grids.read_text().replace("dtype='complex')", "dtype=np.complex64)"))
     assert gather_signatures() == [["void(float64[::1], complex64[:, ::1], complex64[:, ::1], float64, "
-                                    "float64, int64, complex128[::1])", "launch-site (plasma/particles/species.py:20)"]]
+                                    "float64, int64, complex128[::1])", "launch-site (plasma/particles/species.py:44)"]]
 
 
 def test_a_loop_over_values_launches_once_per_value_and_records_its_events_once(tmp_path):
@@ -698,3 +698,13 @@ def test_an_attribute_assigned_two_numba_types_is_not_typed_by_the_first(tmp_pat
         "        scale[1, 1](cuda.to_device(self.t))\n"
         "        scale[1, 1](cuda.to_device(self.c))\n")
     assert list(_launch_types([tmp_path / "coefs.py"]).values()) == [[None], ["float64[::1]"]]
+
+
+def test_isinstance_of_a_project_class_makes_the_name_an_object_of_it():
+    injector = pyhost.instance("/pkg/inject.py", "PlaneInjector")
+    reader = TypeReader(lambda expr: None, lambda name, want_dtype=False: None,
+                        construct=lambda call: injector if ast.unparse(call.func) == "PlaneInjector" else None)
+    test = ast.parse("isinstance(self.injector, PlaneInjector)", mode="eval").body
+    assert _narrowed(test, reader) == ({"self.injector": injector}, {})
+    other = ast.parse("isinstance(self.injector, Unknown)", mode="eval").body
+    assert _narrowed(other, reader) == ({}, {})

@@ -1858,7 +1858,8 @@ _PYTHON_TYPES = {"int": (ScalarType,), "float": (ScalarType,), "bool": (ScalarTy
 
 def _type_test(test: ast.expr, reader: TypeReader) -> Optional[Tuple[Dict[str, object], Dict[str, object]]]:
     """``type(x) is [not] tuple``, ``isinstance(x, (int, float))`` of a name whose type reading
-    knows: the side the test rules out is ``DEAD``; None for any other test."""
+    knows: the side the test rules out is ``DEAD``; ``isinstance(x, Grid)`` of a class of the
+    project: ``x`` an object of it where the test holds; None for any other test."""
     if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (
             ast.Is, ast.IsNot, ast.Eq, ast.NotEq)) and isinstance(test.left, ast.Call) and reader.dotted(
             test.left.func) == "builtins.type" and len(test.left.args) == 1:
@@ -1870,6 +1871,10 @@ def _type_test(test: ast.expr, reader: TypeReader) -> Optional[Tuple[Dict[str, o
         return None
     python = [(reader.dotted(n) or "").partition("builtins.")[2] for n in names]
     held = reader.type_of(subject) if _narrowable(subject) else None
+    if positive and len(names) == 1 and not python[0] and _narrowable(subject):
+        # `isinstance(self.injector, BallisticBeforePlane)`: an object of that project class there
+        made = reader.construct(ast.Call(func=names[0], args=[], keywords=[]))
+        return ({ast.unparse(subject): made}, {}) if instance_of(made) is not None else ({}, {})
     if held is None or not _known(held) or isinstance(held, Maybe) or not all(p in _PYTHON_TYPES for p in python):
         return {}, {}
     matches = any(isinstance(held, _PYTHON_TYPES[p]) and (not isinstance(held, ScalarType) or _scalar_is(held, p))

@@ -702,7 +702,8 @@ def test_an_attribute_assigned_two_numba_types_is_not_typed_by_the_first(tmp_pat
 
 def test_isinstance_of_a_project_class_makes_the_name_an_object_of_it():
     injector = pyhost.instance("/pkg/inject.py", "PlaneInjector")
-    reader = TypeReader(lambda expr: None, lambda name, want_dtype=False: None,
+    reader = TypeReader(lambda expr: "builtins.isinstance" if getattr(expr, "id", None) == "isinstance" else None,
+                        lambda name, want_dtype=False: None,
                         construct=lambda call: injector if ast.unparse(call.func) == "PlaneInjector" else None)
     test = ast.parse("isinstance(self.injector, PlaneInjector)", mode="eval").body
     assert _narrowed(test, reader) == ({"self.injector": injector}, {})

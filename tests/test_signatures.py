@@ -709,3 +709,21 @@ def test_isinstance_of_a_project_class_makes_the_name_an_object_of_it():
     assert _narrowed(test, reader) == ({"self.injector": injector}, {})
     other = ast.parse("isinstance(self.injector, Unknown)", mode="eval").body
     assert _narrowed(other, reader) == ({}, {})
+
+
+def test_a_list_extended_with_other_items_is_of_either(tmp_path):
+    """`arrays += [...]` adds items: of another dtype, the loop over the list no longer gives
+    the first items' type; of the same, it still does."""
+    (tmp_path / "extend.py").write_text(
+        "import numpy as np\nfrom numba import cuda\n\n\n"
+        "@cuda.jit\ndef scale(a):\n    a[0] *= 2\n\n\n"
+        "def run(n):\n"
+        "    arrays = [cuda.to_device(np.zeros(n)), cuda.to_device(np.ones(n))]\n"
+        "    arrays += [cuda.to_device(np.zeros(n, dtype=np.int32))]\n"
+        "    for a in arrays:\n"
+        "        scale[1, 1](a)\n"
+        "    same = [cuda.to_device(np.zeros(4))]\n"
+        "    same += [cuda.to_device(np.ones(4))]\n"
+        "    for a in same:\n"
+        "        scale[1, 1](a)\n")
+    assert list(_launch_types([tmp_path / "extend.py"]).values()) == [[None], ["float64[::1]"]]

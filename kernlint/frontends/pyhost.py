@@ -225,6 +225,11 @@ class HostReader:
             return
         if isinstance(statement, ast.AugAssign):
             self._expr(statement.value, frame)
+            if isinstance(statement.op, ast.Add) and not self._variant:
+                # `attrs += [(ion, 'w')]`: a list extended by what is added (an array's `+=` keeps its type)
+                added = self._reader(frame).type_of(statement.value)
+                if isinstance(added, ListType):
+                    self._append_kind(statement.target, added.item, frame)
             return
         if isinstance(statement, (ast.For, ast.AsyncFor)):
             self._expr(statement.iter, frame)
@@ -782,7 +787,10 @@ class HostReader:
 
     def _append(self, target: ast.expr, item: ast.expr, frame: _Frame) -> None:
         """``grids.append(Grid(...))``, ``self.grids.append(...)``: the list's items' type."""
-        kind = self._reader(frame).type_of(item)
+        self._append_kind(target, self._reader(frame).type_of(item), frame)
+
+    def _append_kind(self, target: ast.expr, kind, frame: _Frame) -> None:
+        """A list (a name, or ``self.x``) given an item of this type (None: unknown, so mixed)."""
         if isinstance(target, ast.Name):
             current: Optional[_Frame] = frame
             while current is not None and target.id not in current.env:

@@ -30,8 +30,8 @@ from typing import Dict, List, Optional, Set, Tuple
 from ..analysis.host import Arg, Event, HostFacts, KernelRef, Launch, Loop, Place
 from .project import Project
 from .pysource import FunctionNode, KernelDef, PyModule, Scope, flatten
-from .pytypes import (MAX_STRINGS, NONE, ArrayType, DictType, FunctionRef, ListType, Maybe, Opaque, ScalarType,
-                      StrType, TupleType, TypeReader, appended, dtype_name, instance, instance_of, loop_bindings,
+from .pytypes import (NONE, ArrayType, DictType, FunctionRef, ListType, Maybe, Opaque, ScalarType,
+                      StrType, TupleType, TypeReader, appended, dtype_name, either_string, instance, instance_of, loop_bindings,
                       unpacked)
 
 # numba.cuda and CuPy calls that allocate device (or pinned/mapped) memory
@@ -260,9 +260,9 @@ class HostReader:
             return
         if isinstance(statement, ast.If):
             self._expr(statement.test, frame)
-            when_true, when_false = _narrowed(statement.test, self._reader(frame))
-            dead_body, dead_else = when_true.pop(DEAD, False), when_false.pop(DEAD, False)
             reader = self._reader(frame)
+            when_true, when_false = _narrowed(statement.test, reader)
+            dead_body, dead_else = when_true.pop(DEAD, False), when_false.pop(DEAD, False)
             # held here, so that both sides restore it; an attribute (`ps.V`) only for the branches
             attributes = {name for name in set(when_true) | set(when_false) if "." in name and name not in frame.env}
             for name in set(when_true) | set(when_false):
@@ -713,12 +713,11 @@ class HostReader:
         try:
             for statement in statements:
                 # under an `if`: skipped on a side its test rules out, certain where it rules out the other
-                sides = [_narrowed(test, callee_reader) for test, _ in conditions.get(id(statement), ())]
-                if any(DEAD in side[0 if in_body else 1] for side, (_, in_body) in
-                       zip(sides, conditions.get(id(statement), ()))):
+                under = conditions.get(id(statement), ())
+                sides = [(_narrowed(test, callee_reader), in_body) for test, in_body in under]
+                if any(DEAD in told[0 if in_body else 1] for told, in_body in sides):
                     continue
-                certain = all(DEAD in side[1 if in_body else 0] for side, (_, in_body) in
-                              zip(sides, conditions.get(id(statement), ())))
+                certain = all(DEAD in told[1 if in_body else 0] for told, in_body in sides)
                 if isinstance(statement, ast.Return):
                     if statement.value is not None:
                         kinds.append(callee_reader.type_of(statement.value))
@@ -1787,8 +1786,7 @@ def _same(one, other):
     if isinstance(one, FunctionRef) and isinstance(other, FunctionRef):  # `alloc = cuda.pinned_array` / `np.empty`
         return FunctionRef(tuple(sorted(set(one.names) | set(other.names))))
     if isinstance(one, StrType) and isinstance(other, StrType):
-        either = one.values | other.values
-        return StrType(either if one.values and other.values and len(either) <= MAX_STRINGS else frozenset())
+        return either_string(one, other)
     if (isinstance(one, Maybe) or isinstance(other, Maybe)) and one is not None and other is not None:
         values = [kind.value if isinstance(kind, Maybe) else kind for kind in (one, other)]
         known = [kind for kind in values if kind is not None]
@@ -1816,14 +1814,14 @@ def _narrowed(test: ast.expr, reader: TypeReader) -> Tuple[Dict[str, object], Di
         when_true, when_false = _narrowed(test.operand, reader)
         return when_false, when_true
     if isinstance(test, ast.BoolOp):
-        sides = [_narrowed(value, reader) for value in test.values]
         # `a and b` true: both are; `a or b` false: neither is (the other side learns nothing)
+        told = [_narrowed(value, reader)[0 if isinstance(test.op, ast.And) else 1] for value in test.values]
         merged: Dict[str, object] = {}
-        for side in (s[0] if isinstance(test.op, ast.And) else s[1] for s in sides):
+        for side in told:
             for name, kind in side.items():
                 merged[name] = kind if name not in merged else None
         known = {name: kind for name, kind in merged.items() if kind is not None}
-        if any(DEAD in side for side in (s[0] if isinstance(test.op, ast.And) else s[1] for s in sides)):
+        if any(DEAD in side for side in told):
             known[DEAD] = True
         return (known, {}) if isinstance(test.op, ast.And) else ({}, known)
     typed = _type_test(test, reader)

@@ -115,11 +115,8 @@ class TupleType:
         return f"Tuple(({', '.join(texts)}{',' if len(texts) == 1 else ''}))"  # numba's Tuple takes a sequence
 
 
-@dataclass(frozen=True)
-class Opaque:
-    """A value with a known role but no numba type: a random generator, a stream, a module."""
-
-    kind: str
+class _HostOnly:
+    """A host value numba launches no kernel with: it has no signature text."""
 
     @property
     def text(self) -> None:
@@ -127,66 +124,53 @@ class Opaque:
 
 
 @dataclass(frozen=True)
-class ListType:
+class Opaque(_HostOnly):
+    """A value with a known role but no numba type: a random generator, a stream, a module."""
+
+    kind: str
+
+
+@dataclass(frozen=True)
+class ListType(_HostOnly):
     """A Python list whose items share one type (``[Grid(n) for m in range(k)]``, or one that
     ``append`` fills); ``item`` None: unknown. Numba launches no list: its items are read
     (``grids[m].E``)."""
 
     item: "Type"
 
-    @property
-    def text(self) -> None:
-        return None
-
 
 @dataclass(frozen=True)
-class DictType:
+class DictType(_HostOnly):
     """A Python dict whose values share one type (``{'E': np.empty(...), 'B': ...}``, or a
     comprehension); its keys are not read. ``value`` None: unknown. Numba launches no dict:
     its values are (``buffers[kind]``)."""
 
     value: "Type"
 
-    @property
-    def text(self) -> None:
-        return None
-
 
 @dataclass(frozen=True)
-class StrType:
+class StrType(_HostOnly):
     """A string, with the literal values it may hold where reading knows them (``'E'``, a
     parameter every call passes a literal to, ``fldtype + 'r'``); empty: any string."""
 
     values: FrozenSet[str] = frozenset()
 
-    @property
-    def text(self) -> None:
-        return None
-
 
 @dataclass(frozen=True)
-class FunctionRef:
+class FunctionRef(_HostOnly):
     """An array library's function named, not called (``alloc = cuda.pinned_array``); more
     than one where the branches of an ``if`` bind different ones (each is tried at the call)."""
 
     names: Tuple[str, ...]
 
-    @property
-    def text(self) -> None:
-        return None
-
 
 @dataclass(frozen=True)
-class Maybe:
+class Maybe(_HostOnly):
     """``None`` or a value of a type (``pml = [...]`` on one side of an ``if``, ``pml = None``
     on the other); ``value`` None: the constant ``None`` itself. A test of ``x is None``
     narrows it."""
 
     value: "Type" = None
-
-    @property
-    def text(self) -> None:
-        return None
 
 
 NONE = Maybe(None)
@@ -214,9 +198,7 @@ def appended(kind: "ListType", item: "Type") -> "ListType":
     if kind.item is None:
         return ListType(item if item is not None else MIXED)
     if isinstance(kind.item, StrType) and isinstance(item, StrType):  # ['x', 'y']: a string of either
-        either = kind.item.values | item.values
-        return ListType(StrType(either if kind.item.values and item.values and len(either) <= MAX_STRINGS
-                                else frozenset()))
+        return ListType(either_string(kind.item, item))
     return kind if kind.item == item else ListType(MIXED)
 
 
@@ -225,6 +207,16 @@ Type = Union[ArrayType, ScalarType, TupleType, ListType, DictType, StrType, Func
 
 # how many literal values a string keeps (more: any string)
 MAX_STRINGS = 64
+
+
+def strings(values: Optional[FrozenSet[str]]) -> StrType:
+    """A string of these literal values; None or too many of them: any string."""
+    return StrType(values if values is not None and len(values) <= MAX_STRINGS else frozenset())
+
+
+def either_string(one: StrType, other: StrType) -> StrType:
+    """A string that is one or the other (any string where either is)."""
+    return strings(one.values | other.values if one.values and other.values else None)
 # what numpy/cupy functions named as values make when called (``alloc = np.empty``)
 _MADE_BY_NAME = frozenset({"zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like", "full_like",
                            "array", "asarray", "ascontiguousarray", "asfortranarray"})
@@ -448,8 +440,8 @@ class TypeReader:
     def _binary(self, expr: ast.BinOp) -> Type:
         left, right = _not_none(self.type_of(expr.left)), _not_none(self.type_of(expr.right))
         if isinstance(left, StrType) and isinstance(right, StrType) and isinstance(expr.op, ast.Add):
-            joined = frozenset(a + b for a in left.values for b in right.values)
-            return StrType(joined if left.values and right.values and len(joined) <= MAX_STRINGS else frozenset())
+            return strings(frozenset(a + b for a in left.values for b in right.values)
+                           if left.values and right.values else None)
         if isinstance(left, ScalarType) and isinstance(right, ScalarType):
             if isinstance(expr.op, ast.Div):
                 dtype = _promote(left.dtype, right.dtype)

@@ -70,7 +70,8 @@ def cause(message: str) -> str:
 def kernels_present(root: str) -> Tuple[Dict[str, List[Tuple[str, int]]], set]:
     """(path -> (qualname, def line) of the kernels, not device functions, that the syntax tree
     defines; the (path, def line) of those launched somewhere in the project: a ``name[...](...)``
-    call in any of its files naming one of the names the kernel is bound to)."""
+    call in any of its files' host code naming one of the names the kernel is bound to; one
+    inside a kernel's body is not a launch: numba.cuda launches no kernel from the GPU)."""
     project = Project()
     found: Dict[str, List[Tuple[str, int]]] = {}
     names: Dict[str, set] = defaultdict(set)
@@ -81,7 +82,7 @@ def kernels_present(root: str) -> Tuple[Dict[str, List[Tuple[str, int]]], set]:
         module = project.module(path)
         if module is None:
             continue
-        for node in ast.walk(module.tree):
+        for node in _host_nodes(module):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Subscript):
                 target = node.func.value
                 if isinstance(target, ast.Name):
@@ -97,6 +98,17 @@ def kernels_present(root: str) -> Tuple[Dict[str, List[Tuple[str, int]]], set]:
                 names[(path, kernel.line)].update(kernel.names or [kernel.name])
     launched = {key for key, bound in names.items() if bound & launched_names}
     return found, launched
+
+
+def _host_nodes(module):
+    """The module's nodes, less the bodies of its kernels and device functions."""
+    pending = [module.tree]
+    while pending:
+        node = pending.pop()
+        yield node
+        for child in ast.iter_child_nodes(node):
+            if not (isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)) and module.kernel_for(child)):
+                pending.append(child)
 
 
 def load_verdicts() -> Dict[str, Dict[str, str]]:

@@ -23,3 +23,22 @@ def test_static_resources_quick(tmp_path):
         assert print_guard["original"]["stack_bytes"] > 0 == print_guard["rewritten"]["stack_bytes"]
     for row in (r for r in rows if r["target"] == "gfx90a"):
         assert row["original"]["scratch_bytes"] > 0 == row["rewritten"]["scratch_bytes"]
+
+
+def test_realworld_counts_a_kernel_launched_by_host_code_only(tmp_path):
+    """A launch written inside a kernel's own body (an indentation slip) is no launch site:
+    numba.cuda launches no kernel from the GPU; one in host code is, in any file."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        import realworld
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    (tmp_path / "kernels.py").write_text(
+        "from numba import cuda\n\n\n"
+        "@cuda.jit\ndef doubled(a):\n    a[0] *= 2\n    doubled[1, 1](a)\n\n\n"
+        "@cuda.jit\ndef halved(a):\n    a[0] /= 2\n")
+    (tmp_path / "run.py").write_text("import numpy as np\nfrom kernels import halved\n\nhalved[1, 1](np.ones(4))\n")
+    found, launched = realworld.kernels_present(str(tmp_path))
+    kernels = str(tmp_path / "kernels.py")
+    assert found == {kernels: [("doubled", 5), ("halved", 11)]}
+    assert launched == {(kernels, 11)}

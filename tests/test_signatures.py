@@ -88,8 +88,8 @@ def type_text(source, **names):
     ("cuda.mapped_array(16, dtype=np.float32)", ("float32[::1]", "mapped")),
     ("cp.zeros(16, dtype=cp.float32)", ("float32[::1]", "device")),
     ("a = np.ones(9)\ncp.asarray(a)", ("float64[::1]", "device")),
-    ("a = np.zeros((4, 4))\na[1:]", ("float64[:, :]", "host")),
-    ("a = np.zeros((4, 4))\na[1]", ("float64[:]", "host")),
+    ("a = np.zeros((4, 4))\na[1:]", ("float64[:, ::1]", "host")),
+    ("a = np.zeros((4, 4))\na[1]", ("float64[::1]", "host")),
     ("a = np.zeros(16)\na.reshape(4, 4)", ("float64[:, ::1]", "host")),
     ("a = np.zeros(16)\na.reshape((2, 2, 4))", ("float64[:, :, ::1]", "host")),
     ("a = np.zeros((4, 8))\na.T", ("float64[::1, :]", "host")),
@@ -157,6 +157,8 @@ def type_text(source, **names):
     ("alloc = np.empty\nalloc((2, 3), dtype=np.float32)", ("float32[:, ::1]", "host")),
     ("alloc = cuda.pinned_array\nalloc(4, dtype=np.int32)", ("int32[::1]", "host")),
     ("dtype = 'float' + '32'\nnp.zeros(3, dtype=dtype)", ("float32[::1]", "host")),  # a string naming a dtype
+    ("cp.argsort(cp.zeros((3, 4)))", ("int64[:, ::1]", "device")),  # indices, in the array's shape
+    ("np.argsort(np.zeros((3, 4)), axis=None)", ("int64[::1]", "host")),
 ])
 def test_host_value_types(source, expected):
     assert type_text(source) == expected
@@ -338,7 +340,7 @@ def test_types_across_files_do_not_depend_on_what_was_read_first():
     paths = sorted(PLASMA.rglob("*.py"))
     forward = _launch_types(paths)
     assert forward == _launch_types(list(reversed(paths)))
-    assert forward[(str(PLASMA / "particles" / "species.py"), 44)] == [
+    assert forward[(str(PLASMA / "particles" / "species.py"), 46)] == [
         "float64[::1]", "complex128[:, ::1]", "complex128[:, ::1]", "float64", "float64", "int64",
         "complex128[::1]"]
 
@@ -380,12 +382,12 @@ def test_an_edit_two_files_away_changes_the_launch_signature_of_a_cached_run(tmp
                 if "::gather_field " in line]
 
     assert gather_signatures() == [["void(float64[::1], complex128[:, ::1], complex128[:, ::1], float64, "
-                                    "float64, int64, complex128[::1])", "launch-site (plasma/particles/species.py:44)"]]
+                                    "float64, int64, complex128[::1])", "launch-site (plasma/particles/species.py:46)"]]
     assert (tmp_path / ".kernlint_cache").is_dir()  # the second run is a cached one
     grids = tmp_path / "plasma" / "fields" / "interpolation.py"
     grids.write_text(grids.read_text().replace("dtype='complex')", "dtype=np.complex64)"))
     assert gather_signatures() == [["void(float64[::1], complex64[:, ::1], complex64[:, ::1], float64, "
-                                    "float64, int64, complex128[::1])", "launch-site (plasma/particles/species.py:44)"]]
+                                    "float64, int64, complex128[::1])", "launch-site (plasma/particles/species.py:46)"]]
 
 
 def test_a_loop_over_values_launches_once_per_value_and_records_its_events_once(tmp_path):
@@ -727,3 +729,59 @@ def test_a_list_extended_with_other_items_is_of_either(tmp_path):
         "    for a in same:\n"
         "        scale[1, 1](a)\n")
     assert list(_launch_types([tmp_path / "extend.py"]).values()) == [[None], ["float64[::1]"]]
+
+
+def test_types_a_caller_below_passes_reach_a_function_it_calls_through_one_above(tmp_path):
+    """`exchange` (last in the file) passes an array to `add`, which is defined above it and
+    passes it on to `add_gpu`: the file is read again while what its calls pass changes, so
+    the launch in `add_gpu` has the array's type, not an unknown from the first reading."""
+    (tmp_path / "buffers.py").write_text(
+        "import cupy\nimport numpy as np\nfrom numba import cuda\n\n\n"
+        "@cuda.jit\ndef copy(n, source, target):\n    target[0] = source[n]\n\n\n"
+        "def add(received):\n"
+        "    add_gpu(received)\n\n\n"
+        "def add_gpu(received):\n"
+        "    n = received.shape[1]\n"
+        "    for i in range(2):\n"
+        "        copy[1, 32](n, cupy.asarray(received[i]), cupy.empty((n,), dtype=np.float64))\n\n\n"
+        "def exchange(n_float):\n"
+        "    count = np.array(0, dtype=np.uint32)\n"
+        "    add(np.zeros((n_float, count), dtype=np.float64))\n")
+    assert list(_launch_types([tmp_path / "buffers.py"]).values()) == [["int64", "float64[::1]", "float64[::1]"]]
+
+
+def test_getattr_of_a_pair_from_a_list_of_pairs_is_what_every_pair_gives(tmp_path):
+    """`[(self, 'x'), (self.ionizer, 'w')]` walked with `getattr(pair[0], pair[1])`: object and
+    name are taken together, so the value is typed where every pair names an attribute of
+    the same type, and unknown where one does not."""
+    (tmp_path / "species.py").write_text(
+        "import cupy\nimport numpy as np\nfrom numba import cuda\n\n\n"
+        "@cuda.jit\ndef scale(a):\n    a[0] *= 2\n\n\n"
+        "class Ionizer:\n"
+        "    def __init__(self):\n"
+        "        self.w = cupy.zeros(8)\n"
+        "        self.level = cupy.zeros(8, dtype=np.uint64)\n\n\n"
+        "class Species:\n"
+        "    def __init__(self):\n"
+        "        self.x = cupy.zeros(8)\n"
+        "        self.ionizer = Ionizer()\n\n"
+        "    def scale_all(self):\n"
+        "        pairs = [(self, 'x'), (self.ionizer, 'w')]\n"
+        "        for pair in pairs:\n"
+        "            scale[1, 1](getattr(pair[0], pair[1]))\n"
+        "        mixed = [(self, 'x')]\n"
+        "        mixed.append((self.ionizer, 'level'))\n"
+        "        for i in range(len(mixed)):\n"
+        "            scale[1, 1](getattr(mixed[i][0], mixed[i][1]))\n\n\n"
+        "Species().scale_all()\n")
+    assert list(_launch_types([tmp_path / "species.py"]).values()) == [["float64[::1]"], [None]]
+
+
+@pytest.mark.parametrize("index, expected", [
+    ("a[i]", "float64[::1]"), ("a[i, :]", "float64[::1]"), ("a[i, 1:3]", "float64[::1]"),
+    ("a[:, i]", "float64[:]"), ("a[1:3]", "float64[:, ::1]"), ("a[1:3, :]", "float64[:, :]"),
+    ("a[i, ::2]", "float64[:]"), ("f[:, i]", "float64[::1]"), ("f[i]", "float64[:]"),
+])
+def test_indexing_keeps_an_array_contiguous_where_numba_does(index, expected):
+    source = ("i = 1\na = np.zeros((4, 5))\nf = np.asfortranarray(np.zeros((4, 5)))\n" + index)
+    assert type_text(source)[0] == expected

@@ -115,6 +115,8 @@ class HostReader:
         self._variant_depth = 0  # helpers read within a call's variant (`_nested_variant`)
         # what the file's own calls pass, as written: qualname -> [(positional, keywords, frame)]
         self._passed_exprs: Dict[str, List[Tuple[List[ast.expr], Dict[str, ast.expr], "_Frame"]]] = {}
+        self._calls_read: tuple = ({}, {}, {})  # the same three, as the pass being read finds them
+        self._reads = 0  # the passes over the file so far
 
     def _may_launch_kernels(self) -> bool:
         """Whether what looks like a launch (``k[a, b](...)``) can start a kernel: the file names
@@ -138,16 +140,28 @@ class HostReader:
         return False
 
     def read(self) -> HostFacts:
-        for record in (False, True):  # first pass: what methods store in self.<attr>
+        # first pass: what methods store in self.<attr> and what the file's calls pass; the
+        # last records. A call's types that a later pass knows better (`exchange` passes an
+        # array to `add_buffers`, defined above it, which passes it on to `add_buffers_gpu`)
+        # have the last pass read again with them, a few times at most
+        passes = [False, True]
+        while passes:
+            record = passes.pop(0)
             self._record = record
             self._next_loop = 0
             self._subclass_places_seen = {}  # the second pass knows every class of the file
             self._returns = {}  # and what later methods store in `self`
             self._methods = {}
+            self._outgoing = {}
+            self._calls_read = {}, {}, {}
             self.facts = HostFacts(self.module.path)
             frame = _Frame(None, "", Scope(self.module))
             self._module_frame = frame
             self._body(self.module.tree.body, frame)
+            if record and repr(self._calls_read[0]) != repr(self._passed) and self._reads + 1 < MAX_READS:
+                self._passed, self._passed_kernels, self._passed_exprs = self._calls_read
+                passes.append(True)
+            self._reads += 1
         self.facts.globals = dict(self._module_frame.env)
         self.facts.outgoing = self._outgoing
         for (owner, attr), places in self._attribute_places.items():
@@ -880,16 +894,19 @@ class HostReader:
             # files' callees in the last, when what later methods store in `self` is known
             callee = self._callee(call, frame) or self._constructed(call, frame)
             elsewhere = None if callee is not None else self._callee_elsewhere(call, frame)
-            if ((callee is not None and not self._record) or (elsewhere is not None and self._record)) and not any(
+            if (callee is not None or (elsewhere is not None and self._record)) and not any(
                     isinstance(a, ast.Starred) for a in call.args):
                 # a dtype passed (`self._test(np.int16)`) as the dtype string names hold
                 passed = ([self._value_type(a, frame) for a in call.args],
                           {k.arg: self._value_type(k.value, frame) for k in call.keywords if k.arg})
                 if callee is not None:
-                    self._passed.setdefault(callee, []).append(passed)
-                    self._passed_exprs.setdefault(callee, []).append(
+                    # the first pass reads them as it goes; the last, those of the pass before it
+                    types, kernels, exprs = self._calls_read if self._record else (
+                        self._passed, self._passed_kernels, self._passed_exprs)
+                    types.setdefault(callee, []).append(passed)
+                    exprs.setdefault(callee, []).append(
                         (list(call.args), {k.arg: k.value for k in call.keywords if k.arg}, frame))
-                    self._passed_kernels.setdefault(callee, []).append(
+                    kernels.setdefault(callee, []).append(
                         ([self._kernel_ref(a, frame) for a in call.args],
                          {k.arg: self._kernel_ref(k.value, frame) for k in call.keywords if k.arg}))
                 else:
@@ -1209,11 +1226,11 @@ class HostReader:
         return owner.path, binding.name if binding.kind == "def" else f"{binding.name}.__init__"
 
     def _types_matter(self, function: FunctionNode, frame: _Frame) -> bool:
-        """Whether a function's parameter types can reach a launch: it launches, or it is the
-        ``__init__`` (or another method) of a class whose methods launch."""
+        """Whether a function's parameter types can reach a launch: it launches, it is the
+        ``__init__`` (or another method) of a class whose methods launch, or it calls a
+        function of this file that launches (``add_buffers`` calling ``add_buffers_gpu``)."""
         node = frame.owner_node if frame.owner is not None and frame.owner_node is not None else function
-        return self.project.memo("launches", node, lambda: any(
-            isinstance(sub, ast.Call) and _launched(sub) is not None for sub in ast.walk(node)))
+        return self.project.memo("launches", node, lambda: _launches_within(node, self.module, MAX_VARIANT_DEPTH))
 
     def _incoming(self, qualname: str) -> List[Tuple[list, dict]]:
         """The argument types other files of the project pass to this file's function or class."""
@@ -1454,6 +1471,23 @@ def _launch_arg(kind, name: str, parameter: bool = False) -> Arg:
                kind.library if array else "", parameter, (kind.dtype or "") if array else "")
 
 
+def _launches_within(node: ast.AST, module: PyModule, depth: int) -> bool:
+    """Whether ``node`` launches a kernel, or calls a module-level function of ``module`` that
+    does, ``depth`` calls deep at most."""
+    called = set()
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Call):
+            if _launched(sub) is not None:
+                return True
+            if isinstance(sub.func, ast.Name):
+                called.add(sub.func.id)
+    if depth == 0:
+        return False
+    functions = {s.name: s for s in module.tree.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    return any(name in functions and functions[name] is not node and module.kernel_for(functions[name]) is None
+               and _launches_within(functions[name], module, depth - 1) for name in called)
+
+
 def _launches_given(function: FunctionNode) -> bool:
     """Does the function launch (or compile) a kernel that is one of its parameters, or
     forward its ``*args`` to a launch?"""
@@ -1679,6 +1713,7 @@ _LAUNCH_TEXT = re.compile(r"\w\[[^\]\n]*,[^\]\n]*\]\(|\.forall\(")
 LEVELS = 12
 MAX_CALL_VARIANTS = 64  # calls of one launching helper read for their own signatures
 MAX_VARIANT_DEPTH = 3  # helpers calling helpers (`_check` calling `_getasm`) read per call
+MAX_READS = 4  # passes over a file, while its calls' types change (`HostReader.read`)
 MAX_CALLERS_READ = 8  # files asked for a function's or class's callers, reading for another file's sake
 
 
@@ -1787,6 +1822,8 @@ def _same(one, other):
         return FunctionRef(tuple(sorted(set(one.names) | set(other.names))))
     if isinstance(one, StrType) and isinstance(other, StrType):
         return either_string(one, other)
+    if isinstance(one, ListType) and isinstance(other, ListType):  # a list of the items of either
+        return appended(one, other.item) if other.item is not None else one
     if (isinstance(one, Maybe) or isinstance(other, Maybe)) and one is not None and other is not None:
         values = [kind.value if isinstance(kind, Maybe) else kind for kind in (one, other)]
         known = [kind for kind in values if kind is not None]

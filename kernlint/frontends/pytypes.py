@@ -175,6 +175,19 @@ class Maybe(_HostOnly):
 
 NONE = Maybe(None)
 
+
+@dataclass(frozen=True)
+class OneOf(_HostOnly):
+    """One of a few tuples of different types: the items of a list of pairs such as
+    ``[(species, 'x'), (species.ionizer, 'w')]``. Read as a whole it is unknown; a
+    ``getattr(pair[0], pair[1])`` of one of them is what every alternative gives."""
+
+    kinds: FrozenSet["TupleType"]
+
+
+# the tuples of different types a list's items may be (more: mixed)
+MAX_ALTERNATIVES = 16
+
 # a list's items of more than one type: unknown, and staying so however it is filled later
 MIXED = Opaque("mixed")
 _INSTANCE = "instance "
@@ -199,10 +212,14 @@ def appended(kind: "ListType", item: "Type") -> "ListType":
         return ListType(item if item is not None else MIXED)
     if isinstance(kind.item, StrType) and isinstance(item, StrType):  # ['x', 'y']: a string of either
         return ListType(either_string(kind.item, item))
+    if kind.item != item and isinstance(kind.item, (TupleType, OneOf)) and isinstance(item, (TupleType, OneOf)):
+        # [(species, 'x'), (species.ionizer, 'w')]: pairs of either kind
+        kinds = frozenset().union(*(k.kinds if isinstance(k, OneOf) else {k} for k in (kind.item, item)))
+        return ListType(OneOf(kinds) if len(kinds) <= MAX_ALTERNATIVES else MIXED)
     return kind if kind.item == item else ListType(MIXED)
 
 
-Type = Union[ArrayType, ScalarType, TupleType, ListType, DictType, StrType, FunctionRef, Maybe, Opaque, None]
+Type = Union[ArrayType, ScalarType, TupleType, ListType, DictType, StrType, FunctionRef, Maybe, OneOf, Opaque, None]
 
 
 # how many literal values a string keeps (more: any string)
@@ -228,6 +245,30 @@ def _not_none(kind: "Type") -> "Type":
     """What a value that may be None is where it is indexed or its attribute read: not None
     (there it would raise), so the value (``pml_t[m]`` under a test of ``pml_r is None`` only)."""
     return kind.value if isinstance(kind, Maybe) else kind
+
+
+def _indexed_layout(layout: str, indices: List[ast.expr], ndim: int) -> str:
+    """The layout of ``a[indices]`` (integers and slices), by numba's rule: a C array stays C
+    where integers come first and only the innermost index given may be a slice without a
+    step (``a[i]``, ``a[i, :]``, ``a[i, 2:5]``); an F array, mirrored, with every index given
+    (``a[:, j]``)."""
+    if layout not in ("C", "F") or layout == "F" and len(indices) != ndim:
+        return "A"
+    given = list(indices) if layout == "C" else list(reversed(indices))
+    for at, index in enumerate(given):
+        if isinstance(index, ast.Slice) and (at != len(given) - 1 or index.step is not None):
+            return "A"
+    return layout
+
+
+def _items_of_one(first: ast.expr, second: ast.expr) -> Optional[Tuple[ast.expr, int, int]]:
+    """(the tuple, index, index) where both are items of one tuple (``pair[0]``, ``pair[1]``)."""
+    if not all(isinstance(e, ast.Subscript) and isinstance(e.slice, ast.Constant)
+               and type(e.slice.value) is int and e.slice.value >= 0 for e in (first, second)):
+        return None
+    if ast.dump(first.value) != ast.dump(second.value):
+        return None
+    return first.value, first.slice.value, second.slice.value
 
 
 def unpacked(target: ast.expr, kind: "Type"):
@@ -528,7 +569,7 @@ class TypeReader:
             return None
         if ndim == 0:
             return ScalarType(base.dtype) if base.dtype else None
-        return replace(base, ndim=ndim, layout="A")
+        return replace(base, ndim=ndim, layout=_indexed_layout(base.layout, indices, base.ndim))
 
     def _attribute(self, expr: ast.Attribute) -> Type:
         if isinstance(expr.value, ast.Name):  # narrowed by an `if` around (`if ps.V is not None:`)
@@ -606,8 +647,22 @@ class TypeReader:
 
     def _getattr(self, expr: ast.Call) -> Type:
         """``getattr(grid, fld + 'r')`` where the name is one of known strings: the attribute
-        they all give (``Er``, ``Br``, ``Jr`` of the same kind)."""
-        obj, name = self.type_of(expr.args[0]), self.type_of(expr.args[1])
+        they all give (``Er``, ``Br``, ``Jr`` of the same kind). ``getattr(pair[0], pair[1])``
+        of a pair from a list of pairs (``[(species, 'x'), (species.ionizer, 'w')]``): what
+        every pair the list holds gives, object and name taken together."""
+        obj, name = expr.args
+        pair = _items_of_one(obj, name)
+        if pair is not None:
+            base = self.type_of(pair[0])
+            alternatives = base.kinds if isinstance(base, OneOf) else [base]
+            if not all(isinstance(k, TupleType) and max(pair[1:]) < len(k.items) for k in alternatives):
+                return None
+            found = [self._attribute_named(k.items[pair[1]], k.items[pair[2]]) for k in alternatives]
+        else:
+            found = [self._attribute_named(self.type_of(obj), self.type_of(name))]
+        return found[0] if all(f == found[0] for f in found) else None
+
+    def _attribute_named(self, obj: Type, name: Type) -> Type:
         if instance_of(obj) is None or not isinstance(name, StrType) or not name.values:
             return None
         found = [self.member(obj, attr) for attr in sorted(name.values)]
@@ -649,6 +704,13 @@ class TypeReader:
                 return ArrayType(None, 1, "C", where)
             floating = any(k.dtype.startswith("float") for k in kinds)
             return ArrayType("float64" if floating else "int64", 1, "C", where)
+        if function == "argsort" and args:  # indices (intp) in the array's shape; flattened with axis=None
+            base = self.type_of(args[0])
+            axis = keywords.get("axis", args[1] if len(args) > 1 else None)
+            if not isinstance(base, ArrayType):
+                return None
+            flat = isinstance(axis, ast.Constant) and axis.value is None
+            return ArrayType("int64", 1 if flat else base.ndim, "C", where)
         if function in ("linspace", "logspace", "geomspace"):
             if "dtype" in keywords:
                 return ArrayType(explicit, 1, "C", where) if explicit else None

@@ -785,3 +785,27 @@ def test_getattr_of_a_pair_from_a_list_of_pairs_is_what_every_pair_gives(tmp_pat
 def test_indexing_keeps_an_array_contiguous_where_numba_does(index, expected):
     source = ("i = 1\na = np.zeros((4, 5))\nf = np.asfortranarray(np.zeros((4, 5)))\n" + index)
     assert type_text(source)[0] == expected
+
+
+@pytest.mark.parametrize("reads, expected", [
+    ("p.x, p.ux, p.w", ["float64[::1]"]),  # only Species has all three
+    ("p.x, p.w", [None]),  # two attributes say too little
+    ("p.x, p.ux, p.n", [None]),  # Species and Beam both have them
+    ("p.x, p.ux, p.charge", ["float32[::1]"]),  # Beam's base gives it `charge`
+])
+def test_a_parameter_whose_attributes_one_class_has_is_an_object_of_it(tmp_path, reads, expected):
+    (tmp_path / "particles.py").write_text(
+        "import cupy\n\n\n"
+        "class Species:\n"
+        "    def __init__(self, n):\n"
+        "        self.n = n\n        self.x = cupy.zeros(8)\n        self.ux = cupy.zeros(8)\n"
+        "        setattr(self, 'w', cupy.ones(8))\n\n\n"
+        "class Charged:\n    charge = -1\n\n\n"
+        "class Beam(Charged):\n"
+        "    def __init__(self, n):\n"
+        "        self.n = n\n        self.x = cupy.zeros(8, dtype=cupy.float32)\n        self.ux = cupy.zeros(8)\n")
+    (tmp_path / "diag.py").write_text(
+        "from numba import cuda\n\n\n"
+        "@cuda.jit\ndef scale(a):\n    a[0] *= 2\n\n\n"
+        f"def write(p):\n    {reads}\n    scale[1, 1](p.x)\n")
+    assert list(_launch_types([tmp_path / "diag.py"]).values()) == [expected]

@@ -25,7 +25,7 @@ import contextlib
 import os
 import re
 from dataclasses import dataclass, field, replace
-from typing import Dict, List, Optional, Set, Tuple
+from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 
 from ..analysis.host import Arg, Event, HostFacts, KernelRef, Launch, Loop, Place
 from .project import Project
@@ -875,7 +875,33 @@ class HostReader:
                                                 lambda: _documented_types(function)).items():
                 if name in untyped and types.get(name) is None:
                     types[name] = self._documented_class(kind)
+            read = self.project.memo("attributes read", function, lambda: _attributes_read(function))
+            receiver = _receiver(function, frame)
+            for name in untyped:
+                if name != receiver and types.get(name) is None and len(read.get(name, ())) >= MIN_ATTRIBUTES_READ:
+                    types[name] = self._class_having(read[name])
         return types
+
+    def _class_having(self, attributes: FrozenSet[str]) -> Optional[Opaque]:
+        """An object of the one class of the project whose objects have every attribute in
+        ``attributes`` (stored on ``self`` in its methods, its methods, its class attributes,
+        with those of its bases in the same file): what a parameter is that no call or
+        docstring types but whose attributes only that class has (fbpic's ``species``:
+        ``x``, ``ux``, ``inv_gamma``, ``tracker``, ``ionizer``, ``sort_particles``)."""
+        candidates: Optional[Set[str]] = None
+        for attribute in sorted(attributes):
+            naming = set(self.project.files_naming(self.module.path, attribute))
+            candidates = naming if candidates is None else candidates & naming
+            if not candidates:
+                return None
+        found = []
+        for path in sorted(candidates or ()):
+            module = self.project.module(path)
+            if module is None:
+                continue
+            having = self.project.memo("class attributes", module, lambda: _class_attributes(module))
+            found.extend((path, klass) for klass, have in having.items() if attributes <= have)
+        return instance(*found[0]) if len(found) == 1 else None
 
     def _call(self, call: ast.Call, frame: _Frame) -> None:
         handed = _handed_call(call, self._dotted(call.func, frame))
@@ -1713,6 +1739,7 @@ _LAUNCH_TEXT = re.compile(r"\w\[[^\]\n]*,[^\]\n]*\]\(|\.forall\(")
 LEVELS = 12
 MAX_CALL_VARIANTS = 64  # calls of one launching helper read for their own signatures
 MAX_VARIANT_DEPTH = 3  # helpers calling helpers (`_check` calling `_getasm`) read per call
+MIN_ATTRIBUTES_READ = 3  # of a parameter, for the one class having them all to type it
 MAX_READS = 4  # passes over a file, while its calls' types change (`HostReader.read`)
 MAX_CALLERS_READ = 8  # files asked for a function's or class's callers, reading for another file's sake
 
@@ -1968,6 +1995,57 @@ def _evident_scalars(function: FunctionNode) -> Dict[str, str]:
     for name in (counted & names) - containers:
         found.setdefault(name, "int64")
     return found
+
+
+def _attributes_read(function: FunctionNode) -> Dict[str, FrozenSet[str]]:
+    """For each parameter, the attributes the function reads or sets on it (``species.x``,
+    ``species.sort_particles(...)``), dunders aside."""
+    arguments = function.args
+    names = {a.arg for a in arguments.posonlyargs + arguments.args + arguments.kwonlyargs}
+    found: Dict[str, Set[str]] = {}
+    for node in ast.walk(function):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in names \
+                and not node.attr.startswith("__"):
+            found.setdefault(node.value.id, set()).add(node.attr)
+    return {name: frozenset(attrs) for name, attrs in found.items()}
+
+
+def _class_attributes(module: PyModule) -> Dict[str, FrozenSet[str]]:
+    """For each module-level class: the attributes its objects have as its code writes them
+    (``self.x = ...`` in any method, ``setattr(self, 'x', ...)``, its methods, its class-level
+    names), with those of its bases defined in the same module."""
+    own: Dict[str, Set[str]] = {}
+    bases: Dict[str, List[str]] = {}
+    for klass in module.tree.body:
+        if not isinstance(klass, ast.ClassDef):
+            continue
+        have = own.setdefault(klass.name, set())
+        bases[klass.name] = [b.id for b in klass.bases if isinstance(b, ast.Name)]
+        for statement in klass.body:
+            if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                have.add(statement.name)
+                receiver = statement.args.args[0].arg if statement.args.args else None
+                for node in ast.walk(statement):
+                    if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store) and isinstance(
+                            node.value, ast.Name) and node.value.id == receiver:
+                        have.add(node.attr)
+                    elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr" \
+                            and len(node.args) >= 2 and isinstance(node.args[0], ast.Name) \
+                            and node.args[0].id == receiver and isinstance(node.args[1], ast.Constant) \
+                            and isinstance(node.args[1].value, str):
+                        have.add(node.args[1].value)
+            elif isinstance(statement, (ast.Assign, ast.AnnAssign)):
+                for target in statement.targets if isinstance(statement, ast.Assign) else [statement.target]:
+                    have.update(_names(target))
+
+    def inherited(name: str, seen: Set[str]) -> Set[str]:
+        have = set(own.get(name, ()))
+        for base in bases.get(name, ()):
+            if base in own and base not in seen:
+                have |= inherited(base, seen | {base})
+        return have
+
+    return {name: frozenset(inherited(name, {name})) for name in own}
 
 
 def _documented_types(function: FunctionNode) -> Dict[str, object]:

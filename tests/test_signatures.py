@@ -809,3 +809,30 @@ def test_a_parameter_whose_attributes_one_class_has_is_an_object_of_it(tmp_path,
         "@cuda.jit\ndef scale(a):\n    a[0] *= 2\n\n\n"
         f"def write(p):\n    {reads}\n    scale[1, 1](p.x)\n")
     assert list(_launch_types([tmp_path / "diag.py"]).values()) == [expected]
+
+
+def test_a_file_is_read_again_a_bounded_number_of_times(tmp_path, monkeypatch):
+    """Each pass carries a caller's types one function further down a chain defined above
+    its callers: a short chain is typed to its launch, a long one stops at MAX_READS passes
+    (its launch unknown, not guessed)."""
+    def chain(n):
+        functions = "".join(f"def f{i}(a):\n    f{i + 1}(a)\n\n\n" for i in range(n))
+        return ("import numpy as np\nfrom numba import cuda\n\n\n"
+                "@cuda.jit\ndef scale(a):\n    a[0] *= 2\n\n\n" + functions +
+                f"def f{n}(a):\n    scale[1, 1](cuda.to_device(a))\n\n\n"
+                "f0(np.zeros(3, dtype=np.float32))\n")
+    passes = []
+    original = pyhost.HostReader.read
+
+    def counted(self):
+        facts = original(self)
+        passes.append(self._reads)
+        return facts
+
+    monkeypatch.setattr(pyhost.HostReader, "read", counted)
+    (tmp_path / "short.py").write_text(chain(2))
+    assert list(_launch_types([tmp_path / "short.py"]).values()) == [["float32[::1]"]]
+    (tmp_path / "long.py").write_text(chain(12))
+    passes.clear()
+    assert list(_launch_types([tmp_path / "long.py"]).values()) == [[None]]
+    assert max(passes) == pyhost.MAX_READS

@@ -1257,7 +1257,8 @@ class HostReader:
         ``__init__`` (or another method) of a class whose methods launch, or it calls a
         function of this file that launches (``add_buffers`` calling ``add_buffers_gpu``)."""
         node = frame.owner_node if frame.owner is not None and frame.owner_node is not None else function
-        return self.project.memo("launches", node, lambda: _launches_within(node, self.module, MAX_VARIANT_DEPTH))
+        return self.project.memo("launches within", node,
+                                 lambda: _launches_within(node, self.module, MAX_VARIANT_DEPTH))
 
     def _incoming(self, qualname: str) -> List[Tuple[list, dict]]:
         """The argument types other files of the project pass to this file's function or class."""

@@ -158,6 +158,13 @@ def type_text(source, **names):
     ("alloc = cuda.pinned_array\nalloc(4, dtype=np.int32)", ("int32[::1]", "host")),
     ("dtype = 'float' + '32'\nnp.zeros(3, dtype=dtype)", ("float32[::1]", "host")),  # a string naming a dtype
     ("cp.argsort(cp.zeros((3, 4)))", ("int64[:, ::1]", "device")),  # indices, in the array's shape
+    ("np.nextafter(np.float32(2.0 ** 127), np.float32(np.inf))", ("float32", "")),
+    ("np.array([np.nextafter(np.float32(1.), np.float32(2.))], dtype=np.float32)", ("float32[::1]", "host")),
+    ("np.copysign(np.arange(3), 1)", ("float64[::1]", "host")),  # integers give floats
+    ("a = np.zeros(3, dtype=np.float32)\nnp.array([a, a])", ("float32[:, ::1]", "host")),  # arrays stacked
+    ("n = 3\nnp.array([n, 2.5])", ("float64[::1]", "host")),
+    ("np.array([x, 1])", (None, "host")),  # an unknown item: its rank is unknown too
+    ("np.fmod(np.arange(3), 2)", ("int64[::1]", "host")),
     ("np.argsort(np.zeros((3, 4)), axis=None)", ("int64[::1]", "host")),
 ])
 def test_host_value_types(source, expected):

@@ -722,6 +722,9 @@ class TypeReader:
             source = args[0] if args else keywords.get("object", keywords.get("a"))
             base = self.type_of(source)
             ndim, element = _literal_shape(source)
+            if not ndim and isinstance(source, (ast.List, ast.Tuple)) and source.elts and not any(
+                    isinstance(e, ast.Starred) for e in source.elts):
+                ndim, element = self._items_shape([self.type_of(e) for e in source.elts])
             if isinstance(base, ArrayType):
                 dtype = explicit if "dtype" in keywords else base.dtype
                 if function == "asfortranarray" and (base.ndim or 0) > 1:
@@ -738,6 +741,16 @@ class TypeReader:
         if module.endswith("random"):
             return self._random(function, expr, keywords, where)
         return self._elementwise(function, expr, keywords, where)
+
+    @staticmethod
+    def _items_shape(kinds: List[Type]) -> Tuple[int, Optional[str]]:
+        """(ndim, dtype) of an array made from a list of these values (``[x_over]`` of a
+        float32 number; ``[a, b]`` of arrays of one rank); (0, None) where they do not say."""
+        if all(isinstance(k, ScalarType) for k in kinds):
+            return 1, _result_type(kinds)
+        if all(isinstance(k, ArrayType) and k.ndim is not None and k.ndim == kinds[0].ndim for k in kinds):
+            return kinds[0].ndim + 1, _result_type(kinds)
+        return 0, None
 
     def _elementwise(self, function: str, expr: ast.Call, keywords, where: str) -> Type:
         """NumPy's (and CuPy's) functions that work element by element: ``np.exp(1j * kz)``,
@@ -779,8 +792,7 @@ class TypeReader:
         elif function in _BINARY and len(kinds) == 2:
             ndim = max((a.ndim for a in arrays), default=0)
             result = _result_type(kinds)
-            if result is not None and function in ("arctan2", "hypot", "true_divide", "divide") and not result.startswith(
-                    ("float", "complex")):
+            if result is not None and function in _BINARY_FLOAT and not result.startswith(("float", "complex")):
                 result = "float64"
         else:
             return None
@@ -1033,7 +1045,10 @@ _UNARY_FLOAT = frozenset({
     "conj", "conjugate", "square", "negative", "sinc"})
 _TO_REAL = frozenset({"abs", "absolute", "fabs", "real", "imag"})
 _BINARY = frozenset({"maximum", "minimum", "fmax", "fmin", "power", "arctan2", "hypot", "add", "subtract",
-                     "multiply", "divide", "true_divide", "copysign"})
+                     "multiply", "divide", "true_divide", "copysign", "nextafter", "fmod", "mod", "remainder",
+                     "floor_divide"})
+# those of them that give floats for integers
+_BINARY_FLOAT = frozenset({"arctan2", "hypot", "true_divide", "divide", "copysign", "nextafter"})
 
 
 def _result_type(kinds: Sequence[Type]) -> Optional[str]:

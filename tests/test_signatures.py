@@ -843,3 +843,26 @@ def test_a_file_is_read_again_a_bounded_number_of_times(tmp_path, monkeypatch):
     passes.clear()
     assert list(_launch_types([tmp_path / "long.py"]).values()) == [[None]]
     assert max(passes) == pyhost.MAX_READS
+
+
+def test_a_helper_defined_in_the_test_gives_what_it_returns(tmp_path):
+    """`expected = reshaped(arr, (24,))` of a helper the test defines: its return type, as a
+    module-level helper's would be; a helper reading the test's own names is a closure whose
+    values its reading would not see, and gives nothing."""
+    (tmp_path / "test_reshape.py").write_text(
+        "import numpy as np\nfrom numba import cuda\n\n\n"
+        "@cuda.jit\ndef copy(a, out):\n    out[0] = a[0]\n\n\n"
+        "def test_reshape():\n"
+        "    def reshaped(a, shape):\n        return a.reshape(shape)\n\n"
+        "    arr = np.arange(24)\n"
+        "    expected = reshaped(arr, (4, 6))\n"
+        "    got = np.zeros(expected.shape, dtype=arr.dtype)\n"
+        "    copy[1, 1](arr, got)\n\n\n"
+        "def test_closure():\n"
+        "    shape = (4, 6)\n\n"
+        "    def reshaped(a):\n        return a.reshape(shape)\n\n"
+        "    arr = np.arange(24)\n"
+        "    got = np.zeros(reshaped(arr).shape, dtype=arr.dtype)\n"
+        "    copy[1, 1](arr, got)\n")
+    assert list(_launch_types([tmp_path / "test_reshape.py"]).values()) == [
+        ["int64[::1]", "int64[:, ::1]"], ["int64[::1]", None]]

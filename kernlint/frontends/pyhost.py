@@ -617,7 +617,13 @@ class HostReader:
         if isinstance(func, ast.Name):
             binding, function = scope.lookup(func.id)
             if function is not None:
-                return None
+                # a helper defined in the function (a test's `def expected(a, shape): ...`),
+                # where it reads none of the enclosing functions' names (their values are not
+                # what its reading would see)
+                if binding is None or binding.kind != "def" or module.kernel_for(binding.node) is not None or \
+                        _reads_enclosing(module, binding.node, scope):
+                    return None
+                return module, binding.node, None
             if binding is not None and binding.kind in ("def", "class"):
                 if binding.kind == "def" and module.kernel_for(binding.node) is not None:
                     return None
@@ -1497,6 +1503,14 @@ def _launch_arg(kind, name: str, parameter: bool = False) -> Arg:
     array = isinstance(kind, ArrayType)
     return Arg(getattr(kind, "text", None) if kind is not None else None, kind.where if array else "", name, array,
                kind.library if array else "", parameter, (kind.dtype or "") if array else "")
+
+
+def _reads_enclosing(module: PyModule, function: FunctionNode, scope: Scope) -> bool:
+    """Whether a nested function reads a name its enclosing functions bind (a closure)."""
+    own = set(module.local_bindings(function))
+    enclosing = set().union(*(module.local_bindings(f) for f in scope.functions if f is not function))
+    return any(isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id not in own and n.id in enclosing
+               for n in ast.walk(function))
 
 
 def _launches_within(node: ast.AST, module: PyModule, depth: int) -> bool:

@@ -914,10 +914,9 @@ class HostReader:
         handed = _handed_call(call, self._dotted(call.func, frame))
         if handed is not None:  # `pool.map(use_foo, arrays)`: `use_foo` called with an item
             self._call(handed, frame)
-        if (isinstance(call.func, ast.Name) and call.func.id == "setattr" and len(call.args) == 3
-                and isinstance(call.args[0], ast.Name) and call.args[0].id == "self"
-                and isinstance(call.args[1], ast.Constant) and isinstance(call.args[1].value, str)):
-            target = ast.Attribute(value=call.args[0], attr=call.args[1].value, ctx=ast.Store())
+        named = _set_on(call, "self")
+        if named is not None and len(call.args) == 3:
+            target = ast.Attribute(value=call.args[0], attr=named, ctx=ast.Store())
             self._assign(ast.copy_location(target, call), call.args[2], frame)  # setattr(self, "x", v)
         if (isinstance(call.func, ast.Attribute) and call.func.attr == "append" and len(call.args) == 1
                 and not call.keywords and not self._variant):
@@ -2013,6 +2012,15 @@ def _evident_scalars(function: FunctionNode) -> Dict[str, str]:
     return found
 
 
+def _set_on(call: ast.Call, receiver: Optional[str]) -> Optional[str]:
+    """The attribute ``setattr(receiver, 'x', ...)`` sets by a literal name; None for any other call."""
+    if isinstance(call.func, ast.Name) and call.func.id == "setattr" and len(call.args) >= 2 and isinstance(
+            call.args[0], ast.Name) and call.args[0].id == receiver and isinstance(call.args[1], ast.Constant) \
+            and isinstance(call.args[1].value, str):
+        return call.args[1].value
+    return None
+
+
 def _attributes_read(function: FunctionNode) -> Dict[str, FrozenSet[str]]:
     """For each parameter, the attributes the function reads or sets on it (``species.x``,
     ``species.sort_particles(...)``), dunders aside."""
@@ -2045,11 +2053,8 @@ def _class_attributes(module: PyModule) -> Dict[str, FrozenSet[str]]:
                     if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store) and isinstance(
                             node.value, ast.Name) and node.value.id == receiver:
                         have.add(node.attr)
-                    elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr" \
-                            and len(node.args) >= 2 and isinstance(node.args[0], ast.Name) \
-                            and node.args[0].id == receiver and isinstance(node.args[1], ast.Constant) \
-                            and isinstance(node.args[1].value, str):
-                        have.add(node.args[1].value)
+                    elif isinstance(node, ast.Call) and _set_on(node, receiver) is not None:
+                        have.add(_set_on(node, receiver))
             elif isinstance(statement, (ast.Assign, ast.AnnAssign)):
                 for target in statement.targets if isinstance(statement, ast.Assign) else [statement.target]:
                     have.update(_names(target))
@@ -2157,8 +2162,9 @@ def _documented_scalar(word: str) -> Optional[str]:
 
 def _returned_type(kinds: List[object]):
     """What a function returns, from its ``return`` statements' types: one they all give (an
-    array the same but where it lives, of unknown place); a tuple's item that only some of them say takes their type, without where it lives
-    (``return n, x`` with ``x`` unknown, ``return 0, np.empty(0)`` where nothing was found)."""
+    array the same but where it lives, of unknown place); a tuple's item that only some of
+    them say takes their type, without where it lives (``return n, x`` with ``x`` unknown,
+    ``return 0, np.empty(0)`` where nothing was found)."""
     if not kinds:
         return None
     same = kinds[0]

@@ -234,6 +234,8 @@ def strings(values: Optional[FrozenSet[str]]) -> StrType:
 def either_string(one: StrType, other: StrType) -> StrType:
     """A string that is one or the other (any string where either is)."""
     return strings(one.values | other.values if one.values and other.values else None)
+
+
 # what numpy/cupy functions named as values make when called (``alloc = np.empty``)
 _MADE_BY_NAME = frozenset({"zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like", "full_like",
                            "array", "asarray", "ascontiguousarray", "asfortranarray"})

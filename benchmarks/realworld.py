@@ -70,25 +70,29 @@ def cause(message: str) -> str:
 def kernels_present(root: str) -> Tuple[Dict[str, List[Tuple[str, int]]], set]:
     """(path -> (qualname, def line) of the kernels, not device functions, that the syntax tree
     defines; the (path, def line) of those launched somewhere in the project: a ``name[...](...)``
-    call in any of its files' host code naming one of the names the kernel is bound to; one
-    inside a kernel's body is not a launch: numba.cuda launches no kernel from the GPU)."""
+    call in any of its files' host code naming one of the names the kernel is bound to, where
+    that file defines no kernel of that name itself (then the launch is of its own); one inside a
+    kernel's body is not a launch: numba.cuda launches no kernel from the GPU)."""
     project = Project()
     found: Dict[str, List[Tuple[str, int]]] = {}
-    names: Dict[str, set] = defaultdict(set)
-    launched_names: set = set()
+    names: Dict[tuple, set] = defaultdict(set)
+    launched_in: Dict[str, set] = {}
+    defined_in: Dict[str, set] = {}
     for path in discover([root], "cuda"):
         if not path.endswith(".py"):
             continue
         module = project.module(path)
         if module is None:
             continue
+        launched_in[path] = set()
         for node in _host_nodes(module):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Subscript):
                 target = node.func.value
                 if isinstance(target, ast.Name):
-                    launched_names.add(target.id)
+                    launched_in[path].add(target.id)
                 elif isinstance(target, ast.Attribute):
-                    launched_names.add(target.attr)
+                    launched_in[path].add(target.attr)
+        defined_in[path] = {name for k in module.kernels if not k.device for name in (k.names or [k.name])}
         if not worth_checking(path, project):
             continue
         kernels = [k for k in module.kernels if not k.device]
@@ -96,7 +100,13 @@ def kernels_present(root: str) -> Tuple[Dict[str, List[Tuple[str, int]]], set]:
             found[path] = [(k.qualname, k.line) for k in kernels]
             for kernel in kernels:
                 names[(path, kernel.line)].update(kernel.names or [kernel.name])
-    launched = {key for key, bound in names.items() if bound & launched_names}
+    launched = set()
+    for key, bound in names.items():
+        for path, called in launched_in.items():
+            reaching = called if path == key[0] else called - defined_in[path]
+            if bound & reaching:
+                launched.add(key)
+                break
     return found, launched
 
 

@@ -27,7 +27,8 @@ def test_static_resources_quick(tmp_path):
 
 def test_realworld_counts_a_kernel_launched_by_host_code_only(tmp_path):
     """A launch written inside a kernel's own body (an indentation slip) is no launch site:
-    numba.cuda launches no kernel from the GPU; one in host code is, in any file."""
+    numba.cuda launches no kernel from the GPU; one in host code is, in any file that does not
+    define a kernel of that name itself."""
     sys.path.insert(0, str(ROOT / "benchmarks"))
     try:
         import realworld
@@ -38,7 +39,11 @@ def test_realworld_counts_a_kernel_launched_by_host_code_only(tmp_path):
         "@cuda.jit\ndef doubled(a):\n    a[0] *= 2\n    doubled[1, 1](a)\n\n\n"
         "@cuda.jit\ndef halved(a):\n    a[0] /= 2\n")
     (tmp_path / "run.py").write_text("import numpy as np\nfrom kernels import halved\n\nhalved[1, 1](np.ones(4))\n")
+    # a script that defines and launches its own `doubled` launches that one, not the other
+    (tmp_path / "script.py").write_text(
+        "import numpy as np\nfrom numba import cuda\n\n\n"
+        "@cuda.jit\ndef doubled(a):\n    a[0] *= 2\n\n\ndoubled[1, 1](np.ones(4))\n")
     found, launched = realworld.kernels_present(str(tmp_path))
-    kernels = str(tmp_path / "kernels.py")
-    assert found == {kernels: [("doubled", 5), ("halved", 11)]}
-    assert launched == {(kernels, 11)}
+    kernels, script = str(tmp_path / "kernels.py"), str(tmp_path / "script.py")
+    assert found == {kernels: [("doubled", 5), ("halved", 11)], script: [("doubled", 6)]}
+    assert launched == {(kernels, 11), (script, 6)}

@@ -695,3 +695,20 @@ def test_configuration_names_jit_wrappers_safe_imports_and_constants(tmp_path):
         config.write('constants = { "kernels.py::STEPS" = 8 }\n')
     complete = json.loads(run_cli("check", "--no-cache", "--output-format", "json", ".", cwd=tmp_path).stdout)
     assert [(f["code"], f["kernel"]) for f in complete] == [("KL301", "convert"), ("KL101", "convert")]
+
+
+def test_a_typing_failure_says_which_signature_had_no_implementation(tmp_path):
+    """numba puts the call it could not type on the line after "found for signature:"."""
+    source = tmp_path / "kernels.py"
+    source.write_text(textwrap.dedent("""\
+        import numpy as np
+        from numba import cuda
+
+
+        @cuda.jit("void(float64[::1])")
+        def root(out):
+            out[0] = np.sqrt(out, 1, 2)
+        """))
+    report = check_paths([str(source)], Options())
+    [finding] = [f for f in report.findings if f.code == "KL902"]
+    assert "found for signature: >>> sqrt(array(float64, 1d, C), Literal[int](1), Literal[int](2))" in finding.message

@@ -151,8 +151,10 @@ def _first_line(exc: BaseException) -> str:
     text = re.sub(r"\x1b\[[0-9;]*m", "", text)
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     # numba prefixes typing errors with a banner: keep its first informative line
-    for line in lines:
+    for number, line in enumerate(lines):
         if not line.startswith(("Failed in", "During:", "File ", "^")):
+            if line.endswith(":") and number + 1 < len(lines):
+                line = f"{line} {lines[number + 1]}"  # "... found for signature:" names it on the next line
             return f"{type(exc).__name__}: {line}"[:300]
     return type(exc).__name__
 
@@ -655,7 +657,7 @@ def _compile_one(candidate: _Candidate, signature, text: str, origin: str, cc, r
                 result.diagnostics.append(finding)
             return _first_line(exc)
         reason = _first_line(exc)
-        compiled = _compiled_with_nrt(candidate, signature, cc, runnable, reason)
+        compiled = _compiled_with_nrt(candidate, signature, cc, runnable, str(exc))
         if compiled is not None:
             modules, entry, fixed = compiled
             info.options["nrt"] = True
@@ -685,19 +687,23 @@ def _compiled(result: FileResult, info: KernelInfo, modules, entry, fixed, user_
 # NumPy's allocating functions, which numba-cuda types in a kernel only with its runtime (NRT) on
 _ALLOCATING = ("empty", "zeros", "ones", "full", "empty_like", "zeros_like", "ones_like", "full_like", "array",
                "arange", "copy")
-_NEEDS_NRT = re.compile(r"NRT required|No implementation of function Function\(<(?:built-in )?function "
+# what numba-cuda says, at any depth of its error, where only its runtime would type the code
+# (NumPy's reductions allocate inside: `np.min(a)` fails with the last one, nested)
+_NEEDS_NRT = re.compile(r"NRT required|Only accept returning of array passed into the function as argument|"
+                        r"No implementation of function Function\(<(?:built-in )?function "
                         r"(?:" + "|".join(_ALLOCATING) + r")\b")
 
 
-def _compiled_with_nrt(candidate: _Candidate, signature, cc, runnable: bool, reason: str):
-    """A kernel whose body calls ``np.empty`` (or its kin) compiles only with numba-cuda's
-    NRT on, so that is how it runs wherever it runs (``CUDA_ENABLE_NRT`` set in the environment
-    or around the launch): compile it so, and KL202 reports the allocation. None where NRT is
-    already on, is not what failed, or the body allocates nothing itself (a wrong inferred
-    signature can ask for NRT too: `x[()]` on an array inferred one-dimensional)."""
+def _compiled_with_nrt(candidate: _Candidate, signature, cc, runnable: bool, error: str):
+    """A kernel whose body calls ``np.empty`` (or its kin, or a NumPy reduction that allocates
+    inside, ``np.min``) compiles only with numba-cuda's NRT on, so that is how it runs wherever
+    it runs (``CUDA_ENABLE_NRT`` set in the environment or around the launch): compile it so,
+    and KL202 reports the allocation. None where NRT is already on, is not what failed, or the
+    body calls no NumPy function itself (a wrong inferred signature can ask for NRT too: `x[()]`
+    on an array inferred one-dimensional)."""
     from numba.core import config
 
-    if _nrt_enabled() or not _NEEDS_NRT.search(reason) or not _calls_allocating(candidate.node):
+    if _nrt_enabled() or not _NEEDS_NRT.search(error) or not _calls_numpy(candidate):
         return None
     config.CUDA_ENABLE_NRT = True
     try:
@@ -708,11 +714,25 @@ def _compiled_with_nrt(candidate: _Candidate, signature, cc, runnable: bool, rea
         config.CUDA_ENABLE_NRT = False
 
 
-def _calls_allocating(node: Optional[ast.AST]) -> bool:
-    return node is not None and any(
-        isinstance(call, ast.Call) and isinstance(call.func, (ast.Attribute, ast.Name))
-        and (call.func.attr if isinstance(call.func, ast.Attribute) else call.func.id) in _ALLOCATING
-        for call in ast.walk(node))
+def _calls_numpy(candidate: _Candidate) -> bool:
+    """Whether the body calls an allocating function by its name (``empty(n)``) or any function
+    of a name its function's globals bind to NumPy (``np.min(a)``)."""
+    import numpy
+
+    node = candidate.node
+    if node is None:
+        return False
+    names = getattr(getattr(candidate.dispatcher, "py_func", None), "__globals__", {})
+    for call in ast.walk(node):
+        if not isinstance(call, ast.Call):
+            continue
+        func = call.func
+        if isinstance(func, ast.Name) and func.id in _ALLOCATING:
+            return True
+        if isinstance(func, ast.Attribute) and (func.attr in _ALLOCATING or (
+                isinstance(func.value, ast.Name) and names.get(func.value.id) is numpy)):
+            return True
+    return False
 
 
 def _nrt_enabled() -> bool:

@@ -579,6 +579,44 @@ def test_tuple_types_are_written_as_numba_parses_them(source):
     assert len(argtypes) == 1
 
 
+@pytest.mark.parametrize("source", [
+    "np.arange('2005-02', '2006-02', dtype='datetime64[D]')",
+    "a = np.arange('2005-02', '2006-02', dtype='datetime64[D]')\na + np.random.randint(0, 10, a.size)",
+    "a = np.arange('2005-02', '2006-02', dtype='datetime64[D]')\na[6] - a[5]",
+    "a = np.arange('2005-02', '2006-02', dtype='M8[D]')\na[5]",
+    "a = np.zeros(3, dtype='datetime64[s]')\nnp.zeros_like(a, dtype='timedelta64[s]')",
+    "np.zeros(9, dtype='<U12')",
+    "np.zeros((2, 3), dtype='S12')",
+    "dt = np.dtype([('x', np.int32), ('y', np.dtype('<U12'))])\nnp.zeros(2, dt)",
+    "dt = np.dtype([('x', np.float32), ('y', 'S12')])\nnp.zeros(2, dtype=dt)",
+    "dt = np.dtype([('x', np.float16), ('y', np.float16)], align=True)\nnp.zeros((1,), dtype=dt)",
+    "dt = np.dtype([('a', np.int8), ('b', np.float64), ('c', np.bool_)], align=True)\nnp.zeros(4, dt)[1]",
+])
+def test_dates_strings_and_records_are_typed_as_numba_types_them(source):
+    """Read statically, then run with NumPy here: numba's typeof of the value is the type read."""
+    from numba import typeof
+
+    from kernlint.frontends.numba_cuda import parse_signature
+
+    text, _ = type_text(source)
+    namespace = {"np": np}
+    *statements, last = textwrap.dedent(source).splitlines()
+    exec("\n".join(statements), namespace)  # noqa: S102 - the test's own literal source
+    assert parse_signature(f"void({text})")[0] == (typeof(eval(last, namespace)),)  # noqa: S307
+
+
+@pytest.mark.parametrize("source", [
+    "a = np.arange('2005-02', '2006-02', dtype='datetime64[D]')\na * 2",
+    "a = np.zeros(3, dtype='datetime64[s]')\nb = np.zeros(3, dtype='datetime64[D]')\na - b",
+    "np.sqrt(np.zeros(3, dtype='timedelta64[s]'))",
+    "np.zeros(3, dtype='<U4') + 1",
+    "dt = np.dtype([('x', np.int32), ('x', np.int32)])\nnp.zeros(2, dt)",
+    "dt = np.dtype([('x', np.int32), ('y', [('z', np.int8)])])\nnp.zeros(2, dt)",
+])
+def test_what_numpy_refuses_or_reading_does_not_follow_of_them_stays_unknown(source):
+    assert (type_text(source) or (None,))[0] is None
+
+
 def _random_states():
     from numba.cuda.random import xoroshiro128p_dtype
 

@@ -15,6 +15,8 @@ host rules use.
 from __future__ import annotations
 
 import ast
+import json
+import re
 from dataclasses import dataclass, replace
 from typing import Dict, FrozenSet, List, Optional, Sequence, Tuple, Union
 
@@ -41,6 +43,7 @@ _FLOAT_ORDER = ["float16", "float32", "float64"]
 # signatures (``numba_cuda.parse_signature`` knows it)
 XOROSHIRO = "xoroshiro128p"
 _INT_ORDER = ["int8", "int16", "int32", "int64"]
+_NUMERIC = frozenset(name for name in _DTYPE_NAMES.values() if name)
 
 
 def evaluate_type_text(text: str):
@@ -340,8 +343,73 @@ def signature(types: Sequence[Type]) -> Optional[str]:
     return f"void({', '.join(texts)})"
 
 
+# NumPy's dates, durations and fixed-size strings, spelled as numba's types are evaluated
+# (``NPDatetime('D')[::1]`` is numba's ``array(datetime64[D], 1d, C)``)
+_FLEXIBLE = re.compile(r"(?:(?P<time>datetime64|timedelta64|M8|m8)\[(?P<unit>Y|M|W|D|h|m|s|ms|us|ns|ps|fs|as)\]"
+                       r"|(?P<chars>[US])(?P<size>[1-9][0-9]*))")
+
+
 def dtype_name(text: str) -> Optional[str]:
-    return _DTYPE_NAMES.get(text.strip().lstrip("<>=|"))
+    text = text.strip().lstrip("<>=|")
+    known = _DTYPE_NAMES.get(text)
+    match = _FLEXIBLE.fullmatch(text) if known is None else None
+    if match is None:
+        return known
+    if match["time"]:
+        kind = "NPDatetime" if match["time"] in ("datetime64", "M8") else "NPTimedelta"
+        return f"{kind}('{match['unit']}')"
+    return f"{'UnicodeCharSeq' if match['chars'] == 'U' else 'CharSeq'}({match['size']})"
+
+
+def numeric(dtype: str) -> bool:
+    """A number's dtype (not a date, a duration, a string or a record)."""
+    return dtype in _NUMERIC
+
+
+def _numpy_spelling(dtype: str) -> Optional[str]:
+    """NumPy's name for a dtype kernlint spells as numba does; None for a record."""
+    if dtype in _NUMERIC:
+        return "bool" if dtype == "boolean" else dtype
+    match = re.fullmatch(r"(NPDatetime|NPTimedelta)\('(\w+)'\)|(UnicodeCharSeq|CharSeq)\((\d+)\)", dtype)
+    if match is None:
+        return None
+    if match[1]:
+        return f"{'M8' if match[1] == 'NPDatetime' else 'm8'}[{match[2]}]"
+    return f"{'U' if match[3] == 'UnicodeCharSeq' else 'S'}{match[4]}"
+
+
+def _time_kind(dtype: str) -> str:
+    """'M' a date, 'm' a duration, 'i' an integer, '' anything else (NumPy's kind letters)."""
+    if dtype.startswith("NPDatetime("):
+        return "M"
+    if dtype.startswith("NPTimedelta("):
+        return "m"
+    return "i" if dtype in _INT_ORDER or dtype.startswith("uint") else ""
+
+
+def _unit(dtype: str) -> str:
+    return dtype.partition("'")[2].partition("'")[0]
+
+
+def _time_arithmetic(op: ast.operator, left: str, right: str) -> Optional[str]:
+    """NumPy's result dtype of ``+``/``-``/``*`` where one side is a date or a duration of
+    one unit: a date and a number of its units is a date, two dates a duration; None for what
+    NumPy refuses or reading does not follow (units that differ, division)."""
+    kinds = _time_kind(left) + _time_kind(right)
+    units = {_unit(d) for d in (left, right) if _time_kind(d) in ("M", "m")}
+    if len(kinds) != 2 or len(units) != 1:
+        return None
+    (unit,) = units
+    if isinstance(op, ast.Add):
+        results = {"Mi": "M", "iM": "M", "Mm": "M", "mM": "M", "mm": "m", "mi": "m", "im": "m"}
+    elif isinstance(op, ast.Sub):
+        results = {"Mi": "M", "Mm": "M", "MM": "m", "mm": "m", "mi": "m"}
+    elif isinstance(op, ast.Mult):
+        results = {"mi": "m", "im": "m"}
+    else:
+        return None
+    kind = results.get(kinds)
+    return None if kind is None else f"{'NPDatetime' if kind == 'M' else 'NPTimedelta'}('{unit}')"
 
 
 def _promote(left: str, right: str) -> str:
@@ -385,6 +453,8 @@ class TypeReader:
             return dtype_name(expr.value)
         if isinstance(expr, ast.Call) and (self.dotted(expr.func) or "") in (
                 "numpy.dtype", "cupy.dtype", "builtins.str") and len(expr.args) == 1:
+            if isinstance(expr.args[0], ast.List):
+                return self._record(expr.args[0], expr.keywords)
             return self.dtype(expr.args[0])  # np.dtype("float32"), str(np.float32), str(numba.int16)
         name = self.dotted(expr)
         if name:
@@ -402,6 +472,34 @@ class TypeReader:
             if isinstance(held, StrType) and len(held.values) == 1:
                 return dtype_name(next(iter(held.values)))
         return None
+
+    def _record(self, fields: ast.List, keywords: List[ast.keyword]) -> Optional[str]:
+        """``np.dtype([("x", np.int32), ("y", "<U12")], align=True)``: numba's Record type of
+        that dtype, spelled as its constructor (as ``kernlint record`` writes it), the offsets
+        and size NumPy gives the fields; None where a field or option is not read."""
+        import numpy  # lays out the fields read here: runs nothing of the user's
+
+        align = False
+        for keyword in keywords:
+            if keyword.arg != "align" or not isinstance(keyword.value, ast.Constant):
+                return None
+            align = bool(keyword.value.value)
+        names, dtypes = [], []
+        for field in fields.elts:
+            if not (isinstance(field, ast.Tuple) and len(field.elts) == 2 and isinstance(field.elts[0], ast.Constant)
+                    and isinstance(field.elts[0].value, str)):
+                return None
+            dtype = self.dtype(field.elts[1])
+            if dtype is None or _numpy_spelling(dtype) is None:
+                return None
+            names.append(field.elts[0].value)
+            dtypes.append(dtype)
+        if not names or len(set(names)) != len(names):
+            return None
+        laid_out = numpy.dtype([(n, _numpy_spelling(d)) for n, d in zip(names, dtypes)], align=align)
+        spelled = ", ".join(f"({json.dumps(n)}, {{'type': {d}, 'offset': {laid_out.fields[n][1]}}})"
+                            for n, d in zip(names, dtypes))
+        return f"Record([{spelled}], {laid_out.itemsize}, {laid_out.isalignedstruct})"
 
     # -- values -------------------------------------------------------------------
 
@@ -485,6 +583,16 @@ class TypeReader:
         if isinstance(left, StrType) and isinstance(right, StrType) and isinstance(expr.op, ast.Add):
             return strings(frozenset(a + b for a in left.values for b in right.values)
                            if left.values and right.values else None)
+        if isinstance(left, (ScalarType, ArrayType)) and isinstance(right, (ScalarType, ArrayType)) and \
+                left.dtype and right.dtype and not (numeric(left.dtype) and numeric(right.dtype)):
+            dtype = _time_arithmetic(expr.op, left.dtype, right.dtype)
+            arrays = [k for k in (left, right) if isinstance(k, ArrayType)]
+            if dtype is None or not arrays:
+                return ScalarType(dtype) if dtype else None
+            if any(a.library == "numba" for a in arrays):
+                return None
+            ndim = None if any(a.ndim is None for a in arrays) else max(a.ndim for a in arrays)
+            return ArrayType(dtype, ndim, "C", arrays[0].where, arrays[0].library)
         if isinstance(left, ScalarType) and isinstance(right, ScalarType):
             if isinstance(expr.op, ast.Div):
                 dtype = _promote(left.dtype, right.dtype)
@@ -786,6 +894,8 @@ class TypeReader:
             (kind,) = kinds
             ndim = kind.ndim if isinstance(kind, ArrayType) else 0
             dtype = kind.dtype
+            if not numeric(dtype):
+                return None
             if dtype.startswith(("int", "uint")) or dtype == "boolean":
                 dtype = "float64"
             if function in _TO_REAL and dtype.startswith("complex"):
@@ -1060,6 +1170,10 @@ def _result_type(kinds: Sequence[Type]) -> Optional[str]:
     scalars = [k for k in kinds if isinstance(k, ScalarType)]
     if len(arrays) + len(scalars) != len(kinds):
         return None
+    if any(k.dtype is None for k in kinds):
+        return None
+    if not all(numeric(k.dtype) for k in kinds):  # dates, strings, records: of one dtype only
+        return kinds[0].dtype if len({k.dtype for k in kinds}) == 1 else None
     strong = [k.dtype for k in arrays] + [k.dtype for k in scalars if not k.weak]
     weak = [k for k in scalars if k.weak]
     if not strong:  # Python numbers alone
@@ -1077,9 +1191,11 @@ def _array_arithmetic(op: ast.operator, left: Type, right: Type) -> Type:
     NumPy 2's rules (a Python number takes the array's type where it is of the same kind);
     None where an operand is unknown, or is a numba device array (which has no arithmetic)."""
     arrays = [t for t in (left, right) if isinstance(t, ArrayType)]
-    if any(a.library == "numba" or a.dtype is None for a in arrays):
+    if any(a.library == "numba" or a.dtype is None or not numeric(a.dtype) for a in arrays):
         return None
     other = right if left is arrays[0] else left
+    if isinstance(other, (ArrayType, ScalarType)) and other.dtype and not numeric(other.dtype):
+        return None
     dtype = arrays[0].dtype
     # a rank not known stays unknown (its elements are still known)
     ndim = None if any(a.ndim is None for a in arrays) else max(a.ndim for a in arrays)

@@ -28,6 +28,7 @@ def type_text(source, **names):
     tree = ast.parse(textwrap.dedent(source))
     env = {}
     imports = {"np": "numpy", "numpy": "numpy", "cp": "cupy", "cuda": "numba.cuda", "numba": "numba",
+               "special": "scipy.special",
                "create_xoroshiro128p_states": "numba.cuda.random.create_xoroshiro128p_states"}
 
     def dotted(expr):
@@ -579,6 +580,31 @@ def test_tuple_types_are_written_as_numba_parses_them(source):
     assert len(argtypes) == 1
 
 
+# expected: what SciPy 1.16 / NumPy 2.4 give (measured); their ufunc loops decide the dtype
+@pytest.mark.parametrize("source, expected", [
+    ("special.j1(np.zeros((2, 3), np.float32))", "float32[:, ::1]"),
+    ("special.j1(np.arange(4))", "float64[::1]"),
+    ("special.jv(1.5, np.zeros(3))", "float64[::1]"),
+    ("special.jn(0, np.zeros(3, np.float32))", "float32[::1]"),
+    ("special.jn(np.int64(0), np.zeros(3, np.float32))", "float64[::1]"),
+    ("special.yn(1, np.zeros(3, np.float32))", "float64[::1]"),
+    ("special.yn(1.0, np.zeros(3, np.float32))", "float32[::1]"),
+    ("special.erf(np.zeros(2, np.complex64))", "complex64[::1]"),
+    ("special.jv(0, np.zeros(3, np.complex64))", "complex64[::1]"),
+    ("special.gamma(3)", "float64"),
+    ("special.jn_zeros(0, 5)", "float64[::1]"),
+    ("a = special.jn_zeros(1, 8)\na * special.j1(a)", "float64[::1]"),
+    ("special.j1(np.zeros(2, np.complex128))", None),  # no complex loop: SciPy raises
+    ("special.yn(1, np.zeros(2, np.complex128))", None),
+    ("np.linalg.inv(np.eye(3, dtype=np.float32))", "float32[:, ::1]"),
+    ("np.linalg.pinv(np.ones((2, 3), dtype=np.int32))", "float64[:, ::1]"),
+    ("np.linalg.inv(np.ones((4, 3, 3)))", "float64[:, :, ::1]"),
+    ("np.linalg.inv(np.ones(3))", None),
+])
+def test_scipy_special_and_inverses_follow_their_loops(source, expected):
+    assert (type_text(source) or (None,))[0] == expected
+
+
 @pytest.mark.parametrize("source", [
     "np.arange('2005-02', '2006-02', dtype='datetime64[D]')",
     "a = np.arange('2005-02', '2006-02', dtype='datetime64[D]')\na + np.random.randint(0, 10, a.size)",
@@ -591,6 +617,10 @@ def test_tuple_types_are_written_as_numba_parses_them(source):
     "dt = np.dtype([('x', np.float32), ('y', 'S12')])\nnp.zeros(2, dtype=dt)",
     "dt = np.dtype([('x', np.float16), ('y', np.float16)], align=True)\nnp.zeros((1,), dtype=dt)",
     "dt = np.dtype([('a', np.int8), ('b', np.float64), ('c', np.bool_)], align=True)\nnp.zeros(4, dt)[1]",
+    "dt = np.dtype([('a', np.int8), ('b', np.float64)])\nnp.zeros(4, dt)",
+    "dt = np.dtype([('i', np.int32), ('j', np.float32, (3, 2))])\nnp.recarray(2, dtype=dt)",
+    "dt = np.dtype([('user', np.float64), ('array', np.int16, (3,))], align=True)\nnp.zeros(2, dtype=dt)[0]",
+    "dt = np.dtype([('user', np.float64), ('array', np.int16, 3)])\nnp.zeros(2, dt)",
 ])
 def test_dates_strings_and_records_are_typed_as_numba_types_them(source):
     """Read statically, then run with NumPy here: numba's typeof of the value is the type read."""

@@ -339,6 +339,20 @@ class Project:
             return self.definition(binding.imported, module, depth + 1) or (module, binding)
         return (module, binding) if binding is not None else None
 
+    def numba_cuda_class(self, qualified: str):
+        """(module, binding) of a class of numba-cuda's own Python source (``numba.cuda.testing.
+        ForeignArray``), read as syntax where numba-cuda is installed (kernlint compiles with it);
+        None for any other name."""
+        source = _numba_cuda_source()
+        module_part, _, name = qualified.rpartition(".")
+        if source is None or not module_part.startswith("numba.cuda"):
+            return None
+        path = os.path.join(source, *module_part.split("."))
+        path = path + ".py" if os.path.isfile(path + ".py") else os.path.join(path, "__init__.py")
+        module = self.module(path) if os.path.isfile(path) else None
+        binding = module.bindings.get(name) if module is not None else None
+        return (module, binding) if binding is not None and binding.kind == "class" else None
+
     def wrapper(self, qualified: str, importer: PyModule) -> Optional[Wrapper]:
         """A user function ``pkg.mod.name`` that wraps numba.cuda.jit, or None."""
         if qualified not in self._wrappers:
@@ -347,6 +361,23 @@ class Project:
             if found is not None and found[1].kind in ("def", "class"):
                 self._wrappers[qualified] = find_wrapper(found[0], found[1].name)
         return self._wrappers[qualified]
+
+
+@functools.lru_cache(maxsize=1)
+def _numba_cuda_source() -> Optional[str]:
+    """The directory holding numba-cuda's ``numba/cuda`` (its import redirector maps
+    ``numba.cuda`` there); found without importing it. None where it is not installed."""
+    import importlib.util
+
+    try:
+        spec = importlib.util.find_spec("numba_cuda")
+    except (ImportError, ValueError):
+        return None
+    locations = list(spec.submodule_search_locations or []) if spec is not None else []
+    for location in locations:
+        if os.path.isdir(os.path.join(location, "numba", "cuda")):
+            return location
+    return None
 
 
 def _statements(body) -> Iterator[ast.stmt]:

@@ -366,6 +366,14 @@ def numeric(dtype: str) -> bool:
     return dtype in _NUMERIC
 
 
+def _literal_ints(expr: ast.expr) -> Optional[Tuple[int, ...]]:
+    """``3`` or ``(3, 2)`` written out: that shape; None otherwise."""
+    items = expr.elts if isinstance(expr, ast.Tuple) else [expr]
+    if items and all(isinstance(i, ast.Constant) and type(i.value) is int and i.value > 0 for i in items):
+        return tuple(i.value for i in items)
+    return None
+
+
 def _numpy_spelling(dtype: str) -> Optional[str]:
     """NumPy's name for a dtype kernlint spells as numba does; None for a record."""
     if dtype in _NUMERIC:
@@ -484,21 +492,29 @@ class TypeReader:
             if keyword.arg != "align" or not isinstance(keyword.value, ast.Constant):
                 return None
             align = bool(keyword.value.value)
-        names, dtypes = [], []
+        names, specs, types = [], [], []
         for field in fields.elts:
-            if not (isinstance(field, ast.Tuple) and len(field.elts) == 2 and isinstance(field.elts[0], ast.Constant)
-                    and isinstance(field.elts[0].value, str)):
+            if not (isinstance(field, ast.Tuple) and len(field.elts) in (2, 3) and isinstance(
+                    field.elts[0], ast.Constant) and isinstance(field.elts[0].value, str)):
                 return None
             dtype = self.dtype(field.elts[1])
             if dtype is None or _numpy_spelling(dtype) is None:
                 return None
             names.append(field.elts[0].value)
-            dtypes.append(dtype)
+            if len(field.elts) == 3:  # ("array", np.int16, (3,)): a nested array of that shape
+                shape = _literal_ints(field.elts[2])
+                if not shape:
+                    return None
+                specs.append((field.elts[0].value, _numpy_spelling(dtype), shape))
+                types.append(f"NestedArray({dtype}, {shape})")
+            else:
+                specs.append((field.elts[0].value, _numpy_spelling(dtype)))
+                types.append(dtype)
         if not names or len(set(names)) != len(names):
             return None
-        laid_out = numpy.dtype([(n, _numpy_spelling(d)) for n, d in zip(names, dtypes)], align=align)
-        spelled = ", ".join(f"({json.dumps(n)}, {{'type': {d}, 'offset': {laid_out.fields[n][1]}}})"
-                            for n, d in zip(names, dtypes))
+        laid_out = numpy.dtype(specs, align=align)
+        spelled = ", ".join(f"({json.dumps(n)}, {{'type': {t}, 'offset': {laid_out.fields[n][1]}}})"
+                            for n, t in zip(names, types))
         return f"Record([{spelled}], {laid_out.itemsize}, {laid_out.isalignedstruct})"
 
     # -- values -------------------------------------------------------------------
@@ -727,10 +743,16 @@ class TypeReader:
             made = self._array_constructor(module, function, expr, keywords, where)
             return replace(made, library="cupy" if where == "device" else "numpy") if isinstance(
                 made, ArrayType) and made.where == where else made
+        if module in ("numpy.linalg", "cupy.linalg") and function in ("inv", "pinv") and len(expr.args) == 1:
+            return self._inverse(expr.args[0], "device" if module.startswith("cupy") else "host")
+        if module == "scipy.special" and not expr.keywords:
+            return self._special(function, expr)
         if module == "torch" and function in _TORCH_FACTORIES:
             return self._torch_factory(function, expr, keywords)
         if name.startswith("numba.cuda."):
             made = self._cuda_call(function, expr, keywords)
+            if made is None:
+                return self.construct(expr)  # numba-cuda's own classes, read (an array wrapper)
             return replace(made, library="numba" if made.where != "host" else "numpy") if isinstance(
                 made, ArrayType) else made
         if module == "builtins":
@@ -786,7 +808,7 @@ class TypeReader:
         explicit = self.dtype(keywords.get("dtype"))
         order = keywords.get("order")
         layout = "F" if isinstance(order, ast.Constant) and order.value == "F" else "C"
-        if function in ("zeros", "ones", "empty"):
+        if function in ("zeros", "ones", "empty", "recarray"):  # a recarray is a record array to numba
             dtype = explicit or (self.dtype(args[1]) if len(args) > 1 else None) or (
                 None if "dtype" in keywords or len(args) > 1 else "float64")
             ndim = self._ndim_of_shape(args[0] if args else keywords.get("shape"))
@@ -913,6 +935,52 @@ class TypeReader:
         if not arrays:
             return ScalarType(result)
         return ArrayType(result, ndim, "C", where) if ndim else ScalarType(result)
+
+    def _inverse(self, matrix: ast.expr, where: str) -> Type:
+        """``np.linalg.inv(a)`` / ``pinv(a)``: a matrix (stack) of the rank of ``a``, of its
+        floating type (integers give float64; NumPy's linalg has no float16)."""
+        base = self.type_of(matrix)
+        if not isinstance(base, ArrayType) or base.dtype is None or base.ndim is None or base.ndim < 2 or \
+                base.where != where:
+            return None
+        if base.dtype in ("float32", "float64", "complex64", "complex128"):
+            dtype = base.dtype
+        elif base.dtype in _INT_ORDER or base.dtype.startswith("uint") or base.dtype == "boolean":
+            dtype = "float64"
+        else:
+            return None
+        return ArrayType(dtype, base.ndim, "C", where, base.library)
+
+    def _special(self, function: str, expr: ast.Call) -> Type:
+        """SciPy's special functions of NumPy arrays and numbers, by their ufunc loops: a float32
+        argument keeps float32 (``j1`` has ``f->f``), integers give float64, complex values are
+        accepted only where a complex loop exists; the zeros of Bessel functions are a float64
+        vector. None for the rest."""
+        if function in _SPECIAL_ZEROS:
+            return ArrayType("float64", 1, "C", "host", "numpy")
+        kinds = [self.type_of(a) for a in expr.args]
+        if any(not isinstance(k, (ArrayType, ScalarType)) or k.dtype is None or not numeric(k.dtype) for k in kinds):
+            return None
+        arrays = [k for k in kinds if isinstance(k, ArrayType)]
+        if any(a.ndim is None or a.where != "host" for a in arrays):
+            return None
+        if function in _SPECIAL_REAL | _SPECIAL_COMPLEX and len(kinds) == 1:
+            dtype = kinds[0].dtype
+        elif function in _SPECIAL_ORDER and len(kinds) == 2:
+            order = kinds[0]
+            integer_order = order.dtype in _INT_ORDER or order.dtype.startswith("uint")
+            if function in ("yn", "kn") and any(k.dtype.startswith("complex") for k in kinds):
+                return None  # no complex loop
+            if function in ("yn", "kn") and integer_order:  # their first loop takes an integer order
+                return _shaped("float64", arrays)
+            dtype = _result_type(kinds)
+        else:
+            return None
+        if dtype is None or dtype.startswith("complex") and function not in _SPECIAL_COMPLEX | _SPECIAL_ORDER:
+            return None
+        if dtype not in ("float32", "float64") and not dtype.startswith("complex"):
+            dtype = "float64"  # integers, booleans, float16: the double loop
+        return _shaped(dtype, arrays)
 
     def _torch_factory(self, function: str, expr: ast.Call, keywords) -> Type:
         """A PyTorch tensor: an array numba sees through ``__cuda_array_interface__`` when it
@@ -1161,6 +1229,23 @@ _BINARY = frozenset({"maximum", "minimum", "fmax", "fmin", "power", "arctan2", "
                      "floor_divide"})
 # those of them that give floats for integers
 _BINARY_FLOAT = frozenset({"arctan2", "hypot", "true_divide", "divide", "copysign", "nextafter"})
+
+
+# scipy.special's ufuncs by their loops: real ones (f->f, d->d), those with complex loops too,
+# those of an order and an argument (ff->f, dd->d, and complex arguments but yn/kn), and the
+# functions giving the zeros of Bessel functions
+_SPECIAL_REAL = frozenset({"j0", "j1", "y0", "y1", "i0", "i1", "i0e", "i1e", "k0", "k1", "k0e", "k1e", "erfinv",
+                           "gammaln", "ndtri", "expit", "logit"})
+_SPECIAL_COMPLEX = frozenset({"erf", "erfc", "erfcx", "gamma", "digamma", "psi", "ndtr"})
+_SPECIAL_ORDER = frozenset({"jv", "yv", "iv", "kv", "jn", "jve", "yve", "ive", "kve", "yn", "kn"})
+_SPECIAL_ZEROS = frozenset({"jn_zeros", "jnp_zeros", "yn_zeros", "ynp_zeros"})
+
+
+def _shaped(dtype: str, arrays: List["ArrayType"]) -> Type:
+    """A result of ``dtype`` in the broadcast rank of ``arrays`` (a number where there is none)."""
+    if not arrays:
+        return ScalarType(dtype)
+    return ArrayType(dtype, max(a.ndim for a in arrays), "C", "host", "numpy")
 
 
 def _result_type(kinds: Sequence[Type]) -> Optional[str]:

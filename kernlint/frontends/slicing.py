@@ -1453,8 +1453,8 @@ class Slicer:
                 env[argument.arg] = _Unread(Unresolved(
                     argument.arg, module.path, line,
                     f"is a parameter of `{owner.name}.{method.name}`, given where the object is made",
-                    f"pass the value to the kernel as an argument, or record a run that makes the kernel "
-                    f"(`kernlint record -- python -m pytest`)"), f"{owner.name}.{method.name}")
+                    "pass the value to the kernel as an argument, or record a run that makes the kernel "
+                    "(`kernlint record -- python -m pytest`)"), f"{owner.name}.{method.name}")
         return self.evaluate(assigned_value, inner, env)
 
     def _helper_result(self, function: Any, expr: ast.Call, scope: Scope, env: Dict[str, Any]) -> Any:

@@ -600,6 +600,8 @@ def test_tuple_types_are_written_as_numba_parses_them(source):
     ("np.linalg.pinv(np.ones((2, 3), dtype=np.int32))", "float64[:, ::1]"),
     ("np.linalg.inv(np.ones((4, 3, 3)))", "float64[:, :, ::1]"),
     ("np.linalg.inv(np.ones(3))", None),
+    ("np.outer(np.arange(3), np.ones((2, 2), np.float32))", "float64[:, ::1]"),
+    ("np.cos(np.outer(np.ones(3, np.float32), np.ones(4, np.float32)))", "float32[:, ::1]"),
 ])
 def test_scipy_special_and_inverses_follow_their_loops(source, expected):
     assert (type_text(source) or (None,))[0] == expected

@@ -314,6 +314,10 @@ def loop_bindings(target: ast.expr, iterable: ast.expr, reader: "TypeReader") ->
         return list(unpacked(target, value if call.func.attr == "values" else None))
     kind = reader.type_of(iterable)
     item = kind.item if isinstance(kind, ListType) and kind.item is not MIXED else None
+    if isinstance(kind, ArrayType) and kind.dtype and kind.ndim and kind.where == "host":
+        # a NumPy array gives its rows (a 1-D one its elements, NumPy scalars)
+        item = ScalarType(kind.dtype) if kind.ndim == 1 else replace(kind, ndim=kind.ndim - 1, layout=(
+            "C" if kind.layout == "C" else "A"))
     return list(unpacked(target, item))
 
 
@@ -843,6 +847,12 @@ class TypeReader:
                 return None
             flat = isinstance(axis, ast.Constant) and axis.value is None
             return ArrayType("int64", 1 if flat else base.ndim, "C", where)
+        if function == "outer" and len(args) == 2 and not keywords:  # both flattened: a matrix
+            kinds = [self.type_of(a) for a in args]
+            if any(not isinstance(k, ArrayType) or k.where != where for k in kinds):
+                return None
+            dtype = _result_type(kinds)
+            return ArrayType(dtype, 2, "C", where) if dtype else None
         if function in ("linspace", "logspace", "geomspace"):
             if "dtype" in keywords:
                 return ArrayType(explicit, 1, "C", where) if explicit else None
@@ -866,6 +876,8 @@ class TypeReader:
                 else:
                     layout = "C" if base.layout == "A" or function != "asarray" else base.layout
                 return ArrayType(dtype, base.ndim, layout, where)
+            if not ndim and isinstance(base, ListType) and isinstance(source, ast.ListComp):
+                ndim, element = self._items_shape([base.item])  # `[row.sum() for row in rows]`
             if ndim:
                 dtype = explicit if "dtype" in keywords else element
                 return ArrayType(dtype, ndim, layout, where)

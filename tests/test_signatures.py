@@ -333,6 +333,12 @@ def test_a_parameter_takes_the_type_its_callers_agree_on(seen, expected):
 PLASMA = FIXTURES / "shapes" / "plasma"
 
 
+def _gather_line() -> int:
+    """Where species.py launches gather_field (the fixture grows)."""
+    lines = (PLASMA / "particles" / "species.py").read_text().splitlines()
+    return next(number for number, line in enumerate(lines, 1) if "gather_field[" in line)
+
+
 def _launch_types(paths):
     project = Project()
     found = {}
@@ -348,7 +354,7 @@ def test_types_across_files_do_not_depend_on_what_was_read_first():
     paths = sorted(PLASMA.rglob("*.py"))
     forward = _launch_types(paths)
     assert forward == _launch_types(list(reversed(paths)))
-    assert forward[(str(PLASMA / "particles" / "species.py"), 46)] == [
+    assert forward[(str(PLASMA / "particles" / "species.py"), _gather_line())] == [
         "float64[::1]", "complex128[:, ::1]", "complex128[:, ::1]", "float64", "float64", "int64",
         "complex128[::1]"]
 
@@ -390,12 +396,14 @@ def test_an_edit_two_files_away_changes_the_launch_signature_of_a_cached_run(tmp
                 if "::gather_field " in line]
 
     assert gather_signatures() == [["void(float64[::1], complex128[:, ::1], complex128[:, ::1], float64, "
-                                    "float64, int64, complex128[::1])", "launch-site (plasma/particles/species.py:46)"]]
+                                    "float64, int64, complex128[::1])",
+                                    f"launch-site (plasma/particles/species.py:{_gather_line()})"]]
     assert (tmp_path / ".kernlint_cache").is_dir()  # the second run is a cached one
     grids = tmp_path / "plasma" / "fields" / "interpolation.py"
     grids.write_text(grids.read_text().replace("dtype='complex')", "dtype=np.complex64)"))
     assert gather_signatures() == [["void(float64[::1], complex64[:, ::1], complex64[:, ::1], float64, "
-                                    "float64, int64, complex128[::1])", "launch-site (plasma/particles/species.py:46)"]]
+                                    "float64, int64, complex128[::1])",
+                                    f"launch-site (plasma/particles/species.py:{_gather_line()})"]]
 
 
 def test_a_loop_over_values_launches_once_per_value_and_records_its_events_once(tmp_path):
@@ -936,3 +944,51 @@ def test_a_helper_defined_in_the_test_gives_what_it_returns(tmp_path):
         "    copy[1, 1](arr, got)\n")
     assert list(_launch_types([tmp_path / "test_reshape.py"]).values()) == [
         ["int64[::1]", "int64[:, ::1]"], ["int64[::1]", None]]
+
+
+@pytest.mark.parametrize("flag_test, launch_test, rebinds, expected", [
+    ("self.use_cuda", "use_cuda", "", "float32[::1]"),  # a local name assigned from the flag
+    ("use_cuda", "use_cuda", "", "float32[::1]"),
+    ("not self.use_cuda", "use_cuda", "", "float32[::1]"),  # the sides swapped
+    ("self.use_cuda", "not use_cuda", "", "float64[::1]"),  # launched where NumPy drew them
+    ("self.use_cuda", "use_cuda", "use_cuda = self.other", None),  # the name now stands for another flag
+    ("self.use_cuda", "use_cuda", "rand = make(n)", "float64[::1]"),  # rebound after the `if`: that
+    ("self.use_cuda", "self.other", "", None),  # another flag: either side's draw
+])
+def test_an_if_on_the_flag_an_earlier_if_tested_takes_that_sides_values(tmp_path, flag_test, launch_test,
+                                                                       rebinds, expected):
+    """`if self.use_cuda: rand = cupy...` / `else: rand = np...`, then `if use_cuda: launch`:
+    the launch sees the CuPy array; where anything says otherwise, the merge (unknown)."""
+    cupy_first = not flag_test.startswith("not ")
+    draws = ["rand = cupy.random.rand(n, dtype=cupy.float32)", "rand = np.random.rand(n)"]
+    first, second = draws if cupy_first else draws[::-1]
+    (tmp_path / "ionize.py").write_text(textwrap.dedent(f'''
+        import cupy
+        import numpy as np
+        from numba import cuda
+
+        @cuda.jit
+        def draw(out, rand):
+            out[0] = rand[0]
+
+        def make(n):
+            return np.ones(n)
+
+        class Ionizer:
+            def __init__(self, use_cuda, other):
+                self.use_cuda = use_cuda
+                self.other = other
+
+            def ionize(self, n: int):
+                use_cuda = self.use_cuda
+                out = cupy.zeros(8, dtype=cupy.float32)
+                if {flag_test}:
+                    {first}
+                else:
+                    {second}
+                {rebinds}
+                if {launch_test}:
+                    draw[1, 32](out, rand)
+    '''))
+    [types] = _launch_types([tmp_path / "ionize.py"]).values()
+    assert types[1] == expected

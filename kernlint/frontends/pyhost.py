@@ -117,6 +117,11 @@ class HostReader:
         self._passed_exprs: Dict[str, List[Tuple[List[ast.expr], Dict[str, ast.expr], "_Frame"]]] = {}
         self._calls_read: tuple = ({}, {}, {})  # the same three, as the pass being read finds them
         self._reads = 0  # the passes over the file so far
+        # per names (a frame's env, by id, kept with it): a flag's name -> what it was assigned
+        # from (`use_cuda = self.use_cuda`), and a name an `if` on a flag bound differently on its
+        # two sides -> (the flag, its value when the flag holds, when not, the merge after)
+        self._aliases: Dict[int, Tuple[dict, Dict[str, str]]] = {}
+        self._splits: Dict[int, Tuple[dict, Dict[str, tuple]]] = {}
 
     def _may_launch_kernels(self) -> bool:
         """Whether what looks like a launch (``k[a, b](...)``) can start a kernel: the file names
@@ -282,6 +287,13 @@ class HostReader:
             attributes = {name for name in set(when_true) | set(when_false) if "." in name and name not in frame.env}
             for name in set(when_true) | set(when_false):
                 frame.env.setdefault(name, reader.type_of(ast.parse(name, mode="eval").body))
+            flag = self._flag_tested(statement.test, frame)
+            splits = self._per_names(self._splits, frame.env)
+            if flag is not None:  # names an earlier `if` on the same flag bound: its side's value
+                for name, (tested, if_set, if_not, merged) in list(splits.items()):
+                    if tested == flag[0] and _same(frame.env.get(name), merged) is not None:
+                        when_true.setdefault(name, if_not if flag[1] else if_set)
+                        when_false.setdefault(name, if_set if flag[1] else if_not)
             before = dict(frame.env)
             frame.env.update(when_true)
             self._body(statement.body, frame)
@@ -297,9 +309,12 @@ class HostReader:
                 frame.env.update(taken)
             else:
                 for name in set(taken) | set(frame.env):
-                    frame.env[name] = _either(taken.get(name, before.get(name)),
-                                              frame.env.get(name, before.get(name)),
-                                              name in before or (name in taken and name in frame.env))
+                    one, other = taken.get(name, before.get(name)), frame.env.get(name, before.get(name))
+                    frame.env[name] = _either(one, other, name in before or (name in taken and name in frame.env))
+                    if flag is not None and one is not None and other is not None and _same(one, other) is None \
+                            and "." not in name:
+                        if_set, if_not = (other, one) if flag[1] else (one, other)
+                        splits[name] = (flag[0], if_set, if_not, frame.env[name])
             for name in attributes:
                 frame.env.pop(name, None)
             return
@@ -321,6 +336,25 @@ class HostReader:
         for child in ast.iter_child_nodes(statement):
             if isinstance(child, ast.expr):
                 self._expr(child, frame)
+
+    @staticmethod
+    def _per_names(table: Dict[int, tuple], env: dict) -> dict:
+        """``table``'s entry for these names (a dict that outlives the frame may share its id)."""
+        held = table.get(id(env))
+        if held is None or held[0] is not env:
+            held = table[id(env)] = (env, {})
+        return held[1]
+
+    def _flag_tested(self, test: ast.expr, frame: _Frame) -> Optional[Tuple[str, bool]]:
+        """(the flag, whether negated) an ``if`` tests: ``use_cuda``, ``not self.use_cuda``, a
+        name assigned from a flag standing for it; None for any other test."""
+        negated = False
+        while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            test, negated = test.operand, not negated
+        text = _flag_text(test)
+        if text is None:
+            return None
+        return self._per_names(self._aliases, frame.env).get(text, text), negated
 
     def _loop_values(self, statement: ast.For, frame: _Frame) -> Optional[List[object]]:
         """The types (or dtypes) of the values a loop over a literal tuple or list of them gives
@@ -546,6 +580,10 @@ class HostReader:
             self.facts.pools.add("numba")
         if isinstance(target, ast.Name):
             frame.env[target.id] = self._value_type(value, frame)
+            aliases = self._per_names(self._aliases, frame.env)
+            aliases.pop(target.id, None)
+            if isinstance(value, (ast.Name, ast.Attribute)) and _flag_text(value) is not None:
+                aliases[target.id] = aliases.get(_flag_text(value), _flag_text(value))
         elif isinstance(target, (ast.Tuple, ast.List)):
             if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(target.elts):
                 for element, item in zip(target.elts, value.elts):
@@ -1503,6 +1541,17 @@ def _handed_call(call: ast.Call, called: Optional[str]) -> Optional[ast.Call]:
     else:
         return None
     return ast.copy_location(ast.Call(func=call.args[0], args=items, keywords=[]), call)
+
+
+def _flag_text(expr: ast.expr) -> Optional[str]:
+    """``use_cuda`` or ``self.params.use_cuda`` as written: a flag an ``if`` may test."""
+    parts = []
+    while isinstance(expr, ast.Attribute):
+        parts.append(expr.attr)
+        expr = expr.value
+    if not isinstance(expr, ast.Name):
+        return None
+    return ".".join([expr.id] + parts[::-1])
 
 
 def _wrapped_interface(klass: ast.ClassDef) -> Optional[Tuple[int, str]]:

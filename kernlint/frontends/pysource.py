@@ -178,6 +178,34 @@ class PyModule:
         self._local_history: Dict[int, Dict[str, List[Binding]]] = {}
         self._order = 0
         self._collect(self.tree.body, self.bindings, self.history, ())
+        self._collect_declared_global()
+
+    def _collect_declared_global(self) -> None:
+        """A name no module-level statement binds, that one function declares ``global`` and
+        assigns once (``global cufoo; cufoo = cuda.jit(sig, device=True)(foo)``): bound to that
+        assignment, as if it ran (a kernel reading it runs after it)."""
+        assigned: Dict[str, List[ast.stmt]] = {}
+        for function in ast.walk(self.tree):
+            if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            declared = {name for statement in ast.walk(function) if isinstance(statement, ast.Global)
+                        for name in statement.names}
+            for statement in ast.walk(function):
+                if isinstance(statement, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+                    targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+                    for target in targets:
+                        for name, _ in _target_names(target):
+                            if name in declared:
+                                assigned.setdefault(name, []).append(statement)
+        for name, statements in assigned.items():
+            if name in self.bindings or len(statements) != 1 or not isinstance(statements[0], ast.Assign):
+                continue
+            for binding in self._bindings_of(statements[0], ((None, True),)):
+                if binding.name == name:
+                    self._order += 1
+                    binding.order = self._order
+                    self.history.setdefault(name, []).append(binding)
+                    self.bindings[name] = binding
 
     # -- bindings ---------------------------------------------------------
 

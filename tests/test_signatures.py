@@ -28,7 +28,7 @@ def type_text(source, **names):
     tree = ast.parse(textwrap.dedent(source))
     env = {}
     imports = {"np": "numpy", "numpy": "numpy", "cp": "cupy", "cuda": "numba.cuda", "numba": "numba",
-               "special": "scipy.special",
+               "special": "scipy.special", "constants": "scipy.constants",
                "create_xoroshiro128p_states": "numba.cuda.random.create_xoroshiro128p_states"}
 
     def dotted(expr):
@@ -142,7 +142,8 @@ def type_text(source, **names):
     ("cells = np.arange(8)\ncells < 2", ("boolean[::1]", "host")),
     ("cells = np.arange(8)\nnp.where(cells < 2, 0., np.sin(cells) ** 2)", ("float64[::1]", "host")),
     ("np.where(np.zeros(3, dtype=np.float32) > 0, np.zeros(3, dtype=np.float32), 1.)", ("float32[::1]", "host")),
-    ("kz, kr = np.meshgrid(np.linspace(0, 1, 4), np.arange(3), indexing='ij')\nkr", ("float64[:, ::1]", "host")),
+    ("kz, kr = np.meshgrid(np.linspace(0, 1, 4), np.arange(3), indexing='ij')\nkr", ("int64[:, ::1]", "host")),
+    ("kz, kr = np.meshgrid(np.linspace(0, 1, 4), np.arange(3), indexing='ij')\nkz", ("float64[:, ::1]", "host")),
     ("cp.exp(cp.zeros(4))", ("float64[::1]", "device")),
     ("np.exp(cp.zeros(4))", None),  # NumPy's function on a CuPy array: where it lives is CuPy's to say
     ("np.exp(x)", None),
@@ -239,10 +240,11 @@ def test_docstring_styles_are_read_alike(docstring):
 
 
 @pytest.mark.parametrize("source, expected", [
-    ("-e", ScalarType("float64")),  # `from scipy.constants import e`: a Python float
-    ("c ** 2", ScalarType("float64")),
-    ("constants.m_e", ScalarType("float64")),
-    ("constants.physical_constants", None),  # a table, not a number
+    ("-e", ScalarType("float64", weak=True)),  # `from scipy.constants import e`: a Python float
+    ("c ** 2", ScalarType("float64", weak=True)),
+    ("constants.m_e", ScalarType("float64", weak=True)),
+    ("constants.physical_constants['classical electron radius'][0]", ScalarType("float64", weak=True)),
+    ("constants.physical_constants['classical electron radius'][1]", StrType()),
     ("constants.value", None),
 ])
 def test_physical_constants_are_floats(source, expected):
@@ -609,6 +611,11 @@ def test_tuple_types_are_written_as_numba_parses_them(source):
     ("np.linalg.inv(np.ones((4, 3, 3)))", "float64[:, :, ::1]"),
     ("np.linalg.inv(np.ones(3))", None),
     ("np.outer(np.arange(3), np.ones((2, 2), np.float32))", "float64[:, ::1]"),
+    ("constants.physical_constants['classical electron radius'][0] * np.ones(3, np.float32)", "float32[::1]"),
+    ("x, y = np.meshgrid(np.arange(3.0), np.arange(2), copy=True)\ny.flatten()", "int64[::1]"),
+    ("np.meshgrid(np.arange(3.0), np.arange(2), copy=False)", None),
+    ("np.pi * np.ones(3, np.float32)", "float32[::1]"),
+    ("constants.c * np.ones(3, np.float32)", "float32[::1]"),
     ("np.cos(np.outer(np.ones(3, np.float32), np.ones(4, np.float32)))", "float32[:, ::1]"),
 ])
 def test_scipy_special_and_inverses_follow_their_loops(source, expected):

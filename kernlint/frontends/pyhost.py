@@ -1855,7 +1855,7 @@ def _nested_qualname(frame: _Frame, function: FunctionNode, name: str) -> str:
 # `kernel[grid, block](`: a file that may launch (a comma: not `handlers[key](...)`)
 # `kernel[blocks, threads](`, `kernel.forall(n)(`: a file that may launch
 _GPU_WORDS = re.compile(r"\b(?:numba|cuda|cupy)\b")
-_LAUNCH_TEXT = re.compile(r"\w\[[^\]\n]*,[^\]\n]*\]\(|\.forall\(")
+_LAUNCH_TEXT = re.compile(r"\w\[[^\]]*,[^\]]*\]\(|\.forall\(")  # `k[\n grid, block](`: over lines too
 # how many files deep a file's own reading looks across the project: a launch's arguments
 # that a script passes to a simulation's constructor, which passes them on to a field object's,
 # which stores them for a method that launches

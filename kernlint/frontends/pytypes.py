@@ -330,6 +330,10 @@ _SCIPY_CONSTANTS_OTHER = frozenset({
     "nu2lambda", "ConstantWarning", "codata", "constants", "test"})
 
 
+# scipy.constants.physical_constants: name -> (value, unit, uncertainty)
+_PHYSICAL_CONSTANTS = DictType(TupleType((ScalarType("float64", weak=True), StrType(), ScalarType("float64", weak=True))))
+
+
 def _physical_constant(name: Optional[str]) -> bool:
     """``scipy.constants.c`` (``from scipy.constants import c, e``): a float."""
     module, _, attr = (name or "").rpartition(".")
@@ -542,7 +546,9 @@ class TypeReader:
         if isinstance(expr, ast.Name):
             value = self.lookup(expr.id)
             if value is None and _physical_constant(self.dotted(expr)):
-                return ScalarType("float64")
+                return ScalarType("float64", weak=True)  # a Python float
+            if value is None and self.dotted(expr) == "scipy.constants.physical_constants":
+                return _PHYSICAL_CONSTANTS
             if value is None:
                 return self._library_function(expr)
             return value if not isinstance(value, str) else None
@@ -714,7 +720,9 @@ class TypeReader:
             return ScalarType("int64")  # whatever holds it: a count
         if expr.attr in _FLOAT_CONSTANTS and (self.dotted(expr) or "").rpartition(".")[0] in (
                 "numpy", "cupy", "math") or _physical_constant(self.dotted(expr)):
-            return ScalarType("float64")  # np.pi, math.inf, scipy.constants.c: Python floats
+            return ScalarType("float64", weak=True)  # np.pi, math.inf, scipy.constants.c: Python floats
+        if self.dotted(expr) == "scipy.constants.physical_constants":
+            return _PHYSICAL_CONSTANTS
         base = _not_none(self.type_of(expr.value))
         if instance_of(base) is not None:
             return self.member(base, expr.attr)
@@ -912,14 +920,15 @@ class TypeReader:
         if any(a.dtype is None or a.ndim is None or a.where not in (where, "") for a in arrays):
             return None
         if function == "meshgrid":
-            if not arrays or len(arrays) != len(kinds) or set(keywords) - {"indexing", "sparse"} or any(
+            if not arrays or len(arrays) != len(kinds) or set(keywords) - {"indexing", "sparse", "copy"} or any(
                     a.ndim != 1 for a in arrays) or keywords.get("sparse") is not None:
                 return None
-            dtype = arrays[0].dtype
-            for other in arrays[1:]:
-                dtype = _promote(dtype, other.dtype)
-            grid = ArrayType(dtype, len(arrays), "C", where, "cupy" if where == "device" else "numpy")
-            return TupleType(tuple(grid for _ in arrays))
+            copied = keywords.get("copy")
+            if copied is not None and not (isinstance(copied, ast.Constant) and copied.value is True):
+                return None  # views that broadcast: strides of 0
+            # each grid keeps its own vector's dtype (NumPy promotes nothing here)
+            library = "cupy" if where == "device" else "numpy"
+            return TupleType(tuple(ArrayType(a.dtype, len(arrays), "C", where, library) for a in arrays))
         if function == "where" and len(kinds) == 3:
             values = kinds[1:]
             ndim = max((a.ndim for a in arrays), default=0)

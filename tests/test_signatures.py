@@ -233,6 +233,7 @@ def f(a, b):
     "Do it.\n\n    Args:\n        n (int): how many.\n",  # Google
     "Do it.\n\n    :param n: how many.\n    :type n: int\n",  # reST
     "Do it.\n\n    Parameters\n    ----------\n    n : int\n        How many.\n",  # numpydoc
+    "Do it.\n\n    Parameter\n    ----------\n    n : int\n        How many.\n",  # a singular title
 ])
 def test_docstring_styles_are_read_alike(docstring):
     function = ast.parse(f'def f(n):\n    """{docstring}    """\n').body[0]

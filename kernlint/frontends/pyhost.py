@@ -1498,13 +1498,21 @@ class HostReader:
         named = kind.value if isinstance(kind, Maybe) else kind
         if not isinstance(named, _NamedClass):
             return kind
-        found = [module.path for module in (self.project.module(path) for path in self.project.files_naming(
-            self.module.path, named.name)) if module is not None and any(
-            isinstance(s, ast.ClassDef) and s.name == named.name for s in module.tree.body)]
-        # of several by that name, the one nearest this file (its own package before others)
-        nearness = {path: len(os.path.commonpath([path, self.module.path])) for path in found}
-        nearest = [path for path in found if nearness[path] == max(nearness.values())]
-        made = instance(nearest[0], named.name) if len(nearest) == 1 else None
+        made = None
+        # the name as written; where no class has it, the other number (`a Field object` of a
+        # class `Fields`): prose names a class as it reads
+        other = named.name[:-1] if named.name.endswith("s") else named.name + "s"
+        for name in (named.name, other):
+            found = [module.path for module in (self.project.module(path) for path in self.project.files_naming(
+                self.module.path, name)) if module is not None and any(
+                isinstance(s, ast.ClassDef) and s.name == name for s in module.tree.body)]
+            if not found:
+                continue
+            # of several by that name, the one nearest this file (its own package before others)
+            nearness = {path: len(os.path.commonpath([path, self.module.path])) for path in found}
+            nearest = [path for path in found if nearness[path] == max(nearness.values())]
+            made = instance(nearest[0], name) if len(nearest) == 1 else None
+            break
         return Maybe(made) if isinstance(kind, Maybe) and made is not None else made
 
     def _imported(self, name: str):
@@ -2177,6 +2185,13 @@ def _class_attributes(module: PyModule) -> Dict[str, FrozenSet[str]]:
     return {name: frozenset(inherited(name, {name})) for name in own}
 
 
+_SINGULAR_TITLES = {"Parameter": "Parameters", "Argument": "Arguments"}
+
+
+def _numpydoc_title(indent: str, title: str) -> str:
+    return f"{indent}{title}\n{indent}{'-' * len(title)}"
+
+
 def _documented_types(function: FunctionNode) -> Dict[str, object]:
     """Parameters the function's docstring (numpydoc, Google or reST, read by docstring_parser)
     gives one type: a Python number (``zmin, zmax : float (zmin, optional)``, float64) or an
@@ -2188,10 +2203,10 @@ def _documented_types(function: FunctionNode) -> Dict[str, object]:
     text = ast.get_docstring(function)
     if not text:
         return {}
-    # `Parameters:` over its dashes, or dashes longer than the title, as many write them:
-    # docstring_parser reads numpydoc's titles only as written to the letter
+    # `Parameters:` over its dashes, or dashes longer than the title, or `Parameter`, as many
+    # write them: docstring_parser reads numpydoc's titles only as written to the letter
     text = re.sub(r"^([ \t]*)(\w[\w ]*?):?[ \t]*\n[ \t]*-{3,}[ \t]*$",
-                  lambda m: f"{m[1]}{m[2]}\n{m[1]}{'-' * len(m[2])}", text, flags=re.M)
+                  lambda m: _numpydoc_title(m[1], _SINGULAR_TITLES.get(m[2], m[2])), text, flags=re.M)
     try:
         parsed = docstring_parser.parse(text)
     except Exception:  # noqa: BLE001 - a docstring the parser cannot read says nothing

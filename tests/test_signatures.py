@@ -639,6 +639,7 @@ def test_scipy_special_and_inverses_follow_their_loops(source, expected):
     "dt = np.dtype([('i', np.int32), ('j', np.float32, (3, 2))])\nnp.recarray(2, dtype=dt)",
     "dt = np.dtype([('user', np.float64), ('array', np.int16, (3,))], align=True)\nnp.zeros(2, dtype=dt)[0]",
     "dt = np.dtype([('user', np.float64), ('array', np.int16, 3)])\nnp.zeros(2, dt)",
+    "dt = np.dtype([('', 'i2', 3), ('', np.float32)])\nnp.zeros(2, dt)",  # NumPy names them f0, f1
 ])
 def test_dates_strings_and_records_are_typed_as_numba_types_them(source):
     """Read statically, then run with NumPy here: numba's typeof of the value is the type read."""
@@ -659,6 +660,7 @@ def test_dates_strings_and_records_are_typed_as_numba_types_them(source):
     "np.sqrt(np.zeros(3, dtype='timedelta64[s]'))",
     "np.zeros(3, dtype='<U4') + 1",
     "dt = np.dtype([('x', np.int32), ('x', np.int32)])\nnp.zeros(2, dt)",
+    "dt = np.dtype([('f1', np.int32), ('', np.int8)])\nnp.zeros(2, dt)",  # NumPy refuses: f1 twice
     "dt = np.dtype([('x', np.int32), ('y', [('z', np.int8)])])\nnp.zeros(2, dt)",
 ])
 def test_what_numpy_refuses_or_reading_does_not_follow_of_them_stays_unknown(source):

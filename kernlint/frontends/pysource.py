@@ -184,6 +184,8 @@ class PyModule:
         """A name no module-level statement binds, that one function declares ``global`` and
         assigns once (``global cufoo; cufoo = cuda.jit(sig, device=True)(foo)``): bound to that
         assignment, as if it ran (a kernel reading it runs after it)."""
+        if "global" not in self.text:  # most files: no tree walked again
+            return
         assigned: Dict[str, List[ast.stmt]] = {}
         for function in ast.walk(self.tree):
             if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):

@@ -518,11 +518,15 @@ class TypeReader:
             else:
                 specs.append((field.elts[0].value, _numpy_spelling(dtype)))
                 types.append(dtype)
-        if not names or len(set(names)) != len(names):
+        if not names:
             return None
-        laid_out = numpy.dtype(specs, align=align)
+        try:
+            laid_out = numpy.dtype(specs, align=align)
+        except (TypeError, ValueError):  # a dtype NumPy refuses (a name twice): no type
+            return None
+        # the names NumPy gives (an empty one is `f<position>`)
         spelled = ", ".join(f"({json.dumps(n)}, {{'type': {t}, 'offset': {laid_out.fields[n][1]}}})"
-                            for n, t in zip(names, types))
+                            for n, t in zip(laid_out.names, types))
         return f"Record([{spelled}], {laid_out.itemsize}, {laid_out.isalignedstruct})"
 
     # -- values -------------------------------------------------------------------

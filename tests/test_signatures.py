@@ -964,6 +964,7 @@ def test_a_helper_defined_in_the_test_gives_what_it_returns(tmp_path):
     ("self.use_cuda", "use_cuda", "use_cuda = self.other", None),  # the name now stands for another flag
     ("self.use_cuda", "use_cuda", "rand = make(n)", "float64[::1]"),  # rebound after the `if`: that
     ("self.use_cuda", "self.other", "", None),  # another flag: either side's draw
+    ("self.use_cuda", "use_cuda", "rand = make_unknown(n)", None),  # rebound to what reading cannot type
 ])
 def test_an_if_on_the_flag_an_earlier_if_tested_takes_that_sides_values(tmp_path, flag_test, launch_test,
                                                                        rebinds, expected):
@@ -1002,3 +1003,27 @@ def test_an_if_on_the_flag_an_earlier_if_tested_takes_that_sides_values(tmp_path
     '''))
     [types] = _launch_types([tmp_path / "ionize.py"]).values()
     assert types[1] == expected
+
+
+def test_a_number_each_side_of_a_flag_binds_is_taken_under_the_same_flag(tmp_path):
+    """The merge of float32 and float64 numbers is unknown; under the flag, the flag's side."""
+    (tmp_path / "scaled.py").write_text(textwrap.dedent('''
+        import numpy as np
+        from numba import cuda
+
+        @cuda.jit
+        def scale(out, factor):
+            out[0] *= factor
+
+        def run(single: bool):
+            out = cuda.device_array(8, dtype=np.float32)
+            if single:
+                factor = np.float32(0.5)
+            else:
+                factor = np.float64(0.5)
+            if single:
+                scale[1, 32](out, factor)
+            scale[1, 32](out, factor)
+    '''))
+    launches = _launch_types([tmp_path / "scaled.py"])
+    assert [types[1] for _, types in sorted(launches.items())] == ["float32", None]

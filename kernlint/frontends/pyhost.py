@@ -291,7 +291,7 @@ class HostReader:
             splits = self._per_names(self._splits, frame.env)
             if flag is not None:  # names an earlier `if` on the same flag bound: its side's value
                 for name, (tested, if_set, if_not, merged) in list(splits.items()):
-                    if tested == flag[0] and _same(frame.env.get(name), merged) is not None:
+                    if tested == flag[0] and name in frame.env and frame.env[name] == merged:
                         when_true.setdefault(name, if_not if flag[1] else if_set)
                         when_false.setdefault(name, if_set if flag[1] else if_not)
             before = dict(frame.env)
@@ -580,6 +580,7 @@ class HostReader:
             self.facts.pools.add("numba")
         if isinstance(target, ast.Name):
             frame.env[target.id] = self._value_type(value, frame)
+            self._per_names(self._splits, frame.env).pop(target.id, None)  # what it holds now is this
             aliases = self._per_names(self._aliases, frame.env)
             aliases.pop(target.id, None)
             if isinstance(value, (ast.Name, ast.Attribute)) and _flag_text(value) is not None:

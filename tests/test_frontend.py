@@ -712,3 +712,29 @@ def test_a_typing_failure_says_which_signature_had_no_implementation(tmp_path):
     report = check_paths([str(source)], Options())
     [finding] = [f for f in report.findings if f.code == "KL902"]
     assert "found for signature: >>> sqrt(array(float64, 1d, C), Literal[int](1), Literal[int](2))" in finding.message
+
+
+def test_a_numpy_reduction_that_allocates_inside_compiles_with_nrt(tmp_path):
+    """`np.min` of an array types only with numba-cuda's runtime on (it allocates inside, and
+    the error says so only deep in numba's message): the kernel is compiled so, where it is
+    launched, instead of failing to compile."""
+    source = tmp_path / "test_reductions.py"
+    source.write_text(textwrap.dedent("""\
+        import numpy as np
+        from numba import cuda
+
+
+        def test_smallest_sample():
+            samples = np.float64([1.0, -2.0, 0.5, 4.0])
+
+            @cuda.jit
+            def smallest(out):
+                out[0] = np.min(samples)
+
+            out = np.zeros(1)
+            smallest[1, 1](out)
+        """))
+    report = check_paths([str(source)], Options())
+    assert [f.message for f in report.findings if f.code.startswith("KL9")] == []
+    [stat] = [s for s in report.stats if s.kernel == "smallest"]
+    assert stat.signature_source.startswith("launch-site")

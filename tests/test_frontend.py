@@ -738,3 +738,21 @@ def test_a_numpy_reduction_that_allocates_inside_compiles_with_nrt(tmp_path):
     assert [f.message for f in report.findings if f.code.startswith("KL9")] == []
     [stat] = [s for s in report.stats if s.kernel == "smallest"]
     assert stat.signature_source.startswith("launch-site")
+
+
+@pytest.mark.parametrize("binder, kernel_checked", [
+    ("def setup():\n    global scale\n    scale = cuda.jit('float64(float64)', device=True)(half)\n", True),
+    # declared in a function nested in another: still the one assignment
+    ("def outer():\n    def setup():\n        global scale\n        scale = cuda.jit('float64(float64)', device=True)(half)\n"
+     "    setup()\n", True),
+    # two assignments: which one the kernel sees depends on the run
+    ("def setup():\n    global scale\n    scale = cuda.jit('float64(float64)', device=True)(half)\n"
+     "def reset():\n    global scale\n    scale = None\n", False),
+])
+def test_a_global_only_a_function_binds_is_that_binding(tmp_path, binder, kernel_checked):
+    source = tmp_path / "kernels.py"
+    source.write_text("import numpy as np\nfrom numba import cuda\n\n\ndef half(x):\n    return x / 2\n\n\n"
+                      "@cuda.jit('void(float64[::1])')\ndef halve(a):\n    a[0] = scale(a[0])\n\n\n" + binder)
+    report = check_paths([str(source)], Options())
+    assert any(s.kernel == "halve" for s in report.stats) == kernel_checked
+    assert any(f.code == "KL902" and "scale" in f.message for f in report.findings) != kernel_checked

@@ -186,7 +186,7 @@ class PyModule:
         assignment, as if it ran (a kernel reading it runs after it)."""
         if "global" not in self.text:  # most files: no tree walked again
             return
-        assigned: Dict[str, List[ast.stmt]] = {}
+        assigned: Dict[str, Dict[int, ast.stmt]] = {}  # a nested def's statements are walked twice: by id
         for function in ast.walk(self.tree):
             if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 continue
@@ -198,8 +198,9 @@ class PyModule:
                     for target in targets:
                         for name, _ in _target_names(target):
                             if name in declared:
-                                assigned.setdefault(name, []).append(statement)
-        for name, statements in assigned.items():
+                                assigned.setdefault(name, {})[id(statement)] = statement
+        for name, by_id in assigned.items():
+            statements = list(by_id.values())
             if name in self.bindings or len(statements) != 1 or not isinstance(statements[0], ast.Assign):
                 continue
             for binding in self._bindings_of(statements[0], ((None, True),)):

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import re
 import symtable
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -184,23 +185,22 @@ class PyModule:
         """A name no module-level statement binds, that one function declares ``global`` and
         assigns once (``global cufoo; cufoo = cuda.jit(sig, device=True)(foo)``): bound to that
         assignment, as if it ran (a kernel reading it runs after it)."""
-        if "global" not in self.text:  # most files: no tree walked again
+        if not re.search(r"^[ \t]+global[ \t]", self.text, re.M):  # most files: no tree walked again
             return
-        assigned: Dict[str, Dict[int, ast.stmt]] = {}  # a nested def's statements are walked twice: by id
+        assigned: Dict[str, List[ast.stmt]] = {}
         for function in ast.walk(self.tree):
             if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 continue
-            declared = {name for statement in ast.walk(function) if isinstance(statement, ast.Global)
-                        for name in statement.names}
-            for statement in ast.walk(function):
-                if isinstance(statement, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
-                    targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+            own = list(_own_nodes(function))  # a nested def's body is its own function's
+            declared = {name for node in own if isinstance(node, ast.Global) for name in node.names}
+            for node in own:
+                if declared and isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+                    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                     for target in targets:
                         for name, _ in _target_names(target):
                             if name in declared:
-                                assigned.setdefault(name, {})[id(statement)] = statement
-        for name, by_id in assigned.items():
-            statements = list(by_id.values())
+                                assigned.setdefault(name, []).append(node)
+        for name, statements in assigned.items():
             if name in self.bindings or len(statements) != 1 or not isinstance(statements[0], ast.Assign):
                 continue
             for binding in self._bindings_of(statements[0], ((None, True),)):
@@ -664,6 +664,16 @@ def _returns_jit_of_param(module: PyModule, function: FunctionNode, scope: Scope
                 and len(value.args) == 1 and _is_name(value.args[0], param)):
             return value.func, False
     return None
+
+
+def _own_nodes(function: FunctionNode) -> Iterator[ast.AST]:
+    """The nodes of a function's body, less the bodies of the functions and classes in it."""
+    pending = list(function.body)
+    while pending:
+        node = pending.pop()
+        yield node
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            pending.extend(ast.iter_child_nodes(node))
 
 
 def _bind(factory: FunctionNode, call: ast.Call, scope: Scope, factory_scope: Scope) -> Dict[str, object]:

@@ -92,10 +92,10 @@ def kernels_present(root: str) -> Tuple[Dict[str, List[Tuple[str, int]]], set]:
                     launched_in[path].add(target.id)
                 elif isinstance(target, ast.Attribute):
                     launched_in[path].add(target.attr)
-        defined_in[path] = {name for k in module.kernels if not k.device for name in (k.names or [k.name])}
+        kernels = [k for k in module.kernels if not k.device]
+        defined_in[path] = {name for k in kernels for name in (k.names or [k.name])}
         if not worth_checking(path, project):
             continue
-        kernels = [k for k in module.kernels if not k.device]
         if kernels:
             found[path] = [(k.qualname, k.line) for k in kernels]
             for kernel in kernels:

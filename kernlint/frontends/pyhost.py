@@ -29,7 +29,7 @@ from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 
 from ..analysis.host import Arg, Event, HostFacts, KernelRef, Launch, Loop, Place
 from .project import Project
-from .pysource import FunctionNode, KernelDef, PyModule, Scope, flatten
+from .pysource import FunctionNode, KernelDef, PyModule, Scope, flatten, own_nodes
 from .pytypes import (NONE, ArrayType, DictType, FunctionRef, ListType, Maybe, Opaque, ScalarType,
                       StrType, TupleType, TypeReader, appended, dtype_name, either_string, instance, instance_of, loop_bindings,
                       unpacked)
@@ -772,7 +772,7 @@ class HostReader:
         callee_reader = TypeReader(lambda e: owner.dotted(e, scope), lookup, member=self._member,
                                    construct=lambda c: self._project_call(c, owner, scope, callee_reader))
         statements = self.project.memo("assignments and returns", node, lambda: sorted(
-            (s for s in _own_statements(node) if isinstance(s, (ast.Assign, ast.Return))),
+            (s for s in own_nodes(node) if isinstance(s, (ast.Assign, ast.Return))),
             key=lambda s: (s.lineno, s.col_offset)))
         conditions = self.project.memo("conditions", node, lambda: _conditions(node))
         self._returning.add(id(node))
@@ -2340,13 +2340,3 @@ def _conditions(function: FunctionNode) -> Dict[int, Tuple[Tuple[ast.expr, bool]
 
     walk(function.body, ())
     return found
-
-
-def _own_statements(function: FunctionNode):
-    """The nodes of a function's body, not those of functions or classes nested in it."""
-    stack = list(function.body)
-    while stack:
-        node = stack.pop()
-        yield node
-        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-            stack.extend(ast.iter_child_nodes(node))

@@ -191,7 +191,7 @@ class PyModule:
         for function in ast.walk(self.tree):
             if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 continue
-            own = list(_own_nodes(function))  # a nested def's body is its own function's
+            own = list(own_nodes(function))  # a nested def's body is its own function's
             declared = {name for node in own if isinstance(node, ast.Global) for name in node.names}
             for node in own:
                 if declared and isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
@@ -666,7 +666,7 @@ def _returns_jit_of_param(module: PyModule, function: FunctionNode, scope: Scope
     return None
 
 
-def _own_nodes(function: FunctionNode) -> Iterator[ast.AST]:
+def own_nodes(function: FunctionNode) -> Iterator[ast.AST]:
     """The nodes of a function's body, less the bodies of the functions and classes in it."""
     pending = list(function.body)
     while pending:

@@ -1027,3 +1027,99 @@ def test_a_number_each_side_of_a_flag_binds_is_taken_under_the_same_flag(tmp_pat
     '''))
     launches = _launch_types([tmp_path / "scaled.py"])
     assert [types[1] for _, types in sorted(launches.items())] == ["float32", None]
+
+
+def _mode_signatures(path):
+    """Each launch's signatures from its object's modes: (line, kernel) -> sorted signatures."""
+    found = {}
+    for launch in pyhost.file_host_facts(Project(), str(path)).passed_launches:
+        found.setdefault((launch.place.line, launch.kernel.qualname), []).append(launch.signature)
+    return {key: sorted(value) for key, value in found.items()}
+
+
+MODED_CLASS = '''
+import numpy as np
+from numba import cuda
+
+
+class Coefficients:
+    def __init__(self, k, dt, V=None, kind="exact"):
+        self.V = V
+        self.kind = kind
+        if V is None or V == 0:
+            self.coef = np.cos(k * dt)
+        else:
+            self.coef = np.exp(1.j * k * V * dt)
+        if self.kind == "fast":
+            self.scale = np.ones(4, dtype=np.float32)
+        else:
+            self.scale = np.ones(4)
+
+    def send_to_gpu(self):
+        self.d_coef = cuda.to_device(self.coef)
+'''
+
+
+@pytest.mark.parametrize("guard, expected", [
+    ("if ps.V is None:", ["void(float64[::1], float64[::1])"]),
+    # V is not None: at rest (V == 0) the real arrays, moving the complex ones
+    ("if ps.V is not None:", ["void(float64[::1], complex128[::1])", "void(float64[::1], float64[::1])"]),
+    ("if ps.V is not None and ps.V != 0:", ["void(float64[::1], complex128[::1])"]),
+    ("if not (ps.V is None or ps.V == 0.):", ["void(float64[::1], complex128[::1])"]),
+    ("if True:", ["void(float64[::1], complex128[::1])", "void(float64[::1], float64[::1])"]),  # no mode test
+    ("if other.V is None:", ["void(float64[::1], complex128[::1])", "void(float64[::1], float64[::1])"]),
+])
+def test_an_attribute_typed_by_the_objects_mode_takes_the_modes_the_launch_tests(tmp_path, guard, expected):
+    """`self.coef` is real where `V is None or V == 0` and complex elsewhere (one reading:
+    unknown); `d_coef` moves it to the GPU in another method. A launch under a test of the
+    same object's `V` gets the types of the worlds its test allows, one signature each."""
+    (tmp_path / "coefs.py").write_text(textwrap.dedent(MODED_CLASS))
+    (tmp_path / "push.py").write_text(textwrap.dedent(f'''
+        import numpy as np
+        from numba import cuda
+        from coefs import Coefficients
+
+
+        @cuda.jit
+        def push(out, coef):
+            out[0] = abs(coef[0])
+
+
+        def step(ps: Coefficients, other: Coefficients):
+            out = cuda.device_array(4)
+            {guard}
+                push[1, 32](out, ps.d_coef)
+
+
+        def main():
+            ps = Coefficients(np.ones(4), 0.1, 0.5)
+            ps.send_to_gpu()
+            step(ps, Coefficients(np.ones(4), 0.1))
+    '''))
+    (tmp_path / "pyproject.toml").write_text("")
+    assert list(_mode_signatures(tmp_path / "push.py").values()) == [expected]
+
+
+def test_a_mode_of_a_class_in_the_launching_file_and_of_a_string_attribute(tmp_path):
+    """The class beside the launch (read in the same pass), and a mode named by a string:
+    `kind == "fast"` makes a float32 scale; a launch that tests neither gets both."""
+    (tmp_path / "coefs.py").write_text(textwrap.dedent(MODED_CLASS + '''
+
+        @cuda.jit
+        def rescale(out, scale):
+            out[0] *= scale[0]
+
+
+        def run(ps: Coefficients):
+            out = cuda.device_array(4)
+            if ps.kind == "fast":
+                rescale[1, 32](out, ps.scale)
+            rescale[1, 32](out, ps.scale)
+
+
+        def main():
+            run(Coefficients(np.ones(4), 0.1, kind="fast"))
+    '''))
+    signatures = _mode_signatures(tmp_path / "coefs.py")
+    assert sorted(signatures.values()) == [["void(float64[::1], float32[::1])"],
+                                           ["void(float64[::1], float32[::1])", "void(float64[::1], float64[::1])"]]

@@ -113,9 +113,15 @@ class HostFacts:
     # each class's attributes' types (pytypes values): `grid.E` of an object of it in another file
     class_attributes: Dict[str, Dict[str, object]] = field(default_factory=dict, repr=False, compare=False)
 
+    # a class's attributes whose types depend on its mode (another attribute's value): per
+    # world (((attr, "None" | "== v" | "true"), holds), ...), those attributes' types in it
+    class_modes: Dict[str, List[Tuple[tuple, Dict[str, object]]]] = field(default_factory=dict, repr=False,
+                                                                            compare=False)
+
     def types(self) -> tuple:
         """What another file's reading may take from these facts (its types, callers, classes)."""
-        return (self.globals, self.class_attributes, self.class_bases, self.class_places, self.outgoing)
+        return (self.globals, self.class_attributes, self.class_bases, self.class_places, self.outgoing,
+                self.class_modes)
     # calls of other files' functions and classes: (their path, qualified name) -> the argument
     # types of each call ([positional], {keyword}); parameter types flow across the package
     outgoing: Dict[Tuple[str, str], List[Tuple[list, dict]]] = field(default_factory=dict, repr=False,

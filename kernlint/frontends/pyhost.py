@@ -28,6 +28,7 @@ from dataclasses import dataclass, field, replace
 from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 
 from ..analysis.host import Arg, Event, HostFacts, KernelRef, Launch, Loop, Place
+from . import modes
 from .project import Project
 from .pysource import FunctionNode, KernelDef, PyModule, Scope, flatten, own_nodes
 from .pytypes import (NONE, ArrayType, DictType, FunctionRef, ListType, Maybe, Opaque, ScalarType,
@@ -122,6 +123,13 @@ class HostReader:
         # two sides -> (the flag, its value when the flag holds, when not, the merge after)
         self._aliases: Dict[int, Tuple[dict, Dict[str, str]]] = {}
         self._splits: Dict[int, Tuple[dict, Dict[str, tuple]]] = {}
+        self._statements: List[ast.stmt] = []  # the statements being read, innermost last
+        # reading a class's `__init__` again in one world of its mode tests (`modes`): the
+        # world and the tests' formulas, the class, and what it stores in that world
+        self._world: Optional[Tuple[modes.World, Dict[int, tuple]]] = None
+        self._world_class: Optional[str] = None
+        self._world_attributes: Optional[Dict[str, object]] = None
+        self._modes: Dict[str, list] = {}  # this file's classes' modes, as `HostFacts.class_modes`
 
     def _may_launch_kernels(self) -> bool:
         """Whether what looks like a launch (``k[a, b](...)``) can start a kernel: the file names
@@ -175,6 +183,12 @@ class HostReader:
         self.facts.class_bases = dict(self._bases)
         for owner, attr in self._attributes:
             self.facts.class_attributes.setdefault(owner, {})[attr] = self._stored((owner, attr), set())
+        if self._gpu_code:
+            for statement in self.module.tree.body:
+                if isinstance(statement, ast.ClassDef):
+                    found = self._class_modes(statement.name)
+                    if found:
+                        self.facts.class_modes[statement.name] = found
         return self.facts
 
     # -- statements ---------------------------------------------------------------
@@ -186,6 +200,7 @@ class HostReader:
     def _statement(self, statement: ast.stmt, frame: _Frame) -> None:
         """One statement; a failure of kernlint's own on it is a KL905 there, and the reading
         goes on with the next statement (a compound statement's inner ones fail alone)."""
+        self._statements.append(statement)
         try:
             self._read_statement(statement, frame)
         except RecursionError:
@@ -193,6 +208,8 @@ class HostReader:
         except Exception as exc:  # noqa: BLE001 - kernlint's bug, located; the rest is still read
             self.project.failed(self.module.path, statement.lineno, statement.col_offset + 1,
                                 "reading host code", exc)
+        finally:
+            self._statements.pop()
 
     def _read_statement(self, statement: ast.stmt, frame: _Frame) -> None:
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -280,6 +297,11 @@ class HostReader:
             return
         if isinstance(statement, ast.If):
             self._expr(statement.test, frame)
+            if self._world is not None and id(statement.test) in self._world[1]:
+                held = modes.holds(self._world[1][id(statement.test)], self._world[0])
+                if held is not None:  # a mode test this world decides: only its side runs
+                    self._body(statement.body if held else statement.orelse, frame)
+                    return
             reader = self._reader(frame)
             when_true, when_false = _narrowed(statement.test, reader)
             dead_body, dead_else = when_true.pop(DEAD, False), when_false.pop(DEAD, False)
@@ -603,6 +625,9 @@ class HostReader:
     def _store(self, attr: str, kind, value: Optional[ast.expr], frame: _Frame) -> None:
         """``self.<attr> = value`` (``value``: the expression, where it is one of its own)."""
         key = (frame.owner, attr)
+        if self._world_attributes is not None and frame.owner == self._world_class:
+            self._world_attributes[attr] = kind  # one world's reading runs in order: the last wins
+            return
         if isinstance(kind, ArrayType):  # where every assignment in the class puts it
             self._attribute_places.setdefault(key, set()).add((kind.where, kind.library))
         # the first assignment wins (``__init__`` is read first); the second pass fills in
@@ -818,6 +843,8 @@ class HostReader:
         """The type of an attribute of an object of a project class: what its methods store in
         ``self.<attr>`` (read from its file), else what a base class stores."""
         path, klass = instance_of(obj)
+        if path == self.module.path and klass == self._world_class and attr in (self._world_attributes or {}):
+            return self._world_attributes[attr]
         if path == self.module.path:
             self._own_state_read()
             value = self._stored((klass, attr), self._subclass_places((klass, attr)))
@@ -842,6 +869,108 @@ class HostReader:
         if isinstance(value, ArrayType) and len(self._attribute_places.get(key, set()) | elsewhere) > 1:
             return replace(value, where="", library="")
         return value
+
+    def _class_modes(self, klass: str) -> list:
+        """A class's attributes that one reading leaves unknown (``_CONFLICTING``: a real array
+        on one side of ``if V is None or V == 0``, a complex one on the other), read in each
+        world of its methods' tests on its own attributes (``modes``): its ``__init__``, then
+        its other methods that store attributes (``send_to_gpu``), in each world. [(world,
+        {attr: type})]; [] where it has none. A class of this file, at module level."""
+        if klass in self._modes:
+            return self._modes[klass]
+        self._modes[klass] = []  # (while it is being read)
+        node = next((s for s in self.module.tree.body if isinstance(s, ast.ClassDef) and s.name == klass), None)
+        if node is None or self._module_frame is None or not any(
+                owner == klass and value is _CONFLICTING for (owner, attr), value in self._attributes.items()):
+            return []
+        defined = [s for s in node.body if isinstance(s, ast.FunctionDef) and s.args.args and not s.decorator_list]
+        init = [s for s in defined if s.name == "__init__"]
+        if not init:
+            return []
+        receiver = init[0].args.args[0].arg
+        methods = init + [s for s in defined if s.name != "__init__" and any(
+            isinstance(sub, ast.Attribute) and isinstance(sub.ctx, ast.Store) and isinstance(sub.value, ast.Name)
+            and sub.value.id == s.args.args[0].arg for sub in ast.walk(s))]
+        tests: Dict[int, tuple] = {}
+        for method in methods:
+            own = method.args.args[0].arg
+            subject_of = modes.attribute_of(own, modes.stored_aliases(method, own))
+            tests.update(self.project.memo("mode tests", method, lambda: modes.tests(method, subject_of)))
+        atoms: List[modes.Atom] = []
+        for test in tests.values():
+            modes.atoms(test, atoms)
+        if not atoms:
+            return []
+        outer = _Frame(None, klass, self._module_frame.scope, {}, self._module_frame, klass, owner_node=node)
+        saved = (self._variant, self._world, self._world_class, self._world_attributes)
+        launches, events = len(self.facts.passed_launches), len(self.facts.events)
+        readings = []
+        try:
+            for world in modes.worlds(atoms[:modes.MAX_ATOMS]):
+                self._variant, self._world, self._world_class, self._world_attributes = True, (world, tests), klass, {}
+                for method in methods:
+                    inner = _Frame(method, f"{klass}.{method.name}", outer.scope.inner(method), {}, outer, klass)
+                    inner.env.update(self._parameter_types(method, f"{klass}.{method.name}", outer))
+                    inner.env[method.args.args[0].arg] = instance(self.module.path, klass)
+                    self._body(method.body, inner)
+                readings.append((tuple(world.items()), self._world_attributes))
+        finally:
+            self._variant, self._world, self._world_class, self._world_attributes = saved
+            del self.facts.passed_launches[launches:], self.facts.events[events:]
+        # what the one reading types stays as it is; the rest, where a world types it
+        # (`self.d_C = cupy.asarray(self.C)` of a conflicting `self.C`: an array of no known dtype)
+        unknown = {attr for _, stored in readings for attr, kind in stored.items()
+                   if getattr(kind, "text", None) and not getattr(self._attributes.get((klass, attr)), "text", None)}
+        if not unknown:
+            return []
+        self._modes[klass] = found = [(world, {attr: kind for attr, kind in stored.items() if attr in unknown})
+                                      for world, stored in readings]
+        return found
+
+    def _mode_arguments(self, call: ast.Call, args: List[Arg], frame: _Frame) -> List[Tuple[Arg, ...]]:
+        """A launch whose unknown arguments are attributes of one object of a class with modes
+        (``ps.d_j_coef``): its arguments in each world of that class that the tests around the
+        launch allow (``if ps.V is None:``), where the world types them all."""
+        unknown = [index for index, arg in enumerate(args) if arg.type is None]
+        if not unknown or len(args) != len(call.args) or not all(
+                isinstance(call.args[i], ast.Attribute) for i in unknown):
+            return []
+        objects = {ast.unparse(call.args[i].value) for i in unknown}
+        if len(objects) != 1:
+            return []
+        obj = self._reader(frame).type_of(call.args[unknown[0]].value)
+        place = instance_of(obj) if obj is not None else None
+        if place is None:
+            return []
+        path, klass = place
+        if path == self.module.path:
+            worlds = self._class_modes(klass)
+        else:
+            facts = self._facts_of(path)
+            worlds = facts.class_modes.get(klass, []) if facts is not None else []
+        if not worlds:
+            return []
+        node = frame.function if frame.function is not None else self.module.tree
+        around = self.project.memo("conditions", node, lambda: _conditions(node)).get(
+            id(self._statements[-1]), ()) if self._statements else ()
+        subject_of = modes.attribute_of(objects.pop())
+        guards = [(read, side) for read, side in ((modes.formula(test, subject_of), side) for test, side in around)
+                  if read is not None]
+        found: List[Tuple[Arg, ...]] = []
+        for world, stored in worlds:
+            world = dict(world)
+            if any(modes.holds(read, world) is (not side) for read, side in guards):
+                continue
+            typed = list(args)
+            for index in unknown:
+                kind = stored.get(call.args[index].attr)
+                if kind is None:
+                    break
+                typed[index] = _launch_arg(kind, args[index].name, args[index].parameter)
+            else:
+                if tuple(typed) not in found:
+                    found.append(tuple(typed))
+        return found
 
     def _facts_of(self, path: str) -> Optional[HostFacts]:
         """Another file's host facts, read for this one's sake one file less deep (code that
@@ -1032,6 +1161,9 @@ class HostReader:
             ref = KernelRef(kernel.module.path, kernel.qualname) if kernel is not None else given_kernel
             launch = Launch("launch", self._place(call), frame.qualname, frame.loops, what=ast.unparse(target),
                             kernel=ref, args=tuple(args), stream=stream)
+            if ref is not None and launch.signature is None:
+                for typed in self._mode_arguments(call, args, frame):  # one signature per mode it may be in
+                    self.facts.passed_launches.append(replace(launch, args=typed))
             if self._variant:
                 if ref is not None:
                     self.facts.passed_launches.append(launch)  # a signature, not an event

@@ -1123,3 +1123,20 @@ def test_a_mode_of_a_class_in_the_launching_file_and_of_a_string_attribute(tmp_p
     signatures = _mode_signatures(tmp_path / "coefs.py")
     assert sorted(signatures.values()) == [["void(float64[::1], float32[::1])"],
                                            ["void(float64[::1], float32[::1])", "void(float64[::1], float64[::1])"]]
+
+
+@pytest.mark.parametrize("stores, expected", [
+    ("out[i] = np.float32(0.)", "float32[::1]"),  # the store names the width
+    ("out[i] = numba.float32(v[i])", "float32[::1]"),
+    ("out[i] = np.float64(0.)", "float64[::1]"),
+    ("out[i] = np.float32(0.)\n    out[i + 1] = 0.5", "float64[::1]"),  # widths that disagree: as read
+    ("out[i] = float(v[i])", "float64[::1]"),
+])
+def test_a_store_that_names_a_float_width_gives_the_arrays_elements(tmp_path, stores, expected):
+    from kernlint.frontends.signatures import inferred_signatures
+
+    path = tmp_path / "k.py"
+    path.write_text("import numba\nimport numpy as np\nfrom numba import cuda\n\n\n@cuda.jit\ndef k(out, v):\n"
+                    "    i = cuda.grid(1)\n    " + stores + "\n")
+    [(signature, variant), *_] = inferred_signatures(Project().module(str(path)).kernels[0])
+    assert variant == "as read" and signature.startswith(f"void({expected}, ")

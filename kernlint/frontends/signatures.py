@@ -210,6 +210,7 @@ class _Use:
         self.index = False  # used as an index or a range bound: an integer
         self.int_elements = None  # an element type an integer array's stores or uses show
         self.stored_float = False
+        self.float_widths: Set[str] = set()  # `a[i] = np.float32(v)`: the widths its stores name
         self.complex_elements = False  # stores complex values (1j, cmath)
         self.record = None  # a record dtype a library function takes it as (random states)
         self.flag = False  # tested for truth alone
@@ -428,8 +429,9 @@ def _parameter_uses(node, module: PyModule, outer_scope, visiting: Set[int], clo
                             use.copied_from.add(sub.value.value.id)
                         if element == "complex":
                             use.complex_elements = True
-                        elif element == "float":
+                        elif element in ("float", "float32", "float64"):
                             use.stored_float = True
+                            use.float_widths.add(element)
                         elif element and not use.stored_float:
                             use.int_elements = element
             if isinstance(sub, (ast.If, ast.While)) and isinstance(sub.test, ast.Name) and sub.test.id in uses:
@@ -509,6 +511,7 @@ def _merge_callee_uses(call: ast.Call, module: PyModule, scope, uses: Dict[str, 
         ours.ndim = max(ours.ndim, theirs.ndim)
         ours.index = ours.index or theirs.index  # an integer, or an array of integers (`array` merged above)
         ours.stored_float = ours.stored_float or theirs.stored_float
+        ours.float_widths |= theirs.float_widths
         ours.int_elements = ours.int_elements or theirs.int_elements
         ours.complex_elements = ours.complex_elements or theirs.complex_elements
         ours.record = ours.record or theirs.record
@@ -612,6 +615,8 @@ def _type_from_use(use: "_Use", launched: Optional[str], variant: Dict[str, str]
             dtype = "complex64" if variant.get("float") == "float32" else "complex128"
         elif dtype.startswith("int"):
             dtype = variant.get("int", dtype)
+        elif use.float_widths in ({"float32"}, {"float64"}):
+            dtype = next(iter(use.float_widths))  # every store names its width: `np.float32(0.)`
         else:
             dtype = variant.get("float", dtype)
         layout = variant.get("layout", "C")
@@ -720,6 +725,9 @@ def _element_type(module: PyModule, value: ast.expr, scope, is_int) -> Optional[
         if name in ("unchecked_int", "saturating_int") and len(value.args) > 1:
             width = (module.dotted(value.args[1], scope) or "").rsplit(".", 1)[-1]
             return width if width.startswith(("int", "uint")) else None
+        if name in ("float32", "float64") and module.dotted(value.func, scope) in (
+                f"numpy.{name}", f"numba.{name}", f"numba.types.{name}", f"numba.core.types.{name}"):
+            return name  # the width the store names
         if name in ("float", "float32", "float64", "sqrt", "exp", "log", "sin", "cos"):
             return "float"
     if isinstance(value, ast.Constant) and isinstance(value.value, float):

@@ -1140,3 +1140,70 @@ def test_a_store_that_names_a_float_width_gives_the_arrays_elements(tmp_path, st
                     "    i = cuda.grid(1)\n    " + stores + "\n")
     [(signature, variant), *_] = inferred_signatures(Project().module(str(path)).kernels[0])
     assert variant == "as read" and signature.startswith(f"void({expected}, ")
+
+
+@pytest.mark.parametrize("guard, expected", [
+    ("if u is None:\n        raise ValueError(element)", "void(float64[::1])"),
+    ("if u is None:\n        return", "void(float64[::1])"),
+    ("if u is None:\n        if strict:\n            raise ValueError(element)\n        else:\n            return",
+     "void(float64[::1])"),
+    ("if u is None:\n        print(element)", None),  # it goes on: still maybe None
+    ("if u is None:\n        if strict:\n            raise ValueError(element)", None),  # only one side leaves
+])
+def test_a_side_that_leaves_binds_nothing_for_what_follows(tmp_path, guard, expected):
+    """`u` is None or an array (the helper returns either); `if u is None: raise` leaves only
+    the array after it."""
+    (tmp_path / "guarded.py").write_text(textwrap.dedent('''
+        import numpy as np
+        from numba import cuda
+
+
+        @cuda.jit
+        def k(a):
+            a[0] = 1.
+
+
+        def energies(element):
+            if element == "":
+                return None
+            return np.zeros(len(element))
+
+
+        def run(element: str, strict: bool):
+            u = energies(element)
+            GUARD
+            k[1, 1](u)
+    ''').replace("GUARD", guard))
+    [launch] = pyhost.file_host_facts(Project(), str(tmp_path / "guarded.py")).launches
+    assert launch.signature == expected
+
+
+def test_a_cache_a_function_fills_with_what_it_returns_returns_that():
+    """`return cache[key]` where the function stores only its other return value in the cache."""
+    from kernlint.frontends.pyhost import _memoized_returns
+
+    memo = ast.parse(textwrap.dedent('''
+        def get(key):
+            if key in cache:
+                return cache[key]
+            value = compute(key)
+            cache[key] = value
+            return value
+    ''')).body[0]
+    assert len(_memoized_returns(memo)) == 1
+    other = ast.parse(textwrap.dedent('''
+        def get(key):
+            if key in cache:
+                return cache[key]
+            cache[key] = compute(key)  # what is stored is not what it returns
+            return other(key)
+    ''')).body[0]
+    assert _memoized_returns(other) == set()
+
+
+def test_an_item_or_attribute_store_binds_no_name():
+    from kernlint.frontends.pytypes import unpacked
+
+    assert list(unpacked(ast.parse("energies[level] = v").body[0].targets[0], INT)) == []
+    assert list(unpacked(ast.parse("obj.x = v").body[0].targets[0], INT)) == []
+    assert list(unpacked(ast.parse("a, b[i] = v").body[0].targets[0], None)) == [("a", None)]

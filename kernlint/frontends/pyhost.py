@@ -305,6 +305,8 @@ class HostReader:
             reader = self._reader(frame)
             when_true, when_false = _narrowed(statement.test, reader)
             dead_body, dead_else = when_true.pop(DEAD, False), when_false.pop(DEAD, False)
+            # a side that leaves (`if u is None: raise ...`) binds nothing for what follows
+            leaves_body, leaves_else = _leaves(statement.body), _leaves(statement.orelse)
             # held here, so that both sides restore it; an attribute (`ps.V`) only for the branches
             attributes = {name for name in set(when_true) | set(when_false) if "." in name and name not in frame.env}
             for name in set(when_true) | set(when_false):
@@ -324,9 +326,9 @@ class HostReader:
             frame.env.update(before)
             frame.env.update(when_false)
             self._body(statement.orelse, frame)
-            if dead_body and not dead_else:  # what the side that never runs binds is not bound
-                pass
-            elif dead_else and not dead_body:
+            if (dead_body or leaves_body) and not (dead_else or leaves_else):
+                pass  # what the side that never runs (or never goes on) binds is not bound after it
+            elif (dead_else or leaves_else) and not (dead_body or leaves_body):
                 frame.env.clear()
                 frame.env.update(taken)
             else:
@@ -752,8 +754,8 @@ class HostReader:
     def _returned(self, owner: PyModule, node: FunctionNode, call: ast.Call, reader: TypeReader, receiver):
         """The type a function returns for a call's arguments, read off its assignments and
         ``return`` statements (``self`` of a method: the object it is called on)."""
-        if len(self._returning) > 0 or id(node) in self._returning:
-            return None
+        if len(self._returning) >= MAX_RETURN_DEPTH or id(node) in self._returning:
+            return None  # (a helper of a helper is read; one more level seldom types more)
         bound: Dict[str, object] = {}
         params = node.args.posonlyargs + node.args.args
         defaults = dict(zip([a.arg for a in params[len(params) - len(node.args.defaults):]], node.args.defaults))
@@ -800,6 +802,7 @@ class HostReader:
             (s for s in own_nodes(node) if isinstance(s, (ast.Assign, ast.Return))),
             key=lambda s: (s.lineno, s.col_offset)))
         conditions = self.project.memo("conditions", node, lambda: _conditions(node))
+        memoized = self.project.memo("memoized returns", node, lambda: _memoized_returns(node))
         self._returning.add(id(node))
         self._pure.append(True)
         kinds = []
@@ -812,7 +815,7 @@ class HostReader:
                     continue
                 certain = all(DEAD in told[1 if in_body else 0] for told, in_body in sides)
                 if isinstance(statement, ast.Return):
-                    if statement.value is not None:
+                    if statement.value is not None and id(statement) not in memoized:
                         kinds.append(callee_reader.type_of(statement.value))
                     continue
                 value = callee_reader.type_of(statement.value) or callee_reader.dtype(statement.value)
@@ -2002,6 +2005,7 @@ _LAUNCH_TEXT = re.compile(r"\w\[[^\]]*,[^\]]*\]\(|\.forall\(")  # `k[\n grid, bl
 # which stores them for a method that launches
 LEVELS = 12
 MAX_CALL_VARIANTS = 64  # calls of one launching helper read for their own signatures
+MAX_RETURN_DEPTH = 2  # helpers whose return types are read within one another's
 MAX_VARIANT_DEPTH = 3  # helpers calling helpers (`_check` calling `_getasm`) read per call
 MIN_ATTRIBUTES_READ = 3  # of a parameter, for the one class having them all to type it
 MAX_READS = 4  # passes over a file, while its calls' types change (`HostReader.read`)
@@ -2448,6 +2452,35 @@ def _returned_type(kinds: List[object]):
         items.append(replace(known[0], where="", library="") if partial and isinstance(known[0], ArrayType)
                      else known[0])
     return TupleType(tuple(items))
+
+
+def _leaves(body: List[ast.stmt]) -> bool:
+    """Whether a block never goes on to the statement after it: it ends in ``raise``,
+    ``return``, ``continue`` or ``break``, or in an ``if`` both of whose sides do."""
+    if not body:
+        return False
+    last = body[-1]
+    if isinstance(last, (ast.Raise, ast.Return, ast.Continue, ast.Break)):
+        return True
+    return isinstance(last, ast.If) and _leaves(last.body) and _leaves(last.orelse)
+
+
+def _memoized_returns(function: FunctionNode) -> Set[int]:
+    """ids of a function's ``return cache[key]`` statements where it fills that cache itself,
+    only with values it also returns (``cache[key] = energies`` ... ``return energies``): they
+    return what its other returns do."""
+    nodes = list(own_nodes(function))
+    returned = {n.value.id for n in nodes if isinstance(n, ast.Return) and isinstance(n.value, ast.Name)}
+    filled: Dict[str, Set[str]] = {}
+    for node in nodes:
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
+                    stored = node.value.id if isinstance(node.value, ast.Name) else ""
+                    filled.setdefault(target.value.id, set()).add(stored)
+    return {id(node) for node in nodes if isinstance(node, ast.Return) and isinstance(node.value, ast.Subscript)
+            and isinstance(node.value.value, ast.Name) and filled.get(node.value.value.id)
+            and filled[node.value.value.id] <= returned}
 
 
 def _conditions(function: FunctionNode) -> Dict[int, Tuple[Tuple[ast.expr, bool], ...]]:

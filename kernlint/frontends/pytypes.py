@@ -284,6 +284,8 @@ def unpacked(target: ast.expr, kind: "Type"):
         items = kind.items if isinstance(kind, TupleType) and len(kind.items) == len(target.elts) else None
         for index, element in enumerate(target.elts):
             yield from unpacked(element, items[index] if items else None)
+    elif isinstance(target, (ast.Subscript, ast.Attribute)):
+        return  # `energies[i] = v`, `obj.x = v`: an item or an attribute; no name is bound
     else:
         for node in ast.walk(target):
             if isinstance(node, ast.Name):

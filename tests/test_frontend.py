@@ -756,3 +756,36 @@ def test_a_global_only_a_function_binds_is_that_binding(tmp_path, binder, kernel
     report = check_paths([str(source)], Options())
     assert any(s.kernel == "halve" for s in report.stats) == kernel_checked
     assert any(f.code == "KL902" and "scale" in f.message for f in report.findings) != kernel_checked
+
+
+def test_a_captured_device_array_is_writable_and_lowered_by_its_pointer(tmp_path):
+    """`HITS = cuda.to_device(...)` at import time: numba-cuda types a captured device array
+    as a writable array and embeds its pointer; the stand-in (an object with that interface,
+    made without a GPU) gives the same IR: no constant copy of the data, an `inttoptr`. A
+    `ForeignArray` of one (numba-cuda's testing wrapper, read as syntax) is that array."""
+    from kernlint.frontends import slicing
+
+    if not slicing._captures_device_arrays():
+        pytest.skip("this numba-cuda refuses captured device arrays")
+    (tmp_path / "counts.py").write_text(textwrap.dedent('''
+        import numpy as np
+        from numba import cuda
+        from numba.cuda.testing import ForeignArray
+
+        HITS = cuda.to_device(np.zeros(4, dtype=np.int32))
+        WRAPPED = ForeignArray(cuda.to_device(np.zeros(8, dtype=np.float32)))
+
+
+        @cuda.jit("void(float64[::1])")
+        def count_hits(x):
+            i = cuda.grid(1)
+            if i < x.size and x[i] > 0.5:
+                cuda.atomic.add(HITS, 0, 1)
+                WRAPPED[i % 8] = x[i]
+        '''))
+    result = compile_file(str(tmp_path / "counts.py"))
+    assert [f.code for f in result.diagnostics] == []
+    [kernel] = result.kernels
+    ir = "\n".join(kernel.modules)
+    assert "inttoptr" in ir and "[4 x i32]" not in ir  # the pointer, not a copy of the data
+    assert "device array of its dtype and shape for `cuda.to_device`" in json.dumps(kernel.info.standins)

@@ -30,7 +30,7 @@ from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 from ..analysis.host import Arg, Event, HostFacts, KernelRef, Launch, Loop, Place
 from . import modes
 from .project import Project
-from .pysource import FunctionNode, KernelDef, PyModule, Scope, flatten, own_nodes
+from .pysource import FunctionNode, KernelDef, PyModule, Scope, flatten, own_nodes, wrapped_interface
 from .pytypes import (NONE, ArrayType, DictType, FunctionRef, ListType, Maybe, Opaque, ScalarType,
                       StrType, TupleType, TypeReader, appended, dtype_name, either_string, instance, instance_of, loop_bindings,
                       unpacked)
@@ -671,7 +671,7 @@ class HostReader:
             return None
         owner, node, receiver = target
         if isinstance(node, ast.ClassDef):
-            wrapped = self.project.memo("wrapped interface", node, lambda: _wrapped_interface(node))
+            wrapped = self.project.memo("wrapped interface", node, lambda: wrapped_interface(node))
             if wrapped is not None:
                 return _interface_array(call, wrapped, reader)
             return instance(owner.path, node.name)
@@ -702,7 +702,7 @@ class HostReader:
         if found is None and dotted:  # numba-cuda's own array wrappers (its testing's ForeignArray)
             found = self.project.numba_cuda_class(dotted)
             if found is not None and self.project.memo(
-                    "wrapped interface", found[1].node, lambda: _wrapped_interface(found[1].node)) is None:
+                    "wrapped interface", found[1].node, lambda: wrapped_interface(found[1].node)) is None:
                 found = None
         if found is not None and found[1].kind in ("def", "class"):
             owner, binding = found
@@ -1696,43 +1696,6 @@ def _flag_text(expr: ast.expr) -> Optional[str]:
     if not isinstance(expr, ast.Name):
         return None
     return ".".join([expr.id] + parts[::-1])
-
-
-def _wrapped_interface(klass: ast.ClassDef) -> Optional[Tuple[int, str]]:
-    """(position after ``self``, name) of the ``__init__`` parameter whose array a class's
-    objects expose as their own ``__cuda_array_interface__`` (``self.__cuda_array_interface__ =
-    arr.__cuda_array_interface__``, or a property returning ``self._arr.__cuda_array_interface__``
-    with ``self._arr = arr``): numba types such an object as that array. None otherwise."""
-    methods = {s.name: s for s in klass.body if isinstance(s, ast.FunctionDef)}
-    init = methods.get("__init__")
-    if init is None or len(init.args.args) < 2:
-        return None
-    receiver = init.args.args[0].arg
-    params = [a.arg for a in init.args.args[1:]]
-    held: Dict[str, str] = {}  # self.<attribute> -> the parameter stored there
-    exposed = None
-    for statement in ast.walk(init):
-        if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1):
-            continue
-        target, value = statement.targets[0], statement.value
-        if not (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
-                and target.value.id == receiver):
-            continue
-        if isinstance(value, ast.Name) and value.id in params:
-            held[target.attr] = value.id
-        elif target.attr == "__cuda_array_interface__" and isinstance(value, ast.Attribute) and \
-                value.attr == "__cuda_array_interface__" and isinstance(value.value, ast.Name) and \
-                value.value.id in params:
-            exposed = value.value.id
-    prop = methods.get("__cuda_array_interface__")
-    if exposed is None and prop is not None and len(prop.body) == 1 and isinstance(prop.body[0], ast.Return) \
-            and prop.args.args and any(isinstance(d, ast.Name) and d.id == "property" for d in prop.decorator_list):
-        value = prop.body[0].value
-        if isinstance(value, ast.Attribute) and value.attr == "__cuda_array_interface__" and isinstance(
-                value.value, ast.Attribute) and isinstance(value.value.value, ast.Name) and \
-                value.value.value.id == prop.args.args[0].arg:
-            exposed = held.get(value.value.attr)
-    return (params.index(exposed), exposed) if exposed is not None else None
 
 
 def _interface_array(call: ast.Call, wrapped: Tuple[int, str], reader: TypeReader) -> Optional[ArrayType]:

@@ -828,3 +828,40 @@ def _imported_by_call(called: Optional[str], call: ast.expr) -> bool:
     """``pytest.importorskip("cupy")``, ``importlib.import_module("numpy")``: a module by its name."""
     return called in ("pytest.importorskip", "importlib.import_module") and isinstance(call, ast.Call) and bool(
         call.args) and isinstance(call.args[0], ast.Constant) and isinstance(call.args[0].value, str)
+
+
+def wrapped_interface(klass: ast.ClassDef) -> Optional[Tuple[int, str]]:
+    """(position after ``self``, name) of the ``__init__`` parameter whose array a class's
+    objects expose as their own ``__cuda_array_interface__`` (``self.__cuda_array_interface__ =
+    arr.__cuda_array_interface__``, or a property returning ``self._arr.__cuda_array_interface__``
+    with ``self._arr = arr``): numba types such an object as that array. None otherwise."""
+    methods = {s.name: s for s in klass.body if isinstance(s, ast.FunctionDef)}
+    init = methods.get("__init__")
+    if init is None or len(init.args.args) < 2:
+        return None
+    receiver = init.args.args[0].arg
+    params = [a.arg for a in init.args.args[1:]]
+    held: Dict[str, str] = {}  # self.<attribute> -> the parameter stored there
+    exposed = None
+    for statement in ast.walk(init):
+        if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1):
+            continue
+        target, value = statement.targets[0], statement.value
+        if not (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
+                and target.value.id == receiver):
+            continue
+        if isinstance(value, ast.Name) and value.id in params:
+            held[target.attr] = value.id
+        elif target.attr == "__cuda_array_interface__" and isinstance(value, ast.Attribute) and \
+                value.attr == "__cuda_array_interface__" and isinstance(value.value, ast.Name) and \
+                value.value.id in params:
+            exposed = value.value.id
+    prop = methods.get("__cuda_array_interface__")
+    if exposed is None and prop is not None and len(prop.body) == 1 and isinstance(prop.body[0], ast.Return) \
+            and prop.args.args and any(isinstance(d, ast.Name) and d.id == "property" for d in prop.decorator_list):
+        value = prop.body[0].value
+        if isinstance(value, ast.Attribute) and value.attr == "__cuda_array_interface__" and isinstance(
+                value.value, ast.Attribute) and isinstance(value.value.value, ast.Name) and \
+                value.value.value.id == prop.args.args[0].arg:
+            exposed = held.get(value.value.attr)
+    return (params.index(exposed), exposed) if exposed is not None else None

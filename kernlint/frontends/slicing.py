@@ -36,7 +36,8 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from .closures import EMPTY, Unrebuildable, functions_within, rebuild
 from .project import FrontendSettings, Project
-from .pysource import JIT_OPTIONS, Binding, FunctionNode, KernelDef, PyModule, Scope, _target_names, bound_item
+from .pysource import (JIT_OPTIONS, Binding, FunctionNode, KernelDef, PyModule, Scope, _target_names, bound_item,
+                       wrapped_interface)
 
 STANDIN_VALUE = 1.0
 # the key of a variant made from a recorded closure: that record (its options and signatures)
@@ -1389,7 +1390,7 @@ class Slicer:
         keywords = {k.arg: _known(self.evaluate(k.value, scope, env)) for k in expr.keywords if k.arg}
         try:
             if name == "to_device":
-                value = numpy.ascontiguousarray(args[0] if args else keywords["obj"])
+                value = numpy.array(args[0] if args else keywords["obj"], order="C")  # (0-d stays 0-d)
             elif name.endswith("_like"):
                 value = numpy.zeros_like(args[0] if args else keywords["ary"])
             else:
@@ -1400,8 +1401,32 @@ class Slicer:
         except Exception as exc:  # noqa: BLE001 - the user's expression does not make an array
             raise Unresolved(ast.unparse(expr)[:60], scope.module.path, expr.lineno,
                              f"does not make a device array here ({type(exc).__name__}: {exc})") from None
+        if value.dtype.fields is None and _captures_device_arrays():
+            self._stood_in((scope.module.path, ast.unparse(expr)[:60]),
+                           f"a device array of its dtype and shape for `cuda.{name}` (its pointer never read)")
+            return DeviceArrayStandin(value)
         self._stood_in((scope.module.path, ast.unparse(expr)[:60]), f"a host array for `cuda.{name}`")
         return value
+
+    def _wrapped_array(self, callee: Any, expr: ast.Call, scope: Scope, env: Dict[str, Any]) -> Any:
+        """An object of a library's class that hands on the ``__cuda_array_interface__`` of the
+        array it is made from (numba-cuda's testing ``ForeignArray(cuda.to_device(a))``): numba
+        types and lowers it as that array, so the array (a stand-in) is its value. The class is
+        read as syntax (``wrapped_interface``), not run. MISSING for other calls."""
+        if not isinstance(callee, type):
+            return MISSING
+        wrapped = _class_wrapping(callee)
+        if wrapped is None:
+            return MISSING
+        position, name = wrapped
+        given = {k.arg: k.value for k in expr.keywords if k.arg}
+        if any(isinstance(a, ast.Starred) for a in expr.args[:position + 1]):
+            return MISSING
+        argument = expr.args[position] if position < len(expr.args) else given.get(name)
+        if argument is None:
+            return MISSING
+        value = _known(self.evaluate(argument, scope, env))
+        return value if getattr(value, "__cuda_array_interface__", None) is not None else MISSING
 
     def _instance_attribute(self, expr: ast.Attribute, scope: Scope) -> Any:
         """``self.mod`` in a method, where the class's methods assign it once
@@ -1515,6 +1540,8 @@ class Slicer:
         callee = _known(self.evaluate(expr.func, scope, env))
         described = ast.unparse(expr.func)
         standin = self._device_array_standin(callee, expr, scope, env)
+        if standin is MISSING:
+            standin = self._wrapped_array(callee, expr, scope, env)
         if standin is not MISSING:
             return standin
         if id(callee) in self._made_from and _users_function(callee):
@@ -1998,6 +2025,58 @@ def _cupy_scalars(attr: Optional[str]) -> Any:
     for name in _CUPY_SCALARS:
         setattr(stand, name, getattr(numpy, name))
     return stand
+
+
+class DeviceArrayStandin:
+    """A device array a module makes at import time, without a GPU: numba-cuda types an
+    object with ``__cuda_array_interface__`` as it types the device array (a writable array)
+    and lowers it by embedding its pointer, so the kernel's IR is the program's. The pointer
+    is the host array's and nothing ever reads it (nothing runs); the module's other
+    expressions read the host array's attributes (``G.shape``, ``len(G)``)."""
+
+    def __init__(self, host):
+        self._host = host
+        self.__cuda_array_interface__ = {
+            "shape": host.shape, "typestr": host.dtype.str, "version": 3,
+            "strides": None if host.flags.c_contiguous else host.strides, "data": (host.ctypes.data, False)}
+
+    def __getattr__(self, name: str):
+        if name.startswith("__"):  # (`__dlpack__` would have numba type it as the host array)
+            raise AttributeError(name)
+        return getattr(self._host, name)
+
+    def __len__(self) -> int:
+        return len(self._host)
+
+    def __getitem__(self, index):
+        return self._host[index]
+
+    def copy_to_host(self):
+        return self._host.copy()
+
+
+@functools.lru_cache(maxsize=None)
+def _class_wrapping(klass: type) -> Optional[Tuple[int, str]]:
+    """``wrapped_interface`` of a class object, read from its source (None where it has none)."""
+    import inspect
+    import textwrap
+
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(klass)))
+    except (OSError, TypeError, SyntaxError, IndentationError):
+        return None
+    node = tree.body[0] if tree.body else None
+    return wrapped_interface(node) if isinstance(node, ast.ClassDef) else None
+
+
+def _captures_device_arrays() -> bool:
+    """Whether this numba-cuda lowers a captured ``__cuda_array_interface__`` object by its
+    pointer (0.20 has no such lowering: a host array stands in there)."""
+    try:
+        from numba.cuda.np import arrayobj
+    except ImportError:
+        return False
+    return hasattr(arrayobj, "_lower_constant_device_array")
 
 
 _DEVICE_MAKERS = ("to_device", "device_array", "device_array_like", "pinned_array", "pinned_array_like",

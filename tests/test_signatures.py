@@ -165,6 +165,8 @@ def type_text(source, **names):
     ("np.copysign(np.arange(3), 1)", ("float64[::1]", "host")),  # integers give floats
     ("a = np.zeros(3, dtype=np.float32)\nnp.array([a, a])", ("float32[:, ::1]", "host")),  # arrays stacked
     ("n = 3\nnp.array([n, 2.5])", ("float64[::1]", "host")),
+    ("values = [10, 20, 30]\nnp.array(values, dtype=np.int32)", ("int32[::1]", "host")),  # a list by name
+    ("values = [1.5, 2.5]\nnp.array(values)", ("float64[::1]", "host")),
     ("np.array([x, 1])", (None, "host")),  # an unknown item: its rank is unknown too
     ("np.fmod(np.arange(3), 2)", ("int64[::1]", "host")),
     ("np.argsort(np.zeros((3, 4)), axis=None)", ("int64[::1]", "host")),
@@ -433,6 +435,37 @@ def test_a_loop_over_values_launches_once_per_value_and_records_its_events_once(
     assert facts.events[2].signature is None  # `dtype` is either: no one type
     assert sorted(launch.signature for launch in facts.passed_launches) == [
         "void(float32[::1], float32[::1])", "void(int16[::1], int16[::1])"]
+
+
+@pytest.mark.parametrize("loop, expected", [
+    # each literal tuple unpacked into the loop's names: one launch per pass
+    ("for dtype, scale in [(np.int32, 2), (np.float64, 0.5)]:",
+     ["void(float64[::1], float64)", "void(int32[::1], int64)"]),
+    ("cases = ((np.int32, 2), (np.float32, 2))\n    for dtype, scale in cases:",
+     ["void(float32[::1], int64)", "void(int32[::1], int64)"]),
+    ("for dtype, scale in [(np.int32, 2), (np.float64,)]:", []),  # a pass that does not unpack alike
+    ("for dtype, scale in pairs():", []),  # not a literal
+])
+def test_a_loop_unpacking_literal_tuples_launches_once_per_pass(tmp_path, loop, expected):
+    """`for dtype, values in [(np.int32, [10, 20]), (np.float64, [1.5])]`, a common test shape:
+    each pass binds its tuple's items; a name every pass binds alike is known in the loop."""
+    from kernlint.frontends.pyhost import file_host_facts
+
+    (tmp_path / "cases.py").write_text(textwrap.dedent('''
+        import numpy as np
+        from numba import cuda
+
+        @cuda.jit
+        def fill(out, scale):
+            out[0] = scale
+
+        def run():
+            LOOP
+                out = cuda.device_array(4, dtype=dtype)
+                fill[1, 1](out, scale)
+    ''').replace("LOOP", loop))
+    facts = file_host_facts(Project(), str(tmp_path / "cases.py"))
+    assert sorted(launch.signature for launch in facts.passed_launches) == expected
 
 
 EXPECTED = {  # kernel -> {(signature, source)}: exactly what the fixture project's code implies

@@ -278,8 +278,9 @@ class HostReader:
                 for name in _names(statement.target):
                     frame.env[name] = ScalarType("int64")
             else:
-                for name in _names(statement.target):
-                    frame.env[name] = values[0] if alike else None
+                for name in _names(statement.target):  # what every pass binds alike
+                    frame.env[name] = values[0].get(name) if values and all(
+                        bound.get(name) == values[0].get(name) for bound in values) else None
                 for name, kind in loop_bindings(statement.target, statement.iter, self._reader(frame)):
                     if kind is not None:
                         frame.env[name] = kind
@@ -380,25 +381,35 @@ class HostReader:
             return None
         return self._per_names(self._aliases, frame.env).get(text, text), negated
 
-    def _loop_values(self, statement: ast.For, frame: _Frame) -> Optional[List[object]]:
-        """The types (or dtypes) of the values a loop over a literal tuple or list of them gives
-        its one variable (``for dtype in (np.float32, np.float64)``); None for other loops."""
+    def _loop_values(self, statement: ast.For, frame: _Frame) -> Optional[List[Dict[str, object]]]:
+        """What each pass of a loop over a literal tuple or list binds, as types (or dtypes):
+        its one variable (``for dtype in (np.float32, np.float64)``), or the names it unpacks
+        each literal tuple into (``for dtype, values in [(np.int32, [10, 20]), (np.float64,
+        [1.5])]``); None for other loops, and where a pass binds nothing reading can type."""
         values = statement.iter
         if isinstance(values, ast.Name):
             binding, _ = frame.scope.lookup(values.id)
             values = binding.value if binding is not None and binding.kind == "assign" and not binding.path else None
-        if not isinstance(statement.target, ast.Name) or not isinstance(values, (ast.Tuple, ast.List)) or not (
-                values.elts) or len(values.elts) > 16:
+        if not isinstance(values, (ast.Tuple, ast.List)) or not values.elts or len(values.elts) > 16:
             return None
-        kinds = [self._value_type(element, frame) for element in values.elts]
-        return kinds if all(k is not None for k in kinds) else None
+        target = statement.target
+        if isinstance(target, ast.Name):
+            passes = [{target.id: self._value_type(element, frame)} for element in values.elts]
+        elif isinstance(target, (ast.Tuple, ast.List)) and all(isinstance(t, ast.Name) for t in target.elts) and all(
+                isinstance(e, (ast.Tuple, ast.List)) and len(e.elts) == len(target.elts) for e in values.elts):
+            passes = [{t.id: self._value_type(item, frame) for t, item in zip(target.elts, element.elts)}
+                      for element in values.elts]
+        else:
+            return None
+        return passes if all(any(kind is not None for kind in bound.values()) for bound in passes) else None
 
-    def _loop_variants(self, statement: ast.For, values: List[object], frame: _Frame, inner: _Frame) -> None:
-        """The loop's body read once more for each value of its variable: the launches in it
-        give one signature per value (as the loop launches them), not events."""
+    def _loop_variants(self, statement: ast.For, values: List[Dict[str, object]], frame: _Frame, inner: _Frame
+                       ) -> None:
+        """The loop's body read once more for each pass's values: the launches in it give one
+        signature per pass (as the loop launches them), not events."""
         with self._variant_reading(frame):
-            for value in values:
-                frame.env[statement.target.id] = value
+            for bound in values:
+                frame.env.update(bound)
                 self._body(statement.body, inner)
 
     def _call_variants(self, function: FunctionNode, qualname: str, outer: _Frame, inner: _Frame) -> None:

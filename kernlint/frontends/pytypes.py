@@ -890,8 +890,9 @@ class TypeReader:
                 else:
                     layout = "C" if base.layout == "A" or function != "asarray" else base.layout
                 return ArrayType(dtype, base.ndim, layout, where)
-            if not ndim and isinstance(base, ListType) and isinstance(source, ast.ListComp):
-                ndim, element = self._items_shape([base.item])  # `[row.sum() for row in rows]`
+            if not ndim and isinstance(base, ListType) and base.item is not None:
+                # `[row.sum() for row in rows]`, or a name bound to a list of numbers
+                ndim, element = self._items_shape([base.item])
             if ndim:
                 dtype = explicit if "dtype" in keywords else element
                 return ArrayType(dtype, ndim, layout, where)

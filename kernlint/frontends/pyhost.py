@@ -901,7 +901,6 @@ class HostReader:
         init = [s for s in defined if s.name == "__init__"]
         if not init:
             return []
-        receiver = init[0].args.args[0].arg
         methods = init + [s for s in defined if s.name != "__init__" and any(
             isinstance(sub, ast.Attribute) and isinstance(sub.ctx, ast.Store) and isinstance(sub.value, ast.Name)
             and sub.value.id == s.args.args[0].arg for sub in ast.walk(s))]

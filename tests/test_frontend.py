@@ -789,3 +789,22 @@ def test_a_captured_device_array_is_writable_and_lowered_by_its_pointer(tmp_path
     ir = "\n".join(kernel.modules)
     assert "inttoptr" in ir and "[4 x i32]" not in ir  # the pointer, not a copy of the data
     assert "device array of its dtype and shape for `cuda.to_device`" in json.dumps(kernel.info.standins)
+
+
+def test_a_kernel_reading_a_device_array_stand_in_is_cached_by_the_arrays_data():
+    """The kernel digest reads the stand-in's dtype, shape and data, never its pointer: two
+    runs give the same key (the kernel is reused from the cache), other data another one."""
+    import numpy as np
+    from numba import cuda
+
+    from kernlint.frontends.numba_cuda import kernel_fingerprint
+    from kernlint.frontends.slicing import DeviceArrayStandin
+
+    def digest(data):
+        namespace = {"TABLE": DeviceArrayStandin(np.array(data, dtype=np.float32)), "cuda": cuda}
+        exec("def scale(out):\n    out[0] *= TABLE[0]\n", namespace)
+        return kernel_fingerprint(cuda.jit(namespace["scale"]))
+
+    assert digest([1.0, 2.0]) is not None
+    assert digest([1.0, 2.0]) == digest([1.0, 2.0])
+    assert digest([1.0, 2.0]) != digest([1.0, 3.0])

@@ -124,8 +124,9 @@ class HostReader:
         self._aliases: Dict[int, Tuple[dict, Dict[str, str]]] = {}
         self._splits: Dict[int, Tuple[dict, Dict[str, tuple]]] = {}
         self._statements: List[ast.stmt] = []  # the statements being read, innermost last
-        # reading a class's `__init__` again in one world of its mode tests (`modes`): the
-        # world and the tests' formulas, the class, and what it stores in that world
+        # reading a class's `__init__` (and its methods that store attributes) again in one
+        # world of its mode tests (`modes`): the world and the tests' formulas, the class, and
+        # what it stores in that world
         self._world: Optional[Tuple[modes.World, Dict[int, tuple]]] = None
         self._world_class: Optional[str] = None
         self._world_attributes: Optional[Dict[str, object]] = None

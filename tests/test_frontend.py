@@ -758,22 +758,40 @@ def test_a_global_only_a_function_binds_is_that_binding(tmp_path, binder, kernel
     assert any(f.code == "KL902" and "scale" in f.message for f in report.findings) != kernel_checked
 
 
-def test_a_captured_device_array_is_writable_and_lowered_by_its_pointer(tmp_path):
+PROJECT_WRAPPER = """
+class Wrapped:
+    def __init__(self, arr):
+        self._arr = arr
+
+    @property
+    def __cuda_array_interface__(self):
+        return self._arr.__cuda_array_interface__
+"""
+
+
+@pytest.mark.parametrize("wrapper", ["project", "ForeignArray"])
+def test_a_captured_device_array_is_writable_and_lowered_by_its_pointer(tmp_path, wrapper):
     """`HITS = cuda.to_device(...)` at import time: numba-cuda types a captured device array
     as a writable array and embeds its pointer; the stand-in (an object with that interface,
-    made without a GPU) gives the same IR: no constant copy of the data, an `inttoptr`. A
-    `ForeignArray` of one (numba-cuda's testing wrapper, read as syntax) is that array."""
+    made without a GPU) gives the same IR: no constant copy of the data, an `inttoptr`. An
+    object that hands on such an array's interface (a class of the project, or numba-cuda's
+    testing `ForeignArray`, read as syntax) is that array."""
     from kernlint.frontends import slicing
 
     if not slicing._captures_device_arrays():
         pytest.skip("this numba-cuda refuses captured device arrays")
+    if wrapper == "ForeignArray":
+        pytest.importorskip("filecheck")  # numba.cuda.testing imports it
+        made, defined = "ForeignArray", "from numba.cuda.testing import ForeignArray\n"
+    else:
+        made, defined = "Wrapped", PROJECT_WRAPPER
     (tmp_path / "counts.py").write_text(textwrap.dedent('''
         import numpy as np
         from numba import cuda
-        from numba.cuda.testing import ForeignArray
+        ''') + defined + textwrap.dedent(f'''
 
         HITS = cuda.to_device(np.zeros(4, dtype=np.int32))
-        WRAPPED = ForeignArray(cuda.to_device(np.zeros(8, dtype=np.float32)))
+        WRAPPED = {made}(cuda.to_device(np.zeros(8, dtype=np.float32)))
 
 
         @cuda.jit("void(float64[::1])")

@@ -1416,8 +1416,21 @@ class Slicer:
         if not isinstance(callee, type):
             return MISSING
         wrapped = _class_wrapping(callee)
-        if wrapped is None:
+        return self._wrapped_argument(wrapped, expr, scope, env) if wrapped is not None else MISSING
+
+    def _project_wrapper(self, expr: ast.Call, scope: Scope, env: Dict[str, Any]) -> Any:
+        """``_wrapped_array`` for a class of the user's project (whose body kernlint does not
+        run): ``Buffer(cuda.to_device(a))`` where ``Buffer`` hands on ``a``'s interface."""
+        dotted = scope.module.dotted(expr.func, scope) if isinstance(expr.func, (ast.Name, ast.Attribute)) else None
+        found = self.project.definition(dotted, scope.module) if dotted else None
+        if found is None or found[1].kind != "class" or not isinstance(found[1].node, ast.ClassDef):
             return MISSING
+        wrapped = wrapped_interface(found[1].node)
+        return self._wrapped_argument(wrapped, expr, scope, env) if wrapped is not None else MISSING
+
+    def _wrapped_argument(self, wrapped: Tuple[int, str], expr: ast.Call, scope: Scope, env: Dict[str, Any]) -> Any:
+        """The array a wrapper's call is made from (``wrapped``: its parameter's position and
+        name), where it has a ``__cuda_array_interface__``; MISSING otherwise."""
         position, name = wrapped
         given = {k.arg: k.value for k in expr.keywords if k.arg}
         if any(isinstance(a, ast.Starred) for a in expr.args[:position + 1]):
@@ -1537,6 +1550,9 @@ class Slicer:
     def _call(self, expr: ast.Call, scope: Scope, env: Dict[str, Any]) -> Any:
         module = scope.module
         line = expr.lineno
+        wrapped = self._project_wrapper(expr, scope, env)
+        if wrapped is not MISSING:
+            return wrapped
         callee = _known(self.evaluate(expr.func, scope, env))
         described = ast.unparse(expr.func)
         standin = self._device_array_standin(callee, expr, scope, env)

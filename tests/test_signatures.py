@@ -1240,3 +1240,29 @@ def test_an_item_or_attribute_store_binds_no_name():
     assert list(unpacked(ast.parse("energies[level] = v").body[0].targets[0], INT)) == []
     assert list(unpacked(ast.parse("obj.x = v").body[0].targets[0], INT)) == []
     assert list(unpacked(ast.parse("a, b[i] = v").body[0].targets[0], None)) == [("a", None)]
+
+
+def test_a_kernel_a_method_returns_is_launched_where_it_is_called(tmp_path):
+    """`f = self.make(sigs)` then `f[1, 1](r, 1, 2)`: the kernel the method (of this object's
+    class, or a base's) returns, typed by that launch, as a factory function's is."""
+    (tmp_path / "made.py").write_text(textwrap.dedent('''
+        import numpy as np
+        from numba import cuda
+
+
+        class Base:
+            def make(self):
+                @cuda.jit
+                def fill(r, x):
+                    r[0] = x
+                return fill
+
+
+        class Runner(Base):
+            def run(self):
+                f = self.make()
+                r = np.zeros(1, dtype=np.int32)
+                f[1, 1](r, 7)
+    '''))
+    [launch] = pyhost.file_host_facts(Project(), str(tmp_path / "made.py")).launches
+    assert launch.kernel.qualname == "Base.make.fill" and launch.signature == "void(int32[::1], int64)"

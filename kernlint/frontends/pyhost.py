@@ -1578,6 +1578,13 @@ class HostReader:
             found = self.project.definition(dotted, self.module)
             if found is not None and found[1].kind == "def":
                 owner, factory = found[0], found[1].node
+        if factory is None and isinstance(func, ast.Attribute):
+            # `f = self.make(sigs)`, `kernel = integrator.get_kernel(...)`: a method of an object
+            # of the project's classes, its own or a base's
+            where = instance_of(self._reader(frame).type_of(func.value))
+            method = self._method(where[0], where[1], func.attr) if where is not None else None
+            if method is not None:
+                owner, factory = method[0], method[2]
         if factory is None:
             return None
         locals_ = owner.local_bindings(factory)

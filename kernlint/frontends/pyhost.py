@@ -30,7 +30,8 @@ from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 from ..analysis.host import Arg, Event, HostFacts, KernelRef, Launch, Loop, Place
 from . import modes
 from .project import Project
-from .pysource import FunctionNode, KernelDef, PyModule, Scope, flatten, own_nodes, wrapped_interface
+from .pysource import (FunctionNode, KernelDef, PyModule, Scope, flatten, own_nodes, wrapped_argument,
+                       wrapped_interface)
 from .pytypes import (NONE, ArrayType, DictType, FunctionRef, ListType, Maybe, Opaque, ScalarType,
                       StrType, TupleType, TypeReader, appended, dtype_name, either_string, instance, instance_of, loop_bindings,
                       unpacked)
@@ -1719,11 +1720,7 @@ def _flag_text(expr: ast.expr) -> Optional[str]:
 def _interface_array(call: ast.Call, wrapped: Tuple[int, str], reader: TypeReader) -> Optional[ArrayType]:
     """The array an object of a class that exposes its ``__cuda_array_interface__`` stands for:
     the device array it is made from (a foreign array to numba: no library's own)."""
-    position, name = wrapped
-    given = {k.arg: k.value for k in call.keywords if k.arg}
-    if any(isinstance(a, ast.Starred) for a in call.args[:position + 1]):
-        return None
-    expr = call.args[position] if position < len(call.args) else given.get(name)
+    expr = wrapped_argument(call, wrapped)
     kind = reader.type_of(expr) if expr is not None else None
     if isinstance(kind, ArrayType) and kind.where == "device":
         return replace(kind, library="")

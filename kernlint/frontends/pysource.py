@@ -865,3 +865,14 @@ def wrapped_interface(klass: ast.ClassDef) -> Optional[Tuple[int, str]]:
                 value.value.value.id == prop.args.args[0].arg:
             exposed = held.get(value.value.attr)
     return (params.index(exposed), exposed) if exposed is not None else None
+
+
+def wrapped_argument(call: ast.Call, wrapped: Tuple[int, str]) -> Optional[ast.expr]:
+    """The expression a call of such a class (``wrapped_interface``) passes for the parameter
+    whose array it wraps; None where a ``*args`` hides it or the call passes none."""
+    position, name = wrapped
+    if any(isinstance(a, ast.Starred) for a in call.args[:position + 1]):
+        return None
+    if position < len(call.args):
+        return call.args[position]
+    return next((k.value for k in call.keywords if k.arg == name), None)

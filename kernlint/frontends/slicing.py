@@ -37,7 +37,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 from .closures import EMPTY, Unrebuildable, functions_within, rebuild
 from .project import FrontendSettings, Project
 from .pysource import (JIT_OPTIONS, Binding, FunctionNode, KernelDef, PyModule, Scope, _target_names, bound_item,
-                       wrapped_interface)
+                       wrapped_argument, wrapped_interface)
 
 STANDIN_VALUE = 1.0
 # the key of a variant made from a recorded closure: that record (its options and signatures)
@@ -1408,21 +1408,15 @@ class Slicer:
         self._stood_in((scope.module.path, ast.unparse(expr)[:60]), f"a host array for `cuda.{name}`")
         return value
 
-    def _wrapped_array(self, callee: Any, expr: ast.Call, scope: Scope, env: Dict[str, Any]) -> Any:
-        """An object of a library's class that hands on the ``__cuda_array_interface__`` of the
-        array it is made from (numba-cuda's testing ``ForeignArray(cuda.to_device(a))``): numba
-        types and lowers it as that array, so the array (a stand-in) is its value. The class is
-        read as syntax (``wrapped_interface``), not run. MISSING for other calls."""
-        if not isinstance(callee, type):
-            return MISSING
-        wrapped = _class_wrapping(callee)
-        return self._wrapped_argument(wrapped, expr, scope, env) if wrapped is not None else MISSING
-
     def _project_wrapper(self, expr: ast.Call, scope: Scope, env: Dict[str, Any]) -> Any:
-        """``_wrapped_array`` for a class of the user's project (whose body kernlint does not
-        run): ``Buffer(cuda.to_device(a))`` where ``Buffer`` hands on ``a``'s interface."""
+        """An object of a class that hands on the ``__cuda_array_interface__`` of the array it
+        is made from (``Buffer(cuda.to_device(a))``, numba-cuda's testing ``ForeignArray``):
+        numba types and lowers it as that array, so the array (a stand-in) is its value. The
+        class (the project's, or numba-cuda's) is read as syntax, not run; MISSING for other
+        calls."""
         dotted = scope.module.dotted(expr.func, scope) if isinstance(expr.func, (ast.Name, ast.Attribute)) else None
-        found = self.project.definition(dotted, scope.module) if dotted else None
+        found = (self.project.definition(dotted, scope.module) or self.project.numba_cuda_class(dotted)
+                 ) if dotted else None
         if found is None or found[1].kind != "class" or not isinstance(found[1].node, ast.ClassDef):
             return MISSING
         wrapped = wrapped_interface(found[1].node)
@@ -1431,11 +1425,7 @@ class Slicer:
     def _wrapped_argument(self, wrapped: Tuple[int, str], expr: ast.Call, scope: Scope, env: Dict[str, Any]) -> Any:
         """The array a wrapper's call is made from (``wrapped``: its parameter's position and
         name), where it has a ``__cuda_array_interface__``; MISSING otherwise."""
-        position, name = wrapped
-        given = {k.arg: k.value for k in expr.keywords if k.arg}
-        if any(isinstance(a, ast.Starred) for a in expr.args[:position + 1]):
-            return MISSING
-        argument = expr.args[position] if position < len(expr.args) else given.get(name)
+        argument = wrapped_argument(expr, wrapped)
         if argument is None:
             return MISSING
         value = _known(self.evaluate(argument, scope, env))
@@ -1556,8 +1546,6 @@ class Slicer:
         callee = _known(self.evaluate(expr.func, scope, env))
         described = ast.unparse(expr.func)
         standin = self._device_array_standin(callee, expr, scope, env)
-        if standin is MISSING:
-            standin = self._wrapped_array(callee, expr, scope, env)
         if standin is not MISSING:
             return standin
         if id(callee) in self._made_from and _users_function(callee):
@@ -2075,20 +2063,6 @@ class DeviceArrayStandin:
 
         data = hashlib.sha256(self._host.tobytes()).hexdigest()[:16]
         return f"DeviceArrayStandin({self._host.dtype.str}, {self._host.shape}, {data})"
-
-
-@functools.lru_cache(maxsize=None)
-def _class_wrapping(klass: type) -> Optional[Tuple[int, str]]:
-    """``wrapped_interface`` of a class object, read from its source (None where it has none)."""
-    import inspect
-    import textwrap
-
-    try:
-        tree = ast.parse(textwrap.dedent(inspect.getsource(klass)))
-    except (OSError, TypeError, SyntaxError, IndentationError):
-        return None
-    node = tree.body[0] if tree.body else None
-    return wrapped_interface(node) if isinstance(node, ast.ClassDef) else None
 
 
 def _captures_device_arrays() -> bool:

@@ -40,11 +40,15 @@ def _type_text(numba_type):
     """numba's type as a signature string numba parses back (``str`` of a tuple does not);
     the tuple form is pytypes.TupleType.text's, written again: this file cannot import kernlint."""
     items = getattr(numba_type, "types", None)
-    if isinstance(items, tuple) and type(numba_type).__name__ in ("UniTuple", "Tuple"):
+    kind = type(numba_type).__name__
+    if isinstance(items, tuple) and kind in ("UniTuple", "Tuple", "NamedUniTuple", "NamedTuple"):
         texts = [_type_text(t) for t in items]
-        if texts and all(t == texts[0] for t in texts):
-            return f"UniTuple({texts[0]}, {len(texts)})"
-        return f"Tuple(({', '.join(texts)}{',' if len(texts) == 1 else ''}))"
+        uniform = bool(texts) and all(t == texts[0] for t in texts)
+        sequence = f"({', '.join(texts)}{',' if len(texts) == 1 else ''})"
+        if kind.startswith("Named"):  # numba types it by its class: spelled as the class is made
+            made = f"namedtuple({numba_type.instance_class.__name__!r}, {tuple(numba_type.instance_class._fields)!r})"
+            return f"NamedUniTuple({texts[0]}, {len(texts)}, {made})" if uniform else f"NamedTuple({sequence}, {made})"
+        return f"UniTuple({texts[0]}, {len(texts)})" if uniform else f"Tuple({sequence})"
     ndim = getattr(numba_type, "ndim", None)
     dtype = getattr(numba_type, "dtype", None)
     if ndim is None or dtype is None or not hasattr(numba_type, "layout"):

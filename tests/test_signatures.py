@@ -1,5 +1,6 @@
 """Signatures for lazy kernels: launch sites, recorded runs, the kernel body; each with its source."""
 import ast
+import collections
 import json
 import os
 import re
@@ -29,7 +30,8 @@ def type_text(source, **names):
     env = {}
     imports = {"np": "numpy", "numpy": "numpy", "cp": "cupy", "cuda": "numba.cuda", "numba": "numba",
                "special": "scipy.special", "constants": "scipy.constants",
-               "create_xoroshiro128p_states": "numba.cuda.random.create_xoroshiro128p_states"}
+               "create_xoroshiro128p_states": "numba.cuda.random.create_xoroshiro128p_states",
+               "namedtuple": "collections.namedtuple", "NamedTuple": "typing.NamedTuple"}
 
     def dotted(expr):
         if isinstance(expr, ast.Attribute):
@@ -527,6 +529,46 @@ def test_recorded_signatures_are_written_and_checked(tmp_path):
         ("void(int16[::1], int16[::1], int64)", "recorded")]
 
 
+def test_a_named_tuple_a_run_launched_with_is_recorded_and_checked(tmp_path):
+    """Its fields' types exist only at run time here (parsed from text): the recorded type
+    names the class's name and fields, and check makes the class again to compile it."""
+    (tmp_path / "walls.py").write_text(textwrap.dedent('''
+        import sys
+        from collections import namedtuple
+
+        import numpy as np
+        from numba import cuda
+
+        Wall = namedtuple("Wall", "lo hi")
+
+
+        @cuda.jit
+        def bounce(x, wall):
+            i = cuda.grid(1)
+            if i < x.size and (x[i] < wall.lo or x[i] > wall.hi):
+                x[i] = wall.lo
+
+
+        if __name__ == "__main__":
+            lo, hi = (np.float32(v) for v in sys.argv[1:3])
+            x = np.linspace(-1, 2, 8).astype(np.float32)
+            bounce[1, 8](x, Wall(lo, hi))
+    '''))
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env.pop("NUMBA_ENABLE_CUDASIM", None)
+    run = subprocess.run([sys.executable, "-m", "kernlint", "record", "--simulator", "--", sys.executable,
+                          "walls.py", "0", "1"], cwd=tmp_path, capture_output=True, text=True, timeout=600, env=env)
+    assert run.returncode == 0, run.stdout + run.stderr
+    expected = "void(float32[::1], NamedUniTuple(float32, 2, namedtuple('Wall', ('lo', 'hi'))))"
+    assert read_recorded(str(tmp_path / "kernlint-signatures.toml")) == {
+        str(tmp_path / "walls.py"): {"bounce": [(expected, "recorded")]}}
+    check = subprocess.run([sys.executable, "-m", "kernlint", "check", "--no-cache", "--show-signatures",
+                            "walls.py"], cwd=tmp_path, capture_output=True, text=True, timeout=600, env=env)
+    assert check.returncode == 0, check.stdout + check.stderr
+    assert [line.split(None, 1)[1].rsplit(None, 1) for line in check.stdout.splitlines() if "::bounce" in line] \
+        == [[expected, "recorded"]]
+
+
 def test_the_signatures_file_merges_and_sorts(tmp_path):
     path = str(tmp_path / "kernlint-signatures.toml")
     kernels = str(tmp_path / "pkg" / "k.py")
@@ -706,10 +748,15 @@ def _random_states():
     return np.zeros(4, dtype=xoroshiro128p_dtype)
 
 
+_Point = collections.namedtuple("Point", "x y")
+_Mixed = collections.namedtuple("Mixed", ("n", "values"))
+
+
 @pytest.mark.parametrize("value", [(1, 2, 3), (1, 2.0), ((), (1, 2)), (np.zeros(3), 1), np.zeros(2, bool),
                                    np.zeros(()), "random states",
                                    np.zeros((2, 3), [("f0", np.float32), ("v", np.int16, (3,)),
-                                                     ("inner", [("a", np.int8)])])])
+                                                     ("inner", [("a", np.int8)])]),
+                                   _Point(1, 2), _Mixed(3, np.zeros(2, np.float32)), (_Point(1.5, 2.5), 1)])
 def test_recorded_types_are_written_as_numba_parses_them(value):
     if isinstance(value, str):  # made here: numba.cuda.random is imported lazily
         value = _random_states()
@@ -719,7 +766,54 @@ def test_recorded_types_are_written_as_numba_parses_them(value):
     from kernlint.frontends.numba_cuda import parse_signature
 
     text = record_hook._type_text(typeof(value))
-    assert parse_signature(f"void({text})")[0] == (typeof(value),)
+    # a named tuple's class is made again from its name and fields: equal as numba prints it
+    assert str(parse_signature(f"void({text})")[0]) == str((typeof(value),))
+    assert ("namedtuple(" in text) == ("Point" in text or "Mixed" in text)
+
+
+@pytest.mark.parametrize("source", [
+    "Point = namedtuple('Point', 'x y')\nPoint(1, 2)",
+    "Point = namedtuple('Point', ['x', 'y', 'r'])\nPoint(1, 2, 2.5)",
+    "Point = namedtuple('Point', 'x, y')\nPoint(y=np.float32(1), x=np.float32(2))",
+    "Pair = namedtuple('Pair', ('a', 'b'))\nPair(np.zeros(3, np.float32), 4)",
+    "Inner = namedtuple('Inner', 'u')\nOuter = namedtuple('Outer', 'i k')\nOuter(Inner(1.5), (1, 2))",
+    "Box = NamedTuple('Box', [('lo', float), ('hi', float)])\nBox(0.0, 1.0)",
+])
+def test_named_tuples_are_typed_as_numba_types_them(source):
+    """numba types a named tuple by its class: the text makes a class of the same name and
+    fields, and the type it gives prints as numba's typeof of the value run here does."""
+    from collections import namedtuple
+    from typing import NamedTuple
+
+    from numba import typeof
+
+    from kernlint.frontends.numba_cuda import parse_signature
+
+    text, _ = type_text(source)
+    namespace = {"np": np, "namedtuple": namedtuple, "NamedTuple": NamedTuple}
+    *statements, last = textwrap.dedent(source).splitlines()
+    exec("\n".join(statements), namespace)  # noqa: S102 - the test's own literal source
+    value = eval(last, namespace)  # noqa: S307
+    parsed = parse_signature(f"void({text})")[0][0]
+    assert str(parsed) == str(typeof(value)) and parsed.instance_class._fields == value._fields
+    assert parse_signature(f"void({text})")[0][0] == parsed  # one class per text: one type
+
+
+@pytest.mark.parametrize("source", [
+    "Point = namedtuple('Point', 'x y')\nPoint(1)",  # a field left out
+    "Point = namedtuple('Point', 'x y')\nPoint(1, 2, 3)",
+    "Point = namedtuple('Point', 'x y')\nPoint(1, z=2)",
+    "Point = namedtuple('Point', 'x y', defaults=(0,))\nPoint(1)",
+    "Point = namedtuple('Point', 'x _y')\nPoint(1, 2)",  # namedtuple refuses it
+    "Point = namedtuple(name, 'x y')\nPoint(1, 2)",
+])
+def test_named_tuples_reading_cannot_make_stay_unknown(source):
+    assert (type_text(source) or (None,))[0] is None
+
+
+def test_a_named_tuple_field_read_on_the_host_is_its_item():
+    assert type_text("Point = namedtuple('Point', 'x y')\np = Point(1.5, np.zeros(2, np.int32))\np.y")[0] == \
+        "int32[::1]"
 
 
 def test_a_recorded_device_function_may_take_the_grid_group():

@@ -283,10 +283,12 @@ def parse_signature(signature):
     """(argument types, return type) as numba's ``normalize_signature`` gives them; a text
     may also name ``xoroshiro128p`` (numba-cuda's random states' record type), which a
     launch site on ``create_xoroshiro128p_states(...)`` gives, and ``GridGroup`` (what
-    ``cuda.cg.this_grid()`` is: a recorded device function's argument)."""
+    ``cuda.cg.this_grid()`` is: a recorded device function's argument), and named tuples'
+    classes (``namedtuple('Point', ('x', 'y'))``, one class per name and fields)."""
     from numba.core import sigutils
 
-    if isinstance(signature, str) and (XOROSHIRO in signature or "GridGroup" in signature):
+    if isinstance(signature, str) and (XOROSHIRO in signature or "GridGroup" in signature
+                                       or "namedtuple(" in signature):
         signature = evaluate_type_text(signature)
     return sigutils.normalize_signature(signature)
 

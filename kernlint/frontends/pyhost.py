@@ -34,7 +34,7 @@ from .pysource import (FunctionNode, KernelDef, PyModule, Scope, flatten, own_no
                        wrapped_interface)
 from .pytypes import (NONE, ArrayType, DictType, FunctionRef, ListType, Maybe, Opaque, ScalarType,
                       StrType, TupleType, TypeReader, appended, dtype_name, either_string, instance, instance_of, loop_bindings,
-                      unpacked)
+                      named_tuple_subclass, unpacked)
 
 # numba.cuda and CuPy calls that allocate device (or pinned/mapped) memory
 ALLOCATIONS = {
@@ -687,6 +687,10 @@ class HostReader:
             wrapped = self.project.memo("wrapped interface", node, lambda: wrapped_interface(node))
             if wrapped is not None:
                 return _interface_array(call, wrapped, reader)
+            named = self.project.memo("named tuple", node, lambda: named_tuple_subclass(
+                node, [owner.dotted(base, Scope(owner)) for base in node.bases]))
+            if named is not None:
+                return named.made(call, reader)
             return instance(owner.path, node.name)
         if not self._gpu_code or any(isinstance(a, ast.Starred) for a in call.args):
             return None
@@ -1051,15 +1055,15 @@ class HostReader:
                     seen.append(keywords[arg.arg])
                 elif index < len(passed) and arg in positional:
                     seen.append(passed[index])
-                elif arg.arg in defaults:
-                    seen.append(reader.type_of(defaults[arg.arg]))
+                elif arg.arg in defaults:  # a dtype (`ftype=np.float32`) as the dtype string names hold
+                    seen.append(reader.type_of(defaults[arg.arg]) or reader.dtype(defaults[arg.arg]))
                 else:
                     seen.append(None)
             agreed = _agreed(seen)
             if agreed is not None:
                 types[arg.arg] = agreed
             elif not calls and arg.arg in defaults:
-                default = reader.type_of(defaults[arg.arg])
+                default = reader.type_of(defaults[arg.arg]) or reader.dtype(defaults[arg.arg])
                 if default != NONE:  # `V=None` and no call: what the docstring says, else unknown
                     types[arg.arg] = default
         untyped = [a.arg for a in positional + arguments.kwonlyargs if types.get(a.arg) is None]

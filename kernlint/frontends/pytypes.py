@@ -15,6 +15,8 @@ host rules use.
 from __future__ import annotations
 
 import ast
+import collections
+import functools
 import json
 import re
 from dataclasses import dataclass, replace
@@ -62,7 +64,15 @@ def evaluate_type_text(text: str):
         from numba.cuda import types as cuda_types
 
         extra["GridGroup"] = getattr(cuda_types, "grid_group", None) or types.grid_group
+    if "namedtuple(" in text:
+        extra["namedtuple"] = _named_tuple
     return eval(text, {"__builtins__": {}}, {**vars(types), **extra})  # noqa: S307 - as numba evaluates it
+
+
+@functools.lru_cache(maxsize=None)
+def _named_tuple(name: str, fields: Tuple[str, ...]):
+    """One class per name and fields: equal signature texts give equal numba types."""
+    return collections.namedtuple(name, fields)
 
 
 @dataclass(frozen=True)
@@ -107,15 +117,22 @@ class ScalarType:
 @dataclass(frozen=True)
 class TupleType:
     items: Tuple["Type", ...]
+    named: Optional["NamedTupleClass"] = None  # a named tuple's class (``Point(1, 2)``)
 
     @property
     def text(self) -> Optional[str]:
         texts = [item.text if item is not None else None for item in self.items]
         if any(t is None for t in texts):
             return None
-        if texts and all(t == texts[0] for t in texts):
+        uniform = bool(texts) and all(t == texts[0] for t in texts)
+        sequence = f"({', '.join(texts)}{',' if len(texts) == 1 else ''})"  # numba's Tuple takes a sequence
+        if self.named is not None:  # numba types a named tuple by its class: spelled as it is made
+            if uniform:
+                return f"NamedUniTuple({texts[0]}, {len(texts)}, {self.named.spelling})"
+            return f"NamedTuple({sequence}, {self.named.spelling})"
+        if uniform:
             return f"UniTuple({texts[0]}, {len(texts)})"
-        return f"Tuple(({', '.join(texts)}{',' if len(texts) == 1 else ''}))"  # numba's Tuple takes a sequence
+        return f"Tuple({sequence})"
 
 
 class _HostOnly:
@@ -165,6 +182,84 @@ class FunctionRef(_HostOnly):
     than one where the branches of an ``if`` bind different ones (each is tried at the call)."""
 
     names: Tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class NamedTupleClass(_HostOnly):
+    """A named tuple's class (``namedtuple('Point', 'x y')``, ``class Point(NamedTuple)``):
+    calling it makes a tuple numba types by this class's name and fields. ``defaults``: the
+    types of the last fields' defaults."""
+
+    name: str
+    fields: Tuple[str, ...]
+    defaults: Tuple["Type", ...] = ()
+
+    @property
+    def spelling(self) -> str:
+        return f"namedtuple({self.name!r}, {self.fields!r})"
+
+    def made(self, call: ast.Call, reader: "TypeReader") -> Optional["TupleType"]:
+        """The tuple ``Point(1, y=2.5)`` makes; None where its arguments are not all read."""
+        if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+            return None
+        given: Dict[str, Type] = {field: reader.type_of(a) for field, a in zip(self.fields, call.args)}
+        for keyword in call.keywords:
+            if keyword.arg not in self.fields or keyword.arg in given:
+                return None
+            given[keyword.arg] = reader.type_of(keyword.value)
+        defaults = dict(zip(self.fields[len(self.fields) - len(self.defaults):], self.defaults))
+        if len(call.args) > len(self.fields) or any(f not in given and f not in defaults for f in self.fields):
+            return None
+        return TupleType(tuple(given[f] if f in given else defaults[f] for f in self.fields), named=self)
+
+
+def named_tuple_class(call: ast.Call, function: str) -> Optional[NamedTupleClass]:
+    """``collections.namedtuple('Point', 'x y')`` (fields as one string, or a list or tuple of
+    strings) or ``typing.NamedTuple('Point', [('x', int), ...])`` with literal names."""
+    if not call.args or not isinstance(call.args[0], ast.Constant) or not isinstance(call.args[0].value, str):
+        return None
+    name = call.args[0].value
+    given = call.args[1] if len(call.args) > 1 else next(
+        (k.value for k in call.keywords if k.arg in ("field_names", "fields")), None)
+    if function == "namedtuple":
+        if isinstance(given, ast.Constant) and isinstance(given.value, str):
+            fields = tuple(given.value.replace(",", " ").split())
+        elif isinstance(given, (ast.List, ast.Tuple)) and all(
+                isinstance(e, ast.Constant) and isinstance(e.value, str) for e in given.elts):
+            fields = tuple(e.value for e in given.elts)
+        else:
+            return None
+        if any(k.arg in ("defaults", "rename") for k in call.keywords):
+            return None  # defaults of run-time values, or renamed fields: not read
+    elif isinstance(given, (ast.List, ast.Tuple)) and all(
+            isinstance(e, ast.Tuple) and len(e.elts) == 2 and isinstance(e.elts[0], ast.Constant)
+            and isinstance(e.elts[0].value, str) for e in given.elts):
+        fields = tuple(e.elts[0].value for e in given.elts)
+    else:
+        return None
+    if not name.isidentifier() or not all(f.isidentifier() and not f.startswith("_") for f in fields) \
+            or len(set(fields)) != len(fields):
+        return None  # namedtuple itself would refuse them
+    return NamedTupleClass(name, fields)
+
+
+def named_tuple_subclass(node: ast.ClassDef, bases: Sequence[Optional[str]]) -> Optional[NamedTupleClass]:
+    """``class Point(NamedTuple): x: int; y: float = 0.0`` (``bases``: the dotted names of its
+    bases): its fields, in order, and the types of their literal defaults."""
+    if "typing.NamedTuple" not in bases:
+        return None
+    fields, defaults = [], []
+    for statement in node.body:
+        if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name):
+            fields.append(statement.target.id)
+            if statement.value is not None:
+                defaults.append(TypeReader(lambda e: None, lambda n: None).type_of(statement.value)
+                                if isinstance(statement.value, ast.Constant) else None)
+            elif defaults:
+                return None  # Python refuses a field without a default after one with
+    if not fields:
+        return None
+    return NamedTupleClass(node.name, tuple(fields), tuple(defaults))
 
 
 @dataclass(frozen=True)
@@ -222,7 +317,8 @@ def appended(kind: "ListType", item: "Type") -> "ListType":
     return kind if kind.item == item else ListType(MIXED)
 
 
-Type = Union[ArrayType, ScalarType, TupleType, ListType, DictType, StrType, FunctionRef, Maybe, OneOf, Opaque, None]
+Type = Union[ArrayType, ScalarType, TupleType, ListType, DictType, StrType, FunctionRef, NamedTupleClass, Maybe,
+             OneOf, Opaque, None]
 
 
 # how many literal values a string keeps (more: any string)
@@ -732,6 +828,8 @@ class TypeReader:
         base = _not_none(self.type_of(expr.value))
         if instance_of(base) is not None:
             return self.member(base, expr.attr)
+        if isinstance(base, TupleType) and base.named is not None and expr.attr in base.named.fields:
+            return base.items[base.named.fields.index(expr.attr)]
         if isinstance(base, ArrayType):
             if expr.attr == "T":
                 if base.ndim is None:
@@ -751,6 +849,8 @@ class TypeReader:
         if isinstance(named, FunctionRef):  # `alloc(shape, dtype=...)`: what each function it may be makes
             made = [self._call_named(name, expr) for name in named.names]
             return made[0] if all(m == made[0] for m in made) else None
+        if isinstance(named, NamedTupleClass):
+            return named.made(expr, self)
         return self._call_named(self.dotted(expr.func) or "", expr)
 
     def _call_named(self, name: str, expr: ast.Call) -> Type:
@@ -773,6 +873,8 @@ class TypeReader:
                 return self.construct(expr)  # numba-cuda's own classes, read (an array wrapper)
             return replace(made, library="numba" if made.where != "host" else "numpy") if isinstance(
                 made, ArrayType) else made
+        if name in ("collections.namedtuple", "typing.NamedTuple"):
+            return named_tuple_class(expr, function)
         if module == "builtins":
             if function in ("float",):
                 return ScalarType("float64")

@@ -40,7 +40,7 @@ def type_text(source, **names):
         if isinstance(expr, ast.Name):
             if expr.id in imports:
                 return imports[expr.id]
-            if expr.id in ("float", "int", "len", "bool", "range", "complex", "str"):
+            if expr.id in ("float", "int", "len", "bool", "range", "complex", "str", "tuple"):
                 return f"builtins.{expr.id}"
         return None
 
@@ -809,6 +809,16 @@ def test_named_tuples_are_typed_as_numba_types_them(source):
 ])
 def test_named_tuples_reading_cannot_make_stay_unknown(source):
     assert (type_text(source) or (None,))[0] is None
+
+
+@pytest.mark.parametrize("source, expected", [
+    ("tuple()", "Tuple(())"),
+    ("tuple((1, 2.5))", "Tuple((int64, float64))"),
+    ("Point = namedtuple('Point', 'x y')\ntuple(Point(1, 2))", "UniTuple(int64, 2)"),
+    ("tuple([1, 2])", None),  # a list's length is not read
+])
+def test_tuple_calls_make_the_tuple_they_are_given(source, expected):
+    assert (type_text(source) or (None,))[0] == expected
 
 
 def test_a_named_tuple_field_read_on_the_host_is_its_item():

@@ -886,6 +886,9 @@ class TypeReader:
                 return ScalarType("complex128")
             if function == "str":
                 return StrType()
+            if function == "tuple" and not expr.keywords and len(expr.args) <= 1:  # `tuple()`, `tuple(t)`
+                made = self.type_of(expr.args[0]) if expr.args else TupleType(())
+                return TupleType(made.items) if isinstance(made, TupleType) else None  # a named one: plain
             if function == "getattr" and len(expr.args) == 2:
                 return self._getattr(expr)
             return None

@@ -811,6 +811,31 @@ def test_named_tuples_reading_cannot_make_stay_unknown(source):
     assert (type_text(source) or (None,))[0] is None
 
 
+@pytest.mark.parametrize("source", [
+    "np.zeros(4, np.float32).view(np.uint32)",
+    "np.arange(6, dtype=np.int64).reshape(2, 3).view('float64')",
+    "np.zeros((2, 4), np.float32).view(np.int16)",  # the last axis doubles
+    "np.zeros(3, np.int64).view('datetime64[D]')",
+    "np.zeros((3, 4), np.float64)[:, ::2].view(np.int64)",  # same size: strides kept
+])
+def test_a_view_is_typed_as_numba_types_it(source):
+    from numba import typeof
+
+    from kernlint.frontends.numba_cuda import parse_signature
+
+    text, _ = type_text(source)
+    assert parse_signature(f"void({text})")[0] == (typeof(eval(source, {"np": np})),)  # noqa: S307
+
+
+@pytest.mark.parametrize("source", [
+    "np.zeros((3, 4), np.float32).T.view(np.int16)",  # another size, not C: NumPy may refuse
+    "np.zeros((), np.float32).view(np.int16)",
+    "np.zeros(4, np.float32).view(dtype)",
+])
+def test_a_view_reading_cannot_follow_stays_unknown(source):
+    assert (type_text(source) or (None,))[0] is None
+
+
 @pytest.mark.parametrize("source, expected", [
     ("tuple()", "Tuple(())"),
     ("tuple((1, 2.5))", "Tuple((int64, float64))"),

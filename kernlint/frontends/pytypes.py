@@ -1236,6 +1236,8 @@ class TypeReader:
             return ArrayType(dtype, base.ndim, "C" if base.layout != "F" else "F", base.where)
         if method == "copy":
             return replace(base, layout="C" if base.layout == "A" else base.layout)
+        if method == "view" and len(expr.args) == 1 and not keywords:
+            return self._view(base, self.dtype(expr.args[0]))
         if method in ("ravel", "flatten"):
             return replace(base, ndim=1, layout="C")
         if method == "reshape":
@@ -1262,6 +1264,23 @@ class TypeReader:
             return replace(base, where="device")
         if base.library == "torch" and method in ("contiguous", "clone", "detach"):
             return replace(base, layout="C")
+        return None
+
+    @staticmethod
+    def _view(base: ArrayType, dtype: Optional[str]) -> Type:
+        """``a.view(np.uint32)``: the same memory read as another dtype. Of the same item size,
+        the same array; of another, NumPy resizes the last axis, which a C array allows (its
+        rank stays); anything else: unknown."""
+        import numpy  # item sizes, as NumPy gives them: runs nothing of the user's
+
+        spelled = [_numpy_spelling(d) if d else None for d in (base.dtype, dtype)]
+        if None in spelled:
+            return None
+        sizes = [numpy.dtype(d).itemsize for d in spelled]
+        if sizes[0] == sizes[1]:
+            return replace(base, dtype=dtype)
+        if base.layout == "C" and base.ndim:
+            return replace(base, dtype=dtype)
         return None
 
     def _ndim_of_shape(self, shape: Optional[ast.expr]) -> Optional[int]:

@@ -1696,7 +1696,11 @@ class HostReader:
 
 def _handed_call(call: ast.Call, called: Optional[str]) -> Optional[ast.Call]:
     """The call a function handed to ``map`` makes (``map(f, xs)``, ``executor.map(f, xs)``,
-    ``pool.imap(f, xs)``: ``f(xs[0])``; ``executor.submit(f, x)``: ``f(x)``); None otherwise."""
+    ``pool.imap(f, xs)``: ``f(xs[0])``; ``executor.submit(f, x)``: ``f(x)``; the target of
+    ``threading.Thread(target=f, args=(x,), kwargs={'n': 1})`` or ``multiprocessing.Process``:
+    ``f(x, n=1)``); None otherwise."""
+    if called in ("threading.Thread", "multiprocessing.Process") and not call.args:
+        return _thread_target_call(call)
     attr = call.func.attr if isinstance(call.func, ast.Attribute) else None
     if not call.args or call.keywords or any(isinstance(a, ast.Starred) for a in call.args) or not isinstance(
             call.args[0], (ast.Name, ast.Attribute)):
@@ -1708,6 +1712,23 @@ def _handed_call(call: ast.Call, called: Optional[str]) -> Optional[ast.Call]:
     else:
         return None
     return ast.copy_location(ast.Call(func=call.args[0], args=items, keywords=[]), call)
+
+
+def _thread_target_call(call: ast.Call) -> Optional[ast.Call]:
+    """``f(*args, **kwargs)`` of ``Thread(target=f, args=(...), kwargs={...})``, where the
+    target is named and its arguments are written out."""
+    given = {k.arg: k.value for k in call.keywords}
+    target, args, kwargs = given.get("target"), given.get("args"), given.get("kwargs")
+    if not isinstance(target, (ast.Name, ast.Attribute)) or None in given:
+        return None
+    if args is not None and (not isinstance(args, (ast.Tuple, ast.List)) or any(
+            isinstance(a, ast.Starred) for a in args.elts)):
+        return None
+    if kwargs is not None and (not isinstance(kwargs, ast.Dict) or not all(
+            isinstance(k, ast.Constant) and isinstance(k.value, str) for k in kwargs.keys)):
+        return None
+    keywords = [ast.keyword(arg=k.value, value=v) for k, v in zip(kwargs.keys, kwargs.values)] if kwargs else []
+    return ast.copy_location(ast.Call(func=target, args=list(args.elts) if args else [], keywords=keywords), call)
 
 
 def _flag_text(expr: ast.expr) -> Optional[str]:

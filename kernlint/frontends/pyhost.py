@@ -1027,10 +1027,28 @@ class HostReader:
                         self._minus[id(sub.left)] = sub.right.id
                     elif isinstance(sub.left, ast.Name):
                         self.facts.intervals.setdefault(frame.qualname, set()).add((sub.left.id, sub.right.id))
+        around = self.project.memo("comprehensions around calls", expr, lambda: _comprehensions_around(expr))
         for node in self.project.memo("calls in order", expr, lambda: list(_calls_in_order(expr))):
             if isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
                 continue
-            self._call(node, frame)
+            if id(node) not in around:
+                self._call(node, frame)
+                continue
+            # a call in a comprehension (`[launch(a) for a in arrays]`): its variables bound
+            # while it is read, as a `for` loop binds them
+            saved: Dict[str, object] = {}
+            for generator in around[id(node)]:
+                for name, kind in loop_bindings(generator.target, generator.iter, self._reader(frame)):
+                    saved.setdefault(name, frame.env.get(name, _UNSET))
+                    frame.env[name] = kind
+            try:
+                self._call(node, frame)
+            finally:
+                for name, value in saved.items():
+                    if value is _UNSET:
+                        frame.env.pop(name, None)
+                    else:
+                        frame.env[name] = value
 
     def _parameter_types(self, function: FunctionNode, qualname: str, frame: _Frame) -> Dict[str, object]:
         """A parameter's type where every call of the function in this file passes the same
@@ -1888,6 +1906,33 @@ def _calls_in_order(expr: ast.AST):
 
 
 _UNSET = object()
+
+
+def _comprehensions_around(expr: ast.AST) -> Dict[int, List[ast.comprehension]]:
+    """id(call) -> the generators (outermost first) whose variables a call inside a
+    comprehension sees; the first generator's iterable is read outside it."""
+    around: Dict[int, List[ast.comprehension]] = {}
+
+    def visit(node: ast.AST, generators: List[ast.comprehension]) -> None:
+        if isinstance(node, ast.Call) and generators:
+            around[id(node)] = generators
+        if isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+            inner = generators
+            for number, generator in enumerate(node.generators):
+                visit(generator.iter, generators if number == 0 else inner)
+                inner = inner + [generator]
+                for test in generator.ifs:
+                    visit(test, inner)
+            for part in ("elt", "key", "value"):
+                if getattr(node, part, None) is not None:
+                    visit(getattr(node, part), inner)
+            return
+        for child in ast.iter_child_nodes(node):
+            if not isinstance(child, ast.Lambda):
+                visit(child, generators)
+
+    visit(expr, [])
+    return around
 
 
 def _known(kind) -> int:

@@ -1288,20 +1288,75 @@ def test_a_mode_of_a_class_in_the_launching_file_and_of_a_string_attribute(tmp_p
 
 
 @pytest.mark.parametrize("stores, expected", [
-    ("out[i] = np.float32(0.)", "float32[::1]"),  # the store names the width
-    ("out[i] = numba.float32(v[i])", "float32[::1]"),
-    ("out[i] = np.float64(0.)", "float64[::1]"),
-    ("out[i] = np.float32(0.)\n    out[i + 1] = 0.5", "float64[::1]"),  # widths that disagree: as read
-    ("out[i] = float(v[i])", "float64[::1]"),
+    # the store names the width; the code names only float32, so the other floats are float32 too
+    ("out[i] = np.float32(0.)", "void(float32[::1], float32)"),
+    ("out[i] = numba.float32(v[i])", "void(float32[::1], float32[::1])"),
+    ("out[i] = np.float64(0.)", "void(float64[::1], float64)"),
+    ("out[i] = np.float32(0.)\n    out[i + 1] = v * 0.5", "void(float32[::1], float32)"),
+    ("out[i] = np.float32(0.)\n    out[i + 1] = np.float64(v)", "void(float64[::1], float64)"),  # widths disagree
+    ("out[i] = float(v[i])", "void(float64[::1], float64[::1])"),
+    ("out[i] = v[i] * 0.5", "void(float64[::1], float64[::1])"),  # a literal names no width: as read
 ])
-def test_a_store_that_names_a_float_width_gives_the_arrays_elements(tmp_path, stores, expected):
+def test_the_float_widths_the_code_names_give_its_floats(tmp_path, stores, expected):
     from kernlint.frontends.signatures import inferred_signatures
 
     path = tmp_path / "k.py"
     path.write_text("import numba\nimport numpy as np\nfrom numba import cuda\n\n\n@cuda.jit\ndef k(out, v):\n"
                     "    i = cuda.grid(1)\n    " + stores + "\n")
     [(signature, variant), *_] = inferred_signatures(Project().module(str(path)).kernels[0])
-    assert variant == "as read" and signature.startswith(f"void({expected}, ")
+    assert signature == expected
+    assert variant == ("as its code writes: floats as float32" if "float32" in expected else "as read")
+
+
+def test_a_factory_s_kernels_share_the_widths_their_code_writes(tmp_path):
+    """A kernel that names no width takes the one its factory's other GPU code writes (a
+    module-level kernel only its own); integer elements are int32 where that code names no
+    other integer width (a Python int scalar stays int64). The host code's arrays do not count."""
+    from kernlint.frontends.signatures import inferred_signatures
+
+    def first(source, name):
+        path = tmp_path / "k.py"
+        path.write_text(textwrap.dedent(source))
+        return inferred_signatures({k.name: k for k in Project().module(str(path)).kernels}[name])[0]
+
+    factory = '''
+        import numpy as np
+        from numba import cuda
+
+
+        def make(n):
+            @cuda.jit(device=True)
+            def first_cell(cells):
+                return cells[0] + np.int32(1)
+
+            @cuda.jit
+            def zero(total):
+                total[0] = np.float32(0.)
+
+            @cuda.jit
+            def shift(v, total, cells, count):
+                i = cuda.grid(1)
+                if i < count:
+                    v[cells[i] + first_cell(cells)] -= total[0] / n
+            return zero, shift
+
+
+        @cuda.jit
+        def shift_alone(v, total, count):
+            for i in range(count):
+                v[i] -= total[0]
+
+
+        def buffers(n):
+            return np.zeros(n, np.float32), np.zeros(n, dtype=np.int32)
+    '''
+    assert first(factory, "shift") == ("void(float32[::1], float32[::1], int32[::1], int64)",
+                                       "as its code writes: floats as float32, integer elements as int32")
+    assert first(factory, "shift_alone") == ("void(float64[::1], float64[::1], int64)", "as read")
+    assert first(factory.replace("np.int32(1)", "np.intp(1)"), "shift") == (
+        "void(float32[::1], float32[::1], int64[::1], int64)", "as its code writes: floats as float32")
+    assert first(factory.replace("total[0] = np.float32(0.)", "total[0] = float(n)"), "shift")[0] == \
+        "void(float64[::1], float64[::1], int32[::1], int64)"
 
 
 @pytest.mark.parametrize("guard, expected", [

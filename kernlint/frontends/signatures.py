@@ -241,7 +241,59 @@ def inferred_signatures(kernel: KernelDef, launches: Sequence[Sequence[Optional[
     if fitting:
         known = [column[0] if column[0] is not None and len(set(column)) == 1 else None
                  for column in zip(*fitting)]
-    return _candidates(params, uses, known)
+    preferred = _widths_written(kernel)
+    return _candidates(params, uses, known, preferred)
+
+
+# the widths a kernel's code writes (`np.float32(0.5)`, `dtype=np.int32`), as a variant tried first
+_WIDTHS = {"float16": "float16", "float32": "float32", "float64": "float64", "float": "float64",
+           "double": "float64", "single": "float32", "f4": "float32", "f8": "float64",
+           "int8": "int8", "int16": "int16", "int32": "int32", "int64": "int64", "intp": "int64", "i4": "int32",
+           "i8": "int64"}
+
+
+def _widths_written(kernel: KernelDef) -> Dict[str, str]:
+    """The variant a kernel's code says: the GPU code written with it (its body; where a
+    function makes it, every kernel and device function that function makes: a factory's
+    step and its helpers are written together) names widths (`numba.float32(0.5)`,
+    `cuda.local.array(3, np.float32)`, `np.int32(0)`); where it names float32 and no other
+    float, floats are float32; where it names int32 and no other integer, integer array
+    elements are int32 (a Python int scalar stays int64, as numba types it). Python's own
+    `float(x)` counts as float64. (The arrays the file's host code makes are no such sign:
+    a test module's kernels are unrelated, and a host's `np.float32(dt)` is a scalar.)"""
+    module = kernel.module
+    together = [k for k in module.kernels if k.outer == kernel.outer] if kernel.scope.functions else [kernel]
+    named = _widths_named(module, together)
+    variant: Dict[str, str] = {}
+    if {w for w in named if w.startswith("float")} == {"float32"}:
+        variant["float"] = "float32"
+    if {w for w in named if w.startswith("int")} == {"int32"}:
+        variant["int_elements"] = "int32"
+    return variant
+
+
+def _widths_named(module: PyModule, kernels: Sequence[KernelDef]) -> Set[str]:
+    """The number widths ``kernels`` name: calls of a width (`np.float32(x)`,
+    `numba.int32(0)`, `float(n)`) and widths passed to calls (`cuda.local.array(3,
+    numba.float32)`, `dtype=np.int32`)."""
+    widths: Set[str] = set()
+    for kernel in kernels:
+        for node in ast.walk(kernel.node):
+            if not isinstance(node, ast.Call):
+                continue
+            named = [node.func] + [a for a in node.args if isinstance(a, (ast.Name, ast.Attribute))] \
+                + [k.value for k in node.keywords if k.arg == "dtype"]
+            for expr in named:
+                if isinstance(expr, ast.Constant) and isinstance(expr.value, str):
+                    dotted = f"numpy.{expr.value}"  # dtype="float32"
+                else:
+                    dotted = module.dotted(expr, kernel.scope) or ""
+                library, _, name = dotted.rpartition(".")
+                if library == "builtins" and (name == "float" or name == "int" and expr is not node.func):
+                    widths.add("float64" if name == "float" else "int64")  # `int(x)` converts; `dtype=int` is int64
+                elif name in _WIDTHS and (library in ("numpy", "cupy") or library.startswith("numba")):
+                    widths.add(_WIDTHS[name])
+    return widths
 
 
 def _parameter_uses(node, module: PyModule, outer_scope, visiting: Set[int], closed_over: Sequence[str] = ()
@@ -567,8 +619,8 @@ def _function_def(project: Project, name: str, importer: PyModule, depth: int = 
 _RANK_UNKNOWN = "[?]"
 
 
-def _candidates(params: List[str], uses: Dict[str, "_Use"], known: Sequence[Optional[str]]
-                ) -> List[Tuple[str, str]]:
+def _candidates(params: List[str], uses: Dict[str, "_Use"], known: Sequence[Optional[str]],
+                preferred: Optional[Dict[str, str]] = None) -> List[Tuple[str, str]]:
     candidates: List[Tuple[str, str]] = []
     given = sum(1 for k in known if k is not None and not k.endswith(_RANK_UNKNOWN))
     elements = sum(1 for k in known if k is not None and k.endswith(_RANK_UNKNOWN))
@@ -581,7 +633,12 @@ def _candidates(params: List[str], uses: Dict[str, "_Use"], known: Sequence[Opti
             if any(uses[source].complex_elements for source in use.copied_from) or any(
                     (dtype or "").startswith("complex") for dtype in sources):
                 use.complex_elements = True
-    for label, variant in VARIANTS:
+    variants = list(VARIANTS)
+    if preferred:
+        label = "as its code writes: " + ", ".join(
+            ["floats as float32"] * ("float" in preferred) + ["integer elements as int32"] * ("int_elements" in preferred))
+        variants.insert(0, (label, preferred))
+    for label, variant in variants:
         types = []
         for param, launched in zip(params, known):
             types.append(_type_from_use(uses[param], launched, variant))
@@ -614,7 +671,7 @@ def _type_from_use(use: "_Use", launched: Optional[str], variant: Dict[str, str]
         elif use.complex_elements:
             dtype = "complex64" if variant.get("float") == "float32" else "complex128"
         elif dtype.startswith("int"):
-            dtype = variant.get("int", dtype)
+            dtype = variant.get("int", variant.get("int_elements", dtype))
         elif use.float_widths in ({"float32"}, {"float64"}):
             dtype = next(iter(use.float_widths))  # every store names its width: `np.float32(0.)`
         else:

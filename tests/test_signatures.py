@@ -1308,6 +1308,28 @@ def test_the_float_widths_the_code_names_give_its_floats(tmp_path, stores, expec
     assert variant == ("as its code writes: floats as float32" if "float32" in expected else "as read")
 
 
+@pytest.mark.parametrize("body, expected", [
+    # read only as items, integers: a shape (`x.shape`, `(nx, nz)`), not an array
+    ("ix, iz = cuda.grid(2)\n    if ix < dims[0] and iz < dims[1]:\n        out[ix, iz] = half[0] // 2",
+     "void(float64[:, ::1], UniTuple(int64, 2), UniTuple(int64, 1))"),
+    ("for i in range(dims[2]):\n        out[dims[0], dims[1]] = half[0]",
+     "void(float64[:, ::1], UniTuple(int64, 3), float64[::1])"),
+    ("for i in range(dims[2]):\n        out[0, i] = half[0]", "void(float64[:, ::1], int64[::1], float64[::1])"),
+    ("i = cuda.grid(1)\n    out[0, i] = dims[0] * 0.5 + half[1]", "void(float64[:, ::1], float64[::1], float64[::1])"),
+    ("i = cuda.grid(1)\n    if i < dims[0]:\n        out[0, i] = dims[i]", "void(float64[:, ::1], float64[::1], float64)"),
+    ("i = cuda.grid(1)\n    if i < dims[0]:\n        dims[1] = i", "void(float64, int64[::1], float64)"),
+    ("i = cuda.grid(1)\n    if i < len(dims):\n        out[0, i] = dims[0] // 2", "void(float64[:, ::1], float64[::1], float64)"),
+])
+def test_items_of_a_shape_are_a_tuple_of_integers(tmp_path, body, expected):
+    """Only literal indices, items used as integers: a tuple; indexed by a thread, stored
+    into, or of floats: an array as before."""
+    from kernlint.frontends.signatures import inferred_signatures
+
+    path = tmp_path / "k.py"
+    path.write_text("from numba import cuda\n\n\n@cuda.jit\ndef k(out, dims, half):\n    " + body + "\n")
+    assert inferred_signatures(Project().module(str(path)).kernels[0])[0][0] == expected
+
+
 def test_a_factory_s_kernels_share_the_widths_their_code_writes(tmp_path):
     """A kernel that names no width takes the one its factory's other GPU code writes (a
     module-level kernel only its own); integer elements are int32 where that code names no

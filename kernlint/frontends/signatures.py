@@ -218,6 +218,7 @@ class _Use:
         self.copied_from: Set[str] = set()  # `a[i] = b[j]`: the parameters whose elements it holds
         self.unpacked: Optional[List["_Use"]] = None  # `dt, n = params`: a tuple, and its items' uses
         self.grid = False  # `g.sync()`: the grid group `cuda.cg.this_grid()` gives
+        self.int_tuple = 0  # read only as `p[0]`, `p[1]` of integers: a tuple of that many (a shape)
 
 
 def closure_use(kernel_node, module: PyModule, scope: Scope, name: str) -> "_Use":
@@ -492,7 +493,42 @@ def _parameter_uses(node, module: PyModule, outer_scope, visiting: Set[int], clo
                 _merge_callee_uses(sub, module, scope, uses, visiting)
     for name, names in items.items():
         uses[name].unpacked = [uses[item] for item in names]
+    for name, count in _integer_tuples(node, params, is_int).items():
+        if uses[name].ndim <= 1 and not uses[name].unpacked:
+            uses[name].int_tuple = count
     return uses
+
+
+def _integer_tuples(node, params: List[str], is_int) -> Dict[str, int]:
+    """Parameters read only as ``p[0]``, ``p[1]`` (literal indices, never stored into, passed
+    on or sliced), whose items are integers where the code says (``ix < dims[0]``,
+    ``shape[1] // 2``, ``range(n[0])``): a tuple of that many integers, as numba types a
+    shape or a tuple of sizes (``x.shape``, ``(nx, nz)``), not an array."""
+    reads: Dict[str, Set[int]] = {p: set() for p in params}
+    parents = {id(child): parent for parent in ast.walk(node) for child in ast.iter_child_nodes(parent)}
+    integer_items: Set[str] = set()
+    for sub in ast.walk(node):
+        if not isinstance(sub, ast.Name) or sub.id not in reads:
+            continue
+        parent = parents.get(id(sub))
+        if not (isinstance(parent, ast.Subscript) and parent.value is sub and isinstance(parent.ctx, ast.Load)
+                and isinstance(parent.slice, ast.Constant) and type(parent.slice.value) is int
+                and parent.slice.value >= 0):
+            reads.pop(sub.id)  # read whole, stored into, indexed otherwise: not only a tuple's items
+            continue
+        reads[sub.id].add(parent.slice.value)
+        around = parents.get(id(parent))
+        others: List[ast.expr] = []
+        if isinstance(around, ast.Compare):
+            others = [e for e in [around.left, *around.comparators] if e is not parent]
+        elif isinstance(around, ast.BinOp) and not isinstance(around.op, ast.Div):
+            others = [around.right if around.left is parent else around.left]
+        elif isinstance(around, ast.Call) and isinstance(around.func, ast.Name) and around.func.id == "range":
+            integer_items.add(sub.id)
+        if any(is_int(other) for other in others):
+            integer_items.add(sub.id)
+    return {name: max(indices) + 1 for name, indices in reads.items()
+            if indices and name in integer_items and len(indices) == max(indices) + 1}
 
 
 _ARRAY_ATTRIBUTES = ("shape", "size", "ndim", "T", "strides", "dtype")
@@ -659,6 +695,8 @@ def _type_from_use(use: "_Use", launched: Optional[str], variant: Dict[str, str]
         return launched
     if use.grid:
         return "GridGroup"
+    if use.int_tuple and launched is None:
+        return f"UniTuple(int64, {use.int_tuple})"
     if use.unpacked and not use.array and launched is None:
         items = [_type_from_use(item, None, variant) for item in use.unpacked]
         return f"UniTuple({items[0]}, {len(items)})" if len(set(items)) == 1 else f"Tuple(({', '.join(items)},))"

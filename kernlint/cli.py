@@ -245,6 +245,11 @@ def _check(args) -> int:
     reporter = FORMATS[args.output_format]
     if args.output_format == "text":
         reporter.write(report, sys.stdout, stats=args.statistics, show_signatures=args.show_signatures)
+        from .report.text import inferred_note
+
+        note = inferred_note(report)
+        if note:
+            print(note, file=sys.stderr)
     else:
         reporter.write(report, sys.stdout, stats=args.statistics)
     if args.output_format != "text" and (args.statistics or args.show_signatures):

@@ -31,6 +31,23 @@ def test_clean_file_exits_0():
     assert run.stdout.strip() == "All checks passed (3 kernels in 1 file)."
 
 
+def test_kernels_checked_only_with_an_inferred_signature_are_counted_on_stderr(tmp_path):
+    """"All checks passed" says nothing of how sure the types were: a note on stderr does,
+    where a kernel had no launch; stdout stays the summary tools parse."""
+    source = ("import numpy as np\nfrom numba import cuda\n\n\n@cuda.jit\ndef scale(x, k):\n"
+              "    i = cuda.grid(1)\n    if i < x.size:\n        x[i] *= k\n")
+    (tmp_path / "guessed.py").write_text(source)
+    (tmp_path / "launched.py").write_text(source + "\n\nscale[1, 32](np.ones(32, np.float32), np.float32(2))\n")
+    guessed = kernlint("check", "--no-cache", str(tmp_path / "guessed.py"))
+    assert guessed.returncode == 0 and guessed.stdout.strip() == "All checks passed (1 kernel in 1 file)."
+    assert guessed.stderr.startswith("kernlint: note: 1 kernel was checked with a signature inferred from its body")
+    assert "kernlint record" in guessed.stderr
+    launched = kernlint("check", "--no-cache", str(tmp_path / "launched.py"))
+    assert launched.returncode == 0 and "note" not in launched.stderr
+    quiet = kernlint("check", "--no-cache", "--output-format", "json", str(tmp_path / "guessed.py"))
+    assert "note" not in quiet.stderr and json.loads(quiet.stdout) == []  # JSON says it per finding
+
+
 def test_json_output_and_statistics():
     run = kernlint("check", "--output-format", "json", "--statistics", str(EXAMPLES))
     assert run.returncode == 1, run.stderr

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from typing import List, TextIO
+from typing import Dict, List, Optional, TextIO, Tuple
 
 from ..engine import Report
 from ..findings import Finding
@@ -71,6 +71,24 @@ def summary(report: Report) -> str:
         parts.append(f"{rewrite} with `kernlint rewrite`")
     fix = f" ({'; '.join(parts)})" if parts else ""
     return f"Found {count} finding{'s' if count != 1 else ''}{fix} in {kernels}, {files}."
+
+
+def inferred_note(report: Report) -> Optional[str]:
+    """A line for standard error where kernels were checked only with signatures inferred from
+    their bodies: "All checks passed" then says nothing of how sure their types are."""
+    sources: Dict[Tuple[str, str], set] = {}
+    for s in report.stats:
+        if not s.host:
+            sources.setdefault((s.path, s.kernel), set()).add(s.signature_source)
+    inferred = sum(1 for found in sources.values() if found == {"inferred"})
+    if not inferred:
+        return None
+    one = inferred == 1
+    return (f"kernlint: note: {inferred} kernel{' was' if one else 's were'} checked with "
+            f"{'a signature' if one else 'signatures'} inferred from {'its body' if one else 'their bodies'}, "
+            f"not from a launch (element types and ranks may be wrong): `--show-signatures` lists "
+            f"{'it' if one else 'them'}; `kernlint record -- <your tests>` records the types a run launches "
+            f"{'it' if one else 'them'} with")
 
 
 def statistics(report: Report) -> List[str]:

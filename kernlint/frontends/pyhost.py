@@ -1027,17 +1027,14 @@ class HostReader:
                         self._minus[id(sub.left)] = sub.right.id
                     elif isinstance(sub.left, ast.Name):
                         self.facts.intervals.setdefault(frame.qualname, set()).add((sub.left.id, sub.right.id))
-        around = self.project.memo("comprehensions around calls", expr, lambda: _comprehensions_around(expr))
-        for node in self.project.memo("calls in order", expr, lambda: list(_calls_in_order(expr))):
-            if isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
-                continue
-            if id(node) not in around:
+        for node, generators in self.project.memo("calls in order", expr, lambda: _calls_in_order(expr)):
+            if not generators:
                 self._call(node, frame)
                 continue
             # a call in a comprehension (`[launch(a) for a in arrays]`): its variables bound
             # while it is read, as a `for` loop binds them
             saved: Dict[str, object] = {}
-            for generator in around[id(node)]:
+            for generator in generators:
                 for name, kind in loop_bindings(generator.target, generator.iter, self._reader(frame)):
                     saved.setdefault(name, frame.env.get(name, _UNSET))
                     frame.env[name] = kind
@@ -1889,50 +1886,35 @@ def _launched(call: ast.Call) -> Optional[Tuple[ast.expr, bool]]:
     return None
 
 
-def _calls_in_order(expr: ast.AST):
-    """Calls in an expression, inner ones first (arguments are evaluated before the call)."""
-    found = []
+def _calls_in_order(expr: ast.AST) -> List[Tuple[ast.Call, Tuple[ast.comprehension, ...]]]:
+    """Calls in an expression, inner ones first (arguments are evaluated before the call), each
+    with the comprehension generators (outermost first) whose variables it sees: a
+    comprehension's first iterable is read outside it."""
+    found: List[Tuple[ast.Call, Tuple[ast.comprehension, ...]]] = []
 
-    def visit(node):
-        for child in ast.iter_child_nodes(node):
-            if isinstance(child, ast.Lambda):
-                continue
-            visit(child)
-        if isinstance(node, ast.Call):
-            found.append(node)
-
-    visit(expr)
-    return found
-
-
-_UNSET = object()
-
-
-def _comprehensions_around(expr: ast.AST) -> Dict[int, List[ast.comprehension]]:
-    """id(call) -> the generators (outermost first) whose variables a call inside a
-    comprehension sees; the first generator's iterable is read outside it."""
-    around: Dict[int, List[ast.comprehension]] = {}
-
-    def visit(node: ast.AST, generators: List[ast.comprehension]) -> None:
-        if isinstance(node, ast.Call) and generators:
-            around[id(node)] = generators
+    def visit(node: ast.AST, generators: Tuple[ast.comprehension, ...]) -> None:
         if isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
             inner = generators
             for number, generator in enumerate(node.generators):
                 visit(generator.iter, generators if number == 0 else inner)
-                inner = inner + [generator]
+                inner = inner + (generator,)
                 for test in generator.ifs:
                     visit(test, inner)
-            for part in ("elt", "key", "value"):
+            for part in ("key", "value", "elt"):
                 if getattr(node, part, None) is not None:
                     visit(getattr(node, part), inner)
             return
         for child in ast.iter_child_nodes(node):
             if not isinstance(child, ast.Lambda):
                 visit(child, generators)
+        if isinstance(node, ast.Call):
+            found.append((node, generators))
 
-    visit(expr, [])
-    return around
+    visit(expr, ())
+    return found
+
+
+_UNSET = object()
 
 
 def _known(kind) -> int:

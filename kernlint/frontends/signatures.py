@@ -26,7 +26,7 @@ from .closures import Closures, add_closure, closure_lines, read_closures
 from .project import Project
 from .pyhost import file_host_facts
 from .pysource import KernelDef, PyModule, Scope, bound_item
-from .pytypes import XOROSHIRO
+from .pytypes import XOROSHIRO, dtype_name
 
 SIGNATURES_FILE = "kernlint-signatures.toml"
 
@@ -246,13 +246,6 @@ def inferred_signatures(kernel: KernelDef, launches: Sequence[Sequence[Optional[
     return _candidates(params, uses, known, preferred)
 
 
-# the widths a kernel's code writes (`np.float32(0.5)`, `dtype=np.int32`), as a variant tried first
-_WIDTHS = {"float16": "float16", "float32": "float32", "float64": "float64", "float": "float64",
-           "double": "float64", "single": "float32", "f4": "float32", "f8": "float64",
-           "int8": "int8", "int16": "int16", "int32": "int32", "int64": "int64", "intp": "int64", "i4": "int32",
-           "i8": "int64"}
-
-
 def _widths_written(kernel: KernelDef) -> Dict[str, str]:
     """The variant a kernel's code says: the GPU code written with it (its body; where a
     function makes it, every kernel and device function that function makes: a factory's
@@ -286,14 +279,15 @@ def _widths_named(module: PyModule, kernels: Sequence[KernelDef]) -> Set[str]:
                 + [k.value for k in node.keywords if k.arg == "dtype"]
             for expr in named:
                 if isinstance(expr, ast.Constant) and isinstance(expr.value, str):
-                    dotted = f"numpy.{expr.value}"  # dtype="float32"
+                    library, name = "numpy", expr.value  # dtype="float32"
                 else:
-                    dotted = module.dotted(expr, kernel.scope) or ""
-                library, _, name = dotted.rpartition(".")
-                if library == "builtins" and (name == "float" or name == "int" and expr is not node.func):
-                    widths.add("float64" if name == "float" else "int64")  # `int(x)` converts; `dtype=int` is int64
-                elif name in _WIDTHS and (library in ("numpy", "cupy") or library.startswith("numba")):
-                    widths.add(_WIDTHS[name])
+                    library, _, name = (module.dotted(expr, kernel.scope) or "").rpartition(".")
+                if library == "builtins" and name == "int" and expr is node.func:
+                    continue  # `int(x)` converts a value; `dtype=int` names int64
+                if library in ("numpy", "cupy", "builtins") or library.startswith("numba"):
+                    width = dtype_name(name) if name in ("float", "int") or library != "builtins" else None
+                    if width and width.startswith(("float", "int")):
+                        widths.add(width)
     return widths
 
 

@@ -1276,12 +1276,8 @@ class TypeReader:
         spelled = [_numpy_spelling(d) if d else None for d in (base.dtype, dtype)]
         if None in spelled:
             return None
-        sizes = [numpy.dtype(d).itemsize for d in spelled]
-        if sizes[0] == sizes[1]:
-            return replace(base, dtype=dtype)
-        if base.layout == "C" and base.ndim:
-            return replace(base, dtype=dtype)
-        return None
+        same_size = numpy.dtype(spelled[0]).itemsize == numpy.dtype(spelled[1]).itemsize
+        return replace(base, dtype=dtype) if same_size or base.layout == "C" and base.ndim else None
 
     def _ndim_of_shape(self, shape: Optional[ast.expr]) -> Optional[int]:
         """Dimensions of a shape argument (an int, a tuple of ints, another array's shape);

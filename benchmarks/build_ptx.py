@@ -12,22 +12,26 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 
+from kernlint.analysis.conversions import safe_range  # noqa: E402
 from kernlint.frontends.numba_cuda import compile_file, parse_cc  # noqa: E402
 from kernlint.rewrite.command import rewrite_kernel  # noqa: E402
 from kernlint.resources import lower_ptx_version, ptxas_usage  # noqa: E402
 from kernlint.rewrite.verify import VerificationError, nvvm_ptx  # noqa: E402
 
-# checked kernel in kernels.py -> (hand-written twin, safe range low, high, integral only)
-CASES = {
-    "print_guard_f64": ("hand_f64", -9.2e18, 9.2e18, False),
-    "raise_guard_f64": ("hand_f64", -9.2e18, 9.2e18, False),
-    "exact_guard_f64": ("hand_f64", -9.2e18, 9.2e18, True),
-    "grid_stride_f64": ("hand_grid_stride_f64", -9.2e18, 9.2e18, False),
-    "print_guard_f32": ("hand_f32", -2147483648.0, 2147483648.0, False),
-    "raise_guard_f32": ("hand_f32", -2147483648.0, 2147483648.0, False),
-    "exact_guard_f32": ("hand_f32", -2147483648.0, 2147483648.0, True),
-    "grid_stride_f32": ("hand_grid_stride_f32", -2147483648.0, 2147483648.0, False),
+# checked kernel in kernels.py -> (hand-written twin, safe range low, high, integral only).
+# The safe range is the conversion's (kernlint.analysis.conversions.safe_range), not where the
+# kernel's guard passes: a rewrite that dropped a domain check would differ inside it.
+_CONVERTS = {
+    "print_guard_f64": ("hand_f64", "int64", False),
+    "raise_guard_f64": ("hand_f64", "int64", False),
+    "exact_guard_f64": ("hand_f64", "int64", True),
+    "grid_stride_f64": ("hand_grid_stride_f64", "int64", False),
+    "print_guard_f32": ("hand_f32", "int32", False),
+    "raise_guard_f32": ("hand_f32", "int32", False),
+    "exact_guard_f32": ("hand_f32", "int32", True),
+    "grid_stride_f32": ("hand_grid_stride_f32", "int32", False),
 }
+CASES = {kernel: (hand, *safe_range(target), integral) for kernel, (hand, target, integral) in _CONVERTS.items()}
 
 
 def ptxas_resources(ptx, arch):

@@ -21,7 +21,7 @@ from .frontends.numba_cuda import CompiledKernel
 from .ir.reader import parse_module
 from .rewrite.edit import FunctionPlan, dialect_of, rewrite_module
 from .rewrite.verify import VerificationError, amdgpu_assembly, nvvm_ptx
-from .rules.kl101_checked_float_to_int import checked_conversions
+from .analysis.conversions import checked_conversions
 
 Resources = Dict[str, int]
 

@@ -3,10 +3,15 @@ executed side by side (llvmlite's JIT on the CPU) on Hypothesis-drawn inputs.
 
 Every pattern is a device function ``int(float)`` guarded by a raise: float32 and float64
 sources; int8..int64 and uint8..uint64 targets; NaN, range and exactness guards. Inside
-the safe range (the inputs for which the original's checks pass) both must return status
-0 and the same bytes in the return slot; just outside it the original must fail, which
-pins the boundary. Kernels with arrays (print and raise guards, a grid-stride loop) are
-run thread by thread and compared on their outputs and on how often they printed.
+the safe range both must return status 0 and the same bytes in the return slot; just
+outside it the original must fail, which pins the boundary. Kernels with arrays (print and
+raise guards, a grid-stride loop) are run thread by thread and compared on their outputs
+and on how often they printed.
+
+The safe range is the conversion's (where it is defined, and exact if the check tests
+exactness: ``analysis.conversions.safe_range``), never "where the guard passes": drawn
+from there, a rewrite that removed a domain check (a histogram's bounds) differs, and the
+last test shows that it is caught.
 """
 
 import ctypes
@@ -20,8 +25,12 @@ from hypothesis import strategies as st
 
 from conftest import FIXTURES
 from hostjit import ARRAY_ARGTYPES, CTYPE_OF, HostModule, array_args
+from kernlint.analysis.conversions import conversion, safe_range
+from kernlint.analysis.program import KernelAnalysis, Program
 from kernlint.frontends.numba_cuda import compile_file
+from kernlint.ir.reader import parse_module
 from kernlint.rewrite.command import rewrite_kernel
+from kernlint.rewrite.edit import FunctionPlan, rewrite_module
 
 FLOATS = {"float32": 32, "float64": 64}
 INTS = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"]
@@ -164,11 +173,11 @@ def test_equal_in_safe_range(jitted, source, target, guard, mode):
 
 # -- whole kernels with arrays -------------------------------------------------------
 
-KERNELS = [
-    ("print_guard.py", "print_guarded", np.int64, np.float64, -9.2e18, 9.2e18),
-    ("raise_guard.py", "raise_guarded", np.int64, np.float64, -9.2e18, 9.2e18),
-    ("grid_stride.py", "grid_stride_report", np.int64, np.float64, -1e300, 1e300),
-    ("unsigned.py", "to_uint32", np.uint32, np.float32, 0.0, 4294967040.0),
+KERNELS = [  # file, kernel, output and input types; inputs come from the conversion's safe range
+    ("print_guard.py", "print_guarded", np.int64, np.float64),
+    ("raise_guard.py", "raise_guarded", np.int64, np.float64),
+    ("grid_stride.py", "grid_stride_report", np.int64, np.float64),
+    ("unsigned.py", "to_uint32", np.uint32, np.float32),
 ]
 
 
@@ -194,22 +203,62 @@ def run_kernel(module, entry, out, inp):
     return module.vprintf_calls - before
 
 
-@pytest.mark.parametrize("filename, kernel, out_type, in_type, lo, hi", KERNELS,
-                         ids=[k[1] for k in KERNELS])
-def test_kernels_equal_in_safe_range(jitted_kernels, filename, kernel, out_type, in_type, lo, hi):
-    original, rewritten, entry = jitted_kernels[kernel]
+def conversion_inputs(out_type, in_type):
+    """Lists of inputs from the whole safe range of the conversion into ``out_type``."""
+    lo, hi = safe_range(np.dtype(out_type).name)
     width = 32 if in_type == np.float32 else 64
+    return st.lists(st.floats(lo, hi, exclude_max=True, width=width, allow_nan=False), min_size=1, max_size=16)
 
-    @given(st.lists(st.floats(lo, hi, exclude_max=True, width=width, allow_nan=False), min_size=1, max_size=16))
+
+def outcomes(module, entry, out_type, values):
+    """(the output's bytes, how often it printed) of one launch over ``values``."""
+    out = np.full(len(values), 7, out_type)
+    prints = run_kernel(module, entry, out, values)
+    return out.tobytes(), prints
+
+
+@pytest.mark.parametrize("filename, kernel, out_type, in_type", KERNELS, ids=[k[1] for k in KERNELS])
+def test_kernels_equal_in_safe_range(jitted_kernels, filename, kernel, out_type, in_type):
+    original, rewritten, entry = jitted_kernels[kernel]
+
+    @given(conversion_inputs(out_type, in_type))
     def check(values):
         inp = np.array(values, dtype=in_type)
-        expected, actual = np.full(inp.size, 7, out_type), np.full(inp.size, 7, out_type)
-        prints_before = run_kernel(original, entry, expected, inp)
-        prints_after = run_kernel(rewritten, entry, actual, inp)
-        assert prints_before == prints_after == 0
-        assert expected.tobytes() == actual.tobytes()
+        assert outcomes(original, entry, out_type, inp) == outcomes(rewritten, entry, out_type, inp)
 
     check()
+
+
+def test_a_rewrite_that_dropped_a_domain_check_is_caught():
+    """What a rewrite would make of a histogram's bounds if it took them for a conversion check
+    (its branches cut, the conversion unchecked) differs inside the conversion's safe range:
+    the property above finds it. kernlint itself leaves that guard alone."""
+    from hypothesis import find
+
+    result = compile_file(str(FIXTURES / "domain_checks.py"), runnable=True)
+    compiled = next(k for k in result.kernels if k.info.name == "histogram_bins")
+    assert rewrite_kernel(compiled, "unchecked", (9, 0)) is None
+    program = Program([parse_module(text) for text in compiled.modules])
+    analysis = KernelAnalysis(program, compiled.entry)
+    reached = next(r for r in analysis.functions() if analysis.facts(r.function).error_branches)
+    facts = analysis.facts(reached.function)
+    converted = [i.result for i in reached.function.instructions() if conversion(i)]
+    guards = {branch.guard.name: branch.passing for branch in facts.error_branches}
+    assert len(guards) == 2 and converted  # v < 0.0, v >= 256.0
+    number = next(n for n, m in enumerate(program.modules) if m is reached.function.module)
+    targets = list(compiled.target_modules)
+    edit = rewrite_module(targets[number], [FunctionPlan(reached.function.name, guards, converted)], "unchecked")
+    assert edit.removed_blocks >= 1
+    targets[number] = edit.rewritten
+    original, dropped = HostModule(compiled.runnable), HostModule(targets)
+
+    def differs(values):
+        inp = np.array(values, dtype=np.float64)
+        return (outcomes(original, compiled.entry, np.int64, inp)
+                != outcomes(dropped, compiled.entry, np.int64, inp))
+
+    found = find(conversion_inputs(np.int64, np.float64), differs)
+    assert any(v < 0.0 or v >= 256.0 for v in found)
 
 
 def test_original_kernel_still_reports_outside_the_safe_range(jitted_kernels):

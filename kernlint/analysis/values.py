@@ -9,10 +9,11 @@ Two values that share a key are the same variable.
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
-from typing import Dict, FrozenSet, List, Optional, Set, Tuple
+from typing import Callable, Dict, FrozenSet, List, Optional, Set, Tuple
 
-from ..ir.reader import LOCAL_RE, Function, Instruction, unquote
+from ..ir.reader import LOCAL_RE, Function, Instruction, float_constant, unquote
 from . import runtime
 
 Key = Tuple[str, str]
@@ -20,6 +21,23 @@ Key = Tuple[str, str]
 # Unary float operations whose operand is "the value it was derived from": an
 # exactness test compares v with floor(v); a range test may test fabs(v).
 _DERIVING_CALLS = ("llvm.fabs.", "__nv_fabs", "__ocml_fabs_")
+_CONSTANT_CASTS = ("fpext", "fptrunc", "sitofp", "uitofp")
+
+
+def _rounding(callee: str) -> Callable[[float], float]:
+    """What a rounding call does to a finite value (NaN and infinities pass through)."""
+    name = callee.lower()
+    if "floor" in name:
+        how = math.floor
+    elif "ceil" in name:
+        how = math.ceil
+    elif "trunc" in name:
+        how = math.trunc
+    elif "round" in name and "even" not in name:
+        how = lambda v: math.copysign(math.floor(abs(v) + 0.5), v)  # noqa: E731 (half away from zero)
+    else:
+        how = round  # rint, nearbyint, roundeven: half to even
+    return lambda v: float(how(v)) if math.isfinite(v) else v
 
 
 def _is_deriving_call(callee: Optional[str]) -> bool:
@@ -92,6 +110,102 @@ class ValueFacts:
                 return bool(self.keys(inner.locals()[0]) & keys)
         return False
 
+    def local_name(self, token: str) -> Optional[str]:
+        """The name of a local operand as written (``%".97"`` -> ``.97``); None for a constant."""
+        match = LOCAL_RE.fullmatch(token.strip())
+        return unquote(match.group(0)) if match else None
+
+    def constant_of(self, name: str) -> Optional[float]:
+        """The float constant a local holds: a cast of a literal, or a slot that only ever
+        holds one literal. None where it is known only at run time."""
+        ins = self.defs.get(name)
+        if ins is None:
+            return None
+        if ins.opcode in _CONSTANT_CASTS and not ins.locals():
+            words = ins.body.split()
+            return float_constant(words[2]) if len(words) > 2 else None
+        if ins.opcode == "load":
+            refs = ins.locals()
+            if not refs or refs[-1] not in self.allocas or self.stored.get(refs[-1]):
+                return None
+            literals = set()
+            for other in self.function.instructions():
+                if other.opcode == "store" and other.locals()[-1:] == [refs[-1]]:
+                    literals.add(other.body[len("store"):].split(",")[0].split()[-1])
+            if len(literals) == 1:
+                return float_constant(literals.pop())
+        return None
+
+    def derivation(self, name: str, keys: FrozenSet[Key]) -> Optional[Callable[[float], float]]:
+        """How ``name`` is computed from the value with ``keys``: the value itself, its
+        absolute value or its rounding. None for anything else."""
+        if self.keys(name) & keys:
+            return lambda v: v
+        ins = self.defs.get(name)
+        if ins is None or ins.opcode != "call" or not _is_deriving_call(ins.callee):
+            return None
+        if not any(self.keys(unquote(a)) & keys for a in LOCAL_RE.findall(ins.call_args())):
+            return None
+        if runtime.classify(ins.callee) is runtime.Kind.ROUND:
+            return _rounding(ins.callee or "")
+        return abs
+
+    def condition_leaves(self, cond: str) -> Tuple[List[Tuple[Instruction, int]], bool]:
+        """(the float tests a branch condition is computed from, each with its polarity:
+        +1 where the test's being true makes the condition true, -1 where it makes it false,
+        0 where that cannot be read; whether anything else feeds the condition too)."""
+        found: List[Tuple[Instruction, int]] = []
+        other = False
+        seen: Set[Tuple[str, int]] = set()
+        work: List[Tuple[str, int]] = [(cond, 1)]
+        while work:
+            name, sign = work.pop()
+            if (name, sign) in seen:
+                continue
+            seen.add((name, sign))
+            ins = self.defs.get(name)
+            if ins is None:
+                if name not in self.function.block_map:  # phi operands name blocks too
+                    other = True  # a function argument
+                continue
+            op = ins.opcode
+            operands = ins.locals()
+            if op == "fcmp":
+                found.append((ins, sign))
+            elif op == "call":
+                callee = ins.callee or ""
+                if runtime.classify(callee) in (runtime.Kind.NAN_TEST, runtime.Kind.RANGE_TEST):
+                    found.append((ins, sign))
+                elif callee.startswith("llvm.expect"):
+                    work.extend((unquote(a), sign) for a in LOCAL_RE.findall(ins.call_args())[:1])
+                else:
+                    other = True
+            elif op == "load":
+                if operands and operands[-1] in self.allocas:
+                    work.extend((value, sign) for value in self.stored.get(operands[-1], ()))
+                else:
+                    other = True
+            elif op == "icmp":
+                if not _is_i1_compare(ins) and not self._tests_float_class(ins):
+                    other = True  # an integer test: it guards something else
+                else:
+                    work.extend((value, sign * _truth_sign(ins)) for value in operands)
+            elif op == "xor":
+                flips = _is_negation(ins)
+                work.extend((value, -sign if flips else 0) for value in operands)
+            elif op == "select":
+                tokens = _constant_operands(ins)
+                arms = operands
+                if tokens and tokens[0].startswith("%"):
+                    work.append((operands[0], sign * _select_sign(ins)))
+                    arms = operands[1:]
+                work.extend((value, sign) for value in arms)
+            elif op in ("or", "and", "zext", "sext", "trunc", "freeze", "phi", "extractvalue"):
+                work.extend((value, sign) for value in operands)
+            else:
+                other = True
+        return found, other
+
     def comparisons_feeding(self, cond: str) -> List[Instruction]:
         """The fcmp instructions and float-class tests a branch condition is computed from."""
         return self.condition_inputs(cond)[0]
@@ -148,6 +262,49 @@ class ValueFacts:
             ):
                 return True
         return False
+
+
+def _constant_operands(ins: Instruction) -> List[str]:
+    """The operands of a binary instruction or ``select`` as written, type words dropped."""
+    words = ins.body.split(None, 1)
+    if len(words) < 2:
+        return []
+    parts = [part.strip().split() for part in words[1].split(",")]
+    return [part[-1] for part in parts if part]
+
+
+def _truth_sign(icmp: Instruction) -> int:
+    """+1 where ``icmp`` is true exactly when its tested operand is (``ne %x, 0``, ``eq %x, 1``),
+    -1 where it is its negation, 0 otherwise."""
+    words = icmp.body.split()
+    predicate = words[1] if len(words) > 1 else ""
+    constants = [c for c in _constant_operands(icmp)[-2:] if not c.startswith("%")]
+    if len(constants) != 1 or predicate not in ("eq", "ne"):
+        return 0
+    zero = constants[0] in ("0", "false", "zeroinitializer", "null")
+    one = constants[0] in ("1", "true", "-1")
+    if not (zero or one):
+        return 0
+    return 1 if (predicate == "ne") == zero else -1
+
+
+def _is_negation(xor: Instruction) -> bool:
+    """``xor i1 %x, true`` (or ``-1``): a not."""
+    return any(c in ("true", "-1") for c in _constant_operands(xor)[-2:])
+
+
+def _select_sign(select: Instruction) -> int:
+    """The polarity of a ``select``'s condition in its result: ``select %c, true, %b``
+    (``c or b``) and ``select %c, %b, false`` (``c and b``) follow ``c``; with ``false`` /
+    ``true`` the other way round they negate it; between two values, unknown."""
+    arms = _constant_operands(select)[1:3]
+    if len(arms) != 2:
+        return 0
+    if arms[0] in ("true", "1") or arms[1] in ("false", "0"):
+        return 1
+    if arms[0] in ("false", "0") or arms[1] in ("true", "1"):
+        return -1
+    return 0
 
 
 def _is_i1_compare(ins: Instruction) -> bool:

@@ -13,6 +13,7 @@ target lists are joined back into one instruction.
 from __future__ import annotations
 
 import re
+import struct
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
 
@@ -33,6 +34,25 @@ _CAST_OPS = frozenset(
     "trunc zext sext fptrunc fpext fptoui fptosi uitofp sitofp ptrtoint inttoptr "
     "bitcast addrspacecast".split()
 )
+
+
+def float_constant(token: str) -> Optional[float]:
+    """An LLVM float literal (``9.200000e+18``, ``0x43E0000000000000``, ``0x0``), or None."""
+    token = token.strip()
+    if token.startswith("0x"):
+        digits = token[2:]
+        if digits[:1] in ("H", "K", "L", "M", "R"):  # half, x86_fp80, fp128, ppc_fp128, bfloat
+            if digits[0] == "H":
+                return float(struct.unpack("<e", int(digits[1:], 16).to_bytes(2, "little"))[0])
+            return None
+        try:
+            return struct.unpack("<d", int(digits, 16).to_bytes(8, "little"))[0]
+        except (ValueError, OverflowError):
+            return None
+    try:
+        return float(token)
+    except ValueError:
+        return None
 
 
 def unquote(name: str) -> str:

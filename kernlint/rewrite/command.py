@@ -14,7 +14,7 @@ from ..findings import Finding
 from ..fsutil import write_atomic
 from ..frontends.numba_cuda import CompiledKernel, parse_cc
 from ..ir.reader import parse_module
-from ..rules.kl101_checked_float_to_int import checked_conversions
+from ..analysis.conversions import checked_conversions
 from .edit import ModuleEdit, dialect_of, plan, rewrite_module
 from .verify import VerificationError, verify
 

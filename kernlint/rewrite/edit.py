@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Set
 
 from ..ir.reader import LOCAL_RE, Function, Instruction, Module, parse_module, unquote
-from ..rules.kl101_checked_float_to_int import CheckedConversion
+from ..analysis.conversions import CheckedConversion
 
 MODES = ("unchecked", "saturate")
 _LLVM_FLOAT = {"double": "f64", "float": "f32", "half": "f16"}

@@ -2,10 +2,19 @@
 
 ## What it does
 Finds a float-to-int conversion (``fptosi``/``fptoui``, or a libdevice/ocml
-conversion call such as ``__nv_double2ll_rz``) whose operand — or the value it was
-rounded from — is tested for NaN, range or exactness, where the failing branch
-leads to an error path: a ``raise``, an ``assert``, a ``print`` followed by
-``return``/``continue``, a boxed exception, a trap.
+conversion call such as ``__nv_double2ll_rz``, or ``llvm.fptosi.sat``) guarded by a
+*conversion check* whose failing branch leads to an error path (a ``raise``, an
+``assert``, a ``print`` followed by ``return``/``continue``, a boxed exception, a trap).
+
+A conversion check rejects only what the conversion itself cannot take: NaN, values
+past the target integer's limits (as people write them: ``v >= 9.2e18`` or ``9.0e18``
+for int64, ``2**31`` or ``2.1e9`` for int32 — within 1/32 of a 32- or 64-bit limit, one
+unit of an 8- or 16-bit one; ``v < 0`` for an unsigned target), and non-integral values
+where the check tests exactness. A guard that also rejects values the conversion handles
+well is the program's **domain check** — a histogram's ``v < 0.0 or v >= 256.0`` before
+an int64 conversion, an index's ``not (0 <= x < n)``, a sign test before a signed
+conversion — and is not reported: the program needs it. (Its ``print`` or ``raise`` is
+still KL301 or KL401.)
 
 ## Why is this bad?
 The failing branch never runs on good data, but the GPU pays for it on every
@@ -30,153 +39,44 @@ def convert(y, x):
 ```
 
 Use instead: validate the data before the launch (or count bad values into an
-output array), and convert unchecked. ``kernlint rewrite`` rewrites the
-conversion into the target's unchecked form (``fptosi`` on NVPTX, where it
-saturates and maps NaN to 0; ``fptosi`` + ``freeze`` on AMDGPU).
+output array), and convert unchecked: in numba-cuda ``int(v)`` already is the
+unchecked ``fptosi`` (on NVPTX it saturates and maps NaN to 0), so the fix is to
+remove the guard. ``kernlint rewrite`` rewrites the IR the same way (``fptosi`` +
+``freeze`` on AMDGPU), for HIP and IR files too. ``kernlint.unchecked_int(v,
+numba.int64)`` is for a conversion whose check is not in your code.
 
 ## Fix safety
-Unsafe, both ways: inside the safe range (not NaN, in the target's range, integral
-where the check demands it) the fixed kernel gives bit-identical results, but for
-inputs outside it the error path no longer runs.
+Unsafe: inside the conversion's safe range (not NaN, within the target's limits less
+the slack above, integral where exactness is tested) the fixed kernel gives
+bit-identical results, but for inputs outside it the error path no longer runs.
+Domain checks are never removed: they are not findings.
 
 - ``kernlint check --fix --unsafe-fixes`` edits the Python source: it deletes the guard
   ``if`` whose test reads nothing but the converted value and whose body is a pure error
   path (``print(...)`` then ``return``/``continue``, a ``raise``, a failing ``assert``), or
-  such an ``assert``; the plain ``int(v)`` left is already numba-cuda's unchecked
-  ``fptosi``. From a guard that also tests other things (``v != v or i == 7``) it removes
-  only the value's ``or`` terms, which are false inside the safe range; other guards are
-  left alone and the finding offers no source fix. The edited file is compiled and
-  checked again before it is written.
-- ``kernlint rewrite`` rewrites the IR (NVVM's ``fptosi``; AMDGPU's ``fptosi`` +
-  ``freeze``; ``--mode saturate``), for HIP and IR files too.
+  such an ``assert``. From a guard that also tests other things (``v != v or i == 7``) it
+  removes only the value's ``or`` terms, which are false inside the safe range; other
+  guards are left alone and the finding offers no source fix. The edited file is
+  compiled and checked again before it is written.
+- ``kernlint rewrite`` and ``@no_hostcall(fix=True)`` rewrite the IR (NVVM's ``fptosi``;
+  AMDGPU's ``fptosi`` + ``freeze``; ``--mode saturate``): they cut only branches that test
+  nothing but the converted value, as a conversion check.
 """
 
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
-from typing import Dict, Iterator, List, Optional, Set, Tuple
+from typing import Dict, Iterator, List, Optional, Set
 
-from ..analysis import runtime
-from ..analysis.paths import ErrorBranch
-from ..analysis.program import KernelAnalysis, Reached, Site
-from ..analysis.values import ValueFacts
+from ..analysis.conversions import CheckedConversion, checked_conversions
+from ..analysis.program import Site
 from ..findings import Finding, Fix
-from ..ir.reader import Instruction
 from ..source import is_conversion, is_print
 from .base import KernelContext
 
 CODE = "KL101"
 NAME = "checked-float-to-int"
 FIXABLE = True  # by `kernlint rewrite` (kernlint/rewrite)
-
-_NUMBA_FLOAT = {"double": "float64", "float": "float32", "half": "float16"}
-
-
-def _int_name(llvm_type: str, signed: bool) -> str:
-    bits = llvm_type.lstrip("i")
-    return f"{'' if signed else 'u'}int{bits}" if bits.isdigit() else llvm_type
-
-
-def conversion(ins: Instruction) -> Optional[Tuple[str, str, str]]:
-    """(operand, source type, target type) of a float-to-int conversion, or None."""
-    if ins.opcode in ("fptosi", "fptoui"):
-        words = ins.body.split()
-        operands = ins.locals()
-        if not operands or len(words) < 4:
-            return None
-        source = _NUMBA_FLOAT.get(words[1], words[1])
-        return operands[0], source, _int_name(words[-1], ins.opcode == "fptosi")
-    if ins.opcode == "call" and runtime.classify(ins.callee) is runtime.Kind.CONVERT:
-        args = ins.call_args()
-        operands = ins.locals()
-        if not operands:
-            return None
-        source = _NUMBA_FLOAT.get(args.split()[0], args.split()[0]) if args else "float"
-        signed = "fptoui" not in ins.callee and "2u" not in ins.callee
-        result_type = ins.body.split()[1]
-        return operands[0], source, _int_name(result_type, signed)
-    return None
-
-
-def test_kind(test: Instruction, keys, values: ValueFacts) -> Optional[str]:
-    """What a comparison checks about the converted value: NaN, range or exactness."""
-    operands = test.locals()
-    if test.opcode == "call":  # isnan / isinf / is.fpclass
-        if not any(values.derived_keys(o) & keys for o in operands[:1]):
-            return None
-        return "NaN" if runtime.classify(test.callee) is runtime.Kind.NAN_TEST else "range"
-    matched = [o for o in operands if values.derived_keys(o) & keys]
-    if not matched:
-        return None
-    words = [w for w in test.body.split()[1:] if w not in runtime.FAST_MATH_FLAGS]
-    predicate = words[0] if words else ""
-    if predicate in ("uno", "ord"):
-        return "NaN"
-    if len(operands) == 2:
-        a, b = operands
-        if values.is_rounding_of(a, keys) or values.is_rounding_of(b, keys):
-            return "exactness"
-        if values.keys(a) & values.keys(b):
-            return "NaN"
-    return "range"
-
-
-@dataclass
-class CheckedConversion:
-    """A conversion, the error branches that test its value, and which of them the
-    rewrite may remove (those that test nothing but this value)."""
-
-    reached: Reached
-    instruction: Instruction
-    source: str
-    target: str
-    tests: List[str] = field(default_factory=list)
-    failures: List[str] = field(default_factory=list)
-    guards: List[ErrorBranch] = field(default_factory=list)
-    removable: List[ErrorBranch] = field(default_factory=list)
-
-    @property
-    def fixable(self) -> bool:
-        return bool(self.guards) and len(self.removable) == len(self.guards)
-
-
-def checked_conversions(analysis: KernelAnalysis) -> Iterator[CheckedConversion]:
-    for reached in analysis.functions():
-        facts = analysis.facts(reached.function)
-        branches = facts.error_branches
-        if not branches:
-            continue
-        values = facts.values
-        regions: Dict[Tuple[str, str], Set[str]] = {}
-        for block in reached.function.blocks:
-            if block.name in facts.error_blocks:
-                continue
-            for ins in block.instructions:
-                conv = conversion(ins)
-                if conv is None:
-                    continue
-                operand, source, target = conv
-                keys = values.derived_keys(operand)
-                checked = CheckedConversion(reached, ins, source, target)
-                for branch in branches:
-                    key = (branch.passing, branch.guard.name)
-                    if key not in regions:
-                        regions[key] = facts.region(branch.passing, branch.guard.name)
-                    if block.name not in regions[key]:
-                        continue
-                    comparisons, other_inputs = values.condition_inputs(branch.condition)
-                    kinds = [test_kind(c, keys, values) for c in comparisons]
-                    if not any(kinds):
-                        continue
-                    checked.tests.extend(k for k in kinds if k)
-                    checked.failures.append(branch.kind)
-                    checked.guards.append(branch)
-                    if all(kinds) and not other_inputs:
-                        checked.removable.append(branch)
-                if checked.guards:
-                    yield checked
-
 
 def check(ctx: KernelContext) -> Iterator[Finding]:
     for checked in checked_conversions(ctx.analysis):
@@ -186,18 +86,9 @@ def check(ctx: KernelContext) -> Iterator[Finding]:
             frozenset(["report"]): "prints and skips the work",
             frozenset(["raise"]): "raises",
         }.get(frozenset(failures), "raises or prints")
-        in_source = (
-            f", or kernlint.unchecked_int(v, numba.{checked.target}) in the kernel"
-            if ctx.kernel.path.endswith(".py") else ""
-        )
-        message = (
-            f"{checked.source} -> {checked.target} conversion is checked for {what}, and the "
-            f"failing branch {how}: the never-taken error path costs registers, stack and "
-            f"occupancy on every launch; convert unchecked (`kernlint rewrite`{in_source})"
-        )
         finding = ctx.site_finding(
             CODE,
-            message,
+            "",
             Site(checked.reached.function, checked.instruction, False, checked.reached.chain),
             point_at=(is_conversion,),
             fixable=FIXABLE and checked.fixable,
@@ -205,7 +96,59 @@ def check(ctx: KernelContext) -> Iterator[Finding]:
         finding.rewritable = finding.fixable
         finding.fix = source_fix(ctx, checked, finding)
         finding.fixable = finding.fixable or finding.fix is not None
+        finding.message = (
+            f"{checked.source} -> {checked.target} conversion is checked for {what}, and the "
+            f"failing branch {how}: the never-taken error path costs registers, stack and "
+            f"occupancy on every launch; {_advice(ctx, checked, finding, what)}"
+        )
         yield finding
+
+
+def _advice(ctx: KernelContext, checked: CheckedConversion, finding: Finding, what: str) -> str:
+    """What to do, in the kernel's own language."""
+    if not finding.path.endswith(".py"):
+        return "convert unchecked (`kernlint rewrite`)"
+    lines = _guard_lines(checked, finding.path)
+    call = _conversion_call(ctx, finding)
+    if not lines:
+        # the check is not in the user's code (a library's or numba's own implementation):
+        # write the conversion that nothing checks
+        return (f"convert with `kernlint.unchecked_int(v, numba.{checked.target})`, which nothing checks"
+                + (" (or `kernlint rewrite`)" if checked.fixable else ""))
+    where = f"line{'s' if len(lines) > 1 else ''} {_and(str(n) for n in lines)}"
+    plain = f"`{ast.unparse(call)}`" if call is not None else "the plain conversion"
+    if len(checked.removable) < len(checked.guards):  # a guard that also tests something else stays
+        advice = f"remove the {what} test{'s' if ' and ' in what else ''} from the guard at {where}"
+    else:
+        advice = f"remove the guard{'s' if len(lines) > 1 else ''} at {where}"
+    advice += f" ({plain} is already unchecked in numba-cuda)"
+    if finding.fix is not None:
+        advice += ": `--fix --unsafe-fixes` does it"
+    return advice
+
+
+def _and(items) -> str:
+    items = list(items)
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _guard_lines(checked: CheckedConversion, path: str) -> List[int]:
+    """The lines of ``path`` where the conversion's guards branch."""
+    lines = set()
+    for branch in checked.guards:
+        frames = Site(checked.reached.function, branch.guard.terminator, False, checked.reached.chain).frames()
+        line = next((f.line for f in frames if f.path == path and f.line > 0), 0)
+        if line:
+            lines.add(line)
+    return sorted(lines)
+
+
+def _conversion_call(ctx: KernelContext, finding: Finding) -> Optional[ast.Call]:
+    source = ctx.source_for(finding.path)
+    if source is None or source.tree is None:
+        return None
+    return next((n for n in source.nodes_at(finding.line) if isinstance(n, ast.Call) and is_conversion(n)
+                 and n.args), None)
 
 
 # -- the source fix (kernlint check --fix --unsafe-fixes) ------------------------------------
@@ -246,6 +189,7 @@ def source_fix(ctx: KernelContext, checked: CheckedConversion, finding: Finding)
         nodes[id(node)] = node
         guards.setdefault(id(node), []).append(branch in checked.removable)
     edits = []
+    partial = False
     for key, node in nodes.items():
         if not edits_source.owns_lines(node):
             return None
@@ -260,10 +204,14 @@ def source_fix(ctx: KernelContext, checked: CheckedConversion, finding: Finding)
             if kept and len(kept) < len(test.values):
                 text = " or ".join(_operand(edits_source.segment(term), term) for term in kept)
                 edits.append(edits_source.replace(test, text, finding.path))
+                partial = True
                 continue
         return None
     if not edits:
         return None
+    if partial:
+        return Fix("unsafe", f"remove the value's tests of `{ast.unparse(call)}` from its guard "
+                             f"(outside the safe range the error path no longer runs)", edits)
     return Fix("unsafe", f"remove the guard{'s' if len(edits) > 1 else ''} of `{ast.unparse(call)}` "
                          f"(outside the safe range the error path no longer runs)", edits)
 

@@ -23,26 +23,32 @@ def guards(tmp_path):
     return tmp_path
 
 
-@pytest.mark.parametrize("flags, snapshot", [((), "guards.safe.diff"),
-                                             (("--unsafe-fixes",), "guards.unsafe.diff")])
-def test_diff_is_pinned_and_writes_nothing(guards, flags, snapshot):
+def test_diff_is_pinned_and_writes_nothing(guards):
     before = (guards / "guards.py").read_text()
-    run = kernlint("check", "--no-cache", "--diff", *flags, "guards.py", cwd=guards)
+    run = kernlint("check", "--no-cache", "--diff", "--unsafe-fixes", "guards.py", cwd=guards)
     assert run.returncode == 1, run.stderr  # something would change
-    assert run.stdout == (SNAPSHOTS / snapshot).read_text()
+    assert run.stdout == (SNAPSHOTS / "guards.unsafe.diff").read_text()
     assert (guards / "guards.py").read_text() == before
 
 
-def test_fix_applies_the_safe_fixes_only(guards):
+def test_fix_alone_changes_no_behaviour(guards):
+    """Every fix kernlint offers changes what some run sees (a guard's error path outside the
+    safe range; a raise the simulator and debug=True report): plain --fix applies none."""
     run = kernlint("check", "--no-cache", "--fix", "guards.py", cwd=guards)
-    assert "Fixed 3 findings in 1 file" in run.stderr and "3 more fixable with --unsafe-fixes" in run.stderr
-    text = (guards / "guards.py").read_text()
-    assert 'raise OverflowError' not in text and "if math.isnan(v): return" in text
-    assert 'print("bad value at", i, v)' in text  # the unsafe guard deletions wait for --unsafe-fixes
-    assert 'raise ValueError("NaN")' in text  # a device function's raise: no safe fix
+    assert "Fixed 0 findings in 0 files" in run.stderr and "9 more fixable with --unsafe-fixes" in run.stderr
+    assert (guards / "guards.py").read_text() == (FIXTURES / "fixes" / "guards.py").read_text()
     assert run.returncode == 1  # findings remain
     again = kernlint("check", "--no-cache", "--diff", "guards.py", cwd=guards)
-    assert again.returncode == 0 and again.stdout == ""  # nothing safe left to do
+    assert again.returncode == 0 and again.stdout == ""  # nothing safe to do
+
+
+def test_kl401s_fix_is_unsafe_and_makes_the_raise_a_return(guards):
+    run = kernlint("check", "--no-cache", "--fix", "--unsafe-fixes", "--select", "KL401", "guards.py", cwd=guards)
+    assert "Fixed 3 findings in 1 file" in run.stderr, run.stderr
+    text = (guards / "guards.py").read_text()
+    assert 'raise OverflowError' not in text and "if math.isnan(v): return" in text
+    assert 'print("bad value at", i, v)' in text  # KL101's guard deletions were not selected
+    assert 'raise ValueError("NaN")' in text  # a device function's raise: no fix
 
 
 def test_unsafe_fixes_edit_exactly_the_guards_that_qualify(guards):
@@ -74,12 +80,12 @@ def test_a_fix_that_does_not_verify_is_not_written(guards):
     others = [f for f in report.findings if f is not target]
     for finding in others:
         finding.fix = None
-    outcome = fix.plan(report, [path], Options(), unsafe=False)
+    outcome = fix.plan(report, [path], Options(), unsafe=True)
     assert outcome.applied == [] and outcome.texts == {}
     assert [(f.code, why.split(" finding")[0]) for f, why in outcome.refused] == [
         ("KL401", "after the fix 5 KL301")]
     target.fix.edits = [Edit(edit.path, edit.line, edit.column, edit.end_line, edit.end_column, "return (")]
-    outcome = fix.plan(report, [path], Options(), unsafe=False)
+    outcome = fix.plan(report, [path], Options(), unsafe=True)
     assert "does not parse" in outcome.refused[0][1]
     assert (guards / "guards.py").read_text() == (FIXTURES / "fixes" / "guards.py").read_text()
 
@@ -87,11 +93,11 @@ def test_a_fix_that_does_not_verify_is_not_written(guards):
 def test_json_and_sarif_say_which_fix_is_offered(guards):
     found = json.loads(kernlint("check", "--no-cache", "--output-format", "json", "guards.py", cwd=guards).stdout)
     kinds = {(f["code"], f["kernel"]): f["fix"] for f in found}
-    assert kinds[("KL401", "raise_guard")] == "safe" and kinds[("KL101", "print_guard")] == "unsafe"
+    assert kinds[("KL401", "raise_guard")] == "unsafe" and kinds[("KL101", "print_guard")] == "unsafe"
     assert kinds[("KL301", "print_guard")] is None and kinds[("KL101", "with_else")] is None
     sarif = json.loads(kernlint("check", "--no-cache", "--output-format", "sarif", "guards.py", cwd=guards).stdout)
     fixed = [r for r in sarif["runs"][0]["results"] if r.get("fixes")]
-    assert {r["properties"]["fix"] for r in fixed} == {"safe", "unsafe"}
+    assert {r["properties"]["fix"] for r in fixed} == {"unsafe"}
     replacement = fixed[0]["fixes"][0]["artifactChanges"][0]["replacements"][0]
     assert set(replacement) == {"deletedRegion", "insertedContent"}
 
@@ -109,11 +115,11 @@ def fixed_benchmark_kernels(tmp_path_factory):
     return source_fix.kernels_of(str(ROOT / "benchmarks" / "kernels.py")), source_fix.kernels_of(path)
 
 
-@pytest.mark.parametrize("kernel, lo, hi, integral", [
-    ("print_guard_f64", -9.2e18, 9.2e18, False), ("exact_guard_f64", -9.2e18, 9.2e18, True),
-    ("grid_stride_f32", -2147483648.0, 2147483648.0, False), ("raise_guard_f32", -2147483648.0, 2147483648.0, False),
+@pytest.mark.parametrize("kernel, target, integral", [
+    ("print_guard_f64", "int64", False), ("exact_guard_f64", "int64", True),
+    ("grid_stride_f32", "int32", False), ("raise_guard_f32", "int32", False),
 ])
-def test_source_fixed_kernels_equal_the_originals_in_the_safe_range(fixed_benchmark_kernels, kernel, lo, hi,
+def test_source_fixed_kernels_equal_the_originals_in_the_safe_range(fixed_benchmark_kernels, kernel, target,
                                                                    integral):
     import math
 
@@ -122,6 +128,9 @@ def test_source_fixed_kernels_equal_the_originals_in_the_safe_range(fixed_benchm
 
     from hostjit import ARRAY_ARGTYPES, HostModule, array_args
 
+    from kernlint.analysis.conversions import safe_range
+
+    lo, hi = safe_range(target)  # the conversion's, not where the guard passes
     original, fixed = fixed_benchmark_kernels
     f32 = kernel.endswith("f32")
     source_type, target_type = (np.float32, np.int32) if f32 else (np.float64, np.int64)
@@ -149,9 +158,9 @@ def test_source_fixed_kernels_equal_the_originals_in_the_safe_range(fixed_benchm
 
 
 def test_the_configuration_can_ask_for_fixes(guards):
-    (guards / "pyproject.toml").write_text("[tool.kernlint]\nfix = true\n")
+    (guards / "pyproject.toml").write_text("[tool.kernlint]\nfix = true\nunsafe-fixes = true\n")
     run = kernlint("check", "--no-cache", "guards.py", cwd=guards)
-    assert "Fixed 3 findings in 1 file" in run.stderr
+    assert "Fixed 9 findings in 1 file" in run.stderr
     (guards / "pyproject.toml").write_text('[tool.kernlint]\nunsafe-fixes = "yes"\n')
     bad = kernlint("check", "--no-cache", "guards.py", cwd=guards)
     assert bad.returncode == 2 and "unsafe-fixes" in bad.stderr

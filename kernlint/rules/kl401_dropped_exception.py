@@ -25,12 +25,17 @@ Use instead: write an error flag into an output array and check it on the host,
 or validate the input before the launch.
 
 ## Fix safety
-Safe, in a kernel's own body: ``kernlint check --fix`` replaces ``raise ...`` with
-``return`` and ``assert c`` with ``if not (c): return``, which is what numba-cuda
-compiles them to without ``debug=True`` (the thread returns; nothing is reported). A
-guard left as ``if v != v: return`` is not an error path: it costs nothing. Not offered
-in device functions, whose callers see an exception status that a ``return`` would not
-give them; report the error through an output array there.
+Unsafe, in a kernel's own body: ``kernlint check --fix --unsafe-fixes`` replaces
+``raise ...`` with ``return`` and ``assert c`` with ``if not (c): return``. On the GPU
+without ``debug=True`` that is what numba-cuda compiles them to (the thread returns,
+nothing is reported), and a guard left as ``if v != v: return`` is not an error path: it
+costs nothing. But the fix changes what the rest of the kernel's life sees: under the
+CUDA simulator (``NUMBA_ENABLE_CUDASIM=1``) and with ``debug=True`` the original raises
+and the launch fails, where the fixed kernel returns silently — a test that expected the
+error passes no more. The message's advice (an error flag in an output array, checked on
+the host) keeps the error visible everywhere; the fix only makes the GPU's silence
+explicit. Not offered in device functions, whose callers see an exception status that a
+``return`` would not give them.
 """
 
 from __future__ import annotations
@@ -99,12 +104,14 @@ def source_fix(ctx: KernelContext, finding: Finding) -> Optional[Fix]:
     if function is None or function.lineno != ctx.kernel.line:
         return None  # in a function nested in the kernel
     if isinstance(statement, ast.Raise):
-        return Fix("safe", "replace the raise with `return`, what numba-cuda does with it",
+        return Fix("unsafe", "replace the raise with `return`, what numba-cuda does with it without "
+                             "debug=True (the simulator and debug=True would have reported it)",
                    [edits.replace(statement, "return", finding.path)])
     test = statement.test
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         text = f"if {edits.segment(test.operand)}: return"  # assert not c -> if c: return
     else:
         text = f"if not ({edits.segment(test)}): return"
-    return Fix("safe", "replace the assert with the `return` numba-cuda makes of it",
+    return Fix("unsafe", "replace the assert with the `return` numba-cuda makes of it without debug=True "
+                         "(the simulator and debug=True would have reported it)",
                [edits.replace(statement, text, finding.path)])

@@ -104,3 +104,97 @@ def test_simulator_passes_the_kernel_through_with_a_warning(tmp_path):
     ''', env={"NUMBA_ENABLE_CUDASIM": "1"})
     assert out.strip() == "defined FakeCUDAKernel"
     assert "CUDA simulator, which has no IR to check" in err
+
+
+# -- fix=True and lazy signatures, without a GPU ----------------------------------------------
+# A lazy kernel compiles at its first launch; here numba-cuda's own compile is driven the same
+# way (Dispatcher.compile, which calls the decorator's add_overload), with the two steps that
+# need a driver left out: binding the cubin, and asking the device for its compute capability.
+
+LAZY_RUNNER = '''
+import re
+from numba import cuda, types
+from numba.cuda import codegen, dispatcher
+from kernlint import HostcallError, no_hostcall
+from kernlint.frontends import numba_cuda
+
+codegen.CUDACodeLibrary._ensure_cc = lambda self, cc: cc or (9, 0)
+dispatcher._Kernel.bind = lambda self: None
+ARGS = (types.Array(types.int64, 1, "C"), types.Array(types.float64, 1, "C"))
+'''
+
+
+def run_lazy(tmp_path, decorators, body):
+    source = tmp_path / "lazy_kernels.py"
+    source.write_text(LAZY_RUNNER + textwrap.dedent(decorators) + textwrap.dedent(body) + textwrap.dedent('''
+        try:
+            with numba_cuda.offline_device((9, 0)):
+                convert.compile(ARGS)
+        except HostcallError as error:
+            print("HostcallError")
+            print(error)
+        else:
+            code = convert.overloads[ARGS]._codelibrary.llvm_strs
+            defined = "".join(re.findall(r"^define .*?^}", "\\n".join(code), re.M | re.S))
+            print("compiled", "prints" if re.search(r'@"?vprintf"?\\(', defined) else "no print",
+                  "converts" if "fptosi" in defined else "no conversion")
+    '''))
+    done = subprocess.run([sys.executable, str(source)], capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=300)
+    assert done.returncode == 0, done.stderr
+    return done.stdout, source
+
+
+def test_a_lazy_signature_is_checked_at_its_first_compile(tmp_path):
+    out, source = run_lazy(tmp_path, "@no_hostcall\n@cuda.jit\n", PRINT_GUARD)
+    assert out.startswith("HostcallError") and "(void(int64[::1], float64[::1]))" in out
+    assert f"{source}:{line_of(source, 'print(')}: KL301 " in out
+    assert f"{source}:{line_of(source, 'int(v)')}: KL101 " in out
+
+
+def test_fix_installs_the_rewritten_code_for_a_lazy_signature(tmp_path):
+    out, _ = run_lazy(tmp_path, "@no_hostcall(fix=True)\n@cuda.jit\n", PRINT_GUARD)
+    assert out.strip() == "compiled no print converts"  # the code numba will run is the rewrite
+
+
+def test_fix_checks_the_rewritten_kernel_again(tmp_path):
+    """The guard's print goes with the rewrite; a print on the normal path stays and refuses it."""
+    body = '''
+    def convert(y, x):
+        i = cuda.grid(1)
+        print("thread", i)
+        if i < x.size:
+            v = x[i]
+            if v != v:
+                print("NaN at", i)
+                return
+            y[i] = int(v)
+    '''
+    out, source = run_lazy(tmp_path, "@no_hostcall(fix=True)\n@cuda.jit\n", body)
+    assert out.startswith("HostcallError"), out
+    assert f"{source}:{line_of(source, 'thread')}: KL301 " in out
+    assert "NaN at" not in out.split("forbidden code paths:")[1]  # that one the rewrite removed
+    eager, _, source = run(tmp_path, '''
+        @no_hostcall(fix=True)
+        @cuda.jit("void(int64[::1], float64[::1])")
+    ''', body=body)
+    assert eager.startswith("HostcallError") and f"{source}:{line_of(source, 'thread')}: KL301 " in eager
+
+
+def test_fix_leaves_a_domain_check_and_refuses_its_print(tmp_path):
+    """A histogram's bounds are the program's: fix=True must not remove them."""
+    body = '''
+    def convert(y, x):
+        i = cuda.grid(1)
+        if i < x.size:
+            v = x[i]
+            if v < 0.0 or v >= 256.0:
+                print("out of range", i)
+                return
+            y[i] = int(v)
+    '''
+    out, source = run_lazy(tmp_path, "@no_hostcall(fix=True)\n@cuda.jit\n", body)
+    assert out.startswith("HostcallError") and "KL101" not in out
+    assert f"{source}:{line_of(source, 'print(')}: KL301 " in out
+    allowed, _ = run_lazy(tmp_path, '@no_hostcall(fix=True, allow=("KL301",))\n@cuda.jit\n', body)
+    assert allowed.strip() == "compiled prints converts"  # the bounds and their print kept

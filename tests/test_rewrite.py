@@ -158,3 +158,76 @@ def test_cli_writes_ir_and_ptx_and_prints_diffs(tmp_path):
     assert re.search(r"^-  br i1 .*label %\"B\d+\"", diff.stdout, re.M)
     assert re.search(r"^\+  br label %\"B\d+\"", diff.stdout, re.M)
     assert kernlint("rewrite", "fixtures/print_guard.py").returncode == 2  # no -o, no --diff
+
+
+# -- the conditions that keep a rewrite safe ---------------------------------------------------
+
+def test_a_nan_test_and_an_index_test_in_one_branch_stay(tmp_path):
+    """`(v != v) | (i >= n)` is one branch: cutting it would drop the index test with the NaN test."""
+    kernel = compiled(FIXTURES / "domain_checks.py", "nan_or_index")
+    assert "or i1" in kernel.runnable[0] or " or i8" in kernel.runnable[0]  # one branch, both tests
+    rewrite = rewrite_kernel(kernel, "unchecked", (9, 0))
+    assert rewrite is not None and rewrite.unfixable == 1 and rewrite.unguarded == 0
+    assert rewrite.removed_blocks == 0 and rewrite.rewritten == list(kernel.runnable)
+
+
+@pytest.mark.parametrize("kernel", ["histogram_bins", "grid_cell", "non_negative", "nan_or_bins",
+                                    "rejects_the_range", "checked_on_another_path"])
+def test_domain_checks_are_not_rewritten(kernel):
+    assert rewrite_kernel(compiled(FIXTURES / "domain_checks.py", kernel), "unchecked", (9, 0)) is None
+
+
+def test_a_broken_rewrite_is_refused_with_llvms_words_and_the_process_lives(monkeypatch):
+    """LLVM aborts the process on a module with debug info that fails its verifier
+    ("Broken module found"): the check runs where that abort cannot take this run down."""
+    from kernlint.rewrite import command
+
+    original = command.rewrite_module
+
+    def breaking(text, plans, mode):
+        edit = original(text, plans, mode)
+        converted = re.search(r'(%"?[.\w]+"?) = fptosi double', edit.rewritten).group(1)
+        # a use of the conversion before it is defined: the verifier's "does not dominate"
+        edit.rewritten = edit.rewritten.replace("\nentry:\n", f"\nentry:\n  %\"kl.bad\" = add i64 {converted}, 0\n", 1)
+        return edit
+
+    monkeypatch.setattr(command, "rewrite_module", breaking)
+    kernel = compiled(FIXTURES / "print_guard.py", "print_guarded")
+    rewrite = rewrite_kernel(kernel, "unchecked", (9, 0))
+    assert "Instruction does not dominate all uses" in rewrite.refused
+    assert "Broken module found" in rewrite.refused and "SIGABRT" in rewrite.refused
+    assert rewrite.rewritten == list(kernel.runnable)
+
+
+def test_nvvm_leaving_an_intrinsic_unresolved_refuses_the_rewrite():
+    from kernlint.rewrite.verify import VerificationError, nvvm_ptx
+
+    kernel = compiled(FIXTURES / "print_guard.py", "print_guarded")
+    text = kernel.runnable[0]
+    conversion = re.search(r'(%"?[.\w]+"?) = fptosi double (%"?[.\w]+"?) to i64', text)
+    call = f'%"kl.r" = call double @"llvm.roundeven.f64"(double {conversion.group(2)})'
+    text = text.replace(conversion.group(0), call + "\n  " + conversion.group(0))
+    text += '\ndeclare double @"llvm.roundeven.f64"(double)\n'
+    assert ".entry" in nvvm_ptx(kernel.runnable, (9, 0), kernel.options)
+    with pytest.raises(VerificationError, match="unresolved intrinsics: llvm.roundeven.f64"):
+        nvvm_ptx([text], (9, 0), kernel.options)
+
+
+def test_the_amdgpu_backend_refusing_a_rewrite_is_reported_not_fatal():
+    """LLVM's backends stop the process on what they cannot compile (a crash, a fatal error):
+    the rewrite is refused with what happened, and this run goes on."""
+    from kernlint.rewrite.verify import VerificationError, verify
+
+    info = KernelInfo(name="convert_kernel", path="/src/kernels.jl", line=9, column=1)
+    rewritten = rewrite_kernel(CompiledKernel(info, [JULIA_CHECKED_INT], "convert_kernel", 0.0),
+                               "unchecked", (9, 0)).rewritten[0]
+    assert verify([rewritten], "amdgpu", (9, 0), {}) == ""
+    nvptx_only = rewritten.replace(
+        "%r = freeze i64 %\"kernlint.unchecked.r\"",
+        "%tid = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()\n  %r = sext i32 %tid to i64",
+    ) + "\ndeclare i32 @llvm.nvvm.read.ptx.sreg.tid.x()\n"
+    assert nvptx_only != rewritten + "\ndeclare i32 @llvm.nvvm.read.ptx.sreg.tid.x()\n"
+    with pytest.raises(VerificationError, match="AMDGPU backend"):
+        verify([nvptx_only], "amdgpu", (9, 0), {})
+    with pytest.raises(VerificationError, match="AMDGPU backend"):
+        verify([JULIA_CHECKED_INT], "amdgpu", (9, 0), {})  # llvmlite's backend crashes on the original

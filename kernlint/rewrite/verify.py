@@ -1,15 +1,67 @@
-"""A rewrite is written only after it parses and the producer's backend compiles it."""
+"""A rewrite is written only after it parses and the producer's backend compiles it.
+
+LLVM does not always report a broken module as an error: a module with debug info that
+fails the verifier makes its parser call ``report_fatal_error`` ("Broken module found,
+compilation aborted!"), which aborts the process. llvmlite's parsing and code generation
+therefore run in a forked child: a broken rewrite ends the child, and the rewrite is refused
+with LLVM's own words; the run (``kernlint rewrite``, ``@no_hostcall(fix=True)`` in the
+user's program) goes on.
+"""
 
 from __future__ import annotations
 
-from typing import Dict, List, Sequence, Tuple
+import faulthandler
+import os
+import pickle
+import signal
+import tempfile
+from typing import Any, Callable, Dict, List, Sequence, Tuple
 
 
 class VerificationError(Exception):
     pass
 
 
-def _parse(texts: Sequence[str]) -> None:
+def isolated(what: str, function: Callable[..., Any], *args: Any) -> Any:
+    """``function(*args)`` in a forked child, its result sent back pickled. A
+    ``VerificationError`` (or any exception) there is raised here as a VerificationError; a
+    child that dies (LLVM's fatal errors abort) is one too, with what it printed."""
+    with tempfile.TemporaryFile() as errors:
+        read, write = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the child: never returns into the caller's code
+            os.close(read)
+            os.dup2(errors.fileno(), 2)
+            faulthandler.disable()  # a crash here is reported by the parent, in one line
+            try:
+                outcome = ("ok", function(*args))
+            except VerificationError as exc:
+                outcome = ("refused", str(exc))
+            except BaseException as exc:  # noqa: BLE001 - everything goes back to the parent
+                outcome = ("refused", f"{what} failed: {type(exc).__name__}: {exc}")
+            try:
+                with os.fdopen(write, "wb") as out:
+                    pickle.dump(outcome, out)
+            finally:
+                os._exit(0)
+        os.close(write)
+        with os.fdopen(read, "rb") as inp:
+            data = inp.read()
+        _, status = os.waitpid(pid, 0)
+        if data:
+            kind, value = pickle.loads(data)
+            if kind == "ok":
+                return value
+            raise VerificationError(value)
+        errors.seek(0)
+        said = [line.strip() for line in errors.read().decode(errors="replace").splitlines() if line.strip()]
+        how = (f"killed by {signal.Signals(os.WTERMSIG(status)).name}" if os.WIFSIGNALED(status)
+               else f"exit status {os.WEXITSTATUS(status)}")
+        detail = "; ".join(said[-4:]) or "no message"
+        raise VerificationError(f"{what}: LLVM stopped ({how}): {detail}")
+
+
+def _parse_each(texts: Sequence[str]) -> None:
     from llvmlite import binding as llvm
 
     for number, text in enumerate(texts):
@@ -18,6 +70,10 @@ def _parse(texts: Sequence[str]) -> None:
             module.verify()
         except RuntimeError as exc:
             raise VerificationError(f"module {number} does not parse: {str(exc).strip()}") from None
+
+
+def _parse(texts: Sequence[str]) -> None:
+    isolated("parsing the rewritten modules", _parse_each, list(texts))
 
 
 def nvvm_ptx(texts: Sequence[str], cc: Tuple[int, int], options: Dict) -> str:
@@ -45,8 +101,13 @@ def nvvm_ptx(texts: Sequence[str], cc: Tuple[int, int], options: Dict) -> str:
 
 
 def amdgpu_assembly(texts: Sequence[str], cpu: str = "gfx90a") -> str:
-    """Compile with llvmlite's AMDGPU backend. Assembly, not an object: llvmlite's LLVM has
-    no AMDGPU asm parser, and HIP's inline asm would abort an object emission."""
+    """Compile with llvmlite's AMDGPU backend (in a child process: see the module's note)."""
+    return isolated("the AMDGPU backend", _amdgpu_assembly, list(texts), cpu)
+
+
+def _amdgpu_assembly(texts: Sequence[str], cpu: str) -> str:
+    """Assembly, not an object: llvmlite's LLVM has no AMDGPU asm parser, and HIP's inline
+    asm would abort an object emission."""
     from llvmlite import binding as llvm
 
     llvm.initialize_all_targets()

@@ -171,7 +171,8 @@ def rule_scores(findings: List[dict], expected: List[dict]) -> Dict[str, Dict[st
             "precision": round(len(true) / len(judged), 3) if judged else None,
             "expected": len(wanted), "expected_reported": len(reported),
             "recall": round(len(reported) / len(wanted), 3) if wanted else None,
-            "false_by_shape": dict(Counter(shape(f["verdict"]) for f in judged if not f["verdict"].startswith("true"))),
+            "false_by_shape": dict(Counter(shape(f["verdict"]) for f in judged
+                                           if not f["verdict"].startswith("true"))),
         }
     return scores
 
@@ -287,7 +288,8 @@ def measure(name: str, root: str, verdicts: Dict[str, str], jobs=None, expected=
     }
 
 
-def projects(corpus_dirs: List[str], manifest: Dict[str, dict], half: str) -> Tuple[List[Tuple[str, str]], List[str]]:
+def projects(corpus_dirs: List[str], manifest: Dict[str, dict],
+             half: str) -> Tuple[List[Tuple[str, str]], List[str]]:
     """(name, root) of the projects of the corpus directories in the half asked for, and the
     names left out for being in the other half. A project the manifest does not list has no
     half: it runs only with `all`."""

@@ -1,6 +1,7 @@
 """kernlint on real code: a corpus of public numba.cuda projects, read from local copies.
 
-    python benchmarks/realworld.py CORPUS_DIR [OUT.json] [--jobs N]
+    python benchmarks/realworld.py CORPUS_DIR [CORPUS_DIR ...] [OUT.json] [--jobs N]
+        [--half developed|held-out|all] [--select CODES]
 
 CORPUS_DIR holds one directory per project (the corpus stays out of this repository;
 ``benchmarks/realworld_corpus.toml`` names each project's repository and commit, and how
@@ -17,10 +18,21 @@ record`` wrote from the project's own tests (run here under numba's CUDA simulat
 command is the corpus entry's ``record``), the project is measured a second time with it,
 copied to the project's root as a user would commit it: kernels checked and launched kernels
 by signature source, with what that run saw (signatures, and what factory-made kernels closed over).
+
+The corpus is split in two halves (``half`` in ``benchmarks/realworld_corpus.toml``): the rules
+were developed on one, the other is held out and judges them. ``--half`` picks the projects of
+the CORPUS_DIRs that are run: ``developed`` (the default), ``held-out`` (only when asked: the
+held-out half is run once, at the end) or ``all``. Besides precision, each rule gets its recall
+against the true patterns found by reading the projects' host code (``[expected."<project>"]``
+in the verdicts file), and the output's ``summary`` gives both per half and per rule, with the
+false findings counted by their shape (the ``[shape]`` a false verdict names). ``--select``
+reports only those rules (``KL5``: the host rules); the kernels are compiled all the same, so the
+coverage fields stay, but the recorded run is skipped.
 """
 
 from __future__ import annotations
 
+import argparse
 import ast
 import json
 import os
@@ -121,11 +133,48 @@ def _host_nodes(module):
                 pending.append(child)
 
 
-def load_verdicts() -> Dict[str, Dict[str, str]]:
-    if not os.path.isfile(VERDICTS):
-        return {}
-    with open(VERDICTS, "rb") as handle:
-        return tomllib.load(handle)
+HALVES = ("developed", "held-out")
+
+
+def load_verdicts(path: str = VERDICTS) -> Tuple[Dict[str, Dict[str, str]], Dict[str, List[dict]]]:
+    """(project -> finding key -> verdict, project -> the true patterns found by reading its code)."""
+    if not os.path.isfile(path):
+        return {}, {}
+    with open(path, "rb") as handle:
+        data = tomllib.load(handle)
+    expected = data.pop("expected", {})
+    return data, expected
+
+
+def shape(verdict: str) -> str:
+    """The shape a false verdict names (`false [periodic]: ...`); '' for true or unjudged ones."""
+    if not verdict.startswith("false"):
+        return ""
+    found = re.match(r"false \[([^\]]+)\]", verdict)
+    return found.group(1) if found else "unclassified"
+
+
+def rule_scores(findings: List[dict], expected: List[dict]) -> Dict[str, Dict[str, object]]:
+    """Per rule: findings, judged, true, precision (true / judged), the expected true patterns,
+    those reported (a finding of that rule at that path and line), recall, and the false
+    findings by shape."""
+    codes = sorted({f["key"].rsplit(":", 1)[1] for f in findings} | {e["code"] for e in expected})
+    scores = {}
+    for code in codes:
+        mine = [f for f in findings if f["key"].rsplit(":", 1)[1] == code]
+        judged = [f for f in mine if f["verdict"] != "unjudged"]
+        true = [f for f in judged if f["verdict"].startswith("true")]
+        wanted = [e for e in expected if e["code"] == code]
+        reported = [e for e in wanted if e["reported"]]
+        scores[code] = {
+            "findings": len(mine), "judged": len(judged), "true": len(true),
+            "precision": round(len(true) / len(judged), 3) if judged else None,
+            "expected": len(wanted), "expected_reported": len(reported),
+            "recall": round(len(reported) / len(wanted), 3) if wanted else None,
+            "false_by_shape": dict(Counter(shape(f["verdict"]) for f in judged
+                                           if not f["verdict"].startswith("true"))),
+        }
+    return scores
 
 
 def checked_kernels(report) -> Dict[tuple, str]:
@@ -191,10 +240,11 @@ def with_record(name: str, root: str, present_keys: set, launched: set, verdicts
     return row
 
 
-def measure(name: str, root: str, verdicts: Dict[str, str], jobs=None) -> Dict[str, object]:
+def measure(name: str, root: str, verdicts: Dict[str, str], jobs=None, expected=(), select=None,
+            half=None) -> Dict[str, object]:
     present, launched = kernels_present(root)
     started = time.perf_counter()
-    report = check_paths([root], Options(timeout=120, jobs=jobs))
+    report = check_paths([root], Options(timeout=120, jobs=jobs, select=select))
     seconds = time.perf_counter() - started
     checked = checked_kernels(report)
     present_keys = {(path, line) for path, kernels in present.items() for _, line in kernels}
@@ -208,14 +258,21 @@ def measure(name: str, root: str, verdicts: Dict[str, str], jobs=None) -> Dict[s
             continue
         key = f"{os.path.relpath(finding.path, root)}:{finding.line}:{finding.code}"
         judged_findings.append({"key": key, "message": finding.message, "verdict": verdicts.get(key, "unjudged")})
+    for finding in judged_findings:
+        finding["shape"] = shape(finding["verdict"])
     precision = {}
     for code in sorted({h["key"].rsplit(":", 1)[1] for h in judged_findings}):
         judged = [h for h in judged_findings if h["key"].endswith(code) and h["verdict"] != "unjudged"]
         true = [h for h in judged if h["verdict"].startswith("true")]
         precision[code] = {"findings": sum(1 for h in judged_findings if h["key"].endswith(code)), "judged": len(judged),
                            "true": len(true), "precision": round(len(true) / len(judged), 3) if judged else None}
+    # the true patterns read in the project's host code: is each one reported, by its rule, where it is?
+    keys = {h["key"] for h in judged_findings}
+    patterns = [{**entry, "reported": f"{entry['path']}:{entry['line']}:{entry['code']}" in keys} for entry in expected]
     return {
         "project": name,
+        "half": half,
+        "select": ",".join(select) if select else None,
         **coverage(present_keys, launched, checked),
         "diagnostics": {code: dict(counter) for code, counter in diagnostics.items()},
         "internal_errors": [f"{os.path.relpath(f.path, root)}:{f.line}: {f.message[:160]}"
@@ -223,33 +280,75 @@ def measure(name: str, root: str, verdicts: Dict[str, str], jobs=None) -> Dict[s
         "findings": judged_findings,
         "precision": precision,
         "findings_by_code": dict(Counter(f.code for f in report.findings)),
+        "expected": patterns,
+        "scores": rule_scores(judged_findings, patterns),
         "seconds": round(seconds, 1),
-        "with_recorded_run": with_record(name, root, present_keys, launched, verdicts, jobs),
+        # a recorded run is a second coverage measurement: not with a rule selection
+        "with_recorded_run": None if select else with_record(name, root, present_keys, launched, verdicts, jobs),
     }
 
 
+def projects(corpus_dirs: List[str], manifest: Dict[str, dict],
+             half: str) -> Tuple[List[Tuple[str, str]], List[str]]:
+    """(name, root) of the projects of the corpus directories in the half asked for, and the
+    names left out for being in the other half. A project the manifest does not list has no
+    half: it runs only with `all`."""
+    chosen, left_out = [], []
+    for corpus_dir in corpus_dirs:
+        for name in sorted(os.listdir(corpus_dir)):
+            root = os.path.join(corpus_dir, name)
+            if not os.path.isdir(root):
+                continue
+            if half == "all" or manifest.get(name, {}).get("half") == half:
+                chosen.append((name, root))
+            else:
+                left_out.append(name)
+    return chosen, left_out
+
+
+def summary(rows: List[dict]) -> Dict[str, Dict[str, Dict[str, object]]]:
+    """Per half (and `all`), per rule: rule_scores over the half's projects together."""
+    out = {}
+    for half in sorted({row["half"] or "unlisted" for row in rows}) + ["all"]:
+        mine = [row for row in rows if half == "all" or (row["half"] or "unlisted") == half]
+        out[half] = {"projects": [row["project"] for row in mine],
+                     "rules": rule_scores([f for row in mine for f in row["findings"]],
+                                          [e for row in mine for e in row["expected"]])}
+    return out
+
+
 def main(argv: List[str]) -> int:
-    args = [a for a in argv if not a.startswith("--")]
-    jobs = None
-    if "--jobs" in argv:
-        jobs = int(argv[argv.index("--jobs") + 1])
-        args = [a for a in args if a != str(jobs)]
-    if not args:
-        print(__doc__)
-        return 2
-    corpus_dir = args[0]
-    out = args[1] if len(args) > 1 else None
-    verdicts = load_verdicts()
+    parser = argparse.ArgumentParser(prog="realworld.py", description=__doc__.splitlines()[0])
+    parser.add_argument("paths", nargs="+", metavar="CORPUS_DIR [OUT.json]",
+                        help="directories holding one directory per project; a path ending in .json is the output")
+    parser.add_argument("--jobs", type=int, default=None, help="files compiled in parallel")
+    parser.add_argument("--half", choices=HALVES + ("all",), default="developed",
+                        help="which half of the corpus to run (default: developed)")
+    parser.add_argument("--select", default=None, help="only these codes (e.g. KL5: the host rules)")
+    parser.add_argument("--manifest", default=CORPUS,
+                        help="the corpus list (default: benchmarks/realworld_corpus.toml)")
+    parser.add_argument("--verdicts", default=VERDICTS,
+                        help="the hand verdicts (default: benchmarks/realworld_verdicts.toml)")
+    options = parser.parse_args(argv)
+    outs = [p for p in options.paths if p.endswith(".json")]
+    corpus_dirs = [p for p in options.paths if not p.endswith(".json")]
+    if len(outs) > 1 or not corpus_dirs:
+        parser.error("one or more CORPUS_DIRs and at most one OUT.json")
+    out = outs[0] if outs else None
+    jobs = options.jobs
+    select = [code.strip() for code in options.select.split(",") if code.strip()] if options.select else None
+    verdicts, expected = load_verdicts(options.verdicts)
     manifest = {}
-    if os.path.isfile(CORPUS):
-        with open(CORPUS, "rb") as handle:
+    if os.path.isfile(options.manifest):
+        with open(options.manifest, "rb") as handle:
             manifest = tomllib.load(handle).get("project", {})
+    chosen, left_out = projects(corpus_dirs, manifest, options.half)
+    if left_out:
+        print(f"not run (not in the {options.half} half): {', '.join(left_out)}", flush=True)
     rows = []
-    for name in sorted(os.listdir(corpus_dir)):
-        root = os.path.join(corpus_dir, name)
-        if not os.path.isdir(root):
-            continue
-        row = measure(name, root, verdicts.get(name, {}), jobs)
+    for name, root in chosen:
+        half = manifest.get(name, {}).get("half")
+        row = measure(name, root, verdicts.get(name, {}), jobs, expected.get(name, []), select, half)
         row.update({k: v for k, v in manifest.get(name, {}).items() if k in ("repository", "commit", "kind")})
         rows.append(row)
         source = ", ".join(f"{k} {v}" for k, v in sorted(row["by_signature_source"].items()))
@@ -261,8 +360,12 @@ def main(argv: List[str]) -> int:
               f"written: {row['launched_share_from_launch_or_written']}")
         for code, causes in row["diagnostics"].items():
             print(f"    {code}: " + "; ".join(f"{c} {n}" for c, n in sorted(causes.items(), key=lambda i: -i[1])))
-        for code, p in row["precision"].items():
-            print(f"    {code}: {p['true']}/{p['judged']} judged true of {p['findings']}")
+        for code, p in row["scores"].items():
+            shapes = ", ".join(f"{k} {v}" for k, v in sorted(p["false_by_shape"].items(), key=lambda i: -i[1]))
+            print(f"    {code}: {p['true']}/{p['judged']} judged true of {p['findings']}"
+                  + (f"; false by shape: {shapes}" if shapes else "")
+                  + (f"; reported {p['expected_reported']}/{p['expected']} of the true patterns read"
+                     if p["expected"] else ""))
         recorded = row["with_recorded_run"]
         if recorded:
             source = ", ".join(f"{k} {v}" for k, v in sorted(recorded["launched_by_signature_source"].items()))
@@ -274,9 +377,16 @@ def main(argv: List[str]) -> int:
                     print(f"      unjudged: {finding['key']}")
             for code, causes in recorded["diagnostics"].items():
                 print(f"      {code}: " + "; ".join(f"{c} {n}" for c, n in sorted(causes.items(), key=lambda i: -i[1])))
+    totals = summary(rows)
+    for half, part in totals.items():
+        print(f"{half} ({len(part['projects'])} projects):")
+        for code, p in part["rules"].items():
+            print(f"    {code}: precision {p['precision']} ({p['true']}/{p['judged']} of {p['findings']}); "
+                  f"recall {p['recall']} ({p['expected_reported']}/{p['expected']})")
     if out:
         with open(out, "w") as handle:
-            json.dump(rows, handle, indent=1)
+            json.dump({"half": options.half, "select": options.select, "projects": rows, "summary": totals},
+                      handle, indent=1)
             handle.write("\n")
     return 0
 

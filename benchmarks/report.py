@@ -232,6 +232,21 @@ def realworld_section(rows):
     return out
 
 
+def halves_section(summary):
+    """Per half of the corpus, per rule: precision over the judged findings, recall against the
+    true patterns read in the host code, and the false findings by shape."""
+    out = ["### Per half of the corpus (the rules are judged on the held-out half)", "",
+           "| half | rule | precision (true / judged / found) | recall (reported / true patterns read) | "
+           "false findings by shape |", "| --- | --- | --- | --- | --- |"]
+    for half, part in summary.items():
+        for code, p in part["rules"].items():
+            shapes = ", ".join(f"{k} {v}" for k, v in sorted(p["false_by_shape"].items(), key=lambda i: -i[1])) or "—"
+            out.append(f"| {half} ({len(part['projects'])} projects) | {code} | {p['precision']} "
+                       f"({p['true']} / {p['judged']} / {p['findings']}) | {p['recall']} "
+                       f"({p['expected_reported']} / {p['expected']}) | {shapes} |")
+    return out + [""]
+
+
 def accuracy_section(row):
     out = ["## Signatures found by reading against those a run records (`benchmarks/signature_accuracy.py`)", "",
            f"{row['project']}: `kernlint record -- {row['command']}` under numba's CUDA simulator "
@@ -305,7 +320,11 @@ def main():
     if robust:
         out += robustness_section(robust)
     if realworld:
-        out += realworld_section(realworld)
+        # realworld.py writes {"projects": [...], "summary": {half: ...}}; older results are the list
+        if isinstance(realworld, dict):
+            out += realworld_section(realworld["projects"]) + halves_section(realworld["summary"])
+        else:
+            out += realworld_section(realworld)
     accuracy = load("signature_accuracy_numba_cuda_tests.json")
     if accuracy:
         out += accuracy_section(accuracy)

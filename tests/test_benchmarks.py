@@ -47,3 +47,71 @@ def test_realworld_counts_a_kernel_launched_by_host_code_only(tmp_path):
     kernels, script = str(tmp_path / "kernels.py"), str(tmp_path / "script.py")
     assert found == {kernels: [("doubled", 5), ("halved", 11)], script: [("doubled", 6)]}
     assert launched == {(kernels, 11), (script, 6)}
+
+
+STEP_SCRIPT = """\
+import numpy as np
+from numba import cuda
+
+
+@cuda.jit
+def advance(a):
+    i = cuda.grid(1)
+    if i < a.size:
+        a[i] += 1.0
+
+
+d_a = cuda.to_device(np.zeros(256))
+for step in range(1000):
+    advance[1, 256](d_a)
+    if step % 100 == 0:
+        snapshot = d_a.copy_to_host()
+    total = d_a.copy_to_host().sum()
+"""
+
+
+def test_realworld_halves_precision_recall_and_shapes(tmp_path):
+    """The held-out half runs only when asked; each rule gets its precision over the judged
+    findings, its recall against the patterns read in the code, and its false findings by shape."""
+    developed, held_out = tmp_path / "corpus", tmp_path / "heldout"
+    for corpus, name in ((developed, "dev+steps"), (held_out, "new+steps")):
+        (corpus / name).mkdir(parents=True)
+        (corpus / name / "run.py").write_text(STEP_SCRIPT)
+    manifest = tmp_path / "corpus.toml"
+    manifest.write_text('[project."dev+steps"]\nhalf = "developed"\n\n[project."new+steps"]\nhalf = "held-out"\n')
+    verdicts = tmp_path / "verdicts.toml"
+    verdicts.write_text(
+        '["dev+steps"]\n'
+        '"run.py:16:KL503" = "false [periodic]: a snapshot every 100 steps"\n'
+        '"run.py:17:KL503" = "true: a blocking copy on every step"\n\n'
+        '[["expected"."dev+steps"]]\ncode = "KL503"\npath = "run.py"\nline = 17\nreason = "a copy every step"\n\n'
+        '[["expected"."dev+steps"]]\ncode = "KL501"\npath = "run.py"\nline = 14\nreason = "stands for one not reported"\n')
+
+    def run(*extra):
+        out = tmp_path / "out.json"
+        done = subprocess.run([sys.executable, "benchmarks/realworld.py", str(developed), str(held_out), str(out),
+                               "--select", "KL5", "--jobs", "1", "--manifest", str(manifest),
+                               "--verdicts", str(verdicts), *extra],
+                              cwd=ROOT, capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, done.stderr
+        return done.stdout, json.loads(out.read_text())
+
+    stdout, result = run()
+    assert "not run (not in the developed half): new+steps" in stdout
+    assert [row["project"] for row in result["projects"]] == ["dev+steps"]
+    (row,) = result["projects"]
+    assert row["half"] == "developed"
+    assert {e["line"]: e["reported"] for e in row["expected"]} == {17: True, 14: False}
+    kl503 = result["summary"]["developed"]["rules"]["KL503"]
+    assert kl503["expected"] == kl503["expected_reported"] == 1 and kl503["recall"] == 1.0
+    periodic_reported = any(f["key"] == "run.py:16:KL503" for f in row["findings"])
+    assert kl503["false_by_shape"] == ({"periodic": 1} if periodic_reported else {})
+    assert kl503["precision"] == (0.5 if periodic_reported else 1.0)
+    assert result["summary"]["developed"]["rules"]["KL501"]["recall"] == 0.0
+
+    _, result = run("--half", "held-out")
+    assert [(row["project"], row["half"]) for row in result["projects"]] == [("new+steps", "held-out")]
+    # no verdicts there: every finding is unjudged, so no precision, and no pattern was listed
+    assert all(f["verdict"] == "unjudged" for f in result["projects"][0]["findings"])
+    assert all(p["precision"] is None and p["recall"] is None
+               for p in result["summary"]["held-out"]["rules"].values())

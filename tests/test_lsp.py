@@ -77,11 +77,13 @@ class Editor:
     def __init__(self, workspace: Path, options: dict, configuration: dict):
         self.client = LanguageClient("kernlint-tests", "1")
         self.published = asyncio.Queue()
+        self.seen = set()  # (uri, version) of every publication
         self.workspace = workspace
         self.options = options
 
         @self.client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
         def diagnostics(params: types.PublishDiagnosticsParams):
+            self.seen.add((params.uri, params.version))
             self.published.put_nowait(params)
 
         @self.client.feature(types.WORKSPACE_CONFIGURATION)
@@ -125,7 +127,7 @@ def test_editor_session(tmp_path):
 
     async def session():
         # the initialization options set the debounce; the settings the client serves allow unsafe fixes
-        editor = Editor(tmp_path, {"debounce": 0.1}, {"unsafeFixes": True})
+        editor = Editor(tmp_path, {"debounce": 0.25}, {"unsafeFixes": True})
         result = await editor.start()
         assert types.CodeActionKind.QuickFix in result.capabilities.code_action_provider.code_action_kinds
         editor.client.text_document_did_open(types.DidOpenTextDocumentParams(
@@ -171,6 +173,23 @@ def test_editor_session(tmp_path):
             text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=3),
             content_changes=[types.TextDocumentContentChangeWholeDocument(text=BUFFER)]))
         assert sorted(d.code for d in await editor.diagnostics_for(uri, 3)) == ["KL101", "KL301"]
+
+        # a buffer kernlint cannot read is one diagnostic on it, and the server goes on
+        broken = (tmp_path / "broken.py").as_uri()
+        editor.client.text_document_did_open(types.DidOpenTextDocumentParams(
+            types.TextDocumentItem(uri=broken, language_id="python", version=1,
+                                   text="from numba import cuda\n\n@cuda.jit\ndef k(y, x:\n    pass\n")))
+        failure = await editor.diagnostics_for(broken, 1)
+        assert [(d.code, d.range.start.line, d.severity) for d in failure] == [
+            ("KL901", 3, types.DiagnosticSeverity.Error)]
+
+        # typing fast: the checks of the texts typed over are dropped, the last one is published
+        for version, text in ((4, BUFFER.replace("2.0", "3.0")), (5, BUFFER.replace("2.0", "4.0")), (6, ON_DISK)):
+            editor.client.text_document_did_change(types.DidChangeTextDocumentParams(
+                text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+                content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)]))
+        assert await editor.diagnostics_for(uri, 6) == []
+        assert not {(uri, 4), (uri, 5)} & editor.seen
         assert kernels.read_text() == ON_DISK  # the server wrote nothing
         return await editor.stop()
 
@@ -188,13 +207,165 @@ def test_without_pygls_the_command_says_which_extra(tmp_path):
     assert 'pip install "kernlint[server]"' in run.stderr
 
 
-@pytest.fixture
-def unit_source():
+# -- the parts, one at a time -------------------------------------------------------------
+
+def test_editor_settings_take_configuration_keys_and_their_camel_case():
+    from kernlint.lsp.settings import editor_settings
+
+    settings = editor_settings({"kernlint": {"select": ["KL1"], "unsafeFixes": True, "offloadArch": "gfx942",
+                                             "debounce": 0.5, "timeout": None}})
+    assert settings.table == {"select": ["KL1"], "unsafe-fixes": True, "offload-arch": "gfx942"}
+    assert settings.debounce == 0.5 and settings.problems == []
+    wrong = editor_settings({"signatures": {}, "colour": "red", "debounce": -1})
+    assert [p.split(":")[0] for p in wrong.problems] == ["signatures", "colour", "debounce"]
+    assert "pyproject.toml" in wrong.problems[0]
+
+
+def test_the_editor_goes_over_the_project_file_and_nothing_is_imported(tmp_path):
+    from kernlint.config import ConfigError
+    from kernlint.lsp.settings import editor_settings, file_settings
+
+    (tmp_path / "pyproject.toml").write_text('[tool.kernlint]\nselect = ["KL3"]\narch = "sm_80"\n'
+                                             'import-modules = true\n')
+    (tmp_path / "pkg").mkdir()
+    path = str(tmp_path / "pkg" / "k.py")
+    settings = file_settings(path, [], editor_settings({"select": ["KL1"], "unsafeFixes": True}))
+    assert settings.options.select == ["KL1"] and settings.options.arch == "sm_80"
+    assert settings.unsafe_fixes and settings.root == str(tmp_path) and settings.options.cache_root == str(tmp_path)
+    assert settings.options.frontend.import_modules is False
+    assert any("never runs the code" in note for note in settings.notes)
+    with pytest.raises(ConfigError, match="editor settings.*arch"):
+        file_settings(path, [], editor_settings({"arch": "volta"}))
+
+
+def test_without_a_configuration_file_the_workspace_folder_is_the_root(tmp_path):
+    from kernlint.lsp.settings import EditorSettings, file_settings
+
+    (tmp_path / "a" / "b").mkdir(parents=True)
+    settings = file_settings(str(tmp_path / "a" / "b" / "k.py"), [str(tmp_path), str(tmp_path / "a")],
+                             EditorSettings())
+    assert settings.config_path is None and settings.root == str(tmp_path / "a")
+
+
+KERNEL = textwrap.dedent('''\
+    @cuda.jit
+    def k(y, x):
+        if x[0] != x[0]:
+            print("bad",
+                  x[0])
+        y[0] = int(x[0])  # café 𝜋
+    ''')
+
+
+def test_a_diagnostic_spans_the_construct_it_names():
+    from kernlint.lsp.diagnostics import span
     from kernlint.source import SourceFile
 
-    return SourceFile("/w/k.py", textwrap.dedent('''\
-        def k(y, x):
-            if x[0] > 1:
-                print("big", x[0])
-            y[0] = int(x[0])  # café
-        '''))
+    source = SourceFile("/w/k.py", KERNEL)
+    assert span(source, 4, 9) == (3, 8, 4, 19)  # the whole print(...) call, over its two lines
+    assert span(source, 6, 12) == (5, 11, 5, 20)  # int(x[0])
+    assert span(source, 3, 1) == (2, 4, 2, 20)  # an `if` (column 1: its first character): its first line only
+    hip = SourceFile("/w/k.hip", "  printf(\"%d\", i);  \n")
+    assert span(hip, 1, 3) == (0, 2, 0, 18)  # no syntax tree: to the end of the line
+
+
+def test_columns_are_counted_in_the_units_the_editor_chose():
+    from lsprotocol import types
+
+    from kernlint.lsp.diagnostics import to_client
+
+    line = KERNEL.splitlines()[5]
+    end = len(line)  # after "café 𝜋": é is 2 bytes, 𝜋 is 4 bytes and 2 UTF-16 units
+    assert to_client(line, end, types.PositionEncodingKind.Utf32) == end
+    assert to_client(line, end, types.PositionEncodingKind.Utf16) == end + 1
+    assert to_client(line, end, types.PositionEncodingKind.Utf8) == end + 1 + 3
+
+
+def test_noqa_is_added_where_a_line_can_take_it():
+    from kernlint.suppress import noqa_insertion
+
+    assert noqa_insertion("    y = int(v)  ", "KL101") == (14, "  # noqa: KL101")
+    assert noqa_insertion("    y = int(v)  # noqa: KL301", "KL101") == (29, ", KL101")
+    assert noqa_insertion("    y = int(v)  # noqa", "KL101") is None  # a bare noqa already covers it
+    assert noqa_insertion("    y = int(v)  # noqa: KL1", "KL101") is None
+    assert noqa_insertion("    y = a + \\", "KL101") is None  # a comment cannot follow a continuation
+    assert noqa_insertion("  printf(\"%d\", i);", "KL301", "//") == (18, "  // noqa: KL301")
+
+
+def _finding(code, line, applicability, edits):
+    from kernlint.findings import Edit, Finding, Fix
+
+    fix = Fix(applicability, "remove it", [Edit("/w/k.py", *e) for e in edits]) if edits else None
+    return Finding(code, "/w/k.py", line, 5, "message", fix=fix, fixable=fix is not None)
+
+
+def test_code_actions_offer_unsafe_fixes_only_where_allowed():
+    from lsprotocol import types
+
+    from kernlint.lsp.actions import ActionMaker, line_edits
+
+    text = "a\nb\nc\nd\n"
+    unsafe = _finding("KL101", 2, "unsafe", [(2, 0, 3, 0, "")])
+    safe = _finding("KL102", 4, "safe", [(4, 0, 4, 1, "D")])
+    inside = _finding("KL103", 2, "safe", [(2, 0, 2, 1, "B")])  # within the unsafe fix's edit
+    diagnostic = types.Diagnostic(types.Range(types.Position(1, 0), types.Position(1, 1)), "m")
+
+    def actions(allow):
+        return ActionMaker("file:///w/k.py", "/w/k.py", text, types.PositionEncodingKind.Utf16, allow,
+                           lambda path: None)
+
+    assert actions(False).fix(unsafe, diagnostic) is None
+    action = actions(True).fix(unsafe, diagnostic)
+    assert action.title == "KL101: remove it (unsafe fix)" and not action.is_preferred
+    assert actions(False).fix(safe, diagnostic).is_preferred
+    assert apply(text, actions(False).fix_all([unsafe, safe, inside]).edit.changes["file:///w/k.py"]) == "a\nB\nc\nD\n"
+    everything = actions(True).fix_all([unsafe, safe, inside])
+    assert apply(text, everything.edit.changes["file:///w/k.py"]) == "a\nc\nD\n"  # as --fix: the inner edit dropped
+    assert everything.title == "kernlint: fix all (3 findings)"
+    assert apply(text, line_edits(text, "a\nc\nD\n")) == "a\nc\nD\n"
+
+
+def test_a_failure_is_one_diagnostic_on_its_file(tmp_path, monkeypatch):
+    from lsprotocol import types
+
+    from kernlint.lsp import checker
+    from kernlint.lsp.settings import EditorSettings
+
+    path = str(tmp_path / "k.py")
+    (tmp_path / "pyproject.toml").write_text("[tool.kernlint]\nselect = [\"KL999\"]\n")
+    bad_config = checker.check_document("file://" + path, path, 1, KERNEL, {path: KERNEL}, [],
+                                        EditorSettings(), types.PositionEncodingKind.Utf16)
+    assert len(bad_config.diagnostics) == 1 and "configuration error" in bad_config.diagnostics[0].message
+    assert "KL999" in bad_config.diagnostics[0].message
+
+    (tmp_path / "pyproject.toml").write_text("[tool.kernlint]\n")
+
+    def broken(paths, options):
+        raise RuntimeError("a bug in kernlint")
+
+    monkeypatch.setattr(checker, "check_paths", broken)
+    failed = checker.check_document("file://" + path, path, 1, KERNEL, {path: KERNEL}, [], EditorSettings(),
+                                    types.PositionEncodingKind.Utf16)
+    assert [d.code for d in failed.diagnostics] == ["KL905"]
+    assert "RuntimeError: a bug in kernlint" in failed.diagnostics[0].message
+
+
+def test_a_buffer_is_checked_from_its_text_with_the_caches_on(tmp_path):
+    """The caches key a file by the text checked: an edited buffer is never answered with the
+    findings of the file on disk, nor of the buffer's earlier text."""
+    from kernlint.engine import Options, check_paths
+    from kernlint.source import drop_buffer, use_buffer
+
+    path = tmp_path / "kernels.py"
+    path.write_text(BUFFER)
+    options = Options(cache_root=str(tmp_path))
+    assert sorted(f.code for f in check_paths([str(path)], options).findings) == ["KL101", "KL301"]
+    try:
+        use_buffer(str(path), ON_DISK.replace("@cuda.jit", "@cuda.jit(\"void(int64[::1], float64[::1])\")").encode())
+        assert check_paths([str(path)], options).findings == []
+        use_buffer(str(path), ("# a line above moves every finding\n" + BUFFER).encode())
+        assert [(f.code, f.line) for f in check_paths([str(path)], options).findings] == [("KL301", 11),
+                                                                                          ("KL101", 13)]
+    finally:
+        drop_buffer(str(path))
+    assert [(f.code, f.line) for f in check_paths([str(path)], options).findings] == [("KL301", 10), ("KL101", 12)]

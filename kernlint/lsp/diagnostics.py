@@ -78,19 +78,6 @@ def to_client(line: str, character: int, encoding: str) -> int:
     return len(prefix.encode("utf-16-le")) // 2
 
 
-def from_client(line: str, units: int, encoding: str) -> int:
-    """The code-point column of an editor's position (the inverse of ``to_client``)."""
-    if encoding == types.PositionEncodingKind.Utf32:
-        return min(units, len(line))
-    count = 0
-    for index, char in enumerate(line):
-        if count >= units:
-            return index
-        count += len(char.encode("utf-8")) if encoding == types.PositionEncodingKind.Utf8 else (
-            2 if ord(char) > 0xFFFF else 1)
-    return len(line)
-
-
 def span(source: SourceFile, line: int, column: int) -> Span:
     """The range of what a finding at (1-based line, 1-based character column) points at: in
     Python, the largest expression or simple statement that starts there (the ``int(v)``

@@ -265,8 +265,10 @@ def test_a_diagnostic_spans_the_construct_it_names():
     assert span(source, 4, 9) == (3, 8, 4, 19)  # the whole print(...) call, over its two lines
     assert span(source, 6, 12) == (5, 11, 5, 20)  # int(x[0])
     assert span(source, 3, 1) == (2, 4, 2, 20)  # an `if` (column 1: its first character): its first line only
-    hip = SourceFile("/w/k.hip", "  printf(\"%d\", i);  \n")
-    assert span(hip, 1, 3) == (0, 2, 0, 18)  # no syntax tree: to the end of the line
+    hip = SourceFile("/w/k.hip", "  printf(\"%d // not a comment\", i);  // KL301\n")
+    assert span(hip, 1, 3) == (0, 2, 0, 35)  # no syntax tree: to the end of the statement, not its comment
+    ir = SourceFile("/w/k.ll", "  %r = call i32 @vprintf(i8* %f) ; KL301\n")
+    assert span(ir, 1, 3) == (0, 2, 0, 32)
 
 
 def test_columns_are_counted_in_the_units_the_editor_chose():
@@ -369,3 +371,19 @@ def test_a_buffer_is_checked_from_its_text_with_the_caches_on(tmp_path):
     finally:
         drop_buffer(str(path))
     assert [(f.code, f.line) for f in check_paths([str(path)], options).findings] == [("KL301", 10), ("KL101", 12)]
+
+
+def test_a_finding_in_another_file_shows_at_the_call_that_reaches_it():
+    from lsprotocol import types
+
+    from kernlint.findings import Finding, Frame
+    from kernlint.lsp.diagnostics import DiagnosticMaker
+
+    finding = Finding("KL301", "/w/helpers.py", 8, 5, "print on the normal path", kernel="k",
+                      inlined_at=[Frame("/w/k.py", 4, 1, "k")])
+    maker = DiagnosticMaker("/w/k.py", KERNEL, types.PositionEncodingKind.Utf16)
+    diagnostic = maker.diagnostic(finding)
+    assert diagnostic.range.start == types.Position(3, 8)  # the call in this file: its first character
+    assert diagnostic.message == "print on the normal path (in helpers.py:8, reached through this call)"
+    assert [r.message for r in diagnostic.related_information] == ["KL301 is here", "inlined at k.py:4 (k)"]
+    assert DiagnosticMaker("/w/other.py", KERNEL, types.PositionEncodingKind.Utf16).diagnostic(finding) is None

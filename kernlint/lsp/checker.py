@@ -15,6 +15,7 @@ is running finishes in the worker processes and its result is dropped by the ser
 from __future__ import annotations
 
 import io
+import os
 import queue
 import threading
 import tokenize
@@ -67,6 +68,7 @@ def check_document(uri: str, path: str, version: Optional[int], text: str, open_
     import time
 
     started = time.perf_counter()
+    path = os.path.abspath(path)  # findings name files by absolute paths
     checked = Checked(uri, path, version, text)
     for registered in set(buffers()) - set(open_texts):
         drop_buffer(registered)

@@ -100,8 +100,20 @@ def span(source: SourceFile, line: int, column: int) -> Span:
     if best is not None and best.end_lineno is not None and best.end_col_offset is not None:
         return (line - 1, start, best.end_lineno - 1,
                 source.edits.char_column(best.end_lineno, best.end_col_offset))
-    end = len(text.rstrip())
+    end = len(_without_comment(text, source.path).rstrip())
     return (line - 1, start, line - 1, max(end, start))
+
+
+def _without_comment(text: str, path: str) -> str:
+    """A HIP or IR line without its trailing comment (``//``, ``;``), quotes respected."""
+    leader = "//" if not path.endswith(".ll") else ";"
+    quoted = False
+    for index, char in enumerate(text):
+        if char == '"' and (index == 0 or text[index - 1] != "\\"):
+            quoted = not quoted
+        elif not quoted and text.startswith(leader, index):
+            return text[:index]
+    return text
 
 
 def _launch(where: str) -> Optional[Tuple[str, int]]:

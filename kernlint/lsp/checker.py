@@ -86,14 +86,23 @@ def check_document(uri: str, path: str, version: Optional[int], text: str, open_
         return checked
     except Exception as exc:  # noqa: BLE001 - kernlint's failure on this file: one diagnostic, the server goes on
         checked.findings = [internal_error(path, 1, 1, "checking the file", exc)]
-    maker = DiagnosticMaker(path, text, encoding)
+    try:
+        _diagnose(checked, encoding)
+    except Exception as exc:  # noqa: BLE001 - as above, while turning the findings into diagnostics
+        checked.findings = [internal_error(path, 1, 1, "making the file's diagnostics", exc)]
+        checked.pairs, checked.diagnostics = [], []
+        _diagnose(checked, encoding)
+    checked.seconds = time.perf_counter() - started
+    return checked
+
+
+def _diagnose(checked: Checked, encoding: str) -> None:
+    maker = DiagnosticMaker(checked.path, checked.text, encoding)
     for finding in checked.findings:
         diagnostic = maker.diagnostic(finding)
         if diagnostic is not None:
             checked.pairs.append((finding, diagnostic))
             checked.diagnostics.append(diagnostic)
-    checked.seconds = time.perf_counter() - started
-    return checked
 
 
 class CheckerThread:

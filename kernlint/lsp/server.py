@@ -19,7 +19,7 @@ from .. import __version__
 from ..source import read_bytes
 from .actions import FIX_ALL, KINDS, ActionMaker, overlaps, wanted
 from .checker import Checked, CheckerThread, check_document
-from .diagnostics import uri_to_path
+from .diagnostics import problem, uri_to_path
 from .settings import EditorSettings, editor_settings
 
 CHECKED_SUFFIXES = (".py", ".hip", ".ll")
@@ -107,6 +107,11 @@ class KernlintServer(LanguageServer):
         except asyncio.CancelledError:
             future.cancel()  # not started yet: it never runs
             raise
+        except Exception as exc:  # noqa: BLE001 - the server's own failure: said on the file, serving goes on
+            logger.exception("checking %s", path)
+            checked = Checked(uri, path, version, text, diagnostics=[problem(
+                f"kernlint server failed while checking this file ({type(exc).__name__}: {exc}); "
+                f"please report it to kernlint's issue tracker")])
         current = self.workspace.text_documents.get(uri)
         if current is None or current.version != version or current.source != text:
             return  # the buffer moved on: a newer check is scheduled

@@ -56,6 +56,13 @@ scale[4, 256](y, x)
 '''
 
 
+@pytest.fixture(autouse=True)
+def _rule_pages(tmp_path, monkeypatch):
+    """The rules' documentation pages the diagnostics link to go to this test's cache, not the
+    user's (the server started by a test inherits it)."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+
+
 def apply(text: str, edits) -> str:
     """TextEdits applied as an editor does (positions in UTF-16 units; this text is ASCII)."""
     lines = text.splitlines(keepends=True)
@@ -141,7 +148,8 @@ def test_editor_session(tmp_path):
         assert printing.range.start.line == 9 and printing.severity == types.DiagnosticSeverity.Warning
         assert conversion.source == "kernlint"
         assert conversion.code_description.href.endswith("kl101.md")
-        assert Path(conversion.code_description.href[len("file://"):]).read_text().startswith("# KL101")
+        page = Path(conversion.code_description.href[len("file://"):])
+        assert page.is_relative_to(tmp_path / "cache") and page.read_text().startswith("# KL101 ")
         # the launch in main.py, another file of the workspace, typed the kernel of the unsaved buffer
         assert conversion.data["signature"] == "void(int32[::1], float32[::1])"
         assert conversion.data["signature_source"] == "launch-site"
@@ -190,6 +198,15 @@ def test_editor_session(tmp_path):
                 content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)]))
         assert await editor.diagnostics_for(uri, 6) == []
         assert not {(uri, 4), (uri, 5)} & editor.seen
+
+        # settings changed in the editor go over the project's file, and re-check what is open
+        editor.client.text_document_did_change(types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=7),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text=BUFFER)]))
+        assert len(await editor.diagnostics_for(uri, 7)) == 2
+        editor.client.workspace_did_change_configuration(types.DidChangeConfigurationParams(
+            settings={"kernlint": {"select": ["KL3"], "unsafeFixes": True}}))
+        assert [d.code for d in await editor.diagnostics_for(uri, 7)] == ["KL301"]
         assert kernels.read_text() == ON_DISK  # the server wrote nothing
         return await editor.stop()
 

@@ -40,20 +40,31 @@ def uri_to_path(uri: str) -> Optional[str]:
     return os.path.abspath(unquote(parsed.path))
 
 
+_PAGES: Dict[str, str] = {}  # code -> its page's URI, written once per process
+
+
 def documentation_url(code: str) -> str:
     """The link a diagnostic gives to its rule's documentation. The one place that decides it:
-    the installed kernlint's own text (what ``kernlint rule CODE`` prints), written once per
-    version as a Markdown page under the user's cache, so that the link works offline and
-    describes the rule as this version checks it."""
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    page = os.path.join(base, "kernlint", __version__, "rules", f"{code.lower()}.md")
-    if not os.path.exists(page) and code in rules.BY_CODE:
+    the installed kernlint's own text (what ``kernlint rule CODE`` prints), written as a
+    Markdown page under the user's cache, so that the link works offline and describes the
+    rule as this version checks it."""
+    if code not in _PAGES:
+        base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+        page = os.path.join(base, "kernlint", __version__, "rules", f"{code.lower()}.md")
+        text = "# " + rules.documentation(code) + "\n"
         try:
-            os.makedirs(os.path.dirname(page), exist_ok=True)
-            write_atomic(page, "# " + rules.documentation(code) + "\n")
+            with open(page) as handle:
+                current = handle.read()
         except OSError:
-            pass  # an unwritable cache: the link is still the rule's name
-    return path_to_uri(page)
+            current = None
+        if current != text:
+            try:
+                os.makedirs(os.path.dirname(page), exist_ok=True)
+                write_atomic(page, text)
+            except OSError:
+                pass  # an unwritable cache: the link still names the rule
+        _PAGES[code] = path_to_uri(page)
+    return _PAGES[code]
 
 
 def severity(code: str) -> types.DiagnosticSeverity:

@@ -207,6 +207,20 @@ def test_editor_session(tmp_path):
         editor.client.workspace_did_change_configuration(types.DidChangeConfigurationParams(
             settings={"kernlint": {"select": ["KL3"], "unsafeFixes": True}}))
         assert [d.code for d in await editor.diagnostics_for(uri, 7)] == ["KL301"]
+
+        # saving the file that launches the kernel with other types re-checks the kernel's buffer
+        main = tmp_path / "main.py"
+        editor.client.text_document_did_open(types.DidOpenTextDocumentParams(
+            types.TextDocumentItem(uri=main.as_uri(), language_id="python", version=1, text=MAIN)))
+        assert await editor.diagnostics_for(main.as_uri(), 1) == []
+        main.write_text(MAIN.replace("np.float32", "np.float64").replace("np.int32", "np.int64"))
+        editor.client.text_document_did_change(types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=main.as_uri(), version=2),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text=main.read_text())]))
+        editor.client.text_document_did_save(types.DidSaveTextDocumentParams(
+            types.TextDocumentIdentifier(main.as_uri())))
+        retyped = await editor.diagnostics_for(uri, 7)
+        assert {d.data["signature"] for d in retyped} == {"void(int64[::1], float64[::1])"}
         assert kernels.read_text() == ON_DISK  # the server wrote nothing
         return await editor.stop()
 

@@ -102,7 +102,8 @@ class Editor:
             pass
 
     async def start(self):
-        await self.client.start_io(sys.executable, "-m", "kernlint", "server", cwd=str(self.workspace))
+        # started outside the workspace, as editors may: the workspace comes from `initialize`
+        await self.client.start_io(sys.executable, "-m", "kernlint", "server", cwd="/")
         result = await self.client.initialize_async(types.InitializeParams(
             process_id=None, root_uri=self.workspace.as_uri(), initialization_options=self.options,
             capabilities=types.ClientCapabilities(

@@ -283,7 +283,8 @@ def editor_section(row):
             f"average {load} when it started): an unsaved buffer of {row['kernels']} kernels, half of them checked "
             f"conversions behind print guards (KL101, KL301), typed by the launches in another file of the "
             f"workspace. Each edit is timed from `didChange` to the new diagnostics, the "
-            f"{row['debounce_s']} s debounce included.", "",
+            f"{row['debounce_s']} s debounce included. The machine was shared: the busiest processes beside it "
+            f"are in `lsp_latency.json` (`machine_before`, `machine_after`).", "",
             "| what | seconds | goal |", "| --- | ---: | --- |",
             f"| first diagnostics, cold (no worker server, empty caches), after `initialize` | "
             f"{row['first_diagnostics_s']:.2f} | within numba alone: {row['numba_alone_s']:.2f} s for the same "

@@ -359,6 +359,18 @@ def test_code_actions_offer_unsafe_fixes_only_where_allowed():
     assert apply(text, line_edits(text, "a\nc\nD\n")) == "a\nc\nD\n"
 
 
+def test_a_fix_that_would_leave_python_that_does_not_parse_is_not_offered():
+    from lsprotocol import types
+
+    from kernlint.lsp.actions import ActionMaker
+
+    text = "if x:\n    y = 1\nz = 2\n"
+    breaking = _finding("KL101", 2, "safe", [(2, 0, 3, 0, "")])  # leaves `if x:` without a body
+    diagnostic = types.Diagnostic(types.Range(types.Position(1, 0), types.Position(1, 1)), "m")
+    maker = ActionMaker("file:///w/k.py", "/w/k.py", text, types.PositionEncodingKind.Utf16, True, lambda p: None)
+    assert maker.fix(breaking, diagnostic) is None and maker.fix_all([breaking]) is None
+
+
 def test_a_failure_is_one_diagnostic_on_its_file(tmp_path, monkeypatch):
     from lsprotocol import types
 

@@ -4,11 +4,14 @@ line" (``# noqa: KLxxx``).
 Fixes follow ``kernlint check --fix``: a safe fix is always offered, an unsafe one (it changes
 behaviour outside the safe range) only where ``unsafe-fixes`` is on, and its title says so.
 The edits are those the rules computed on the text that was checked; once the document has
-changed since, the server offers nothing until its new diagnostics arrive.
+changed since, the server offers nothing until its new diagnostics arrive. A fix after which
+the Python no longer parses is not offered; what ``--fix`` verifies beyond that (compiling and
+checking the result again) is what the new diagnostics after the edit show.
 """
 
 from __future__ import annotations
 
+import ast
 import difflib
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
@@ -73,8 +76,19 @@ class ActionMaker:
             changes[uri] = self.text_edits([e for e in edits if e.path == path], lines)
         return types.WorkspaceEdit(changes=changes)
 
+    def parses(self, edits: Sequence[Edit]) -> bool:
+        """Whether this document still parses with the edits made (``--fix``'s first check; the
+        compile and re-check it goes on with are the new diagnostics the edit brings)."""
+        if not self.path.endswith(".py"):
+            return True
+        try:
+            ast.parse(apply_edits(self.text, [e for e in edits if e.path == self.path]))
+        except (SyntaxError, ValueError):
+            return False
+        return True
+
     def fix(self, finding: Finding, diagnostic: types.Diagnostic) -> Optional[types.CodeAction]:
-        if not offered(finding, self.unsafe):
+        if not offered(finding, self.unsafe) or not self.parses(finding.fix.edits):
             return None
         edit = self.workspace_edit(finding.fix.edits)
         if edit is None:
@@ -107,7 +121,7 @@ class ActionMaker:
         if not edits:
             return None
         fixed = apply_edits(self.text, edits)
-        if fixed == self.text:
+        if fixed == self.text or not self.parses(edits):
             return None
         count = sum(1 for f in findings if offered(f, self.unsafe) and all(e.path == self.path for e in f.fix.edits))
         changes = line_edits(self.text, fixed)

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
+import sys
 from typing import Dict, List, Optional
 
 from lsprotocol import types
@@ -238,6 +240,13 @@ async def pull_settings(ls: KernlintServer) -> None:
 
 
 def serve() -> int:
+    """Speak LSP on standard input and output. The protocol keeps a duplicate of standard
+    output to itself; the descriptor everyone else writes to (a compile process forked from
+    this one, a library's print) becomes standard error, the editor's log, where it cannot
+    corrupt a message."""
     logging.basicConfig(level=logging.WARNING, format="kernlint server: %(levelname)s %(message)s")
-    build().start_io()
+    sys.stdout.flush()
+    protocol = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
+    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
+    build().start_io(sys.stdin.buffer, protocol)
     return 0

@@ -85,6 +85,7 @@ class Editor:
         self.client = LanguageClient("kernlint-tests", "1")
         self.published = asyncio.Queue()
         self.seen = set()  # (uri, version) of every publication
+        self.registered = []  # what the server asked the editor for (client/registerCapability)
         self.workspace = workspace
         self.options = options
 
@@ -101,13 +102,19 @@ class Editor:
         def log(params):
             pass
 
+        @self.client.feature(types.CLIENT_REGISTER_CAPABILITY)
+        def register(params: types.RegistrationParams):
+            self.registered.extend(params.registrations)
+
     async def start(self):
         # started outside the workspace, as editors may: the workspace comes from `initialize`
         await self.client.start_io(sys.executable, "-m", "kernlint", "server", cwd="/")
         result = await self.client.initialize_async(types.InitializeParams(
             process_id=None, root_uri=self.workspace.as_uri(), initialization_options=self.options,
             capabilities=types.ClientCapabilities(
-                workspace=types.WorkspaceClientCapabilities(configuration=True),
+                workspace=types.WorkspaceClientCapabilities(
+                    configuration=True, did_change_watched_files=types.DidChangeWatchedFilesClientCapabilities(
+                        dynamic_registration=True)),
                 text_document=types.TextDocumentClientCapabilities(
                     publish_diagnostics=types.PublishDiagnosticsClientCapabilities(related_information=True)))))
         self.client.initialized(types.InitializedParams())
@@ -222,6 +229,14 @@ def test_editor_session(tmp_path):
             types.TextDocumentIdentifier(main.as_uri())))
         retyped = await editor.diagnostics_for(uri, 7)
         assert {d.data["signature"] for d in retyped} == {"void(int64[::1], float64[::1])"}
+
+        # the project's configuration changed on disk, the editor says so: it applies, under the editor's
+        [watch] = [r for r in editor.registered if r.method == types.WORKSPACE_DID_CHANGE_WATCHED_FILES]
+        assert {"globPattern": "**/pyproject.toml"} in watch.register_options["watchers"]  # LSPAny: plain JSON
+        (tmp_path / "pyproject.toml").write_text('[tool.kernlint]\nignore = ["KL301"]\n')
+        editor.client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[
+            types.FileEvent((tmp_path / "pyproject.toml").as_uri(), types.FileChangeType.Changed)]))
+        assert await editor.diagnostics_for(uri, 7) == []  # the editor selects KL3, the file ignores KL301
         assert kernels.read_text() == ON_DISK  # the server wrote nothing
         return await editor.stop()
 

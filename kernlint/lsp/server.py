@@ -177,6 +177,11 @@ def build() -> KernlintServer:
     @server.feature(types.INITIALIZED)
     async def initialized(ls: KernlintServer, params: types.InitializedParams):
         await pull_settings(ls)
+        await watch_project_files(ls)
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    def project_files_changed(ls: KernlintServer, params: types.DidChangeWatchedFilesParams):
+        ls.schedule_all()
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     async def configuration_changed(ls: KernlintServer, params: types.DidChangeConfigurationParams):
@@ -237,6 +242,27 @@ async def pull_settings(ls: KernlintServer) -> None:
         ls.use_settings(ls.initialization, section)
         if ls.editor != before:
             ls.schedule_all()
+
+
+# what a check reads besides the buffers and the code: the configuration, the recorded signatures
+WATCHED = ("**/pyproject.toml", "**/setup.cfg", "**/kernlint-signatures.toml")
+
+
+async def watch_project_files(ls: KernlintServer) -> None:
+    """Ask the editor to say when the configuration or the recorded signatures change on disk
+    (an edit outside it, a checkout, ``kernlint record``): the open buffers are checked again."""
+    capabilities = ls.client_capabilities.workspace
+    watched = capabilities.did_change_watched_files if capabilities is not None else None
+    if watched is None or not watched.dynamic_registration:
+        return
+    options = types.DidChangeWatchedFilesRegistrationOptions(
+        watchers=[types.FileSystemWatcher(glob_pattern=pattern) for pattern in WATCHED])
+    try:
+        await ls.client_register_capability_async(types.RegistrationParams(registrations=[types.Registration(
+            id="kernlint-project-files", method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+            register_options=options)]))
+    except Exception as exc:  # noqa: BLE001 - without it, changes show at the next edit
+        ls.say(f"the editor did not watch the configuration files ({exc})", types.MessageType.Warning)
 
 
 def serve() -> int:

@@ -16,14 +16,16 @@ from typing import Any, Callable, Dict, List, Optional, Sequence
 from .findings import Edit, Finding, Fix, Frame
 from .frontends.toolchain import identity as _toolchain
 from .fsutil import write_atomic
+from .source import read_bytes
 
 DIRECTORY = ".kernlint_cache"
 
 
 def _digest(path: str) -> Optional[str]:
+    """The digest of a file's bytes: an editor's buffer where one stands for it, so that every
+    cache is keyed by the text that was checked."""
     try:
-        with open(path, "rb") as handle:
-            return hashlib.sha256(handle.read()).hexdigest()
+        return hashlib.sha256(read_bytes(path)).hexdigest()
     except OSError:
         return None
 

@@ -127,6 +127,10 @@ def build_parser() -> argparse.ArgumentParser:
     mode.add_argument("--gpu", dest="simulator", action="store_false", help="run on the GPU")
     record.add_argument("--config", default=None, help="pyproject.toml or setup.cfg to read")
 
+    sub.add_parser("server", help="the language server for editors (LSP over standard input and output)",
+                   description="Findings and fixes in the editor as you type: speaks the Language Server "
+                               "Protocol on standard input and output (needs the `server` extra: pygls).")
+
     rule = sub.add_parser("rule", help="print a rule's documentation")
     group = rule.add_mutually_exclusive_group(required=True)
     group.add_argument("code", nargs="?", help="e.g. KL101")
@@ -359,6 +363,10 @@ def main(argv: Optional[List[str]] = None) -> int:
             return _rewrite(args)
         if args.command == "record":
             return _record(args)
+        if args.command == "server":
+            from .lsp import main as serve
+
+            return serve()
         return _check(args)
     except ConfigError as exc:
         print(f"kernlint: error: {exc}", file=sys.stderr)

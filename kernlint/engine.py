@@ -318,12 +318,11 @@ def with_recorded_closures(options: Options) -> Options:
 
 def check_paths(paths: Sequence[str], options: Options, progress: Optional[Progress] = None) -> Report:
     from .cache import RunCache
-    from .source import buffers
 
     discovered = discover(paths, options.target)
     options = with_recorded_closures(options)
     run_cache = None
-    if options.cache_root and not options.resources and not buffers():
+    if options.cache_root and not options.resources:
         run_cache = RunCache(options.cache_root, paths, _run_settings(options))
     stored = run_cache.load(discovered) if run_cache else None
     if stored is not None:
@@ -368,7 +367,6 @@ def _run_settings(options: Options) -> Dict:
 
 def _check(discovered: List[str], options: Options, progress: Optional[Progress]):
     from .cache import Cache, FileFacts, finding_from_dict, finding_to_dict
-    from .source import buffers
 
     early = any(path.endswith(".py") for path in discovered) and not options.resources
     if early:
@@ -377,7 +375,7 @@ def _check(discovered: List[str], options: Options, progress: Optional[Progress]
         start_early()  # numba-cuda's import in the worker server overlaps the reading below
     project = Project(options.frontend)
     facts = None
-    if options.cache_root and not options.resources and not buffers():
+    if options.cache_root and not options.resources:
         facts = FileFacts(options.cache_root, project, _run_settings(options)["frontend"])
     dependencies: List[str] = []  # the user modules the compiled files imported
     files = [p for p in discovered if worth_checking(p, project)]
@@ -412,8 +410,7 @@ def _check(discovered: List[str], options: Options, progress: Optional[Progress]
         from .frontends.numba_cuda import KernelReuse
         from .frontends.worker import compile_files
 
-        kernels = KernelCache(options.cache_root) if cache and not options.frontend.import_modules \
-            and not buffers() else None
+        kernels = KernelCache(options.cache_root) if cache and not options.frontend.import_modules else None
         reuse = KernelReuse(kernels.salt, kernels.known()) if kernels else None
         counts = {}
         for path in pending:

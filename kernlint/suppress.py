@@ -4,7 +4,7 @@ kernel's ``def`` line; a bare ``# noqa`` there suppresses every code."""
 from __future__ import annotations
 
 import re
-from typing import Optional, Set
+from typing import Optional, Set, Tuple
 
 from .findings import Finding
 from .source import SourceFile
@@ -35,3 +35,20 @@ def is_suppressed(finding: Finding, source: Optional[SourceFile]) -> bool:
         if codes is ALL or any(finding.code.startswith(code) for code in codes):
             return True
     return False
+
+
+def noqa_insertion(line: str, code: str, comment: str = "#") -> Optional[Tuple[int, str]]:
+    """(character column, text) that makes ``line`` suppress ``code``: the code added to the
+    line's ``noqa`` directive, or a directive appended (``  # noqa: KL101``, ``//`` in HIP,
+    ``;`` in LLVM IR). None where the line suppresses it already, or where no comment can
+    follow it (a Python line continued with a backslash)."""
+    codes = directives(line)
+    if codes is ALL or any(code.startswith(c) for c in codes):
+        return None
+    match = _NOQA.search(line)
+    if match:
+        return match.end(), f", {code}"
+    content = line.rstrip()
+    if comment == "#" and content.endswith("\\"):
+        return None
+    return len(content), f"  {comment} noqa: {code}"

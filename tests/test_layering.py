@@ -86,3 +86,11 @@ def test_no_import_cycles():
         if module not in state:
             visit(module, [module])
     assert not cycles, "\n".join(" -> ".join(c) for c in cycles)
+
+
+def test_only_the_command_line_starts_the_language_server():
+    """``kernlint/lsp/`` is a front door, as the CLI is: it uses the pipeline's top (engine,
+    config, report...), and nothing but ``kernlint server`` imports it."""
+    wrong = sorted(m for m in GRAPH if floor(m) not in ("lsp", "cli")
+                   and any(floor(i) == "lsp" for i in GRAPH[m]))
+    assert not wrong, f"{wrong} import the language server"

@@ -11,13 +11,15 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 from . import rules
 from .analysis.program import KernelAnalysis, Program
 from .findings import INTERNAL_ERROR, TIMED_OUT, Finding, internal_error, invalid_ir, kernlint_frames, merge
+from .discovery import Rules as DiscoveryRules
+from .discovery import discover as discover_files
 from .frontends import suffixes
 from .frontends.numba_cuda import CompiledKernel, FileResult
 from .frontends.project import FrontendSettings, Project
 from .frontends.toolchain import NVVM_EXTRAS
 from .ir.reader import IRSyntaxError, parse_module
 from .rules.base import KernelContext
-from .source import SourceFile, decode_source, read_bytes, walk
+from .source import SourceFile, decode_source, read_bytes
 from .suppress import is_suppressed
 
 # Library code numba compiles into a kernel: findings walk out of it to the user's call site.
@@ -39,6 +41,7 @@ class Options:
     offload_arch: str = "gfx90a"
     resources: bool = False  # measure each finding's cost (registers, stack) with the backends
     frontend: FrontendSettings = field(default_factory=FrontendSettings)  # how Python files are read
+    discovery: DiscoveryRules = field(default_factory=DiscoveryRules)  # exclude, extend-exclude, .gitignore
 
 
 @dataclass
@@ -61,6 +64,8 @@ class Report:
     stats: List[KernelStats] = field(default_factory=list)
     files: int = 0
     skipped: List[Finding] = field(default_factory=list)  # KL903: kernels with no signature (before filtering)
+    discovered: int = 0  # source files found under the paths, after exclusions
+    excluded: Dict[str, str] = field(default_factory=dict)  # paths left out -> why
 
     @property
     def incomplete(self) -> bool:
@@ -72,16 +77,10 @@ class Report:
         return sum(1 for s in self.stats if not s.host)
 
 
-def discover(paths: Sequence[str], target: str = "auto") -> List[str]:
-    """Sources under the given paths (files as given, directories walked for the target's kinds)."""
-    wanted = suffixes(target)
-    found: List[str] = []
-    for path in paths:
-        if os.path.isdir(path):
-            found.extend(walk(path, wanted))
-        else:
-            found.append(path)
-    return [os.path.abspath(p) for p in dict.fromkeys(found)]
+def discover(paths: Sequence[str], target: str = "auto", rules: Optional[DiscoveryRules] = None) -> List[str]:
+    """Sources under the given paths (files as given, directories walked for the target's kinds,
+    less what ``exclude``, ``extend-exclude`` and ``.gitignore`` leave out), each once."""
+    return discover_files(paths, suffixes(target), rules).files
 
 
 def worth_checking(path: str, project: Optional[Project] = None) -> bool:
@@ -320,7 +319,8 @@ def check_paths(paths: Sequence[str], options: Options, progress: Optional[Progr
     from .cache import RunCache
     from .source import buffers
 
-    discovered = discover(paths, options.target)
+    found = discover_files(paths, suffixes(options.target), options.discovery)
+    discovered = found.files
     options = with_recorded_closures(options)
     run_cache = None
     if options.cache_root and not options.resources and not buffers():
@@ -336,6 +336,7 @@ def check_paths(paths: Sequence[str], options: Options, progress: Optional[Progr
         if run_cache and _cacheable(collected):
             run_cache.store(discovered, project.modules_read() + dependencies, sorted(project.absent),
                             collected, [asdict(s) for s in report.stats], report.files)
+    report.discovered, report.excluded = len(discovered), found.excluded
     return _report(report, collected, options)
 
 

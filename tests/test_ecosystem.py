@@ -202,22 +202,22 @@ def test_an_editor_buffer_is_checked_as_the_file_it_stands_for(project):
     run = stdin_check(buffer.encode(), "kernels.py", project)
     assert run.returncode == 1, run.stderr
     found = json.loads(run.stdout)
-    assert [(f["code"], f["path"], f["line"]) for f in found] == [("KL101", str(project / "kernels.py"), 13)]
+    assert [(f["code"], f["path"], f["line"]) for f in found] == [("KL101", "kernels.py", 13)]  # relative, as text
     suppressed = buffer.replace("y[i] = int(v)  # the edited line", "y[i] = int(v)  # noqa: KL101")
     assert stdin_check(suppressed.encode(), "kernels.py", project).returncode == 0  # the buffer's noqa
     unsaved = stdin_check(buffer.encode(), "not_saved_yet.py", project)  # no such file on disk
-    assert [f["path"] for f in json.loads(unsaved.stdout)] == [str(project / "not_saved_yet.py")]
+    assert [f["path"] for f in json.loads(unsaved.stdout)] == ["not_saved_yet.py"]
     assert not (project / ".kernlint_cache").exists()  # buffers are never cached
 
 
 def test_stdin_takes_every_input_kind(tmp_path):
     ir = (FIXTURES / "ir" / "julia_hostcall_box.ll").read_bytes()
     found = json.loads(stdin_check(ir, "dump.ll", tmp_path).stdout)
-    assert ("KL201", str(tmp_path / "dump.ll"), 13) in [(f["code"], f["path"], f["line"]) for f in found]
+    assert ("KL201", "dump.ll", 13) in [(f["code"], f["path"], f["line"]) for f in found]
     if shutil.which("hipcc"):
         hip = (FIXTURES / "hip_kernels.hip").read_bytes()
         found = json.loads(stdin_check(hip, "src/kernels.hip", tmp_path).stdout)
-        assert ("KL301", str(tmp_path / "src" / "kernels.hip"), 11) in [(f["code"], f["path"], f["line"])
+        assert ("KL301", os.path.join("src", "kernels.hip"), 11) in [(f["code"], f["path"], f["line"])
                                                                         for f in found]
 
 

@@ -117,7 +117,7 @@ def rewrite_paths(paths: Sequence[str], options: Options, mode: str) -> Tuple[Li
     from ..frontends.project import Project
 
     project = Project(options.frontend)
-    files = [p for p in discover(paths, options.target) if worth_checking(p, project)]
+    files = [p for p in discover(paths, options.target, options.discovery) if worth_checking(p, project)]
     signatures = kernel_signatures(project, files, options)
     rewrites: List[KernelRewrite] = []
     failures: List[Finding] = []

@@ -370,7 +370,7 @@ def _rewrite(args) -> int:
     config, options = _settings(args)
     mode = args.mode or config.mode
     rewrites, failures = rewrite_paths(args.paths, options, mode)
-    incomplete = bool(failures)
+    incomplete = any(f.code != "KL903" for f in failures)  # a kernel with no signature is said, not a failure
     for failure in failures:  # kernels not compiled are not rewritten: say which and why
         print(f"{display_path(failure.path)}:{failure.line}:{failure.column}: {failure.code} {failure.message}",
               file=sys.stderr)
@@ -392,8 +392,13 @@ def _rewrite(args) -> int:
                   f"{rewrite.removed_blocks} error-path block(s) removed -> "
                   f"{', '.join(display_path(p) for p in written)}", file=sys.stderr)
     done = sum(1 for r in rewrites if not r.refused)
-    print(f"Rewrote {done} of {len(rewrites)} kernel(s) with checked conversions ({mode}).",
-          file=sys.stderr)
+    skipped = sum(1 for f in failures if f.code == "KL903")
+    failed = sum(1 for f in failures if f.code != "KL903")
+    left = [f"{skipped} kernel(s) skipped for want of a signature" if skipped else "",
+            f"{failed} file(s) or kernel(s) not compiled" if failed else ""]
+    said = "; ".join(part for part in left if part)
+    print(f"Rewrote {done} of {len(rewrites)} kernel(s) with checked conversions ({mode})"
+          + (f"; {said} (listed above)." if said else "."), file=sys.stderr)
     if any(f.code == "KL905" for f in failures):
         return 2
     return 1 if incomplete else 0

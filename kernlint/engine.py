@@ -158,6 +158,22 @@ def analyse_kernel(
     return [finding]
 
 
+# What only a compile finds: the kernel rules and the diagnostics of compiling and reading IR.
+_COMPILED_CODES = tuple(rule.CODE for rule in rules.IR_RULES) + ("KL902", "KL903", "KL904", "KL905")
+
+
+def compiles_kernels(options: Options) -> bool:
+    """Whether a selected rule needs kernels compiled: ``--select KL5`` (the host rules, read
+    from the syntax tree) compiles no Python kernel and no IR file; HIP files still compile,
+    their host rules read the host side's IR."""
+    def selected(code: str) -> bool:
+        if options.select and not any(code.startswith(s) for s in options.select):
+            return False
+        return not any(code.startswith(i) for i in options.ignore)
+
+    return any(selected(code) for code in _COMPILED_CODES)
+
+
 def _selected(finding: Finding, options: Options) -> bool:
     code = finding.code
     if options.select and not any(code.startswith(s) for s in options.select):
@@ -362,6 +378,7 @@ def _run_settings(options: Options) -> Dict:
     except (OSError, TypeError):
         signatures_text = None
     return {"arch": options.arch, "offload_arch": options.offload_arch, "target": options.target,
+            "kernels": compiles_kernels(options),
             "timeout": options.timeout, "signatures": options.signatures, "signatures_file": signatures_text,
             # the closures are the signatures file's (its text is above)
             "frontend": {key: getattr(frontend, key) for key in sorted(vars(frontend)) if key != "closures"}}
@@ -371,7 +388,8 @@ def _check(discovered: List[str], options: Options, progress: Optional[Progress]
     from .cache import Cache, FileFacts, finding_from_dict, finding_to_dict
     from .source import buffers
 
-    early = any(path.endswith(".py") for path in discovered) and not options.resources
+    kernels_wanted = compiles_kernels(options)
+    early = kernels_wanted and any(path.endswith(".py") for path in discovered) and not options.resources
     if early:
         from .frontends.worker import start_early
 
@@ -381,7 +399,7 @@ def _check(discovered: List[str], options: Options, progress: Optional[Progress]
     if options.cache_root and not options.resources and not buffers():
         facts = FileFacts(options.cache_root, project, _run_settings(options)["frontend"])
     dependencies: List[str] = []  # the user modules the compiled files imported
-    files = [p for p in discovered if worth_checking(p, project)]
+    files = [p for p in discovered if (kernels_wanted or p.endswith(".hip")) and worth_checking(p, project)]
     signatures = kernel_signatures(project, files, options, facts)
     cache = Cache(options.cache_root) if options.cache_root and not options.resources else None
     report = Report()

@@ -124,7 +124,8 @@ def rewrite_paths(paths: Sequence[str], options: Options, mode: str) -> Tuple[Li
     for result in compile_files(files, options.arch, options.timeout, options.jobs,
                                 signatures, runnable=True, offload_arch=options.offload_arch,
                                 settings=options.frontend):
-        failures.extend(f for f in result.diagnostics if f.code in ("KL901", "KL902", "KL904", "KL905"))
+        # every kernel not rewritten for want of a compile, KL903's (no signature) too: named, not counted silently
+        failures.extend(f for f in result.diagnostics if f.code in ("KL901", "KL902", "KL903", "KL904", "KL905"))
         for compiled in result.kernels:
             rewrite = rewrite_kernel(compiled, mode, cc)
             if rewrite is not None:

@@ -127,7 +127,7 @@ def statistics(report: Report) -> List[str]:
     kernlint = sum(s.kernlint_seconds for s in report.stats)
     rows.append(("total", "", f"{numba * 1e3:.1f}", f"{kernlint * 1e3:.2f}",
                  f"{kernlint / numba:.3f}" if numba else "-"))
-    return table(rows, limits=(48, 44, 0, 0, 0), right=(2, 3, 4))
+    return table(rows, limits=(60, 44, 0, 0, 0), right=(2, 3, 4))
 
 
 def _wrap(cell: str, limit: int) -> List[str]:
@@ -147,7 +147,8 @@ def _wrap(cell: str, limit: int) -> List[str]:
     lines.append(current)
     wrapped: List[str] = []
     for line in lines:  # a single argument longer than the limit
-        wrapped.extend(textwrap.wrap(line, limit, subsequent_indent="  ", break_on_hyphens=False) or [""])
+        wrapped.extend(textwrap.wrap(line, limit, subsequent_indent="  ", break_on_hyphens=False,
+                                     break_long_words=False) or [""])
     return wrapped
 
 
@@ -184,7 +185,7 @@ def signatures(report: Report) -> List[str]:
                     for tried in f.tried] or [(f.path, f.kernel, "", "-", "none (KL903)")]
     for path, kernel, variant, signature, source in sorted(entries, key=lambda e: (e[0], e[1])):
         rows.append((f"{display_path(path)}::{kernel}" + (f"[{variant}]" if variant else ""), signature, source))
-    return table(rows, limits=(48, 56, 64))
+    return table(rows, limits=(60, 56, 64))
 
 
 def write(report: Report, out: TextIO, stats: bool = False, show_signatures: bool = False,

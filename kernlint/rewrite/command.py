@@ -74,7 +74,10 @@ def rewrite_kernel(compiled: CompiledKernel, mode: str, cc) -> Optional[KernelRe
 
 
 def slug(signature: str) -> str:
-    return re.sub(r"[^A-Za-z0-9]+", "_", signature).strip("_") or "nosig"
+    """A file-name part; a C++ parameter list keeps its pointers and references apart
+    (``long*`` and ``long`` are two overloads)."""
+    marked = signature.replace("*", " p ").replace("&", " r ")
+    return re.sub(r"[^A-Za-z0-9]+", "_", marked).strip("_") or "nosig"
 
 
 def output_base(outdir: str, rewrite: KernelRewrite) -> str:

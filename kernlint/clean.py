@@ -2,9 +2,9 @@
 
 A daemon is found two ways: by the pid files in this user's daemon folders (each folder a
 daemon may have been started with: ``KERNLINT_SERVER_DIR``, ``XDG_RUNTIME_DIR``, the temporary
-directory), and among the user's processes (a daemon still starting has written no pid file
-yet, and one of another environment may keep its files elsewhere). Only processes whose
-command line is a kernlint daemon's and that belong to this user are signalled.
+directory), and among the user's processes whose files are in those folders (a daemon still
+starting has written no pid file yet). Only processes whose command line is a kernlint
+daemon's and that belong to this user are signalled.
 """
 
 from __future__ import annotations
@@ -24,7 +24,12 @@ _SKIP = frozenset({".git", ".hg", ".svn", "node_modules"})  # no caches inside t
 
 
 def daemon_folders() -> List[str]:
-    parents = [os.environ.get("KERNLINT_SERVER_DIR"), os.environ.get("XDG_RUNTIME_DIR"), tempfile.gettempdir()]
+    """The folders this environment's daemons keep their files in: KERNLINT_SERVER_DIR's alone
+    where it is set (as the daemons themselves read it), else the runtime and temporary ones."""
+    if os.environ.get("KERNLINT_SERVER_DIR"):
+        parents = [os.environ["KERNLINT_SERVER_DIR"]]
+    else:
+        parents = [os.environ.get("XDG_RUNTIME_DIR"), tempfile.gettempdir()]
     folders = []
     for parent in parents:
         if parent:
@@ -46,19 +51,29 @@ def _is_daemon(pid: int) -> bool:
         return False
 
 
-def _running_daemons() -> Iterator[int]:
+def _running_daemons(folders: List[str]) -> Iterator[int]:
+    """Daemons whose files are in ``folders`` (its last argument is its files' base path):
+    another environment's daemon folder (``KERNLINT_SERVER_DIR``) is another's business."""
     if not os.path.isdir("/proc"):
         return
     for entry in os.listdir("/proc"):
-        if entry.isdigit() and int(entry) != os.getpid() and _is_daemon(int(entry)):
+        if not entry.isdigit() or int(entry) == os.getpid() or not _is_daemon(int(entry)):
+            continue
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as handle:
+                base = handle.read().rstrip(b"\0").split(b"\0")[-1].decode("utf-8", "surrogateescape")
+        except OSError:
+            continue
+        if os.path.dirname(os.path.abspath(base)) in folders:
             yield int(entry)
 
 
 def end_daemons(wait: float = 5.0) -> List[int]:
     """Ask every worker daemon of this user to end (SIGTERM: it removes its files), and kill
     those that have not after ``wait`` seconds, with the workers under them. The pids ended."""
-    pids: Set[int] = set(_running_daemons())
-    for folder in daemon_folders():
+    folders = daemon_folders()
+    pids: Set[int] = set(_running_daemons(folders))
+    for folder in folders:
         for name in os.listdir(folder):
             if name.endswith(".pid"):
                 try:

@@ -313,10 +313,11 @@ def _check(args) -> int:
     if args.output_format != "text" and (args.statistics or args.show_signatures):
         from .report.text import signatures, statistics
 
+        wrap = sys.stderr.isatty()
         if args.statistics:
-            print("\n".join(statistics(report)), file=sys.stderr)
+            print("\n".join(statistics(report, wrap)), file=sys.stderr)
         if args.show_signatures:
-            print("\n".join(signatures(report)), file=sys.stderr)
+            print("\n".join(signatures(report, wrap)), file=sys.stderr)
     return exit_code(report)
 
 
@@ -465,6 +466,8 @@ def _main(argv: Optional[List[str]] = None) -> int:
         print(f"kernlint: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
+        if "kernlint.frontends.worker" in sys.modules:  # its workers would compile on for nobody
+            sys.modules["kernlint.frontends.worker"].end_running()
         print("kernlint: interrupted", file=sys.stderr)
         return 130  # 128 + SIGINT, as shells report a program Ctrl-C ended
     except BrokenPipeError:

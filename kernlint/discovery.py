@@ -7,7 +7,7 @@
   (``tests/data/*``, ``vendor/**``).
 - ``respect-gitignore`` (default true) leaves out what git ignores: ``.gitignore`` files at every
   level, ``.git/info/exclude`` and the user's global excludes file, as ``git status`` sees them.
-  git itself answers (``git ls-files --ignored``), so its own pattern rules and precedence hold
+  git itself answers (``git status --ignored``), so its own pattern rules and precedence hold
   exactly; outside a git repository no ``.gitignore`` applies, as for ruff.
 - A file named on the command line is always checked, unless ``force-exclude`` is set (which a
   pre-commit hook wants: pre-commit names every changed file).
@@ -107,6 +107,21 @@ class Matcher:
                 return pattern
         return None
 
+    def excluded_with_folders(self, path: str) -> Optional[str]:
+        """For a file named on the command line: the pattern that leaves it or a folder above it
+        (up to the configuration's folder) out."""
+        current = path
+        while True:
+            pattern = self.excluded_by(current)
+            if pattern is not None:
+                return pattern
+            parent = os.path.dirname(current)
+            if parent == current or not parent.startswith(self.root + os.sep) and parent != self.root:
+                return None
+            if parent == self.root:
+                return None
+            current = parent
+
     def ignored_by_git(self, path: str) -> bool:
         if not self.rules.respect_gitignore:
             return False
@@ -138,9 +153,8 @@ def _git_top(directory: str) -> Optional[str]:
 def _git_ignored(top: str) -> Tuple[frozenset, frozenset]:
     """(files, folders) git ignores in the work tree at ``top``, relative to it; empty where git
     is not installed or cannot read the repository."""
-    try:
-        done = subprocess.run(["git", "-C", top, "ls-files", "-z", "--others", "--ignored", "--exclude-standard",
-                               "--directory", "--no-empty-directory"],
+    try:  # ignored folders whole, ignored files inside untracked folders one by one
+        done = subprocess.run(["git", "-C", top, "status", "--porcelain", "-z", "--ignored"],
                               capture_output=True, timeout=60, check=False)
     except (OSError, subprocess.SubprocessError):
         return frozenset(), frozenset()
@@ -149,6 +163,9 @@ def _git_ignored(top: str) -> Tuple[frozenset, frozenset]:
     files: Set[str] = set()
     dirs: Set[str] = set()
     for entry in done.stdout.decode("utf-8", "surrogateescape").split("\0"):
+        if not entry.startswith("!! "):
+            continue
+        entry = entry[3:]
         if entry.endswith("/"):
             dirs.add(entry.rstrip("/"))
         elif entry:
@@ -175,7 +192,11 @@ def discover(paths: Sequence[str], suffixes: Tuple[str, ...], rules: Optional[Ru
     for given in paths:
         path = os.path.abspath(given)
         if not os.path.isdir(path):
-            reason = why(path) if matcher.rules.force_exclude else None
+            reason = None
+            if matcher.rules.force_exclude:
+                pattern = matcher.excluded_with_folders(path)
+                reason = f"exclude pattern {pattern!r}" if pattern else (
+                    ".gitignore" if matcher.ignored_by_git(path) else None)
             if reason is None:
                 found[path] = None
             else:

@@ -59,7 +59,7 @@ class Finding:
     # values the kernel was compiled with stand-ins for: a library's numbers (`c (scipy.constants.c)`), what a factory reads from a parameter no call gives (`D (int 1 for ...)`)
     standins: List[str] = field(default_factory=list)
     rewritable: bool = False  # kernlint rewrite fixes it in the IR
-    tried: List[str] = field(default_factory=list)  # KL903: each signature tried and why it failed
+    tried: List[Dict[str, str]] = field(default_factory=list)  # KL903: {signature, inferred (how), error} each
 
     @property
     def key(self) -> Tuple[str, str, int]:
@@ -165,11 +165,11 @@ def no_signature(path: str, line: int, column: int, kernel: str, why: str = "",
         first, _, failure = tried[0]
         failure = failure.splitlines()[0] if failure.strip() else failure
         failure = failure if len(failure) <= 120 else failure[:117].rstrip() + "..."
-        others = f" and {len(tried) - 1} more (`--show-signatures` lists them)" if len(tried) > 1 else ""
+        others = f"; {len(tried) - 1} more tried (`--show-signatures` lists them)" if len(tried) > 1 else ""
         reason += f"; inferred from its body, `{first}` failed: {failure}{others}"
     finding = diagnostic(NO_SIGNATURE, path, line, column,
                          f"{reason}; add `# kernlint: sig=void(...)` directly above its decorator", kernel=kernel)
-    finding.tried = [f"{signature}{f' ({how})' if how else ''}: {failure}" for signature, how, failure in tried]
+    finding.tried = [{"signature": signature, "inferred": how, "error": failure} for signature, how, failure in tried]
     return finding
 
 

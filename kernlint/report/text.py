@@ -114,7 +114,7 @@ def inferred_note(report: Report) -> Optional[str]:
             f"{'it' if one else 'them'} with")
 
 
-def statistics(report: Report) -> List[str]:
+def statistics(report: Report, wrap: bool = False) -> List[str]:
     # compile: numba-cuda's IR generation (Python), hipcc (HIP, shared by the file's kernels)
     rows = [("kernel", "signature", "compile ms", "kernlint ms", "ratio")]
     for s in sorted(report.stats, key=lambda s: s.host):  # the HIP host code's rows last
@@ -127,7 +127,7 @@ def statistics(report: Report) -> List[str]:
     kernlint = sum(s.kernlint_seconds for s in report.stats)
     rows.append(("total", "", f"{numba * 1e3:.1f}", f"{kernlint * 1e3:.2f}",
                  f"{kernlint / numba:.3f}" if numba else "-"))
-    return table(rows, limits=(60, 44, 0, 0, 0), right=(2, 3, 4))
+    return table(rows, limits=(60, 44, 0, 0, 0) if wrap else (0,) * 5, right=(2, 3, 4))
 
 
 def _wrap(cell: str, limit: int) -> List[str]:
@@ -154,7 +154,8 @@ def _wrap(cell: str, limit: int) -> List[str]:
 
 def table(rows: Sequence[Sequence[str]], limits: Sequence[int], right: Sequence[int] = ()) -> List[str]:
     """Columns two spaces apart; a cell longer than its column's limit (0: none) wraps onto the
-    next lines, so that a table with long signatures still fits a terminal."""
+    next lines, so that a table with long signatures still fits a terminal (on a terminal only:
+    piped, each row stays one line for tools)."""
     cells = [[_wrap(cell, limit) for cell, limit in zip(row, limits)] for row in rows]
     widths = [max(len(line) for row in cells for line in row[i]) for i in range(len(limits))]
     out = []
@@ -174,18 +175,19 @@ def _launch_place(where: str) -> str:
     return f"{display_path(path)}:{line}"
 
 
-def signatures(report: Report) -> List[str]:
+def signatures(report: Report, wrap: bool = False) -> List[str]:
     """--show-signatures: each kernel, each signature it was checked with, and its source."""
     rows = [("kernel", "signature", "source")]
     entries = [(s.path, s.kernel, s.variant, s.signature, (s.signature_source or "-") + (
                    f" ({_launch_place(s.signature_from)})" if s.signature_from else "")) for s in report.stats
                if not s.host]
     for f in report.skipped:  # KL903: what was tried, each with why it failed
-        entries += [(f.path, f.kernel, "", tried.partition(": ")[0], "failed (KL903): " + tried.partition(": ")[2])
-                    for tried in f.tried] or [(f.path, f.kernel, "", "-", "none (KL903)")]
+        entries += [(f.path, f.kernel, "", t["signature"],
+                     f"inferred{' (' + t['inferred'] + ')' if t['inferred'] else ''}; failed (KL903): {t['error']}")
+                    for t in f.tried] or [(f.path, f.kernel, "", "-", "none (KL903)")]
     for path, kernel, variant, signature, source in sorted(entries, key=lambda e: (e[0], e[1])):
         rows.append((f"{display_path(path)}::{kernel}" + (f"[{variant}]" if variant else ""), signature, source))
-    return table(rows, limits=(60, 56, 64))
+    return table(rows, limits=(60, 56, 64) if wrap else (0, 0, 0))
 
 
 def write(report: Report, out: TextIO, stats: bool = False, show_signatures: bool = False,
@@ -194,7 +196,15 @@ def write(report: Report, out: TextIO, stats: bool = False, show_signatures: boo
     for finding in report.findings:
         out.write(format_finding(finding, color) + "\n")
     out.write(summary(report) + "\n")
+    wrap = is_terminal(out)
     if stats:
-        out.write("\n" + "\n".join(statistics(report)) + "\n")
+        out.write("\n" + "\n".join(statistics(report, wrap)) + "\n")
     if show_signatures:
-        out.write("\n" + "\n".join(signatures(report)) + "\n")
+        out.write("\n" + "\n".join(signatures(report, wrap)) + "\n")
+
+
+def is_terminal(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False

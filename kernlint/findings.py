@@ -107,7 +107,7 @@ class KernelInfo:
         return f"{self.name}({self.signature})" if self.signature else self.name
 
 
-# Where a kernel's signature came from, most trusted first (DESIGN.md).
+# Where a kernel's signature came from, most trusted first (docs/how-it-works.md).
 SIGNATURE_SOURCES = ("eager", "comment", "config", "launch-site", "recorded", "inferred")
 
 

@@ -536,7 +536,7 @@ def _imported_candidates(path: str, source: SourceFile, result: FileResult) -> O
 
 
 def _signatures_for(candidate: _Candidate, source: SourceFile, extra_signatures) -> Tuple[List, List]:
-    """(signatures to compile, inferred ones to try in order) by DESIGN.md's precedence: the
+    """(signatures to compile, inferred ones to try in order) by the documented precedence: the
     decorator's alone where it gives any (numba-cuda compiles no others then); else comments,
     configuration, launch sites and recordings together; the body's inferences only where
     none of those gives one."""

@@ -308,6 +308,8 @@ def _check(args) -> int:
         note = inferred_note(report)
         if note:
             print(note, file=sys.stderr)
+    elif args.output_format == "sarif":
+        reporter.write(report, sys.stdout, stats=args.statistics, help_uri=config.help_uri)
     else:
         reporter.write(report, sys.stdout, stats=args.statistics)
     if args.output_format != "text" and (args.statistics or args.show_signatures):

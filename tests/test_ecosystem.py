@@ -43,6 +43,14 @@ def project(tmp_path):
     return tmp_path
 
 
+def test_sarif_help_uri_is_a_setting(tmp_path):
+    (tmp_path / "kernels.py").write_text(PRINT_GUARD)
+    (tmp_path / "pyproject.toml").write_text('[tool.kernlint]\nhelp-uri = "https://example.org/kl/rules.html"\n')
+    run = kernlint("check", "--output-format", "sarif", "--no-cache", str(tmp_path / "kernels.py"))
+    rules_ = json.loads(run.stdout)["runs"][0]["tool"]["driver"]["rules"]
+    assert rules_[0]["helpUri"] == "https://example.org/kl/rules.html#kl101"
+
+
 def test_sarif_is_valid_sarif_2_1_0_with_repository_relative_locations():
     run = kernlint("check", "--output-format", "sarif", "--no-cache", "fixtures/device_print.py",
                    "fixtures/print_guard.py")
@@ -54,6 +62,8 @@ def test_sarif_is_valid_sarif_2_1_0_with_repository_relative_locations():
     assert driver["name"] == "kernlint"
     assert [r["id"] for r in driver["rules"]][:2] == ["KL101", "KL201"]
     assert all(r["shortDescription"]["text"] and r["help"]["text"] for r in driver["rules"])
+    # each rule links to its section of the rules page in the repository (docs/rules.md#kl101)
+    assert [r["helpUri"] for r in driver["rules"]][:2] == ["docs/rules.md#kl101", "docs/rules.md#kl201"]
     results = document["runs"][0]["results"]
     kl101 = next(r for r in results if r["ruleId"] == "KL101")
     location = kl101["locations"][0]["physicalLocation"]

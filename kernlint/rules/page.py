@@ -19,7 +19,7 @@ def anchor(code: str) -> str:
 
 def _markdown(doc: str) -> str:
     """A docstring's reST-style literals (``x``) as Markdown's (`x`), its sections one level down."""
-    text = re.sub(r"``([^`]+)``", r"`\1`", doc)
+    text = re.sub(r"(?<!`)``(?!`)([^`]+?)``(?!`)", r"`\1`", doc)  # not a ``` fence
     return re.sub(r"^## ", "#### ", text, flags=re.M)
 
 

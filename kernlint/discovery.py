@@ -86,6 +86,7 @@ class Matcher:
     def __init__(self, rules: Rules):
         self.rules = rules
         self.root = os.path.abspath(rules.root)
+        self.scope: Optional[str] = None  # the directory (or file) named on the command line being walked
         self._patterns: List[Tuple[str, "re.Pattern[str]", bool]] = []
         for pattern in list(rules.exclude) + list(rules.extend_exclude):
             cleaned = pattern.strip().rstrip("/")
@@ -128,12 +129,19 @@ class Matcher:
         top = _git_top(os.path.dirname(path) if not os.path.isdir(path) else path)
         if top is None:
             return False
-        ignored_files, ignored_dirs = _git_ignored(top)
+        scope = self.scope or path
+        if not (scope == top or scope.startswith(top + os.sep)):
+            scope = top
+        # git is asked about the named path only (a package in a large repository), and what it
+        # says of the named path itself and the folders above does not count: named, it is checked
+        named = os.path.relpath(scope, top).replace(os.sep, "/")
+        ignored_files, ignored_dirs = _git_ignored(top, named)
         relative = os.path.relpath(path, top).replace(os.sep, "/")
-        if relative in ignored_files:
+        if relative in ignored_files and relative != named:
             return True
         parts = relative.split("/")
-        return any("/".join(parts[:n]) in ignored_dirs for n in range(1, len(parts) + 1))
+        below = 0 if named == "." else len(named.split("/"))
+        return any("/".join(parts[:n]) in ignored_dirs for n in range(below + 1, len(parts) + 1))
 
 
 @lru_cache(maxsize=None)
@@ -150,11 +158,11 @@ def _git_top(directory: str) -> Optional[str]:
 
 
 @lru_cache(maxsize=None)
-def _git_ignored(top: str) -> Tuple[frozenset, frozenset]:
-    """(files, folders) git ignores in the work tree at ``top``, relative to it; empty where git
-    is not installed or cannot read the repository."""
+def _git_ignored(top: str, scope: str = ".") -> Tuple[frozenset, frozenset]:
+    """(files, folders) git ignores under ``scope`` in the work tree at ``top``, relative to
+    ``top``; empty where git is not installed or cannot read the repository."""
     try:  # ignored folders whole, ignored files inside untracked folders one by one
-        done = subprocess.run(["git", "-C", top, "status", "--porcelain", "-z", "--ignored"],
+        done = subprocess.run(["git", "-C", top, "status", "--porcelain", "-z", "--ignored", "--", scope],
                               capture_output=True, timeout=60, check=False)
     except (OSError, subprocess.SubprocessError):
         return frozenset(), frozenset()
@@ -191,6 +199,7 @@ def discover(paths: Sequence[str], suffixes: Tuple[str, ...], rules: Optional[Ru
 
     for given in paths:
         path = os.path.abspath(given)
+        matcher.scope = path if os.path.isdir(path) else os.path.dirname(path)
         if not os.path.isdir(path):
             reason = None
             if matcher.rules.force_exclude:

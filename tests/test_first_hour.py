@@ -125,6 +125,9 @@ def test_what_git_ignores_is_left_out_unless_told_otherwise(tmp_path):
                           cwd=tmp_path)
     assert {f["path"] for f in json.loads(everything.stdout)} == {
         "kern.py", "kern_old.py", os.path.join("generated", "kern.py"), os.path.join("sub", "local.py")}
+    named = kernlint("check", "--no-cache", "--output-format", "json", "generated", "sub/local.py", cwd=tmp_path)
+    assert {f["path"] for f in json.loads(named.stdout)} == {  # named on the command line: checked
+        os.path.join("generated", "kern.py"), os.path.join("sub", "local.py")}
 
 
 def test_an_empty_folder_is_not_a_silent_pass(tmp_path):

@@ -2,7 +2,6 @@
 table, its links lead somewhere, nothing points outside the repository, and docs/rules.md is
 what the rules' docstrings say."""
 import re
-from pathlib import Path
 
 import pytest
 

@@ -393,7 +393,7 @@ def _check(discovered: List[str], options: Options, progress: Optional[Progress]
     if early:
         from .frontends.worker import start_early
 
-        start_early()  # numba-cuda's import in the worker server overlaps the reading below
+        start_early()  # numba-cuda's import in the worker daemon overlaps the reading below
     project = Project(options.frontend)
     facts = None
     if options.cache_root and not options.resources and not buffers():

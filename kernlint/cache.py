@@ -102,6 +102,7 @@ def finding_from_dict(data: Dict) -> Finding:
         kernel_line=data.get("kernel_line", 0), signature_source=data.get("signature_source", ""),
         signature_from=data.get("signature_from", ""), fix=fix,
         rewritable=data.get("rewritable", False), standins=list(data.get("standins", [])),
+        tried=[dict(t) for t in data.get("tried", [])],
     )
 
 

@@ -1,6 +1,6 @@
-"""``kernlint check PATH...`` and ``kernlint rule CODE``.
+"""The command line: ``kernlint check``, ``rewrite``, ``record``, ``rule`` and ``clean``.
 
-Exit codes: 0 clean, 1 findings, 2 kernlint itself could not do its job.
+Exit codes: 0 clean, 1 findings, 2 kernlint itself could not do its job, 130 interrupted.
 """
 
 from __future__ import annotations
@@ -13,6 +13,22 @@ from typing import List, Optional
 
 from . import __version__, rules
 from .report import FORMATS
+
+def _paragraphs(*texts: str) -> str:
+    """Plain text for --help, wrapped as argparse wraps the rest (its raw formatter keeps the breaks)."""
+    import textwrap
+
+    return "\n\n".join(textwrap.fill(text, 79) for text in texts)
+
+
+DESCRIPTION = _paragraphs("Find the code paths that make GPU kernels slow (hostcalls, allocations, checked "
+                          "float-to-int conversions) in numba.cuda, HIP and LLVM IR files, without running them.")
+EPILOG = _paragraphs(
+    "Exit status: 0 nothing found, 1 findings, 2 kernlint could not do its job, 130 interrupted.",
+    "The worker daemon: the first check that compiles leaves a background process that keeps numba-cuda "
+    "loaded (220 MB resident here after one file), so that the next checks start at once. It ends after 5 idle minutes or with "
+    "`kernlint clean`; it does not start when CI is set, with KERNLINT_WORKERS=0, or with `workers = false` "
+    "in [tool.kernlint].")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -50,6 +66,21 @@ def _common(parser: argparse.ArgumentParser) -> None:
                         help="import each Python file whole, running its top level (default: read it, "
                              "run nothing; see README)")
     parser.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
+    found = parser.add_argument_group("file discovery (as ruff's)")
+    found.add_argument("--exclude", type=_patterns, default=None, metavar="PATTERNS",
+                       help="comma-separated globs to leave out, instead of the configured or default list")
+    found.add_argument("--extend-exclude", type=_patterns, default=None, metavar="PATTERNS",
+                       help="globs to leave out besides those")
+    found.add_argument("--respect-gitignore", dest="respect_gitignore", action="store_true", default=None,
+                       help="leave out what git ignores (the default)")
+    found.add_argument("--no-respect-gitignore", dest="respect_gitignore", action="store_false",
+                       help="check files git ignores too")
+    found.add_argument("--force-exclude", action="store_true", default=None,
+                       help="apply the excludes to files named on the command line too (for pre-commit)")
+
+
+def _patterns(text: str) -> List[str]:
+    return [p.strip() for p in text.split(",") if p.strip()]
 
 
 class _Version(argparse.Action):
@@ -76,14 +107,17 @@ class _Version(argparse.Action):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="kernlint", description=__doc__.splitlines()[0])
+    parser = _Parser(prog="kernlint", description=DESCRIPTION, epilog=EPILOG,
+                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action=_Version, nargs=0,
                         help="kernlint's, numba-cuda's and NVVM's versions (what a bug report needs)")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
-    check = sub.add_parser("check", help="report findings in kernels (exit 1 if any)")
-    check.add_argument("paths", nargs="+", metavar="PATH",
-                       help="files or directories; - reads one file from standard input (with --stdin-filename)")
+    check = sub.add_parser("check", help="report findings in kernels (exit 1 if any)", epilog=EPILOG,
+                           formatter_class=argparse.RawDescriptionHelpFormatter)
+    check.add_argument("paths", nargs="*", metavar="PATH",
+                       help="files or directories (default: the current directory); - reads one file from "
+                            "standard input (with --stdin-filename)")
     check.add_argument("--stdin-filename", metavar="PATH", default=None,
                        help="the file standard input stands for: findings are reported at it, and its "
                             "configuration, suppressions and kind (.py, .hip, .ll, .bc) apply")
@@ -103,7 +137,8 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--diff", action="store_true",
                        help="print the fixes as a unified diff and write nothing (exit 1 if any)")
     check.add_argument("--resources", action="store_true",
-                       help="each finding's cost: registers and stack as it is and without its error path")
+                       help="each kernel finding's cost (KL101, KL2xx, KL3xx, KL4xx): registers and stack "
+                            "as it is and without its error path, from the backends (compiles again: no cache)")
 
     rewrite = sub.add_parser("rewrite", help="rewrite checked conversions (KL101) into unchecked forms")
     rewrite.add_argument("paths", nargs="+", metavar="PATH", help="files or directories")
@@ -135,6 +170,10 @@ def build_parser() -> argparse.ArgumentParser:
     group = rule.add_mutually_exclusive_group(required=True)
     group.add_argument("code", nargs="?", help="e.g. KL101")
     group.add_argument("--all", action="store_true", help="list every rule")
+
+    sub.add_parser("clean", help="end the worker daemons and remove the caches under the current directory",
+                   description="Ends this user's kernlint worker daemons (and removes their files) and removes "
+                               "every .kernlint_cache folder under the current directory, as `ruff clean`.")
     return parser
 
 
@@ -167,6 +206,8 @@ def _settings(args):
     if args.config and not os.path.isfile(args.config):
         raise configuration.ConfigError(f"no such configuration file: {args.config}")
     config = configuration.load(path)
+    if not config.workers and "KERNLINT_WORKERS" not in os.environ:
+        os.environ["KERNLINT_WORKERS"] = "0"  # read by every process this run starts, the daemon's check too
     arch = args.arch or config.arch
     try:
         parse_cc(arch)
@@ -191,8 +232,25 @@ def _settings(args):
             root=config.root if config.path else None,
             debug=bool(getattr(args, "debug", False)),
         ),
+        discovery=_discovery(args, config),
     )
     return config, options
+
+
+def _discovery(args, config):
+    """The configuration's exclude rules, with the command line's over them."""
+    from dataclasses import replace
+
+    rules_ = config.discovery_rules()
+    if args.exclude is not None:
+        rules_ = replace(rules_, exclude=tuple(args.exclude))
+    if args.extend_exclude is not None:
+        rules_ = replace(rules_, extend_exclude=tuple(rules_.extend_exclude) + tuple(args.extend_exclude))
+    if args.respect_gitignore is not None:
+        rules_ = replace(rules_, respect_gitignore=args.respect_gitignore)
+    if args.force_exclude:
+        rules_ = replace(rules_, force_exclude=True)
+    return rules_
 
 
 def _progress(args):
@@ -234,12 +292,21 @@ def _stdin(args) -> bool:
 def _check(args) -> int:
     from .engine import check_paths
 
+    if not args.paths:
+        args.paths = ["."]  # as ruff: the current directory
     from_stdin = _stdin(args)
     config, options = _settings(args)
     options.resources = args.resources
     if not args.no_cache and not from_stdin:
         options.cache_root = config.root
     report = check_paths(args.paths, options, progress=_progress(args))
+    args.exit_code = exit_code(report)  # what a closed pipe still exits with
+    if not report.discovered:
+        from .discovery import Discovery, nothing_found
+
+        print(nothing_found(args.paths, Discovery([], report.excluded)), file=sys.stderr)
+    if args.resources:
+        print(resources_note(report), file=sys.stderr)
     unsafe = bool(args.unsafe_fixes if args.unsafe_fixes is not None else config.unsafe_fixes)
     fixing = bool(args.fix if args.fix is not None else config.fix)
     if args.diff or fixing:
@@ -254,16 +321,27 @@ def _check(args) -> int:
         note = inferred_note(report)
         if note:
             print(note, file=sys.stderr)
+    elif args.output_format == "sarif":
+        reporter.write(report, sys.stdout, stats=args.statistics, help_uri=config.help_uri)
     else:
         reporter.write(report, sys.stdout, stats=args.statistics)
     if args.output_format != "text" and (args.statistics or args.show_signatures):
         from .report.text import signatures, statistics
 
+        wrap = sys.stderr.isatty()
         if args.statistics:
-            print("\n".join(statistics(report)), file=sys.stderr)
+            print("\n".join(statistics(report, wrap)), file=sys.stderr)
         if args.show_signatures:
-            print("\n".join(signatures(report)), file=sys.stderr)
+            print("\n".join(signatures(report, wrap)), file=sys.stderr)
     return exit_code(report)
+
+
+def resources_note(report) -> str:
+    """What --resources did, so that a run without resource lines is not a mystery."""
+    measured = sum(1 for f in report.findings if f.resources)
+    return (f"--resources: {measured} finding(s) measured with the backends (registers and stack as compiled "
+            f"and without the error path); host findings (KL5xx) and tool diagnostics (KL9xx) have no kernel "
+            f"cost to measure; the cache was not used")
 
 
 def exit_code(report) -> int:
@@ -308,7 +386,7 @@ def _rewrite(args) -> int:
     config, options = _settings(args)
     mode = args.mode or config.mode
     rewrites, failures = rewrite_paths(args.paths, options, mode)
-    incomplete = bool(failures)
+    incomplete = any(f.code != "KL903" for f in failures)  # a kernel with no signature is said, not a failure
     for failure in failures:  # kernels not compiled are not rewritten: say which and why
         print(f"{display_path(failure.path)}:{failure.line}:{failure.column}: {failure.code} {failure.message}",
               file=sys.stderr)
@@ -330,8 +408,13 @@ def _rewrite(args) -> int:
                   f"{rewrite.removed_blocks} error-path block(s) removed -> "
                   f"{', '.join(display_path(p) for p in written)}", file=sys.stderr)
     done = sum(1 for r in rewrites if not r.refused)
-    print(f"Rewrote {done} of {len(rewrites)} kernel(s) with checked conversions ({mode}).",
-          file=sys.stderr)
+    skipped = sum(1 for f in failures if f.code == "KL903")
+    failed = sum(1 for f in failures if f.code != "KL903")
+    left = [f"{skipped} kernel(s) skipped for want of a signature" if skipped else "",
+            f"{failed} file(s) or kernel(s) not compiled" if failed else ""]
+    said = "; ".join(part for part in left if part)
+    print(f"Rewrote {done} of {len(rewrites)} kernel(s) with checked conversions ({mode})"
+          + (f"; {said} (listed above)." if said else "."), file=sys.stderr)
     if any(f.code == "KL905" for f in failures):
         return 2
     return 1 if incomplete else 0
@@ -351,12 +434,43 @@ def _record(args) -> int:
     return record_main(command, output, args.simulator)
 
 
+def _clean(args) -> int:
+    from .clean import clean
+
+    done = clean(os.getcwd())
+    for line in done or ["Nothing to clean: no worker daemon running, no .kernlint_cache here"]:
+        print(line, file=sys.stderr)
+    return 0
+
+
+def _quiet_broken_pipe() -> None:
+    """The reader went away (`kernlint check . | head`): say nothing more, as ruff and cat do;
+    point the streams at /dev/null so that Python's flush at exit does not complain either."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            os.dup2(devnull, stream.fileno())
+        except (OSError, ValueError):
+            pass
+    os.close(devnull)
+
+
 def main(argv: Optional[List[str]] = None) -> int:
+    try:
+        return _main(argv)
+    except BrokenPipeError:
+        _quiet_broken_pipe()
+        return 0
+
+
+def _main(argv: Optional[List[str]] = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     from .config import ConfigError
 
     try:
+        if args.command == "clean":
+            return _clean(args)
         if args.command == "rule":
             return _rule(args)
         if args.command == "rewrite":
@@ -372,8 +486,13 @@ def main(argv: Optional[List[str]] = None) -> int:
         print(f"kernlint: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
+        if "kernlint.frontends.worker" in sys.modules:  # its workers would compile on for nobody
+            sys.modules["kernlint.frontends.worker"].end_running()
         print("kernlint: interrupted", file=sys.stderr)
-        return 2
+        return 130  # 128 + SIGINT, as shells report a program Ctrl-C ended
+    except BrokenPipeError:
+        _quiet_broken_pipe()
+        return getattr(args, "exit_code", 0)
     except Exception as exc:  # noqa: BLE001 - exit 2 with one line, never a traceback
         if getattr(args, "debug", False):
             traceback.print_exc()

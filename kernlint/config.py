@@ -17,6 +17,12 @@
     signatures-file = "kernlint-signatures.toml"   # what `kernlint record` writes and check reads
     fix = false                          # apply safe source fixes (as --fix)
     unsafe-fixes = false                 # and unsafe ones (as --unsafe-fixes)
+    exclude = ["build", "dist", ...]     # paths left out (default: ruff's list); replaces the default
+    extend-exclude = ["tests/data/*"]    # left out besides the default
+    respect-gitignore = true             # leave out what git ignores
+    force-exclude = false                # exclude files named on the command line too (pre-commit)
+    workers = true                       # false: no background worker daemon (as KERNLINT_WORKERS=0)
+    help-uri = "https://.../docs/rules.md"   # where SARIF's helpUri points (default: docs/rules.md)
 
 The command line overrides the file. Unknown keys and bad values stop kernlint with a
 message naming the file and the key (exit code 2).
@@ -39,7 +45,7 @@ from .rewrite.edit import MODES
 TARGETS = ("auto", "cuda", "rocm")
 KEYS = ("select", "ignore", "per-file-ignores", "target", "arch", "offload-arch", "mode", "timeout",
         "signatures", "signatures-file", "safe-imports", "jit-decorators", "constants", "import-modules", "fix",
-        "unsafe-fixes")
+        "unsafe-fixes", "exclude", "extend-exclude", "respect-gitignore", "force-exclude", "workers", "help-uri")
 
 
 class ConfigError(ValueError):
@@ -66,6 +72,19 @@ class Config:
     fix: bool = False  # kernlint check applies safe fixes (as --fix)
     unsafe_fixes: bool = False  # and unsafe ones (as --unsafe-fixes)
     signatures_file: Optional[str] = None  # default: kernlint-signatures.toml beside the configuration
+    exclude: Optional[List[str]] = None  # None: discovery.DEFAULT_EXCLUDE
+    extend_exclude: List[str] = field(default_factory=list)
+    respect_gitignore: bool = True
+    force_exclude: bool = False
+    workers: bool = True  # the background worker daemon
+    help_uri: Optional[str] = None  # SARIF helpUri base; None: the rules page in the repository
+
+    def discovery_rules(self):
+        from .discovery import DEFAULT_EXCLUDE, Rules
+
+        return Rules(root=self.root, exclude=tuple(DEFAULT_EXCLUDE if self.exclude is None else self.exclude),
+                     extend_exclude=tuple(self.extend_exclude), respect_gitignore=self.respect_gitignore,
+                     force_exclude=self.force_exclude)
 
     def ignored_for(self, path: str) -> List[str]:
         relative = os.path.relpath(path, self.root)
@@ -129,9 +148,11 @@ def load(path: Optional[str]) -> Config:
 
 def _ini_value(key: str, value: str) -> Any:
     """setup.cfg values: lists are comma or newline separated; tables are ``key = a, b`` lines."""
+    if key in ("exclude", "extend-exclude"):
+        return [v.strip() for v in re.split(r"[,\n]+", value) if v.strip()]
     if key in ("select", "ignore", "safe-imports", "jit-decorators"):
         return [v.strip() for v in re.split(r"[,\s]+", value) if v.strip()]
-    if key in ("import-modules", "fix", "unsafe-fixes"):
+    if key in ("import-modules", "fix", "unsafe-fixes", "respect-gitignore", "force-exclude", "workers"):
         lowered = value.strip().lower()
         return {"true": True, "1": True, "yes": True, "false": False, "0": False, "no": False}.get(lowered, value)
     if key == "constants":
@@ -240,7 +261,17 @@ def validate(table: Dict[str, Any], path: str, where: str = "[tool.kernlint]") -
         if not isinstance(table["signatures-file"], str) or not table["signatures-file"].strip():
             fail("signatures-file", "expected a path relative to this file")
         config.signatures_file = table["signatures-file"].strip()
-    for key in ("import-modules", "fix", "unsafe-fixes"):
+    for key in ("exclude", "extend-exclude"):
+        if key in table:
+            value = table[key]
+            if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
+                fail(key, 'expected a list of glob patterns, e.g. ["build", "tests/data/*"]')
+            setattr(config, key.replace("-", "_"), [v.strip() for v in value])
+    if "help-uri" in table:
+        if not isinstance(table["help-uri"], str) or not table["help-uri"].strip():
+            fail("help-uri", "expected a URL, e.g. \"https://example.org/kernlint/docs/rules.md\"")
+        config.help_uri = table["help-uri"].strip()
+    for key in ("import-modules", "fix", "unsafe-fixes", "respect-gitignore", "force-exclude", "workers"):
         if key in table:
             if not isinstance(table[key], bool):
                 fail(key, f"expected true or false, got {table[key]!r}")

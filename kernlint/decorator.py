@@ -24,6 +24,7 @@ the CUDA simulator there is no IR: the kernel passes through with a warning.
 from __future__ import annotations
 
 import os
+import sys
 import threading
 import warnings
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
@@ -106,6 +107,25 @@ if not _simulated():
     _install_offline_eager_signatures()
 
 
+class HostcallFixWarning(UserWarning):
+    """``@no_hostcall(fix=True)`` changed the code a kernel runs: said once per kernel and
+    signature, at the kernel's definition (``warnings.simplefilter("ignore", HostcallFixWarning)``
+    silences it)."""
+
+
+def _warn_at(function, message: str, category=UserWarning) -> None:
+    """A warning located at a kernel's ``def`` line (the decorator's caller is numba's compile,
+    or nothing at all: Python would say ``sys:1``)."""
+    code = getattr(function, "__code__", None)
+    if code is None:
+        warnings.warn(message, category, stacklevel=2)
+        return
+    module = getattr(function, "__module__", None) or "__main__"
+    registry = getattr(sys.modules.get(module), "__dict__", {}).setdefault("__warningregistry__", {})
+    warnings.warn_explicit(message, category, code.co_filename, code.co_firstlineno, module=module,
+                           registry=registry)
+
+
 class _Guard:
     def __init__(self, dispatcher, fix: bool, allow: Iterable[str], mode: str, arch: Optional[str]):
         self.dispatcher = dispatcher
@@ -156,9 +176,19 @@ class _Guard:
             if rewrite is not None and not rewrite.refused:
                 left = self.remaining_after(compiled, rewrite.rewritten)
                 if not left:
+                    self.say_fixed(compiled, forbidden)
                     return rewrite.rewritten, []
                 return None, left
         return None, forbidden
+
+    def say_fixed(self, compiled: CompiledKernel, forbidden: List[Finding]) -> None:
+        """Name the kernel and the guards the rewrite took out: the GPU runs other code than the source says."""
+        guards = sorted({(f.path, f.line) for f in forbidden if f.code == "KL101"})
+        where = ", ".join(f"{os.path.basename(path)}:{line}" for path, line in guards)
+        _warn_at(self.dispatcher.py_func,
+                 f"@no_hostcall(fix=True): `{compiled.info.name}({compiled.info.signature})` runs with its checked "
+                 f"float-to-int conversion(s) at {where} rewritten to the {self.mode} form: "
+                 f"the guard's error path no longer runs on the GPU", HostcallFixWarning)
 
     def remaining_after(self, compiled: CompiledKernel, rewritten: List[str]) -> List[Finding]:
         """Findings in the rewritten code (the error paths it deleted take theirs along)."""
@@ -243,8 +273,9 @@ def no_hostcall(kernel=None, *, fix: bool = False, allow: Iterable[str] = (), mo
         if isinstance(target, CUDADispatcher):
             return _Guard(target, fix, allow, mode, arch).install()
         if type(target).__name__ == "FakeCUDAKernel":
-            warnings.warn(f"@no_hostcall: `{getattr(target, '__name__', target)}` runs under the CUDA "
-                          "simulator, which has no IR to check; passing it through", stacklevel=3)
+            _warn_at(getattr(target, "py_func", None) or getattr(target, "fn", None),
+                     f"@no_hostcall: `{getattr(target, '__name__', target)}` runs under the CUDA simulator, "
+                     f"which has no IR to check; passing it through")
             return target
         if callable(target):
             raise TypeError(

@@ -11,13 +11,15 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 from . import rules
 from .analysis.program import KernelAnalysis, Program
 from .findings import INTERNAL_ERROR, TIMED_OUT, Finding, internal_error, invalid_ir, kernlint_frames, merge
+from .discovery import Rules as DiscoveryRules
+from .discovery import discover as discover_files
 from .frontends import suffixes
 from .frontends.numba_cuda import CompiledKernel, FileResult
 from .frontends.project import FrontendSettings, Project
 from .frontends.toolchain import NVVM_EXTRAS
 from .ir.reader import IRSyntaxError, parse_module
 from .rules.base import KernelContext
-from .source import SourceFile, decode_source, read_bytes, walk
+from .source import SourceFile, decode_source, read_bytes
 from .suppress import is_suppressed
 
 # Library code numba compiles into a kernel: findings walk out of it to the user's call site.
@@ -39,6 +41,7 @@ class Options:
     offload_arch: str = "gfx90a"
     resources: bool = False  # measure each finding's cost (registers, stack) with the backends
     frontend: FrontendSettings = field(default_factory=FrontendSettings)  # how Python files are read
+    discovery: DiscoveryRules = field(default_factory=DiscoveryRules)  # exclude, extend-exclude, .gitignore
 
 
 @dataclass
@@ -61,6 +64,8 @@ class Report:
     stats: List[KernelStats] = field(default_factory=list)
     files: int = 0
     skipped: List[Finding] = field(default_factory=list)  # KL903: kernels with no signature (before filtering)
+    discovered: int = 0  # source files found under the paths, after exclusions
+    excluded: Dict[str, str] = field(default_factory=dict)  # paths left out -> why
 
     @property
     def incomplete(self) -> bool:
@@ -72,16 +77,10 @@ class Report:
         return sum(1 for s in self.stats if not s.host)
 
 
-def discover(paths: Sequence[str], target: str = "auto") -> List[str]:
-    """Sources under the given paths (files as given, directories walked for the target's kinds)."""
-    wanted = suffixes(target)
-    found: List[str] = []
-    for path in paths:
-        if os.path.isdir(path):
-            found.extend(walk(path, wanted))
-        else:
-            found.append(path)
-    return [os.path.abspath(p) for p in dict.fromkeys(found)]
+def discover(paths: Sequence[str], target: str = "auto", rules: Optional[DiscoveryRules] = None) -> List[str]:
+    """Sources under the given paths (files as given, directories walked for the target's kinds,
+    less what ``exclude``, ``extend-exclude`` and ``.gitignore`` leave out), each once."""
+    return discover_files(paths, suffixes(target), rules).files
 
 
 def worth_checking(path: str, project: Optional[Project] = None) -> bool:
@@ -157,6 +156,22 @@ def analyse_kernel(
                          kernel=info.name)
     finding.signature = info.signature
     return [finding]
+
+
+# What only a compile finds: the kernel rules and the diagnostics of compiling and reading IR.
+_COMPILED_CODES = tuple(rule.CODE for rule in rules.IR_RULES) + ("KL902", "KL903", "KL904", "KL905")
+
+
+def compiles_kernels(options: Options) -> bool:
+    """Whether a selected rule needs kernels compiled: ``--select KL5`` (the host rules, read
+    from the syntax tree) compiles no Python kernel and no IR file; HIP files still compile,
+    their host rules read the host side's IR."""
+    def selected(code: str) -> bool:
+        if options.select and not any(code.startswith(s) for s in options.select):
+            return False
+        return not any(code.startswith(i) for i in options.ignore)
+
+    return any(selected(code) for code in _COMPILED_CODES)
 
 
 def _selected(finding: Finding, options: Options) -> bool:
@@ -319,7 +334,8 @@ def with_recorded_closures(options: Options) -> Options:
 def check_paths(paths: Sequence[str], options: Options, progress: Optional[Progress] = None) -> Report:
     from .cache import RunCache
 
-    discovered = discover(paths, options.target)
+    found = discover_files(paths, suffixes(options.target), options.discovery)
+    discovered = found.files
     options = with_recorded_closures(options)
     run_cache = None
     if options.cache_root and not options.resources:
@@ -335,6 +351,7 @@ def check_paths(paths: Sequence[str], options: Options, progress: Optional[Progr
         if run_cache and _cacheable(collected):
             run_cache.store(discovered, project.modules_read() + dependencies, sorted(project.absent),
                             collected, [asdict(s) for s in report.stats], report.files)
+    report.discovered, report.excluded = len(discovered), found.excluded
     return _report(report, collected, options)
 
 
@@ -360,6 +377,7 @@ def _run_settings(options: Options) -> Dict:
     except (OSError, TypeError):
         signatures_text = None
     return {"arch": options.arch, "offload_arch": options.offload_arch, "target": options.target,
+            "kernels": compiles_kernels(options),
             "timeout": options.timeout, "signatures": options.signatures, "signatures_file": signatures_text,
             # the closures are the signatures file's (its text is above)
             "frontend": {key: getattr(frontend, key) for key in sorted(vars(frontend)) if key != "closures"}}
@@ -368,17 +386,18 @@ def _run_settings(options: Options) -> Dict:
 def _check(discovered: List[str], options: Options, progress: Optional[Progress]):
     from .cache import Cache, FileFacts, finding_from_dict, finding_to_dict
 
-    early = any(path.endswith(".py") for path in discovered) and not options.resources
+    kernels_wanted = compiles_kernels(options)
+    early = kernels_wanted and any(path.endswith(".py") for path in discovered) and not options.resources
     if early:
         from .frontends.worker import start_early
 
-        start_early()  # numba-cuda's import in the worker server overlaps the reading below
+        start_early()  # numba-cuda's import in the worker daemon overlaps the reading below
     project = Project(options.frontend)
     facts = None
     if options.cache_root and not options.resources:
         facts = FileFacts(options.cache_root, project, _run_settings(options)["frontend"])
     dependencies: List[str] = []  # the user modules the compiled files imported
-    files = [p for p in discovered if worth_checking(p, project)]
+    files = [p for p in discovered if (kernels_wanted or p.endswith(".hip")) and worth_checking(p, project)]
     signatures = kernel_signatures(project, files, options, facts)
     cache = Cache(options.cache_root) if options.cache_root and not options.resources else None
     report = Report()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 
 @dataclass(frozen=True)
@@ -59,6 +59,7 @@ class Finding:
     # values the kernel was compiled with stand-ins for: a library's numbers (`c (scipy.constants.c)`), what a factory reads from a parameter no call gives (`D (int 1 for ...)`)
     standins: List[str] = field(default_factory=list)
     rewritable: bool = False  # kernlint rewrite fixes it in the IR
+    tried: List[Dict[str, str]] = field(default_factory=list)  # KL903: {signature, inferred (how), error} each
 
     @property
     def key(self) -> Tuple[str, str, int]:
@@ -79,6 +80,8 @@ class Finding:
             data["fix_description"] = self.fix.description
         if self.resources is None:
             del data["resources"]
+        if not self.tried:
+            del data["tried"]
         return data
 
 
@@ -104,7 +107,7 @@ class KernelInfo:
         return f"{self.name}({self.signature})" if self.signature else self.name
 
 
-# Where a kernel's signature came from, most trusted first (DESIGN.md).
+# Where a kernel's signature came from, most trusted first (docs/how-it-works.md).
 SIGNATURE_SOURCES = ("eager", "comment", "config", "launch-site", "recorded", "inferred")
 
 
@@ -153,13 +156,21 @@ def file_compile_failed(path: str, line: int, column: int, reason: str) -> Findi
     return diagnostic(COMPILE_FAILED, path, line, column, f"HIP file failed to compile: {reason}")
 
 
-def no_signature(path: str, line: int, column: int, kernel: str, tried: str = "") -> Finding:
+def no_signature(path: str, line: int, column: int, kernel: str, why: str = "",
+                 tried: Sequence[Tuple[str, str, str]] = ()) -> Finding:
+    """KL903; ``tried``: (signature, how it was inferred, why it failed) of each signature inferred from the body. The
+    message names the first only (a line stays readable); ``--show-signatures`` and JSON list all."""
+    reason = f"kernel `{kernel}` skipped: no signature found" + (f" ({why})" if why else "")
     if tried:
-        reason = f"kernel `{kernel}` skipped: no signature found ({tried})"
-    else:
-        reason = f"kernel `{kernel}` skipped: no signature"
-    return diagnostic(NO_SIGNATURE, path, line, column,
-                      f"{reason}; add `# kernlint: sig=void(...)` directly above its decorator", kernel=kernel)
+        first, _, failure = tried[0]
+        failure = failure.splitlines()[0] if failure.strip() else failure
+        failure = failure if len(failure) <= 120 else failure[:117].rstrip() + "..."
+        others = f"; {len(tried) - 1} more tried (`--show-signatures` lists them)" if len(tried) > 1 else ""
+        reason += f"; inferred from its body, `{first}` failed: {failure}{others}"
+    finding = diagnostic(NO_SIGNATURE, path, line, column,
+                         f"{reason}; add `# kernlint: sig=void(...)` directly above its decorator", kernel=kernel)
+    finding.tried = [{"signature": signature, "inferred": how, "error": failure} for signature, how, failure in tried]
+    return finding
 
 
 def invalid_ir(path: str, line: int, column: int, reason: str, kernel: str = "") -> Finding:

@@ -35,7 +35,9 @@ def has_cuda_driver() -> bool:
 def record(command: Sequence[str], output: str, simulator: Optional[bool] = None,
            log=sys.stderr) -> int:
     """Run ``command`` observing launches; merge them into ``output``. Returns the command's
-    exit status (the file is written whatever it is)."""
+    exit status. A run that saw no launch writes nothing (an empty file would only hide that
+    the command failed or launched nothing); one that failed after launches writes what it saw,
+    and says the command failed."""
     # the project: where the command runs, and where the signatures file goes
     roots = {os.path.dirname(os.path.abspath(output)), os.getcwd()}
     scratch = tempfile.mkdtemp(prefix="kernlint-record-")
@@ -65,13 +67,20 @@ def record(command: Sequence[str], output: str, simulator: Optional[bool] = None
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     kernels = sum(len(k) for k in recorded.values())
+    failed = f"the command failed (exit status {status})" if status else ""
+    if not launches:
+        why = (f"{failed} before any numba.cuda launch" if failed else
+               "no numba.cuda launch was seen: does the command launch kernels, and does it run Python "
+               "without -I/-S (which skip sitecustomize)?")
+        print(f"kernlint record: {why}; {os.path.relpath(output)} not written", file=log)
+        return status or 1
     count = write_recorded(output, recorded, command, closures)
     print(f"kernlint record: {launches} launch(es) of {kernels} kernel(s) in the project seen; "
           f"{count} signature(s) in {os.path.relpath(output)}"
           + (f" ({skipped} kernel(s) outside the project left out)" if skipped else ""), file=log)
-    if not launches:
-        print("kernlint record: no numba.cuda launch was seen: does the command launch kernels, and does "
-              "it run Python without -I/-S (which skip sitecustomize)?", file=log)
+    if failed:
+        print(f"kernlint record: warning: {failed}: what it launched before is recorded; "
+              f"kernels it did not reach have no recorded signature", file=log)
     return status
 
 

@@ -1,6 +1,9 @@
+import atexit
 import os
 import re
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -22,6 +25,15 @@ sys.dont_write_bytecode = False
 # Runs here share a worker server (kernlint/frontends/server.py) that ends soon after the suite:
 # the variable is part of the server's key, so a developer's own server is never used here.
 os.environ.setdefault("KERNLINT_SERVER_IDLE", "20")
+
+# The worker daemon's first-run notice is said once per user (a marker in XDG_CACHE_HOME): the
+# tests' processes find it said already, so that their standard error is the same in any order;
+# tests/test_first_hour.py gives a run a fresh one.
+_CACHE_HOME = tempfile.mkdtemp(prefix="kernlint-tests-cache-")
+os.makedirs(os.path.join(_CACHE_HOME, "kernlint"))
+Path(_CACHE_HOME, "kernlint", "worker-daemon-notice").write_text("said\n")
+os.environ["XDG_CACHE_HOME"] = _CACHE_HOME
+atexit.register(shutil.rmtree, _CACHE_HOME, True)
 
 settings.register_profile("ci", max_examples=60, deadline=None,
                           suppress_health_check=[HealthCheck.too_slow])

@@ -97,13 +97,28 @@ def test_decorator_order_is_explained(tmp_path):
     assert "TypeError: @no_hostcall must be applied above @cuda.jit" in done.stderr
 
 
-def test_simulator_passes_the_kernel_through_with_a_warning(tmp_path):
-    out, err, _ = run(tmp_path, '''
-        @no_hostcall
+@pytest.mark.parametrize("decorator", ["@no_hostcall", "@no_hostcall(fix=True)"])
+def test_simulator_passes_the_kernel_through_with_a_warning_at_the_kernel(tmp_path, decorator):
+    out, err, source = run(tmp_path, f'''
+        {decorator}
         @cuda.jit("void(int64[::1], float64[::1])")
     ''', env={"NUMBA_ENABLE_CUDASIM": "1"})
     assert out.strip() == "defined FakeCUDAKernel"
     assert "CUDA simulator, which has no IR to check" in err
+    # at the decorated kernel (its first decorator's line, as Python numbers a def), not `sys:1`
+    assert f"{source}:{line_of(source, '@no_hostcall')}: UserWarning: @no_hostcall" in err, err
+
+
+def test_fix_says_what_it_rewrote_naming_the_kernel_and_the_guard(tmp_path):
+    out, err, source = run(tmp_path, '''
+        @no_hostcall(fix=True)
+        @cuda.jit("void(int64[::1], float64[::1])")
+    ''')
+    assert out.strip() == "defined CUDADispatcher"
+    [warning] = [line for line in err.splitlines() if "HostcallFixWarning" in line]
+    assert warning.startswith(f"{source}:{line_of(source, '@no_hostcall')}: HostcallFixWarning: ")
+    assert "`convert(void(int64[::1], float64[::1]))`" in warning
+    assert f"kernels.py:{line_of(source, 'int(v)')} rewritten to the unchecked form" in warning
 
 
 # -- fix=True and lazy signatures, without a GPU ----------------------------------------------

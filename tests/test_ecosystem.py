@@ -43,6 +43,14 @@ def project(tmp_path):
     return tmp_path
 
 
+def test_sarif_help_uri_is_a_setting(tmp_path):
+    (tmp_path / "kernels.py").write_text(PRINT_GUARD)
+    (tmp_path / "pyproject.toml").write_text('[tool.kernlint]\nhelp-uri = "https://example.org/kl/rules.html"\n')
+    run = kernlint("check", "--output-format", "sarif", "--no-cache", str(tmp_path / "kernels.py"))
+    rules_ = json.loads(run.stdout)["runs"][0]["tool"]["driver"]["rules"]
+    assert rules_[0]["helpUri"] == "https://example.org/kl/rules.html#kl101"
+
+
 def test_sarif_is_valid_sarif_2_1_0_with_repository_relative_locations():
     run = kernlint("check", "--output-format", "sarif", "--no-cache", "fixtures/device_print.py",
                    "fixtures/print_guard.py")
@@ -54,6 +62,8 @@ def test_sarif_is_valid_sarif_2_1_0_with_repository_relative_locations():
     assert driver["name"] == "kernlint"
     assert [r["id"] for r in driver["rules"]][:2] == ["KL101", "KL201"]
     assert all(r["shortDescription"]["text"] and r["help"]["text"] for r in driver["rules"])
+    # each rule links to its section of the rules page in the repository (docs/rules.md#kl101)
+    assert [r["helpUri"] for r in driver["rules"]][:2] == ["docs/rules.md#kl101", "docs/rules.md#kl201"]
     results = document["runs"][0]["results"]
     kl101 = next(r for r in results if r["ruleId"] == "KL101")
     location = kl101["locations"][0]["physicalLocation"]
@@ -202,22 +212,22 @@ def test_an_editor_buffer_is_checked_as_the_file_it_stands_for(project):
     run = stdin_check(buffer.encode(), "kernels.py", project)
     assert run.returncode == 1, run.stderr
     found = json.loads(run.stdout)
-    assert [(f["code"], f["path"], f["line"]) for f in found] == [("KL101", str(project / "kernels.py"), 13)]
+    assert [(f["code"], f["path"], f["line"]) for f in found] == [("KL101", "kernels.py", 13)]  # relative, as text
     suppressed = buffer.replace("y[i] = int(v)  # the edited line", "y[i] = int(v)  # noqa: KL101")
     assert stdin_check(suppressed.encode(), "kernels.py", project).returncode == 0  # the buffer's noqa
     unsaved = stdin_check(buffer.encode(), "not_saved_yet.py", project)  # no such file on disk
-    assert [f["path"] for f in json.loads(unsaved.stdout)] == [str(project / "not_saved_yet.py")]
+    assert [f["path"] for f in json.loads(unsaved.stdout)] == ["not_saved_yet.py"]
     assert not (project / ".kernlint_cache").exists()  # buffers are never cached
 
 
 def test_stdin_takes_every_input_kind(tmp_path):
     ir = (FIXTURES / "ir" / "julia_hostcall_box.ll").read_bytes()
     found = json.loads(stdin_check(ir, "dump.ll", tmp_path).stdout)
-    assert ("KL201", str(tmp_path / "dump.ll"), 13) in [(f["code"], f["path"], f["line"]) for f in found]
+    assert ("KL201", "dump.ll", 13) in [(f["code"], f["path"], f["line"]) for f in found]
     if shutil.which("hipcc"):
         hip = (FIXTURES / "hip_kernels.hip").read_bytes()
         found = json.loads(stdin_check(hip, "src/kernels.hip", tmp_path).stdout)
-        assert ("KL301", str(tmp_path / "src" / "kernels.hip"), 11) in [(f["code"], f["path"], f["line"])
+        assert ("KL301", os.path.join("src", "kernels.hip"), 11) in [(f["code"], f["path"], f["line"])
                                                                         for f in found]
 
 

@@ -72,3 +72,33 @@ def test_pre_commit_hook_fails_on_a_bad_kernel_and_passes_on_a_clean_one(tmp_pat
     good = pre_commit()
     assert good.returncode == 0, good.stdout + good.stderr
     assert "Passed" in good.stdout
+
+
+def test_the_readme_local_hook_runs_the_installed_kernlint(tmp_path):
+    """The README's `repo: local` hook (no URL to guess) in a repository whose environment has
+    kernlint: it fails on a bad kernel, and an excluded file stays excluded though pre-commit
+    names it."""
+    readme = (ROOT / "README.md").read_text()
+    config = readme.split("<!-- pre-commit-local -->\n```yaml\n", 1)[1].split("```", 1)[0]
+    repo = tmp_path / "user-repo"
+    (repo / "generated").mkdir(parents=True)
+    git("init", "-q", cwd=repo)
+    (repo / ".pre-commit-config.yaml").write_text(config)
+    (repo / "pyproject.toml").write_text('[tool.kernlint]\nextend-exclude = ["generated"]\n')
+    shutil.copy(FIXTURES / "print_guard.py", repo / "kernels.py")
+    shutil.copy(FIXTURES / "print_guard.py", repo / "generated" / "copy.py")
+    git("add", ".", cwd=repo)
+    env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "pre-commit-home"), "KERNLINT_WORKERS": "0",
+           "PATH": os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", "")}
+
+    def pre_commit():
+        return subprocess.run([sys.executable, "-m", "pre_commit", "run", "--all-files"], cwd=repo,
+                              capture_output=True, text=True, env=env, timeout=600)
+
+    bad = pre_commit()
+    assert bad.returncode == 1, bad.stdout + bad.stderr
+    assert "kernels.py:13:16: KL101" in bad.stdout and "generated/copy.py" not in bad.stdout
+    shutil.copy(FIXTURES / "clean.py", repo / "kernels.py")
+    git("add", "-A", ".", cwd=repo)
+    good = pre_commit()
+    assert good.returncode == 0 and "Passed" in good.stdout, good.stdout + good.stderr

@@ -86,9 +86,11 @@ def test_amdgpu_rewrite_is_fptosi_and_freeze_verified_by_the_backend(tmp_path):
     run = kernlint("rewrite", str(FIXTURES / "hip_kernels.hip"), "-o", str(tmp_path))
     assert run.returncode == 0, run.stderr
     written = sorted(p.name for p in (tmp_path / "hip_kernels").iterdir())
-    assert written == ["asserted-Z8assertedPlPKdi.ll", "print_guard-Z11print_guardPlPKdi.ll",
-                       "trapped-Z7trappedPiPKfi.ll"]
-    text = (tmp_path / "hip_kernels" / "print_guard-Z11print_guardPlPKdi.ll").read_text()
+    # named by the kernels' C++ names and parameter types, demangled
+    assert written == ["asserted-long_p_double_const_p_int.ll", "print_guard-long_p_double_const_p_int.ll",
+                       "trapped-int_p_float_const_p_int.ll"]
+    assert "hip_kernels.hip::print_guard(long*, double const*, int): 1 conversion(s) unguarded" in run.stderr
+    text = (tmp_path / "hip_kernels" / "print_guard-long_p_double_const_p_int.ll").read_text()
     assert re.search(r'%"kernlint\.unchecked\.\d+" = fptosi double %\d+ to i64', text)
     assert re.search(r'%\d+ = freeze i64 %"kernlint\.unchecked\.\d+"', text)
     assert "__ockl_hostcall_internal(" not in text.split("define protected amdgpu_kernel")[1].split("\n}\n")[0]

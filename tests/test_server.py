@@ -103,6 +103,7 @@ def test_later_runs_use_the_server_find_what_a_run_without_it_finds_and_it_ends_
     assert (second.returncode, second.stdout) == (alone.returncode, alone.stdout)
     assert _wait(lambda: not _alive(pid), 30), "the server outlived its idle time"
     assert _servers(servers) == [] and not pid_file.with_suffix(".sock").exists()
+    assert _wait(lambda: list(pid_file.parent.iterdir()) == [], 5)  # no lock or log left either
 
 
 def test_a_worker_past_its_time_limit_is_killed_and_the_server_goes_on(tmp_path, servers):

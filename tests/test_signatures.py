@@ -501,7 +501,9 @@ def test_signatures_are_exactly_those_the_code_implies(fixture_report):
     assert found == EXPECTED
     skipped = [f for f in fixture_report.skipped if f.path.endswith("body_only.py")]
     assert [f.kernel for f in skipped] == ["untypable"]
-    assert "tried: void(float64[::1], float64) (as read)" in skipped[0].message
+    assert "`void(float64[::1], float64)` failed" in skipped[0].message
+    assert (skipped[0].tried[0]["signature"], skipped[0].tried[0]["inferred"]) == ("void(float64[::1], float64)",
+                                                                                   "as read")
 
 
 def test_recorded_signatures_are_written_and_checked(tmp_path):

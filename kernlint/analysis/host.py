@@ -182,6 +182,6 @@ class HostFacts:
 
     def launching_loops(self) -> List[Loop]:
         """Step loops that launch kernels, directly or through the file's functions they call
-        (loops of pieces, ``Loop.pieces``, are not steps: DESIGN.md)."""
+        (loops of pieces, ``Loop.pieces``, are not steps: docs/host-rules.md)."""
         return [loop for loop in self.loops.values()
                 if not loop.pieces and any(e.kind == "launch" for e in self.events_in(loop.id))]

@@ -1,6 +1,7 @@
 """Error paths, per function.
 
-An *error path* is a block from which every path ends in an error sink (DESIGN.md).
+An *error path* is a block from which every path ends in an error sink (``unreachable``, a trap,
+a throw, an abort, an exception signal or status return: ``runtime`` classifies them).
 Like AllocCheck.jl, sinks are found by classification (``runtime``) and the rest is
 a fixed point over the CFG, not special cases: a block is on an error path when it
 holds a sink, or when it has successors and all of them are on error paths.

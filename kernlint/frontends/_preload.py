@@ -1,7 +1,11 @@
 """Imported once by the worker server before it forks a process per file."""
 
 import os
+import signal
 
+# The run that started this process ends it; a terminal's Ctrl-C reaches the whole process group
+# and would only print a traceback of this import over the run's own "interrupted".
+signal.signal(signal.SIGINT, signal.SIG_IGN)
 os.environ.setdefault("NUMBA_DISABLE_ERROR_MESSAGE_HIGHLIGHTING", "1")
 os.environ["NUMBA_ENABLE_CUDASIM"] = "0"
 

@@ -111,11 +111,18 @@ def compile_ir_file(path: str) -> FileResult:
     except IRSyntaxError as exc:
         result.diagnostics.append(invalid(path, str(exc), exc.lineno + 1))
         return result
-    for entry in entry_points(module):
+    entries = entry_points(module)
+    from ..demangle import demangle_all
+
+    readable = demangle_all(entries)  # a HIP kernel's C++ name and parameter types, not `_Z...`
+    for entry in entries:
         function = module.functions[entry]
         located = module.subprogram_location(function.dbg)
-        name = located[2] if located and located[2] else entry
+        shown = readable[entry]
+        base, parenthesis, parameters = shown.partition("(")
+        name = located[2] if located and located[2] else (base if parenthesis else entry)
+        signature = parameters[:-1] if parenthesis and shown.endswith(")") else (entry if name != entry else "")
         info = KernelInfo(name=name, path=path, line=function.lineno + 1, column=1, kind="kernel",
-                          signature=entry if name != entry else "")
+                          signature=signature)
         result.kernels.append(CompiledKernel(info=info, modules=[text], entry=entry, compile_seconds=0.0))
     return result

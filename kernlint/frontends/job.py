@@ -5,6 +5,7 @@ forkserver (``worker``) and one of the worker server that outlives runs (``serve
 from __future__ import annotations
 
 import os
+import signal
 
 from ..findings import internal_error
 from .numba_cuda import FileResult
@@ -17,6 +18,9 @@ STARTING = "starting"  # (STARTING, (qualname, line, column)) before a kernel co
 def compile_one_file(path: str, arch: str, signatures, runnable: bool, offload_arch: str, settings, buffered,
                      reuse, shard, skip, connection) -> None:
     os.environ["NUMBA_ENABLE_CUDASIM"] = "0"
+    # Ctrl-C reaches the terminal's whole process group: the run that started this worker ends
+    # it, and a traceback from here would only bury the run's own "interrupted"
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     from . import compile_any
 
     if buffered:  # buffers stand for files on disk (an editor's, or a fix being verified)
@@ -47,5 +51,8 @@ def compile_one_file(path: str, arch: str, signatures, runnable: bool, offload_a
         result = FileResult(path=os.path.abspath(path))
         result.diagnostics.append(internal_error(os.path.abspath(path), construct_line(exc), 1,
                                                  "compiling the file's kernels", exc))
-    connection.send(result)
-    connection.close()
+    try:
+        connection.send(result)
+        connection.close()
+    except OSError:
+        pass  # the run went away (interrupted, or it killed this worker's file past its time limit)

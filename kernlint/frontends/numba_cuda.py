@@ -536,7 +536,7 @@ def _imported_candidates(path: str, source: SourceFile, result: FileResult) -> O
 
 
 def _signatures_for(candidate: _Candidate, source: SourceFile, extra_signatures) -> Tuple[List, List]:
-    """(signatures to compile, inferred ones to try in order) by DESIGN.md's precedence: the
+    """(signatures to compile, inferred ones to try in order) by the documented precedence: the
     decorator's alone where it gives any (numba-cuda compiles no others then); else comments,
     configuration, launch sites and recordings together; the body's inferences only where
     none of those gives one."""
@@ -574,19 +574,17 @@ def _compile_candidate(candidate: _Candidate, source: SourceFile, cc, extra_sign
         if text not in seen:
             seen.add(text)
             _compile_one(candidate, signature, text, origin, cc, runnable, progress, result, reuse=reuse)
-    tried: Dict[str, List[str]] = {}  # why it failed -> the candidates that failed so, in order
+    tried: List[Tuple[str, str, str]] = []  # (signature, how it was inferred, why it failed), in order
     for signature, origin in inferred:
         failure = _compile_one(candidate, signature, signature, "inferred", cc, runnable, progress, result,
                                report=False, reuse=reuse)
         if failure is None:
             return
-        tried.setdefault(failure, []).append(f"{signature} ({origin.partition(':')[2]})")
+        tried.append((str(signature), origin.partition(":")[2], failure))
     if inferred:
         result.diagnostics.append(no_signature(
-            path, line, column, candidate.name,
-            "no launch site with known argument types and no recorded signature; inferred from its body "
-            "and tried: " + "; ".join(f"{', '.join(signatures)}: {failure}" for failure, signatures in tried.items())
-            + (_standins_said(candidate) if candidate.standins else "")))
+            path, line, column, candidate.name, "no launch site with known argument types, no recorded signature"
+            + (_standins_said(candidate) if candidate.standins else ""), tried))
 
 
 def _standins_said(candidate: _Candidate) -> str:

@@ -43,7 +43,9 @@ _WORKER_MODULES = ("job", "hip", "hiphost", "irfile", "numba_cuda", "project", "
 
 
 def enabled() -> bool:
-    return os.environ.get("KERNLINT_SERVER", "1").strip().lower() not in ("0", "false", "no", "off")
+    from ..background import enabled as allowed  # KERNLINT_WORKERS, KERNLINT_SERVER, workers = false, CI
+
+    return allowed()
 
 
 def idle_seconds() -> float:
@@ -111,6 +113,10 @@ class Starter:
                     start_new_session=True, close_fds=True)
         except OSError:
             self.failed = True
+            return
+        from ..background import announce_once
+
+        announce_once()  # a process the user did not ask for: say so, the first time
 
     def connect(self, wait: float = START_SECONDS) -> Optional[Connection]:
         """A connection to the server, waiting while it starts; None where there is none."""
@@ -192,8 +198,9 @@ def serve(base: str) -> int:
     for name in _WORKER_MODULES:
         importlib.import_module(f"{__package__}.{name}")
     if mine != base:  # another kernlint than the run's was imported: the run starts its own forkserver
-        print(f"kernlint server: not started: this interpreter imports another kernlint "
+        print(f"kernlint worker daemon: not started: this interpreter imports another kernlint "
               f"({os.path.dirname(os.path.dirname(os.path.abspath(__file__)))}) or other code", flush=True)
+        _remove(base, (".log", ".lock"))
         return 1
 
     path = base + ".sock"
@@ -212,7 +219,7 @@ def serve(base: str) -> int:
 
     signal.signal(signal.SIGALRM, idle)
     signal.signal(signal.SIGTERM, idle)
-    print(f"kernlint server {os.getpid()} listening on {path}", flush=True)
+    print(f"kernlint worker daemon {os.getpid()} listening on {path}", flush=True)
     try:
         while True:
             signal.setitimer(signal.ITIMER_REAL, idle_seconds())
@@ -235,13 +242,19 @@ def serve(base: str) -> int:
         pass
     finally:
         if running_pid(base) == os.getpid():
-            for suffix in (".sock", ".pid"):
-                try:
-                    os.unlink(base + suffix)
-                except OSError:
-                    pass
-        print(f"kernlint server {os.getpid()} ended", flush=True)
+            _remove(base, (".sock", ".pid"))
+        # it holds the lock still: no other daemon of this key can be using the log or the lock
+        _remove(base, (".log", ".lock"))
     return 0
+
+
+def _remove(base: str, suffixes) -> None:
+    """An ended daemon leaves no files behind (a crash leaves its log, to be read)."""
+    for suffix in suffixes:
+        try:
+            os.unlink(base + suffix)
+        except OSError:
+            pass
 
 
 def _handle(client: socket.socket) -> None:

@@ -1,4 +1,4 @@
-"""Where a lazy kernel's signatures come from, besides its decorator (DESIGN.md):
+"""Where a lazy kernel's signatures come from, besides its decorator (docs/how-it-works.md):
 
 1. ``# kernlint: sig=`` comments and the configuration (read by the frontend and config);
 2. **launch sites**: ``k[grid, block](args)`` anywhere in the checked files or elsewhere in

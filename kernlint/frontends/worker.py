@@ -25,6 +25,16 @@ from .numba_cuda import FileResult
 
 _PRELOAD = "kernlint.frontends._preload"
 _starters: Dict[str, server.Starter] = {}  # this process's worker servers, by their files' base path
+_active: List[Dict[object, "_Running"]] = []  # the compiles under way, of each compile_files of this process
+
+
+def end_running() -> None:
+    """Kill every compile this process started (the run was interrupted: nobody will read them)."""
+    for running in _active:
+        for job in list(running.values()):
+            job.kill()
+            job.end()
+        running.clear()
 
 
 def _failure(path: str, reason: str) -> Finding:
@@ -165,6 +175,7 @@ def compile_files(
     tasks.sort(key=lambda task: -(kernel_counts or {}).get(os.path.abspath(task[0]), 0) / task[1][1])
     waiting: Dict[str, List[FileResult]] = {}
     running: Dict[object, _Running] = {}  # connection -> the compile it reports on
+    _active.append(running)
     timed_out: Dict[Tuple[str, Tuple[int, int]], List[Finding]] = {}  # each kernel past the limit
     while tasks or running:
         while tasks and len(running) < jobs:

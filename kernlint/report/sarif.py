@@ -10,9 +10,12 @@ from urllib.parse import quote
 
 from .. import __version__, rules
 from ..engine import Report
+from ..rules.page import anchor
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
-INFORMATION_URI = "https://pypi.org/project/kernlint/"
+# Where each rule's helpUri points: the rules page (docs/rules.md, one section a code), relative to
+# the repository as the results' URIs are; `help-uri` in the configuration sets a published copy.
+HELP_URI = "docs/rules.md"
 
 
 def repository_root(start: str) -> str:
@@ -32,7 +35,7 @@ def _section(doc: str, heading: str) -> str:
     return match.group(1).strip() if match else ""
 
 
-def _rule_descriptor(module) -> Dict:
+def _rule_descriptor(module, help_uri: str = HELP_URI) -> Dict:
     doc = rules.documentation(module.CODE)
     what = " ".join(_section(doc, "What it does").split())
     short = what.split(". ")[0].rstrip(".") + "." if what else module.NAME
@@ -42,6 +45,7 @@ def _rule_descriptor(module) -> Dict:
         "shortDescription": {"text": short},
         "fullDescription": {"text": what or short},
         "help": {"text": doc, "markdown": doc},
+        "helpUri": f"{help_uri}#{anchor(module.CODE)}",
         "defaultConfiguration": {"level": "error" if module.CODE.startswith("KL9") else "warning"},
         "properties": {"fixable": bool(module.FIXABLE), "tags": ["gpu", "performance"]},
     }
@@ -82,7 +86,7 @@ def _fix(fix, root: str) -> Dict:
     }
 
 
-def document(report: Report, root: str) -> Dict:
+def document(report: Report, root: str, help_uri: str = HELP_URI) -> Dict:
     index = {module.CODE: number for number, module in enumerate(rules.ALL)}
     results: List[Dict] = []
     for finding in report.findings:
@@ -114,8 +118,7 @@ def document(report: Report, root: str) -> Dict:
                 "name": "kernlint",
                 "version": __version__,
                 "semanticVersion": __version__,
-                "informationUri": INFORMATION_URI,
-                "rules": [_rule_descriptor(module) for module in rules.ALL],
+                "rules": [_rule_descriptor(module, help_uri) for module in rules.ALL],
             }},
             "originalUriBaseIds": {"%SRCROOT%": {"uri": "file://" + quote(root.rstrip("/") + "/")}},
             "results": results,
@@ -123,6 +126,6 @@ def document(report: Report, root: str) -> Dict:
     }
 
 
-def write(report: Report, out: TextIO, stats: bool = False) -> None:
-    json.dump(document(report, repository_root(os.getcwd())), out, indent=2)
+def write(report: Report, out: TextIO, stats: bool = False, help_uri: str = HELP_URI) -> None:
+    json.dump(document(report, repository_root(os.getcwd()), help_uri or HELP_URI), out, indent=2)
     out.write("\n")

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import os
-from typing import Dict, List, Optional, TextIO, Tuple
+import textwrap
+from typing import Dict, List, Optional, Sequence, TextIO, Tuple
 
 from ..engine import Report
 from ..findings import Finding
@@ -17,12 +18,34 @@ def display_path(path: str) -> str:
     return path if relative.startswith("..") else relative
 
 
-def format_finding(finding: Finding) -> str:
+# ruff's colours: the path bold, the separators and position plain (cyan), the code red and bold,
+# the fix mark cyan
+_BOLD, _RED, _CYAN, _RESET = "\x1b[1m", "\x1b[31m", "\x1b[36m", "\x1b[0m"
+
+
+def use_color(stream: TextIO) -> bool:
+    """Colour on a terminal; ``NO_COLOR`` (no-color.org) turns it off, ``FORCE_COLOR`` on
+    (a non-empty value: a CI log that renders ANSI), NO_COLOR winning, as ruff reads them."""
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    try:
+        return stream.isatty() and os.environ.get("TERM") != "dumb"
+    except (AttributeError, ValueError):
+        return False
+
+
+def format_finding(finding: Finding, color: bool = False) -> str:
     fix = " [*]" if finding.fixable else ""
-    lines = [
-        f"{display_path(finding.path)}:{finding.line}:{finding.column}: "
-        f"{finding.code} {finding.message}{fix}"
-    ]
+    if color:
+        where = (f"{_BOLD}{display_path(finding.path)}{_RESET}{_CYAN}:{_RESET}{finding.line}{_CYAN}:{_RESET}"
+                 f"{finding.column}{_CYAN}:{_RESET}")
+        head = f"{where} {_BOLD}{_RED}{finding.code}{_RESET} {finding.message}"
+        fix = f" {_CYAN}[*]{_RESET}" if finding.fixable else ""
+    else:
+        head = f"{display_path(finding.path)}:{finding.line}:{finding.column}: {finding.code} {finding.message}"
+    lines = [head + fix]
     for frame in finding.inlined_at:
         where = f" ({frame.function})" if frame.function else ""
         lines.append(f"    inlined at {display_path(frame.path)}:{frame.line}{where}")
@@ -91,7 +114,7 @@ def inferred_note(report: Report) -> Optional[str]:
             f"{'it' if one else 'them'} with")
 
 
-def statistics(report: Report) -> List[str]:
+def statistics(report: Report, wrap: bool = False) -> List[str]:
     # compile: numba-cuda's IR generation (Python), hipcc (HIP, shared by the file's kernels)
     rows = [("kernel", "signature", "compile ms", "kernlint ms", "ratio")]
     for s in sorted(report.stats, key=lambda s: s.host):  # the HIP host code's rows last
@@ -104,11 +127,46 @@ def statistics(report: Report) -> List[str]:
     kernlint = sum(s.kernlint_seconds for s in report.stats)
     rows.append(("total", "", f"{numba * 1e3:.1f}", f"{kernlint * 1e3:.2f}",
                  f"{kernlint / numba:.3f}" if numba else "-"))
-    widths = [max(len(r[i]) for r in rows) for i in range(5)]
-    return [
-        "  ".join(cell.ljust(w) if i < 2 else cell.rjust(w) for i, (cell, w) in enumerate(zip(r, widths)))
-        for r in rows
-    ]
+    return table(rows, limits=(60, 44, 0, 0, 0) if wrap else (0,) * 5, right=(2, 3, 4))
+
+
+def _wrap(cell: str, limit: int) -> List[str]:
+    """A cell over ``limit`` characters as lines of at most that, broken after commas first
+    (a signature's arguments), then anywhere; continuation lines indented by two."""
+    if not limit or len(cell) <= limit:
+        return [cell]
+    pieces = cell.replace(", ", ",\0").split("\0")
+    lines: List[str] = []
+    current = ""
+    for piece in pieces:
+        if current and len(current) + 1 + len(piece) > limit:
+            lines.append(current)
+            current = "  " + piece
+        else:
+            current = f"{current} {piece}" if current else piece
+    lines.append(current)
+    wrapped: List[str] = []
+    for line in lines:  # a single argument longer than the limit
+        wrapped.extend(textwrap.wrap(line, limit, subsequent_indent="  ", break_on_hyphens=False,
+                                     break_long_words=False) or [""])
+    return wrapped
+
+
+def table(rows: Sequence[Sequence[str]], limits: Sequence[int], right: Sequence[int] = ()) -> List[str]:
+    """Columns two spaces apart; a cell longer than its column's limit (0: none) wraps onto the
+    next lines, so that a table with long signatures still fits a terminal (on a terminal only:
+    piped, each row stays one line for tools)."""
+    cells = [[_wrap(cell, limit) for cell, limit in zip(row, limits)] for row in rows]
+    widths = [max(len(line) for row in cells for line in row[i]) for i in range(len(limits))]
+    out = []
+    for row in cells:
+        for n in range(max(len(c) for c in row)):
+            parts = []
+            for i, (cell, width) in enumerate(zip(row, widths)):
+                text = cell[n] if n < len(cell) else ""
+                parts.append(text.rjust(width) if i in right and text else text.ljust(width))
+            out.append("  ".join(parts).rstrip())
+    return out
 
 
 def _launch_place(where: str) -> str:
@@ -117,24 +175,36 @@ def _launch_place(where: str) -> str:
     return f"{display_path(path)}:{line}"
 
 
-def signatures(report: Report) -> List[str]:
+def signatures(report: Report, wrap: bool = False) -> List[str]:
     """--show-signatures: each kernel, each signature it was checked with, and its source."""
     rows = [("kernel", "signature", "source")]
     entries = [(s.path, s.kernel, s.variant, s.signature, (s.signature_source or "-") + (
                    f" ({_launch_place(s.signature_from)})" if s.signature_from else "")) for s in report.stats
                if not s.host]
-    entries += [(f.path, f.kernel, "", "-", "none (KL903)") for f in report.skipped]
-    for path, kernel, variant, signature, source in sorted(entries, key=lambda e: (e[0], e[1], e[3])):
+    for f in report.skipped:  # KL903: what was tried, each with why it failed
+        entries += [(f.path, f.kernel, "", t["signature"],
+                     f"inferred{' (' + t['inferred'] + ')' if t['inferred'] else ''}; failed (KL903): {t['error']}")
+                    for t in f.tried] or [(f.path, f.kernel, "", "-", "none (KL903)")]
+    for path, kernel, variant, signature, source in sorted(entries, key=lambda e: (e[0], e[1])):
         rows.append((f"{display_path(path)}::{kernel}" + (f"[{variant}]" if variant else ""), signature, source))
-    widths = [max(len(r[i]) for r in rows) for i in range(3)]
-    return ["  ".join(cell.ljust(w) for cell, w in zip(r, widths)).rstrip() for r in rows]
+    return table(rows, limits=(60, 56, 64) if wrap else (0, 0, 0))
 
 
-def write(report: Report, out: TextIO, stats: bool = False, show_signatures: bool = False) -> None:
+def write(report: Report, out: TextIO, stats: bool = False, show_signatures: bool = False,
+          color: Optional[bool] = None) -> None:
+    color = use_color(out) if color is None else color
     for finding in report.findings:
-        out.write(format_finding(finding) + "\n")
+        out.write(format_finding(finding, color) + "\n")
     out.write(summary(report) + "\n")
+    wrap = is_terminal(out)
     if stats:
-        out.write("\n" + "\n".join(statistics(report)) + "\n")
+        out.write("\n" + "\n".join(statistics(report, wrap)) + "\n")
     if show_signatures:
-        out.write("\n" + "\n".join(signatures(report)) + "\n")
+        out.write("\n" + "\n".join(signatures(report, wrap)) + "\n")
+
+
+def is_terminal(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False

@@ -74,7 +74,10 @@ def rewrite_kernel(compiled: CompiledKernel, mode: str, cc) -> Optional[KernelRe
 
 
 def slug(signature: str) -> str:
-    return re.sub(r"[^A-Za-z0-9]+", "_", signature).strip("_") or "nosig"
+    """A file-name part; a C++ parameter list keeps its pointers and references apart
+    (``long*`` and ``long`` are two overloads)."""
+    marked = signature.replace("*", " p ").replace("&", " r ")
+    return re.sub(r"[^A-Za-z0-9]+", "_", marked).strip("_") or "nosig"
 
 
 def output_base(outdir: str, rewrite: KernelRewrite) -> str:
@@ -117,14 +120,15 @@ def rewrite_paths(paths: Sequence[str], options: Options, mode: str) -> Tuple[Li
     from ..frontends.project import Project
 
     project = Project(options.frontend)
-    files = [p for p in discover(paths, options.target) if worth_checking(p, project)]
+    files = [p for p in discover(paths, options.target, options.discovery) if worth_checking(p, project)]
     signatures = kernel_signatures(project, files, options)
     rewrites: List[KernelRewrite] = []
     failures: List[Finding] = []
     for result in compile_files(files, options.arch, options.timeout, options.jobs,
                                 signatures, runnable=True, offload_arch=options.offload_arch,
                                 settings=options.frontend):
-        failures.extend(f for f in result.diagnostics if f.code in ("KL901", "KL902", "KL904", "KL905"))
+        # every kernel not rewritten for want of a compile, KL903's (no signature) too: named, not counted silently
+        failures.extend(f for f in result.diagnostics if f.code in ("KL901", "KL902", "KL903", "KL904", "KL905"))
         for compiled in result.kernels:
             rewrite = rewrite_kernel(compiled, mode, cc)
             if rewrite is not None:

@@ -859,8 +859,10 @@ class Slicer:
         if recorded is not None:
             for key in recorded["standins"]:
                 self._stood_in(key, self.standins[key])
+        # the signature as written: cuda.jit(sig, ...) or cuda.jit(func_or_sig=sig, ...)
+        written = list(kernel.jit.args) or [a for k, a in kernel.jit.keywords.items() if k == "func_or_sig"]
         try:
-            args = [_known(self.evaluate(a.expr, a.scope, env)) for a in kernel.jit.args]
+            args = [_known(self.evaluate(a.expr, a.scope, env)) for a in written]
         except Unresolved:
             if recorded is None:
                 raise

@@ -1,0 +1,203 @@
+"""Does a change keep kernlint's output byte for byte? Record the output of ``kernlint check``
+before and after, then compare.
+
+    python benchmarks/identical_output.py record OUT_DIR [CORPUS_DIR] [--only NAME,...]
+    python benchmarks/identical_output.py --compare BEFORE_DIR AFTER_DIR [RESULT.json]
+
+``record`` runs ``kernlint check --no-cache`` twice over each target — text output, and
+``--output-format json --show-signatures`` (the findings as JSON on stdout, the signature list
+on stderr) — and keeps stdout, stderr and the exit code of each run in ``OUT_DIR/<target>/``,
+with ``OUT_DIR/manifest.json`` (the commit, their sha256, the time taken). The targets:
+
+- ``examples``: ``examples/``;
+- ``fixtures``: every fixture the suite checks in its one run (the entries of ``fixtures/``
+  but ``recorded/``), and ``fixtures-recorded-mdlite``, checked with its own signatures file;
+- every project of ``benchmarks/realworld_corpus.toml`` that has a copy in ``CORPUS_DIR/<name>``
+  (the corpus stays out of this repository: the file says how to make the copies), and
+  ``numba-cuda-tests``: the installed numba-cuda's own test suite.
+
+Each run's working directory is the target's root and its paths are relative to it, so the
+output does not depend on where the checkout or the corpus lies. ``--compare`` says per
+target whether every output is identical, and writes the result as JSON.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+import time
+import tomllib
+from typing import Dict, List, Optional, Tuple
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+CORPUS = os.path.join(HERE, "realworld_corpus.toml")
+# name -> the check's arguments; stdout and stderr of each run are kept
+RUNS = {
+    "text": [],
+    "json": ["--output-format", "json", "--show-signatures"],
+}
+
+
+def numba_cuda_tests() -> Optional[str]:
+    """The installed numba-cuda's test suite (``numba_cuda/numba/cuda/tests``)."""
+    spec = importlib.util.find_spec("numba.cuda")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    tests = os.path.join(list(spec.submodule_search_locations)[0], "tests")
+    return tests if os.path.isdir(tests) else None
+
+
+def targets(corpus_dir: Optional[str]) -> List[Tuple[str, str, List[str]]]:
+    """(name, working directory, paths to check relative to it)."""
+    fixtures = os.path.join(ROOT, "fixtures")
+    recorded = os.path.join(fixtures, "recorded")
+    found = [
+        ("examples", ROOT, ["examples"]),
+        ("fixtures", ROOT, sorted(os.path.relpath(os.path.join(fixtures, entry), ROOT)
+                                  for entry in os.listdir(fixtures)
+                                  if os.path.join(fixtures, entry) != recorded and entry != "__pycache__")),
+    ]
+    for entry in sorted(os.listdir(recorded)):
+        if os.path.isdir(os.path.join(recorded, entry)):
+            found.append((f"fixtures-recorded-{entry}", os.path.join(recorded, entry), ["."]))
+    if corpus_dir:
+        with open(CORPUS, "rb") as handle:
+            projects = tomllib.load(handle).get("project", {})
+        for name in projects:
+            root = os.path.join(corpus_dir, name)
+            if os.path.isdir(root):
+                found.append((name, root, ["."]))
+            elif name == "numba-cuda-tests" and numba_cuda_tests():
+                found.append((name, numba_cuda_tests(), ["."]))
+            else:
+                print(f"identical_output: no copy of {name} in {corpus_dir}: left out", file=sys.stderr)
+    return found
+
+
+def _commit() -> Dict[str, object]:
+    def git(*args: str) -> str:
+        return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+
+    # what the output depends on: kernlint's code (this script and the results are not part of it)
+    changed = git("status", "--porcelain", "--", "kernlint", "setup.cfg", "setup.py")
+    return {"commit": git("rev-parse", "HEAD"), "kernlint_changed_since_commit": bool(changed)}
+
+
+def record(out_dir: str, corpus_dir: Optional[str], only: Optional[List[str]]) -> int:
+    os.makedirs(out_dir, exist_ok=True)
+    manifest_path = os.path.join(out_dir, "manifest.json")
+    manifest = {"targets": {}}
+    if os.path.isfile(manifest_path):  # --only adds to an earlier recording
+        with open(manifest_path) as handle:
+            manifest = json.load(handle)
+    manifest.update(_commit())
+    # this checkout's kernlint, whatever is installed; a warm worker server of other code is not
+    # reused (its key holds kernlint's code)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [ROOT, os.environ.get("PYTHONPATH")]))}
+    for name, cwd, paths in targets(corpus_dir):
+        if only and name not in only:
+            continue
+        folder = os.path.join(out_dir, name)
+        os.makedirs(folder, exist_ok=True)
+        entry = {"paths": paths, "outputs": {}, "seconds": {}}
+        for run, options in RUNS.items():
+            started = time.monotonic()
+            done = subprocess.run([sys.executable, "-m", "kernlint", "check", "--no-cache", *options, *paths],
+                                  cwd=cwd, env=env, capture_output=True)
+            entry["seconds"][run] = round(time.monotonic() - started, 1)
+            for stream, data in (("stdout", done.stdout), ("stderr", done.stderr),
+                                 ("rc", f"{done.returncode}\n".encode())):
+                file = f"{run}.{stream}"
+                with open(os.path.join(folder, file), "wb") as handle:
+                    handle.write(data)
+                entry["outputs"][file] = hashlib.sha256(data).hexdigest()
+            print(f"{name} {run}: exit {done.returncode}, {entry['seconds'][run]} s", flush=True)
+        manifest["targets"][name] = entry
+        with open(manifest_path, "w") as handle:
+            json.dump(manifest, handle, indent=1, sort_keys=True)
+            handle.write("\n")
+    return 0
+
+
+def compare(before_dir: str, after_dir: str, result: Optional[str]) -> int:
+    manifests = []
+    for folder in (before_dir, after_dir):
+        with open(os.path.join(folder, "manifest.json")) as handle:
+            manifests.append(json.load(handle))
+    before, after = manifests
+    rows = {}
+    for name in sorted(set(before["targets"]) | set(after["targets"])):
+        old, new = before["targets"].get(name), after["targets"].get(name)
+        if old is None or new is None:
+            rows[name] = {"identical": False, "missing_in": "before" if old is None else "after"}
+            print(f"{name}: only {'after' if old is None else 'before'}")
+            continue
+        differing = sorted(f for f in set(old["outputs"]) | set(new["outputs"])
+                           if old["outputs"].get(f) != new["outputs"].get(f))
+        rows[name] = {"identical": not differing, "differing": differing,
+                      "outputs": len(old["outputs"]), "seconds_before": old["seconds"],
+                      "seconds_after": new["seconds"],
+                      "sha256_text_stdout": old["outputs"].get("text.stdout")}
+        findings = _findings(os.path.join(before_dir, name, "json.stdout"))
+        if findings is not None:
+            rows[name]["findings"] = findings
+        print(f"{name}: {'identical' if not differing else 'DIFFERENT: ' + ', '.join(differing)}"
+              f" ({findings if findings is not None else '?'} findings)")
+        for file in differing:
+            _show_difference(os.path.join(before_dir, name, file), os.path.join(after_dir, name, file))
+    identical = all(row["identical"] for row in rows.values())
+    summary = {
+        "before": {k: before.get(k) for k in ("commit", "kernlint_changed_since_commit")},
+        "after": {k: after.get(k) for k in ("commit", "kernlint_changed_since_commit")},
+        "runs": {run: ["kernlint", "check", "--no-cache", *options] for run, options in RUNS.items()},
+        "all_identical": identical,
+        "targets": rows,
+    }
+    if result:
+        with open(result, "w") as handle:
+            json.dump(summary, handle, indent=1, sort_keys=True)
+            handle.write("\n")
+    print("all identical" if identical else "some outputs differ")
+    return 0 if identical else 1
+
+
+def _findings(path: str) -> Optional[int]:
+    try:
+        with open(path) as handle:
+            return len(json.load(handle))
+    except (OSError, ValueError):
+        return None
+
+
+def _show_difference(old: str, new: str, lines: int = 20) -> None:
+    import difflib
+
+    with open(old, errors="replace") as a, open(new, errors="replace") as b:
+        diff = list(difflib.unified_diff(a.read().splitlines(), b.read().splitlines(), old, new, lineterm=""))
+    for line in diff[:lines]:
+        print("    " + line)
+    if len(diff) > lines:
+        print(f"    ... {len(diff) - lines} more lines")
+
+
+def main(argv: List[str]) -> int:
+    if len(argv) >= 3 and argv[0] == "--compare":
+        return compare(argv[1], argv[2], argv[3] if len(argv) > 3 else None)
+    only = None
+    if "--only" in argv:
+        at = argv.index("--only")
+        only = argv[at + 1].split(",")
+        argv = argv[:at] + argv[at + 2:]
+    if len(argv) in (2, 3) and argv[0] == "record":
+        return record(argv[1], argv[2] if len(argv) == 3 else None, only)
+    print(__doc__)
+    return 2
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

@@ -60,7 +60,7 @@ class _Version(argparse.Action):
         import platform
         from importlib import metadata
 
-        from .frontends.toolchain import find_nvvm
+        from .compile.toolchain import find_nvvm
 
         def version(package: str) -> str:
             try:
@@ -152,9 +152,9 @@ def _settings(args):
     """Configuration file, then the command line over it; errors exit 2 before any work."""
     from . import config as configuration
     from .engine import Options
-    from .frontends.numba_cuda import parse_cc
-    from .frontends.project import FrontendSettings
-    from .frontends.signatures import signatures_file
+    from .compile.numba_cuda import parse_cc
+    from .python.project import FrontendSettings
+    from .python.signatures.inference import signatures_file
 
     missing = [p for p in args.paths if not os.path.exists(p) and p != getattr(args, "stdin_filename", None)]
     if missing:
@@ -335,7 +335,7 @@ def _rewrite(args) -> int:
 
 def _record(args) -> int:
     from . import config as configuration
-    from .frontends.signatures import signatures_file
+    from .python.signatures.inference import signatures_file
     from .record import main as record_main
 
     command = list(args.program)

@@ -1,4 +1,5 @@
-"""Run the pipeline over paths: frontends -> IR -> analysis -> rules -> findings."""
+"""Run the pipeline over paths: read and compile (python, compile, hip, workers) -> IR -> analysis
+-> rules -> findings."""
 
 from __future__ import annotations
 
@@ -10,14 +11,13 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from . import rules
 from .analysis.program import KernelAnalysis, Program
+from .compile.numba_cuda import CompiledKernel, FileResult
+from .compile.toolchain import NVVM_EXTRAS
 from .findings import INTERNAL_ERROR, TIMED_OUT, Finding, internal_error, invalid_ir, kernlint_frames, merge
-from .frontends import suffixes
-from .frontends.numba_cuda import CompiledKernel, FileResult
-from .frontends.project import FrontendSettings, Project
-from .frontends.toolchain import NVVM_EXTRAS
 from .ir.reader import IRSyntaxError, parse_module
+from .python.project import FrontendSettings, Project
 from .rules.base import KernelContext
-from .source import SourceFile, decode_source, read_bytes, walk
+from .source import SourceFile, decode_source, read_bytes, suffixes, walk
 from .suppress import is_suppressed
 
 # Library code numba compiles into a kernel: findings walk out of it to the user's call site.
@@ -192,7 +192,7 @@ def analyse_result(result: FileResult, options: Optional[Options] = None,
         started = time.process_time()
         found = analyse_kernel(compiled, source, debug=options is not None and options.frontend.debug)
         if options is not None and options.resources:
-            from .frontends.numba_cuda import parse_cc
+            from .compile.numba_cuda import parse_cc
             from .resources import attach
 
             attach(found, compiled, parse_cc(options.arch), options.offload_arch)
@@ -250,7 +250,7 @@ _LAUNCH_BYTES = re.compile(rb"\w\[[^\]\n]*,[^\]\n]*\]\(")
 
 def host_findings(project: Project, path: str) -> List[Finding]:
     """The host rules (KL5xx) over one Python file: syntax only, nothing compiled or run."""
-    from .frontends.pyhost import file_host_facts
+    from .python.host.reader import file_host_facts
 
     facts = file_host_facts(project, path)
     return [] if facts is None else _host_rules(facts, project.settings.debug)
@@ -272,7 +272,7 @@ def _host_rules(facts, debug: bool) -> List[Finding]:
 def kernel_signatures(project: Project, files: Sequence[str], options: Options, facts=None) -> Dict:
     """Signatures beyond the decorators and comments, for the checked files' kernels (``facts``:
     what is read from each file, kept between runs)."""
-    from .frontends.signatures import Uncached, gather
+    from .python.signatures.inference import Uncached, gather
 
     if options.frontend.import_modules:
         return {path: {name: [(s, "config") for s in sigs] for name, sigs in kernels.items()}
@@ -305,7 +305,7 @@ def with_recorded_closures(options: Options) -> Options:
     if not options.signatures_file or options.frontend.closures or options.frontend.import_modules:
         return options
     from .config import ConfigError
-    from .frontends.closures import read_closures
+    from .python.signatures.closures import read_closures
 
     try:
         closures = read_closures(options.signatures_file)
@@ -372,7 +372,7 @@ def _check(discovered: List[str], options: Options, progress: Optional[Progress]
 
     early = any(path.endswith(".py") for path in discovered) and not options.resources
     if early:
-        from .frontends.worker import start_early
+        from .workers.worker import start_early
 
         start_early()  # numba-cuda's import in the worker server overlaps the reading below
     project = Project(options.frontend)
@@ -388,7 +388,7 @@ def _check(discovered: List[str], options: Options, progress: Optional[Progress]
     pending: List[str] = []
     done = 0
 
-    from .frontends.closures import functions_within
+    from .python.signatures.closures import functions_within
 
     called = functions_within(options.frontend.closures)
 
@@ -409,8 +409,8 @@ def _check(discovered: List[str], options: Options, progress: Optional[Progress]
             progress(done, len(files), path)
     if pending:
         from .cache import KernelCache
-        from .frontends.numba_cuda import KernelReuse
-        from .frontends.worker import compile_files
+        from .compile.numba_cuda import KernelReuse
+        from .workers.worker import compile_files
 
         kernels = KernelCache(options.cache_root) if cache and not options.frontend.import_modules \
             and not buffers() else None
@@ -434,7 +434,7 @@ def _check(discovered: List[str], options: Options, progress: Optional[Progress]
             if progress:
                 progress(done, len(files), result.path)
     if early and not pending:
-        from .frontends.worker import stop_unused
+        from .workers.worker import stop_unused
 
         stop_unused()
     host_files = host_checked(discovered)

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from conftest import FIXTURES
 from hostjit import ARRAY_ARGTYPES, CTYPE_OF, HostModule, array_args
-from kernlint.frontends.numba_cuda import compile_file
+from kernlint.compile.numba_cuda import compile_file
 from kernlint.rewrite.command import rewrite_kernel
 
 FLOATS = {"float32": 32, "float64": 64}

@@ -2,7 +2,7 @@
 
 1. ``# kernlint: sig=`` comments and the configuration (read by the frontend and config);
 2. **launch sites**: ``k[grid, block](args)`` anywhere in the checked files or elsewhere in
-   the kernel's project, with every argument's type known statically (``pyhost``);
+   the kernel's project, with every argument's type known statically (``python.host``);
 3. **recorded** signatures: ``kernlint record -- COMMAND`` runs the user's program and writes
    the types of every launch to ``kernlint-signatures.toml``, which ``check`` reads;
 4. the **kernel body**, last: array ranks from indexing, integer arrays from their use as
@@ -20,13 +20,13 @@ import os
 import tomllib
 from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
-from ..findings import launch_origin
-from ..fsutil import write_atomic
+from ...findings import launch_origin
+from ...fsutil import write_atomic
+from ..host.reader import file_host_facts
+from ..project import Project
+from ..static_types import XOROSHIRO, dtype_name
+from ..syntax import KernelDef, PyModule, Scope, bound_item
 from .closures import Closures, add_closure, closure_lines, read_closures
-from .project import Project
-from .pyhost import file_host_facts
-from .pysource import KernelDef, PyModule, Scope, bound_item
-from .pytypes import XOROSHIRO, dtype_name
 
 SIGNATURES_FILE = "kernlint-signatures.toml"
 

@@ -5,7 +5,7 @@ import os
 os.environ.setdefault("NUMBA_DISABLE_ERROR_MESSAGE_HIGHLIGHTING", "1")
 os.environ["NUMBA_ENABLE_CUDASIM"] = "0"
 
-from .numba_cuda import warm_up  # noqa: E402
+from ..compile.numba_cuda import warm_up  # noqa: E402
 
 try:
     warm_up()

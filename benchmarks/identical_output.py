@@ -16,9 +16,12 @@ with ``OUT_DIR/manifest.json`` (the commit, their sha256, the time taken). The t
   (the corpus stays out of this repository: the file says how to make the copies), and
   ``numba-cuda-tests``: the installed numba-cuda's own test suite.
 
-Each run's working directory is the target's root and its paths are relative to it, so the
-output does not depend on where the checkout or the corpus lies. ``--compare`` says per
-target whether every output is identical, and writes the result as JSON.
+Each run's working directory is the target's root and its paths are relative to it. The JSON
+output still names files by absolute path: ``--compare`` reads each output with the target's
+directory written as ``<target>``, the Python environment's as ``<prefix>`` and the
+checkout's as ``<checkout>`` (the manifest keeps them), so two recordings made in different
+places compare alike. It says per target whether
+every output is identical, and writes the result as JSON.
 """
 
 from __future__ import annotations
@@ -96,6 +99,8 @@ def record(out_dir: str, corpus_dir: Optional[str], only: Optional[List[str]]) -
         with open(manifest_path) as handle:
             manifest = json.load(handle)
     manifest.update(_commit())
+    manifest["root"] = ROOT
+    manifest["prefix"] = sys.prefix  # the environment: numba-cuda's own files are named by path
     # this checkout's kernlint, whatever is installed; a warm worker server of other code is not
     # reused (its key holds kernlint's code)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [ROOT, os.environ.get("PYTHONPATH")]))}
@@ -104,7 +109,7 @@ def record(out_dir: str, corpus_dir: Optional[str], only: Optional[List[str]]) -
             continue
         folder = os.path.join(out_dir, name)
         os.makedirs(folder, exist_ok=True)
-        entry = {"paths": paths, "outputs": {}, "seconds": {}}
+        entry = {"paths": paths, "cwd": cwd, "outputs": {}, "seconds": {}}
         for run, options in RUNS.items():
             started = time.monotonic()
             done = subprocess.run([sys.executable, "-m", "kernlint", "check", "--no-cache", *options, *paths],
@@ -138,7 +143,7 @@ def compare(before_dir: str, after_dir: str, result: Optional[str]) -> int:
             print(f"{name}: only {'after' if old is None else 'before'}")
             continue
         differing = sorted(f for f in set(old["outputs"]) | set(new["outputs"])
-                           if old["outputs"].get(f) != new["outputs"].get(f))
+                           if _normalized(before_dir, before, name, f) != _normalized(after_dir, after, name, f))
         rows[name] = {"identical": not differing, "differing": differing,
                       "outputs": len(old["outputs"]), "seconds_before": old["seconds"],
                       "seconds_after": new["seconds"],
@@ -149,7 +154,7 @@ def compare(before_dir: str, after_dir: str, result: Optional[str]) -> int:
         print(f"{name}: {'identical' if not differing else 'DIFFERENT: ' + ', '.join(differing)}"
               f" ({findings if findings is not None else '?'} findings)")
         for file in differing:
-            _show_difference(os.path.join(before_dir, name, file), os.path.join(after_dir, name, file))
+            _show_difference(_normalized(before_dir, before, name, file), _normalized(after_dir, after, name, file))
     identical = all(row["identical"] for row in rows.values())
     summary = {
         "before": {k: before.get(k) for k in ("commit", "kernlint_changed_since_commit")},
@@ -166,6 +171,21 @@ def compare(before_dir: str, after_dir: str, result: Optional[str]) -> int:
     return 0 if identical else 1
 
 
+def _normalized(folder: str, manifest: dict, target: str, file: str) -> Optional[bytes]:
+    """An output with the places the recording was made in replaced by placeholders (the
+    target's directory first, then the environment's: they may lie inside the checkout)."""
+    try:
+        with open(os.path.join(folder, target, file), "rb") as handle:
+            data = handle.read()
+    except OSError:
+        return None
+    places = [(manifest["targets"][target]["cwd"], b"<target>"), (manifest["prefix"], b"<prefix>"),
+              (manifest["root"], b"<checkout>")]
+    for place, placeholder in places:
+        data = data.replace(os.path.join(place, "").encode(), placeholder + b"/").replace(place.encode(), placeholder)
+    return data
+
+
 def _findings(path: str) -> Optional[int]:
     try:
         with open(path) as handle:
@@ -174,11 +194,12 @@ def _findings(path: str) -> Optional[int]:
         return None
 
 
-def _show_difference(old: str, new: str, lines: int = 20) -> None:
+def _show_difference(old: Optional[bytes], new: Optional[bytes], lines: int = 20) -> None:
     import difflib
 
-    with open(old, errors="replace") as a, open(new, errors="replace") as b:
-        diff = list(difflib.unified_diff(a.read().splitlines(), b.read().splitlines(), old, new, lineterm=""))
+    old_lines = (old or b"").decode("utf-8", "replace").splitlines()
+    new_lines = (new or b"").decode("utf-8", "replace").splitlines()
+    diff = list(difflib.unified_diff(old_lines, new_lines, "before", "after", lineterm=""))
     for line in diff[:lines]:
         print("    " + line)
     if len(diff) > lines:

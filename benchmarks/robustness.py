@@ -27,7 +27,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from kernlint.engine import host_findings  # noqa: E402
 from kernlint.findings import INTERNAL_ERROR  # noqa: E402
 from kernlint.python.project import FrontendSettings, Project  # noqa: E402
-from kernlint.python.signatures.inference import gather  # noqa: E402
+from kernlint.python.signatures.gather import gather  # noqa: E402
 from kernlint.source import walk  # noqa: E402
 
 

@@ -31,7 +31,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from kernlint.engine import Options, check_paths, discover  # noqa: E402
 from kernlint.python.project import Project  # noqa: E402
-from kernlint.python.signatures.inference import SIGNATURES_FILE, read_recorded  # noqa: E402
+from kernlint.python.signatures.recorded import SIGNATURES_FILE, read_recorded  # noqa: E402
 
 
 def record(root: str, command: List[str], timeout: float) -> Tuple[Dict, float, int]:

@@ -154,7 +154,7 @@ def _settings(args):
     from .engine import Options
     from .compile.numba_cuda import parse_cc
     from .python.project import FrontendSettings
-    from .python.signatures.inference import signatures_file
+    from .python.signatures.recorded import signatures_file
 
     missing = [p for p in args.paths if not os.path.exists(p) and p != getattr(args, "stdin_filename", None)]
     if missing:
@@ -335,7 +335,7 @@ def _rewrite(args) -> int:
 
 def _record(args) -> int:
     from . import config as configuration
-    from .python.signatures.inference import signatures_file
+    from .python.signatures.recorded import signatures_file
     from .record import main as record_main
 
     command = list(args.program)

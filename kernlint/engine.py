@@ -272,7 +272,8 @@ def _host_rules(facts, debug: bool) -> List[Finding]:
 def kernel_signatures(project: Project, files: Sequence[str], options: Options, facts=None) -> Dict:
     """Signatures beyond the decorators and comments, for the checked files' kernels (``facts``:
     what is read from each file, kept between runs)."""
-    from .python.signatures.inference import Uncached, gather
+    from .python.signatures.gather import gather
+    from .python.signatures.table import Uncached
 
     if options.frontend.import_modules:
         return {path: {name: [(s, "config") for s in sigs] for name, sigs in kernels.items()}

@@ -23,7 +23,8 @@ from typing import List, Optional, Sequence
 
 from . import record_hook
 from .python.signatures.closures import Closures, add_closure
-from .python.signatures.inference import Signatures, add, write_recorded
+from .python.signatures.recorded import write_recorded
+from .python.signatures.table import Signatures, add
 
 _LIBRARY_PARTS = (os.sep + "site-packages" + os.sep, os.sep + "dist-packages" + os.sep)
 

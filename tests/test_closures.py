@@ -13,7 +13,7 @@ import pytest
 
 from conftest import RECORDED_FIXTURES, ROOT, expected_findings
 from kernlint.python.signatures.closures import EMPTY, Unrebuildable, read_closures, rebuild, toml_value
-from kernlint.python.signatures.inference import read_recorded
+from kernlint.python.signatures.recorded import read_recorded
 
 MDLITE = RECORDED_FIXTURES / "mdlite"
 

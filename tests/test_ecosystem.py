@@ -366,7 +366,7 @@ def test_what_is_read_from_a_file_is_kept_until_a_file_its_reading_looked_at_cha
     the modules it imports, a module appearing where an import found none, a new file calling
     its functions) are read again, and every run finds what a run without a cache finds."""
     from kernlint.engine import Options, check_paths
-    from kernlint.python.signatures import inference as signatures
+    from kernlint.python.signatures import launch_sites
 
     package = _launching_package(tmp_path, '''
         def launch(x):
@@ -384,8 +384,8 @@ def test_what_is_read_from_a_file_is_kept_until_a_file_its_reading_looked_at_cha
                 scale[(x.size + 31) // 32, 32](scratch, x, 0.5)
     '''))
     read = []
-    launches = signatures._launches
-    monkeypatch.setattr(signatures, "_launches", lambda project, path: read.append(os.path.basename(path))
+    launches = launch_sites._launches
+    monkeypatch.setattr(launch_sites, "_launches", lambda project, path: read.append(os.path.basename(path))
                         or launches(project, path))
 
     def check(cache: bool):

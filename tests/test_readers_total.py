@@ -14,7 +14,7 @@ from conftest import ROOT
 
 from kernlint.engine import host_findings
 from kernlint.python.project import FrontendSettings, Project
-from kernlint.python.signatures.inference import gather
+from kernlint.python.signatures.gather import gather
 
 NAMES = ["x", "y", "n", "d_x", "frames", "sizes", "self.a", "self.E", "cls.b", "stream", "rng", "k"]
 DTYPES = ["np.float32", "'complex'", "'f8'", "np.int32", "cp.float64", "x.dtype", "self.a.dtype", "None", "dt"]

@@ -19,7 +19,7 @@ from kernlint.python.host.reader import (DEAD, _agreed, _documented_types, _Name
                                        _same)
 from kernlint.python.static_types import (NONE, ArrayType, FunctionRef, Maybe, ScalarType, StrType, TupleType,
                                        TypeReader)
-from kernlint.python.signatures.inference import read_recorded, write_recorded
+from kernlint.python.signatures.recorded import read_recorded, write_recorded
 
 LAZY = FIXTURES / "lazy" / "lazyproj"
 

@@ -1,13 +1,15 @@
 """Does a change keep kernlint's output byte for byte? Record the output of ``kernlint check``
 before and after, then compare.
 
-    python benchmarks/identical_output.py record OUT_DIR [CORPUS_DIR] [--only NAME,...]
+    python benchmarks/identical_output.py record OUT_DIR [CORPUS_DIR] [--only NAME,...] [--timeout S]
+                                                [--commit SHA]
     python benchmarks/identical_output.py --compare BEFORE_DIR AFTER_DIR [RESULT.json]
 
-``record`` runs ``kernlint check --no-cache`` twice over each target — text output, and
-``--output-format json --show-signatures`` (the findings as JSON on stdout, the signature list
-on stderr) — and keeps stdout, stderr and the exit code of each run in ``OUT_DIR/<target>/``,
-with ``OUT_DIR/manifest.json`` (the commit, their sha256, the time taken). The targets:
+``record`` runs ``kernlint check --no-cache --timeout 1200`` twice over each target — text
+output, and ``--output-format json --show-signatures`` (the findings as JSON on stdout, the
+signature list on stderr) — and keeps stdout, stderr and the exit code of each run in ``OUT_DIR/<target>/``,
+with ``OUT_DIR/manifest.json`` (per target: the commit, the places it was recorded in, the
+outputs' sha256, the time taken). The targets:
 
 - ``examples``: ``examples/``;
 - ``fixtures``: every fixture the suite checks in its one run (the entries of ``fixtures/``
@@ -20,8 +22,9 @@ Each run's working directory is the target's root and its paths are relative to 
 output still names files by absolute path: ``--compare`` reads each output with the target's
 directory written as ``<target>``, the Python environment's as ``<prefix>`` and the
 checkout's as ``<checkout>`` (the manifest keeps them), so two recordings made in different
-places compare alike. It says per target whether
-every output is identical, and writes the result as JSON.
+places compare alike. It says per target whether every output is identical (and whether a
+kernel ran past the time limit, which says how busy the machine was), and writes the result
+as JSON.
 """
 
 from __future__ import annotations
@@ -39,6 +42,9 @@ from typing import Dict, List, Optional, Tuple
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 CORPUS = os.path.join(HERE, "realworld_corpus.toml")
+# long enough that no kernel runs past it on a busy machine (fbpic's largest take over a minute
+# alone): a kernel past the limit is a KL902 that depends on the load, not on kernlint
+TIMEOUT = 1200.0
 # name -> the check's arguments; stdout and stderr of each run are kept
 RUNS = {
     "text": [],
@@ -82,25 +88,26 @@ def targets(corpus_dir: Optional[str]) -> List[Tuple[str, str, List[str]]]:
     return found
 
 
-def _commit() -> Dict[str, object]:
+def _commit(given: Optional[str]) -> Dict[str, object]:
     def git(*args: str) -> str:
         return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True).stdout.strip()
 
     # what the output depends on: kernlint's code (this script and the results are not part of it)
     changed = git("status", "--porcelain", "--", "kernlint", "setup.cfg", "setup.py")
-    return {"commit": git("rev-parse", "HEAD"), "kernlint_changed_since_commit": bool(changed)}
+    return {"commit": given or git("rev-parse", "HEAD") or "unknown",
+            "kernlint_changed_since_commit": bool(changed) if not given else False}
 
 
-def record(out_dir: str, corpus_dir: Optional[str], only: Optional[List[str]]) -> int:
+def record(out_dir: str, corpus_dir: Optional[str], only: Optional[List[str]], timeout: float,
+           commit: Optional[str]) -> int:
     os.makedirs(out_dir, exist_ok=True)
     manifest_path = os.path.join(out_dir, "manifest.json")
     manifest = {"targets": {}}
-    if os.path.isfile(manifest_path):  # --only adds to an earlier recording
+    if os.path.isfile(manifest_path):  # --only replaces some targets of an earlier recording
         with open(manifest_path) as handle:
             manifest = json.load(handle)
-    manifest.update(_commit())
-    manifest["root"] = ROOT
-    manifest["prefix"] = sys.prefix  # the environment: numba-cuda's own files are named by path
+    # where and from what each target was recorded: the places are left out when comparing
+    made = {**_commit(commit), "root": ROOT, "prefix": sys.prefix, "timeout": timeout}
     # this checkout's kernlint, whatever is installed; a warm worker server of other code is not
     # reused (its key holds kernlint's code)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [ROOT, os.environ.get("PYTHONPATH")]))}
@@ -109,11 +116,11 @@ def record(out_dir: str, corpus_dir: Optional[str], only: Optional[List[str]]) -
             continue
         folder = os.path.join(out_dir, name)
         os.makedirs(folder, exist_ok=True)
-        entry = {"paths": paths, "cwd": cwd, "outputs": {}, "seconds": {}}
+        entry = {**made, "paths": paths, "cwd": cwd, "outputs": {}, "seconds": {}}
         for run, options in RUNS.items():
             started = time.monotonic()
-            done = subprocess.run([sys.executable, "-m", "kernlint", "check", "--no-cache", *options, *paths],
-                                  cwd=cwd, env=env, capture_output=True)
+            done = subprocess.run([sys.executable, "-m", "kernlint", "check", "--no-cache", "--timeout", str(timeout),
+                                   *options, *paths], cwd=cwd, env=env, capture_output=True)
             entry["seconds"][run] = round(time.monotonic() - started, 1)
             for stream, data in (("stdout", done.stdout), ("stderr", done.stderr),
                                  ("rc", f"{done.returncode}\n".encode())):
@@ -133,34 +140,36 @@ def compare(before_dir: str, after_dir: str, result: Optional[str]) -> int:
     manifests = []
     for folder in (before_dir, after_dir):
         with open(os.path.join(folder, "manifest.json")) as handle:
-            manifests.append(json.load(handle))
+            manifests.append(json.load(handle)["targets"])
     before, after = manifests
     rows = {}
-    for name in sorted(set(before["targets"]) | set(after["targets"])):
-        old, new = before["targets"].get(name), after["targets"].get(name)
+    for name in sorted(set(before) | set(after)):
+        old, new = before.get(name), after.get(name)
         if old is None or new is None:
             rows[name] = {"identical": False, "missing_in": "before" if old is None else "after"}
             print(f"{name}: only {'after' if old is None else 'before'}")
             continue
         differing = sorted(f for f in set(old["outputs"]) | set(new["outputs"])
-                           if _normalized(before_dir, before, name, f) != _normalized(after_dir, after, name, f))
-        rows[name] = {"identical": not differing, "differing": differing,
-                      "outputs": len(old["outputs"]), "seconds_before": old["seconds"],
-                      "seconds_after": new["seconds"],
-                      "sha256_text_stdout": old["outputs"].get("text.stdout")}
+                           if _normalized(before_dir, old, name, f) != _normalized(after_dir, new, name, f))
+        # a kernel past the time limit says how busy the machine was, not what kernlint does
+        timed_out = {side: _timed_out(folder, name) for side, folder in (("before", before_dir), ("after", after_dir))}
+        rows[name] = {"identical": not differing, "differing": differing, "outputs": len(old["outputs"]),
+                      "commit_before": old["commit"], "commit_after": new["commit"],
+                      "timeout": [old["timeout"], new["timeout"]], "kernels_timed_out": timed_out,
+                      "seconds_before": old["seconds"], "seconds_after": new["seconds"]}
         findings = _findings(os.path.join(before_dir, name, "json.stdout"))
         if findings is not None:
             rows[name]["findings"] = findings
         print(f"{name}: {'identical' if not differing else 'DIFFERENT: ' + ', '.join(differing)}"
-              f" ({findings if findings is not None else '?'} findings)")
+              f" ({findings if findings is not None else '?'} findings"
+              + (f"; kernels past the time limit: {timed_out}" if any(timed_out.values()) else "") + ")")
         for file in differing:
-            _show_difference(_normalized(before_dir, before, name, file), _normalized(after_dir, after, name, file))
+            _show_difference(_normalized(before_dir, old, name, file), _normalized(after_dir, new, name, file))
     identical = all(row["identical"] for row in rows.values())
     summary = {
-        "before": {k: before.get(k) for k in ("commit", "kernlint_changed_since_commit")},
-        "after": {k: after.get(k) for k in ("commit", "kernlint_changed_since_commit")},
-        "runs": {run: ["kernlint", "check", "--no-cache", *options] for run, options in RUNS.items()},
+        "runs": {run: ["kernlint", "check", "--no-cache", "--timeout", "T", *options] for run, options in RUNS.items()},
         "all_identical": identical,
+        "any_timed_out": any(any(row.get("kernels_timed_out", {}).values()) for row in rows.values()),
         "targets": rows,
     }
     if result:
@@ -171,7 +180,7 @@ def compare(before_dir: str, after_dir: str, result: Optional[str]) -> int:
     return 0 if identical else 1
 
 
-def _normalized(folder: str, manifest: dict, target: str, file: str) -> Optional[bytes]:
+def _normalized(folder: str, entry: dict, target: str, file: str) -> Optional[bytes]:
     """An output with the places the recording was made in replaced by placeholders (the
     target's directory first, then the environment's: they may lie inside the checkout)."""
     try:
@@ -179,11 +188,19 @@ def _normalized(folder: str, manifest: dict, target: str, file: str) -> Optional
             data = handle.read()
     except OSError:
         return None
-    places = [(manifest["targets"][target]["cwd"], b"<target>"), (manifest["prefix"], b"<prefix>"),
-              (manifest["root"], b"<checkout>")]
-    for place, placeholder in places:
+    for place, placeholder in ((entry["cwd"], b"<target>"), (entry["prefix"], b"<prefix>"), (entry["root"], b"<checkout>")):
         data = data.replace(os.path.join(place, "").encode(), placeholder + b"/").replace(place.encode(), placeholder)
     return data
+
+
+def _timed_out(folder: str, target: str) -> int:
+    """Kernels the JSON run reports as past the time limit (KL902)."""
+    try:
+        with open(os.path.join(folder, target, "json.stdout")) as handle:
+            findings = json.load(handle)
+    except (OSError, ValueError):
+        return 0
+    return sum(1 for f in findings if f.get("code") == "KL902" and "--timeout" in f.get("message", ""))
 
 
 def _findings(path: str) -> Optional[int]:
@@ -207,17 +224,23 @@ def _show_difference(old: Optional[bytes], new: Optional[bytes], lines: int = 20
 
 
 def main(argv: List[str]) -> int:
+    import argparse
+
     if len(argv) >= 3 and argv[0] == "--compare":
         return compare(argv[1], argv[2], argv[3] if len(argv) > 3 else None)
-    only = None
-    if "--only" in argv:
-        at = argv.index("--only")
-        only = argv[at + 1].split(",")
-        argv = argv[:at] + argv[at + 2:]
-    if len(argv) in (2, 3) and argv[0] == "record":
-        return record(argv[1], argv[2] if len(argv) == 3 else None, only)
-    print(__doc__)
-    return 2
+    if not argv or argv[0] != "record":
+        print(__doc__)
+        return 2
+    parser = argparse.ArgumentParser(prog="identical_output.py record")
+    parser.add_argument("out_dir")
+    parser.add_argument("corpus_dir", nargs="?")
+    parser.add_argument("--only", help="these targets (comma-separated), replacing theirs in OUT_DIR")
+    parser.add_argument("--timeout", type=float, default=TIMEOUT,
+                        help=f"kernlint's --timeout (default {TIMEOUT:g} s)")
+    parser.add_argument("--commit", help="the commit this checkout is, where it is no git checkout (a git archive)")
+    args = parser.parse_args(argv[1:])
+    return record(args.out_dir, args.corpus_dir, args.only.split(",") if args.only else None, args.timeout,
+                  args.commit)
 
 
 if __name__ == "__main__":

@@ -22,7 +22,8 @@ Each run's working directory is the target's root and its paths are relative to 
 output still names files by absolute path: ``--compare`` reads each output with the target's
 directory written as ``<target>``, the Python environment's as ``<prefix>`` and the
 checkout's as ``<checkout>`` (the manifest keeps them), so two recordings made in different
-places compare alike. It says per target whether every output is identical (and whether a
+places compare alike (memory addresses that numba's messages quote are left out too: they
+change from run to run). It says per target whether every output is identical (and whether a
 kernel ran past the time limit, which says how busy the machine was), and writes the result
 as JSON.
 """
@@ -33,6 +34,7 @@ import hashlib
 import importlib.util
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -182,7 +184,9 @@ def compare(before_dir: str, after_dir: str, result: Optional[str]) -> int:
 
 def _normalized(folder: str, entry: dict, target: str, file: str) -> Optional[bytes]:
     """An output with the places the recording was made in replaced by placeholders (the
-    target's directory first, then the environment's: they may lie inside the checkout)."""
+    target's directory first, then the environment's: they may lie inside the checkout), and
+    the memory addresses numba's messages quote (``<function ones at 0x7f5d5b4399e0>``, in a
+    KL903's reasons) written as ``0x?``: they differ from one process to the next."""
     try:
         with open(os.path.join(folder, target, file), "rb") as handle:
             data = handle.read()
@@ -190,7 +194,10 @@ def _normalized(folder: str, entry: dict, target: str, file: str) -> Optional[by
         return None
     for place, placeholder in ((entry["cwd"], b"<target>"), (entry["prefix"], b"<prefix>"), (entry["root"], b"<checkout>")):
         data = data.replace(os.path.join(place, "").encode(), placeholder + b"/").replace(place.encode(), placeholder)
-    return data
+    return _ADDRESS.sub(b" at 0x?", data)
+
+
+_ADDRESS = re.compile(rb" at 0x[0-9a-f]+")
 
 
 def _timed_out(folder: str, target: str) -> int:

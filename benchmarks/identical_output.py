@@ -3,7 +3,7 @@ before and after, then compare.
 
     python benchmarks/identical_output.py record OUT_DIR [CORPUS_DIR] [--only NAME,...] [--timeout S]
                                                 [--commit SHA]
-    python benchmarks/identical_output.py --compare BEFORE_DIR AFTER_DIR [RESULT.json]
+    python benchmarks/identical_output.py --compare BEFORE_DIR AFTER_DIR [RESULT.json] [--control AGAIN_DIR]
 
 ``record`` runs ``kernlint check --no-cache --timeout 1200`` twice over each target — text
 output, and ``--output-format json --show-signatures`` (the findings as JSON on stdout, the
@@ -25,7 +25,10 @@ checkout's as ``<checkout>`` (the manifest keeps them), so two recordings made i
 places compare alike (memory addresses that numba's messages quote are left out too: they
 change from run to run). It says per target whether every output is identical (and whether a
 kernel ran past the time limit, which says how busy the machine was), and writes the result
-as JSON.
+as JSON. ``--control AGAIN_DIR``, a second recording of the after side, marks the outputs
+that differ between two runs of one kernlint (the order of ``--show-signatures`` rows that
+sort alike, a variant named by the repr of a random array): those say nothing about the
+change.
 """
 
 from __future__ import annotations
@@ -138,12 +141,17 @@ def record(out_dir: str, corpus_dir: Optional[str], only: Optional[List[str]], t
     return 0
 
 
-def compare(before_dir: str, after_dir: str, result: Optional[str]) -> int:
+def compare(before_dir: str, after_dir: str, result: Optional[str], control_dir: Optional[str] = None) -> int:
+    """``control_dir``: a second recording of the after side's code: an output that differs
+    between two runs of one kernlint is marked as such (it says nothing about the change)."""
     manifests = []
-    for folder in (before_dir, after_dir):
+    for folder in (before_dir, after_dir, control_dir):
+        if folder is None:
+            manifests.append({})
+            continue
         with open(os.path.join(folder, "manifest.json")) as handle:
             manifests.append(json.load(handle)["targets"])
-    before, after = manifests
+    before, after, control = manifests
     rows = {}
     for name in sorted(set(before) | set(after)):
         old, new = before.get(name), after.get(name)
@@ -162,6 +170,10 @@ def compare(before_dir: str, after_dir: str, result: Optional[str]) -> int:
         findings = _findings(os.path.join(before_dir, name, "json.stdout"))
         if findings is not None:
             rows[name]["findings"] = findings
+        again = control.get(name)
+        if again is not None and differing:
+            rows[name]["differing_between_two_runs_of_after"] = sorted(
+                f for f in differing if _normalized(after_dir, new, name, f) != _normalized(control_dir, again, name, f))
         print(f"{name}: {'identical' if not differing else 'DIFFERENT: ' + ', '.join(differing)}"
               f" ({findings if findings is not None else '?'} findings"
               + (f"; kernels past the time limit: {timed_out}" if any(timed_out.values()) else "") + ")")
@@ -234,7 +246,12 @@ def main(argv: List[str]) -> int:
     import argparse
 
     if len(argv) >= 3 and argv[0] == "--compare":
-        return compare(argv[1], argv[2], argv[3] if len(argv) > 3 else None)
+        control = None
+        if "--control" in argv:
+            at = argv.index("--control")
+            control = argv[at + 1]
+            argv = argv[:at] + argv[at + 2:]
+        return compare(argv[1], argv[2], argv[3] if len(argv) > 3 else None, control)
     if not argv or argv[0] != "record":
         print(__doc__)
         return 2

@@ -13,7 +13,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 
 from kernlint.analysis.conversions import safe_range  # noqa: E402
-from kernlint.frontends.numba_cuda import compile_file, parse_cc  # noqa: E402
+from kernlint.compile.numba_cuda import compile_file, parse_cc  # noqa: E402
 from kernlint.rewrite.command import rewrite_kernel  # noqa: E402
 from kernlint.resources import lower_ptx_version, ptxas_usage  # noqa: E402
 from kernlint.rewrite.verify import VerificationError, nvvm_ptx  # noqa: E402

@@ -232,7 +232,7 @@ import importlib, importlib.util, json, os, sys, time
 started = time.perf_counter()
 from numba.core import sigutils, types
 from numba.cuda.compiler import compile_cuda
-from kernlint.frontends.numba_cuda import offline_device
+from kernlint.compile.numba_cuda import offline_device
 imported = time.perf_counter() - started
 compiled = 0
 modules = {}

@@ -47,7 +47,7 @@ from typing import Dict, List, Tuple
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from kernlint.engine import Options, check_paths, discover, worth_checking  # noqa: E402
-from kernlint.frontends.project import Project  # noqa: E402
+from kernlint.python.project import Project  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 VERDICTS = os.path.join(HERE, "realworld_verdicts.toml")

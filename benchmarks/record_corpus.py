@@ -30,8 +30,8 @@ from concurrent.futures import ThreadPoolExecutor
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 
-from kernlint.frontends.closures import read_closures  # noqa: E402
-from kernlint.frontends.signatures import read_recorded, write_recorded  # noqa: E402
+from kernlint.python.signatures.closures import read_closures  # noqa: E402
+from kernlint.python.signatures.recorded import read_recorded, write_recorded  # noqa: E402
 
 CORPUS = os.path.join(HERE, "realworld_corpus.toml")
 RECORDED = os.path.join(HERE, "results", "recorded")

@@ -1,7 +1,7 @@
 """Robustness on real Python: every file of a large body of code through kernlint's readers.
 
 Discovery (the syntax tree: kernels, bindings, imports), static types and host facts
-(``pyhost``), launch-site and body-inferred signatures, and the host rules run over each
+(``python.host``), launch-site and body-inferred signatures, and the host rules run over each
 ``.py`` file; nothing is compiled (kernels are typed by numba only in ``check``). Every
 internal error counts: a KL905 that a reader recorded, or an exception that escaped.
 Goal: 0.
@@ -26,8 +26,8 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from kernlint.engine import host_findings  # noqa: E402
 from kernlint.findings import INTERNAL_ERROR  # noqa: E402
-from kernlint.frontends.project import FrontendSettings, Project  # noqa: E402
-from kernlint.frontends.signatures import gather  # noqa: E402
+from kernlint.python.project import FrontendSettings, Project  # noqa: E402
+from kernlint.python.signatures.gather import gather  # noqa: E402
 from kernlint.source import walk  # noqa: E402
 
 

@@ -30,8 +30,8 @@ from typing import Dict, List, Set, Tuple
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from kernlint.engine import Options, check_paths, discover  # noqa: E402
-from kernlint.frontends.project import Project  # noqa: E402
-from kernlint.frontends.signatures import SIGNATURES_FILE, read_recorded  # noqa: E402
+from kernlint.python.project import Project  # noqa: E402
+from kernlint.python.signatures.recorded import SIGNATURES_FILE, read_recorded  # noqa: E402
 
 
 def record(root: str, command: List[str], timeout: float) -> Tuple[Dict, float, int]:
@@ -78,7 +78,7 @@ def qualnames(root: str) -> Dict[Tuple[str, int], str]:
 
 def _normal(signature: str) -> str:
     """A signature as numba reads it (``bool`` and ``boolean``, ``intp`` and ``int64`` are one)."""
-    from kernlint.frontends.numba_cuda import parse_signature
+    from kernlint.compile.numba_cuda import parse_signature
 
     try:
         args, _ = parse_signature(signature)

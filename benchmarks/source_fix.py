@@ -24,7 +24,7 @@ sys.path.insert(0, os.path.join(ROOT, "tests"))
 from build_ptx import CASES, ptxas_resources  # noqa: E402
 from kernlint import fix  # noqa: E402
 from kernlint.engine import Options, check_paths  # noqa: E402
-from kernlint.frontends.numba_cuda import compile_file, parse_cc  # noqa: E402
+from kernlint.compile.numba_cuda import compile_file, parse_cc  # noqa: E402
 from kernlint.resources import lower_ptx_version  # noqa: E402
 from kernlint.rewrite.command import rewrite_kernel  # noqa: E402
 from kernlint.rewrite.verify import nvvm_ptx  # noqa: E402

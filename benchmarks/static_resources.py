@@ -15,7 +15,7 @@ sys.path.insert(0, os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 
 from build_ptx import build  # noqa: E402
-from kernlint.frontends.hip import compile_hip_file, hipcc  # noqa: E402
+from kernlint.hip.kernels import compile_hip_file, hipcc  # noqa: E402
 from kernlint.resources import amdgpu_resources  # noqa: E402
 from kernlint.rewrite.command import rewrite_kernel  # noqa: E402
 

@@ -13,8 +13,8 @@ import json
 import os
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
+from .compile.toolchain import identity as _toolchain
 from .findings import Edit, Finding, Fix, Frame
-from .frontends.toolchain import identity as _toolchain
 from .fsutil import write_atomic
 from .source import read_bytes
 

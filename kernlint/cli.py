@@ -91,7 +91,7 @@ class _Version(argparse.Action):
         import platform
         from importlib import metadata
 
-        from .frontends.toolchain import find_nvvm
+        from .compile.toolchain import find_nvvm
 
         def version(package: str) -> str:
             try:
@@ -195,9 +195,9 @@ def _settings(args):
     """Configuration file, then the command line over it; errors exit 2 before any work."""
     from . import config as configuration
     from .engine import Options
-    from .frontends.numba_cuda import parse_cc
-    from .frontends.project import FrontendSettings
-    from .frontends.signatures import signatures_file
+    from .compile.numba_cuda import parse_cc
+    from .python.project import FrontendSettings
+    from .python.signatures.recorded import signatures_file
 
     missing = [p for p in args.paths if not os.path.exists(p) and p != getattr(args, "stdin_filename", None)]
     if missing:
@@ -422,7 +422,7 @@ def _rewrite(args) -> int:
 
 def _record(args) -> int:
     from . import config as configuration
-    from .frontends.signatures import signatures_file
+    from .python.signatures.recorded import signatures_file
     from .record import main as record_main
 
     command = list(args.program)
@@ -486,8 +486,8 @@ def _main(argv: Optional[List[str]] = None) -> int:
         print(f"kernlint: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        if "kernlint.frontends.worker" in sys.modules:  # its workers would compile on for nobody
-            sys.modules["kernlint.frontends.worker"].end_running()
+        if "kernlint.workers.worker" in sys.modules:  # its workers would compile on for nobody
+            sys.modules["kernlint.workers.worker"].end_running()
         print("kernlint: interrupted", file=sys.stderr)
         return 130  # 128 + SIGINT, as shells report a program Ctrl-C ended
     except BrokenPipeError:

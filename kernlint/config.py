@@ -211,7 +211,7 @@ def validate(table: Dict[str, Any], path: str, where: str = "[tool.kernlint]") -
                 fail(key, f"expected one of {', '.join(choices)}, got {table[key]!r}")
             setattr(config, key, table[key])
     if "arch" in table:
-        from .frontends.numba_cuda import parse_cc
+        from .compile.numba_cuda import parse_cc
 
         try:
             parse_cc(str(table["arch"]))

@@ -29,10 +29,10 @@ import threading
 import warnings
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
+from .compile import numba_cuda
+from .compile.numba_cuda import CompiledKernel, compile_signature, parse_cc, type_text
 from .engine import analyse_kernel
 from .findings import Finding, KernelInfo
-from .frontends import numba_cuda
-from .frontends.numba_cuda import CompiledKernel, compile_signature, parse_cc, type_text
 from .rewrite.command import rewrite_kernel
 from .rewrite.edit import MODES
 from .source import SourceFile

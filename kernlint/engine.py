@@ -1,4 +1,5 @@
-"""Run the pipeline over paths: frontends -> IR -> analysis -> rules -> findings."""
+"""Run the pipeline over paths: read and compile (python, compile, hip, workers) -> IR -> analysis
+-> rules -> findings."""
 
 from __future__ import annotations
 
@@ -10,16 +11,15 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from . import rules
 from .analysis.program import KernelAnalysis, Program
+from .compile.numba_cuda import CompiledKernel, FileResult
+from .compile.toolchain import NVVM_EXTRAS
 from .findings import INTERNAL_ERROR, TIMED_OUT, Finding, internal_error, invalid_ir, kernlint_frames, merge
 from .discovery import Rules as DiscoveryRules
 from .discovery import discover as discover_files
-from .frontends import suffixes
-from .frontends.numba_cuda import CompiledKernel, FileResult
-from .frontends.project import FrontendSettings, Project
-from .frontends.toolchain import NVVM_EXTRAS
 from .ir.reader import IRSyntaxError, parse_module
+from .python.project import FrontendSettings, Project
 from .rules.base import KernelContext
-from .source import SourceFile, decode_source, read_bytes
+from .source import SourceFile, decode_source, read_bytes, suffixes
 from .suppress import is_suppressed
 
 # Library code numba compiles into a kernel: findings walk out of it to the user's call site.
@@ -207,7 +207,7 @@ def analyse_result(result: FileResult, options: Optional[Options] = None,
         started = time.process_time()
         found = analyse_kernel(compiled, source, debug=options is not None and options.frontend.debug)
         if options is not None and options.resources:
-            from .frontends.numba_cuda import parse_cc
+            from .compile.numba_cuda import parse_cc
             from .resources import attach
 
             attach(found, compiled, parse_cc(options.arch), options.offload_arch)
@@ -265,7 +265,7 @@ _LAUNCH_BYTES = re.compile(rb"\w\[[^\]\n]*,[^\]\n]*\]\(")
 
 def host_findings(project: Project, path: str) -> List[Finding]:
     """The host rules (KL5xx) over one Python file: syntax only, nothing compiled or run."""
-    from .frontends.pyhost import file_host_facts
+    from .python.host.reader import file_host_facts
 
     facts = file_host_facts(project, path)
     return [] if facts is None else _host_rules(facts, project.settings.debug)
@@ -287,7 +287,8 @@ def _host_rules(facts, debug: bool) -> List[Finding]:
 def kernel_signatures(project: Project, files: Sequence[str], options: Options, facts=None) -> Dict:
     """Signatures beyond the decorators and comments, for the checked files' kernels (``facts``:
     what is read from each file, kept between runs)."""
-    from .frontends.signatures import Uncached, gather
+    from .python.signatures.gather import gather
+    from .python.signatures.table import Uncached
 
     if options.frontend.import_modules:
         return {path: {name: [(s, "config") for s in sigs] for name, sigs in kernels.items()}
@@ -320,7 +321,7 @@ def with_recorded_closures(options: Options) -> Options:
     if not options.signatures_file or options.frontend.closures or options.frontend.import_modules:
         return options
     from .config import ConfigError
-    from .frontends.closures import read_closures
+    from .python.signatures.closures import read_closures
 
     try:
         closures = read_closures(options.signatures_file)
@@ -389,7 +390,7 @@ def _check(discovered: List[str], options: Options, progress: Optional[Progress]
     kernels_wanted = compiles_kernels(options)
     early = kernels_wanted and any(path.endswith(".py") for path in discovered) and not options.resources
     if early:
-        from .frontends.worker import start_early
+        from .workers.worker import start_early
 
         start_early()  # numba-cuda's import in the worker daemon overlaps the reading below
     project = Project(options.frontend)
@@ -405,7 +406,7 @@ def _check(discovered: List[str], options: Options, progress: Optional[Progress]
     pending: List[str] = []
     done = 0
 
-    from .frontends.closures import functions_within
+    from .python.signatures.closures import functions_within
 
     called = functions_within(options.frontend.closures)
 
@@ -426,8 +427,8 @@ def _check(discovered: List[str], options: Options, progress: Optional[Progress]
             progress(done, len(files), path)
     if pending:
         from .cache import KernelCache
-        from .frontends.numba_cuda import KernelReuse
-        from .frontends.worker import compile_files
+        from .compile.numba_cuda import KernelReuse
+        from .workers.worker import compile_files
 
         kernels = KernelCache(options.cache_root) if cache and not options.frontend.import_modules else None
         reuse = KernelReuse(kernels.salt, kernels.known()) if kernels else None
@@ -450,7 +451,7 @@ def _check(discovered: List[str], options: Options, progress: Optional[Progress]
             if progress:
                 progress(done, len(files), result.path)
     if early and not pending:
-        from .frontends.worker import stop_unused
+        from .workers.worker import stop_unused
 
         stop_unused()
     host_files = host_checked(discovered)

@@ -123,7 +123,7 @@ def split_origin(origin: str) -> Tuple[str, str]:
 
 
 # -- the tool's own diagnostics (KL9xx) ---------------------------------------------------
-# Their kinds live here so that frontends can emit them without importing the rule
+# Their kinds live here so that the readers and compilers can emit them without importing the rule
 # catalog; each one's documentation is its module in ``kernlint/rules/``.
 
 UNREADABLE_FILE = "KL901"

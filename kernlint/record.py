@@ -1,6 +1,6 @@
 """``kernlint record -- COMMAND...``: run the user's program or tests and write the
 argument types of every numba.cuda launch to the signatures file, with what each
-factory-made kernel closed over (``frontends/closures.py``).
+factory-made kernel closed over (``python/signatures/closures.py``).
 
 The command runs with a ``sitecustomize`` first on its ``PYTHONPATH`` that wraps numba-cuda's
 launch (``record_hook``); where no CUDA driver is found it runs under numba's CUDA
@@ -22,8 +22,9 @@ import tempfile
 from typing import List, Optional, Sequence
 
 from . import record_hook
-from .frontends.closures import Closures, add_closure
-from .frontends.signatures import Signatures, add, write_recorded
+from .python.signatures.closures import Closures, add_closure
+from .python.signatures.recorded import write_recorded
+from .python.signatures.table import Signatures, add
 
 _LIBRARY_PARTS = (os.sep + "site-packages" + os.sep, os.sep + "dist-packages" + os.sep)
 

@@ -38,7 +38,7 @@ _INT64 = (-(2 ** 63), 2 ** 63 - 1)  # TOML's integers
 
 def _type_text(numba_type):
     """numba's type as a signature string numba parses back (``str`` of a tuple does not);
-    the tuple form is pytypes.TupleType.text's, written again: this file cannot import kernlint."""
+    the tuple form is static_types.TupleType.text's, written again: this file cannot import kernlint."""
     items = getattr(numba_type, "types", None)
     kind = type(numba_type).__name__
     if isinstance(items, tuple) and kind in ("UniTuple", "Tuple", "NamedUniTuple", "NamedTuple"):

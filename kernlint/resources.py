@@ -16,8 +16,8 @@ import tempfile
 from typing import Dict, List, Optional, Sequence
 
 from .analysis.program import KernelAnalysis, Program, Site
+from .compile.numba_cuda import CompiledKernel
 from .findings import Finding
-from .frontends.numba_cuda import CompiledKernel
 from .ir.reader import parse_module
 from .rewrite.edit import FunctionPlan, dialect_of, rewrite_module
 from .rewrite.verify import VerificationError, amdgpu_assembly, nvvm_ptx

@@ -90,6 +90,16 @@ def undecodable(data: bytes):
     return 1, "cannot read: invalid coding declaration"
 
 
+# the sources each target covers
+SUFFIXES = {"cuda": (".py",), "rocm": (".hip", ".ll", ".bc")}
+SOURCE_SUFFIXES = (".py", ".hip", ".ll", ".bc")
+
+
+def suffixes(target: str = "auto"):
+    """The sources a target covers: numba.cuda Python, or ROCm's HIP and IR; auto: all."""
+    return SUFFIXES.get(target, SOURCE_SUFFIXES)
+
+
 _SKIP_DIRS = frozenset({"__pycache__", "node_modules", "site-packages", "dist-packages", "build", "dist"})
 
 

@@ -22,7 +22,7 @@ EXAMPLES = ROOT / "examples"
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 sys.dont_write_bytecode = False
 
-# Runs here share a worker server (kernlint/frontends/server.py) that ends soon after the suite:
+# Runs here share a worker server (kernlint/workers/daemon.py) that ends soon after the suite:
 # the variable is part of the server's key, so a developer's own server is never used here.
 os.environ.setdefault("KERNLINT_SERVER_IDLE", "20")
 

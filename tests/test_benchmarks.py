@@ -1,4 +1,5 @@
-"""The static-resources benchmark in its quick mode (CI has no GPU; the GPU part is recorded)."""
+"""The benchmarks' own logic: the static-resources benchmark in its quick mode (CI has no GPU;
+the GPU part is recorded), the real-world counts, the identical-output comparison."""
 import json
 import subprocess
 import sys
@@ -115,3 +116,38 @@ def test_realworld_halves_precision_recall_and_shapes(tmp_path):
     assert all(f["verdict"] == "unjudged" for f in result["projects"][0]["findings"])
     assert all(p["precision"] is None and p["recall"] is None
                for p in result["summary"]["held-out"]["rules"].values())
+
+
+def _recording(folder, root, target_dir, outputs):
+    """A recording as ``identical_output.py record`` leaves it: outputs and the manifest."""
+    (folder / "t").mkdir(parents=True)
+    for name, data in outputs.items():
+        (folder / "t" / name).write_bytes(data)
+    entry = {"commit": "c", "kernlint_changed_since_commit": False, "root": str(root), "prefix": str(root / ".venv"),
+             "timeout": 60.0, "cwd": str(target_dir), "paths": ["."], "outputs": dict.fromkeys(outputs, "-"),
+             "seconds": {"text": 1.0, "json": 1.0}}
+    (folder / "manifest.json").write_text(json.dumps({"targets": {"t": entry}}))
+
+
+def test_identical_output_compares_what_kernlint_says_not_where_it_ran(tmp_path):
+    """Two recordings made in different checkouts compare alike where only the places and the
+    addresses numba quotes differ; any other byte is a difference."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        import identical_output
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+
+    def output(root, address, line=12):
+        return (f'[{{"code": "KL903", "path": "{root}/proj/k.py", "line": {line}, "message": '
+                f'"tried: <function ones at {address}>"}}]\n').encode()
+
+    one, two = tmp_path / "a" / "checkout", tmp_path / "elsewhere"
+    _recording(tmp_path / "before", one, one / "proj", {"json.stdout": output(one, "0x7f5d5b4399e0")})
+    _recording(tmp_path / "after", two, two / "proj", {"json.stdout": output(two, "0x7f7b201dd8a0")})
+    _recording(tmp_path / "changed", two, two / "proj", {"json.stdout": output(two, "0x7f7b201dd8a0", line=13)})
+    result = tmp_path / "result.json"
+    assert identical_output.compare(str(tmp_path / "before"), str(tmp_path / "after"), str(result)) == 0
+    assert json.loads(result.read_text())["targets"]["t"]["identical"]
+    assert identical_output.compare(str(tmp_path / "before"), str(tmp_path / "changed"), str(result)) == 1
+    assert json.loads(result.read_text())["targets"]["t"]["differing"] == ["json.stdout"]

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from conftest import RECORDED_FIXTURES, ROOT, expected_findings
-from kernlint.frontends.closures import EMPTY, Unrebuildable, read_closures, rebuild, toml_value
-from kernlint.frontends.signatures import read_recorded
+from kernlint.python.signatures.closures import EMPTY, Unrebuildable, read_closures, rebuild, toml_value
+from kernlint.python.signatures.recorded import read_recorded
 
 MDLITE = RECORDED_FIXTURES / "mdlite"
 

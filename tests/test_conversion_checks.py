@@ -13,7 +13,7 @@ import pytest
 from kernlint.analysis.conversions import fcmp, safe_range
 from kernlint.engine import analyse_kernel
 from kernlint.findings import KernelInfo
-from kernlint.frontends.numba_cuda import CompiledKernel
+from kernlint.compile.numba_cuda import CompiledKernel
 from kernlint.ir.reader import float_constant
 
 KERNEL = """

@@ -131,7 +131,7 @@ import re
 from numba import cuda, types
 from numba.cuda import codegen, dispatcher
 from kernlint import HostcallError, no_hostcall
-from kernlint.frontends import numba_cuda
+from kernlint.compile import numba_cuda
 
 codegen.CUDACodeLibrary._ensure_cc = lambda self, cc: cc or (9, 0)
 dispatcher._Kernel.bind = lambda self: None

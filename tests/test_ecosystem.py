@@ -147,7 +147,7 @@ def test_warm_cache_gives_the_same_findings_without_importing_numba(project):
 
 def test_cache_is_invalidated_by_every_change_that_matters(project):
     from kernlint.engine import Options, cache_settings
-    from kernlint.frontends.project import FrontendSettings
+    from kernlint.python.project import FrontendSettings
 
     (project / "helpers.py").write_text("SCALE = 1\n")
     source = project / "kernels.py"
@@ -376,7 +376,7 @@ def test_what_is_read_from_a_file_is_kept_until_a_file_its_reading_looked_at_cha
     the modules it imports, a module appearing where an import found none, a new file calling
     its functions) are read again, and every run finds what a run without a cache finds."""
     from kernlint.engine import Options, check_paths
-    from kernlint.frontends import signatures
+    from kernlint.python.signatures import launch_sites
 
     package = _launching_package(tmp_path, '''
         def launch(x):
@@ -394,8 +394,8 @@ def test_what_is_read_from_a_file_is_kept_until_a_file_its_reading_looked_at_cha
                 scale[(x.size + 31) // 32, 32](scratch, x, 0.5)
     '''))
     read = []
-    launches = signatures._launches
-    monkeypatch.setattr(signatures, "_launches", lambda project, path: read.append(os.path.basename(path))
+    launches = launch_sites._launches
+    monkeypatch.setattr(launch_sites, "_launches", lambda project, path: read.append(os.path.basename(path))
                         or launches(project, path))
 
     def check(cache: bool):

@@ -6,8 +6,8 @@ import textwrap
 import pytest
 
 from kernlint.engine import Options, check_paths
-from kernlint.frontends.numba_cuda import compile_file, parse_cc
-from kernlint.frontends.project import FrontendSettings
+from kernlint.compile.numba_cuda import compile_file, parse_cc
+from kernlint.python.project import FrontendSettings
 
 
 @pytest.mark.parametrize("arch, cc", [("sm_90", (9, 0)), ("80", (8, 0)), ("sm_120", (12, 0)), ("8.6", (8, 6))])
@@ -108,7 +108,7 @@ def {name}(y, x):
 
 
 def test_a_kernel_past_the_time_limit_is_cached_with_that_limit(tmp_path, monkeypatch):
-    import kernlint.frontends.worker as worker
+    import kernlint.workers.worker as worker
 
     (tmp_path / "mixed.py").write_text("from numba import cuda\n" + _long_kernel("slow", 600))
     compiled = []
@@ -780,7 +780,7 @@ def test_a_captured_device_array_is_writable_and_lowered_by_its_pointer(tmp_path
     made without a GPU) gives the same IR: no constant copy of the data, an `inttoptr`. An
     object that hands on such an array's interface (a class of the project, or numba-cuda's
     testing `ForeignArray`, read as syntax) is that array."""
-    from kernlint.frontends import slicing
+    from kernlint.python import slicing
 
     if not slicing._captures_device_arrays():
         pytest.skip("this numba-cuda refuses captured device arrays")
@@ -819,8 +819,8 @@ def test_a_kernel_reading_a_device_array_stand_in_is_cached_by_the_arrays_data()
     import numpy as np
     from numba import cuda
 
-    from kernlint.frontends.numba_cuda import kernel_fingerprint
-    from kernlint.frontends.slicing import DeviceArrayStandin
+    from kernlint.compile.numba_cuda import kernel_fingerprint
+    from kernlint.python.slicing import DeviceArrayStandin
 
     def digest(data):
         namespace = {"TABLE": DeviceArrayStandin(np.array(data, dtype=np.float32)), "cuda": cuda}

@@ -9,7 +9,7 @@ from conftest import FIXTURES
 from irtext import HIP_ASSERT_AND_HOSTCALL, JULIA_CHECKED_INT
 from kernlint.engine import run_rules
 from kernlint.findings import KernelInfo
-from kernlint.frontends.numba_cuda import CompiledKernel, compile_file
+from kernlint.compile.numba_cuda import CompiledKernel, compile_file
 from kernlint.ir.reader import IRSyntaxError, parse_module
 
 EXAMPLES = 5000 if os.environ.get("HYPOTHESIS_PROFILE") == "thorough" else 300

@@ -3,7 +3,7 @@ import ast
 
 import pytest
 
-from kernlint.frontends import modes
+from kernlint.python.host import modes
 
 NONE, ZERO, TRUE = ("V", "None"), ("V", "== 0.0"), ("V", "true")
 

@@ -13,8 +13,8 @@ from hypothesis import assume, given, strategies as st
 from conftest import ROOT
 
 from kernlint.engine import host_findings
-from kernlint.frontends.project import FrontendSettings, Project
-from kernlint.frontends.signatures import gather
+from kernlint.python.project import FrontendSettings, Project
+from kernlint.python.signatures.gather import gather
 
 NAMES = ["x", "y", "n", "d_x", "frames", "sizes", "self.a", "self.E", "cls.b", "stream", "rng", "k"]
 DTYPES = ["np.float32", "'complex'", "'f8'", "np.int32", "cp.float64", "x.dtype", "self.a.dtype", "None", "dt"]
@@ -201,13 +201,13 @@ def test_an_internal_error_is_one_located_diagnostic_and_the_run_goes_on(tmp_pat
     # a stand-in for any bug in a reader: the type reader fails on the name SURPRISE
     hook = tmp_path / "sitecustomize.py"
     hook.write_text(textwrap.dedent("""\
-        from kernlint.frontends import pytypes
-        original = pytypes.TypeReader.type_of
+        from kernlint.python import static_types
+        original = static_types.TypeReader.type_of
         def type_of(self, expr):
             if getattr(expr, "id", None) == "SURPRISE":
                 raise AttributeError("'NoneType' object has no attribute 'startswith'")
             return original(self, expr)
-        pytypes.TypeReader.type_of = type_of
+        static_types.TypeReader.type_of = type_of
         """))
     env = dict(os.environ, PYTHONPATH=f"{tmp_path}{os.pathsep}{ROOT}")
     command = [sys.executable, "-m", "kernlint", "check", "--no-cache", "--output-format", "json", str(tmp_path)]

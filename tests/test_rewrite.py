@@ -10,7 +10,7 @@ import pytest
 from conftest import FIXTURES, ROOT
 from irtext import JULIA_CHECKED_INT
 from kernlint.findings import KernelInfo
-from kernlint.frontends.numba_cuda import CompiledKernel, compile_file
+from kernlint.compile.numba_cuda import CompiledKernel, compile_file
 from kernlint.rewrite.command import rewrite_kernel
 from kernlint.rewrite.verify import amdgpu_assembly
 

@@ -27,7 +27,7 @@ from conftest import FIXTURES
 from hostjit import ARRAY_ARGTYPES, CTYPE_OF, HostModule, array_args
 from kernlint.analysis.conversions import conversion, safe_range
 from kernlint.analysis.program import KernelAnalysis, Program
-from kernlint.frontends.numba_cuda import compile_file
+from kernlint.compile.numba_cuda import compile_file
 from kernlint.ir.reader import parse_module
 from kernlint.rewrite.command import rewrite_kernel
 from kernlint.rewrite.edit import FunctionPlan, rewrite_module

@@ -59,7 +59,7 @@ def test_hip_resources_match_the_amdgpu_backend(tmp_path):
 
 @needs_ptxas
 def test_nvptx_resources_match_ptxas(tmp_path):
-    from kernlint.frontends.numba_cuda import compile_file
+    from kernlint.compile.numba_cuda import compile_file
     from kernlint.rewrite.verify import nvvm_ptx
 
     found = resources_by_line(FIXTURES / "print_guard.py")

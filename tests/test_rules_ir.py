@@ -3,7 +3,7 @@ from irtext import HIP_ASSERT_AND_HOSTCALL, JULIA_CHECKED_INT
 
 from kernlint.engine import analyse_kernel
 from kernlint.findings import KernelInfo
-from kernlint.frontends.numba_cuda import CompiledKernel
+from kernlint.compile.numba_cuda import CompiledKernel
 
 
 def findings(text, entry="convert_kernel"):

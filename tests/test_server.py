@@ -1,4 +1,4 @@
-"""The worker server that outlives runs (kernlint/frontends/server.py): later runs use it and
+"""The worker server that outlives runs (kernlint/workers/daemon.py): later runs use it and
 find exactly what a run without it finds, a worker that hangs is killed, it ends when idle,
 and it is never set up where other users could reach it."""
 import os
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from kernlint.frontends import server
+from kernlint.workers import daemon
 
 KERNEL = textwrap.dedent('''
     from numba import cuda
@@ -147,7 +147,7 @@ def test_no_server_where_others_could_reach_it(tmp_path, servers, monkeypatch):
     shared.mkdir()
     shared.chmod(0o777)
     monkeypatch.setenv("KERNLINT_SERVER_DIR", str(servers))
-    assert server.base_path() is None
+    assert daemon.base_path() is None
     project = tmp_path / "project"
     project.mkdir()
     (project / "kernels.py").write_text("SCALE = 2.5\n" + KERNEL)
@@ -160,11 +160,11 @@ def test_no_server_where_others_could_reach_it(tmp_path, servers, monkeypatch):
                                              ("PYTHONPATH", "/somewhere")])
 def test_another_environment_gets_another_server(servers, monkeypatch, variable, value):
     monkeypatch.setenv("KERNLINT_SERVER_DIR", str(servers))
-    before = server.base_path()
+    before = daemon.base_path()
     monkeypatch.setenv(variable, value)
-    assert server.base_path() not in (None, before)
+    assert daemon.base_path() not in (None, before)
     monkeypatch.setenv("KERNLINT_SERVER", "0")
-    assert server.base_path() is None
+    assert daemon.base_path() is None
 
 
 def test_a_server_whose_code_or_environment_is_not_the_runs_does_not_serve(servers):
@@ -173,7 +173,7 @@ def test_a_server_whose_code_or_environment_is_not_the_runs_does_not_serve(serve
     directory = servers / f"kernlint-{os.getuid()}"
     directory.mkdir(mode=0o700)
     base = directory / ("0" * 24)  # not the key of this code and environment
-    started = subprocess.run([sys.executable, "-m", "kernlint.frontends.server", str(base)],
+    started = subprocess.run([sys.executable, "-m", "kernlint.workers.daemon", str(base)],
                              env=_environment(servers), capture_output=True, text=True, timeout=120)
     assert started.returncode == 1 and "another kernlint" in started.stdout
     assert not base.with_suffix(".sock").exists()
@@ -182,7 +182,7 @@ def test_a_server_whose_code_or_environment_is_not_the_runs_does_not_serve(serve
 def test_python_and_python3_of_one_environment_share_a_server(servers):
     """The console script runs `python3`, `python -m kernlint` runs `python`: one server."""
     bindir = Path(sys.executable).parent
-    code = "from kernlint.frontends import server; print(server.base_path())"
+    code = "from kernlint.workers import daemon; print(daemon.base_path())"
     bases = {subprocess.run([str(bindir / name), "-c", code], env=_environment(servers), capture_output=True,
                             text=True, check=True).stdout.strip() for name in ("python", "python3")
              if (bindir / name).exists()}

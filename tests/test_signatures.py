@@ -13,13 +13,13 @@ import numpy as np
 import pytest
 
 from conftest import FIXTURES, ROOT
-from kernlint.frontends import pyhost
-from kernlint.frontends.project import Project
-from kernlint.frontends.pyhost import (DEAD, _agreed, _documented_types, _NamedClass, _narrowed, _returned_type,
+from kernlint.python.host import reader as host_reader
+from kernlint.python.project import Project
+from kernlint.python.host.reader import (DEAD, _agreed, _documented_types, _NamedClass, _narrowed, _returned_type,
                                        _same)
-from kernlint.frontends.pytypes import (NONE, ArrayType, FunctionRef, Maybe, ScalarType, StrType, TupleType,
+from kernlint.python.static_types import (NONE, ArrayType, FunctionRef, Maybe, ScalarType, StrType, TupleType,
                                        TypeReader)
-from kernlint.frontends.signatures import read_recorded, write_recorded
+from kernlint.python.signatures.recorded import read_recorded, write_recorded
 
 LAZY = FIXTURES / "lazy" / "lazyproj"
 
@@ -269,7 +269,7 @@ def test_objects_lists_and_their_attributes():
     """`grids = [Grid(n) for m in range(k)]`, `grids.append(Grid(n))`, `grids[m].E`: the
     reader asks the host reader for what a project class's objects hold (`member`) and
     what a call of the project's code makes (`construct`)."""
-    from kernlint.frontends.pytypes import MIXED, ListType, appended, instance, instance_of
+    from kernlint.python.static_types import MIXED, ListType, appended, instance, instance_of
 
     grid = instance("/p/grid.py", "Grid")
     assert instance_of(grid) == ("/p/grid.py", "Grid") and instance_of(ScalarType("int64")) is None
@@ -297,7 +297,7 @@ def test_objects_lists_and_their_attributes():
 def test_an_array_of_unknown_rank_keeps_its_elements():
     """`iio.imread(path).astype(np.float32) / 255`: the rank is the library's, the elements
     are float32 (a launch gives them to the body-inferred signature)."""
-    from kernlint.frontends.pytypes import ArrayType
+    from kernlint.python.static_types import ArrayType
 
     reader = TypeReader(lambda e: "numpy.float32" if ast.unparse(e) == "np.float32" else None,
                         lambda name, want_dtype=False: None)
@@ -350,7 +350,7 @@ def _launch_types(paths):
     project = Project()
     found = {}
     for path in paths:
-        for launch in pyhost.file_host_facts(project, str(path)).launches:
+        for launch in host_reader.file_host_facts(project, str(path)).launches:
             found[(launch.place.path, launch.place.line)] = [a.type for a in launch.args]
     return found
 
@@ -372,19 +372,19 @@ def test_a_level_as_deep_as_the_one_below_changes_nothing(monkeypatch):
     paths = sorted(PLASMA.rglob("*.py"))
     shortcut = _launch_types(paths)
     reads = []
-    original = pyhost.HostReader.read
+    original = host_reader.HostReader.read
 
     def counted(self):
         reads.append(self._level)
         return original(self)
 
-    monkeypatch.setattr(pyhost.HostReader, "read", counted)
-    monkeypatch.setattr(pyhost, "_as_deep_as_below", lambda project, module, level: None)
+    monkeypatch.setattr(host_reader.HostReader, "read", counted)
+    monkeypatch.setattr(host_reader, "_as_deep_as_below", lambda project, module, level: None)
     assert _launch_types(paths) == shortcut
     full = len(reads)
     reads.clear()
     monkeypatch.undo()
-    monkeypatch.setattr(pyhost.HostReader, "read", counted)
+    monkeypatch.setattr(host_reader.HostReader, "read", counted)
     _launch_types(paths)
     assert len(reads) < full / 2  # the deep levels mostly come for free
 
@@ -414,8 +414,8 @@ def test_an_edit_two_files_away_changes_the_launch_signature_of_a_cached_run(tmp
 
 
 def test_a_loop_over_values_launches_once_per_value_and_records_its_events_once(tmp_path):
-    from kernlint.frontends.project import FrontendSettings, Project
-    from kernlint.frontends.pyhost import file_host_facts
+    from kernlint.python.project import FrontendSettings, Project
+    from kernlint.python.host.reader import file_host_facts
 
     (tmp_path / "sweep.py").write_text(textwrap.dedent('''
         import numpy as np
@@ -451,7 +451,7 @@ def test_a_loop_over_values_launches_once_per_value_and_records_its_events_once(
 def test_a_loop_unpacking_literal_tuples_launches_once_per_pass(tmp_path, loop, expected):
     """`for dtype, values in [(np.int32, [10, 20]), (np.float64, [1.5])]`, a common test shape:
     each pass binds its tuple's items; a name every pass binds alike is known in the loop."""
-    from kernlint.frontends.pyhost import file_host_facts
+    from kernlint.python.host.reader import file_host_facts
 
     (tmp_path / "cases.py").write_text(textwrap.dedent('''
         import numpy as np
@@ -722,7 +722,7 @@ def test_dates_strings_and_records_are_typed_as_numba_types_them(source):
     """Read statically, then run with NumPy here: numba's typeof of the value is the type read."""
     from numba import typeof
 
-    from kernlint.frontends.numba_cuda import parse_signature
+    from kernlint.compile.numba_cuda import parse_signature
 
     text, _ = type_text(source)
     namespace = {"np": np}
@@ -765,7 +765,7 @@ def test_recorded_types_are_written_as_numba_parses_them(value):
     from numba import typeof
 
     from kernlint import record_hook
-    from kernlint.frontends.numba_cuda import parse_signature
+    from kernlint.compile.numba_cuda import parse_signature
 
     text = record_hook._type_text(typeof(value))
     # a named tuple's class is made again from its name and fields: equal as numba prints it
@@ -789,7 +789,7 @@ def test_named_tuples_are_typed_as_numba_types_them(source):
 
     from numba import typeof
 
-    from kernlint.frontends.numba_cuda import parse_signature
+    from kernlint.compile.numba_cuda import parse_signature
 
     text, _ = type_text(source)
     namespace = {"np": np, "namedtuple": namedtuple, "NamedTuple": NamedTuple}
@@ -823,7 +823,7 @@ def test_named_tuples_reading_cannot_make_stay_unknown(source):
 def test_a_view_is_typed_as_numba_types_it(source):
     from numba import typeof
 
-    from kernlint.frontends.numba_cuda import parse_signature
+    from kernlint.compile.numba_cuda import parse_signature
 
     text, _ = type_text(source)
     assert parse_signature(f"void({text})")[0] == (typeof(eval(source, {"np": np})),)  # noqa: S307
@@ -857,7 +857,7 @@ def test_a_recorded_device_function_may_take_the_grid_group():
     """``cuda.cg.this_grid()`` passed to a device function: its type is spelled `GridGroup`."""
     from numba.cuda import types as cuda_types
 
-    from kernlint.frontends.numba_cuda import parse_signature
+    from kernlint.compile.numba_cuda import parse_signature
 
     args, returned = parse_signature("none(GridGroup, float32[::1], xoroshiro128p[::1])")
     assert args[0] == cuda_types.grid_group and str(returned) == "none"
@@ -869,7 +869,7 @@ def test_recorded_types_of_constants_and_type_arguments_parse():
     from numba.core import types
 
     from kernlint import record_hook
-    from kernlint.frontends.numba_cuda import parse_signature
+    from kernlint.compile.numba_cuda import parse_signature
 
     for given, expected in [(types.literal(2), types.int64), (types.TypeRef(types.float32[::1]), None),
                             (types.NumberClass(types.float64), None)]:
@@ -882,7 +882,7 @@ def test_what_only_looks_like_a_launch_is_not_read_as_gpu_code(tmp_path):
     CuPy in the file or a kernel in what it imports, its types are not followed across the
     project (that took minutes on CPython's test_typing.py). A file launching a kernel that
     a package re-exports, naming no GPU library itself, still is GPU code."""
-    from kernlint.frontends.pyhost import LEVELS, HostReader
+    from kernlint.python.host.reader import LEVELS, HostReader
 
     (tmp_path / "generics.py").write_text("from typing import Generic, TypeVar\n\nT = TypeVar('T')\n\n\n"
                                           "class Pair(Generic[T]):\n    pass\n")
@@ -962,7 +962,7 @@ def test_an_attribute_assigned_two_numba_types_is_not_typed_by_the_first(tmp_pat
 
 
 def test_isinstance_of_a_project_class_makes_the_name_an_object_of_it():
-    injector = pyhost.instance("/pkg/inject.py", "PlaneInjector")
+    injector = host_reader.instance("/pkg/inject.py", "PlaneInjector")
     reader = TypeReader(lambda expr: "builtins.isinstance" if getattr(expr, "id", None) == "isinstance" else None,
                         lambda name, want_dtype=False: None,
                         construct=lambda call: injector if ast.unparse(call.func) == "PlaneInjector" else None)
@@ -1081,20 +1081,20 @@ def test_a_file_is_read_again_a_bounded_number_of_times(tmp_path, monkeypatch):
                 f"def f{n}(a):\n    scale[1, 1](cuda.to_device(a))\n\n\n"
                 "f0(np.zeros(3, dtype=np.float32))\n")
     passes = []
-    original = pyhost.HostReader.read
+    original = host_reader.HostReader.read
 
     def counted(self):
         facts = original(self)
         passes.append(self._reads)
         return facts
 
-    monkeypatch.setattr(pyhost.HostReader, "read", counted)
+    monkeypatch.setattr(host_reader.HostReader, "read", counted)
     (tmp_path / "short.py").write_text(chain(2))
     assert list(_launch_types([tmp_path / "short.py"]).values()) == [["float32[::1]"]]
     (tmp_path / "long.py").write_text(chain(12))
     passes.clear()
     assert list(_launch_types([tmp_path / "long.py"]).values()) == [[None]]
-    assert max(passes) == pyhost.MAX_READS
+    assert max(passes) == host_reader.MAX_READS
 
 
 def test_a_helper_defined_in_the_test_gives_what_it_returns(tmp_path):
@@ -1196,7 +1196,7 @@ def test_a_number_each_side_of_a_flag_binds_is_taken_under_the_same_flag(tmp_pat
 def _mode_signatures(path):
     """Each launch's signatures from its object's modes: (line, kernel) -> sorted signatures."""
     found = {}
-    for launch in pyhost.file_host_facts(Project(), str(path)).passed_launches:
+    for launch in host_reader.file_host_facts(Project(), str(path)).passed_launches:
         found.setdefault((launch.place.line, launch.kernel.qualname), []).append(launch.signature)
     return {key: sorted(value) for key, value in found.items()}
 
@@ -1300,7 +1300,7 @@ def test_a_mode_of_a_class_in_the_launching_file_and_of_a_string_attribute(tmp_p
     ("out[i] = v[i] * 0.5", "void(float64[::1], float64[::1])"),  # a literal names no width: as read
 ])
 def test_the_float_widths_the_code_names_give_its_floats(tmp_path, stores, expected):
-    from kernlint.frontends.signatures import inferred_signatures
+    from kernlint.python.signatures.inference import inferred_signatures
 
     path = tmp_path / "k.py"
     path.write_text("import numba\nimport numpy as np\nfrom numba import cuda\n\n\n@cuda.jit\ndef k(out, v):\n"
@@ -1325,7 +1325,7 @@ def test_the_float_widths_the_code_names_give_its_floats(tmp_path, stores, expec
 def test_items_of_a_shape_are_a_tuple_of_integers(tmp_path, body, expected):
     """Only literal indices, items used as integers: a tuple; indexed by a thread, stored
     into, or of floats: an array as before."""
-    from kernlint.frontends.signatures import inferred_signatures
+    from kernlint.python.signatures.inference import inferred_signatures
 
     path = tmp_path / "k.py"
     path.write_text("from numba import cuda\n\n\n@cuda.jit\ndef k(out, dims, half):\n    " + body + "\n")
@@ -1336,7 +1336,7 @@ def test_a_factory_s_kernels_share_the_widths_their_code_writes(tmp_path):
     """A kernel that names no width takes the one its factory's other GPU code writes (a
     module-level kernel only its own); integer elements are int32 where that code names no
     other integer width (a Python int scalar stays int64). The host code's arrays do not count."""
-    from kernlint.frontends.signatures import inferred_signatures
+    from kernlint.python.signatures.inference import inferred_signatures
 
     def first(source, name):
         path = tmp_path / "k.py"
@@ -1415,13 +1415,13 @@ def test_a_side_that_leaves_binds_nothing_for_what_follows(tmp_path, guard, expe
             GUARD
             k[1, 1](u)
     ''').replace("GUARD", guard))
-    [launch] = pyhost.file_host_facts(Project(), str(tmp_path / "guarded.py")).launches
+    [launch] = host_reader.file_host_facts(Project(), str(tmp_path / "guarded.py")).launches
     assert launch.signature == expected
 
 
 def test_a_cache_a_function_fills_with_what_it_returns_returns_that():
     """`return cache[key]` where the function stores only its other return value in the cache."""
-    from kernlint.frontends.pyhost import _memoized_returns
+    from kernlint.python.host.reader import _memoized_returns
 
     memo = ast.parse(textwrap.dedent('''
         def get(key):
@@ -1443,7 +1443,7 @@ def test_a_cache_a_function_fills_with_what_it_returns_returns_that():
 
 
 def test_an_item_or_attribute_store_binds_no_name():
-    from kernlint.frontends.pytypes import unpacked
+    from kernlint.python.static_types import unpacked
 
     assert list(unpacked(ast.parse("energies[level] = v").body[0].targets[0], INT)) == []
     assert list(unpacked(ast.parse("obj.x = v").body[0].targets[0], INT)) == []
@@ -1472,5 +1472,5 @@ def test_a_kernel_a_method_returns_is_launched_where_it_is_called(tmp_path):
                 r = np.zeros(1, dtype=np.int32)
                 f[1, 1](r, 7)
     '''))
-    [launch] = pyhost.file_host_facts(Project(), str(tmp_path / "made.py")).launches
+    [launch] = host_reader.file_host_facts(Project(), str(tmp_path / "made.py")).launches
     assert launch.kernel.qualname == "Base.make.fill" and launch.signature == "void(int32[::1], int64)"

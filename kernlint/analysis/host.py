@@ -1,6 +1,6 @@
 """Host facts: what the code around the kernels does, the same for every language.
 
-A host reader (``frontends.pyhost`` for Python, ``frontends.hiphost`` for HIP C++'s host
+A host reader (``python.host`` for Python, ``hip.host_reader`` for HIP C++'s host
 IR) reduces a file to these facts, each with its source location: kernel launches and
 what they pass, device allocations and frees, operations that block the host, loops and
 what runs in them (directly or through a call in the same file), clock reads. The host
@@ -103,14 +103,14 @@ class HostFacts:
     # the pools the file sets up: "numba" (an EMM plugin: cuda.set_memory_manager or
     # NUMBA_CUDA_MEMORY_MANAGER), "cupy-off" (cupy.cuda.set_allocator(None): CuPy without its pool)
     pools: Set[str] = field(default_factory=set)
-    # module-level names' types (pytypes values) and dtype aliases (str), for the files importing them
+    # module-level names' types (static_types values) and dtype aliases (str), for the files importing them
     globals: Dict[str, object] = field(default_factory=dict, repr=False, compare=False)
     # each class's attributes and where the arrays assigned to them live ({(where, library)}),
     # and its bases as (path, class name): a subclass elsewhere may move its base's arrays
     class_places: Dict[str, Dict[str, Set[Tuple[str, str]]]] = field(default_factory=dict, repr=False,
                                                                      compare=False)
     class_bases: Dict[str, List[Tuple[str, str]]] = field(default_factory=dict, repr=False, compare=False)
-    # each class's attributes' types (pytypes values): `grid.E` of an object of it in another file
+    # each class's attributes' types (static_types values): `grid.E` of an object of it in another file
     class_attributes: Dict[str, Dict[str, object]] = field(default_factory=dict, repr=False, compare=False)
 
     # a class's attributes whose types depend on its mode (another attribute's value): per

@@ -18,7 +18,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence
 
 from .. import config as configuration
 from ..engine import Options
-from ..frontends.signatures import signatures_file
+from ..python.signatures.recorded import signatures_file
 
 # configuration keys the editor may set (the others describe the project, not the editor)
 EDITOR_KEYS = ("select", "ignore", "preview", "target", "arch", "offload-arch", "timeout", "unsafe-fixes")

@@ -9,10 +9,10 @@ from dataclasses import dataclass, field
 from typing import List, Optional, Sequence, Tuple
 
 from ..analysis.program import KernelAnalysis, Program
+from ..compile.numba_cuda import CompiledKernel, parse_cc
 from ..engine import Options, discover, kernel_signatures, say_nvvm_once, worth_checking
 from ..findings import Finding
 from ..fsutil import write_atomic
-from ..frontends.numba_cuda import CompiledKernel, parse_cc
 from ..ir.reader import parse_module
 from ..analysis.conversions import checked_conversions
 from .edit import ModuleEdit, dialect_of, plan, rewrite_module
@@ -114,10 +114,10 @@ def unified_diff(rewrite: KernelRewrite) -> str:
 def rewrite_paths(paths: Sequence[str], options: Options, mode: str) -> Tuple[List[KernelRewrite], List[Finding]]:
     """The rewrites of every kernel with checked conversions, and why any kernel or file could
     not be compiled (those kernels are not rewritten: the user must hear of them)."""
-    from ..frontends.worker import compile_files
+    from ..workers.worker import compile_files
 
     cc = parse_cc(options.arch)
-    from ..frontends.project import Project
+    from ..python.project import Project
 
     project = Project(options.frontend)
     files = [p for p in discover(paths, options.target, options.discovery) if worth_checking(p, project)]

@@ -80,7 +80,7 @@ def nvvm_ptx(texts: Sequence[str], cc: Tuple[int, int], options: Dict) -> str:
     """Compile numba-cuda modules with NVVM, as numba-cuda does at launch."""
     from numba.cuda.cudadrv import nvrtc, nvvm
 
-    from ..frontends.toolchain import find_nvvm, say_once_nvvm_missing
+    from ..compile.toolchain import find_nvvm, say_once_nvvm_missing
 
     if not find_nvvm().found:
         say_once_nvvm_missing()

@@ -47,7 +47,7 @@ ALL: List[ModuleType] = [
     kl905_internal_error,
 ]
 
-# Rules that look at a compiled kernel's IR (the KL9xx diagnostics come from frontends).
+# Rules that look at a compiled kernel's IR (the KL9xx diagnostics come from the readers and compilers).
 IR_RULES: List[ModuleType] = [rule for rule in ALL if hasattr(rule, "check")]
 # Rules over a file's host facts (analysis.host): the code around the kernels.
 HOST_RULES: List[ModuleType] = [rule for rule in ALL if hasattr(rule, "check_host")]

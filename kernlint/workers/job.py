@@ -1,15 +1,16 @@
 """What a worker process does with one file: compile its kernels and send the result over a
 connection, with a message after each finished step. The same for a process of this run's
-forkserver (``worker``) and one of the worker server that outlives runs (``server``)."""
+forkserver (``worker``) and one of the worker server that outlives runs (``daemon``)."""
 
 from __future__ import annotations
 
 import os
 import signal
+from typing import Callable, Dict, List, Optional
 
+from ..compile.numba_cuda import FileResult
 from ..findings import internal_error
-from .numba_cuda import FileResult
-from .project import construct_line
+from ..python.project import construct_line
 
 ALIVE = "alive"  # sent after each step; the result comes last
 STARTING = "starting"  # (STARTING, (qualname, line, column)) before a kernel compiles
@@ -21,8 +22,6 @@ def compile_one_file(path: str, arch: str, signatures, runnable: bool, offload_a
     # Ctrl-C reaches the terminal's whole process group: the run that started this worker ends
     # it, and a traceback from here would only bury the run's own "interrupted"
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    from . import compile_any
-
     if buffered:  # buffers stand for files on disk (an editor's, or a fix being verified)
         import linecache
 
@@ -56,3 +55,26 @@ def compile_one_file(path: str, arch: str, signatures, runnable: bool, offload_a
         connection.close()
     except OSError:
         pass  # the run went away (interrupted, or it killed this worker's file past its time limit)
+
+
+def compile_any(path: str, arch: str = "sm_90", extra_signatures: Optional[Dict[str, List[str]]] = None,
+                runnable: bool = False, offload_arch: str = "gfx90a",
+                progress: Optional[Callable[[], None]] = None, settings=None, reuse=None, shard=(0, 1),
+                starting: Optional[Callable[[tuple], None]] = None, skip=()):
+    """Dispatch on the file's suffix (in a worker process); ``progress`` is called after
+    each step that may take long (an import, one kernel's compilation), ``starting`` with a
+    Python kernel's (qualname, line, column) before it compiles; kernels in ``skip`` (those
+    places) are not compiled."""
+    suffix = os.path.splitext(path)[1].lower()
+    if suffix == ".hip":
+        from ..hip.kernels import compile_hip_file
+
+        return compile_hip_file(path, offload_arch)
+    if suffix in (".ll", ".bc"):
+        from ..compile.irfile import compile_ir_file
+
+        return compile_ir_file(path)
+    from ..compile.numba_cuda import compile_file
+
+    return compile_file(path, arch=arch, extra_signatures=extra_signatures, runnable=runnable, progress=progress,
+                        settings=settings, reuse=reuse, shard=shard, starting=starting, skip=skip)

@@ -1,7 +1,7 @@
 """The Python host reader: a file's host code reduced to facts (``analysis.host``).
 
 It walks every function (and the module's top level) in statement order, keeping the
-types of local names (``pytypes``), and records kernel launches with the types of
+types of local names (``static_types``), and records kernel launches with the types of
 what they pass, device allocations, blocking operations, clock reads, loops, and the
 calls of the file's own functions (so that "in a loop" sees through them). Nothing is
 imported or run.
@@ -27,14 +27,14 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 
-from ..analysis.host import Arg, Event, HostFacts, KernelRef, Launch, Loop, Place
+from ...analysis.host import Arg, Event, HostFacts, KernelRef, Launch, Loop, Place
+from ..project import Project
+from ..static_types import (NONE, ArrayType, DictType, FunctionRef, ListType, Maybe, Opaque, ScalarType, StrType,
+                            TupleType, TypeReader, appended, dtype_name, either_string, instance, instance_of,
+                            loop_bindings, named_tuple_subclass, unpacked)
+from ..syntax import (FunctionNode, KernelDef, PyModule, Scope, flatten, own_nodes, wrapped_argument,
+                      wrapped_interface)
 from . import modes
-from .project import Project
-from .pysource import (FunctionNode, KernelDef, PyModule, Scope, flatten, own_nodes, wrapped_argument,
-                       wrapped_interface)
-from .pytypes import (NONE, ArrayType, DictType, FunctionRef, ListType, Maybe, Opaque, ScalarType,
-                      StrType, TupleType, TypeReader, appended, dtype_name, either_string, instance, instance_of, loop_bindings,
-                      named_tuple_subclass, unpacked)
 
 # numba.cuda and CuPy calls that allocate device (or pinned/mapped) memory
 ALLOCATIONS = {

@@ -1,7 +1,7 @@
 """Build each kernel from a slice of its module, without running the module.
 
 A kernel needs, to be compiled, the values of the globals it reads. They are found
-statically (``pysource``) and evaluated here by a small evaluator that runs nothing of
+statically (``syntax``) and evaluated here by a small evaluator that runs nothing of
 the user's: literals and constant expressions, numba and numpy type objects, calls of
 functions that belong to the safe modules (numba, numpy, math, cmath, operator and
 what the configuration adds; never their file I/O, never numba.cuda's device
@@ -34,10 +34,10 @@ import types
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from .closures import EMPTY, Unrebuildable, functions_within, rebuild
 from .project import FrontendSettings, Project
-from .pysource import (JIT_OPTIONS, Binding, FunctionNode, KernelDef, PyModule, Scope, _target_names, bound_item,
-                       wrapped_argument, wrapped_interface)
+from .signatures.closures import EMPTY, Unrebuildable, functions_within, rebuild
+from .syntax import (JIT_OPTIONS, Binding, FunctionNode, KernelDef, PyModule, Scope, _target_names, bound_item,
+                     wrapped_argument, wrapped_interface)
 
 STANDIN_VALUE = 1.0
 # the key of a variant made from a recorded closure: that record (its options and signatures)
@@ -1703,7 +1703,7 @@ def _closure_use(module: PyModule, scope: Scope, node: FunctionNode, name: str):
     does instead (``"calls it"``)."""
     import numpy
 
-    from .signatures import closure_use  # what the body shows of a name, as inference reads parameters
+    from .signatures.inference import closure_use  # what the body shows of a name, as inference reads parameters
 
     loads = _uses(node, name)
     if not loads:

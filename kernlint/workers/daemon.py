@@ -1,7 +1,7 @@
 """A worker server that outlives one run, so that a re-check after an edit costs the kernels
 that changed and not numba-cuda's import and warm-up (about a second and a half here).
 
-The first run that compiles starts it in the background (``python -m kernlint.frontends.server``,
+The first run that compiles starts it in the background (``python -m kernlint.workers.daemon``,
 its own session, its output in a log file); later runs of the same interpreter, the same kernlint
 code and toolchain and the same environment (``NUMBA_*``, ``CUDA*``, ``PYTHONPATH``, ...) use it.
 It ends after ``KERNLINT_SERVER_IDLE`` seconds (300) without a request. ``KERNLINT_SERVER=0``
@@ -39,7 +39,9 @@ START_SECONDS = 60.0  # the longest a run waits for a server to come up before s
 _ENVIRONMENT = ("NUMBA_", "CUDA", "NVIDIA", "NVCC", "HIP", "ROCM", "PYTHON", "LD_LIBRARY_PATH", "PATH",
                 "VIRTUAL_ENV", "CONDA_PREFIX", "KERNLINT_")
 _MAX_SOCKET_PATH = 100  # sockaddr_un holds 108 bytes
-_WORKER_MODULES = ("job", "hip", "hiphost", "irfile", "numba_cuda", "project", "slicing", "pysource", "pytypes")
+# (relative to kernlint)
+_WORKER_MODULES = ("workers.job", "hip.kernels", "hip.host_reader", "compile.irfile", "compile.numba_cuda",
+                   "python.project", "python.slicing", "python.syntax", "python.static_types")
 
 
 def enabled() -> bool:
@@ -77,7 +79,7 @@ def base_path() -> Optional[str]:
     directory = _directory()
     if directory is None:
         return None
-    from .toolchain import identity
+    from ..compile.toolchain import identity
 
     environment = sorted((k, v) for k, v in os.environ.items() if k.startswith(_ENVIRONMENT))
     package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # which checkout, beside its code
@@ -107,7 +109,7 @@ class Starter:
         try:
             with open(self.base + ".log", "ab") as log:
                 self.process = subprocess.Popen(
-                    [sys.executable, "-m", "kernlint.frontends.server", self.base],
+                    [sys.executable, "-m", "kernlint.workers.daemon", self.base],
                     stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
                     cwd=package_parent,  # imports this kernlint, whatever the run's directory
                     start_new_session=True, close_fds=True)
@@ -196,7 +198,7 @@ def serve(base: str) -> int:
     # every module a worker imports, now: the code this server runs is the code its key was made
     # from, even where kernlint's files are edited while it runs (the next run's key differs)
     for name in _WORKER_MODULES:
-        importlib.import_module(f"{__package__}.{name}")
+        importlib.import_module(f"..{name}", __package__)
     if mine != base:  # another kernlint than the run's was imported: the run starts its own forkserver
         print(f"kernlint worker daemon: not started: this interpreter imports another kernlint "
               f"({os.path.dirname(os.path.dirname(os.path.abspath(__file__)))}) or other code", flush=True)

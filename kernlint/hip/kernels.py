@@ -18,11 +18,11 @@ import tempfile
 import time
 from typing import List
 
+from ..compile.irfile import compile_ir_file
+from ..compile.numba_cuda import FileResult
+from ..compile.toolchain import hip_command, hipcc, run_hipcc
 from ..findings import Finding, file_compile_failed, unreadable_file
 from ..ir.reader import parse_module
-from .irfile import compile_ir_file
-from .toolchain import hip_command, hipcc, run_hipcc
-from .numba_cuda import FileResult
 
 HIP_SUFFIXES = (".hip",)
 _CLANG_ERROR = re.compile(r"^(?P<path>[^:\n]+):(?P<line>\d+):(?P<column>\d+): (?:fatal )?error: (?P<message>.+)$", re.M)
@@ -35,7 +35,7 @@ def command(path: str, output: str, offload_arch: str) -> List[str]:
 def compile_hip_file(path: str, offload_arch: str = "gfx90a", timeout: float = 120.0) -> FileResult:
     """The device code's kernels (for the IR rules) and the host code's facts (for the host
     rules), each compiled by hipcc; either may fail without losing the other."""
-    from .hiphost import compile_host, read_host
+    from .host_reader import compile_host, read_host
 
     path = os.path.abspath(path)
     if hipcc() is None:

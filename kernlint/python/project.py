@@ -20,7 +20,7 @@ from typing import Dict, Iterator, List, Optional, Set, Tuple
 
 from ..findings import Finding, internal_error
 from ..source import SourceFile, read_bytes, walk
-from .pysource import PyModule, Wrapper, find_wrapper
+from .syntax import PyModule, Wrapper, find_wrapper
 
 # Imported (really imported) to give kernels the types and constants they read.
 SAFE_MODULES = ("numba", "numpy", "math", "cmath", "operator", "itertools", "functools", "collections", "enum",
@@ -108,9 +108,9 @@ class Project:
         self._wrappers: Dict[str, Optional[Wrapper]] = {}
         self.read: List[str] = []  # the user modules read (besides the checked files): cache dependencies
         self.errors: Dict[str, BaseException] = {}  # why a file could not be parsed
-        self.host_facts: Dict[Tuple[str, int], object] = {}  # (file, level) -> its host facts (pyhost)
+        self.host_facts: Dict[Tuple[str, int], object] = {}  # (file, level) -> its host facts (python.host)
         self.host_consulted: Dict[Tuple[str, int], frozenset] = {}  # (file, level) -> the files that read consulted
-        self.returns: Dict[tuple, tuple] = {}  # what functions return, where reading no one file (pyhost)
+        self.returns: Dict[tuple, tuple] = {}  # what functions return, where reading no one file (python.host)
         self._search_paths: Dict[str, List[str]] = {}
         self._searching: Set[str] = set()  # the files whose search path is being computed
         self.failures: List[Finding] = []  # KL905: where kernlint's own readers failed, once each
@@ -164,7 +164,7 @@ class Project:
         if self.settings.debug:
             raise exc
         failure = internal_error(path, line, column, doing, exc, kernel)
-        if failure not in self.failures:  # a file read at several levels (pyhost) fails once
+        if failure not in self.failures:  # a file read at several levels (python.host) fails once
             self.failures.append(failure)
 
     def module(self, path: str) -> Optional[PyModule]:

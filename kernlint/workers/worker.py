@@ -3,7 +3,7 @@
 Importing user code runs it: it may hang, call ``sys.exit``, crash the interpreter or change
 numba's global configuration. Each file is therefore compiled in its own process, forked from
 a process that has imported and warmed up numba-cuda once, so a file costs a fork, not a numba
-start-up: the worker server that outlives runs (``server``), or where there is none, a
+start-up: the worker server that outlives runs (``daemon``), or where there is none, a
 forkserver of this run (``multiprocessing``'s, with a preload). The CLI's own process never
 imports numba.
 """
@@ -17,14 +17,14 @@ import time
 from multiprocessing.connection import wait
 from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
+from ..compile.numba_cuda import FileResult
 from ..findings import TIMED_OUT, Finding, compile_failed, unreadable_file
 from ..source import buffers
-from . import server
+from . import daemon
 from .job import ALIVE, STARTING, compile_one_file
-from .numba_cuda import FileResult
 
-_PRELOAD = "kernlint.frontends._preload"
-_starters: Dict[str, server.Starter] = {}  # this process's worker servers, by their files' base path
+_PRELOAD = "kernlint.workers._preload"
+_starters: Dict[str, daemon.Starter] = {}  # this process's worker servers, by their files' base path
 _active: List[Dict[object, "_Running"]] = []  # the compiles under way, of each compile_files of this process
 
 
@@ -55,13 +55,13 @@ def _context():
     return context
 
 
-def _starter() -> Optional[server.Starter]:
-    base = server.base_path()
+def _starter() -> Optional[daemon.Starter]:
+    base = daemon.base_path()
     if base is None:
         return None
     starter = _starters.get(base)
     if starter is None:
-        starter = _starters[base] = server.Starter(base)
+        starter = _starters[base] = daemon.Starter(base)
     return None if starter.failed else starter
 
 
@@ -69,9 +69,9 @@ def start_early() -> None:
     """Start the worker server (numba-cuda's import and warm-up, about a second) now, while
     the caller still reads the project, unless one is running; without a server, this run's
     forkserver, which ``stop_unused`` ends if no file needed it."""
-    base = server.base_path()
+    base = daemon.base_path()
     if base is not None:
-        starter = _starters[base] = server.Starter(base)  # a server that failed before may work now
+        starter = _starters[base] = daemon.Starter(base)  # a server that failed before may work now
         starter.ensure()
         if not starter.failed:
             return
@@ -135,7 +135,7 @@ def _launch(path: str, shard: Tuple[int, int], skip: Tuple[tuple, ...], argument
     connection = starter.connect() if starter is not None else None  # waits while the server starts
     if connection is not None:
         try:
-            server.request(connection, arguments)
+            daemon.request(connection, arguments)
             return _Running(path, shard, skip, connection, time.monotonic() + timeout)
         except OSError:
             connection.close()

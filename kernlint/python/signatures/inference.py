@@ -1,193 +1,16 @@
-"""Where a lazy kernel's signatures come from, besides its decorator (docs/how-it-works.md):
-
-1. ``# kernlint: sig=`` comments and the configuration (read by the frontend and config);
-2. **launch sites**: ``k[grid, block](args)`` anywhere in the checked files or elsewhere in
-   the kernel's project, with every argument's type known statically (``pyhost``);
-3. **recorded** signatures: ``kernlint record -- COMMAND`` runs the user's program and writes
-   the types of every launch to ``kernlint-signatures.toml``, which ``check`` reads;
-4. the **kernel body**, last: array ranks from indexing, integer arrays from their use as
-   indices, scalars from their use; tried in a few variants until numba types one.
-
-Each signature carries its source (``eager``, ``comment``, ``config``, ``launch-site``,
-``recorded``, ``inferred``). Everything here reads syntax; nothing is imported or run.
-"""
+"""Signatures from the kernel body, tried last: array ranks from indexing, integer arrays from
+their use as indices, scalars from their use; tried in a few variants (``VARIANTS``) until
+numba types one. Each is marked as inferred."""
 
 from __future__ import annotations
 
 import ast
-import json
-import os
-import tomllib
-from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
+from typing import Dict, List, Optional, Sequence, Set, Tuple
 
-from ..findings import launch_origin
-from ..fsutil import write_atomic
-from .closures import Closures, add_closure, closure_lines, read_closures
-from .project import Project
-from .pyhost import file_host_facts
-from .pysource import KernelDef, PyModule, Scope, bound_item
-from .pytypes import XOROSHIRO, dtype_name
-
-SIGNATURES_FILE = "kernlint-signatures.toml"
-
-# path -> kernel (qualified name) -> [(signature, source)]
-Signatures = Dict[str, Dict[str, List[Tuple[str, str]]]]
-
-
-def add(into: Signatures, path: str, kernel: str, signature: str, source: str) -> None:
-    entries = into.setdefault(path, {}).setdefault(kernel, [])
-    if all(existing != signature for existing, _ in entries):
-        entries.append((signature, source))
-
-
-# -- launch sites ------------------------------------------------------------------------
-
-# (path, kernel) -> the argument types of each launch that gives some but not all of them
-PartialLaunches = Dict[Tuple[str, str], List[List[Optional[str]]]]
-
-
-class Uncached:
-    """Reads each time (``cache.FileFacts`` keeps what is read from a file between runs)."""
-
-    @staticmethod
-    def get(kind: str, path: str, compute, extra=None):
-        return compute()
-
-
-def launch_signatures(project: Project, checked: Sequence[str],
-                      partial: Optional[PartialLaunches] = None, facts=Uncached) -> Signatures:
-    """Signatures the launch sites give the kernels of the checked files. Launches are read
-    from the checked files and from the other Python files of each kernel's project that
-    mention one of its kernels by name. Launches that give only some argument types go into
-    ``partial``: inference takes those types from them."""
-    kernels: Dict[Tuple[str, str], KernelDef] = {}
-    names: Set[str] = set()
-    for path in checked:
-        module = project.module(path) if path.endswith(".py") else None
-        if module is None:
-            continue
-        for kernel in module.kernels:
-            kernels[(module.path, kernel.qualname)] = kernel
-            names.update(kernel.names + [kernel.name])
-    found: Signatures = {}
-    if not kernels:
-        return found
-    readers = list(dict.fromkeys([p for p in checked if p.endswith(".py")] + _mentioning(
-        project, sorted({path for path, _ in kernels}), names)))
-    for path in readers:
-        for kernel_path, qualname, signature, types, line in facts.get("launches", path,
-                                                                       lambda: _launches(project, path)):
-            if (kernel_path, qualname) not in kernels:
-                continue
-            if signature is not None:
-                add(found, kernel_path, qualname, signature, launch_origin(path, line))
-            elif partial is not None and types is not None:
-                partial.setdefault((kernel_path, qualname), []).append(types)
-    return found
-
-
-def _launches(project: Project, path: str) -> List[Tuple[str, str, Optional[str], Optional[List[Optional[str]]], int]]:
-    """(kernel's file, kernel, signature or None, argument types where the launch gives only
-    some of them, the launch's line) for each launch in the file of a kernel kernlint found."""
-    facts = file_host_facts(project, path)
-    if facts is None:
-        return []
-    found = []
-    for launch in facts.launches + facts.passed_launches:
-        if launch.kernel is None:
-            continue
-        some = any(a.type or a.dtype for a in launch.args) and not any(a.name.startswith("*") for a in launch.args)
-        # an array of known elements but unknown rank: `float32[?]`, its rank from the body
-        found.append((launch.kernel.path, launch.kernel.qualname, launch.signature,
-                      [a.type or (f"{a.dtype}{_RANK_UNKNOWN}" if a.dtype else None) for a in launch.args]
-                      if launch.signature is None and some else None, launch.place.line))
-    return found
-
-
-def _mentioning(project: Project, checked: Iterable[str], names: Set[str]) -> List[str]:
-    """Python files of the checked files' projects whose text names one of the kernels."""
-    found: Set[str] = set()
-    for path in checked:
-        for name in names:
-            if name:
-                found.update(project.files_naming(path, name))
-    return sorted(found)
-
-
-# -- recorded signatures -----------------------------------------------------------------
-
-def signatures_file(root: str, configured: Optional[str] = None) -> str:
-    return os.path.abspath(os.path.join(root, configured or SIGNATURES_FILE))
-
-
-def read_recorded(path: str) -> Signatures:
-    """The signatures file: ``"relative/path.py::Qualified.name" = ["void(...)", ...]``.
-    A file that is missing gives nothing; one that does not parse raises ValueError."""
-    if not os.path.isfile(path):
-        return {}
-    try:
-        with open(path, "rb") as handle:
-            table = tomllib.load(handle).get("signatures", {})
-    except (OSError, tomllib.TOMLDecodeError) as exc:
-        raise ValueError(f"{path}: cannot read: {exc}") from None
-    base = os.path.dirname(path)
-    found: Signatures = {}
-    for key, values in table.items():
-        if "::" not in key or not isinstance(values, list) or not all(isinstance(v, str) for v in values):
-            raise ValueError(f'{path}: [signatures] {key!r}: expected "path.py::kernel" = ["void(...)", ...]')
-        file_part, kernel = key.rsplit("::", 1)
-        for value in values:
-            add(found, os.path.abspath(os.path.join(base, file_part)), kernel, value, "recorded")
-    return found
-
-
-def write_recorded(path: str, recorded: Signatures, command: Sequence[str],
-                   closures: Optional[Closures] = None) -> int:
-    """Merge new recordings (and the closures factory-made kernels were launched with) into
-    the signatures file (sorted, one signature per line, so that it diffs well); returns the
-    number of signatures written. TOML is written by hand: the standard library only reads it."""
-    merged: Signatures = {}
-    kept: Closures = {}
-    if os.path.isfile(path):
-        for file, kernels in read_recorded(path).items():
-            for kernel, entries in kernels.items():
-                for signature, _ in entries:
-                    add(merged, file, kernel, signature, "recorded")
-        kept = read_closures(path)
-    for file, kernels in recorded.items():
-        for kernel, entries in kernels.items():
-            for signature, _ in entries:
-                add(merged, file, kernel, signature, "recorded")
-    for file, kernels in (closures or {}).items():
-        for kernel, entries in kernels.items():
-            for entry in entries:
-                add_closure(kept, file, kernel, entry["values"], entry["options"], entry["signatures"],
-                            entry.get("line"))
-    base = os.path.dirname(path)
-    shown = [os.path.basename(command[0])] + list(command[1:]) if command else []
-    lines = [
-        f"# Kernel signatures recorded by `kernlint record -- {' '.join(shown)}`.",
-        "# `kernlint check` compiles them for kernels that have no signature of their own, and",
-        "# makes a factory's kernels with the values they closed over ([[closures]]).",
-        "# Review and commit this file like code; `kernlint record` adds to it.",
-        "",
-        "[signatures]",
-    ]
-    count = 0
-    for file in sorted(merged, key=lambda p: os.path.relpath(p, base)):
-        for kernel in sorted(merged[file]):
-            key = f"{os.path.relpath(file, base)}::{kernel}"
-            lines.append(f"{json.dumps(key)} = [")
-            for signature in sorted(s for s, _ in merged[file][kernel]):
-                lines.append(f"    {json.dumps(signature)},")
-                count += 1
-            lines.append("]")
-    lines += closure_lines(kept, base)
-    write_atomic(path, "\n".join(lines) + "\n")
-    return count
-
-
-# -- the kernel body ---------------------------------------------------------------------
+from ..project import Project
+from ..static_types import XOROSHIRO, dtype_name
+from ..syntax import KernelDef, PyModule, Scope, bound_item
+from .table import RANK_UNKNOWN
 
 _INT_SOURCES = ("numba.cuda.grid", "numba.cuda.gridsize", "builtins.len", "builtins.range", "builtins.int")
 _INTEGER_TYPES = ("int8", "int16", "int32", "int64", "intp", "uint8", "uint16", "uint32", "uint64")
@@ -646,14 +469,11 @@ def _function_def(project: Project, name: str, importer: PyModule, depth: int = 
     return None
 
 
-_RANK_UNKNOWN = "[?]"
-
-
 def _candidates(params: List[str], uses: Dict[str, "_Use"], known: Sequence[Optional[str]],
                 preferred: Optional[Dict[str, str]] = None) -> List[Tuple[str, str]]:
     candidates: List[Tuple[str, str]] = []
-    given = sum(1 for k in known if k is not None and not k.endswith(_RANK_UNKNOWN))
-    elements = sum(1 for k in known if k is not None and k.endswith(_RANK_UNKNOWN))
+    given = sum(1 for k in known if k is not None and not k.endswith(RANK_UNKNOWN))
+    elements = sum(1 for k in known if k is not None and k.endswith(RANK_UNKNOWN))
     launched_dtypes = {param: text.partition("[")[0] for param, text in zip(params, known)
                        if text is not None and text.endswith("]")}
     for param in params:  # `a[i] = b[j]` with nothing else said of `a`: `b`'s elements
@@ -685,7 +505,7 @@ def _candidates(params: List[str], uses: Dict[str, "_Use"], known: Sequence[Opti
 def _type_from_use(use: "_Use", launched: Optional[str], variant: Dict[str, str]) -> str:
     """A parameter's type as its use in the body says (what launches say first), in a variant
     of the choices (`VARIANTS`)."""
-    if launched is not None and not launched.endswith(_RANK_UNKNOWN):
+    if launched is not None and not launched.endswith(RANK_UNKNOWN):
         return launched
     if use.grid:
         return "GridGroup"
@@ -697,7 +517,7 @@ def _type_from_use(use: "_Use", launched: Optional[str], variant: Dict[str, str]
     if use.array or launched is not None:
         dtype = use.int_elements or ("int64" if use.index and not use.stored_float else "float64")
         if launched is not None:
-            dtype = launched[:-len(_RANK_UNKNOWN)]  # the launch's elements, the body's rank
+            dtype = launched[:-len(RANK_UNKNOWN)]  # the launch's elements, the body's rank
         elif use.record:
             dtype = use.record
         elif use.complex_elements:
@@ -944,39 +764,7 @@ def _int_attribute(module: PyModule, expr: ast.Attribute, scope) -> bool:
     return name.startswith("numba.cuda.") and name.rsplit(".", 1)[-1] in _INT_ATTRIBUTES
 
 
-def gather(project: Project, checked: Sequence[str], configured: Dict[str, Dict[str, List[str]]],
-           recorded_file: Optional[str] = None, facts=Uncached) -> Signatures:
-    """Every signature the checked files' kernels get besides their decorators and comments:
-    configuration, launch sites, the recorded file, and (tried last) the kernel body.
-    ``facts`` keeps what is read from each file between runs."""
-    found: Signatures = {}
-    for path, kernels in configured.items():
-        for kernel, signatures in kernels.items():
-            for signature in signatures:
-                add(found, path, kernel, signature, "config")
-    partial: PartialLaunches = {}
-    for path, kernels in launch_signatures(project, checked, partial, facts).items():
-        for kernel, entries in kernels.items():
-            for signature, source in entries:
-                add(found, path, kernel, signature, source)
-    if recorded_file:
-        for path, kernels in read_recorded(recorded_file).items():
-            for kernel, entries in kernels.items():
-                for signature, source in entries:
-                    add(found, path, kernel, signature, source)
-    for path in checked:
-        module = project.module(path) if path.endswith(".py") else None
-        if module is None:
-            continue
-        given = {kernel.qualname: partial.get((module.path, kernel.qualname), []) for kernel in module.kernels}
-        inferred = facts.get("inferred", path, lambda: _inferred(project, module, given), extra=given)
-        for qualname, candidates in inferred.items():
-            for signature, variant in candidates:
-                found.setdefault(path, {}).setdefault(qualname, []).append((signature, f"inferred:{variant}"))
-    return found
-
-
-def _inferred(project: Project, module: PyModule, given: Dict[str, List[List[Optional[str]]]]
+def inferred_by_kernel(project: Project, module: PyModule, given: Dict[str, List[List[Optional[str]]]]
               ) -> Dict[str, List[Tuple[str, str]]]:
     """Each lazy kernel's inferred candidates, from its body and the launches that give some types."""
     found: Dict[str, List[Tuple[str, str]]] = {}

@@ -1,7 +1,7 @@
 """numba.cuda kernels -> LLVM IR, with no GPU and no driver, and without running the file.
 
 The file is read, not imported: its kernels are found in the syntax tree
-(``pysource``) and each is made from a slice of its module (``slicing``), as a lazy
+(``python.syntax``) and each is made from a slice of its module (``python.slicing``), as a lazy
 numba-cuda dispatcher that remembers the signatures and options its decorator gave.
 kernlint then compiles each signature itself through numba-cuda's ``compile_cuda``,
 supplying the target's compute capability where numba-cuda would ask the driver for
@@ -34,9 +34,9 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tupl
 from ..analysis.host import HostFacts
 from ..findings import (Finding, KernelInfo, compile_failed, internal_error, no_signature, raised_in, split_origin,
                         unreadable_file)
+from ..python.project import FrontendSettings
+from ..python.static_types import XOROSHIRO, evaluate_type_text
 from ..source import SourceFile, decode_source, read_bytes, undecodable
-from .project import FrontendSettings
-from .pytypes import XOROSHIRO, evaluate_type_text
 from .toolchain import find_nvvm
 
 SIG_COMMENT = re.compile(r"^#\s*kernlint:\s*sig\s*=\s*(.+?)\s*$")
@@ -122,7 +122,7 @@ def recording_jit() -> Iterator[None]:
 
     original = decorators.jit
 
-    from .slicing import remember
+    from ..python.slicing import remember
 
     def record(dispatcher, signatures, options):
         return remember(dispatcher, signatures, options)
@@ -429,8 +429,8 @@ def compile_file(
 
 def _sliced_candidates(path: str, source: SourceFile, result: FileResult,
                        settings: FrontendSettings, shard: Tuple[int, int] = (0, 1)) -> Optional[List[_Candidate]]:
-    from .project import Project
-    from .slicing import RECORDED, Slicer
+    from ..python.project import Project
+    from ..python.slicing import RECORDED, Slicer
 
     project = Project(settings)
     module = project.module(path)
@@ -482,7 +482,7 @@ def _not_made(kernel, exc: Exception, path: str, result: FileResult, debug: bool
     """Why a kernel's dispatcher could not be made: a value kernlint cannot read (KL902 where
     it is read), definitions nested too deep, numba refusing the options, or kernlint's own bug
     (KL905; raised again under --debug)."""
-    from .slicing import Unresolved  # as _sliced_candidates does: the slicer is loaded where it is used
+    from ..python.slicing import Unresolved  # as _sliced_candidates does: the slicer is loaded where it is used
 
     if isinstance(exc, Unresolved):
         result.diagnostics.append(_unresolved(kernel, exc, path))

@@ -23,7 +23,7 @@ from typing import Dict, List, Optional, Tuple
 from ..analysis.cfg import ControlFlow
 from ..analysis.host import Event, HostFacts, Launch, Loop, Place
 from ..ir.reader import Function, Module, parse_module
-from .toolchain import hip_command, run_hipcc
+from ..compile.toolchain import hip_command, run_hipcc
 
 ALLOCATIONS = frozenset({"hipMalloc", "hipMallocAsync", "hipMallocManaged", "hipHostMalloc", "hipMallocHost",
                          "hipExtMallocWithFlags", "hipMallocPitch", "hipMalloc3D", "hipMallocArray",

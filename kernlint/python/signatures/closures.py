@@ -233,7 +233,7 @@ def rebuild(value: Any, function: Callable[[Dict[str, Any]], Any], standin: Call
         if "numba_type" in value:
             from numba.core import types
 
-            from .pytypes import evaluate_type_text
+            from ..static_types import evaluate_type_text
 
             try:  # spelled as in signatures
                 found = evaluate_type_text(value["numba_type"])

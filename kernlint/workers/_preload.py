@@ -9,7 +9,7 @@ signal.signal(signal.SIGINT, signal.SIG_IGN)
 os.environ.setdefault("NUMBA_DISABLE_ERROR_MESSAGE_HIGHLIGHTING", "1")
 os.environ["NUMBA_ENABLE_CUDASIM"] = "0"
 
-from .numba_cuda import warm_up  # noqa: E402
+from ..compile.numba_cuda import warm_up  # noqa: E402
 
 try:
     warm_up()

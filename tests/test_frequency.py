@@ -8,6 +8,7 @@ import textwrap
 
 import pytest
 
+from conftest import FIXTURES, expected_findings
 from kernlint.python.host.frequency import (LOOP_KINDS, PLACES, Context, Level, Rate, analyse,
                                             analyse_module)
 
@@ -499,3 +500,58 @@ def test_every_definition_is_a_body_of_its_own():
     assert set(bodies) == {"", "main", "fallback"}
     assert [loop.kind for loop in bodies["main"].loops] == ["step"]
     assert bodies[""].loops == []
+
+
+# ------------------------------------------------------------------ the fact against the fixtures
+
+FREQUENCY_FIXTURES = sorted((FIXTURES / "host" / "frequency").glob("*.py"))
+# what the per-step rules (KL501/KL502/KL503/KL505) report when it runs on every step
+_COSTLY = {"copy_to_host", "synchronize", "device_array", "device_array_like", "to_device", "argmax"}
+
+
+def _rates_through_calls(bodies, qualname, statement_rate):
+    """The statement's rates: in its own body, and at each call of its function in the
+    module (by name, one level: what the fixtures need)."""
+    rates = [statement_rate]
+    name = qualname.rsplit(".", 1)[-1]
+    for caller in bodies.values():
+        for site in caller.statements():
+            calls = [c for c in ast.walk(site.node) if isinstance(c, ast.Call)
+                     and (getattr(c.func, "attr", None) or getattr(c.func, "id", None)) == name]
+            if calls and not isinstance(site.node, (ast.If, ast.For, ast.While, ast.With, ast.Try)):
+                rates.append(caller.rate(site.node).through(statement_rate))
+    return rates
+
+
+@pytest.mark.parametrize("path", FREQUENCY_FIXTURES, ids=[p.name for p in FREQUENCY_FIXTURES])
+def test_the_frequency_fixtures_agree_with_the_fact(path):
+    """A line the fixture expects a per-step finding on runs on every step (in its body or
+    through a call of its function); a costly call on any other line does not, unless its
+    value decides the iteration's control flow (a branch's or a loop's test)."""
+    source = path.read_text()
+    expected = {line for code, line in expected_findings(path) if code in ("KL501", "KL502", "KL503", "KL505")}
+    bodies = analyse_module(ast.parse(source), str(path))
+    seen = set()
+    for qualname, frequency in bodies.items():
+        for statement in frequency.statements():
+            node, line = statement.node, statement.node.lineno
+            if line in seen:
+                continue
+            seen.add(line)
+            deciding = isinstance(node, (ast.If, ast.While))
+            own = [node.test] if deciding else [] if isinstance(node, (ast.For, ast.With, ast.Try)) else [node]
+            called = {getattr(c.func, "attr", None) or getattr(c.func, "id", None)
+                      for part in own for c in ast.walk(part) if isinstance(c, ast.Call)}
+            every_step = any(r.every_step for r in _rates_through_calls(bodies, qualname, frequency.rate(node)))
+            where = f"{path.name}:{line}: {source.splitlines()[line - 1].strip()}"
+            if line in expected:
+                assert every_step, where
+            elif called & _COSTLY and not deciding:
+                assert not every_step, where
+
+
+def test_long_loop_timing_counts_the_launches_the_code_states():
+    path = FIXTURES / "host" / "frequency" / "timing.py"
+    bodies = analyse_module(ast.parse(path.read_text()), str(path))
+    trips = {name: [loop.trips for loop in bodies[name].loops] for name in ("simulate", "Run.go", "benchmark")}
+    assert trips == {"simulate": [100_000], "Run.go": [None], "benchmark": [10]}

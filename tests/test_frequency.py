@@ -248,6 +248,59 @@ CASES = {
                 out = cuda.device_array(frame.size)  # step
                 kernel[64, 256](out, cuda.to_device(frame.ravel()))
         """),
+    "modes and boundaries: every launch on the piece the variable indexes": ("modes.py", """
+        def gather(self, grid, Nm):
+            for m in range(Nm):  # loop: sweep
+                gather_one_mode[64, 256](self.x, grid[m].Er, grid[m].Et, m)
+                scratch = cuda.device_array(64)  # not step
+            for itr in range(len(self.kernels)):  # loop: sweep
+                kernel = self.kernels[itr]
+                kernel[64, 256](*self.args[itr])
+        """),
+    "a time loop with a per-step source term stays a step loop": ("fdtd.py", """
+        def run(cfg, Ex, Hz):
+            for n in range(cfg.nt):  # loop: step
+                update_h[64, 256](Ex, Hz)
+                source[1, 1](Ex, cfg.J_SRC[n])
+                update_e[64, 256](Ex, Hz)
+                probe = Ex.copy_to_host()  # step
+            for i in range(steps):  # loop: step
+                kernel[64, 256](buffers[i % 2], buffers[(i + 1) % 2])
+        """),
+    "a reduction tree: the counter is divided each time": ("reduce.py", """
+        def total(d_partial, n, threads):
+            size = n
+            while True:  # loop: few
+                blocks = int(np.ceil(size / threads))
+                reduce[blocks, threads](d_partial, size)
+                if blocks == 1:
+                    break
+                size = blocks
+            while n > 1:  # loop: few
+                n //= 2
+                fold[n, 1](d_partial, n)
+        """),
+    "a list the function spells out": ("lists.py", """
+        def exchange(species, new_n):
+            attr_list = [(species, "x"), (species, "y"), (species, "z")]
+            for i_attr in range(len(attr_list)):  # loop: sweep
+                buffer = cupy.empty((new_n,), dtype=np.float64)  # not step
+            for attr in attr_list:  # loop: sweep
+                copy[64, 256](getattr(*attr))
+        """),
+    "a chunk is bounded by the loop's own variable, not any counter": ("tip.py", """
+        def run(steps, window):
+            tip = 0
+            for kt in range(steps):  # loop: step
+                advance[64, 256](d_phi)
+                tip += 1
+                d_phi[:, tip - window:tip] = 0
+        """),
+    "a scalar per iteration is not a stream of data": ("amplitudes.py", """
+        def apply(self, amplitudes, d_field):
+            for amplitude in amplitudes:  # loop: unknown
+                scale[64, 256](d_field, amplitude)
+        """),
     "what nothing says is unknown": ("loop.py", """
         def serve(self, items):
             while self.running:  # loop: unknown

@@ -46,6 +46,9 @@ CLOCKS = {"time", "perf_counter", "monotonic", "process_time", "perf_counter_ns"
           "default_timer", "now", "utcnow"}
 # calls whose result depends only on their arguments' values: a counter stays a counter through them
 _ARITHMETIC = {"min", "max", "int", "float", "abs", "round", "len", "divmod", "pow"}
+# ... and the math of NumPy, CuPy and `math` (`int(np.ceil(n / threads))`)
+_MATH = {"ceil", "floor", "trunc", "sqrt", "log", "log2", "log10", "exp", "int32", "int64", "float32", "float64"}
+_MATH_MODULES = {"np", "numpy", "math", "cp", "cupy"}
 # array attributes and methods: the loop's item used through them is still the item (data)
 _ARRAY_ATTRIBUTES = {"size", "shape", "ndim", "dtype", "nbytes", "T", "ravel", "flatten", "reshape", "astype",
                      "copy", "view", "transpose", "squeeze", "item", "tolist", "sum", "mean", "max", "min"}
@@ -196,7 +199,7 @@ def analyse(body: Body, context: Context = Context()) -> Frequency:
     constants = dict(context.constants)
     if function is not None:
         constants.update(_defaults(function.args, constants))
-    reader = _Reader(context, constants, function.lineno if function is not None else 0)
+    reader = _Reader(context, constants, function.lineno if function is not None else 0, _literal_lists(statements))
     reader.block(statements, None, (), None, _Changes(statements))
     return reader.frequency
 
@@ -276,10 +279,11 @@ def _collected_class(node: ast.ClassDef) -> bool:
 class _Reader:
     """One walk of a body in statement order, the loops around each statement kept."""
 
-    def __init__(self, context: Context, constants: Mapping[str, int], line: int):
+    def __init__(self, context: Context, constants: Mapping[str, int], line: int, lists: Set[str]):
         self.frequency = Frequency(context, line)
         self.context = context
         self.constants = constants
+        self.lists = lists
 
     def block(self, statements: Sequence[ast.stmt], loop: Optional[Loop], guards: Tuple["_Guard", ...],
               exit_after: Optional[ast.stmt], changes: "_Changes") -> None:
@@ -336,7 +340,7 @@ class _Reader:
 
     def _loop(self, node: ast.stmt, parent: Optional[Loop]) -> Loop:
         changes = _Changes(node.body, node)
-        kind, reason, trips = _Kinds(node, self.context, self.constants, changes).decide()
+        kind, reason, trips = _Kinds(node, self.context, self.constants, changes, self.lists).decide()
         loop = Loop(node, kind, reason, parent, trips, changes)
         self.frequency.loops.append(loop)
         self.frequency._of_loop[id(node)] = loop
@@ -352,6 +356,7 @@ class _Assigned:
     counters: Set[str]  # arithmetic over themselves and what does not change; accumulators
     clocks: Set[str]  # clock reads
     incremented: Set[str]  # `x += ...`, `x = x + ...`
+    assignments: Dict[str, List[ast.AST]]  # each name's assigned values (`x += v` as `x + v`)
 
 
 class _Changes:
@@ -379,6 +384,10 @@ class _Changes:
     @property
     def incremented(self) -> Set[str]:
         return self._assigned.incremented
+
+    @property
+    def assignments(self) -> Dict[str, List[ast.AST]]:
+        return self._assigned.assignments
 
     @cached_property
     def _assigned(self) -> _Assigned:
@@ -428,7 +437,7 @@ class _Changes:
                 break
             counters = kept
         range_targets = targets if is_for and _is_range(loop.iter) else set()  # type: ignore[union-attr]
-        return _Assigned(changed, counters | accumulators | range_targets, clocks, incremented)
+        return _Assigned(changed, counters | accumulators | range_targets, clocks, incremented, assignments)
 
     def varying(self, expression: ast.AST) -> Set[str]:
         return _reads(expression) & self.changed
@@ -480,8 +489,9 @@ class _Kinds:
     devices, a value computed in it deciding whether to go on, files, sizes, chunks, a few
     literal iterations, a fixed list of values, parts (objects), then the step loops."""
 
-    def __init__(self, node: ast.stmt, context: Context, constants: Mapping[str, int], changes: _Changes):
-        self.node, self.context, self.constants = node, context, constants
+    def __init__(self, node: ast.stmt, context: Context, constants: Mapping[str, int], changes: _Changes,
+                 lists: Set[str] = frozenset()):  # type: ignore[assignment]
+        self.node, self.context, self.constants, self.lists = node, context, constants, lists
         self.facts = changes
         self.is_for = isinstance(node, (ast.For, ast.AsyncFor))
         self.variables = set(_target_names(node.target)) if self.is_for else set()
@@ -492,7 +502,8 @@ class _Kinds:
             return "sweep", f"test cases: {self.context.test}", trips
         if self.context.setup:
             return "setup", self.context.setup, trips
-        for check in (self._devices, self._search, self._files, self._sizes, self._chunks):
+        for check in (self._devices, self._search, self._files, self._sizes, self._chunks, self._reduction,
+                      self._fixed_list):
             found = check()
             if found:
                 return found[0], found[1], trips
@@ -582,17 +593,74 @@ class _Kinds:
         return None
 
     def _chunks(self):
-        """Iterations work on slices of the same data bounded by the loop's variable."""
-        variables = self.variables | self.facts.counters
+        """Iterations work on slices of the same data bounded by the loop's own variable
+        (a ``for``'s, or the counter a ``while`` tests)."""
+        variables = self.variables | (self._deciding_counters() if not self.is_for else set())
         for sub in _own_nodes(self.node.body):
             if isinstance(sub, ast.Slice) and any(
                     part is not None and _reads(part) & variables for part in (sub.lower, sub.upper)):
                 return "sweep", f"chunks of one array: `{_short(sub)}`"
         return None
 
+    def _deciding_counters(self) -> Set[str]:
+        tests = self._deciding_tests()
+        return set().union(*(_reads(t) for t in tests)) & self.facts.counters if tests else set()
+
+    def _reduction(self):
+        """A ``while`` whose deciding counter is divided on each iteration (``blocks =
+        ceil(blocks / threads)``, ``n //= 2``): a reduction tree, a few iterations."""
+        if self.is_for:
+            return None
+        names, assignments = set(self._deciding_counters()), self.facts.assignments
+        while True:  # the counters they are computed from
+            grown = names | {n for name in names for v in assignments.get(name, ()) for n in _reads(v)
+                             if n in self.facts.counters}
+            if grown == names:
+                break
+            names = grown
+        for name in sorted(names):
+            for value in assignments.get(name, ()):
+                if any(isinstance(sub, ast.BinOp) and isinstance(sub.op, (ast.Div, ast.FloorDiv, ast.RShift))
+                       for sub in ast.walk(value)):
+                    return "few", f"`{name}` is divided on each iteration: a reduction, a few iterations"
+        return None
+
+    def _fixed_list(self):
+        """A ``for`` over a list the function spells out (``attr_list = [(species, 'x'), ...]``),
+        directly, by ``enumerate`` or by ``range(len(...))``."""
+        if not self.is_for:
+            return None
+        iterable = self.node.iter
+        while isinstance(iterable, ast.Call) and _dotted(iterable.func) in ("enumerate", "range", "len",
+                                                                            "reversed") and iterable.args:
+            iterable = iterable.args[-1] if _dotted(iterable.func) == "range" else iterable.args[0]
+        if isinstance(iterable, ast.Name) and iterable.id in self.lists:
+            return "sweep", f"a fixed list the function spells out (`{iterable.id}`)"
+        return None
+
     def _parts(self):
-        """A ``for`` over objects whose own attributes it works on (``part.d_state``)."""
-        if not self.is_for or _is_range(self.node.iter):
+        """A ``for`` over objects whose own attributes it works on (``part.d_state``), or
+        over indices of objects whose arrays it launches on (``grid[m].Er``: modes, species)."""
+        if not self.is_for:
+            return None
+        if _is_range(self.node.iter):
+            # names bound to the piece the variable indexes (`kernel = kernels[i]`)
+            pieces = {name for sub in _own_nodes(self.node.body) if isinstance(sub, ast.Assign)
+                      and _indexed_by(sub.value, self.variables) for t in sub.targets for name in _target_names(t)}
+            # every launch on the piece: a time loop also launches on what stays (a source term's
+            # `J_SRC[n]` beside the field updates)
+            indexed = []
+            for sub in _own_nodes(self.node.body):
+                if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Subscript):
+                    parts = [sub.func.value] + list(sub.args)
+                    bases = [p.value if isinstance(p, (ast.Starred, ast.Attribute)) else p for p in parts]
+                    piece = next((part for part, base in zip(parts, bases) if _indexed_by(base, self.variables)
+                                  or isinstance(base, ast.Name) and base.id in pieces), None)
+                    if piece is None:
+                        return None
+                    indexed.append(piece)
+            if indexed:
+                return "sweep", f"parts: each iteration launches on another piece (`{_short(indexed[0])}`)"
             return None
         for sub in _own_nodes(self.node.body):
             if isinstance(sub, ast.Attribute) and isinstance(sub.value, ast.Name) and sub.value.id in self.variables \
@@ -618,7 +686,7 @@ class _Kinds:
             return None
         if self.is_for:
             for sub in _own_nodes(node.body):
-                if isinstance(sub, ast.Call) and _moves_data(sub) and any(
+                if isinstance(sub, ast.Call) and _dotted(sub.func).rsplit(".", 1)[-1] in _TO_DEVICE and any(
                         _item_as_data(a, self.variables) for a in sub.args):
                     return "step", f"a stream of items, each sent to the GPU (`{_short(sub)}`)"
         return None
@@ -718,17 +786,25 @@ def _arithmetic_over(value: ast.AST, unchanged) -> bool:
     """Whether an expression is arithmetic over constants and names ``unchanged`` accepts."""
     for sub in ast.walk(value):
         if isinstance(sub, ast.Call):
-            if _dotted(sub.func) not in _ARITHMETIC:
+            if not _is_arithmetic_call(sub):
                 return False
         elif isinstance(sub, (ast.Subscript, ast.Await, ast.Yield, ast.YieldFrom, ast.ListComp, ast.GeneratorExp)):
             return False
-        elif isinstance(sub, ast.Name) and sub.id not in _ARITHMETIC and not unchanged(sub.id):
+        elif isinstance(sub, ast.Name) and sub.id not in _ARITHMETIC and sub.id not in _MATH_MODULES and not unchanged(
+                sub.id):
             return False
         elif isinstance(sub, ast.Attribute):
             dotted = _dotted(sub)
-            if dotted and not unchanged(dotted):
+            math = isinstance(sub.value, ast.Name) and sub.value.id in _MATH_MODULES  # `np.ceil`, `math.pi`
+            if dotted and not unchanged(dotted) and not math:
                 return False
     return True
+
+
+def _is_arithmetic_call(call: ast.Call) -> bool:
+    name = _dotted(call.func)
+    module, _, function = name.rpartition(".")
+    return name in _ARITHMETIC or module in _MATH_MODULES and function in _MATH
 
 
 def _has_modulo(test: ast.AST) -> bool:
@@ -832,16 +908,6 @@ def _size_names(shape: ast.AST) -> Set[str]:
     return set()
 
 
-def _moves_data(call: ast.Call) -> bool:
-    """A kernel launch (``k[grid, block](...)``, ``k.forall(n)(...)``) or a call that puts
-    data on a device or allocates there."""
-    if isinstance(call.func, ast.Subscript):
-        return True
-    if isinstance(call.func, ast.Call) and _dotted(call.func.func).endswith(".forall"):
-        return True
-    return _dotted(call.func).rsplit(".", 1)[-1] in _TO_DEVICE
-
-
 def _own_statements(statements: Sequence[ast.stmt]) -> Iterator[ast.AST]:
     """The nodes of a loop's body that belong to that loop: nested loops' bodies left out."""
     stack: List[ast.AST] = list(statements)
@@ -852,6 +918,20 @@ def _own_statements(statements: Sequence[ast.stmt]) -> Iterator[ast.AST]:
             stack.extend(node.orelse)
             continue
         stack.extend(c for c in ast.iter_child_nodes(node) if isinstance(c, ast.stmt) and not isinstance(c, _SCOPES))
+
+
+def _indexed_by(node: ast.AST, variables: Set[str]) -> bool:
+    """``X[m]`` (or ``X[:, m]``) with ``m`` one of the variables, used whole."""
+    return isinstance(node, ast.Subscript) and bool(_bare_index(node.slice) & variables)
+
+
+def _bare_index(index: ast.AST) -> Set[str]:
+    """Names used whole as an index (``m`` in ``grid[m]`` and ``d[:, m]``, not ``i % 2``)."""
+    if isinstance(index, ast.Name):
+        return {index.id}
+    if isinstance(index, ast.Tuple):
+        return {e.id for e in index.elts if isinstance(e, ast.Name)}
+    return set()
 
 
 def _item_as_data(argument: ast.AST, variables: Set[str]) -> bool:
@@ -915,6 +995,20 @@ def _int_value(node: ast.AST, constants: Mapping[str, int]) -> Optional[int]:
         operation = operations.get(type(node.op))
         return operation() if operation else None
     return None
+
+
+def _literal_lists(statements: Sequence[ast.stmt]) -> Set[str]:
+    """Names a body binds to a list or tuple literal (and to nothing else but such)."""
+    bound: Dict[str, bool] = {}
+    for sub in _own_nodes(statements):
+        if isinstance(sub, ast.Assign):
+            for target in sub.targets:
+                if isinstance(target, ast.Name):
+                    literal = isinstance(sub.value, (ast.List, ast.Tuple))
+                    bound[target.id] = bound.get(target.id, True) and literal
+        elif isinstance(sub, ast.AugAssign) and isinstance(sub.target, ast.Name):
+            bound[sub.target.id] = bound.get(sub.target.id, False) and isinstance(sub.value, (ast.List, ast.Tuple))
+    return {name for name, literal in bound.items() if literal}
 
 
 def _module_constants(tree: ast.Module) -> Dict[str, int]:

@@ -43,6 +43,38 @@ CASES = {
                     save(d_u.copy_to_host())  # runs: periodic
                     next_out += dt_out
         """),
+    "an early exit makes the rest periodic": ("operator.py", """
+        class ForceOperator:
+            def compute_force(self, time_step):
+                if self.write_interval is None:
+                    return
+                if time_step % self.write_interval != 0:
+                    return
+                reduce[64, 256](self.d_partial)
+                force = self.d_force.copy_to_host()  # runs: periodic
+
+        def run(d_u, steps, every):
+            for step in range(steps):  # loop: step
+                advance[64, 256](d_u, 0.1)  # runs: every
+                if step % every:
+                    continue
+                save(d_u.copy_to_host())  # runs: periodic  # not step
+            for step in range(steps):  # loop: step
+                if not step % every:
+                    save(d_u.copy_to_host())  # runs: periodic
+                if step % every:
+                    advance[64, 256](d_u, 0.1)  # runs: unknown
+                else:
+                    save(d_u.copy_to_host())  # runs: periodic
+        """),
+    "an early exit on a flag the rest switches off": ("once.py", """
+        class Report:
+            def final(self, d_u):
+                if self.written:
+                    return
+                np.save("final.npy", d_u.copy_to_host())  # runs: event
+                self.written = True  # runs: event
+        """),
     "a counter the branch advances is not a threshold": ("sim.py", """
         def march(d, columns):
             k = 0

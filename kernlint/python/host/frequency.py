@@ -34,7 +34,7 @@ import fnmatch
 import os
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Dict, Iterator, List, Mapping, Optional, Sequence, Set, Tuple, Union
+from typing import Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Set, Tuple, Union
 
 LOOP_KINDS = ("step", "search", "sweep", "setup", "few", "unknown")
 PLACES = ("every", "periodic", "event", "leaving", "unknown")
@@ -199,7 +199,7 @@ def analyse(body: Body, context: Context = Context()) -> Frequency:
     constants = dict(context.constants)
     if function is not None:
         constants.update(_defaults(function.args, constants))
-    reader = _Reader(context, constants, function.lineno if function is not None else 0, _literal_lists(statements))
+    reader = _Reader(context, constants, function.lineno if function is not None else 0, statements)
     reader.block(statements, None, (), None, _Changes(statements))
     return reader.frequency
 
@@ -279,11 +279,16 @@ def _collected_class(node: ast.ClassDef) -> bool:
 class _Reader:
     """One walk of a body in statement order, the loops around each statement kept."""
 
-    def __init__(self, context: Context, constants: Mapping[str, int], line: int, lists: Set[str]):
+    def __init__(self, context: Context, constants: Mapping[str, int], line: int, statements: Sequence[ast.stmt]):
         self.frequency = Frequency(context, line)
         self.context = context
         self.constants = constants
-        self.lists = lists
+        self.statements = statements
+
+    @cached_property
+    def lists(self) -> Set[str]:
+        """The names the body binds to list literals (read where a loop asks)."""
+        return _literal_lists(self.statements)
 
     def block(self, statements: Sequence[ast.stmt], loop: Optional[Loop], guards: Tuple["_Guard", ...],
               exit_after: Optional[ast.stmt], changes: "_Changes") -> None:
@@ -298,6 +303,10 @@ class _Reader:
             leaving = (following or exit_after) if loop is not None else None
             self._place(statement, loop, guards, leaving)
             self._inside(statement, loop, guards, leaving, changes)
+            if isinstance(statement, ast.If) and not statement.orelse and _ends_with_exit(statement.body, True):
+                # `if step % every != 0: continue` (or `return`): what follows is the test's false arm
+                rest = statements[index + 1:]
+                guards = guards + (_Guard(statement, False, statement.body, changes, arm=rest),)
 
     def _place(self, statement: ast.stmt, loop: Optional[Loop], guards, leaving: Optional[ast.stmt]) -> None:
         if leaving is not None:
@@ -340,7 +349,7 @@ class _Reader:
 
     def _loop(self, node: ast.stmt, parent: Optional[Loop]) -> Loop:
         changes = _Changes(node.body, node)
-        kind, reason, trips = _Kinds(node, self.context, self.constants, changes, self.lists).decide()
+        kind, reason, trips = _Kinds(node, self.context, self.constants, changes, lambda: self.lists).decide()
         loop = Loop(node, kind, reason, parent, trips, changes)
         self.frequency.loops.append(loop)
         self.frequency._of_loop[id(node)] = loop
@@ -444,12 +453,16 @@ class _Changes:
 
 
 class _Guard:
-    """One arm of an ``if`` between a loop (or a body) and a statement, and the place it gives."""
+    """One arm of an ``if`` between a loop (or a body) and a statement, and the place it
+    gives. ``arm``: the statements the arm guards where they are not the ``if``'s own (after
+    ``if step % every != 0: continue``, the rest of the block is the test's false arm)."""
 
     def __init__(self, node: Optional[ast.If], body_arm: bool, other: Sequence[ast.stmt],
-                 changes: Optional[_Changes], fixed: Optional[Tuple[str, str]] = None):
+                 changes: Optional[_Changes], fixed: Optional[Tuple[str, str]] = None,
+                 arm: Optional[Sequence[ast.stmt]] = None):
         self.node, self.body_arm, self.other, self.changes = node, body_arm, other, changes
         self._fixed = fixed
+        self._arm = arm
 
     @classmethod
     def fixed(cls, place: str, reason: str) -> "_Guard":
@@ -462,19 +475,20 @@ class _Guard:
         assert self.node is not None and self.changes is not None
         test, changes = self.node.test, self.changes
         text = _short(test)
-        arm = self.node.body if self.body_arm else self.node.orelse
+        arm = self._arm if self._arm is not None else self.node.body if self.body_arm else self.node.orelse
+        rare = _rare_modulo_arm(test)
+        if rare is self.body_arm and (changes.varying(test) or not changes.in_loop):
+            return "periodic", f"every few iterations: `{text}`" + ("" if rare else " is false")
+        flipped = _flips_own_test(test, arm)
+        if flipped:
+            return "event", f"the branch switches its own test off (`{flipped}`): once"
         if self.body_arm:
-            if _has_modulo(test) and (changes.varying(test) or not changes.in_loop):
-                return "periodic", f"every few iterations: `{text}`"
             reset = _counter_reset(test, arm, changes)
             if reset:
                 return "periodic", f"a counter gate: `{text}`, `{reset}` in the branch"
             moved = _moves_own_threshold(test, arm, changes)
             if moved:
                 return "periodic", f"the branch moves its own threshold (`{moved}`): `{text}`"
-            flipped = _flips_own_test(test, arm)
-            if flipped:
-                return "event", f"the branch switches its own test off (`{flipped}`): once"
             if _once_equality(test, changes):
                 return "event", f"holds once: `{text}`"
         if self.other and _ends_with_exit(self.other):
@@ -490,7 +504,7 @@ class _Kinds:
     literal iterations, a fixed list of values, parts (objects), then the step loops."""
 
     def __init__(self, node: ast.stmt, context: Context, constants: Mapping[str, int], changes: _Changes,
-                 lists: Set[str] = frozenset()):  # type: ignore[assignment]
+                 lists: Callable[[], Set[str]] = set):
         self.node, self.context, self.constants, self.lists = node, context, constants, lists
         self.facts = changes
         self.is_for = isinstance(node, (ast.For, ast.AsyncFor))
@@ -634,7 +648,7 @@ class _Kinds:
         while isinstance(iterable, ast.Call) and _dotted(iterable.func) in ("enumerate", "range", "len",
                                                                             "reversed") and iterable.args:
             iterable = iterable.args[-1] if _dotted(iterable.func) == "range" else iterable.args[0]
-        if isinstance(iterable, ast.Name) and iterable.id in self.lists:
+        if isinstance(iterable, ast.Name) and iterable.id in self.lists():
             return "sweep", f"a fixed list the function spells out (`{iterable.id}`)"
         return None
 
@@ -807,8 +821,21 @@ def _is_arithmetic_call(call: ast.Call) -> bool:
     return name in _ARITHMETIC or module in _MATH_MODULES and function in _MATH
 
 
-def _has_modulo(test: ast.AST) -> bool:
-    return any(isinstance(sub, ast.BinOp) and isinstance(sub.op, ast.Mod) for sub in ast.walk(test))
+def _rare_modulo_arm(test: ast.AST) -> Optional[bool]:
+    """Which arm of a modulo test is the rare one: True the ``if``'s own (``step % every ==
+    0``, ``not step % every``), False its ``else`` (``step % every != 0``, ``step % every``);
+    None for a test that is not a modulo gate."""
+    if isinstance(test, ast.BinOp) and isinstance(test.op, ast.Mod):
+        return False  # truthy when not a multiple: the multiples are the `else`
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        inner = _rare_modulo_arm(test.operand)
+        return None if inner is None else not inner
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and any(
+            isinstance(side, ast.BinOp) and isinstance(side.op, ast.Mod) for side in (test.left, test.comparators[0])):
+        return {ast.Eq: True, ast.NotEq: False}.get(type(test.ops[0]))
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        return True if any(_rare_modulo_arm(value) is True for value in test.values) else None
+    return None
 
 
 def _counter_reset(test: ast.AST, arm: Sequence[ast.stmt], changes: _Changes) -> str:
@@ -871,8 +898,9 @@ def _once_equality(test: ast.AST, facts: _Changes) -> bool:
     return False
 
 
-def _ends_with_exit(statements: Sequence[ast.stmt]) -> bool:
-    return bool(statements) and isinstance(statements[-1], (ast.Return, ast.Break, ast.Raise))
+def _ends_with_exit(statements: Sequence[ast.stmt], or_continue: bool = False) -> bool:
+    exits = (ast.Return, ast.Break, ast.Raise) + ((ast.Continue,) if or_continue else ())
+    return bool(statements) and isinstance(statements[-1], exits)
 
 
 def _exits_loop(statements: Sequence[ast.stmt]) -> bool:

@@ -9,7 +9,7 @@ a function's (or a module's) syntax tree and gives
   whether to go on, so the loop normally runs once or a few times and its host reads are
   the point), ``sweep`` (sizes, parameters, devices, files, parts, chunks, test cases:
   pieces of the work), ``setup`` (construction, warm-up: once before the work), ``few`` (a
-  small literal count) or ``unknown``;
+  small literal count of pieces, a reduction tree) or ``unknown``;
 - every statement its **place** in its innermost loop: ``every`` iteration, ``periodic``
   (a modulo or counter gate), ``event`` (a flag or state test the branch itself flips, a
   test that holds on one iteration, an exception handler), ``leaving`` (followed by
@@ -17,12 +17,13 @@ a function's (or a module's) syntax tree and gives
 - through calls, a :class:`Rate` that composes: a callee's statement runs at its call
   site's rate followed by its own (``site.through(inner)``).
 
-What the code does decides, never a name: a test is what pytest collects (functions
-named ``test*``, methods of ``Test*`` classes without ``__init__`` or of
-``unittest.TestCase`` subclasses, in ``test_*.py``/``*_test.py`` files), a loop over
-devices is one that selects the device its variable names (``cuda.select_device(k)``,
-``cuda.gpus[k]``) or iterates ``cuda.gpus``. Unknown is silent: a rule reports only
-:attr:`Rate.every_step`.
+What the code does decides: a test is what pytest collects (functions named ``test*``,
+methods of ``Test*`` classes without ``__init__`` or of ``unittest.TestCase`` subclasses,
+in ``test_*.py``/``*_test.py`` files), a loop over devices is one that selects the device
+its variable names (``cuda.select_device(k)``, ``cuda.gpus[k]``) or iterates ``cuda.gpus``;
+a variable's name (``gpus``, ``n_layers``) never counts. The one name read is a warm-up
+method's (``compile``, ``warmup``), and only where no loop of the module calls it. Unknown
+is silent: a rule reports only :attr:`Rate.every_step`.
 
 Nothing here imports kernlint: it is a pure reading of Python's ``ast``.
 """

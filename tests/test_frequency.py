@@ -640,3 +640,25 @@ def test_long_loop_timing_counts_the_launches_the_code_states():
     bodies = analyse_module(ast.parse(path.read_text()), str(path))
     trips = {name: [loop.trips for loop in bodies[name].loops] for name in ("simulate", "Run.go", "benchmark")}
     assert trips == {"simulate": [100_000], "Run.go": [None], "benchmark": [10]}
+
+
+def test_a_host_fact_finds_its_rate_by_line():
+    source = textwrap.dedent("""
+        def run(d_u, d_err, steps, tolerance):
+            err = 1.0
+            while err > float(d_err.copy_to_host()[0]):
+                advance[64, 256](d_u, 0.1)
+            for step in range(steps):
+                print(f"step {step}",
+                      d_u.copy_to_host().max())
+                if sum(d_flags) > 0:
+                    raise FloatingPointError(step)
+        """)
+    frequency = analyse_module(ast.parse(source), "run.py")["run"]
+    assert frequency.at(7).node.lineno == 7 and frequency.at(8).node.lineno == 7  # a call on a statement's 2nd line
+    assert isinstance(frequency.at(9).node, ast.If)
+    assert frequency.at(1) is None
+    assert frequency.rate_at(8).every_step and frequency.rate_at(9).every_step
+    while_test = frequency.rate_at(4)
+    assert [level.kind for level in while_test.levels] == ["body", "search"]  # each iteration of the search
+    assert not while_test.every_step

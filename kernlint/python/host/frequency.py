@@ -180,6 +180,31 @@ class Frequency:
     def statements(self) -> Iterator[Statement]:
         return iter(self._statements.values())
 
+    def at(self, line: int) -> Optional[Statement]:
+        """The innermost statement of this body whose lines hold ``line`` (where a host
+        fact's location points: a call inside it), None for a line outside the body."""
+        found: Optional[Statement] = None
+        for statement in self._statements.values():
+            node = statement.node
+            if node.lineno <= line <= (node.end_lineno or node.lineno) and (
+                    found is None or node.lineno >= found.node.lineno and
+                    (node.end_lineno or node.lineno) <= (found.node.end_lineno or found.node.lineno)):
+                found = statement
+        return found
+
+    def rate_at(self, line: int) -> Optional[Rate]:
+        """The :class:`Rate` of what runs at ``line``: its innermost statement's, and for a
+        ``while``'s own test, one more level (the test runs on each of its iterations)."""
+        statement = self.at(line)
+        if statement is None:
+            return None
+        rate = self.rate(statement.node)
+        node = statement.node
+        if isinstance(node, ast.While) and node.test.lineno <= line <= (node.test.end_lineno or node.test.lineno):
+            loop = self.loop(node)
+            rate = Rate(rate.levels + (Level(loop.kind, "every", loop.line),))
+        return rate
+
     def rate(self, node: ast.stmt) -> Rate:
         """The statement's :class:`Rate` within this body, from the body's own level in."""
         statement = self.of(node)

@@ -8,7 +8,7 @@ import textwrap
 
 import pytest
 
-from conftest import FIXTURES, expected_findings
+from conftest import FIXTURES, ROOT, expected_findings
 from kernlint.python.host.frequency import (LOOP_KINDS, PLACES, Context, Level, Rate, analyse,
                                             analyse_module)
 
@@ -662,3 +662,21 @@ def test_a_host_fact_finds_its_rate_by_line():
     while_test = frequency.rate_at(4)
     assert [level.kind for level in while_test.levels] == ["body", "search"]  # each iteration of the search
     assert not while_test.every_step
+
+
+def test_total_on_every_python_file_of_the_repository():
+    """No construct stops the reading: every statement of every body gets a place, every
+    loop a kind (kernlint's own sources and every fixture, kernels and odd syntax included)."""
+    read = 0
+    for path in sorted(ROOT.glob("kernlint/**/*.py")) + sorted(FIXTURES.rglob("*.py")):
+        try:
+            tree = ast.parse(path.read_text())
+        except SyntaxError:
+            continue  # fixtures/syntax_error.py
+        for frequency in analyse_module(tree, str(path)).values():
+            for statement in frequency.statements():
+                assert statement.place in PLACES and statement.reason
+                frequency.rate(statement.node)
+            assert all(loop.kind in LOOP_KINDS and loop.reason for loop in frequency.loops)
+        read += 1
+    assert read > 100

@@ -17,6 +17,8 @@
     signatures-file = "kernlint-signatures.toml"   # what `kernlint record` writes and check reads
     fix = false                          # apply safe source fixes (as --fix)
     unsafe-fixes = false                 # and unsafe ones (as --unsafe-fixes)
+    preview = false                      # also the rules still in preview (as --preview)
+    explicit-preview-rules = false       # preview rules only where selected by their whole code
 
 The command line overrides the file. Unknown keys and bad values stop kernlint with a
 message naming the file and the key (exit code 2).
@@ -39,7 +41,9 @@ from .rewrite.edit import MODES
 TARGETS = ("auto", "cuda", "rocm")
 KEYS = ("select", "ignore", "per-file-ignores", "target", "arch", "offload-arch", "mode", "timeout",
         "signatures", "signatures-file", "safe-imports", "jit-decorators", "constants", "import-modules", "fix",
-        "unsafe-fixes")
+        "unsafe-fixes", "preview", "explicit-preview-rules")
+# keys whose value is true or false
+_FLAGS = ("import-modules", "fix", "unsafe-fixes", "preview", "explicit-preview-rules")
 
 
 class ConfigError(ValueError):
@@ -65,6 +69,8 @@ class Config:
     import_modules: bool = False
     fix: bool = False  # kernlint check applies safe fixes (as --fix)
     unsafe_fixes: bool = False  # and unsafe ones (as --unsafe-fixes)
+    preview: bool = False  # also the rules still in preview (as --preview)
+    explicit_preview_rules: bool = False  # preview rules only where selected by their whole code
     signatures_file: Optional[str] = None  # default: kernlint-signatures.toml beside the configuration
 
     def ignored_for(self, path: str) -> List[str]:
@@ -131,7 +137,7 @@ def _ini_value(key: str, value: str) -> Any:
     """setup.cfg values: lists are comma or newline separated; tables are ``key = a, b`` lines."""
     if key in ("select", "ignore", "safe-imports", "jit-decorators"):
         return [v.strip() for v in re.split(r"[,\s]+", value) if v.strip()]
-    if key in ("import-modules", "fix", "unsafe-fixes"):
+    if key in _FLAGS:
         lowered = value.strip().lower()
         return {"true": True, "1": True, "yes": True, "false": False, "0": False, "no": False}.get(lowered, value)
     if key == "constants":
@@ -240,7 +246,7 @@ def validate(table: Dict[str, Any], path: str, where: str = "[tool.kernlint]") -
         if not isinstance(table["signatures-file"], str) or not table["signatures-file"].strip():
             fail("signatures-file", "expected a path relative to this file")
         config.signatures_file = table["signatures-file"].strip()
-    for key in ("import-modules", "fix", "unsafe-fixes"):
+    for key in _FLAGS:
         if key in table:
             if not isinstance(table[key], bool):
                 fail(key, f"expected true or false, got {table[key]!r}")

@@ -66,6 +66,9 @@ _POOLS = {"python": "numba-cuda External Memory Management: RMM, CuPy's pool",
           "hip": "hipMallocAsync/hipFreeAsync on a stream, from the device's memory pool"}
 NAME = "device-alloc-in-loop"
 FIXABLE = False
+# on six projects it was not developed on, 0 of 110 host findings were true (2026-11): preview
+# until the rule holds on projects set aside for measuring it
+PREVIEW = True
 
 
 def check_host(facts: HostFacts) -> Iterator[Finding]:

@@ -1,0 +1,1 @@
+"""Reading Python without running it."""

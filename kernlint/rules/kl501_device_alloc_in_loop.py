@@ -73,67 +73,98 @@ PREVIEW = True
 
 def check_host(facts: HostFacts) -> Iterator[Finding]:
     reported = set()
-    for loop in facts.launching_loops():
-        for event in facts.events_in(loop.id, ("alloc",)):
-            if event.place in reported or facts.hoisted_in_callee(event, loop):
-                continue
-            direct = loop.id in event.loops
-            reads = set(event.detail.get("reads", ()))
-            # a size read from the element being iterated (`frame.size` in `for frame in frames`):
-            # a stream of frames, usually of one size; a size made of the bare loop variable, or of
-            # other names the loop changes, is what the loop is about (a sweep)
-            elements = set(event.detail.get("elements", ()))
-            from_element = direct and bool(elements & loop.targets) and not (
-                set(event.detail.get("bare", ())) & loop.varying) and not ((reads - elements) & loop.varying)
-            if direct and event.detail.get("shape_based") and reads & loop.varying and not from_element:
-                continue  # its size changes with the loop: nothing to hoist
-            if not event.detail.get("every_time", True):
-                continue  # only when a buffer must grow: the grow-on-demand pattern
-            transfer = facts.language == "python" and not event.detail.get("shape_based", True)
-            if not transfer and _from_a_pool(event.what, facts):
-                continue  # a pool hit, not a cudaMalloc
-            reported.add(event.place)
-            how = "" if direct else " (through a function the loop calls)"
-            what = event.what.replace("numba.cuda.", "cuda.").replace("cupy.", "cp.")
-            if transfer:
-                yield host_finding(
-                    CODE, event.place,
-                    f"`{what}` allocates device memory and copies host data into it on every iteration of the "
-                    f"loop at line {loop.place.line}, which launches kernels{how}: transfer once before the loop "
-                    f"and keep the data on the device (46x faster on an H100), or refill one buffer allocated "
-                    f"before the loop (`d.copy_to_device(host)`) where new host data arrives each step")
-                continue
-            memory = "device memory"
-            if what.startswith("cp."):
-                cost = " (cudaMalloc: CuPy's pool is turned off by `set_allocator(None)`)"
-            elif "pinned" in what or "mapped" in what:
-                memory, cost = "page-locked host memory", " (cudaHostAlloc, which synchronizes)"
-            else:
-                cost = " (cudaMalloc and cudaFree: no pool allocator is set)" if facts.language == "python" else ""
-            kept = event.detail.get("kept", "")
-            if kept and event.detail.get("shape_based"):
-                yield host_finding(
-                    CODE, event.place,
-                    f"`{what}` allocates {memory}{cost} on every iteration of the loop at line "
-                    f"{loop.place.line}, which launches kernels{how}, and the array outlives the iteration "
-                    f"(`{kept[:60]}`): one buffer allocated before the loop cannot serve; allocate from a pool "
-                    f"instead ({_POOLS[facts.language]})")
-                continue
-            if from_element and event.detail.get("shape_based"):
-                element = sorted(reads & loop.targets)[0]
-                yield host_finding(
-                    CODE, event.place,
-                    f"`{what}` allocates {memory}{cost} for each `{element}` of the loop at line "
-                    f"{loop.place.line}, which launches kernels: where they are of one size, allocate once "
-                    f"before the loop from the first and reuse the buffer (6.5x faster on an H100); where "
-                    f"sizes differ, use a pool allocator ({_POOLS[facts.language]})")
-                continue
+    for event, level, loop in facts.stepping(("alloc",)):
+        direct = event.function == loop.function and event.via is None
+        if event.via is not None:  # another file's function allocates: reported where this file calls it
+            yield from _through_call(event, level, facts, reported)
+            continue
+        reads = set(event.detail.get("reads", ()))
+        # what changes from one step to the next, less the variables of the loops of pieces inside
+        # the step loop (`for part in self.parts`): one allocation per piece can be made before it
+        inner = event.loops[event.loops.index(loop.id) + 1:] if direct and loop.id in event.loops else ()
+        varying = loop.varying - {name for number in inner for name in facts.loops[number].targets}
+        # a size read from the element being iterated (`frame.size` in `for frame in frames`):
+        # a stream of frames, usually of one size; a size made of the bare loop variable, or of
+        # other names the loop changes, is what the loop is about (a sweep)
+        elements = set(event.detail.get("elements", ()))
+        from_element = direct and bool(elements & loop.targets) and not (
+            set(event.detail.get("bare", ())) & varying) and not ((reads - elements) & varying)
+        if direct and event.detail.get("shape_based") and reads & varying and not from_element:
+            continue  # its size changes with the loop: nothing to hoist
+        transfer = facts.language == "python" and not event.detail.get("shape_based", True)
+        if not transfer and _from_a_pool(event.what, facts):
+            continue  # a pool hit, not a cudaMalloc
+        reported.add(event.place)
+        how = "" if direct else " (through a function the loop calls)"
+        what = _short(event.what)
+        if transfer:
             yield host_finding(
                 CODE, event.place,
-                f"`{what}` allocates {memory}{cost} on every iteration of the loop at line {loop.place.line}, "
-                f"which launches kernels{how}: allocate once before the loop and reuse the buffer (6.5x faster "
-                f"on an H100), or use a pool allocator ({_POOLS[facts.language]})")
+                f"`{what}` allocates device memory and copies host data into it on every iteration of the "
+                f"loop at line {level.line}, which launches kernels{how}: transfer once before the loop "
+                f"and keep the data on the device (46x faster on an H100), or refill one buffer allocated "
+                f"before the loop (`d.copy_to_device(host)`) where new host data arrives each step")
+            continue
+        memory, cost = _cost(what, facts)
+        kept = event.detail.get("kept", "")
+        if kept and event.detail.get("shape_based"):
+            yield host_finding(
+                CODE, event.place,
+                f"`{what}` allocates {memory}{cost} on every iteration of the loop at line "
+                f"{level.line}, which launches kernels{how}, and the array outlives the iteration "
+                f"(`{kept[:60]}`): one buffer allocated before the loop cannot serve; allocate from a pool "
+                f"instead ({_POOLS[facts.language]})")
+            continue
+        if from_element and event.detail.get("shape_based"):
+            element = sorted(reads & loop.targets)[0]
+            yield host_finding(
+                CODE, event.place,
+                f"`{what}` allocates {memory}{cost} for each `{element}` of the loop at line "
+                f"{level.line}, which launches kernels: where they are of one size, allocate once "
+                f"before the loop from the first and reuse the buffer (6.5x faster on an H100); where "
+                f"sizes differ, use a pool allocator ({_POOLS[facts.language]})")
+            continue
+        yield host_finding(
+            CODE, event.place,
+            f"`{what}` allocates {memory}{cost} on every iteration of the loop at line {level.line}, "
+            f"which launches kernels{how}: allocate once before the loop and reuse the buffer (6.5x faster "
+            f"on an H100), or use a pool allocator ({_POOLS[facts.language]})")
     yield from _launchers(facts, reported)
+
+
+def _short(what: str) -> str:
+    return what.replace("numba.cuda.", "cuda.").replace("cupy.", "cp.")
+
+
+def _cost(what: str, facts: HostFacts):
+    """What the allocation costs: (the memory, why it costs)."""
+    if what.startswith("cp."):
+        return "device memory", " (cudaMalloc: CuPy's pool is turned off by `set_allocator(None)`)"
+    if "pinned" in what or "mapped" in what:
+        return "page-locked host memory", " (cudaHostAlloc, which synchronizes)"
+    return "device memory", " (cudaMalloc and cudaFree: no pool allocator is set)" if facts.language == "python" else ""
+
+
+def _through_call(event, level, facts: HostFacts, reported: set) -> Iterator[Finding]:
+    """An allocation of another file's function, which this file calls on every step: reported
+    at the call, saying what the callee does."""
+    call = event.via
+    transfer = not event.detail.get("shape_based", True)
+    if call.place in reported or (not transfer and _from_a_pool(event.what, facts)):
+        return
+    reported.add(call.place)
+    what = _short(event.what)
+    memory, cost = ("device memory", " and copies host data into it") if transfer else _cost(what, facts)
+    yield host_finding(
+        CODE, call.place,
+        f"`{call.what}` (in {_file(event.place.path)}) allocates {memory}{cost} with `{what}` at its line "
+        f"{event.place.line}, and it is called on every iteration of the loop at line {level.line}, which "
+        f"launches kernels: allocate once before the loop and pass the buffer in, or use a pool allocator "
+        f"({_POOLS[facts.language]})")
+
+
+def _file(path: str) -> str:
+    return path.replace("\\", "/").rsplit("/", 1)[-1]
 
 
 def _from_a_pool(what: str, facts: HostFacts) -> bool:

@@ -3,8 +3,14 @@
 ## What it does
 Finds kernel launches that pass a host NumPy array (made by a NumPy constructor,
 ``copy_to_host()`` or a pinned array, as the code shows; a parameter only when every
-call of its function in the file passes one) where the copies repeat: the launch runs on
-every iteration of a step loop (directly or through a function the loop calls).
+call of its function passes one) where the copies repeat: the launch runs on every
+iteration of a step loop (time steps, frames, solver iterations), directly or through a
+function the loop calls. A launch in another file's function is reported at the call.
+
+Only what runs on *every* step is reported: not a launch behind a modulo or counter gate,
+in a branch that leaves the loop, in a retry or convergence loop (the host value decides
+whether to go on), in set-up or warm-up code, or in a loop over sizes, devices, files or
+test cases.
 
 ## Why is this bad?
 numba-cuda copies a host array to the device before the launch, copies it back after,
@@ -22,6 +28,7 @@ nothing it could save.
 x = np.random.rand(n)
 for step in range(steps):
     scale[blocks, threads](x, 2.0)  # KL502
+    peaks.append(smoothed_peak(x))  # KL502: `smoothed_peak` (another file) launches on `x`
 ```
 
 Use instead: ``d_x = cuda.to_device(x)`` once, launch on ``d_x``, and
@@ -49,18 +56,25 @@ PREVIEW = True
 
 def check_host(facts: HostFacts) -> Iterator[Finding]:
     reported = set()
-    for loop in facts.launching_loops():
-        for launch in facts.events_in(loop.id, ("launch",)):
-            arrays = launch.host_arrays if isinstance(launch, Launch) else []
-            if not arrays or launch.place in reported:
-                continue
-            reported.add(launch.place)
-            distinct = list(dict.fromkeys(a.name for a in arrays))  # `k(x, 0.5, x, x)`: x once
-            names = ", ".join(f"`{name}`" for name in distinct)
-            one = len(distinct) == 1
+    for launch, level, _ in facts.stepping(("launch",)):
+        arrays = launch.host_arrays if isinstance(launch, Launch) else []
+        at = launch.via.place if launch.via is not None else launch.place
+        if not arrays or at in reported:
+            continue
+        reported.add(at)
+        distinct = list(dict.fromkeys(a.name for a in arrays))  # `k(x, 0.5, x, x)`: x once
+        names = ", ".join(f"`{name}`" for name in distinct)
+        one = len(distinct) == 1
+        copies = (f"numba-cuda copies {'it' if one else 'them'} to the device and back and waits for the kernel "
+                  f"on every iteration of the loop at line {level.line}")
+        if launch.via is not None:  # another file's function launches: reported where this file calls it
             yield host_finding(
-                CODE, launch.place,
-                f"{names} {'is a host (NumPy) array' if one else 'are host (NumPy) arrays'}: numba-cuda copies "
-                f"{'it' if one else 'them'} to the device and back and waits for the kernel on every iteration of "
-                f"the loop at line {loop.place.line}; `cuda.to_device({arrays[0].name})` once before the loop and "
-                f"launch on the device array")
+                CODE, at,
+                f"`{launch.via.what}` launches `{launch.what}` on {names} (its line {launch.place.line}), "
+                f"{'a host (NumPy) array' if one else 'host (NumPy) arrays'}: {copies}; move the data to the "
+                f"device once before the loop and pass the device array")
+            continue
+        yield host_finding(
+            CODE, at,
+            f"{names} {'is a host (NumPy) array' if one else 'are host (NumPy) arrays'}: {copies}; "
+            f"`cuda.to_device({arrays[0].name})` once before the loop and launch on the device array")

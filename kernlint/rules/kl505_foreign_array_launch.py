@@ -64,36 +64,35 @@ _LIBRARIES = {"cupy": "CuPy array", "torch": "PyTorch tensor"}
 
 def check_host(facts: HostFacts) -> Iterator[Finding]:
     reported = set()
-    for loop in facts.launching_loops():
-        for launch in facts.events_in(loop.id, ("launch",)):
-            if launch.place in reported:
+    for launch, level, loop in facts.stepping(("launch",)):
+        if launch.place in reported or launch.via is not None:
+            continue  # (another file's launch: its arrays are bound there, or are the caller's parameters)
+        through_call = launch.function != loop.function
+        kept = []
+        # device arrays of other libraries: numba-cuda converts each one's interface per launch
+        foreign = [a for a in launch.args if a.array and a.where == "device" and a.library in _LIBRARIES]
+        for arg in foreign:
+            if any(arg.name == k.name for k in kept):
                 continue
-            through_call = launch.function != loop.function
-            kept = []
-            # device arrays of other libraries: numba-cuda converts each one's interface per launch
-            foreign = [a for a in launch.args if a.array and a.where == "device" and a.library in _LIBRARIES]
-            for arg in foreign:
-                if any(arg.name == k.name for k in kept):
-                    continue
-                if arg.name in loop.rebound or arg.name.split(".")[0] in loop.rebound - {"self", "cls"}:
-                    continue  # a new array every step: its conversion cannot be saved
-                if through_call and (arg.parameter or arg.name in facts.rebound.get(launch.function, ())):
-                    continue  # bound by the caller, or anew on every call
-                kept.append(arg)
-            if not kept:
-                continue
-            reported.add(launch.place)
-            kinds = sorted({_LIBRARIES[a.library] for a in kept})
-            names = ", ".join(f"`{a.name}`" for a in kept)
-            first = kept[0].name
-            view = "d_" + first.rsplit(".", 1)[-1]
-            plural = len(kept) > 1
-            how = " (through a function the loop calls)" if through_call else ""
-            yield host_finding(
-                CODE, launch.place,
-                f"{names} {'are' if plural else 'is a'} {' / '.join(k + ('s' if plural else '') for k in kinds)} "
-                f"bound before the loop at line {loop.place.line}{how}: numba-cuda converts each "
-                f"`__cuda_array_interface__` argument on every launch (about 19 µs of host time per argument per "
-                f"launch on an H100; a 6-kernel step 3.4x slower); make numba views once before the loop "
-                f"(`{view} = cuda.as_cuda_array({first})`) and launch on them, valid while "
-                f"{'they are' if plural else 'it is'} not reallocated")
+            if arg.name in loop.rebound or arg.name.split(".")[0] in loop.rebound - {"self", "cls"}:
+                continue  # a new array every step: its conversion cannot be saved
+            if through_call and (arg.parameter or arg.name in facts.rebound.get(launch.function, ())):
+                continue  # bound by the caller, or anew on every call
+            kept.append(arg)
+        if not kept:
+            continue
+        reported.add(launch.place)
+        kinds = sorted({_LIBRARIES[a.library] for a in kept})
+        names = ", ".join(f"`{a.name}`" for a in kept)
+        first = kept[0].name
+        view = "d_" + first.rsplit(".", 1)[-1]
+        plural = len(kept) > 1
+        how = " (through a function the loop calls)" if through_call else ""
+        yield host_finding(
+            CODE, launch.place,
+            f"{names} {'are' if plural else 'is a'} {' / '.join(k + ('s' if plural else '') for k in kinds)} "
+            f"bound before the loop at line {level.line}{how}: numba-cuda converts each "
+            f"`__cuda_array_interface__` argument on every launch (about 19 µs of host time per argument per "
+            f"launch on an H100; a 6-kernel step 3.4x slower); make numba views once before the loop "
+            f"(`{view} = cuda.as_cuda_array({first})`) and launch on them, valid while "
+            f"{'they are' if plural else 'it is'} not reallocated")

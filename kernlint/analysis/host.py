@@ -219,8 +219,8 @@ class HostFacts:
     def expand(self, events: Sequence[Event], _callers: Tuple[Tuple[str, str], ...] = ()) -> List[Event]:
         """Events with each call followed by its callee's events (expanded in turn; recursion
         and calls deeper than 8 left out), each at its call site's rate followed by its own
-        (``Rate.through``); an event of another file keeps the call it is reached through
-        (``Event.via``), where a finding about it belongs in this file."""
+        (``Rate.through``); an event of another file keeps the call of this file it is reached
+        through (``Event.via``), where a finding about it belongs."""
         found: List[Event] = []
         for event in events:
             found.append(event)
@@ -235,7 +235,7 @@ class HostFacts:
             inner = self._callee_events(path, callee, _callers + (key,))
             for e in inner:
                 rate = event.rate.through(e.rate) if event.rate is not None and e.rate is not None else None
-                found.append(replace(e, rate=rate, via=e.via or (event if foreign else None)))
+                found.append(replace(e, rate=rate, via=event if foreign else e.via))
         return found
 
     def _callee_events(self, path: str, callee: str, callers: Tuple[Tuple[str, str], ...]) -> List[Event]:

@@ -55,6 +55,7 @@ No automatic fix.
 
 from __future__ import annotations
 
+import os
 from typing import Iterator
 
 from ..analysis.host import HostFacts
@@ -157,14 +158,14 @@ def _through_call(event, level, facts: HostFacts, reported: set) -> Iterator[Fin
     memory, cost = ("device memory", " and copies host data into it") if transfer else _cost(what, facts)
     yield host_finding(
         CODE, call.place,
-        f"`{call.what}` (in {_file(event.place.path)}) allocates {memory}{cost} with `{what}` at its line "
-        f"{event.place.line}, and it is called on every iteration of the loop at line {level.line}, which "
+        f"`{call.what}` allocates {memory}{cost} on every call (`{what}` at {_file(event.place.path)}:"
+        f"{event.place.line}), and it is called on every iteration of the loop at line {level.line}, which "
         f"launches kernels: allocate once before the loop and pass the buffer in, or use a pool allocator "
         f"({_POOLS[facts.language]})")
 
 
 def _file(path: str) -> str:
-    return path.replace("\\", "/").rsplit("/", 1)[-1]
+    return os.path.basename(path)
 
 
 def _from_a_pool(what: str, facts: HostFacts) -> bool:

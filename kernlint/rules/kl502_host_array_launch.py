@@ -40,6 +40,7 @@ No automatic fix.
 
 from __future__ import annotations
 
+import os
 from typing import Iterator
 
 from ..analysis.host import HostFacts, Launch
@@ -70,7 +71,8 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
         if launch.via is not None:  # another file's function launches: reported where this file calls it
             yield host_finding(
                 CODE, at,
-                f"`{launch.via.what}` launches `{launch.what}` on {names} (its line {launch.place.line}), "
+                f"`{launch.via.what}` launches `{launch.what}` on {names} "
+                f"({os.path.basename(launch.place.path)}:{launch.place.line}), "
                 f"{'a host (NumPy) array' if one else 'host (NumPy) arrays'}: {copies}; move the data to the "
                 f"device once before the loop and pass the device array")
             continue

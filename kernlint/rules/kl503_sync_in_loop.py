@@ -45,6 +45,7 @@ No automatic fix.
 
 from __future__ import annotations
 
+import os
 from typing import Iterator
 
 from ..analysis.host import HostFacts, Launch
@@ -93,14 +94,14 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
 
 def _callee_does(event, what: str) -> str:
     """What another file's function called in the loop does that waits, at its line there."""
-    line = event.place.line
+    line = f"{os.path.basename(event.place.path)}:{event.place.line}"
     if isinstance(event, Launch):
         names = ", ".join(dict.fromkeys(f"`{a.name}`" for a in event.host_arrays))
-        return (f"launches `{event.what}` on host arrays ({names}, its line {line}), so numba-cuda "
+        return (f"launches `{event.what}` on host arrays ({names}, {line}), so numba-cuda "
                 f"synchronizes after each call")
     if event.detail.get("per_element"):
-        return f"iterates a device array in Python (`{what}`, its line {line}): one blocking copy per element"
-    return f"{'copies device data back' if event.kind == 'copy-back' else 'synchronizes'} (`{what}`, its line {line})"
+        return f"iterates a device array in Python (`{what}`, {line}): one blocking copy per element"
+    return f"{'copies device data back' if event.kind == 'copy-back' else 'synchronizes'} (`{what}`, {line})"
 
 
 def _clock_after(facts: HostFacts, event, level) -> bool:

@@ -38,7 +38,10 @@ def test_step_loop_walk_passes_pieces_and_stops_at_gates():
     step = Level("step", "every", 3, 100, 1)
     assert Rate((Level("body", "every", 1), step, Level("sweep", "every", 4))).step_loop == step
     assert Rate((Level("body", "every", 1), Level("step", "periodic", 3))).step_loop is None
-    assert Rate((Level("body", "every", 1), step, Level("search", "every", 4))).step_loop is None
+    # a retry loop's body runs at least once on each step; a retry loop alone is no step
+    assert Rate((Level("body", "every", 1), step, Level("search", "every", 4))).step_loop == step
+    assert Rate((Level("body", "every", 1), Level("search", "every", 4))).step_loop is None
+    assert Rate((Level("body", "every", 1), step, Level("unknown", "every", 4))).step_loop is None
     assert Rate((Level("body", "every", 1), Level("setup", "every", 3))).step_loop is None
 
 
@@ -77,7 +80,7 @@ def test_a_call_into_another_file_counts_at_the_call_site(tmp_path):
             bump[4, 256](u)
             return float(u.max())
     ''')
-    through = [e for e in facts.expand(facts.of_function("watch")) if e.via is not None]
+    through = [e for e in facts.expand(facts.of_function("watch")) if e.calls]
     assert [e.kind for e in through] == ["launch"]
     assert through[0].rate.every_step and through[0].place.path.endswith("helpers.py")
     codes = {(code, line) for code, line, _ in found}

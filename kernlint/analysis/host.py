@@ -72,13 +72,15 @@ class Rate:
     def step_loop(self) -> Optional[Level]:
         """The step loop on each of whose iterations the event runs: from the innermost level
         outwards every place must be ``every``; loops of pieces (``sweep``, ``few``) inside a
-        step run on each step; ``search``, ``setup`` and ``unknown`` loops end the walk."""
+        step run on each step, and so does a retry or convergence loop's (``search``) body,
+        once at least, though such a loop is never the step itself; ``setup`` and ``unknown``
+        loops end the walk."""
         for level in reversed(self.levels):
             if level.place != "every":
                 return None
             if level.kind == "step":
                 return level
-            if level.kind not in ("sweep", "few", "body"):
+            if level.kind not in ("sweep", "few", "search", "body"):
                 return None
         return None
 
@@ -131,8 +133,12 @@ class Event:
     what: str = ""  # e.g. numba.cuda.device_array, numba.cuda.synchronize
     detail: Dict[str, object] = field(default_factory=dict)
     rate: Optional[Rate] = None  # how often it runs in its function (None: unknown)
-    # reached through a call into another file: the call in this file it is reached through
-    via: Optional["Event"] = None
+    # reached through calls (HostFacts.expand): the calls that lead to it, outermost first
+    calls: Tuple["Event", ...] = ()
+
+    def call_in(self, function: str) -> Optional["Event"]:
+        """The call made in ``function`` that leads to this event (None: it is that function's own)."""
+        return next((call for call in self.calls if call.function == function), None)  # (this file's come first)
 
 
 @dataclass
@@ -219,8 +225,8 @@ class HostFacts:
     def expand(self, events: Sequence[Event], _callers: Tuple[Tuple[str, str], ...] = ()) -> List[Event]:
         """Events with each call followed by its callee's events (expanded in turn; recursion
         and calls deeper than 8 left out), each at its call site's rate followed by its own
-        (``Rate.through``); an event of another file keeps the call of this file it is reached
-        through (``Event.via``), where a finding about it belongs."""
+        (``Rate.through``) and the calls that lead to it (``Event.calls``: a finding about
+        what a function does on each step belongs at its call in the step loop)."""
         found: List[Event] = []
         for event in events:
             found.append(event)
@@ -231,11 +237,10 @@ class HostFacts:
             key = (path, callee)
             if key in _callers or len(_callers) >= 8:
                 continue
-            foreign = path != self.path
             inner = self._callee_events(path, callee, _callers + (key,))
             for e in inner:
                 rate = event.rate.through(e.rate) if event.rate is not None and e.rate is not None else None
-                found.append(replace(e, rate=rate, via=event if foreign else e.via))
+                found.append(replace(e, rate=rate, calls=(event,) + e.calls))
         return found
 
     def _callee_events(self, path: str, callee: str, callers: Tuple[Tuple[str, str], ...]) -> List[Event]:
@@ -278,7 +283,8 @@ class HostFacts:
                 level = event.rate.step_loop if event.rate is not None else None
                 if level is None or level.loop is None or event.detail.get("hoisted"):
                     continue
-                key = (event.place, event.via.place if event.via is not None else None)
+                call = event.call_in(self.loops[level.loop].function)
+                key = (event.place, call.place if call is not None else None)
                 if key in seen or not self.launches_in(level.loop):
                     continue
                 seen.add(key)

@@ -75,9 +75,9 @@ PREVIEW = True
 def check_host(facts: HostFacts) -> Iterator[Finding]:
     reported = set()
     for event, level, loop in facts.stepping(("alloc",)):
-        direct = event.function == loop.function and event.via is None
-        if event.via is not None:  # another file's function allocates: reported where this file calls it
-            yield from _through_call(event, level, facts, reported)
+        direct = event.function == loop.function and not event.calls
+        if event.place.path != facts.path:  # another file's function allocates: reported where the loop calls it
+            yield from _through_call(event, event.call_in(loop.function), level, facts, reported)
             continue
         reads = set(event.detail.get("reads", ()))
         # what changes from one step to the next, less the variables of the loops of pieces inside
@@ -146,10 +146,9 @@ def _cost(what: str, facts: HostFacts):
     return "device memory", " (cudaMalloc and cudaFree: no pool allocator is set)" if facts.language == "python" else ""
 
 
-def _through_call(event, level, facts: HostFacts, reported: set) -> Iterator[Finding]:
+def _through_call(event, call, level, facts: HostFacts, reported: set) -> Iterator[Finding]:
     """An allocation of another file's function, which this file calls on every step: reported
     at the call, saying what the callee does."""
-    call = event.via
     transfer = not event.detail.get("shape_based", True)
     if call.place in reported or (not transfer and _from_a_pool(event.what, facts)):
         return

@@ -57,9 +57,11 @@ PREVIEW = True
 
 def check_host(facts: HostFacts) -> Iterator[Finding]:
     reported = set()
-    for launch, level, _ in facts.stepping(("launch",)):
+    for launch, level, loop in facts.stepping(("launch",)):
         arrays = launch.host_arrays if isinstance(launch, Launch) else []
-        at = launch.via.place if launch.via is not None else launch.place
+        # another file's function the loop calls launches: reported at the call (the loop is here)
+        call = launch.call_in(loop.function) if launch.place.path != facts.path else None
+        at = call.place if call is not None else launch.place
         if not arrays or at in reported:
             continue
         reported.add(at)
@@ -68,10 +70,10 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
         one = len(distinct) == 1
         copies = (f"numba-cuda copies {'it' if one else 'them'} to the device and back and waits for the kernel "
                   f"on every iteration of the loop at line {level.line}")
-        if launch.via is not None:  # another file's function launches: reported where this file calls it
+        if call is not None:
             yield host_finding(
                 CODE, at,
-                f"`{launch.via.what}` launches `{launch.what}` on {names} "
+                f"`{call.what}` launches `{launch.what}` on {names} "
                 f"({os.path.basename(launch.place.path)}:{launch.place.line}), "
                 f"{'a host (NumPy) array' if one else 'host (NumPy) arrays'}: {copies}; move the data to the "
                 f"device once before the loop and pass the device array")

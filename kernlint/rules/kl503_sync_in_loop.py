@@ -63,27 +63,30 @@ PREVIEW = True
 def check_host(facts: HostFacts) -> Iterator[Finding]:
     reported = set()
     for event, level, loop in facts.stepping(("launch", "sync", "copy-back")):
-        at = event.via.place if event.via is not None else event.place
+        # another file's function the loop calls waits: reported at the call (the loop is here)
+        call = event.call_in(loop.function) if event.place.path != facts.path else None
+        at = call.place if call is not None else event.place
         if at in reported:
             continue
         what = event.what.replace("numba.cuda.", "cuda.").replace("cupy.", "cp.")
         if isinstance(event, Launch):
             if not event.host_arrays:
                 continue
-            why = (f"`{event.what}` is launched on host arrays, so numba-cuda synchronizes after it"
-                   if event.via is None else "")
+            why = f"`{event.what}` is launched on host arrays, so numba-cuda synchronizes after it"
         elif event.detail.get("per_element"):
             # Python iterates the device array: one blocking copy per element, whatever the value decides
             why = (f"`{what}` iterates a device array in Python: one blocking copy to the host per element "
                    f"(one `.copy_to_host()` and NumPy on the copy: 41x faster on an H100 for 64 elements)")
         else:
-            if set(event.detail.get("assigned", ())) & loop.deciding or event.detail.get("decides"):
+            entry = event.call_in(loop.function)  # the call in the loop that leads to it (if any)
+            if set(event.detail.get("assigned", ())) & loop.deciding or event.detail.get("decides") or (
+                    entry is not None and entry.detail.get("decides")):
                 continue  # the host needs the value to decide what this iteration does
             if _clock_after(facts, event, level):
                 continue  # timing each iteration: the wait is the point
             why = f"`{what}`" + (" is a blocking copy to the host" if event.kind == "copy-back" else " blocks")
-        if event.via is not None:
-            why = f"`{event.via.what}` {_callee_does(event, what)}"
+        if call is not None:
+            why = f"`{call.what}` {_callee_does(event, what)}"
         reported.add(at)
         yield host_finding(
             CODE, at,
@@ -93,7 +96,7 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
 
 
 def _callee_does(event, what: str) -> str:
-    """What another file's function called in the loop does that waits, at its line there."""
+    """What a function called in the loop does that waits, and where."""
     line = f"{os.path.basename(event.place.path)}:{event.place.line}"
     if isinstance(event, Launch):
         names = ", ".join(dict.fromkeys(f"`{a.name}`" for a in event.host_arrays))

@@ -67,7 +67,7 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
         events: List[Event] = facts.expand(facts.of_function(function))
         intervals = facts.intervals.get(function, set())
         clocks = [(i, e) for i, e in enumerate(events) if e.kind == "clock" and e.function == function
-                  and e.via is None]
+                  and not e.calls]
         for position, (end_index, end) in enumerate(clocks):
             start = _start_of(end, clocks[:position], intervals)
             if start is None:

@@ -65,7 +65,7 @@ _LIBRARIES = {"cupy": "CuPy array", "torch": "PyTorch tensor"}
 def check_host(facts: HostFacts) -> Iterator[Finding]:
     reported = set()
     for launch, level, loop in facts.stepping(("launch",)):
-        if launch.place in reported or launch.via is not None:
+        if launch.place in reported or launch.place.path != facts.path:
             continue  # (another file's launch: its arrays are bound there, or are the caller's parameters)
         through_call = launch.function != loop.function
         kept = []

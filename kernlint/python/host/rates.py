@@ -3,8 +3,8 @@
 The host reader finds what the code does (launches, allocations, copies, clock reads); this
 gives each event its :class:`~kernlint.analysis.host.Rate` (the loops around it in its
 function, their kinds and trip counts, and its place in each), each loop its kind, and a
-copy whose value the code tests right away (``if d.copy_to_host().sum() > 0: raise``, or
-a name it assigns read by a test of the same loop) the mark ``decides``.
+copy (or a call) whose value the code tests right away (``if d.copy_to_host().sum() > 0:
+raise``, or a name it assigns read by a test of the same loop) the mark ``decides``.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ def attach(facts: HostFacts, tree: ast.Module) -> None:
                                       None if level.kind == "body" else trips.get((event.function, level.line)),
                                       None if level.kind == "body" else loop_ids.get((event.function, level.line)))
                                 for level in rate.levels))
-        if event.kind in ("copy-back", "sync") and _decides(body, event):
+        if event.kind in ("copy-back", "sync", "call") and _decides(body, event):
             event.detail["decides"] = True
 
 

@@ -3,8 +3,10 @@
 A host reader (``frontends.pyhost`` for Python, ``frontends.hiphost`` for HIP C++'s host
 IR) reduces a file to these facts, each with its source location: kernel launches and
 what they pass, device allocations and frees, operations that block the host, loops and
-what runs in them (directly or through a call in the same file), clock reads. The host
-rules (KL501–KL504) are each one piece of logic over them.
+what runs in them (directly or through a call, in the same file or another), clock reads,
+and how often each event runs (:class:`Rate`: the loops around it, their kinds and trip
+counts, its place in each). The host rules (KL501–KL505) are each one piece of logic over
+them, and report only what runs on every iteration of a step loop (``HostFacts.stepping``).
 """
 
 from __future__ import annotations
@@ -113,8 +115,9 @@ class Loop:
     targets: Set[str] = field(default_factory=set)  # a for loop's own variables (`frame` in `for frame in frames`)
     deciding: Set[str] = field(default_factory=set)  # names its condition or a `break` reads
     rebound: Set[str] = field(default_factory=set)  # names and `self.x` attributes assigned whole in it
-    # why it is a loop of pieces rather than of steps ("" for a step loop): "devices" (one
-    # iteration per GPU), "sizes" (its variable becomes an allocation's size: a sweep),
+    # the Python reader's older, shape-based reading, which no rule reads any more (the events'
+    # rates replace it): why it is a loop of pieces rather than of steps ("" for a step loop):
+    # "devices" (one iteration per GPU), "sizes" (its variable becomes an allocation's size: a sweep),
     # "parts" (a fixed list of cases, or launches on the piece its variable indexes: modes)
     # or "cases" (a loop in a test function or a test class: its iterations are test cases)
     pieces: str = ""
@@ -248,11 +251,10 @@ class HostFacts:
         (it launches in a loop of its own) has what it does outside its loops marked
         ``hoisted``: already out of its steps, whatever loop calls it."""
         if path == self.path:
-            self.of_function(callee)  # (re)index first: it clears what was expanded before
+            own = self.of_function(callee)  # (re)index first: it clears what was expanded before
             expanded = self._expanded.get(callee)
             if expanded is None:
-                expanded = self._expanded[callee] = self._hoisted(callee, self.expand(self.of_function(callee), callers),
-                                                                  self.of_function(callee))
+                expanded = self._expanded[callee] = self._hoisted(callee, self.expand(own, callers), own)
             return expanded
         other = self.elsewhere(path) if self.elsewhere is not None else None
         if other is None:

@@ -3,8 +3,16 @@
 ## What it does
 Finds host code that allocates device memory (``cuda.device_array*``,
 ``cuda.to_device``, ``cuda.pinned_array``/``mapped_array``, CuPy's constructors and
-``cp.asarray``) on every iteration of a loop that launches kernels, directly or through
-a function of the same file that the loop calls.
+``cp.asarray``) on every iteration of a step loop that launches kernels (time steps,
+frames, epochs, solver iterations), directly or through a function the loop calls (one
+of another file: reported at the call, saying what it allocates).
+
+Only what runs on *every* step is reported: not an allocation behind a modulo or counter
+gate, in a branch that flips its own test or leaves the loop, in set-up or warm-up code
+(``__init__``, a ``compile()`` no loop calls), once per size of a sweep, once per GPU of a
+loop over ``cuda.gpus``/``select_device``, in a few fixed pieces of one computation (three
+layers, eight chunks) or in a test's loop (what pytest collects), nor what a whole
+computation called in the loop allocates before its own loop.
 
 Only what costs is reported: numba-cuda allocates with ``cudaMalloc`` unless an External
 Memory Management plugin is set (``cuda.set_memory_manager``, ``NUMBA_CUDA_MEMORY_MANAGER``),
@@ -27,6 +35,8 @@ device; in CUDA C++, ``cudaMalloc``/``cudaFree`` per launch 4.8x.
 for step in range(1000):
     tmp = cuda.device_array(n, dtype=np.float32)  # KL501
     smooth[blocks, threads](tmp, field)
+    if step % 100 == 0:
+        frames.append(cuda.to_device(field_host))  # every 100 steps: not reported
 ```
 
 Use instead: allocate once before the loop and reuse the buffer (``d.copy_to_device(a)``
@@ -44,10 +54,9 @@ and gives the pool as the fix (with a pool already set, it is not reported).
 A size read from the element being iterated (``for frame in frames:
 cuda.device_array(frame.size)``) is a stream of frames, usually of one size: reported, with
 a pool as the fix where the sizes do differ. An allocation whose size is the loop's own
-scalar or otherwise changes with the loop (a sweep over problem sizes: ``for n in sizes``),
-and one made only when a buffer must grow (``if (bytes > capacity) { hipFree(...);
-hipMalloc(...); }``), are left alone: they cannot be hoisted, or already are. So are loops
-over GPUs, over a fixed list of cases, and loops in tests.
+scalar or otherwise changes with the step (``n = sizes[step]``), and one made only when a
+buffer must grow (``if (bytes > capacity) { hipFree(...); hipMalloc(...); }``), are left
+alone: they cannot be hoisted, or already are.
 
 ## Fix safety
 No automatic fix.

@@ -24,6 +24,11 @@ launches with progress prints in it is not reported).
 start = time.perf_counter()
 saxpy[blocks, threads](out, a, x, y)
 elapsed = time.perf_counter() - start  # KL504
+
+start = time.perf_counter()
+for step in range(100_000):  # 100,000 launches: the ~1,000 still queued are under 1%
+    relax[blocks, threads](field)
+elapsed = time.perf_counter() - start  # not reported
 ```
 
 Use instead: ``cuda.synchronize()`` before both stamps, or CUDA events

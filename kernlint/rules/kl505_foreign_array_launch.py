@@ -1,10 +1,11 @@
 """KL505 foreign-array-launch
 
 ## What it does
-Finds a numba kernel launched inside a step loop (time steps, iterations of a solver;
-not a loop over GPUs or problem sizes) with arguments known to be CuPy arrays or PyTorch
-tensors on the GPU that are bound before the loop and not rebound in it, directly or in
-the function of this file that the loop calls and that launches.
+Finds a numba kernel launched on every iteration of a step loop (time steps, iterations
+of a solver; not a loop over GPUs or problem sizes, not behind a modulo gate, not in
+set-up code) with arguments known to be CuPy arrays or PyTorch tensors on the GPU that are
+bound before the loop and not rebound in it, directly or in the function of this file that
+the loop calls and that launches.
 
 ## Why is this bad?
 numba-cuda does not keep what it learned about a foreign array: on every launch it reads
@@ -37,8 +38,8 @@ for step in range(steps):
 
 Left alone: an array rebound inside the loop (a new CuPy array each step needs its
 conversion anyway), a parameter of the launching function when the launch is reached
-through a call (its binding is the caller's), loops over devices or problem sizes, and
-numba's own device arrays.
+through a call (its binding is the caller's), a launch in another file's function (its
+arrays are bound there), loops over devices or problem sizes, and numba's own device arrays.
 
 ## Fix safety
 No automatic fix.

@@ -106,6 +106,22 @@ def test_a_copy_whose_value_decides_the_step_is_left_alone_and_sum_over_a_device
     assert [(code, line) for code, line, _ in found] == [("KL503", 12)]  # `sum(d_flags)`: one copy per element
 
 
+def test_one_element_read_on_every_step_is_a_blocking_copy(tmp_path):
+    _, found = findings(tmp_path, '''
+        def run(steps):
+            d_u = cuda.to_device(np.zeros(1024, dtype=np.float32))
+            history = []
+            for step in range(steps):
+                bump[4, 256](d_u)
+                history.append(float(d_u[0]))
+                if step % 100 == 0:
+                    print(float(d_u[1]))
+            return history
+    ''')
+    assert [(code, line) for code, line, _ in found] == [("KL503", 7)]
+    assert "`float(d_u[0])` is a blocking copy to the host" in found[0][2]
+
+
 @pytest.mark.parametrize("trips, expected", [
     (10, "a 0.43 ms kernel reads about 20x short"),
     (3000, "reads about 1.50x short"),

@@ -1416,7 +1416,7 @@ class HostReader:
                     return event("copy-back", f"{ast.unparse(call.func)}({ast.unparse(arg)})")
                 # `float(d[0])`: indexing a numba device array copies that element back, blocking
                 whole = reader.type_of(arg.value) if isinstance(arg, ast.Subscript) else None
-                if isinstance(whole, ArrayType) and whole.where == "device" and whole.library in ("numba", ""):
+                if isinstance(whole, ArrayType) and whole.where == "device":
                     return event("copy-back", f"{ast.unparse(call.func)}({ast.unparse(arg)})", element=True)
         if name in _ITERATING and call.args:
             kind = reader.type_of(call.args[0])  # `sum(d)`: Python iterates it, one blocking copy per element

@@ -292,6 +292,20 @@ class HostFacts:
                 seen.add(key)
                 yield event, level, self.loops[level.loop]
 
+    def reported_at(self, event: Event, loop: Loop) -> Optional[Event]:
+        """The call in ``loop`` where a finding about ``event`` (on every step) belongs, or None
+        for the event's own line: that line, in this file, reads as part of the step where it
+        runs on each call of the functions between (none of their loops around it); an event
+        of another file, or one in a loop of a function the step calls (a retry loop), is what
+        the call does on each step."""
+        call = event.call_in(loop.function)
+        if call is None:
+            return None
+        between = event.calls[event.calls.index(call) + 1:]
+        if event.place.path == self.path and not event.loops and not any(c.loops for c in between):
+            return None
+        return call
+
     def launches_in(self, loop: int) -> bool:
         known = self._launching.get(loop)
         if known is None:

@@ -85,8 +85,9 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
     reported = set()
     for event, level, loop in facts.stepping(("alloc",)):
         direct = event.function == loop.function and not event.calls
-        if event.place.path != facts.path:  # another file's function allocates: reported where the loop calls it
-            yield from _through_call(event, event.call_in(loop.function), level, facts, reported)
+        call = facts.reported_at(event, loop)
+        if call is not None:  # what a function called in the loop does: reported at the call
+            yield from _through_call(event, call, level, facts, reported)
             continue
         reads = set(event.detail.get("reads", ()))
         # what changes from one step to the next, less the variables of the loops of pieces inside
@@ -156,8 +157,8 @@ def _cost(what: str, facts: HostFacts):
 
 
 def _through_call(event, call, level, facts: HostFacts, reported: set) -> Iterator[Finding]:
-    """An allocation of another file's function, which this file calls on every step: reported
-    at the call, saying what the callee does."""
+    """An allocation of a function the step loop calls (another file's, or one in a loop of its
+    own), reported at the call in the loop, saying what the callee does."""
     transfer = not event.detail.get("shape_based", True)
     if call.place in reported or (not transfer and _from_a_pool(event.what, facts)):
         return

@@ -59,8 +59,7 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
     reported = set()
     for launch, level, loop in facts.stepping(("launch",)):
         arrays = launch.host_arrays if isinstance(launch, Launch) else []
-        # another file's function the loop calls launches: reported at the call (the loop is here)
-        call = launch.call_in(loop.function) if launch.place.path != facts.path else None
+        call = facts.reported_at(launch, loop)  # what a function called in the loop does, at the call
         at = call.place if call is not None else launch.place
         if not arrays or at in reported:
             continue

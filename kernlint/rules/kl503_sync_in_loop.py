@@ -63,8 +63,7 @@ PREVIEW = True
 def check_host(facts: HostFacts) -> Iterator[Finding]:
     reported = set()
     for event, level, loop in facts.stepping(("launch", "sync", "copy-back")):
-        # another file's function the loop calls waits: reported at the call (the loop is here)
-        call = event.call_in(loop.function) if event.place.path != facts.path else None
+        call = facts.reported_at(event, loop)  # what a function called in the loop does, at the call
         at = call.place if call is not None else event.place
         if at in reported:
             continue

@@ -90,19 +90,6 @@ class Rate:
     def every_step(self) -> bool:
         return self.step_loop is not None
 
-    def launches_between(self, outer: int, per_iteration: int) -> Optional[int]:
-        """Launches an event at this rate makes within one run of ``levels[outer:]``'s loops,
-        ``per_iteration`` per innermost iteration: the product of their trip counts (None
-        where one is unknown or the event is not on each of their iterations)."""
-        count = per_iteration
-        for level in self.levels[outer:]:
-            if level.kind == "body":
-                continue
-            if level.trips is None:
-                return None
-            count *= level.trips
-        return count
-
 
 @dataclass
 class Loop:

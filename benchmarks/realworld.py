@@ -27,7 +27,8 @@ against the true patterns found by reading the projects' host code (``[expected.
 in the verdicts file), and the output's ``summary`` gives both per half and per rule, with the
 false findings counted by their shape (the ``[shape]`` a false verdict names). ``--select``
 reports only those rules (``KL5``: the host rules); the kernels are compiled all the same, so the
-coverage fields stay, but the recorded run is skipped.
+coverage fields stay, but the recorded run is skipped. Preview rules run (``preview=True``): they
+are what is measured before a rule leaves preview.
 """
 
 from __future__ import annotations
@@ -222,7 +223,7 @@ def with_record(name: str, root: str, present_keys: set, launched: set, verdicts
     shutil.copy(recorded, target)
     try:
         started = time.perf_counter()
-        report = check_paths([root], Options(timeout=120, jobs=jobs, signatures_file=target))
+        report = check_paths([root], Options(timeout=120, jobs=jobs, signatures_file=target, preview=True))
         seconds = time.perf_counter() - started
     finally:
         os.remove(target)
@@ -244,7 +245,7 @@ def measure(name: str, root: str, verdicts: Dict[str, str], jobs=None, expected=
             half=None) -> Dict[str, object]:
     present, launched = kernels_present(root)
     started = time.perf_counter()
-    report = check_paths([root], Options(timeout=120, jobs=jobs, select=select))
+    report = check_paths([root], Options(timeout=120, jobs=jobs, select=select, preview=True))
     seconds = time.perf_counter() - started
     checked = checked_kernels(report)
     present_keys = {(path, line) for path, kernels in present.items() for _, line in kernels}

@@ -129,6 +129,9 @@ def build_parser() -> argparse.ArgumentParser:
     _common(check)
     check.add_argument("--select", type=_codes, default=None, help="only these codes (e.g. KL1,KL301)")
     check.add_argument("--ignore", type=_codes, default=None, help="leave out these codes")
+    check.add_argument("--preview", dest="preview", action="store_true", default=None,
+                       help="also run the rules still in preview (`kernlint rule --all` lists them)")
+    check.add_argument("--no-preview", dest="preview", action="store_false", help="only stable rules (the default)")
     check.add_argument("--no-cache", action="store_true", help="re-check every file (.kernlint_cache/)")
     check.add_argument("--fix", action="store_true", default=None,
                        help="apply the safe source fixes (each verified by compiling and checking again)")
@@ -180,8 +183,8 @@ def build_parser() -> argparse.ArgumentParser:
 def _rule(args) -> int:
     if args.all:
         for module in rules.ALL:
-            fix = "fixable" if module.FIXABLE else ""
-            print(f"{module.CODE}  {module.NAME:<24} {fix}".rstrip())
+            marks = ["fixable"] * bool(module.FIXABLE) + ["preview"] * rules.is_preview(module.CODE)
+            print(f"{module.CODE}  {module.NAME:<24} {' '.join(marks)}".rstrip())
         return 0
     code = args.code.upper()
     if code not in rules.BY_CODE:
@@ -219,6 +222,8 @@ def _settings(args):
         jobs=args.jobs,
         select=configuration.merged_codes(config.select, getattr(args, "select", None)),
         ignore=configuration.merged_codes(config.ignore, getattr(args, "ignore", None)) or [],
+        preview=bool(config.preview if getattr(args, "preview", None) is None else args.preview),
+        explicit_preview_rules=config.explicit_preview_rules,
         per_file_ignores=config.ignored_for,
         signatures=config.signatures,
         target=args.target or config.target,
@@ -296,6 +301,8 @@ def _check(args) -> int:
         args.paths = ["."]  # as ruff: the current directory
     from_stdin = _stdin(args)
     config, options = _settings(args)
+    for warning in rules.selection_warnings(options.select, options.preview, options.explicit_preview_rules):
+        print(f"kernlint: warning: {warning}", file=sys.stderr)
     options.resources = args.resources
     if not args.no_cache and not from_stdin:
         options.cache_root = config.root

@@ -23,6 +23,8 @@
     force-exclude = false                # exclude files named on the command line too (pre-commit)
     workers = true                       # false: no background worker daemon (as KERNLINT_WORKERS=0)
     help-uri = "https://.../docs/rules.md"   # where SARIF's helpUri points (default: docs/rules.md)
+    preview = false                      # also the rules still in preview (as --preview)
+    explicit-preview-rules = false       # preview rules only where selected by their whole code
 
 The command line overrides the file. Unknown keys and bad values stop kernlint with a
 message naming the file and the key (exit code 2).
@@ -45,7 +47,11 @@ from .rewrite.edit import MODES
 TARGETS = ("auto", "cuda", "rocm")
 KEYS = ("select", "ignore", "per-file-ignores", "target", "arch", "offload-arch", "mode", "timeout",
         "signatures", "signatures-file", "safe-imports", "jit-decorators", "constants", "import-modules", "fix",
-        "unsafe-fixes", "exclude", "extend-exclude", "respect-gitignore", "force-exclude", "workers", "help-uri")
+        "unsafe-fixes", "exclude", "extend-exclude", "respect-gitignore", "force-exclude", "workers", "help-uri",
+        "preview", "explicit-preview-rules")
+# keys whose value is true or false
+_FLAGS = ("import-modules", "fix", "unsafe-fixes", "preview", "explicit-preview-rules", "respect-gitignore",
+          "force-exclude", "workers")
 
 
 class ConfigError(ValueError):
@@ -71,6 +77,8 @@ class Config:
     import_modules: bool = False
     fix: bool = False  # kernlint check applies safe fixes (as --fix)
     unsafe_fixes: bool = False  # and unsafe ones (as --unsafe-fixes)
+    preview: bool = False  # also the rules still in preview (as --preview)
+    explicit_preview_rules: bool = False  # preview rules only where selected by their whole code
     signatures_file: Optional[str] = None  # default: kernlint-signatures.toml beside the configuration
     exclude: Optional[List[str]] = None  # None: discovery.DEFAULT_EXCLUDE
     extend_exclude: List[str] = field(default_factory=list)
@@ -152,7 +160,7 @@ def _ini_value(key: str, value: str) -> Any:
         return [v.strip() for v in re.split(r"[,\n]+", value) if v.strip()]
     if key in ("select", "ignore", "safe-imports", "jit-decorators"):
         return [v.strip() for v in re.split(r"[,\s]+", value) if v.strip()]
-    if key in ("import-modules", "fix", "unsafe-fixes", "respect-gitignore", "force-exclude", "workers"):
+    if key in _FLAGS:
         lowered = value.strip().lower()
         return {"true": True, "1": True, "yes": True, "false": False, "0": False, "no": False}.get(lowered, value)
     if key == "constants":
@@ -271,7 +279,7 @@ def validate(table: Dict[str, Any], path: str, where: str = "[tool.kernlint]") -
         if not isinstance(table["help-uri"], str) or not table["help-uri"].strip():
             fail("help-uri", "expected a URL, e.g. \"https://example.org/kernlint/docs/rules.md\"")
         config.help_uri = table["help-uri"].strip()
-    for key in ("import-modules", "fix", "unsafe-fixes", "respect-gitignore", "force-exclude", "workers"):
+    for key in _FLAGS:
         if key in table:
             if not isinstance(table[key], bool):
                 fail(key, f"expected true or false, got {table[key]!r}")

@@ -33,6 +33,8 @@ class Options:
     jobs: Optional[int] = None
     select: Optional[Sequence[str]] = None
     ignore: Sequence[str] = ()
+    preview: bool = False  # run the rules still in preview (rules.PREVIEW_CODES)
+    explicit_preview_rules: bool = False  # ... only those selected by their whole code
     per_file_ignores: Callable[[str], Sequence[str]] = lambda path: ()
     signatures: Dict[str, Dict[str, List[str]]] = field(default_factory=dict)  # from the configuration
     signatures_file: Optional[str] = None  # kernlint-signatures.toml (kernlint record); None: not read
@@ -176,7 +178,7 @@ def compiles_kernels(options: Options) -> bool:
 
 def _selected(finding: Finding, options: Options) -> bool:
     code = finding.code
-    if options.select and not any(code.startswith(s) for s in options.select):
+    if not rules.enabled(code, options.select, options.preview, options.explicit_preview_rules):
         return False
     ignored = list(options.ignore) + list(options.per_file_ignores(finding.path))
     return not any(code.startswith(i) for i in ignored)

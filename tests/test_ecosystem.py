@@ -399,7 +399,7 @@ def test_what_is_read_from_a_file_is_kept_until_a_file_its_reading_looked_at_cha
                         or launches(project, path))
 
     def check(cache: bool):
-        report = check_paths([str(package)], Options(cache_root=str(tmp_path) if cache else None))
+        report = check_paths([str(package)], Options(cache_root=str(tmp_path) if cache else None, preview=True))
         found = sorted((os.path.basename(f.path), f.line, f.code) for f in report.findings)
         return found, sorted((s.kernel, s.signature, s.signature_source) for s in report.stats)
 

@@ -24,8 +24,8 @@ __global__ void scale(float *x, float a, int n) {
 
 def check(tmp_path, source, *args):
     (tmp_path / "k.hip").write_text(KERNEL + textwrap.dedent(source))
-    run = subprocess.run([sys.executable, "-m", "kernlint", "check", "--no-cache", "--output-format", "json",
-                          *args, "k.hip"], cwd=tmp_path, capture_output=True, text=True, timeout=600,
+    run = subprocess.run([sys.executable, "-m", "kernlint", "check", "--no-cache", "--preview", "--output-format",
+                          "json", *args, "k.hip"], cwd=tmp_path, capture_output=True, text=True, timeout=600,
                          env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert run.returncode in (0, 1), run.stderr
     return [(f["code"], f["line"], f["message"]) for f in json.loads(run.stdout)]

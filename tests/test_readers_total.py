@@ -211,7 +211,8 @@ def test_an_internal_error_is_one_located_diagnostic_and_the_run_goes_on(tmp_pat
         static_types.TypeReader.type_of = type_of
         """))
     env = dict(os.environ, PYTHONPATH=f"{tmp_path}{os.pathsep}{ROOT}")
-    command = [sys.executable, "-m", "kernlint", "check", "--no-cache", "--output-format", "json", str(tmp_path)]
+    command = [sys.executable, "-m", "kernlint", "check", "--no-cache", "--preview", "--output-format", "json",
+               str(tmp_path)]
     run = subprocess.run(command, capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300)
     assert run.returncode == 2, run.stderr
     findings = json.loads(run.stdout)

@@ -3,14 +3,16 @@
 A host reader (``python.host`` for Python, ``hip.host_reader`` for HIP C++'s host
 IR) reduces a file to these facts, each with its source location: kernel launches and
 what they pass, device allocations and frees, operations that block the host, loops and
-what runs in them (directly or through a call in the same file), clock reads. The host
-rules (KL501–KL504) are each one piece of logic over them.
+what runs in them (directly or through a call, in the same file or another), clock reads,
+and how often each event runs (:class:`Rate`: the loops around it, their kinds and trip
+counts, its place in each). The host rules (KL501–KL505) are each one piece of logic over
+them, and report only what runs on every iteration of a step loop (``HostFacts.stepping``).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Sequence, Set, Tuple
+from dataclasses import dataclass, field, replace
+from typing import Callable, Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
 
 @dataclass(frozen=True)
@@ -41,6 +43,54 @@ class KernelRef:
     qualname: str
 
 
+@dataclass(frozen=True)
+class Level:
+    """One loop on the way to an event, or (kind ``body``) the function's own level: the
+    loop's kind (``step``, ``search``, ``sweep``, ``setup``, ``few``, ``unknown``), the place in
+    it of what leads to the event (``every``, ``periodic``, ``event``, ``leaving``,
+    ``unknown``), its line, the trip count the code states (None: unknown) and the
+    :class:`Loop` it is in these facts (None: a loop of another file, reached through a call)."""
+
+    kind: str
+    place: str
+    line: int
+    trips: Optional[int] = None
+    loop: Optional[int] = None
+
+
+@dataclass(frozen=True)
+class Rate:
+    """How often an event runs relative to the work: the levels around it, outermost first.
+    The reader fills it (Python: ``python.host.frequency``; HIP: its CFG loops); a rule
+    reports only :attr:`every_step`: unknown is silent."""
+
+    levels: Tuple[Level, ...] = ()
+
+    def through(self, inner: "Rate") -> "Rate":
+        """A callee's event called from here: this rate's levels around the callee's."""
+        return Rate(self.levels + inner.levels)
+
+    @property
+    def step_loop(self) -> Optional[Level]:
+        """The step loop on each of whose iterations the event runs: from the innermost level
+        outwards every place must be ``every``; loops of pieces (``sweep``, ``few``) inside a
+        step run on each step, and so does a retry or convergence loop's (``search``) body,
+        once at least, though such a loop is never the step itself; ``setup`` and ``unknown``
+        loops end the walk."""
+        for level in reversed(self.levels):
+            if level.place != "every":
+                return None
+            if level.kind == "step":
+                return level
+            if level.kind not in ("sweep", "few", "search", "body"):
+                return None
+        return None
+
+    @property
+    def every_step(self) -> bool:
+        return self.step_loop is not None
+
+
 @dataclass
 class Loop:
     id: int
@@ -52,11 +102,14 @@ class Loop:
     targets: Set[str] = field(default_factory=set)  # a for loop's own variables (`frame` in `for frame in frames`)
     deciding: Set[str] = field(default_factory=set)  # names its condition or a `break` reads
     rebound: Set[str] = field(default_factory=set)  # names and `self.x` attributes assigned whole in it
-    # why it is a loop of pieces rather than of steps ("" for a step loop): "devices" (one
-    # iteration per GPU), "sizes" (its variable becomes an allocation's size: a sweep),
+    # the Python reader's older, shape-based reading, which no rule reads any more (the events'
+    # rates replace it): why it is a loop of pieces rather than of steps ("" for a step loop):
+    # "devices" (one iteration per GPU), "sizes" (its variable becomes an allocation's size: a sweep),
     # "parts" (a fixed list of cases, or launches on the piece its variable indexes: modes)
     # or "cases" (a loop in a test function or a test class: its iterations are test cases)
     pieces: str = ""
+    frequency: str = ""  # its kind by what the code does (Level.kind); "" where the reader has none
+    trips: Optional[int] = None  # the trip count the code states
 
 
 @dataclass
@@ -69,6 +122,13 @@ class Event:
     loops: Tuple[int, ...]  # the loops around it in its function, outermost first
     what: str = ""  # e.g. numba.cuda.device_array, numba.cuda.synchronize
     detail: Dict[str, object] = field(default_factory=dict)
+    rate: Optional[Rate] = None  # how often it runs in its function (None: unknown)
+    # reached through calls (HostFacts.expand): the calls that lead to it, outermost first
+    calls: Tuple["Event", ...] = ()
+
+    def call_in(self, function: str) -> Optional["Event"]:
+        """The call made in ``function`` that leads to this event (None: it is that function's own)."""
+        return next((call for call in self.calls if call.function == function), None)  # (this file's come first)
 
 
 @dataclass
@@ -132,6 +192,13 @@ class HostFacts:
     _by_function: Dict[str, List[Event]] = field(default_factory=dict, repr=False, compare=False)
     _indexed: int = field(default=-1, repr=False, compare=False)
     _expanded: Dict[str, List[Event]] = field(default_factory=dict, repr=False, compare=False)
+    _launching: Dict[int, bool] = field(default_factory=dict, repr=False, compare=False)
+    # another file's facts by its path, for its functions this file's calls run (the reader
+    # sets it; None: calls into other files are not followed); not pickled
+    elsewhere: Optional[Callable[[str], Optional["HostFacts"]]] = field(default=None, repr=False, compare=False)
+
+    def __getstate__(self) -> dict:
+        return {**self.__dict__, "elsewhere": None}
 
     def name_of(self, function: str) -> str:
         return self.names.get(function, function)
@@ -141,27 +208,96 @@ class HostFacts:
         return [e for e in self.events if isinstance(e, Launch)]
 
     def events_in(self, loop: int, kinds: Sequence[str] = ()) -> List[Event]:
-        """Events inside a loop, directly or through calls of same-file functions made in it,
-        in the order they run."""
+        """Events inside a loop, directly or through calls made in it (of this file's functions
+        and, where the reader can read them, other files'), in the order they run."""
         return [e for e in self.expand([e for e in self.events if loop in e.loops]) if not kinds or e.kind in kinds]
 
-    def expand(self, events: Sequence[Event], _callers: Tuple[str, ...] = ()) -> List[Event]:
-        """Events with each call of a same-file function followed by that function's events
-        (expanded in turn, recursion and calls deeper than 8 left out; each function's
-        expansion is made once)."""
+    def expand(self, events: Sequence[Event], _callers: Tuple[Tuple[str, str], ...] = ()) -> List[Event]:
+        """Events with each call followed by its callee's events (expanded in turn; recursion
+        and calls deeper than 8 left out), each at its call site's rate followed by its own
+        (``Rate.through``) and the calls that lead to it (``Event.calls``: a finding about
+        what a function does on each step belongs at its call in the step loop)."""
         found: List[Event] = []
         for event in events:
             found.append(event)
             if event.kind != "call":
                 continue
             callee = str(event.detail.get("callee", ""))
-            if callee in _callers or len(_callers) >= 8:
+            path = str(event.detail.get("path", "")) or self.path
+            key = (path, callee)
+            if key in _callers or len(_callers) >= 8:
                 continue
+            inner = self._callee_events(path, callee, _callers + (key,))
+            for e in inner:
+                rate = event.rate.through(e.rate) if event.rate is not None and e.rate is not None else None
+                found.append(replace(e, rate=rate, calls=(event,) + e.calls))
+        return found
+
+    def _callee_events(self, path: str, callee: str, callers: Tuple[Tuple[str, str], ...]) -> List[Event]:
+        """A callee's events, expanded, at its own rates; a callee that is a whole computation
+        (it launches in a loop of its own) has what it does outside its loops marked
+        ``hoisted``: already out of its steps, whatever loop calls it."""
+        if path == self.path:
+            own = self.of_function(callee)  # (re)index first: it clears what was expanded before
             expanded = self._expanded.get(callee)
             if expanded is None:
-                expanded = self._expanded[callee] = self.expand(self.of_function(callee), _callers + (callee,))
-            found.extend(expanded)
-        return found
+                expanded = self._expanded[callee] = self._hoisted(callee, self.expand(own, callers), own)
+            return expanded
+        other = self.elsewhere(path) if self.elsewhere is not None else None
+        if other is None:
+            return []
+        own = other.of_function(callee)
+        # another file's loops are not these facts' loops: their levels keep kind, place and trips
+        return [replace(e, rate=Rate(tuple(replace(level, loop=None) for level in e.rate.levels))
+                        if e.rate is not None else None)
+                for e in self._hoisted(callee, other.expand(own, callers), own)]
+
+    @staticmethod
+    def _hoisted(callee: str, expanded: List[Event], own: List[Event]) -> List[Event]:
+        if not any(e.kind == "launch" and e.loops for e in own):
+            return expanded
+        return [replace(e, detail={**e.detail, "hoisted": True}) if e.function == callee and not e.loops else e
+                for e in expanded]
+
+    def stepping(self, kinds: Sequence[str] = ()) -> Iterator[Tuple[Event, Level, Loop]]:
+        """Events that run on every iteration of a step loop of this file that launches
+        kernels (``Rate.every_step``), directly or through calls, each once (by its place and
+        the call it is reached through), with that loop's level and :class:`Loop`; what a
+        whole computation called in the loop does outside its own loops is left out."""
+        seen = set()
+        for function in sorted({e.function for e in self.events}):
+            for event in self.expand(self.of_function(function)):
+                if kinds and event.kind not in kinds:
+                    continue
+                level = event.rate.step_loop if event.rate is not None else None
+                if level is None or level.loop is None or event.detail.get("hoisted"):
+                    continue
+                call = event.call_in(self.loops[level.loop].function)
+                key = (event.place, call.place if call is not None else None)
+                if key in seen or not self.launches_in(level.loop):
+                    continue
+                seen.add(key)
+                yield event, level, self.loops[level.loop]
+
+    def reported_at(self, event: Event, loop: Loop) -> Optional[Event]:
+        """The call in ``loop`` where a finding about ``event`` (on every step) belongs, or None
+        for the event's own line: that line, in this file, reads as part of the step where it
+        runs on each call of the functions between (none of their loops around it); an event
+        of another file, or one in a loop of a function the step calls (a retry loop), is what
+        the call does on each step."""
+        call = event.call_in(loop.function)
+        if call is None:
+            return None
+        between = event.calls[event.calls.index(call) + 1:]
+        if event.place.path == self.path and not event.loops and not any(c.loops for c in between):
+            return None
+        return call
+
+    def launches_in(self, loop: int) -> bool:
+        known = self._launching.get(loop)
+        if known is None:
+            known = self._launching[loop] = any(e.kind == "launch" for e in self.events_in(loop))
+        return known
 
     def of_function(self, function: str) -> List[Event]:
         if self._indexed != len(self.events):  # events were added since the last index: index again
@@ -170,18 +306,5 @@ class HostFacts:
                 self._by_function.setdefault(event.function, []).append(event)
             self._indexed = len(self.events)
             self._expanded = {}
+            self._launching = {}
         return self._by_function.get(function, [])
-
-    def hoisted_in_callee(self, event: Event, loop: Loop) -> bool:
-        """An event reached through a call from ``loop`` that sits outside the loops of a
-        callee with a launch loop of its own: the callee is a whole computation (allocate,
-        launch in its loop, copy back), and the event is already hoisted out of its steps."""
-        if event.function == loop.function or event.loops:
-            return False
-        return any(e.kind == "launch" and e.loops for e in self.of_function(event.function))
-
-    def launching_loops(self) -> List[Loop]:
-        """Step loops that launch kernels, directly or through the file's functions they call
-        (loops of pieces, ``Loop.pieces``, are not steps: docs/host-rules.md)."""
-        return [loop for loop in self.loops.values()
-                if not loop.pieces and any(e.kind == "launch" for e in self.events_in(loop.id))]

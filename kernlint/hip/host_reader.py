@@ -21,7 +21,7 @@ import time
 from typing import Dict, List, Optional, Tuple
 
 from ..analysis.cfg import ControlFlow
-from ..analysis.host import Event, HostFacts, Launch, Loop, Place
+from ..analysis.host import Event, HostFacts, Launch, Level, Loop, Place, Rate
 from ..ir.reader import Function, Module, parse_module
 from ..compile.toolchain import hip_command, run_hipcc
 
@@ -129,7 +129,21 @@ class _Reader:
                 every = all(flow.dominates(block.name, e) for e in exits) if not loops else all(
                     flow.dominates(block.name, latch) for latch in inner[0].latches)
                 event.detail["every_time"] = every
+                event.rate = self._rate(loops, every)
                 self.facts.events.append(event)
+
+    def _rate(self, loops: Tuple[int, ...], every: bool) -> Rate:
+        """What the CFG tells of how often an event runs: its natural loops, outermost first,
+        taken as step loops (their trip counts are not read), and its block's place in the
+        innermost (or in the function): on every pass where it dominates the latches (the
+        exits), once in a while otherwise (``if (bytes > capacity) hipMalloc(...)``)."""
+        place = "every" if every else "event"
+        levels = [Level("body", place if not loops else "every", 0)]
+        for index, number in enumerate(loops):
+            inner = index == len(loops) - 1
+            levels.append(Level("step", place if inner else "every", self.facts.loops[number].place.line,
+                                loop=number))
+        return Rate(tuple(levels))
 
     def _event(self, instruction, function: Function, loops) -> Optional[Event]:
         callee = instruction.callee

@@ -3,8 +3,16 @@
 ## What it does
 Finds host code that allocates device memory (``cuda.device_array*``,
 ``cuda.to_device``, ``cuda.pinned_array``/``mapped_array``, CuPy's constructors and
-``cp.asarray``) on every iteration of a loop that launches kernels, directly or through
-a function of the same file that the loop calls.
+``cp.asarray``) on every iteration of a step loop that launches kernels (time steps,
+frames, epochs, solver iterations), directly or through a function the loop calls (one
+of another file: reported at the call, saying what it allocates).
+
+Only what runs on *every* step is reported: not an allocation behind a modulo or counter
+gate, in a branch that flips its own test or leaves the loop, in set-up or warm-up code
+(``__init__``, a ``compile()`` no loop calls), once per size of a sweep, once per GPU of a
+loop over ``cuda.gpus``/``select_device``, in a few fixed pieces of one computation (three
+layers, eight chunks) or in a test's loop (what pytest collects), nor what a whole
+computation called in the loop allocates before its own loop.
 
 Only what costs is reported: numba-cuda allocates with ``cudaMalloc`` unless an External
 Memory Management plugin is set (``cuda.set_memory_manager``, ``NUMBA_CUDA_MEMORY_MANAGER``),
@@ -27,6 +35,8 @@ device; in CUDA C++, ``cudaMalloc``/``cudaFree`` per launch 4.8x.
 for step in range(1000):
     tmp = cuda.device_array(n, dtype=np.float32)  # KL501
     smooth[blocks, threads](tmp, field)
+    if step % 100 == 0:
+        frames.append(cuda.to_device(field_host))  # every 100 steps: not reported
 ```
 
 Use instead: allocate once before the loop and reuse the buffer (``d.copy_to_device(a)``
@@ -44,10 +54,9 @@ and gives the pool as the fix (with a pool already set, it is not reported).
 A size read from the element being iterated (``for frame in frames:
 cuda.device_array(frame.size)``) is a stream of frames, usually of one size: reported, with
 a pool as the fix where the sizes do differ. An allocation whose size is the loop's own
-scalar or otherwise changes with the loop (a sweep over problem sizes: ``for n in sizes``),
-and one made only when a buffer must grow (``if (bytes > capacity) { hipFree(...);
-hipMalloc(...); }``), are left alone: they cannot be hoisted, or already are. So are loops
-over GPUs, over a fixed list of cases, and loops in tests.
+scalar or otherwise changes with the step (``n = sizes[step]``), and one made only when a
+buffer must grow (``if (bytes > capacity) { hipFree(...); hipMalloc(...); }``), are left
+alone: they cannot be hoisted, or already are.
 
 ## Fix safety
 No automatic fix.
@@ -55,6 +64,7 @@ No automatic fix.
 
 from __future__ import annotations
 
+import os
 from typing import Iterator
 
 from ..analysis.host import HostFacts
@@ -66,71 +76,105 @@ _POOLS = {"python": "numba-cuda External Memory Management: RMM, CuPy's pool",
           "hip": "hipMallocAsync/hipFreeAsync on a stream, from the device's memory pool"}
 NAME = "device-alloc-in-loop"
 FIXABLE = False
+# on six projects it was not developed on, 0 of 110 host findings were true (2026-11): preview
+# until the rule holds on projects set aside for measuring it
+PREVIEW = True
 
 
 def check_host(facts: HostFacts) -> Iterator[Finding]:
     reported = set()
-    for loop in facts.launching_loops():
-        for event in facts.events_in(loop.id, ("alloc",)):
-            if event.place in reported or facts.hoisted_in_callee(event, loop):
-                continue
-            direct = loop.id in event.loops
-            reads = set(event.detail.get("reads", ()))
-            # a size read from the element being iterated (`frame.size` in `for frame in frames`):
-            # a stream of frames, usually of one size; a size made of the bare loop variable, or of
-            # other names the loop changes, is what the loop is about (a sweep)
-            elements = set(event.detail.get("elements", ()))
-            from_element = direct and bool(elements & loop.targets) and not (
-                set(event.detail.get("bare", ())) & loop.varying) and not ((reads - elements) & loop.varying)
-            if direct and event.detail.get("shape_based") and reads & loop.varying and not from_element:
-                continue  # its size changes with the loop: nothing to hoist
-            if not event.detail.get("every_time", True):
-                continue  # only when a buffer must grow: the grow-on-demand pattern
-            transfer = facts.language == "python" and not event.detail.get("shape_based", True)
-            if not transfer and _from_a_pool(event.what, facts):
-                continue  # a pool hit, not a cudaMalloc
-            reported.add(event.place)
-            how = "" if direct else " (through a function the loop calls)"
-            what = event.what.replace("numba.cuda.", "cuda.").replace("cupy.", "cp.")
-            if transfer:
-                yield host_finding(
-                    CODE, event.place,
-                    f"`{what}` allocates device memory and copies host data into it on every iteration of the "
-                    f"loop at line {loop.place.line}, which launches kernels{how}: transfer once before the loop "
-                    f"and keep the data on the device (46x faster on an H100), or refill one buffer allocated "
-                    f"before the loop (`d.copy_to_device(host)`) where new host data arrives each step")
-                continue
-            memory = "device memory"
-            if what.startswith("cp."):
-                cost = " (cudaMalloc: CuPy's pool is turned off by `set_allocator(None)`)"
-            elif "pinned" in what or "mapped" in what:
-                memory, cost = "page-locked host memory", " (cudaHostAlloc, which synchronizes)"
-            else:
-                cost = " (cudaMalloc and cudaFree: no pool allocator is set)" if facts.language == "python" else ""
-            kept = event.detail.get("kept", "")
-            if kept and event.detail.get("shape_based"):
-                yield host_finding(
-                    CODE, event.place,
-                    f"`{what}` allocates {memory}{cost} on every iteration of the loop at line "
-                    f"{loop.place.line}, which launches kernels{how}, and the array outlives the iteration "
-                    f"(`{kept[:60]}`): one buffer allocated before the loop cannot serve; allocate from a pool "
-                    f"instead ({_POOLS[facts.language]})")
-                continue
-            if from_element and event.detail.get("shape_based"):
-                element = sorted(reads & loop.targets)[0]
-                yield host_finding(
-                    CODE, event.place,
-                    f"`{what}` allocates {memory}{cost} for each `{element}` of the loop at line "
-                    f"{loop.place.line}, which launches kernels: where they are of one size, allocate once "
-                    f"before the loop from the first and reuse the buffer (6.5x faster on an H100); where "
-                    f"sizes differ, use a pool allocator ({_POOLS[facts.language]})")
-                continue
+    for event, level, loop in facts.stepping(("alloc",)):
+        direct = event.function == loop.function and not event.calls
+        call = facts.reported_at(event, loop)
+        if call is not None:  # what a function called in the loop does: reported at the call
+            yield from _through_call(event, call, level, facts, reported)
+            continue
+        reads = set(event.detail.get("reads", ()))
+        # what changes from one step to the next, less the variables of the loops of pieces inside
+        # the step loop (`for part in self.parts`): one allocation per piece can be made before it
+        inner = event.loops[event.loops.index(loop.id) + 1:] if direct and loop.id in event.loops else ()
+        varying = loop.varying - {name for number in inner for name in facts.loops[number].targets}
+        # a size read from the element being iterated (`frame.size` in `for frame in frames`):
+        # a stream of frames, usually of one size; a size made of the bare loop variable, or of
+        # other names the loop changes, is what the loop is about (a sweep)
+        elements = set(event.detail.get("elements", ()))
+        from_element = direct and bool(elements & loop.targets) and not (
+            set(event.detail.get("bare", ())) & varying) and not ((reads - elements) & varying)
+        if direct and event.detail.get("shape_based") and reads & varying and not from_element:
+            continue  # its size changes with the loop: nothing to hoist
+        transfer = facts.language == "python" and not event.detail.get("shape_based", True)
+        if not transfer and _from_a_pool(event.what, facts):
+            continue  # a pool hit, not a cudaMalloc
+        reported.add(event.place)
+        how = "" if direct else " (through a function the loop calls)"
+        what = _short(event.what)
+        if transfer:
             yield host_finding(
                 CODE, event.place,
-                f"`{what}` allocates {memory}{cost} on every iteration of the loop at line {loop.place.line}, "
-                f"which launches kernels{how}: allocate once before the loop and reuse the buffer (6.5x faster "
-                f"on an H100), or use a pool allocator ({_POOLS[facts.language]})")
+                f"`{what}` allocates device memory and copies host data into it on every iteration of the "
+                f"loop at line {level.line}, which launches kernels{how}: transfer once before the loop "
+                f"and keep the data on the device (46x faster on an H100), or refill one buffer allocated "
+                f"before the loop (`d.copy_to_device(host)`) where new host data arrives each step")
+            continue
+        memory, cost = _cost(what, facts)
+        kept = event.detail.get("kept", "")
+        if kept and event.detail.get("shape_based"):
+            yield host_finding(
+                CODE, event.place,
+                f"`{what}` allocates {memory}{cost} on every iteration of the loop at line "
+                f"{level.line}, which launches kernels{how}, and the array outlives the iteration "
+                f"(`{kept[:60]}`): one buffer allocated before the loop cannot serve; allocate from a pool "
+                f"instead ({_POOLS[facts.language]})")
+            continue
+        if from_element and event.detail.get("shape_based"):
+            element = sorted(reads & loop.targets)[0]
+            yield host_finding(
+                CODE, event.place,
+                f"`{what}` allocates {memory}{cost} for each `{element}` of the loop at line "
+                f"{level.line}, which launches kernels: where they are of one size, allocate once "
+                f"before the loop from the first and reuse the buffer (6.5x faster on an H100); where "
+                f"sizes differ, use a pool allocator ({_POOLS[facts.language]})")
+            continue
+        yield host_finding(
+            CODE, event.place,
+            f"`{what}` allocates {memory}{cost} on every iteration of the loop at line {level.line}, "
+            f"which launches kernels{how}: allocate once before the loop and reuse the buffer (6.5x faster "
+            f"on an H100), or use a pool allocator ({_POOLS[facts.language]})")
     yield from _launchers(facts, reported)
+
+
+def _short(what: str) -> str:
+    return what.replace("numba.cuda.", "cuda.").replace("cupy.", "cp.")
+
+
+def _cost(what: str, facts: HostFacts):
+    """What the allocation costs: (the memory, why it costs)."""
+    if what.startswith("cp."):
+        return "device memory", " (cudaMalloc: CuPy's pool is turned off by `set_allocator(None)`)"
+    if "pinned" in what or "mapped" in what:
+        return "page-locked host memory", " (cudaHostAlloc, which synchronizes)"
+    return "device memory", " (cudaMalloc and cudaFree: no pool allocator is set)" if facts.language == "python" else ""
+
+
+def _through_call(event, call, level, facts: HostFacts, reported: set) -> Iterator[Finding]:
+    """An allocation of a function the step loop calls (another file's, or one in a loop of its
+    own), reported at the call in the loop, saying what the callee does."""
+    transfer = not event.detail.get("shape_based", True)
+    if call.place in reported or (not transfer and _from_a_pool(event.what, facts)):
+        return
+    reported.add(call.place)
+    what = _short(event.what)
+    memory, cost = ("device memory", " and copies host data into it") if transfer else _cost(what, facts)
+    yield host_finding(
+        CODE, call.place,
+        f"`{call.what}` allocates {memory}{cost} on every call (`{what}` at {_file(event.place.path)}:"
+        f"{event.place.line}), and it is called on every iteration of the loop at line {level.line}, which "
+        f"launches kernels: allocate once before the loop and pass the buffer in, or use a pool allocator "
+        f"({_POOLS[facts.language]})")
+
+
+def _file(path: str) -> str:
+    return os.path.basename(path)
 
 
 def _from_a_pool(what: str, facts: HostFacts) -> bool:

@@ -3,8 +3,14 @@
 ## What it does
 Finds kernel launches that pass a host NumPy array (made by a NumPy constructor,
 ``copy_to_host()`` or a pinned array, as the code shows; a parameter only when every
-call of its function in the file passes one) where the copies repeat: the launch runs on
-every iteration of a step loop (directly or through a function the loop calls).
+call of its function passes one) where the copies repeat: the launch runs on every
+iteration of a step loop (time steps, frames, solver iterations), directly or through a
+function the loop calls. A launch in another file's function is reported at the call.
+
+Only what runs on *every* step is reported: not a launch behind a modulo or counter gate,
+in a branch that leaves the loop, in a retry or convergence loop (the host value decides
+whether to go on), in set-up or warm-up code, or in a loop over sizes, devices, files or
+test cases.
 
 ## Why is this bad?
 numba-cuda copies a host array to the device before the launch, copies it back after,
@@ -22,6 +28,7 @@ nothing it could save.
 x = np.random.rand(n)
 for step in range(steps):
     scale[blocks, threads](x, 2.0)  # KL502
+    peaks.append(smoothed_peak(x))  # KL502: `smoothed_peak` (another file) launches on `x`
 ```
 
 Use instead: ``d_x = cuda.to_device(x)`` once, launch on ``d_x``, and
@@ -33,6 +40,7 @@ No automatic fix.
 
 from __future__ import annotations
 
+import os
 from typing import Iterator
 
 from ..analysis.host import HostFacts, Launch
@@ -42,22 +50,34 @@ from .base import host_finding
 CODE = "KL502"
 NAME = "host-array-launch"
 FIXABLE = False
+# on six projects it was not developed on, 0 of 110 host findings were true (2026-11): preview
+# until the rule holds on projects set aside for measuring it
+PREVIEW = True
 
 
 def check_host(facts: HostFacts) -> Iterator[Finding]:
     reported = set()
-    for loop in facts.launching_loops():
-        for launch in facts.events_in(loop.id, ("launch",)):
-            arrays = launch.host_arrays if isinstance(launch, Launch) else []
-            if not arrays or launch.place in reported:
-                continue
-            reported.add(launch.place)
-            distinct = list(dict.fromkeys(a.name for a in arrays))  # `k(x, 0.5, x, x)`: x once
-            names = ", ".join(f"`{name}`" for name in distinct)
-            one = len(distinct) == 1
+    for launch, level, loop in facts.stepping(("launch",)):
+        arrays = launch.host_arrays if isinstance(launch, Launch) else []
+        call = facts.reported_at(launch, loop)  # what a function called in the loop does, at the call
+        at = call.place if call is not None else launch.place
+        if not arrays or at in reported:
+            continue
+        reported.add(at)
+        distinct = list(dict.fromkeys(a.name for a in arrays))  # `k(x, 0.5, x, x)`: x once
+        names = ", ".join(f"`{name}`" for name in distinct)
+        one = len(distinct) == 1
+        copies = (f"numba-cuda copies {'it' if one else 'them'} to the device and back and waits for the kernel "
+                  f"on every iteration of the loop at line {level.line}")
+        if call is not None:
             yield host_finding(
-                CODE, launch.place,
-                f"{names} {'is a host (NumPy) array' if one else 'are host (NumPy) arrays'}: numba-cuda copies "
-                f"{'it' if one else 'them'} to the device and back and waits for the kernel on every iteration of "
-                f"the loop at line {loop.place.line}; `cuda.to_device({arrays[0].name})` once before the loop and "
-                f"launch on the device array")
+                CODE, at,
+                f"`{call.what}` launches `{launch.what}` on {names} "
+                f"({os.path.basename(launch.place.path)}:{launch.place.line}), "
+                f"{'a host (NumPy) array' if one else 'host (NumPy) arrays'}: {copies}; move the data to the "
+                f"device once before the loop and pass the device array")
+            continue
+        yield host_finding(
+            CODE, at,
+            f"{names} {'is a host (NumPy) array' if one else 'are host (NumPy) arrays'}: {copies}; "
+            f"`cuda.to_device({arrays[0].name})` once before the loop and launch on the device array")

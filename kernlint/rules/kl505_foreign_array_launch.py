@@ -1,10 +1,11 @@
 """KL505 foreign-array-launch
 
 ## What it does
-Finds a numba kernel launched inside a step loop (time steps, iterations of a solver;
-not a loop over GPUs or problem sizes) with arguments known to be CuPy arrays or PyTorch
-tensors on the GPU that are bound before the loop and not rebound in it, directly or in
-the function of this file that the loop calls and that launches.
+Finds a numba kernel launched on every iteration of a step loop (time steps, iterations
+of a solver; not a loop over GPUs or problem sizes, not behind a modulo gate, not in
+set-up code) with arguments known to be CuPy arrays or PyTorch tensors on the GPU that are
+bound before the loop and not rebound in it, directly or in the function of this file that
+the loop calls and that launches.
 
 ## Why is this bad?
 numba-cuda does not keep what it learned about a foreign array: on every launch it reads
@@ -37,8 +38,8 @@ for step in range(steps):
 
 Left alone: an array rebound inside the loop (a new CuPy array each step needs its
 conversion anyway), a parameter of the launching function when the launch is reached
-through a call (its binding is the caller's), loops over devices or problem sizes, and
-numba's own device arrays.
+through a call (its binding is the caller's), a launch in another file's function (its
+arrays are bound there), loops over devices or problem sizes, and numba's own device arrays.
 
 ## Fix safety
 No automatic fix.
@@ -55,42 +56,44 @@ from .base import host_finding
 CODE = "KL505"
 NAME = "foreign-array-launch"
 FIXABLE = False
+# on six projects it was not developed on, 0 of 110 host findings were true (2026-11): preview
+# until the rule holds on projects set aside for measuring it
+PREVIEW = True
 
 _LIBRARIES = {"cupy": "CuPy array", "torch": "PyTorch tensor"}
 
 
 def check_host(facts: HostFacts) -> Iterator[Finding]:
     reported = set()
-    for loop in facts.launching_loops():
-        for launch in facts.events_in(loop.id, ("launch",)):
-            if launch.place in reported:
+    for launch, level, loop in facts.stepping(("launch",)):
+        if launch.place in reported or launch.place.path != facts.path:
+            continue  # (another file's launch: its arrays are bound there, or are the caller's parameters)
+        through_call = launch.function != loop.function
+        kept = []
+        # device arrays of other libraries: numba-cuda converts each one's interface per launch
+        foreign = [a for a in launch.args if a.array and a.where == "device" and a.library in _LIBRARIES]
+        for arg in foreign:
+            if any(arg.name == k.name for k in kept):
                 continue
-            through_call = launch.function != loop.function
-            kept = []
-            # device arrays of other libraries: numba-cuda converts each one's interface per launch
-            foreign = [a for a in launch.args if a.array and a.where == "device" and a.library in _LIBRARIES]
-            for arg in foreign:
-                if any(arg.name == k.name for k in kept):
-                    continue
-                if arg.name in loop.rebound or arg.name.split(".")[0] in loop.rebound - {"self", "cls"}:
-                    continue  # a new array every step: its conversion cannot be saved
-                if through_call and (arg.parameter or arg.name in facts.rebound.get(launch.function, ())):
-                    continue  # bound by the caller, or anew on every call
-                kept.append(arg)
-            if not kept:
-                continue
-            reported.add(launch.place)
-            kinds = sorted({_LIBRARIES[a.library] for a in kept})
-            names = ", ".join(f"`{a.name}`" for a in kept)
-            first = kept[0].name
-            view = "d_" + first.rsplit(".", 1)[-1]
-            plural = len(kept) > 1
-            how = " (through a function the loop calls)" if through_call else ""
-            yield host_finding(
-                CODE, launch.place,
-                f"{names} {'are' if plural else 'is a'} {' / '.join(k + ('s' if plural else '') for k in kinds)} "
-                f"bound before the loop at line {loop.place.line}{how}: numba-cuda converts each "
-                f"`__cuda_array_interface__` argument on every launch (about 19 µs of host time per argument per "
-                f"launch on an H100; a 6-kernel step 3.4x slower); make numba views once before the loop "
-                f"(`{view} = cuda.as_cuda_array({first})`) and launch on them, valid while "
-                f"{'they are' if plural else 'it is'} not reallocated")
+            if arg.name in loop.rebound or arg.name.split(".")[0] in loop.rebound - {"self", "cls"}:
+                continue  # a new array every step: its conversion cannot be saved
+            if through_call and (arg.parameter or arg.name in facts.rebound.get(launch.function, ())):
+                continue  # bound by the caller, or anew on every call
+            kept.append(arg)
+        if not kept:
+            continue
+        reported.add(launch.place)
+        kinds = sorted({_LIBRARIES[a.library] for a in kept})
+        names = ", ".join(f"`{a.name}`" for a in kept)
+        first = kept[0].name
+        view = "d_" + first.rsplit(".", 1)[-1]
+        plural = len(kept) > 1
+        how = " (through a function the loop calls)" if through_call else ""
+        yield host_finding(
+            CODE, launch.place,
+            f"{names} {'are' if plural else 'is a'} {' / '.join(k + ('s' if plural else '') for k in kinds)} "
+            f"bound before the loop at line {level.line}{how}: numba-cuda converts each "
+            f"`__cuda_array_interface__` argument on every launch (about 19 µs of host time per argument per "
+            f"launch on an H100; a 6-kernel step 3.4x slower); make numba views once before the loop "
+            f"(`{view} = cuda.as_cuda_array({first})`) and launch on them, valid while "
+            f"{'they are' if plural else 'it is'} not reallocated")

@@ -34,6 +34,7 @@ from ..static_types import (NONE, ArrayType, DictType, FunctionRef, ListType, Ma
                             loop_bindings, named_tuple_subclass, unpacked)
 from ..syntax import (FunctionNode, KernelDef, PyModule, Scope, flatten, own_nodes, wrapped_argument,
                       wrapped_interface)
+from . import rates
 from . import modes
 
 # numba.cuda and CuPy calls that allocate device (or pinned/mapped) memory
@@ -1211,6 +1212,10 @@ class HostReader:
             self.facts.events.append(Event("call", self._place(call), frame.qualname, frame.loops,
                                            what=callee, detail={"callee": callee}))
             return
+        if elsewhere is not None:  # another file's function: what it does counts here (HostFacts.expand)
+            self.facts.events.append(Event("call", self._place(call), frame.qualname, frame.loops,
+                                           what=elsewhere[1], detail={"callee": elsewhere[1], "path": elsewhere[0]}))
+            return
         event = self._host_operation(call, frame)
         if event is not None:
             self.facts.events.append(event)
@@ -1409,6 +1414,14 @@ class HostReader:
                 kind = reader.type_of(arg)
                 if isinstance(kind, ArrayType) and kind.where == "device":
                     return event("copy-back", f"{ast.unparse(call.func)}({ast.unparse(arg)})")
+                # `float(d[0])`: indexing a numba device array copies that element back, blocking
+                whole = reader.type_of(arg.value) if isinstance(arg, ast.Subscript) else None
+                if isinstance(whole, ArrayType) and whole.where == "device":
+                    return event("copy-back", f"{ast.unparse(call.func)}({ast.unparse(arg)})", element=True)
+        if name in _ITERATING and call.args:
+            kind = reader.type_of(call.args[0])  # `sum(d)`: Python iterates it, one blocking copy per element
+            if isinstance(kind, ArrayType) and kind.where == "device" and kind.library in ("numba", ""):
+                return event("copy-back", f"{ast.unparse(call.func)}({ast.unparse(call.args[0])})", per_element=True)
         return None
 
     def _callee(self, call: ast.Call, frame: _Frame) -> Optional[str]:
@@ -2042,6 +2055,10 @@ MAX_READS = 4  # passes over a file, while its calls' types change (`HostReader.
 MAX_CALLERS_READ = 8  # files asked for a function's or class's callers, reading for another file's sake
 
 
+# builtins that iterate their argument in Python
+_ITERATING = {f"builtins.{name}" for name in ("sum", "list", "tuple", "max", "min", "any", "all", "sorted", "set")}
+
+
 def read_host(project: Project, module: PyModule, level: int = LEVELS) -> HostFacts:
     """A file's host facts, read once per run and level (signatures and host rules both use
     them). ``level``: how many files deep the reading may look across the project; what it
@@ -2061,6 +2078,8 @@ def read_host(project: Project, module: PyModule, level: int = LEVELS) -> HostFa
             reader = HostReader(project, module, level)
             try:
                 facts = reader.read()
+                rates.attach(facts, module.tree)  # how often each event runs
+                facts.elsewhere = lambda path: file_host_facts(project, path)
             except RecursionError:
                 raise
             except Exception as exc:  # noqa: BLE001 - outside any one statement: the file's facts are empty

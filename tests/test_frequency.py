@@ -1,0 +1,682 @@
+"""How often a statement runs (kernlint.python.host.frequency): small host programs whose
+lines state what the analysis must find — ``# loop: KIND`` on a loop, ``# runs: PLACE`` on a
+statement, ``# step`` on a statement that runs on every iteration of a step loop (and
+``# not step`` on one that does not), ``# trips: N`` on a loop whose count the code states."""
+import ast
+import re
+import textwrap
+
+import pytest
+
+from conftest import FIXTURES, ROOT, expected_findings
+from kernlint.python.host.frequency import (LOOP_KINDS, PLACES, Context, Level, Rate, analyse,
+                                            analyse_module)
+
+CASES = {
+    "periodic output, modulo gate": ("sim.py", """
+        def run(d_u, steps, out_every):
+            frames = []
+            for step in range(steps):  # loop: step
+                advance[64, 256](d_u, 0.1)  # runs: every  # step
+                if step % out_every == 0:
+                    frames.append(d_u.copy_to_host())  # runs: periodic  # not step
+                else:
+                    pass  # runs: unknown
+        """),
+    "periodic output, counter gate": ("sim.py", """
+        def run(d_u, steps, out_every):
+            since = 0
+            for _ in range(steps):  # loop: step
+                advance[64, 256](d_u, 0.1)
+                since += 1  # runs: every
+                if since == out_every:
+                    since = 0
+                    save(d_u.copy_to_host())  # runs: periodic
+        """),
+    "output times: the branch moves its own threshold": ("sim.py", """
+        def run(d_u, t_end, dt, dt_out):
+            t, next_out = 0.0, dt_out
+            while t < t_end:  # loop: step
+                advance[64, 256](d_u, dt)
+                t += dt
+                if t >= next_out:
+                    save(d_u.copy_to_host())  # runs: periodic
+                    next_out += dt_out
+        """),
+    "an early exit makes the rest periodic": ("operator.py", """
+        class ForceOperator:
+            def compute_force(self, time_step):
+                if self.write_interval is None:
+                    return
+                if time_step % self.write_interval != 0:
+                    return
+                reduce[64, 256](self.d_partial)
+                force = self.d_force.copy_to_host()  # runs: periodic
+
+        def run(d_u, steps, every):
+            for step in range(steps):  # loop: step
+                advance[64, 256](d_u, 0.1)  # runs: every
+                if step % every:
+                    continue
+                save(d_u.copy_to_host())  # runs: periodic  # not step
+            for step in range(steps):  # loop: step
+                if not step % every:
+                    save(d_u.copy_to_host())  # runs: periodic
+                if step % every:
+                    advance[64, 256](d_u, 0.1)  # runs: unknown
+                else:
+                    save(d_u.copy_to_host())  # runs: periodic
+        """),
+    "an early exit on a flag the rest switches off": ("once.py", """
+        class Report:
+            def final(self, d_u):
+                if self.written:
+                    return
+                np.save("final.npy", d_u.copy_to_host())  # runs: event
+                self.written = True  # runs: event
+        """),
+    "a counter the branch advances is not a threshold": ("sim.py", """
+        def march(d, columns):
+            k = 0
+            while True:  # loop: step
+                advance[64, 256](d[:, k], 0.1)
+                if k < columns - 1:
+                    peaks.append(d[:, k].copy_to_host().argmax())  # runs: every  # step
+                    k += 1
+                else:
+                    i = d[:, k].copy_to_host().argmax()  # runs: leaving  # not step
+                    return i  # runs: leaving
+        """),
+    "retry: the copied count decides": ("search.py", """
+        def hits(d_u, capacity):
+            while True:  # loop: search
+                d_out = cuda.device_array(capacity)  # runs: every  # not step
+                kernel[64, 256](d_out, d_count, d_u)
+                count = d_count.copy_to_host()  # not step
+                if count[0] > capacity:
+                    capacity = int(count[0])
+                else:
+                    break
+        """),
+    "convergence: the copied change decides the while": ("search.py", """
+        def settle(d_u, tolerance):
+            change = 1.0
+            while change > tolerance:  # loop: search
+                advance[64, 256](d_u, 0.1)
+                change = float(d_err.copy_to_host()[0])  # not step
+        """),
+    "convergence in a bounded for: a break on a copied value": ("search.py", """
+        def converge(d_x):
+            for _ in range(1000):  # loop: search  # trips: 1000
+                residual[1, 1](d_err, d_x)
+                value = d_err.copy_to_host()
+                if value[0] < 1e-6:
+                    break
+        """),
+    "a call in the while's test decides": ("search.py", """
+        def solve(d_x):
+            while not converged(d_x):  # loop: search
+                step[64, 256](d_x)
+        """),
+    "a clock ends the loop: steps": ("run.py", """
+        def relax_for(d_u, seconds):
+            deadline = time.monotonic() + seconds
+            while True:  # loop: step
+                advance[64, 256](d_u, 0.1)
+                history.append(d_u.copy_to_host().mean())  # step
+                if time.monotonic() > deadline:
+                    break
+        """),
+    "a clock read into a name ends the loop": ("run.py", """
+        def relax_for(d_u, seconds):
+            start = time.perf_counter()
+            now = start
+            while now - start < seconds:  # loop: step
+                advance[64, 256](d_u, 0.1)
+                now = time.perf_counter()
+        """),
+    "adaptive time steps: an accumulator advances whatever it adds": ("run.py", """
+        def run(d_u, t_end):
+            t = 0.0
+            while t < t_end:  # loop: step
+                dt = cfl / float(d_speed.copy_to_host().max())  # step
+                advance[64, 256](d_u, dt)
+                t += dt
+        """),
+    "a flag the branch switches off": ("flame.py", """
+        class Flame:
+            def advance(self, dt):
+                kernel[64, 256](self.d_u, dt)  # runs: every
+                self.front += self.speed * dt
+                if self.burning and self.front > self.wall:
+                    self.profile = self.d_u.copy_to_host()  # runs: event
+                    self.burning = False
+        """),
+    "a value made once (`is None`)": ("cache.py", """
+        def run(steps):
+            table = None
+            for _ in range(steps):  # loop: step
+                if table is None:
+                    table = cuda.to_device(make_table())  # runs: event  # not step
+                kernel[64, 256](table)
+        """),
+    "a test that holds on one iteration": ("run.py", """
+        def run(d_u, steps):
+            for step in range(steps):  # loop: step
+                advance[64, 256](d_u, 0.1)
+                if step == steps - 1:
+                    final = d_u.copy_to_host()  # runs: event
+                if step == 0:
+                    first = d_u.copy_to_host()  # runs: event
+        """),
+    "a raise on the way out": ("run.py", """
+        def run(d_u, steps):
+            for step in range(steps):  # loop: step
+                advance[64, 256](d_u, 0.1)
+                if blown_up(step):
+                    final = d_u.copy_to_host()  # runs: leaving
+                    raise RuntimeError(final.max())  # runs: leaving
+        """),
+    "a test the loop does not change runs every iteration or none": ("run.py", """
+        def run(d_u, steps, use_cuda, verbose):
+            for _ in range(steps):  # loop: step
+                if use_cuda:
+                    advance[64, 256](d_u, 0.1)  # runs: every  # step
+                if verbose and self.debug:
+                    cuda.synchronize()  # runs: every  # step
+        """),
+    "a test of what the loop computes is unknown (silent)": ("run.py", """
+        def run(d_u, steps):
+            for _ in range(steps):  # loop: step
+                peak = d_u.copy_to_host().max()
+                if peak > 1.0:
+                    cuda.synchronize()  # runs: unknown  # not step
+                if check(d_u):
+                    cuda.synchronize()  # runs: unknown
+        """),
+    "exception handlers and a loop's else": ("run.py", """
+        def run(d_u, steps):
+            for _ in range(steps):  # loop: step
+                try:
+                    advance[64, 256](d_u, 0.1)  # runs: every
+                except RuntimeError:
+                    dump(d_u.copy_to_host())  # runs: event
+                finally:
+                    log()  # runs: every
+            else:
+                done(d_u.copy_to_host())  # runs: every
+        """),
+    "sizes: the variable becomes an allocation's size": ("sweep.py", """
+        def study(steps):
+            for n in (1 << 12, 1 << 16, 1 << 20):  # loop: sweep  # trips: 3
+                d_u = cuda.device_array(n, dtype=np.float32)  # runs: every  # not step
+                for _ in range(steps):  # loop: step
+                    advance[n // 256, 256](d_u, 0.1)  # step
+            for i in range(len(table)):  # loop: sweep
+                out = cuda.device_array((table[i], 3))
+        """),
+    "devices, by what the code does": ("devices.py", """
+        def everywhere(u0, steps):
+            for k in range(n):  # loop: sweep
+                cuda.select_device(k)
+                d_u = cuda.to_device(u0)  # not step
+            for gpu in cuda.gpus:  # loop: sweep
+                with gpu:
+                    d_u = cuda.to_device(u0)
+            for i in range(len(cuda.list_devices())):  # loop: sweep
+                with cuda.gpus[i]:
+                    d_u = cuda.to_device(u0)
+        """),
+    "a name that says gpus is not a device loop": ("frames.py", """
+        def share(frames, rank, gpus):
+            for i in range(rank, len(frames), gpus):  # loop: step
+                d_frame = cuda.to_device(frames[i])  # step
+            for n_gpus in range(gpus):  # loop: step
+                d_x = cuda.device_array(1024)  # step
+        """),
+    "files and parameters": ("batch.py", """
+        def each_file(root):
+            for path in sorted(glob.glob(root + "/*.npy")):  # loop: sweep
+                d_x = cuda.to_device(np.load(path))  # not step
+            for dtype in (np.float32, np.float64):  # loop: sweep  # trips: 2
+                d_x = cuda.device_array(16, dtype=dtype)
+        """),
+    "chunks of one array": ("chunks.py", """
+        def in_chunks(x, chunk):
+            start = 0
+            while start < x.size:  # loop: sweep
+                stop = min(start + chunk, x.size)
+                d = cuda.to_device(x[start:stop])  # not step
+                start = stop
+            for i in range(0, x.size, chunk):  # loop: sweep
+                d = cuda.to_device(x[i:i + chunk])
+        """),
+    "few pieces and a few repeats": ("net.py", """
+        N_LAYERS = 3
+
+        def forward(d_x, weights):
+            for layer in range(N_LAYERS):  # loop: few  # trips: 3
+                d_out = cuda.device_array(256)  # not step
+                dense[1, 256](d_out, d_x, weights[layer])
+            for chunk in np.array_split(x, 8):  # loop: few  # trips: 8
+                d_chunk = cuda.to_device(chunk)
+            for _ in range(10):  # loop: step  # trips: 10
+                dense[1, 256](d_out, d_x, weights[0])
+        """),
+    "few inside a step still runs on every step": ("net.py", """
+        def train(d_x, weights, epochs):
+            for epoch in range(epochs):  # loop: step
+                for layer in range(3):  # loop: few
+                    d_out = cuda.device_array(256)  # step
+                    dense[1, 256](d_out, d_x, weights[layer])
+        """),
+    "parts of a model and a stream of frames": ("model.py", """
+        def run(parts, frames, steps):
+            for _ in range(steps):  # loop: step
+                for part in parts:  # loop: sweep
+                    advance[64, 256](part.d_state, 0.1)
+                    scratch = cuda.device_array_like(part.d_state)  # step
+            for frame in frames:  # loop: step
+                out = cuda.device_array(frame.size)  # step
+                kernel[64, 256](out, cuda.to_device(frame.ravel()))
+        """),
+    "modes and boundaries: every launch on the piece the variable indexes": ("modes.py", """
+        def gather(self, grid, Nm):
+            for m in range(Nm):  # loop: sweep
+                gather_one_mode[64, 256](self.x, grid[m].Er, grid[m].Et, m)
+                scratch = cuda.device_array(64)  # not step
+            for itr in range(len(self.kernels)):  # loop: sweep
+                kernel = self.kernels[itr]
+                kernel[64, 256](*self.args[itr])
+        """),
+    "a time loop with a per-step source term stays a step loop": ("fdtd.py", """
+        def run(cfg, Ex, Hz):
+            for n in range(cfg.nt):  # loop: step
+                update_h[64, 256](Ex, Hz)
+                source[1, 1](Ex, cfg.J_SRC[n])
+                update_e[64, 256](Ex, Hz)
+                probe = Ex.copy_to_host()  # step
+            for i in range(steps):  # loop: step
+                kernel[64, 256](buffers[i % 2], buffers[(i + 1) % 2])
+        """),
+    "a reduction tree: the counter is divided each time": ("reduce.py", """
+        def total(d_partial, n, threads):
+            size = n
+            while True:  # loop: few
+                blocks = int(np.ceil(size / threads))
+                reduce[blocks, threads](d_partial, size)
+                if blocks == 1:
+                    break
+                size = blocks
+            while n > 1:  # loop: few
+                n //= 2
+                fold[n, 1](d_partial, n)
+        """),
+    "a list the function spells out": ("lists.py", """
+        def exchange(species, new_n):
+            attr_list = [(species, "x"), (species, "y"), (species, "z")]
+            for i_attr in range(len(attr_list)):  # loop: sweep
+                buffer = cupy.empty((new_n,), dtype=np.float64)  # not step
+            for attr in attr_list:  # loop: sweep
+                copy[64, 256](getattr(*attr))
+        """),
+    "a chunk is bounded by the loop's own variable, not any counter": ("tip.py", """
+        def run(steps, window):
+            tip = 0
+            for kt in range(steps):  # loop: step
+                advance[64, 256](d_phi)
+                tip += 1
+                d_phi[:, tip - window:tip] = 0
+        """),
+    "a scalar per iteration is not a stream of data": ("amplitudes.py", """
+        def apply(self, amplitudes, d_field):
+            for amplitude in amplitudes:  # loop: unknown
+                scale[64, 256](d_field, amplitude)
+        """),
+    "what nothing says is unknown": ("loop.py", """
+        def serve(self, items):
+            while self.running:  # loop: unknown
+                cuda.synchronize()  # not step
+            for item in items:  # loop: unknown
+                handle(item)
+        """),
+    "trips from a parameter's default and from a constant": ("timing.py", """
+        STEPS = 10 ** 5
+
+        def simulate(d_u, n_steps=100_000):
+            for step in range(n_steps):  # loop: step  # trips: 100000
+                advance[64, 256](d_u, 0.1)
+            for step in range(2, STEPS, 2):  # loop: step  # trips: 49999
+                advance[64, 256](d_u, 0.1)
+        """),
+    "construction and warm-up run once": ("model.py", """
+        class Model:
+            def __init__(self, parts):
+                for part in parts:  # loop: setup
+                    self.buffers.append(cuda.device_array(part.size))  # not step
+
+            def compile(self):
+                for part in self.parts:  # loop: setup
+                    scratch = cuda.device_array_like(part.state)  # not step
+                    advance[1, 32](scratch, 0.0)
+
+            def run(self, steps):
+                self.compile()
+                for _ in range(steps):  # loop: step
+                    self.step()
+        """),
+    "warm-up called on every step is not set-up: the code beats the name": ("model.py", """
+        class Model:
+            def prepare(self):
+                for part in self.parts:  # loop: sweep
+                    scratch = cuda.device_array_like(part.d_state)
+
+            def run(self, steps):
+                for _ in range(steps):  # loop: step
+                    self.prepare()
+        """),
+    "pytest collects test* functions and Test* classes without __init__": ("test_solver.py", """
+        def test_mass(sizes):
+            for n in range(64, 1024, 64):  # loop: sweep
+                cuda.synchronize()  # not step
+
+        def tester(steps):
+            for _ in range(steps):  # loop: sweep
+                cuda.synchronize()
+
+        def run_case(steps):
+            for _ in range(steps):  # loop: step
+                cuda.synchronize()  # step
+
+        class TestAdvance:
+            def test_stable(self):
+                for _ in range(100):  # loop: sweep
+                    cuda.synchronize()
+
+            def _helper(self, steps):
+                for _ in range(steps):  # loop: sweep
+                    cuda.synchronize()
+
+        class TestHarness:
+            def __init__(self):
+                self.n = 1
+
+            def soak(self, steps):
+                for _ in range(steps):  # loop: step
+                    cuda.synchronize()  # step
+
+        class Checks(unittest.TestCase):
+            def test_it(self):
+                for _ in range(10):  # loop: sweep
+                    cuda.synchronize()
+
+        class TestNotCollected:
+            __test__ = False
+
+            def test_it(self, steps):
+                for _ in range(steps):  # loop: step
+                    cuda.synchronize()
+        """),
+    "outside a test file nothing is a test": ("bench.py", """
+        def tester(steps):
+            for _ in range(steps):  # loop: step
+                cuda.synchronize()  # step
+
+        class Testbed:
+            def run(self, steps):
+                for _ in range(steps):  # loop: step
+                    cuda.synchronize()  # step
+
+        def test_scales(steps):
+            for _ in range(steps):  # loop: step
+                cuda.synchronize()  # step
+        """),
+    "a module-level script": ("script.py", """
+        d_u = cuda.to_device(u)  # runs: every  # not step
+        for step in range(20_000):  # loop: step  # trips: 20000
+            advance[64, 256](d_u, 0.1)
+            if step % 2_000 == 0:
+                ax.plot(d_u.copy_to_host())  # runs: periodic  # not step
+        if __name__ == "__main__":
+            for step in range(nsteps):  # loop: step
+                ax.set_title(str(d_u.copy_to_host().max()))  # step
+        """),
+}
+
+_MARK = re.compile(r"#\s*(loop|runs|trips):\s*(\w+)|#\s*(not step|step)\s*(?=#|$)")
+
+
+def _marks(source):
+    for number, line in enumerate(source.splitlines(), start=1):
+        for match in _MARK.finditer(line):
+            if match.group(1):
+                yield number, match.group(1), match.group(2)
+            else:
+                yield number, match.group(3), None
+
+
+def _read(path, source):
+    tree = ast.parse(source)
+    bodies = analyse_module(tree, path)
+    by_line = {}  # line -> (its body's Frequency, the outermost statement that starts there)
+    for frequency in bodies.values():
+        for statement in frequency.statements():
+            by_line.setdefault(statement.node.lineno, (frequency, statement))
+    return bodies, by_line
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_every_marked_line(name):
+    path, source = CASES[name]
+    source = textwrap.dedent(source)
+    _, by_line = _read(path, source)
+    marks = list(_marks(source))
+    assert marks
+    for line, what, value in marks:
+        frequency, statement = by_line[line]
+        where = f"line {line}: {source.splitlines()[line - 1].strip()}"
+        if what == "loop":
+            loop = frequency.loop(statement.node)
+            assert (loop.kind, where) == (value, where), loop.reason
+            assert loop.reason
+        elif what == "trips":
+            assert (frequency.loop(statement.node).trips, where) == (int(value), where)
+        elif what == "runs":
+            assert (statement.place, where) == (value, where), statement.reason
+            assert statement.reason
+        else:
+            rate = frequency.rate(statement.node)
+            assert (rate.every_step, where) == (what == "step", where), rate
+
+
+def test_kinds_and_places_are_the_documented_ones():
+    for path, source in CASES.values():
+        bodies, _ = _read(path, textwrap.dedent(source))
+        for frequency in bodies.values():
+            assert {loop.kind for loop in frequency.loops} <= set(LOOP_KINDS)
+            assert {s.place for s in frequency.statements()} <= set(PLACES)
+
+
+def test_reasons_name_what_decided():
+    _, by_line = _read("search.py", textwrap.dedent(CASES["retry: the copied count decides"][1]))
+    frequency, statement = by_line[3]
+    assert "`count`" in frequency.loop(statement.node).reason
+    _, by_line = _read("sim.py", textwrap.dedent(CASES["periodic output, modulo gate"][1]))
+    frequency, statement = by_line[7]
+    assert "`step % out_every == 0`" in statement.reason
+
+
+def _callee_rate(source, qualname, line):
+    bodies, by_line = _read("m.py", textwrap.dedent(source))
+    frequency, statement = by_line[line]
+    assert frequency is bodies[qualname]
+    return frequency.rate(statement.node)
+
+
+CALLS = """
+    class Flame:
+        def advance(self, dt):
+            kernel[64, 256](self.d_u, dt)
+            if self.burning and self.front > self.wall:
+                self.profile = self.d_u.copy_to_host()
+                self.burning = False
+            self.maxima.append(self.d_u.copy_to_host().max())
+
+    def burn(flames, steps):
+        for _ in range(steps):
+            for flame in flames:
+                flame.advance(1e-3)
+        flames[0].advance(1e-3)
+    """
+
+
+def test_a_callee_runs_at_its_call_sites_rate():
+    site_in_loop = _callee_rate(CALLS, "burn", 13)
+    site_once = _callee_rate(CALLS, "burn", 14)
+    every_call = _callee_rate(CALLS, "Flame.advance", 8)
+    once_per_flame = _callee_rate(CALLS, "Flame.advance", 6)
+    assert site_in_loop.every_step and not site_once.every_step
+    assert not every_call.every_step  # no loop of its own
+    assert site_in_loop.through(every_call).every_step
+    assert site_in_loop.through(every_call).step_loop.line == 11
+    assert not site_in_loop.through(once_per_flame).every_step  # an event stays an event
+    assert not site_once.through(every_call).every_step
+
+
+def test_rates_compose_in_order():
+    step = Rate((Level("body", "every", 1), Level("step", "every", 3)))
+    search = Rate((Level("body", "every", 10), Level("search", "every", 12)))
+    pieces = Rate((Level("body", "every", 20), Level("sweep", "every", 22)))
+    assert step.every_step and not search.every_step
+    assert not step.through(search).every_step  # a retry inside a step: its reads are the point
+    assert step.through(pieces).every_step  # pieces of each step
+    assert pieces.through(step).step_loop.line == 3  # a step loop called for each piece
+    assert not Rate().every_step
+
+
+def test_analyse_reads_a_bare_function_or_statements():
+    function = ast.parse(textwrap.dedent("""
+        def f(d, steps=5000):
+            for _ in range(steps):
+                cuda.synchronize()
+        """)).body[0]
+    frequency = analyse(function, Context(path="f.py", qualname="f"))
+    assert [(loop.kind, loop.trips) for loop in frequency.loops] == [("step", 5000)]
+    statements = analyse(function.body)
+    assert [loop.kind for loop in statements.loops] == ["step"]
+    assert statements.rate(function.body[0].body[0]).every_step
+    with pytest.raises(KeyError):
+        statements.of(function)  # not a statement of that body
+
+
+def test_every_definition_is_a_body_of_its_own():
+    source = textwrap.dedent("""
+        if __name__ == "__main__":
+            def main(steps):
+                for _ in range(steps):
+                    cuda.synchronize()
+            try:
+                import cupy
+            except ImportError:
+                def fallback():
+                    pass
+        """)
+    bodies = analyse_module(ast.parse(source), "script.py")
+    assert set(bodies) == {"", "main", "fallback"}
+    assert [loop.kind for loop in bodies["main"].loops] == ["step"]
+    assert bodies[""].loops == []
+
+
+# ------------------------------------------------------------------ the fact against the fixtures
+
+FREQUENCY_FIXTURES = sorted((FIXTURES / "host" / "frequency").glob("*.py"))
+# what the per-step rules (KL501/KL502/KL503/KL505) report when it runs on every step
+_COSTLY = {"copy_to_host", "synchronize", "device_array", "device_array_like", "to_device", "argmax"}
+
+
+def _rates_through_calls(bodies, qualname, statement_rate):
+    """The statement's rates: in its own body, and at each call of its function in the
+    module (by name, one level: what the fixtures need)."""
+    rates = [statement_rate]
+    name = qualname.rsplit(".", 1)[-1]
+    for caller in bodies.values():
+        for site in caller.statements():
+            calls = [c for c in ast.walk(site.node) if isinstance(c, ast.Call)
+                     and (getattr(c.func, "attr", None) or getattr(c.func, "id", None)) == name]
+            if calls and not isinstance(site.node, (ast.If, ast.For, ast.While, ast.With, ast.Try)):
+                rates.append(caller.rate(site.node).through(statement_rate))
+    return rates
+
+
+@pytest.mark.parametrize("path", FREQUENCY_FIXTURES, ids=[p.name for p in FREQUENCY_FIXTURES])
+def test_the_frequency_fixtures_agree_with_the_fact(path):
+    """A line the fixture expects a per-step finding on runs on every step (in its body or
+    through a call of its function); a costly call on any other line does not, unless its
+    value decides the iteration's control flow (a branch's or a loop's test)."""
+    source = path.read_text()
+    expected = {line for code, line in expected_findings(path) if code in ("KL501", "KL502", "KL503", "KL505")}
+    bodies = analyse_module(ast.parse(source), str(path))
+    seen = set()
+    for qualname, frequency in bodies.items():
+        for statement in frequency.statements():
+            node, line = statement.node, statement.node.lineno
+            if line in seen:
+                continue
+            seen.add(line)
+            deciding = isinstance(node, (ast.If, ast.While))
+            own = [node.test] if deciding else [] if isinstance(node, (ast.For, ast.With, ast.Try)) else [node]
+            called = {getattr(c.func, "attr", None) or getattr(c.func, "id", None)
+                      for part in own for c in ast.walk(part) if isinstance(c, ast.Call)}
+            every_step = any(r.every_step for r in _rates_through_calls(bodies, qualname, frequency.rate(node)))
+            where = f"{path.name}:{line}: {source.splitlines()[line - 1].strip()}"
+            if line in expected:
+                assert every_step, where
+            elif called & _COSTLY and not deciding:
+                assert not every_step, where
+
+
+def test_long_loop_timing_counts_the_launches_the_code_states():
+    path = FIXTURES / "host" / "frequency" / "timing.py"
+    bodies = analyse_module(ast.parse(path.read_text()), str(path))
+    trips = {name: [loop.trips for loop in bodies[name].loops] for name in ("simulate", "Run.go", "benchmark")}
+    assert trips == {"simulate": [100_000], "Run.go": [None], "benchmark": [10]}
+
+
+def test_a_host_fact_finds_its_rate_by_line():
+    source = textwrap.dedent("""
+        def run(d_u, d_err, steps, tolerance):
+            err = 1.0
+            while err > float(d_err.copy_to_host()[0]):
+                advance[64, 256](d_u, 0.1)
+            for step in range(steps):
+                print(f"step {step}",
+                      d_u.copy_to_host().max())
+                if sum(d_flags) > 0:
+                    raise FloatingPointError(step)
+        """)
+    frequency = analyse_module(ast.parse(source), "run.py")["run"]
+    assert frequency.at(7).node.lineno == 7 and frequency.at(8).node.lineno == 7  # a call on a statement's 2nd line
+    assert isinstance(frequency.at(9).node, ast.If)
+    assert frequency.at(1) is None
+    assert frequency.rate_at(8).every_step and frequency.rate_at(9).every_step
+    while_test = frequency.rate_at(4)
+    assert [level.kind for level in while_test.levels] == ["body", "search"]  # each iteration of the search
+    assert not while_test.every_step
+
+
+def test_total_on_every_python_file_of_the_repository():
+    """No construct stops the reading: every statement of every body gets a place, every
+    loop a kind (kernlint's own sources and every fixture, kernels and odd syntax included)."""
+    read = 0
+    for path in sorted(ROOT.glob("kernlint/**/*.py")) + sorted(FIXTURES.rglob("*.py")):
+        try:
+            tree = ast.parse(path.read_text())
+        except SyntaxError:
+            continue  # fixtures/syntax_error.py
+        for frequency in analyse_module(tree, str(path)).values():
+            for statement in frequency.statements():
+                assert statement.place in PLACES and statement.reason
+                frequency.rate(statement.node)
+            assert all(loop.kind in LOOP_KINDS and loop.reason for loop in frequency.loops)
+        read += 1
+    assert read > 100

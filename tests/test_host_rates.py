@@ -1,0 +1,156 @@
+"""The host rules read how often a statement runs (``Event.rate``): what the Python reader
+puts on each event, how a call composes it, and what KL504 makes of loop trip counts."""
+import textwrap
+
+import pytest
+
+from kernlint.analysis.host import Level, Rate
+from kernlint.engine import _host_rules
+from kernlint.python.project import FrontendSettings, Project
+from kernlint.python.host.reader import file_host_facts
+
+KERNEL = '''
+import time
+
+import numpy as np
+from numba import cuda
+
+
+@cuda.jit
+def bump(u):
+    i = cuda.grid(1)
+    if i < u.size:
+        u[i] += 1.0
+'''
+
+
+def findings(tmp_path, body: str, name: str = "run.py", **files):
+    for other, text in files.items():  # other modules of the package, by name
+        (tmp_path / f"{other}.py").write_text(textwrap.dedent(text))
+    path = tmp_path / name
+    path.write_text(KERNEL + textwrap.dedent(body))
+    project = Project(FrontendSettings(debug=True))
+    facts = file_host_facts(project, str(path))
+    return facts, [(f.code, f.line - KERNEL.count("\n"), f.message) for f in _host_rules(facts, True)]
+
+
+def test_step_loop_walk_passes_pieces_and_stops_at_gates():
+    step = Level("step", "every", 3, 100, 1)
+    assert Rate((Level("body", "every", 1), step, Level("sweep", "every", 4))).step_loop == step
+    assert Rate((Level("body", "every", 1), Level("step", "periodic", 3))).step_loop is None
+    # a retry loop's body runs at least once on each step; a retry loop alone is no step
+    assert Rate((Level("body", "every", 1), step, Level("search", "every", 4))).step_loop == step
+    assert Rate((Level("body", "every", 1), Level("search", "every", 4))).step_loop is None
+    assert Rate((Level("body", "every", 1), step, Level("unknown", "every", 4))).step_loop is None
+    assert Rate((Level("body", "every", 1), Level("setup", "every", 3))).step_loop is None
+
+
+def test_each_event_gets_its_rate_and_each_loop_its_kind(tmp_path):
+    facts, _ = findings(tmp_path, '''
+        def run(d_u, steps, every=10):
+            for step in range(steps):
+                bump[4, 256](d_u)
+                if step % every == 0:
+                    print(d_u.copy_to_host())
+    ''')
+    launch, copy = [e for e in facts.events if e.kind in ("launch", "copy-back")]
+    assert [(level.kind, level.place) for level in launch.rate.levels] == [("body", "every"), ("step", "every")]
+    assert copy.rate.levels[-1].place == "periodic" and not copy.rate.every_step
+    assert [loop.frequency for loop in facts.loops.values()] == ["step"]
+
+
+def test_a_call_into_another_file_counts_at_the_call_site(tmp_path):
+    (tmp_path / "__init__.py").write_text("")
+    facts, found = findings(tmp_path, '''
+        from .helpers import peak
+
+
+        def watch(steps):
+            u = np.zeros(1024, dtype=np.float32)
+            for _ in range(steps):
+                peak(u)
+    ''', helpers='''
+        import numpy as np
+        from numba import cuda
+
+        from .run import bump
+
+
+        def peak(u):
+            bump[4, 256](u)
+            return float(u.max())
+    ''')
+    through = [e for e in facts.expand(facts.of_function("watch")) if e.calls]
+    assert [e.kind for e in through] == ["launch"]
+    assert through[0].rate.every_step and through[0].place.path.endswith("helpers.py")
+    codes = {(code, line) for code, line, _ in found}
+    assert codes == {("KL502", 8), ("KL503", 8)}  # at the call, in this file
+    assert any("`peak` launches `bump` on `u` (helpers.py:9)" in message for _, _, message in found)
+
+
+def test_a_copy_whose_value_decides_the_step_is_left_alone_and_sum_over_a_device_array_is_not(tmp_path):
+    _, found = findings(tmp_path, '''
+        def run(steps):
+            d_u = cuda.to_device(np.zeros(1024, dtype=np.float32))
+            d_flags = cuda.to_device(np.zeros(64, dtype=np.int32))
+            for step in range(steps):
+                bump[4, 256](d_u)
+                if d_flags.copy_to_host().sum() > 0:
+                    raise FloatingPointError(step)
+                worst = d_u.copy_to_host()
+                if worst.max() > 1e3:
+                    print("unstable at step", step)
+                if sum(d_flags) > 0:
+                    raise FloatingPointError(step)
+    ''')
+    assert [(code, line) for code, line, _ in found] == [("KL503", 12)]  # `sum(d_flags)`: one copy per element
+
+
+def test_one_element_read_on_every_step_is_a_blocking_copy(tmp_path):
+    _, found = findings(tmp_path, '''
+        def run(steps):
+            d_u = cuda.to_device(np.zeros(1024, dtype=np.float32))
+            history = []
+            for step in range(steps):
+                bump[4, 256](d_u)
+                history.append(float(d_u[0]))
+                if step % 100 == 0:
+                    print(float(d_u[1]))
+            return history
+    ''')
+    assert [(code, line) for code, line, _ in found] == [("KL503", 7)]
+    assert "`float(d_u[0])` is a blocking copy to the host" in found[0][2]
+
+
+@pytest.mark.parametrize("trips, expected", [
+    (10, "a 0.43 ms kernel reads about 20x short"),
+    (3000, "reads about 1.50x short"),
+    (3 * 3000, "reads about 1.12x short"),  # two launches per iteration: 3 x 3,000 = 9,000
+    (30_000, None),
+])
+def test_kl504_counts_the_launches_an_interval_holds(tmp_path, trips, expected):
+    per_iteration = 1 if trips != 9000 else 3
+    launches = "\n".join("        bump[4, 256](d_u)" for _ in range(per_iteration))
+    _, found = findings(tmp_path, f'''
+def bench(d_u):
+    start = time.perf_counter()
+    for _ in range({trips // per_iteration}):
+{launches}
+    return time.perf_counter() - start
+''')
+    messages = [message for code, _, message in found if code == "KL504"]
+    if expected is None:
+        assert messages == []
+    else:
+        assert len(messages) == 1 and expected in messages[0] and f"{trips:,} launches" in messages[0]
+
+
+def test_kl504_is_silent_where_the_count_is_unknown(tmp_path):
+    _, found = findings(tmp_path, '''
+        def bench(d_u, steps):
+            start = time.perf_counter()
+            for _ in range(steps):
+                bump[4, 256](d_u)
+            return time.perf_counter() - start
+    ''')
+    assert [code for code, _, _ in found] == []

@@ -35,6 +35,7 @@ from ..static_types import (NONE, ArrayType, DictType, FunctionRef, ListType, Ma
 from ..syntax import (FunctionNode, KernelDef, PyModule, Scope, flatten, own_nodes, wrapped_argument,
                       wrapped_interface)
 from . import modes
+from .names import bare_names, element_reads, names_in, names_read, rebinds, rebound, target_names, whole_targets
 
 # numba.cuda and CuPy calls that allocate device (or pinned/mapped) memory
 ALLOCATIONS = {
@@ -221,7 +222,7 @@ class HostReader:
                 return  # device code: not host code
             qualname = f"{frame.qualname}.{statement.name}" if frame.qualname else statement.name
             if not self._types_only:
-                self.facts.rebound[qualname] = _rebound(statement.body)
+                self.facts.rebound[qualname] = rebound(statement.body)
             # a method (and what is nested in it) sees the class's `self`
             inner = _Frame(statement, qualname, frame.scope.inner(statement), {}, frame, frame.owner)
             inner.env.update(self._parameter_types(statement, qualname, frame))
@@ -255,7 +256,7 @@ class HostReader:
             if statement.value is None:
                 return
             targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
-            self._assigning = {n for t in targets for n in _names(t)}
+            self._assigning = {n for t in targets for n in target_names(t)}
             self._targets = targets
             self._expr(statement.value, frame)
             self._assigning, self._targets = set(), []
@@ -277,10 +278,10 @@ class HostReader:
             values = self._loop_values(statement, frame)
             alike = bool(values) and all(v == values[0] for v in values)
             if isinstance(statement.iter, ast.Call) and self._dotted(statement.iter.func, frame) == "builtins.range":
-                for name in _names(statement.target):
+                for name in target_names(statement.target):
                     frame.env[name] = ScalarType("int64")
             else:
-                for name in _names(statement.target):  # what every pass binds alike
+                for name in target_names(statement.target):  # what every pass binds alike
                     frame.env[name] = values[0].get(name) if values and all(
                         bound.get(name) == values[0].get(name) for bound in values) else None
                 for name, kind in loop_bindings(statement.target, statement.iter, self._reader(frame)):
@@ -356,7 +357,7 @@ class HostReader:
             for item in statement.items:
                 self._expr(item.context_expr, frame)
                 if item.optional_vars is not None:
-                    for name in _names(item.optional_vars):
+                    for name in target_names(item.optional_vars):
                         frame.env[name] = None
             self._body(statement.body, frame)
             return
@@ -516,21 +517,21 @@ class HostReader:
         loop = Loop(number, self._place(node), kind, frame.qualname, parent)
         inside = [sub for statement in getattr(node, "body", []) for sub in ast.walk(statement)]
         if isinstance(node, (ast.For, ast.AsyncFor)):
-            loop.varying.update(_names(node.target))
-            loop.targets.update(_names(node.target))
-            loop.rebound.update(_whole_targets(node.target))
+            loop.varying.update(target_names(node.target))
+            loop.targets.update(target_names(node.target))
+            loop.rebound.update(whole_targets(node.target))
         for sub in inside:
-            loop.rebound |= _rebinds(sub)
+            loop.rebound |= rebinds(sub)
             if isinstance(sub, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
                 targets = sub.targets if isinstance(sub, ast.Assign) else [sub.target]
                 for target in targets:
-                    loop.varying.update(_names(target))
+                    loop.varying.update(target_names(target))
             elif isinstance(sub, (ast.For, ast.AsyncFor, ast.comprehension)):
-                loop.varying.update(_names(sub.target))
+                loop.varying.update(target_names(sub.target))
             elif isinstance(sub, ast.If) and any(isinstance(s, ast.Break) for s in sub.body):
-                loop.deciding.update(_reads(sub.test))
+                loop.deciding.update(names_read(sub.test))
         if isinstance(node, ast.While):
-            loop.deciding.update(_reads(node.test))
+            loop.deciding.update(names_read(node.test))
         if any(_TEST.match(part) for part in frame.qualname.split(".")):
             loop.pieces = "cases"  # a loop in a test (a test function, a TestCase's helper) runs test cases
         elif isinstance(node, (ast.For, ast.AsyncFor)):
@@ -545,7 +546,7 @@ class HostReader:
         allocation's size, directly or through a function of this file it is passed to: a
         sweep), "parts" (a fixed list of cases, or launches on the piece its variable
         indexes); "" for a step loop."""
-        variables = set(_names(node.target))
+        variables = set(target_names(node.target))
         if _DEVICES.search(ast.unparse(node.iter)):
             return "devices"
         cases = self._literal_lists(frame)
@@ -554,20 +555,20 @@ class HostReader:
             return "parts"  # a fixed set of cases (`for q in [-1, 1]`, `for attr in [(self, "x"), ...]`)
         for sub in inside:
             if isinstance(sub, ast.Subscript) and isinstance(sub.value, ast.Name) and sub.value.id in cases \
-                    and set(_reads(sub.slice)) & variables:
+                    and set(names_read(sub.slice)) & variables:
                 return "parts"  # `for i in range(n): ... attr_list[i] ...` walks the same fixed cases
             if isinstance(sub, ast.Call):
                 name = self._dotted(sub.func, frame) or ""
                 if name.rsplit(".", 1)[-1] in ("select_device", "set_device", "Device") and any(
-                        set(_reads(a)) & variables for a in sub.args):
+                        set(names_read(a)) & variables for a in sub.args):
                     return "devices"
                 if self._sizes_call(sub, variables, frame):
                     return "sizes"
             if isinstance(sub, ast.Subscript) and (self._dotted(sub.value, frame) or "").endswith(".gpus") and set(
-                    _reads(sub.slice)) & variables:
+                    names_read(sub.slice)) & variables:
                 return "devices"
             if isinstance(sub, ast.Call) and _launched(sub) is not None and any(
-                    isinstance(part, ast.Subscript) and set(_reads(part.slice)) & variables
+                    isinstance(part, ast.Subscript) and set(names_read(part.slice)) & variables
                     for arg in sub.args for part in ast.walk(arg)):
                 return "parts"  # each iteration launches on another piece (`grid[m].rho`: modes, species)
         return ""
@@ -595,15 +596,15 @@ class HostReader:
         if name in ALLOCATIONS or module in ("numpy", "cupy", "numpy.random", "cupy.random") and function in _SIZED:
             # rand(n, k) takes each dimension as an argument; the others take a shape first
             shapes = call.args if function in ("rand", "randn") else call.args[:1]
-            return any(_bare_names(a) & variables for a in list(shapes) + arguments[len(call.args):])
+            return any(bare_names(a) & variables for a in list(shapes) + arguments[len(call.args):])
         if depth >= 2 or not isinstance(call.func, ast.Name):
             return False
         binding, _ = frame.scope.lookup(call.func.id)
         if binding is None or binding.kind != "def" or self.module.kernel_for(binding.node) is not None:
             return False
         parameters = [a.arg for a in binding.node.args.posonlyargs + binding.node.args.args]
-        passed = {parameters[i] for i, a in enumerate(call.args) if i < len(parameters) and _bare_names(a) & variables}
-        passed |= {k.arg for k in call.keywords if k.arg and _bare_names(k.value) & variables}
+        passed = {parameters[i] for i, a in enumerate(call.args) if i < len(parameters) and bare_names(a) & variables}
+        passed |= {k.arg for k in call.keywords if k.arg and bare_names(k.value) & variables}
         if not passed:
             return False
         inner = _Frame(binding.node, call.func.id, frame.scope.inner(binding.node), {}, frame, frame.owner)
@@ -1372,14 +1373,14 @@ class HostReader:
                          detail={"assigned": assigned, **detail})
 
         if name in ALLOCATIONS:
-            reads = sorted({n for a in list(call.args) + [k.value for k in call.keywords] for n in _reads(a)})
+            reads = sorted({n for a in list(call.args) + [k.value for k in call.keywords] for n in names_read(a)})
             # to_device / asarray copy data in: they allocate per step whatever the data; the
             # constructors allocate a shape, which may change with the loop
             copies = name.rsplit(".", 1)[-1] in ("to_device", "asarray", "array", "copy", "ascontiguousarray")
             size = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg in (
                 "shape", "size", "n")), None)
-            bare = sorted(_bare_names(size)) if size is not None else []
-            return event("alloc", name, reads=reads, bare=bare, elements=sorted(_element_reads(size)),
+            bare = sorted(bare_names(size)) if size is not None else []
+            return event("alloc", name, reads=reads, bare=bare, elements=sorted(element_reads(size)),
                          shape_based=not copies, kept=self._kept(frame))
         if name in SYNCS:
             return event("sync", f"{name}()")
@@ -1438,7 +1439,7 @@ class HostReader:
         body = frame.function.body if frame.function is not None else self.module.tree.body
         for statement in body:
             for node in ast.walk(statement):
-                if isinstance(node, ast.Return) and node.value is not None and _names_in(node.value) & names:
+                if isinstance(node, ast.Return) and node.value is not None and names_in(node.value) & names:
                     return ast.unparse(node)
                 if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in (
                         "append", "extend", "insert", "add", "put") and any(
@@ -1924,14 +1925,6 @@ def _known(kind) -> int:
     return 2 if getattr(kind, "text", None) else 1
 
 
-def _names(target: ast.AST) -> List[str]:
-    return [n.id for n in ast.walk(target) if isinstance(n, ast.Name)]
-
-
-def _reads(expr: ast.AST) -> List[str]:
-    return [n.id for n in ast.walk(expr) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)]
-
-
 def _either(one, other, both_bind: bool):
     """What a name holds after an ``if`` whose sides leave it ``one`` and ``other``: where
     both sides agree, that; an array that lives on the host on one side and on the GPU on the
@@ -1946,70 +1939,6 @@ def _either(one, other, both_bind: bool):
         return ArrayType(one.dtype if one.dtype == other.dtype else None, one.ndim if one.ndim == other.ndim else None,
                          one.layout if one.layout == other.layout else "A", "", "")
     return None
-
-
-def _whole_targets(target: ast.AST) -> Set[str]:
-    """What an assignment target rebinds as a whole: names and ``obj.attr`` (not ``x[i]``,
-    which writes into the array ``x`` is bound to)."""
-    if isinstance(target, ast.Name):
-        return {target.id}
-    if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
-        return {f"{target.value.id}.{target.attr}"}
-    if isinstance(target, (ast.Tuple, ast.List)):
-        return set().union(*(_whole_targets(e) for e in target.elts)) if target.elts else set()
-    if isinstance(target, ast.Starred):
-        return _whole_targets(target.value)
-    return set()
-
-
-def _rebinds(node: ast.AST) -> Set[str]:
-    """Names and attributes one node rebinds (``setattr(self, "x", ...)`` included)."""
-    if isinstance(node, ast.Assign):
-        return set().union(*(_whole_targets(t) for t in node.targets))
-    if isinstance(node, (ast.AnnAssign, ast.For, ast.AsyncFor, ast.comprehension, ast.NamedExpr)):
-        return _whole_targets(node.target)
-    if isinstance(node, (ast.With, ast.AsyncWith)):
-        return set().union(*(_whole_targets(i.optional_vars) for i in node.items if i.optional_vars is not None))
-    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr"
-            and len(node.args) == 3 and isinstance(node.args[0], ast.Name)
-            and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str)):
-        return {f"{node.args[0].id}.{node.args[1].value}"}
-    return set()
-
-
-def _rebound(body) -> Set[str]:
-    """Names and attributes that statements rebind."""
-    return set().union(*(_rebinds(n) for statement in body for n in ast.walk(statement)))
-
-
-def _bare_names(expr: ast.AST) -> Set[str]:
-    """Names an expression is made of through arithmetic and tuples alone (``n``, ``2 * n``,
-    ``(n, m)``), not read through an attribute, an index or a call (``frame.size``)."""
-    if isinstance(expr, ast.Name):
-        return {expr.id}
-    if isinstance(expr, ast.BinOp):
-        return _bare_names(expr.left) | _bare_names(expr.right)
-    if isinstance(expr, ast.UnaryOp):
-        return _bare_names(expr.operand)
-    if isinstance(expr, (ast.Tuple, ast.List)):
-        return set().union(*(_bare_names(e) for e in expr.elts)) if expr.elts else set()
-    return set()
-
-
-def _names_in(expr: ast.AST) -> Set[str]:
-    return {n.id for n in ast.walk(expr) if isinstance(n, ast.Name)}
-
-
-def _element_reads(expr: Optional[ast.AST]) -> Set[str]:
-    """Names a size reads as a whole object (``frame.size``, ``frame.shape[0]``, ``len(frame)``,
-    ``frame[0]``), not as an index into something else (``table[i]``)."""
-    found: Set[str] = set()
-    for sub in ast.walk(expr) if expr is not None else ():
-        if isinstance(sub, (ast.Attribute, ast.Subscript)) and isinstance(sub.value, ast.Name):
-            found.add(sub.value.id)
-        elif isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name) and sub.func.id == "len":
-            found.update(a.id for a in sub.args if isinstance(a, ast.Name))
-    return found
 
 
 def _frame_for(frame: _Frame, function: FunctionNode) -> _Frame:
@@ -2157,7 +2086,6 @@ def _same(one, other):
             return Maybe(shared) if shared is not None else None
         return Maybe(known[0]) if known else NONE
     return None
-
 
 
 def _narrowable(expr: ast.expr) -> bool:
@@ -2340,7 +2268,7 @@ def _class_attributes(module: PyModule) -> Dict[str, FrozenSet[str]]:
                         have.add(_set_on(node, receiver))
             elif isinstance(statement, (ast.Assign, ast.AnnAssign)):
                 for target in statement.targets if isinstance(statement, ast.Assign) else [statement.target]:
-                    have.update(_names(target))
+                    have.update(target_names(target))
 
     def inherited(name: str, seen: Set[str]) -> Set[str]:
         have = set(own.get(name, ()))

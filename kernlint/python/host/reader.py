@@ -35,6 +35,8 @@ from ..static_types import (NONE, ArrayType, DictType, FunctionRef, ListType, Ma
 from ..syntax import (FunctionNode, KernelDef, PyModule, Scope, flatten, own_nodes, wrapped_argument,
                       wrapped_interface)
 from . import modes
+from .launches import (GPU_WORDS, LAUNCH_TEXT, calls_in_order, compile_target, handed_call, launch_target, launches_given,
+                       launches_within, uncopied)
 from .names import bare_names, element_reads, names_in, names_read, rebinds, rebound, target_names, whole_targets
 
 # numba.cuda and CuPy calls that allocate device (or pinned/mapped) memory
@@ -102,7 +104,7 @@ class HostReader:
         self._methods: Dict[int, Optional[Tuple[str, str]]] = {}  # id(call) -> `_method_called`, this pass
         # types from other files (callers, helpers, subclasses) are read only for code that may
         # launch, or for another file that asks for this one's types (and then one level less deep)
-        self._gpu_code = level > 0 and (self._types_only or bool(_LAUNCH_TEXT.search(module.text))
+        self._gpu_code = level > 0 and (self._types_only or bool(LAUNCH_TEXT.search(module.text))
                                         and self._may_launch_kernels())
         self._assigning: set = set()  # the names the statement being read assigns
         self._targets: List[ast.expr] = []  # and its targets
@@ -139,7 +141,7 @@ class HostReader:
         numba, CUDA or CuPy, or a module it imports (or one that module imports: a package's
         ``__init__``) defines kernels. ``Mapping[str, int](...)`` in a test of typing does not,
         and reading the types it passes around across the project would take minutes."""
-        if _GPU_WORDS.search(self.module.text):
+        if GPU_WORDS.search(self.module.text):
             return True
         seen: Set[str] = set()
         frontier = [self.module.path]
@@ -232,7 +234,7 @@ class HostReader:
             self._body(statement.body, inner)
             if self._record and not self._variant and not self._types_only and (self.project.memo(
                     "launches or compiles", statement, lambda: any(
-                        isinstance(sub, ast.Call) and (_launched(sub) is not None or _compiled(sub) is not None)
+                        isinstance(sub, ast.Call) and (launch_target(sub) is not None or compile_target(sub) is not None)
                         for sub in ast.walk(statement))) or self.project.memo(
                         "hands to a launcher", statement, lambda: self._hands_to_launcher(statement, frame))):
                 self._call_variants(statement, qualname, frame, inner)
@@ -430,7 +432,7 @@ class HostReader:
         calls = [(passed, kernels, ([(e, caller) for e in exprs], {k: (v, caller) for k, v in named.items()}))
                  for key in keys for passed, kernels, (exprs, named, caller) in zip(
                      self._passed.get(key, []), self._passed_kernels.get(key, []), self._passed_exprs.get(key, []))]
-        given_to_it = self.project.memo("launches what it is given", function, lambda: _launches_given(function)) \
+        given_to_it = self.project.memo("launches what it is given", function, lambda: launches_given(function)) \
             or self.project.memo("hands to a launcher", function, lambda: self._hands_to_launcher(function, outer))
         if not given_to_it and len({repr(passed) for passed, _, _ in calls}) < 2:
             return  # its calls agree: the first reading had their types
@@ -567,7 +569,7 @@ class HostReader:
             if isinstance(sub, ast.Subscript) and (self._dotted(sub.value, frame) or "").endswith(".gpus") and set(
                     names_read(sub.slice)) & variables:
                 return "devices"
-            if isinstance(sub, ast.Call) and _launched(sub) is not None and any(
+            if isinstance(sub, ast.Call) and launch_target(sub) is not None and any(
                     isinstance(part, ast.Subscript) and set(names_read(part.slice)) & variables
                     for arg in sub.args for part in ast.walk(arg)):
                 return "parts"  # each iteration launches on another piece (`grid[m].rho`: modes, species)
@@ -1028,7 +1030,7 @@ class HostReader:
                         self._minus[id(sub.left)] = sub.right.id
                     elif isinstance(sub.left, ast.Name):
                         self.facts.intervals.setdefault(frame.qualname, set()).add((sub.left.id, sub.right.id))
-        for node, generators in self.project.memo("calls in order", expr, lambda: _calls_in_order(expr)):
+        for node, generators in self.project.memo("calls in order", expr, lambda: calls_in_order(expr)):
             if not generators:
                 self._call(node, frame)
                 continue
@@ -1122,7 +1124,7 @@ class HostReader:
         return instance(*found[0]) if len(found) == 1 else None
 
     def _call(self, call: ast.Call, frame: _Frame) -> None:
-        handed = _handed_call(call, self._dotted(call.func, frame))
+        handed = handed_call(call, self._dotted(call.func, frame))
         if handed is not None:  # `pool.map(use_foo, arrays)`: `use_foo` called with an item
             self._call(handed, frame)
         named = _set_on(call, "self")
@@ -1162,7 +1164,7 @@ class HostReader:
         if compiled is not None:
             self.facts.passed_launches.append(compiled)  # the types it compiles for: a signature, not an event
             return
-        launched = _launched(call) or self._configured_launch(call, frame)
+        launched = launch_target(call) or self._configured_launch(call, frame)
         if launched is not None:
             target, stream = launched
             kernel = self.resolve_kernel(target, frame)
@@ -1176,7 +1178,7 @@ class HostReader:
             forwards = function is not None and function.args.vararg is not None
             for arg in call.args:
                 if isinstance(arg, ast.Starred):
-                    inner = _uncopied(arg.value)
+                    inner = uncopied(arg.value)
                     spread = reader.type_of(inner)
                     if isinstance(spread, TupleType) and all(item is not None for item in spread.items):
                         # `*args` of a call's variant, `*(a, b)`
@@ -1232,7 +1234,7 @@ class HostReader:
                 continue
             found = self._method(self.module.path, outer.owner.rsplit(".", 1)[-1], sub.func.attr)
             if found is not None and found[0] is self.module and self.project.memo(
-                    "launches what it is given", found[2], lambda: _launches_given(found[2])):
+                    "launches what it is given", found[2], lambda: launches_given(found[2])):
                 return True
         return False
 
@@ -1248,7 +1250,7 @@ class HostReader:
         if found is None or found[0] is not self.module:
             return
         _, klass, method = found
-        if not self.project.memo("launches what it is given", method, lambda: _launches_given(method)):
+        if not self.project.memo("launches what it is given", method, lambda: launches_given(method)):
             return
 
         def forwarded(expr: ast.expr):  # (the expression, its frame): a parameter's is its caller's
@@ -1276,14 +1278,14 @@ class HostReader:
 
     def _configured_launch(self, call: ast.Call, frame: _Frame) -> Optional[Tuple[ast.expr, bool]]:
         """``run = kernel[blocks, threads]`` then ``run(a, n)``: a launch of ``kernel``, as
-        ``_launched`` gives it, where a name of the function (or module) holds a kernel
+        ``launch_target`` gives it, where a name of the function (or module) holds a kernel
         configured for launch."""
         if not isinstance(call.func, ast.Name):
             return None
         binding, _ = frame.scope.lookup(call.func.id)
         if binding is None or binding.kind != "assign" or binding.path or not isinstance(binding.value, ast.Subscript):
             return None
-        configured = _launched(ast.Call(func=binding.value, args=[], keywords=[]))
+        configured = launch_target(ast.Call(func=binding.value, args=[], keywords=[]))
         if configured is None or self.resolve_kernel(configured[0], frame) is None:
             return None
         return configured
@@ -1292,7 +1294,7 @@ class HostReader:
         """``k.compile("void(float32[::1])")``, ``k.specialize(float32[::1])``,
         ``k.inspect_asm((int32[:],))``: where the program makes numba compile a kernel for
         types it writes, as a launch does for its arguments' types; None for other calls."""
-        found = _compiled(call)
+        found = compile_target(call)
         if found is None:
             return None
         target, written = found
@@ -1477,7 +1479,7 @@ class HostReader:
         function of this file that launches (``add_buffers`` calling ``add_buffers_gpu``)."""
         node = frame.owner_node if frame.owner is not None and frame.owner_node is not None else function
         return self.project.memo("launches within", node,
-                                 lambda: _launches_within(node, self.module, MAX_VARIANT_DEPTH))
+                                 lambda: launches_within(node, self.module, MAX_VARIANT_DEPTH))
 
     def _incoming(self, qualname: str) -> List[Tuple[list, dict]]:
         """The argument types other files of the project pass to this file's function or class."""
@@ -1710,43 +1712,6 @@ class HostReader:
         return Place(self.module.path, getattr(node, "lineno", 1), getattr(node, "col_offset", 0) + 1)
 
 
-def _handed_call(call: ast.Call, called: Optional[str]) -> Optional[ast.Call]:
-    """The call a function handed to ``map`` makes (``map(f, xs)``, ``executor.map(f, xs)``,
-    ``pool.imap(f, xs)``: ``f(xs[0])``; ``executor.submit(f, x)``: ``f(x)``; the target of
-    ``threading.Thread(target=f, args=(x,), kwargs={'n': 1})`` or ``multiprocessing.Process``:
-    ``f(x, n=1)``); None otherwise."""
-    if called in ("threading.Thread", "multiprocessing.Process") and not call.args:
-        return _thread_target_call(call)
-    attr = call.func.attr if isinstance(call.func, ast.Attribute) else None
-    if not call.args or call.keywords or any(isinstance(a, ast.Starred) for a in call.args) or not isinstance(
-            call.args[0], (ast.Name, ast.Attribute)):
-        return None
-    if called == "builtins.map" or attr in ("map", "imap", "imap_unordered") and len(call.args) == 2:
-        items = [ast.Subscript(value=values, slice=ast.Constant(0), ctx=ast.Load()) for values in call.args[1:]]
-    elif attr == "submit":
-        items = list(call.args[1:])
-    else:
-        return None
-    return ast.copy_location(ast.Call(func=call.args[0], args=items, keywords=[]), call)
-
-
-def _thread_target_call(call: ast.Call) -> Optional[ast.Call]:
-    """``f(*args, **kwargs)`` of ``Thread(target=f, args=(...), kwargs={...})``, where the
-    target is named and its arguments are written out."""
-    given = {k.arg: k.value for k in call.keywords}
-    target, args, kwargs = given.get("target"), given.get("args"), given.get("kwargs")
-    if not isinstance(target, (ast.Name, ast.Attribute)) or None in given:
-        return None
-    if args is not None and (not isinstance(args, (ast.Tuple, ast.List)) or any(
-            isinstance(a, ast.Starred) for a in args.elts)):
-        return None
-    if kwargs is not None and (not isinstance(kwargs, ast.Dict) or not all(
-            isinstance(k, ast.Constant) and isinstance(k.value, str) for k in kwargs.keys)):
-        return None
-    keywords = [ast.keyword(arg=k.value, value=v) for k, v in zip(kwargs.keys, kwargs.values)] if kwargs else []
-    return ast.copy_location(ast.Call(func=target, args=list(args.elts) if args else [], keywords=keywords), call)
-
-
 def _flag_text(expr: ast.expr) -> Optional[str]:
     """``use_cuda`` or ``self.params.use_cuda`` as written: a flag an ``if`` may test."""
     parts = []
@@ -1783,58 +1748,6 @@ def _reads_enclosing(module: PyModule, function: FunctionNode, scope: Scope) -> 
                for n in ast.walk(function))
 
 
-def _launches_within(node: ast.AST, module: PyModule, depth: int) -> bool:
-    """Whether ``node`` launches a kernel, or calls a module-level function of ``module`` that
-    does, ``depth`` calls deep at most."""
-    called = set()
-    for sub in ast.walk(node):
-        if isinstance(sub, ast.Call):
-            if _launched(sub) is not None:
-                return True
-            if isinstance(sub.func, ast.Name):
-                called.add(sub.func.id)
-    if depth == 0:
-        return False
-    functions = {s.name: s for s in module.tree.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))}
-    return any(name in functions and functions[name] is not node and module.kernel_for(functions[name]) is None
-               and _launches_within(functions[name], module, depth - 1) for name in called)
-
-
-def _launches_given(function: FunctionNode) -> bool:
-    """Does the function launch (or compile) a kernel that is one of its parameters, or
-    forward its ``*args`` to a launch?"""
-    arguments = function.args
-    parameters = {a.arg for a in arguments.posonlyargs + arguments.args + arguments.kwonlyargs}
-    for sub in ast.walk(function):
-        if not isinstance(sub, ast.Call):
-            continue
-        launched = _launched(sub) or _compiled(sub)
-        if launched is None:
-            continue
-        target = launched[0]
-        if isinstance(target, ast.Name) and target.id in parameters:
-            return True
-        last = sub.args[-1] if sub.args else None
-        if arguments.vararg is not None and isinstance(last, ast.Starred) and isinstance(
-                _uncopied(last.value), ast.Name) and _uncopied(last.value).id == arguments.vararg.arg:
-            return True
-    return False
-
-
-def _compiled(call: ast.Call):
-    """(the kernel expression, the signature expression or the type expressions) for
-    ``k.compile(sig)``, ``k.inspect_asm(sig)`` (and ``inspect_llvm``, ``inspect_sass``,
-    ``inspect_types``) and ``k.specialize(t1, t2)``; None for other calls."""
-    func = call.func
-    if not isinstance(func, ast.Attribute) or call.keywords or any(isinstance(a, ast.Starred) for a in call.args):
-        return None
-    if func.attr == "specialize" and call.args:
-        return func.value, list(call.args)
-    if func.attr in ("compile", "inspect_asm", "inspect_llvm", "inspect_sass", "inspect_types") and len(call.args) == 1:
-        return func.value, call.args[0]
-    return None
-
-
 def _signature_arguments(text: str) -> Optional[List[str]]:
     """``"void(int32[:], float64)"`` -> ``["int32[:]", "float64"]`` (commas inside brackets
     and parentheses kept); None for what is no kernel's signature."""
@@ -1861,58 +1774,6 @@ _NUMBA_SCALAR_TYPES = {name: name for name in (
     "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "intp", "uintp", "float16", "float32",
     "float64", "complex64", "complex128", "boolean")}
 _NUMBA_SCALAR_TYPES.update({"bool_": "boolean", "double": "float64", "single": "float32", "int_": "int64"})
-
-
-def _uncopied(expr: ast.expr) -> ast.expr:
-    """``copy.deepcopy(args)``, ``copy.copy(args)``, ``tuple(args)``, ``list(args)``: ``args``
-    (what is copied has the original's types)."""
-    while isinstance(expr, ast.Call) and len(expr.args) == 1 and not expr.keywords and (
-            ast.unparse(expr.func) in ("copy.deepcopy", "copy.copy", "deepcopy", "tuple", "list")):
-        expr = expr.args[0]
-    return expr
-
-
-def _launched(call: ast.Call) -> Optional[Tuple[ast.expr, bool]]:
-    """(the kernel expression, launched on a stream) for ``k[grid, block(, stream)](...)`` and
-    ``k.forall(n)(...)``; None for other calls."""
-    func = call.func
-    if isinstance(func, ast.Subscript):
-        config = func.slice
-        size = len(config.elts) if isinstance(config, ast.Tuple) else 1
-        if isinstance(config, ast.Tuple) and not 2 <= size <= 4:
-            return None
-        return func.value, size >= 3
-    if (isinstance(func, ast.Call) and isinstance(func.func, ast.Attribute) and func.func.attr == "forall"):
-        return func.func.value, len(func.args) > 1 or any(k.arg == "stream" for k in func.keywords)
-    return None
-
-
-def _calls_in_order(expr: ast.AST) -> List[Tuple[ast.Call, Tuple[ast.comprehension, ...]]]:
-    """Calls in an expression, inner ones first (arguments are evaluated before the call), each
-    with the comprehension generators (outermost first) whose variables it sees: a
-    comprehension's first iterable is read outside it."""
-    found: List[Tuple[ast.Call, Tuple[ast.comprehension, ...]]] = []
-
-    def visit(node: ast.AST, generators: Tuple[ast.comprehension, ...]) -> None:
-        if isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
-            inner = generators
-            for number, generator in enumerate(node.generators):
-                visit(generator.iter, generators if number == 0 else inner)
-                inner = inner + (generator,)
-                for test in generator.ifs:
-                    visit(test, inner)
-            for part in ("key", "value", "elt"):
-                if getattr(node, part, None) is not None:
-                    visit(getattr(node, part), inner)
-            return
-        for child in ast.iter_child_nodes(node):
-            if not isinstance(child, ast.Lambda):
-                visit(child, generators)
-        if isinstance(node, ast.Call):
-            found.append((node, generators))
-
-    visit(expr, ())
-    return found
 
 
 _UNSET = object()
@@ -1955,10 +1816,6 @@ def _nested_qualname(frame: _Frame, function: FunctionNode, name: str) -> str:
     return f"{owner.qualname}.{name}" if owner.qualname else name
 
 
-# `kernel[grid, block](`: a file that may launch (a comma: not `handlers[key](...)`)
-# `kernel[blocks, threads](`, `kernel.forall(n)(`: a file that may launch
-_GPU_WORDS = re.compile(r"\b(?:numba|cuda|cupy)\b")
-_LAUNCH_TEXT = re.compile(r"\w\[[^\]]*,[^\]]*\]\(|\.forall\(")  # `k[\n grid, block](`: over lines too
 # how many files deep a file's own reading looks across the project: a launch's arguments
 # that a script passes to a simulation's constructor, which passes them on to a field object's,
 # which stores them for a method that launches

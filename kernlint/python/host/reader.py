@@ -35,8 +35,8 @@ from ..static_types import (NONE, ArrayType, DictType, FunctionRef, ListType, Ma
 from ..syntax import (FunctionNode, KernelDef, PyModule, Scope, flatten, own_nodes, wrapped_argument,
                       wrapped_interface)
 from . import modes
-from .launches import (GPU_WORDS, LAUNCH_TEXT, calls_in_order, compile_target, handed_call, launch_target, launches_given,
-                       launches_within, uncopied)
+from .launches import (GPU_WORDS, LAUNCH_TEXT, calls_in_order, compile_target, handed_call, launch_target,
+                       launches_given, launches_within, uncopied)
 from .names import bare_names, element_reads, names_in, names_read, rebinds, rebound, target_names, whole_targets
 
 # numba.cuda and CuPy calls that allocate device (or pinned/mapped) memory
@@ -234,7 +234,8 @@ class HostReader:
             self._body(statement.body, inner)
             if self._record and not self._variant and not self._types_only and (self.project.memo(
                     "launches or compiles", statement, lambda: any(
-                        isinstance(sub, ast.Call) and (launch_target(sub) is not None or compile_target(sub) is not None)
+                        isinstance(sub, ast.Call)
+                        and (launch_target(sub) is not None or compile_target(sub) is not None)
                         for sub in ast.walk(statement))) or self.project.memo(
                         "hands to a launcher", statement, lambda: self._hands_to_launcher(statement, frame))):
                 self._call_variants(statement, qualname, frame, inner)

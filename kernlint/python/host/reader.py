@@ -37,6 +37,7 @@ from ..syntax import (FunctionNode, KernelDef, PyModule, Scope, flatten, own_nod
 from . import modes
 from .launches import (GPU_WORDS, LAUNCH_TEXT, calls_in_order, compile_target, handed_call, launch_target,
                        launches_given, launches_within, uncopied)
+from .signature_text import numba_type_text, signature_types
 from .names import bare_names, element_reads, names_in, names_read, rebinds, rebound, target_names, whole_targets
 
 # numba.cuda and CuPy calls that allocate device (or pinned/mapped) memory
@@ -1304,57 +1305,12 @@ class HostReader:
             self._kernel_parameters.get(target.id) if isinstance(target, ast.Name) else None)
         if ref is None:
             return None
-        texts = self._signature_types(written, frame) if isinstance(written, ast.expr) else [
-            self._numba_type_text(expr, frame) for expr in written]
+        texts = signature_types(written, self.module, frame.scope, self._parameter_exprs) if isinstance(
+            written, ast.expr) else [numba_type_text(expr, self.module, frame.scope) for expr in written]
         if not texts or any(text is None for text in texts):
             return None
         return Launch("launch", self._place(call), frame.qualname, frame.loops, what=ast.unparse(call.func),
                       kernel=ref, args=tuple(Arg(text, "", text) for text in texts))
-
-    def _signature_types(self, expr: ast.expr, frame: _Frame, depth: int = 0) -> Optional[List[Optional[str]]]:
-        """The argument types a written signature gives: ``"void(int32[:], float64)"``, a tuple
-        of numba types, or a name bound to one (a parameter: what the call being read passed)."""
-        if depth > 4:
-            return None
-        if isinstance(expr, ast.Constant) and isinstance(expr.value, str):
-            return _signature_arguments(expr.value)
-        if isinstance(expr, (ast.Tuple, ast.List)):
-            return [self._numba_type_text(element, frame) for element in expr.elts]
-        if isinstance(expr, ast.Name):
-            if expr.id in self._parameter_exprs:
-                passed, caller = self._parameter_exprs[expr.id]
-                return self._signature_types(passed, caller, depth + 1)
-            binding, function = frame.scope.lookup(expr.id)
-            if binding is not None and binding.kind == "assign" and not binding.path and isinstance(
-                    binding.value, (ast.Constant, ast.Tuple, ast.List)):
-                return self._signature_types(binding.value, frame, depth + 1)
-        return None
-
-    def _numba_type_text(self, expr: ast.expr, frame: _Frame) -> Optional[str]:
-        """``int32[:]``, ``types.float32[:, ::1]``, ``numba.float64``: the type as numba's
-        signature strings spell it; None for anything else."""
-        if isinstance(expr, ast.Constant) and isinstance(expr.value, str):
-            return expr.value
-        dims = ""
-        if isinstance(expr, ast.Subscript):
-            elements = expr.slice.elts if isinstance(expr.slice, ast.Tuple) else [expr.slice]
-            spelled = []
-            for element in elements:
-                if not isinstance(element, ast.Slice) or element.lower is not None or element.upper is not None:
-                    return None
-                if element.step is None:
-                    spelled.append(":")
-                elif isinstance(element.step, ast.Constant) and element.step.value == 1:
-                    spelled.append("::1")
-                else:
-                    return None
-            dims = f"[{', '.join(spelled)}]"
-            expr = expr.value
-        dotted = self._dotted(expr, frame) or ""
-        module, _, name = dotted.rpartition(".")
-        if not module.startswith("numba") or name not in _NUMBA_SCALAR_TYPES:
-            return None
-        return _NUMBA_SCALAR_TYPES[name] + dims
 
     def _kernel_ref(self, expr: ast.expr, frame: _Frame) -> Optional[KernelRef]:
         kernel = self.resolve_kernel(expr, frame) if isinstance(expr, ast.Name) else None
@@ -1747,34 +1703,6 @@ def _reads_enclosing(module: PyModule, function: FunctionNode, scope: Scope) -> 
     enclosing = set().union(*(module.local_bindings(f) for f in scope.functions if f is not function))
     return any(isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id not in own and n.id in enclosing
                for n in ast.walk(function))
-
-
-def _signature_arguments(text: str) -> Optional[List[str]]:
-    """``"void(int32[:], float64)"`` -> ``["int32[:]", "float64"]`` (commas inside brackets
-    and parentheses kept); None for what is no kernel's signature."""
-    text = text.strip()
-    if text.startswith("void("):
-        text = text[len("void"):]
-    if not (text.startswith("(") and text.endswith(")")):
-        return None
-    inner, depth, parts, current = text[1:-1], 0, [], ""
-    for character in inner:
-        depth += character in "([" and 1 or character in ")]" and -1 or 0
-        if character == "," and depth == 0:
-            parts.append(current.strip())
-            current = ""
-        else:
-            current += character
-    if current.strip():
-        parts.append(current.strip())
-    return parts
-
-
-# numba's scalar types as its signature strings spell them
-_NUMBA_SCALAR_TYPES = {name: name for name in (
-    "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "intp", "uintp", "float16", "float32",
-    "float64", "complex64", "complex128", "boolean")}
-_NUMBA_SCALAR_TYPES.update({"bool_": "boolean", "double": "float64", "single": "float32", "int_": "int64"})
 
 
 _UNSET = object()

@@ -15,8 +15,8 @@ import pytest
 from conftest import FIXTURES, ROOT
 from kernlint.python.host import reader as host_reader
 from kernlint.python.project import Project
-from kernlint.python.host.reader import (DEAD, _agreed, _documented_types, _NamedClass, _narrowed, _returned_type,
-                                       _same)
+from kernlint.python.host.docstrings import NamedClass, documented_types
+from kernlint.python.host.reader import DEAD, _agreed, _narrowed, _returned_type, _same
 from kernlint.python.static_types import (NONE, ArrayType, FunctionRef, Maybe, ScalarType, StrType, TupleType,
                                        TypeReader)
 from kernlint.python.signatures.recorded import read_recorded, write_recorded
@@ -211,11 +211,11 @@ def test_a_call_of_one_of_several_functions_is_what_they_all_make():
     ("ndarray", None),  # no elements said
     ("1darray", None),
     ("lists of 2darrays", None),
-    ("an fbpic Species object", _NamedClass("Species")),  # a class of the project, found by its name
-    ("a Fields object", _NamedClass("Fields")),
-    ("an instance of :any:`BinomialSmoother`, optional", _NamedClass("BinomialSmoother")),
-    ("an pkg.fields.SpectralGrid corresponding to one mode", _NamedClass("SpectralGrid")),
-    ("a BoostConverter object or None", Maybe(_NamedClass("BoostConverter"))),
+    ("an fbpic Species object", NamedClass("Species")),  # a class of the project, found by its name
+    ("a Fields object", NamedClass("Fields")),
+    ("an instance of :any:`BinomialSmoother`, optional", NamedClass("BinomialSmoother")),
+    ("an pkg.fields.SpectralGrid corresponding to one mode", NamedClass("SpectralGrid")),
+    ("a BoostConverter object or None", Maybe(NamedClass("BoostConverter"))),
     ("String, key of the species dict", None),
     ("str", None),
 ])
@@ -230,7 +230,7 @@ def f(a, b):
         What it is.
     """
 ''').body[0]
-    assert _documented_types(function) == ({"a": expected, "b": expected} if expected else {})
+    assert documented_types(function) == ({"a": expected, "b": expected} if expected else {})
 
 
 @pytest.mark.parametrize("docstring", [
@@ -241,7 +241,7 @@ def f(a, b):
 ])
 def test_docstring_styles_are_read_alike(docstring):
     function = ast.parse(f'def f(n):\n    """{docstring}    """\n').body[0]
-    assert _documented_types(function) == {"n": ScalarType("int64")}
+    assert documented_types(function) == {"n": ScalarType("int64")}
 
 
 @pytest.mark.parametrize("source, expected", [

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import ast
 import contextlib
-import os
 import re
 from dataclasses import dataclass, field, replace
 from typing import Dict, FrozenSet, List, Optional, Set, Tuple
@@ -30,13 +29,14 @@ from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 from ...analysis.host import Arg, Event, HostFacts, KernelRef, Launch, Loop, Place
 from ..project import Project
 from ..static_types import (NONE, ArrayType, DictType, FunctionRef, ListType, Maybe, Opaque, ScalarType, StrType,
-                            TupleType, TypeReader, appended, dtype_name, either_string, instance, instance_of,
+                            TupleType, TypeReader, appended, either_string, instance, instance_of,
                             loop_bindings, named_tuple_subclass, unpacked)
 from ..syntax import (FunctionNode, KernelDef, PyModule, Scope, flatten, own_nodes, wrapped_argument,
                       wrapped_interface)
 from . import modes
 from .launches import (GPU_WORDS, LAUNCH_TEXT, calls_in_order, compile_target, handed_call, launch_target,
                        launches_given, launches_within, uncopied)
+from .docstrings import documented_class, documented_types
 from .signature_text import numba_type_text, signature_types
 from .names import bare_names, element_reads, names_in, names_read, rebinds, rebound, target_names, whole_targets
 
@@ -1094,9 +1094,9 @@ class HostReader:
                     types[name] = ScalarType(dtype)
             # what its docstring says a parameter is (`Nz, Nr : int`), where calls do not say
             for name, kind in self.project.memo("documented types", function,
-                                                lambda: _documented_types(function)).items():
+                                                lambda: documented_types(function)).items():
                 if name in untyped and types.get(name) is None:
-                    types[name] = self._documented_class(kind)
+                    types[name] = documented_class(kind, self.project, self.module.path)
             read = self.project.memo("attributes read", function, lambda: _attributes_read(function))
             receiver = _receiver(function, frame)
             for name in untyped:
@@ -1626,29 +1626,6 @@ class HostReader:
                     found |= facts.class_places.get(sub, {}).get(attr, set())
         return found
 
-    def _documented_class(self, kind):
-        """A docstring's type with the project's classes it names (``fld : a Fields object``)
-        made objects of them: the one class of the project by that name."""
-        named = kind.value if isinstance(kind, Maybe) else kind
-        if not isinstance(named, _NamedClass):
-            return kind
-        made = None
-        # the name as written; where no class has it, the other number (`a Field object` of a
-        # class `Fields`): prose names a class as it reads
-        other = named.name[:-1] if named.name.endswith("s") else named.name + "s"
-        for name in (named.name, other):
-            found = [module.path for module in (self.project.module(path) for path in self.project.files_naming(
-                self.module.path, name)) if module is not None and any(
-                isinstance(s, ast.ClassDef) and s.name == name for s in module.tree.body)]
-            if not found:
-                continue
-            # of several by that name, the one nearest this file (its own package before others)
-            nearness = {path: len(os.path.commonpath([path, self.module.path])) for path in found}
-            nearest = [path for path in found if nearness[path] == max(nearness.values())]
-            made = instance(nearest[0], name) if len(nearest) == 1 else None
-            break
-        return Maybe(made) if isinstance(kind, Maybe) and made is not None else made
-
     def _imported(self, name: str):
         """The type (or dtype alias) of a module-level name another file of the project binds
         and this one imports: ``from .config import DTYPE``."""
@@ -2064,104 +2041,6 @@ def _class_attributes(module: PyModule) -> Dict[str, FrozenSet[str]]:
         return have
 
     return {name: frozenset(inherited(name, {name})) for name in own}
-
-
-_SINGULAR_TITLES = {"Parameter": "Parameters", "Argument": "Arguments"}
-
-
-def _numpydoc_title(indent: str, title: str) -> str:
-    return f"{indent}{title}\n{indent}{'-' * len(title)}"
-
-
-def _documented_types(function: FunctionNode) -> Dict[str, object]:
-    """Parameters the function's docstring (numpydoc, Google or reST, read by docstring_parser)
-    gives one type: a Python number (``zmin, zmax : float (zmin, optional)``, float64) or an
-    array of known rank and elements (``kz : 2darray of float``, ``x : ndarray of complex, shape
-    (n, m)``; contiguous, wherever it lives). A type with alternatives (``float or array``,
-    ``array_like``) says none."""
-    import docstring_parser
-
-    text = ast.get_docstring(function)
-    if not text:
-        return {}
-    # `Parameters:` over its dashes, or dashes longer than the title, or `Parameter`, as many
-    # write them: docstring_parser reads numpydoc's titles only as written to the letter
-    text = re.sub(r"^([ \t]*)(\w[\w ]*?):?[ \t]*\n[ \t]*-{3,}[ \t]*$",
-                  lambda m: _numpydoc_title(m[1], _SINGULAR_TITLES.get(m[2], m[2])), text, flags=re.M)
-    try:
-        parsed = docstring_parser.parse(text)
-    except Exception:  # noqa: BLE001 - a docstring the parser cannot read says nothing
-        return {}
-    arguments = function.args
-    names = {a.arg for a in arguments.posonlyargs + arguments.args + arguments.kwonlyargs}
-    found: Dict[str, object] = {}
-    for param in parsed.params:
-        kind = _documented_type(param.type_name or "")
-        if kind is None:
-            continue
-        for name in (n.strip().lstrip("*") for n in param.arg_name.split(",")):
-            if name in names:
-                found[name] = kind
-    return found
-
-
-@dataclass(frozen=True)
-class _NamedClass:
-    """A docstring's ``a Fields object``: a class by its name (the reader finds it in the project)."""
-
-    name: str
-
-
-def _documented_type(text: str):
-    """``float``, ``int, optional``, ``float, seconds``: a number; ``1darray of float``,
-    ``ndarray of complex, shape (nz, nr)``, ``(n, 3) ndarray of int``: an array; ``a Fields
-    object``: an object of a class by that name; ``float or None``, ``Optional[float]``:
-    ``Maybe`` one of those; else None."""
-    # `an instance of :any:`Smoother``, `a pkg.fields.Smoother`, `an fbpic Species object`: the class's name
-    plain = re.sub(r":\w+:`~?([\w.]+)`", r"\1", text)
-    named = re.fullmatch(r"\s*(?:an? )?(?:instance of )?(?:[a-z_]\w* )?(?:[a-z_]\w*\.)*([A-Z]\w*)(?: object| instance)?\s*"
-                         r"(?:,\s*optional)?(?:\s+(?:corresponding|for|of|that|which|with|containing)\b.*)?\s*", plain)
-    if named is not None and not _documented_scalar(named.group(1).lower()) and named.group(1) not in (
-            "None", "NoneType", "String", "True", "False"):
-        return _NamedClass(named.group(1))
-    alone = re.fullmatch(r"\s*(?:optional\[(.*)\]|(.*?)\s*(?:,\s*)?\bor\s+none|none\s+or\s+(.*?))\s*(,\s*optional)?\s*",
-                         text, flags=re.I)
-    if alone is not None:
-        kind = _documented_type(next(g for g in alone.groups()[:3] if g is not None))
-        return Maybe(kind) if kind is not None else None
-    text = text.lower()
-    if re.search(r"\bor\b|\||array_like|array-like|list|tuple|sequence|none", text):
-        return None
-    words = re.findall(r"\w+", re.sub(r"\(.*?\)", " ", text))
-    if words[:1] in (["np"], ["numpy"]):
-        words = words[1:]  # `np.float32`
-    if not words:
-        return None
-    if _documented_scalar(words[0]):
-        if any(_documented_scalar(w) or "array" in w for w in words[1:]):
-            return None
-        return ScalarType(_documented_scalar(words[0]))
-    ranked = re.search(r"\b([1-9])[ -]?d[ -]?(?:numpy |np |cupy )?(?:nd)?array\b", text)
-    shape = re.search(r"\(([^()]*)\)\s*(?:numpy\.|np\.)?ndarray|shape\s*\(([^()]*)\)", text)
-    element = re.search(r"\barrays? of (\w+)|ndarray of (\w+)|\bof (?:dtype )?(\w+)", text)
-    if element is None or not (ranked or shape) or "array" not in text:
-        return None
-    word = next(w for w in element.groups() if w)
-    dtype = _documented_scalar(word) or _documented_scalar(word.rstrip("s"))
-    if dtype is None:
-        return None
-    if ranked:
-        ndim = int(ranked.group(1))
-    else:
-        inside = next(g for g in shape.groups() if g is not None)
-        ndim = len([d for d in inside.split(",") if d.strip()])
-    return ArrayType(dtype, ndim, "C", "", "") if ndim else None
-
-
-def _documented_scalar(word: str) -> Optional[str]:
-    """The element type a docstring's word names: NumPy's names (`float`, `int32`, `double`),
-    and the English `integer` and `boolean`."""
-    return {"integer": "int64", "boolean": "boolean"}.get(word) or dtype_name(word)
 
 
 def _returned_type(kinds: List[object]):

@@ -16,7 +16,8 @@ from conftest import FIXTURES, ROOT
 from kernlint.python.host import reader as host_reader
 from kernlint.python.project import Project
 from kernlint.python.host.docstrings import NamedClass, documented_types
-from kernlint.python.host.reader import DEAD, _agreed, _narrowed, _returned_type, _same
+from kernlint.python.host.branches import DEAD, agreed_type, narrowed, same_type
+from kernlint.python.host.reader import _returned_type
 from kernlint.python.static_types import (NONE, ArrayType, FunctionRef, Maybe, ScalarType, StrType, TupleType,
                                        TypeReader)
 from kernlint.python.signatures.recorded import read_recorded, write_recorded
@@ -334,7 +335,7 @@ def test_a_helper_returns_what_its_returns_agree_on(returns, expected):
     ([], None),
 ])
 def test_a_parameter_takes_the_type_its_callers_agree_on(seen, expected):
-    assert _agreed(seen) == expected
+    assert agreed_type(seen) == expected
 
 
 PLASMA = FIXTURES / "shapes" / "plasma"
@@ -925,7 +926,7 @@ def test_an_if_test_narrows_what_its_sides_hold(test, held, when_true, when_fals
     builtins = {"type", "tuple", "isinstance", "int", "float", "dict"}
     reader = TypeReader(lambda expr: f"builtins.{expr.id}" if getattr(expr, "id", None) in builtins else None,
                         lambda name, want_dtype=False: None if want_dtype else held.get(name))
-    assert _narrowed(ast.parse(test, mode="eval").body, reader) == (when_true, when_false)
+    assert narrowed(ast.parse(test, mode="eval").body, reader) == (when_true, when_false)
 
 
 @pytest.mark.parametrize("one, other, expected", [
@@ -938,7 +939,7 @@ def test_an_if_test_narrows_what_its_sides_hold(test, held, when_true, when_fals
      FunctionRef(("numba.cuda.pinned_array", "numpy.empty"))),  # each is tried where it is called
 ])
 def test_values_of_one_place_share_a_type(one, other, expected):
-    assert _same(one, other) == expected
+    assert same_type(one, other) == expected
 
 
 def test_an_attribute_assigned_two_numba_types_is_not_typed_by_the_first(tmp_path):
@@ -967,9 +968,9 @@ def test_isinstance_of_a_project_class_makes_the_name_an_object_of_it():
                         lambda name, want_dtype=False: None,
                         construct=lambda call: injector if ast.unparse(call.func) == "PlaneInjector" else None)
     test = ast.parse("isinstance(self.injector, PlaneInjector)", mode="eval").body
-    assert _narrowed(test, reader) == ({"self.injector": injector}, {})
+    assert narrowed(test, reader) == ({"self.injector": injector}, {})
     other = ast.parse("isinstance(self.injector, Unknown)", mode="eval").body
-    assert _narrowed(other, reader) == ({}, {})
+    assert narrowed(other, reader) == ({}, {})
 
 
 def test_a_list_extended_with_other_items_is_of_either(tmp_path):

@@ -28,17 +28,17 @@ from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 
 from ...analysis.host import Arg, Event, HostFacts, KernelRef, Launch, Loop, Place
 from ..project import Project
-from ..static_types import (NONE, ArrayType, DictType, FunctionRef, ListType, Maybe, Opaque, ScalarType, StrType,
-                            TupleType, TypeReader, appended, either_string, instance, instance_of,
-                            loop_bindings, named_tuple_subclass, unpacked)
+from ..static_types import (NONE, ArrayType, ListType, Maybe, Opaque, ScalarType, TupleType, TypeReader, appended,
+                            instance, instance_of, loop_bindings, named_tuple_subclass, unpacked)
 from ..syntax import (FunctionNode, KernelDef, PyModule, Scope, flatten, own_nodes, wrapped_argument,
                       wrapped_interface)
 from . import modes
+from .branches import DEAD, UNSET, agreed_type, either_type, flag_text, knowledge, narrowed, same_type
+from .docstrings import documented_class, documented_types
 from .launches import (GPU_WORDS, LAUNCH_TEXT, calls_in_order, compile_target, handed_call, launch_target,
                        launches_given, launches_within, uncopied)
-from .docstrings import documented_class, documented_types
-from .signature_text import numba_type_text, signature_types
 from .names import bare_names, element_reads, names_in, names_read, rebinds, rebound, target_names, whole_targets
+from .signature_text import numba_type_text, signature_types
 
 # numba.cuda and CuPy calls that allocate device (or pinned/mapped) memory
 ALLOCATIONS = {
@@ -311,7 +311,7 @@ class HostReader:
                     self._body(statement.body if held else statement.orelse, frame)
                     return
             reader = self._reader(frame)
-            when_true, when_false = _narrowed(statement.test, reader)
+            when_true, when_false = narrowed(statement.test, reader)
             dead_body, dead_else = when_true.pop(DEAD, False), when_false.pop(DEAD, False)
             # a side that leaves (`if u is None: raise ...`) binds nothing for what follows
             leaves_body, leaves_else = _leaves(statement.body), _leaves(statement.orelse)
@@ -342,8 +342,8 @@ class HostReader:
             else:
                 for name in set(taken) | set(frame.env):
                     one, other = taken.get(name, before.get(name)), frame.env.get(name, before.get(name))
-                    frame.env[name] = _either(one, other, name in before or (name in taken and name in frame.env))
-                    if flag is not None and one is not None and other is not None and _same(one, other) is None \
+                    frame.env[name] = either_type(one, other, name in before or (name in taken and name in frame.env))
+                    if flag is not None and one is not None and other is not None and same_type(one, other) is None \
                             and "." not in name:
                         if_set, if_not = (other, one) if flag[1] else (one, other)
                         splits[name] = (flag[0], if_set, if_not, frame.env[name])
@@ -383,7 +383,7 @@ class HostReader:
         negated = False
         while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
             test, negated = test.operand, not negated
-        text = _flag_text(test)
+        text = flag_text(test)
         if text is None:
             return None
         return self._per_names(self._aliases, frame.env).get(text, text), negated
@@ -625,8 +625,8 @@ class HostReader:
             self._per_names(self._splits, frame.env).pop(target.id, None)  # what it holds now is this
             aliases = self._per_names(self._aliases, frame.env)
             aliases.pop(target.id, None)
-            if isinstance(value, (ast.Name, ast.Attribute)) and _flag_text(value) is not None:
-                aliases[target.id] = aliases.get(_flag_text(value), _flag_text(value))
+            if isinstance(value, (ast.Name, ast.Attribute)) and flag_text(value) is not None:
+                aliases[target.id] = aliases.get(flag_text(value), flag_text(value))
         elif isinstance(target, (ast.Tuple, ast.List)):
             if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(target.elts):
                 for element, item in zip(target.elts, value.elts):
@@ -653,18 +653,18 @@ class HostReader:
         # the first assignment wins (``__init__`` is read first); the second pass fills in
         # what only calls later in the file made known; two of different numba types (a complex
         # array on one side of an `if`, a float one on the other) leave it unknown
-        old = self._attributes.get(key, _UNSET)
+        old = self._attributes.get(key, UNSET)
         if old is _CONFLICTING:
             return
         if isinstance(old, (ArrayType, ScalarType)) and isinstance(kind, (ArrayType, ScalarType)) and (
                 old.text and kind.text and old.text != kind.text):
             self._attributes[key] = _CONFLICTING
             return
-        merged = _same(old, kind) if isinstance(old, Maybe) and kind is not None else None
+        merged = same_type(old, kind) if isinstance(old, Maybe) and kind is not None else None
         if merged is not None:  # `self.ionizer = None`, later an object: None or that object
             kind = merged
         # (a number more known than a dict is another value, not the same one better known)
-        if old is _UNSET or _known(kind) > _known(old) and (old is None or type(old) is type(kind)) or (
+        if old is UNSET or knowledge(kind) > knowledge(old) and (old is None or type(old) is type(kind)) or (
                 merged is not None and merged != old):
             self._attributes[key] = kind
             if value is not None:
@@ -832,7 +832,7 @@ class HostReader:
             for statement in statements:
                 # under an `if`: skipped on a side its test rules out, certain where it rules out the other
                 under = conditions.get(id(statement), ())
-                sides = [(_narrowed(test, callee_reader), in_body) for test, in_body in under]
+                sides = [(narrowed(test, callee_reader), in_body) for test, in_body in under]
                 if any(DEAD in told[0 if in_body else 1] for told, in_body in sides):
                     continue
                 certain = all(DEAD in told[1 if in_body else 0] for told, in_body in sides)
@@ -846,9 +846,9 @@ class HostReader:
                         # a name bound twice keeps what both bindings give (an array of either
                         # place); a parameter rebound where a test may not hold: its own type too
                         if name in local:
-                            local[name] = _either(local[name], item, True)
+                            local[name] = either_type(local[name], item, True)
                         elif name in bound and not certain:
-                            local[name] = _either(callee_reader.type_of(ast.Name(id=name, ctx=ast.Load())), item,
+                            local[name] = either_type(callee_reader.type_of(ast.Name(id=name, ctx=ast.Load())), item,
                                                   True)
                         else:
                             local[name] = item
@@ -1041,13 +1041,13 @@ class HostReader:
             saved: Dict[str, object] = {}
             for generator in generators:
                 for name, kind in loop_bindings(generator.target, generator.iter, self._reader(frame)):
-                    saved.setdefault(name, frame.env.get(name, _UNSET))
+                    saved.setdefault(name, frame.env.get(name, UNSET))
                     frame.env[name] = kind
             try:
                 self._call(node, frame)
             finally:
                 for name, value in saved.items():
-                    if value is _UNSET:
+                    if value is UNSET:
                         frame.env.pop(name, None)
                     else:
                         frame.env[name] = value
@@ -1079,7 +1079,7 @@ class HostReader:
                     seen.append(reader.type_of(defaults[arg.arg]) or reader.dtype(defaults[arg.arg]))
                 else:
                     seen.append(None)
-            agreed = _agreed(seen)
+            agreed = agreed_type(seen)
             if agreed is not None:
                 types[arg.arg] = agreed
             elif not calls and arg.arg in defaults:
@@ -1646,17 +1646,6 @@ class HostReader:
         return Place(self.module.path, getattr(node, "lineno", 1), getattr(node, "col_offset", 0) + 1)
 
 
-def _flag_text(expr: ast.expr) -> Optional[str]:
-    """``use_cuda`` or ``self.params.use_cuda`` as written: a flag an ``if`` may test."""
-    parts = []
-    while isinstance(expr, ast.Attribute):
-        parts.append(expr.attr)
-        expr = expr.value
-    if not isinstance(expr, ast.Name):
-        return None
-    return ".".join([expr.id] + parts[::-1])
-
-
 def _interface_array(call: ast.Call, wrapped: Tuple[int, str], reader: TypeReader) -> Optional[ArrayType]:
     """The array an object of a class that exposes its ``__cuda_array_interface__`` stands for:
     the device array it is made from (a foreign array to numba: no library's own)."""
@@ -1680,32 +1669,6 @@ def _reads_enclosing(module: PyModule, function: FunctionNode, scope: Scope) -> 
     enclosing = set().union(*(module.local_bindings(f) for f in scope.functions if f is not function))
     return any(isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id not in own and n.id in enclosing
                for n in ast.walk(function))
-
-
-_UNSET = object()
-
-
-def _known(kind) -> int:
-    """How much a type says: 0 nothing, 1 a role (an array on the host), 2 a full numba type."""
-    if kind is None or kind is _UNSET:
-        return 0
-    return 2 if getattr(kind, "text", None) else 1
-
-
-def _either(one, other, both_bind: bool):
-    """What a name holds after an ``if`` whose sides leave it ``one`` and ``other``: where
-    both sides agree, that; an array that lives on the host on one side and on the GPU on the
-    other (``if use_cuda: r = cp...`` / ``else: r = np...``) is an array of unknown place;
-    anything else unknown. A name only one side binds keeps that side's value (the code
-    after reads it under the same condition, or not at all)."""
-    if _same(one, other) is not None:
-        return _same(one, other)
-    if not both_bind:
-        return one if one is not None else other
-    if isinstance(one, ArrayType) and isinstance(other, ArrayType):
-        return ArrayType(one.dtype if one.dtype == other.dtype else None, one.ndim if one.ndim == other.ndim else None,
-                         one.layout if one.layout == other.layout else "A", "", "")
-    return None
 
 
 def _frame_for(frame: _Frame, function: FunctionNode) -> _Frame:
@@ -1812,140 +1775,8 @@ def _is_self_attribute(target: ast.expr, frame: _Frame) -> bool:
             and frame.owner is not None)
 
 
-def _agreed(seen: List[object]):
-    """A parameter's type from what its calls pass: the one type every call that says one
-    gives, where those are most of the calls (a call passing what reading cannot type, such
-    as its own caller's parameter, leaves the others to say it). A Python literal and a
-    variable holding one are the same type at run time."""
-    known = [kind for kind in seen if kind is not None]
-    if not known or 2 * len(known) <= len(seen):
-        return None
-    agreed = known[0]
-    for kind in known[1:]:
-        agreed = _same(agreed, kind)
-    return agreed
-
-
-def _same(one, other):
-    """The type two values of one name or place share: the same type; a Python number and a
-    variable holding one of its kind are the same at run time (numba types both alike); two
-    strings, a string of either's values; ``None`` and a value, ``Maybe`` that value (a test
-    of ``is None`` tells them apart). None where they differ."""
-    if one == other:
-        return one
-    if isinstance(one, ScalarType) and isinstance(other, ScalarType) and one.dtype == other.dtype:
-        return ScalarType(one.dtype, weak=one.weak and other.weak)
-    if isinstance(one, FunctionRef) and isinstance(other, FunctionRef):  # `alloc = cuda.pinned_array` / `np.empty`
-        return FunctionRef(tuple(sorted(set(one.names) | set(other.names))))
-    if isinstance(one, StrType) and isinstance(other, StrType):
-        return either_string(one, other)
-    if isinstance(one, ListType) and isinstance(other, ListType):  # a list of the items of either
-        return appended(one, other.item) if other.item is not None else one
-    if (isinstance(one, Maybe) or isinstance(other, Maybe)) and one is not None and other is not None:
-        values = [kind.value if isinstance(kind, Maybe) else kind for kind in (one, other)]
-        known = [kind for kind in values if kind is not None]
-        if len(known) == 2:
-            shared = _same(*known)
-            return Maybe(shared) if shared is not None else None
-        return Maybe(known[0]) if known else NONE
-    return None
-
-
-def _narrowable(expr: ast.expr) -> bool:
-    """A name, or an attribute of one (``ps.V``), which an ``if`` test can narrow."""
-    return isinstance(expr, ast.Name) or isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name)
-
-
-def _narrowed(test: ast.expr, reader: TypeReader) -> Tuple[Dict[str, object], Dict[str, object]]:
-    """What an ``if`` test tells of names, on the side it is true and on the side it is false:
-    ``x is None`` / ``is not None`` of a name or attribute (``ps.V``) that may be None;
-    ``x in ('E', 'B')`` and ``x == 'E'`` of a string whose values are known (or any string);
-    ``type(x) is tuple`` and ``isinstance(x, tuple)`` of a value whose type is known; through
-    ``and``, ``or`` and ``not``. A side the test rules out for what a name holds (``type(n) is
-    not tuple`` false where ``n`` is an int) is marked ``DEAD``: what it binds never happens."""
-    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        when_true, when_false = _narrowed(test.operand, reader)
-        return when_false, when_true
-    if isinstance(test, ast.BoolOp):
-        # `a and b` true: both are; `a or b` false: neither is (the other side learns nothing)
-        told = [_narrowed(value, reader)[0 if isinstance(test.op, ast.And) else 1] for value in test.values]
-        merged: Dict[str, object] = {}
-        for side in told:
-            for name, kind in side.items():
-                merged[name] = kind if name not in merged else None
-        known = {name: kind for name, kind in merged.items() if kind is not None}
-        if any(DEAD in side for side in told):
-            known[DEAD] = True
-        return (known, {}) if isinstance(test.op, ast.And) else ({}, known)
-    typed = _type_test(test, reader)
-    if typed is not None:
-        return typed
-    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and _narrowable(test.left)):
-        return {}, {}
-    name, op, against = ast.unparse(test.left), test.ops[0], test.comparators[0]
-    held = reader.type_of(test.left)
-    if isinstance(op, (ast.Is, ast.IsNot)) and isinstance(against, ast.Constant) and against.value is None:
-        if not isinstance(held, Maybe):
-            # never None: the side where it is never runs
-            none = {DEAD: True} if held is not None and _known(held) else {}
-            return (none, {}) if isinstance(op, ast.Is) else ({}, none)
-        none, value = {name: NONE}, ({name: held.value} if held.value is not None else {})
-        return (none, value) if isinstance(op, ast.Is) else (value, none)
-    if isinstance(op, (ast.Eq, ast.NotEq)):
-        literals = [against]
-    elif isinstance(op, (ast.In, ast.NotIn)) and isinstance(against, (ast.Tuple, ast.List, ast.Set)):
-        literals = against.elts
-    else:
-        return {}, {}
-    if not isinstance(held, StrType) or not all(
-            isinstance(e, ast.Constant) and isinstance(e.value, str) for e in literals):
-        return {}, {}
-    listed = frozenset(e.value for e in literals)
-    inside = StrType(held.values & listed if held.values else listed)
-    outside = {name: StrType(held.values - listed)} if held.values else {}
-    return ({name: inside}, outside) if isinstance(op, (ast.Eq, ast.In)) else (outside, {name: inside})
-
-
 # an attribute assigned values of different numba types: its type is not known
 _CONFLICTING = Opaque("conflicting")
-# the key of a side of an `if` that cannot run (`_narrowed`)
-DEAD = "<dead>"
-# what a value of each type is for `type(x) is T` and `isinstance(x, T)`
-_PYTHON_TYPES = {"int": (ScalarType,), "float": (ScalarType,), "bool": (ScalarType,), "complex": (ScalarType,),
-                 "tuple": (TupleType,), "list": (ListType,), "dict": (DictType,), "str": (StrType,)}
-
-
-def _type_test(test: ast.expr, reader: TypeReader) -> Optional[Tuple[Dict[str, object], Dict[str, object]]]:
-    """``type(x) is [not] tuple``, ``isinstance(x, (int, float))`` of a name whose type reading
-    knows: the side the test rules out is ``DEAD``; ``isinstance(x, Grid)`` of a class of the
-    project: ``x`` an object of it where the test holds; None for any other test."""
-    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (
-            ast.Is, ast.IsNot, ast.Eq, ast.NotEq)) and isinstance(test.left, ast.Call) and reader.dotted(
-            test.left.func) == "builtins.type" and len(test.left.args) == 1:
-        subject, names, positive = test.left.args[0], [test.comparators[0]], isinstance(test.ops[0], (ast.Is, ast.Eq))
-    elif isinstance(test, ast.Call) and reader.dotted(test.func) == "builtins.isinstance" and len(test.args) == 2:
-        subject, positive = test.args[0], True
-        names = test.args[1].elts if isinstance(test.args[1], ast.Tuple) else [test.args[1]]
-    else:
-        return None
-    python = [(reader.dotted(n) or "").partition("builtins.")[2] for n in names]
-    held = reader.type_of(subject) if _narrowable(subject) else None
-    if positive and len(names) == 1 and not python[0] and _narrowable(subject):
-        # `isinstance(self.injector, BallisticBeforePlane)`: an object of that project class there
-        made = reader.construct(ast.Call(func=names[0], args=[], keywords=[]))
-        return ({ast.unparse(subject): made}, {}) if instance_of(made) is not None else ({}, {})
-    if held is None or not _known(held) or isinstance(held, Maybe) or not all(p in _PYTHON_TYPES for p in python):
-        return {}, {}
-    matches = any(isinstance(held, _PYTHON_TYPES[p]) and (not isinstance(held, ScalarType) or _scalar_is(held, p))
-                  for p in python)
-    true_side, false_side = ({}, {DEAD: True}) if matches else ({DEAD: True}, {})
-    return (true_side, false_side) if positive else (false_side, true_side)
-
-
-def _scalar_is(kind: ScalarType, python: str) -> bool:
-    """Whether a number of this dtype is a Python ``int``/``float``/``bool``/``complex``."""
-    return {"int": kind.dtype.startswith(("int", "uint")), "float": kind.dtype.startswith("float"),
-            "bool": kind.dtype == "boolean", "complex": kind.dtype.startswith("complex")}[python]
 
 
 def _receiver(function: FunctionNode, outer: _Frame) -> Optional[str]:
@@ -2052,7 +1883,7 @@ def _returned_type(kinds: List[object]):
         return None
     same = kinds[0]
     for kind in kinds[1:]:
-        same = _same(same, kind) if same is not None else None
+        same = same_type(same, kind) if same is not None else None
     if same is not None:
         return same
     if all(isinstance(k, ArrayType) for k in kinds) and len(

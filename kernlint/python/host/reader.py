@@ -23,10 +23,10 @@ from __future__ import annotations
 import ast
 import contextlib
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 
-from ...analysis.host import Arg, Event, HostFacts, KernelRef, Launch, Loop, Place
+from ...analysis.host import Arg, Event, HostFacts, KernelRef, Launch, Loop
 from ..project import Project
 from ..static_types import (NONE, ArrayType, ListType, Maybe, Opaque, ScalarType, TupleType, TypeReader, appended,
                             instance, instance_of, loop_bindings, named_tuple_subclass, unpacked)
@@ -35,45 +35,17 @@ from ..syntax import (FunctionNode, KernelDef, PyModule, Scope, flatten, own_nod
 from . import modes
 from .branches import DEAD, UNSET, agreed_type, either_type, flag_text, knowledge, narrowed, same_type
 from .docstrings import documented_class, documented_types
+from .frames import Frame, frame_for, nested_qualname, place_of, within
 from .launches import (GPU_WORDS, LAUNCH_TEXT, calls_in_order, compile_target, handed_call, launch_target,
                        launches_given, launches_within, uncopied)
+from .library import ALLOCATIONS, CLOCKS, SIZED, SYNCS
 from .names import bare_names, element_reads, names_in, names_read, rebinds, rebound, target_names, whole_targets
 from .signature_text import numba_type_text, signature_types
 
-# numba.cuda and CuPy calls that allocate device (or pinned/mapped) memory
-ALLOCATIONS = {
-    "numba.cuda.device_array", "numba.cuda.device_array_like", "numba.cuda.to_device",
-    "numba.cuda.pinned_array", "numba.cuda.pinned_array_like", "numba.cuda.mapped_array",
-    "numba.cuda.mapped_array_like", "numba.cuda.managed_array",
-    "cupy.zeros", "cupy.ones", "cupy.empty", "cupy.full", "cupy.zeros_like", "cupy.ones_like",
-    "cupy.empty_like", "cupy.full_like", "cupy.asarray", "cupy.array", "cupy.arange", "cupy.linspace",
-    "cupy.copy", "cupy.ascontiguousarray",
-}
-SYNCS = {"numba.cuda.synchronize", "cupy.cuda.runtime.deviceSynchronize", "cupy.cuda.Device.synchronize"}
-CLOCKS = {"time.perf_counter", "time.time", "time.monotonic", "time.process_time", "time.perf_counter_ns",
-          "time.time_ns", "time.monotonic_ns", "timeit.default_timer"}
-# array methods that copy a device array's data back to the host (and so wait for the device)
-_COPY_BACK = {"copy_to_host", "get", "tolist", "item"}
-# NumPy/CuPy functions whose first argument is a shape or a size
-_SIZED = {"zeros", "ones", "empty", "full", "rand", "randn", "random", "random_sample", "standard_normal", "arange",
-          "linspace", "eye", "identity"}
 # a test function or class: `test_x`, `_test_x`, `TestSolver`
 _TEST = re.compile(r"_*[Tt]est")
 # a loop over GPUs: `for dev in cuda.gpus`, `range(n_gpus)`, `device_ids`, `devices`
 _DEVICES = re.compile(r"\bgpus\b|\bn_?gpus?\b|\bnum_?gpus\b|\bdevices?\b|device_?ids|gpu_?ids|\bngpu", re.I)
-_REDUCTIONS = {"sum", "max", "min", "mean", "prod", "any", "all"}
-
-
-@dataclass
-class _Frame:
-    function: Optional[FunctionNode]
-    qualname: str
-    scope: Scope
-    env: Dict[str, object] = field(default_factory=dict)
-    parent: Optional["_Frame"] = None
-    owner: Optional[str] = None  # the class a method belongs to
-    loops: Tuple[int, ...] = ()
-    owner_node: Optional[ast.ClassDef] = None  # that class's definition (in the class body's frame)
 
 
 class HostReader:
@@ -87,12 +59,12 @@ class HostReader:
         self.facts = HostFacts(module.path)
         self._record = False
         self._attributes: Dict[Tuple[str, str], object] = {}  # (class, attr) -> type
-        self._attribute_exprs: Dict[Tuple[str, str], Tuple[ast.expr, _Frame]] = {}
+        self._attribute_exprs: Dict[Tuple[str, str], Tuple[ast.expr, Frame]] = {}
         # (class, attr) -> (where, library) of each array assigned to it: a class that makes
         # NumPy arrays in __init__ and moves them in send_to_gpu() has both
         self._attribute_places: Dict[Tuple[str, str], set] = {}
         self._literal_names: Dict[int, Set[str]] = {}  # id(function) -> its names bound to list literals
-        self._module_frame: Optional[_Frame] = None
+        self._module_frame: Optional[Frame] = None
         self._next_loop = 0
         # what the file's own calls pass to its functions: qualname -> [(positional, keywords)]
         self._passed: Dict[str, List[Tuple[List[object], Dict[str, object]]]] = {}
@@ -117,10 +89,10 @@ class HostReader:
         self._variant = False
         self._kernel_parameters: Dict[str, KernelRef] = {}  # in a call's variant: the kernels it passes
         # ... and the expressions it passes, with the frame they are read in (`sig=(int32[:],)`)
-        self._parameter_exprs: Dict[str, Tuple[ast.expr, "_Frame"]] = {}
+        self._parameter_exprs: Dict[str, Tuple[ast.expr, "Frame"]] = {}
         self._variant_depth = 0  # helpers read within a call's variant (`_nested_variant`)
         # what the file's own calls pass, as written: qualname -> [(positional, keywords, frame)]
-        self._passed_exprs: Dict[str, List[Tuple[List[ast.expr], Dict[str, ast.expr], "_Frame"]]] = {}
+        self._passed_exprs: Dict[str, List[Tuple[List[ast.expr], Dict[str, ast.expr], "Frame"]]] = {}
         self._calls_read: tuple = ({}, {}, {})  # the same three, as the pass being read finds them
         self._reads = 0  # the passes over the file so far
         # per names (a frame's env, by id, kept with it): a flag's name -> what it was assigned
@@ -174,7 +146,7 @@ class HostReader:
             self._outgoing = {}
             self._calls_read = {}, {}, {}
             self.facts = HostFacts(self.module.path)
-            frame = _Frame(None, "", Scope(self.module))
+            frame = Frame(None, "", Scope(self.module))
             self._module_frame = frame
             self._body(self.module.tree.body, frame)
             if record and self._gpu_code and self._reads + 1 < MAX_READS and repr(self._calls_read[0]) != repr(
@@ -199,11 +171,11 @@ class HostReader:
 
     # -- statements ---------------------------------------------------------------
 
-    def _body(self, body, frame: _Frame) -> None:
+    def _body(self, body, frame: Frame) -> None:
         for statement in body:
             self._statement(statement, frame)
 
-    def _statement(self, statement: ast.stmt, frame: _Frame) -> None:
+    def _statement(self, statement: ast.stmt, frame: Frame) -> None:
         """One statement; a failure of kernlint's own on it is a KL905 there, and the reading
         goes on with the next statement (a compound statement's inner ones fail alone)."""
         self._statements.append(statement)
@@ -217,7 +189,7 @@ class HostReader:
         finally:
             self._statements.pop()
 
-    def _read_statement(self, statement: ast.stmt, frame: _Frame) -> None:
+    def _read_statement(self, statement: ast.stmt, frame: Frame) -> None:
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
             for decorator in statement.decorator_list:
                 self._expr(decorator, frame)
@@ -227,7 +199,7 @@ class HostReader:
             if not self._types_only:
                 self.facts.rebound[qualname] = rebound(statement.body)
             # a method (and what is nested in it) sees the class's `self`
-            inner = _Frame(statement, qualname, frame.scope.inner(statement), {}, frame, frame.owner)
+            inner = Frame(statement, qualname, frame.scope.inner(statement), {}, frame, frame.owner)
             inner.env.update(self._parameter_types(statement, qualname, frame))
             receiver = _receiver(statement, frame)
             if receiver is not None:  # `self`: an object of the class (passed on, `self.x` of a base)
@@ -250,7 +222,7 @@ class HostReader:
                 if found is not None and found[1].kind == "class":
                     bases.append((found[0].path, found[1].name))
             self._bases[qualname] = bases
-            klass = _Frame(None, qualname, frame.scope, {}, frame, qualname, owner_node=statement)
+            klass = Frame(None, qualname, frame.scope, {}, frame, qualname, owner_node=statement)
             methods = [s for s in statement.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))]
             rest = [s for s in statement.body if s not in methods]
             init = [m for m in methods if m.name == "__init__"]
@@ -278,7 +250,7 @@ class HostReader:
         if isinstance(statement, (ast.For, ast.AsyncFor)):
             self._expr(statement.iter, frame)
             loop = self._loop(statement, "for", frame)
-            inner = self._within(frame, loop)
+            inner = within(frame, loop)
             values = self._loop_values(statement, frame)
             alike = bool(values) and all(v == values[0] for v in values)
             if isinstance(statement.iter, ast.Call) and self._dotted(statement.iter.func, frame) == "builtins.range":
@@ -298,7 +270,7 @@ class HostReader:
             return
         if isinstance(statement, ast.While):
             loop = self._loop(statement, "while", frame)
-            inner = self._within(frame, loop)
+            inner = within(frame, loop)
             self._expr(statement.test, inner)
             self._body(statement.body, inner)
             self._body(statement.orelse, frame)
@@ -377,7 +349,7 @@ class HostReader:
             held = table[id(env)] = (env, {})
         return held[1]
 
-    def _flag_tested(self, test: ast.expr, frame: _Frame) -> Optional[Tuple[str, bool]]:
+    def _flag_tested(self, test: ast.expr, frame: Frame) -> Optional[Tuple[str, bool]]:
         """(the flag, whether negated) an ``if`` tests: ``use_cuda``, ``not self.use_cuda``, a
         name assigned from a flag standing for it; None for any other test."""
         negated = False
@@ -388,7 +360,7 @@ class HostReader:
             return None
         return self._per_names(self._aliases, frame.env).get(text, text), negated
 
-    def _loop_values(self, statement: ast.For, frame: _Frame) -> Optional[List[Dict[str, object]]]:
+    def _loop_values(self, statement: ast.For, frame: Frame) -> Optional[List[Dict[str, object]]]:
         """What each pass of a loop over a literal tuple or list binds, as types (or dtypes):
         its one variable (``for dtype in (np.float32, np.float64)``), or the names it unpacks
         each literal tuple into (``for dtype, values in [(np.int32, [10, 20]), (np.float64,
@@ -410,7 +382,7 @@ class HostReader:
             return None
         return passes if all(any(kind is not None for kind in bound.values()) for bound in passes) else None
 
-    def _loop_variants(self, statement: ast.For, values: List[Dict[str, object]], frame: _Frame, inner: _Frame
+    def _loop_variants(self, statement: ast.For, values: List[Dict[str, object]], frame: Frame, inner: Frame
                        ) -> None:
         """The loop's body read once more for each pass's values: the launches in it give one
         signature per pass (as the loop launches them), not events."""
@@ -419,7 +391,7 @@ class HostReader:
                 frame.env.update(bound)
                 self._body(statement.body, inner)
 
-    def _call_variants(self, function: FunctionNode, qualname: str, outer: _Frame, inner: _Frame) -> None:
+    def _call_variants(self, function: FunctionNode, qualname: str, outer: Frame, inner: Frame) -> None:
         """A function that launches a kernel it is given, forwards its ``*args`` to a launch
         (``def check(kernel, expected, *args): out = cuda.to_device(np.zeros_like(expected));
         kernel[1, 1](out, *args)``), or launches what its calls give different types
@@ -440,7 +412,7 @@ class HostReader:
             return  # its calls agree: the first reading had their types
         self._read_variants(function, outer, inner, calls[:MAX_CALL_VARIANTS])
 
-    def _read_variants(self, function: FunctionNode, outer: _Frame, inner: _Frame, calls) -> None:
+    def _read_variants(self, function: FunctionNode, outer: Frame, inner: Frame, calls) -> None:
         """``function``'s body read once for each of ``calls`` ((types, keywords), (kernels,
         kernel keywords), (expressions, expression keywords), each expression with the frame
         it is read in)."""
@@ -455,7 +427,7 @@ class HostReader:
                 for (types, keywords), (kernels, kernel_keywords), (exprs, expr_keywords) in calls:
                     env: Dict[str, object] = {}
                     given: Dict[str, KernelRef] = {}
-                    written: Dict[str, Tuple[ast.expr, _Frame]] = {}
+                    written: Dict[str, Tuple[ast.expr, Frame]] = {}
                     for at, arg in enumerate(positional):
                         if arg.arg in keywords:
                             env[arg.arg], kernel = keywords[arg.arg], kernel_keywords.get(arg.arg)
@@ -491,7 +463,7 @@ class HostReader:
         return found
 
     @contextlib.contextmanager
-    def _variant_reading(self, frame: _Frame):
+    def _variant_reading(self, frame: Frame):
         """Reading done again for its launches' signatures alone: what it changes is undone."""
         saved = (dict(frame.env), dict(self._attributes), dict(self._attribute_exprs),
                  {key: set(places) for key, places in self._attribute_places.items()}, self._next_loop,
@@ -506,19 +478,13 @@ class HostReader:
             frame.env.update(env)
             self.facts.loops = loops
 
-    def _within(self, frame: _Frame, loop: int) -> _Frame:
-        """The same frame (same names) seen from inside a loop."""
-        inner = _Frame(frame.function, frame.qualname, frame.scope, frame.env, frame.parent, frame.owner,
-                       frame.loops + (loop,))
-        return inner
-
-    def _loop(self, node: ast.AST, kind: str, frame: _Frame) -> int:
+    def _loop(self, node: ast.AST, kind: str, frame: Frame) -> int:
         self._next_loop += 1
         number = self._next_loop
         if self._types_only:
             return number
         parent = frame.loops[-1] if frame.loops else None
-        loop = Loop(number, self._place(node), kind, frame.qualname, parent)
+        loop = Loop(number, place_of(self.module.path, node), kind, frame.qualname, parent)
         inside = [sub for statement in getattr(node, "body", []) for sub in ast.walk(statement)]
         if isinstance(node, (ast.For, ast.AsyncFor)):
             loop.varying.update(target_names(node.target))
@@ -543,7 +509,7 @@ class HostReader:
         self.facts.loops[number] = loop
         return number
 
-    def _pieces(self, node: ast.For, inside: List[ast.AST], frame: _Frame) -> str:
+    def _pieces(self, node: ast.For, inside: List[ast.AST], frame: Frame) -> str:
         """Why a ``for`` loop runs over pieces of the work rather than repeating a step (the
         nodes ``inside`` its body walked once by the caller): "devices" (it iterates over GPUs,
         or selects the device its variable names), "sizes" (its variable, bare, becomes an
@@ -577,7 +543,7 @@ class HostReader:
                 return "parts"  # each iteration launches on another piece (`grid[m].rho`: modes, species)
         return ""
 
-    def _literal_lists(self, frame: _Frame) -> Set[str]:
+    def _literal_lists(self, frame: Frame) -> Set[str]:
         """The names the enclosing function binds to a list or tuple literal (read once per
         function)."""
         function = frame.function
@@ -591,13 +557,13 @@ class HostReader:
                 for target in sub.targets if isinstance(target, ast.Name)}
         return found
 
-    def _sizes_call(self, call: ast.Call, variables, frame: _Frame, depth: int = 0) -> bool:
+    def _sizes_call(self, call: ast.Call, variables, frame: Frame, depth: int = 0) -> bool:
         """Whether a call allocates with one of ``variables`` as its size, itself or in a
         function of this file it passes them to (bare: ``n``, ``2 * n``, ``(n, n)``)."""
         name = self._dotted(call.func, frame) or ""
         module, _, function = name.rpartition(".")
         arguments = list(call.args) + [k.value for k in call.keywords if k.arg in ("shape", "size", "n")]
-        if name in ALLOCATIONS or module in ("numpy", "cupy", "numpy.random", "cupy.random") and function in _SIZED:
+        if name in ALLOCATIONS or module in ("numpy", "cupy", "numpy.random", "cupy.random") and function in SIZED:
             # rand(n, k) takes each dimension as an argument; the others take a shape first
             shapes = call.args if function in ("rand", "randn") else call.args[:1]
             return any(bare_names(a) & variables for a in list(shapes) + arguments[len(call.args):])
@@ -611,11 +577,11 @@ class HostReader:
         passed |= {k.arg for k in call.keywords if k.arg and bare_names(k.value) & variables}
         if not passed:
             return False
-        inner = _Frame(binding.node, call.func.id, frame.scope.inner(binding.node), {}, frame, frame.owner)
+        inner = Frame(binding.node, call.func.id, frame.scope.inner(binding.node), {}, frame, frame.owner)
         return any(self._sizes_call(sub, passed, inner, depth + 1) for statement in binding.node.body
                    for sub in ast.walk(statement) if isinstance(sub, ast.Call))
 
-    def _assign(self, target: ast.expr, value: ast.expr, frame: _Frame) -> None:
+    def _assign(self, target: ast.expr, value: ast.expr, frame: Frame) -> None:
         if (self._record and isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Constant)
                 and target.slice.value == "NUMBA_CUDA_MEMORY_MANAGER"
                 and self._dotted(target.value, frame) == "os.environ"):
@@ -642,7 +608,7 @@ class HostReader:
         elif _is_self_attribute(target, frame):
             self._store(target.attr, self._value_type(value, frame), value, frame)
 
-    def _store(self, attr: str, kind, value: Optional[ast.expr], frame: _Frame) -> None:
+    def _store(self, attr: str, kind, value: Optional[ast.expr], frame: Frame) -> None:
         """``self.<attr> = value`` (``value``: the expression, where it is one of its own)."""
         key = (frame.owner, attr)
         if self._world_attributes is not None and frame.owner == self._world_class:
@@ -670,7 +636,7 @@ class HostReader:
             if value is not None:
                 self._attribute_exprs[key] = (value, frame)
 
-    def _value_type(self, value: ast.expr, frame: _Frame):
+    def _value_type(self, value: ast.expr, frame: Frame):
         reader = self._reader(frame)
         kind = reader.type_of(value)
         if kind is None:
@@ -741,7 +707,7 @@ class HostReader:
                 return owner, node, None if static else obj
         return None
 
-    def _method_called(self, call: ast.Call, frame: _Frame) -> Optional[Tuple[str, str]]:
+    def _method_called(self, call: ast.Call, frame: Frame) -> Optional[Tuple[str, str]]:
         """(file, Class.method) of the project's method that ``obj.method(...)`` runs, where
         reading knows the object (``grid`` an item of a list of ``Grid`` objects)."""
         if not isinstance(call.func, ast.Attribute) or not self._gpu_code:
@@ -925,7 +891,7 @@ class HostReader:
             modes.atoms(test, atoms)
         if not atoms:
             return []
-        outer = _Frame(None, klass, self._module_frame.scope, {}, self._module_frame, klass, owner_node=node)
+        outer = Frame(None, klass, self._module_frame.scope, {}, self._module_frame, klass, owner_node=node)
         saved = (self._variant, self._world, self._world_class, self._world_attributes)
         launches, events = len(self.facts.passed_launches), len(self.facts.events)
         readings = []
@@ -933,7 +899,7 @@ class HostReader:
             for world in modes.worlds(atoms[:modes.MAX_ATOMS]):
                 self._variant, self._world, self._world_class, self._world_attributes = True, (world, tests), klass, {}
                 for method in methods:
-                    inner = _Frame(method, f"{klass}.{method.name}", outer.scope.inner(method), {}, outer, klass)
+                    inner = Frame(method, f"{klass}.{method.name}", outer.scope.inner(method), {}, outer, klass)
                     inner.env.update(self._parameter_types(method, f"{klass}.{method.name}", outer))
                     inner.env[method.args.args[0].arg] = instance(self.module.path, klass)
                     self._body(method.body, inner)
@@ -951,7 +917,7 @@ class HostReader:
                                       for world, stored in readings]
         return found
 
-    def _mode_arguments(self, call: ast.Call, args: List[Arg], frame: _Frame) -> List[Tuple[Arg, ...]]:
+    def _mode_arguments(self, call: ast.Call, args: List[Arg], frame: Frame) -> List[Tuple[Arg, ...]]:
         """A launch whose unknown arguments are attributes of one object of a class with modes
         (``ps.d_j_coef``): its arguments in each world of that class that the tests around the
         launch allow (``if ps.V is None:``), where the world types them all."""
@@ -1005,14 +971,14 @@ class HostReader:
         self.consulted.add(path)
         return read_host(self.project, module, self._level - 1 if self._gpu_code else 0)
 
-    def _append(self, target: ast.expr, item: ast.expr, frame: _Frame) -> None:
+    def _append(self, target: ast.expr, item: ast.expr, frame: Frame) -> None:
         """``grids.append(Grid(...))``, ``self.grids.append(...)``: the list's items' type."""
         self._append_kind(target, self._reader(frame).type_of(item), frame)
 
-    def _append_kind(self, target: ast.expr, kind, frame: _Frame) -> None:
+    def _append_kind(self, target: ast.expr, kind, frame: Frame) -> None:
         """A list (a name, or ``self.x``) given an item of this type (None: unknown, so mixed)."""
         if isinstance(target, ast.Name):
-            current: Optional[_Frame] = frame
+            current: Optional[Frame] = frame
             while current is not None and target.id not in current.env:
                 current = current.parent
             if current is not None and isinstance(current.env[target.id], ListType):
@@ -1024,7 +990,7 @@ class HostReader:
 
     # -- expressions ----------------------------------------------------------------
 
-    def _expr(self, expr: ast.expr, frame: _Frame) -> None:
+    def _expr(self, expr: ast.expr, frame: Frame) -> None:
         if self._record:
             for sub in ast.walk(expr):
                 if isinstance(sub, ast.BinOp) and isinstance(sub.op, ast.Sub) and isinstance(sub.right, ast.Name):
@@ -1052,7 +1018,7 @@ class HostReader:
                     else:
                         frame.env[name] = value
 
-    def _parameter_types(self, function: FunctionNode, qualname: str, frame: _Frame) -> Dict[str, object]:
+    def _parameter_types(self, function: FunctionNode, qualname: str, frame: Frame) -> Dict[str, object]:
         """A parameter's type where every call of the function in this file passes the same
         known type (a class's calls count for its ``__init__``); else its default's."""
         arguments = function.args
@@ -1125,7 +1091,7 @@ class HostReader:
             found.extend((path, klass) for klass, have in having.items() if attributes <= have)
         return instance(*found[0]) if len(found) == 1 else None
 
-    def _call(self, call: ast.Call, frame: _Frame) -> None:
+    def _call(self, call: ast.Call, frame: Frame) -> None:
         handed = handed_call(call, self._dotted(call.func, frame))
         if handed is not None:  # `pool.map(use_foo, arrays)`: `use_foo` called with an item
             self._call(handed, frame)
@@ -1198,7 +1164,7 @@ class HostReader:
             if args is None or call.keywords:
                 args = [Arg(None, "", "*")]
             ref = KernelRef(kernel.module.path, kernel.qualname) if kernel is not None else given_kernel
-            launch = Launch("launch", self._place(call), frame.qualname, frame.loops, what=ast.unparse(target),
+            launch = Launch("launch", place_of(self.module.path, call), frame.qualname, frame.loops, what=ast.unparse(target),
                             kernel=ref, args=tuple(args), stream=stream)
             if ref is not None and launch.signature is None:
                 for typed in self._mode_arguments(call, args, frame):  # one signature per mode it may be in
@@ -1213,14 +1179,14 @@ class HostReader:
             return
         callee = self._callee(call, frame)
         if callee is not None:
-            self.facts.events.append(Event("call", self._place(call), frame.qualname, frame.loops,
+            self.facts.events.append(Event("call", place_of(self.module.path, call), frame.qualname, frame.loops,
                                            what=callee, detail={"callee": callee}))
             return
         event = self._host_operation(call, frame)
         if event is not None:
             self.facts.events.append(event)
 
-    def _hands_to_launcher(self, function: FunctionNode, outer: _Frame) -> bool:
+    def _hands_to_launcher(self, function: FunctionNode, outer: Frame) -> bool:
         """Does a method hand one of its parameters to another method of its class that
         launches or compiles what it is given (``self._getasm(fn, sig=sig)``)?"""
         if outer.owner is None:
@@ -1240,7 +1206,7 @@ class HostReader:
                 return True
         return False
 
-    def _nested_variant(self, call: ast.Call, frame: _Frame) -> None:
+    def _nested_variant(self, call: ast.Call, frame: Frame) -> None:
         """In a call's variant, ``self.helper(fn, sig=sig)`` of a method of this file that
         launches or compiles what it is given: that method read for this call too, what
         this variant knows of its own parameters passed on."""
@@ -1270,15 +1236,15 @@ class HostReader:
                      {name: self._value_type(value, frame) for name, value in keywords.items()}),
                     ([kernel_of(a) for a in call.args], {name: kernel_of(value) for name, value in keywords.items()}),
                     ([forwarded(a) for a in call.args], {name: forwarded(v) for name, v in keywords.items()}))
-        owner = _Frame(None, klass, Scope(self.module), {}, self._module_frame, klass)
-        inner = _Frame(method, f"{klass}.{method.name}", owner.scope.inner(method), {}, owner, owner.owner)
+        owner = Frame(None, klass, Scope(self.module), {}, self._module_frame, klass)
+        inner = Frame(method, f"{klass}.{method.name}", owner.scope.inner(method), {}, owner, owner.owner)
         self._variant_depth += 1
         try:
             self._read_variants(method, owner, inner, [one_call])
         finally:
             self._variant_depth -= 1
 
-    def _configured_launch(self, call: ast.Call, frame: _Frame) -> Optional[Tuple[ast.expr, bool]]:
+    def _configured_launch(self, call: ast.Call, frame: Frame) -> Optional[Tuple[ast.expr, bool]]:
         """``run = kernel[blocks, threads]`` then ``run(a, n)``: a launch of ``kernel``, as
         ``launch_target`` gives it, where a name of the function (or module) holds a kernel
         configured for launch."""
@@ -1292,7 +1258,7 @@ class HostReader:
             return None
         return configured
 
-    def _compile_site(self, call: ast.Call, frame: _Frame) -> Optional[Launch]:
+    def _compile_site(self, call: ast.Call, frame: Frame) -> Optional[Launch]:
         """``k.compile("void(float32[::1])")``, ``k.specialize(float32[::1])``,
         ``k.inspect_asm((int32[:],))``: where the program makes numba compile a kernel for
         types it writes, as a launch does for its arguments' types; None for other calls."""
@@ -1309,17 +1275,17 @@ class HostReader:
             written, ast.expr) else [numba_type_text(expr, self.module, frame.scope) for expr in written]
         if not texts or any(text is None for text in texts):
             return None
-        return Launch("launch", self._place(call), frame.qualname, frame.loops, what=ast.unparse(call.func),
+        return Launch("launch", place_of(self.module.path, call), frame.qualname, frame.loops, what=ast.unparse(call.func),
                       kernel=ref, args=tuple(Arg(text, "", text) for text in texts))
 
-    def _kernel_ref(self, expr: ast.expr, frame: _Frame) -> Optional[KernelRef]:
+    def _kernel_ref(self, expr: ast.expr, frame: Frame) -> Optional[KernelRef]:
         kernel = self.resolve_kernel(expr, frame) if isinstance(expr, ast.Name) else None
         return KernelRef(kernel.module.path, kernel.qualname) if kernel is not None else None
 
-    def _host_operation(self, call: ast.Call, frame: _Frame) -> Optional[Event]:
+    def _host_operation(self, call: ast.Call, frame: Frame) -> Optional[Event]:
         """An allocation, a blocking operation or a clock read, or None."""
         name = self._dotted(call.func, frame) or ""
-        place = self._place(call)
+        place = place_of(self.module.path, call)
         assigned = sorted(self._assigning)
         if name == "numba.cuda.set_memory_manager":
             self.facts.pools.add("numba")  # an EMM plugin (RMM, CuPy's pool): numba allocates from a pool
@@ -1371,7 +1337,7 @@ class HostReader:
                     return event("copy-back", f"{ast.unparse(call.func)}({ast.unparse(arg)})")
         return None
 
-    def _callee(self, call: ast.Call, frame: _Frame) -> Optional[str]:
+    def _callee(self, call: ast.Call, frame: Frame) -> Optional[str]:
         """The qualified name of a function of this file that a call runs."""
         func = call.func
         if isinstance(func, ast.Name):
@@ -1379,14 +1345,14 @@ class HostReader:
             if binding is not None and binding.kind == "def" and self.module.kernel_for(binding.node) is None:
                 if function is None:
                     return func.id
-                return _nested_qualname(frame, function, func.id)
+                return nested_qualname(frame, function, func.id)
         if (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
                 and func.value.id == "self" and frame.owner):
             return f"{frame.owner}.{func.attr}"
         method = self._method_called(call, frame)  # `grid.shift(1)`, `Grid` a class of this file
         return method[1] if method is not None and method[0] == self.module.path else None
 
-    def _kept(self, frame: _Frame) -> str:
+    def _kept(self, frame: Frame) -> str:
         """Where the array the statement being read allocates outlives the iteration, as the
         code writes it (``self.buf``, ``frames.append(out)``, ``return out``), or ""."""
         for target in self._targets:
@@ -1412,7 +1378,7 @@ class HostReader:
                     return ast.unparse(node)
         return ""
 
-    def _callee_elsewhere(self, call: ast.Call, frame: _Frame) -> Optional[Tuple[str, str]]:
+    def _callee_elsewhere(self, call: ast.Call, frame: Frame) -> Optional[Tuple[str, str]]:
         """(path, qualified name) of a function, class (its ``__init__``) or method another
         file of the project defines, that this call runs: ``alloc(...)``, ``arrays.alloc(...)``,
         ``Beam(...)``, ``beam.step(...)`` on an instance of it."""
@@ -1430,7 +1396,7 @@ class HostReader:
         owner, binding = found
         return owner.path, binding.name if binding.kind == "def" else f"{binding.name}.__init__"
 
-    def _types_matter(self, function: FunctionNode, frame: _Frame) -> bool:
+    def _types_matter(self, function: FunctionNode, frame: Frame) -> bool:
         """Whether a function's parameter types can reach a launch: it launches, it is the
         ``__init__`` (or another method) of a class whose methods launch, or it calls a
         function of this file that launches (``add_buffers`` calling ``add_buffers_gpu``)."""
@@ -1469,7 +1435,7 @@ class HostReader:
             if facts is not None:
                 yield facts
 
-    def _constructed(self, call: ast.Call, frame: _Frame) -> Optional[str]:
+    def _constructed(self, call: ast.Call, frame: Frame) -> Optional[str]:
         """``Sim(...)`` of a module-level class of this file: its ``__init__``."""
         if isinstance(call.func, ast.Name):
             binding, function = frame.scope.lookup(call.func.id)
@@ -1479,7 +1445,7 @@ class HostReader:
 
     # -- kernels ------------------------------------------------------------------------
 
-    def resolve_kernel(self, expr: ast.expr, frame: _Frame, depth: int = 0) -> Optional[KernelDef]:
+    def resolve_kernel(self, expr: ast.expr, frame: Frame, depth: int = 0) -> Optional[KernelDef]:
         """The kernel definition an expression refers to, or None."""
         if depth > 8:
             return None
@@ -1489,7 +1455,7 @@ class HostReader:
             if binding is None:
                 return None
             if function is not None:
-                inner = _frame_for(frame, function)
+                inner = frame_for(frame, function)
                 return self._kernel_of_binding(module, binding, inner, depth)
             return self._kernel_of_binding(module, binding, self._module_frame or frame, depth)
         if isinstance(expr, ast.Attribute):
@@ -1509,7 +1475,7 @@ class HostReader:
                     return self._class_kernel(expr.value.id, expr.attr)
         return None
 
-    def _kernel_of_binding(self, module: PyModule, binding, frame: _Frame, depth: int) -> Optional[KernelDef]:
+    def _kernel_of_binding(self, module: PyModule, binding, frame: Frame, depth: int) -> Optional[KernelDef]:
         if binding.kind == "def":
             return module.kernel_for(binding.node)
         if binding.kind == "assign" and not binding.path:
@@ -1539,11 +1505,11 @@ class HostReader:
             if kernel is not None:
                 return kernel
             if owner is not self.module and isinstance(binding.value, ast.Call):
-                return HostReader(self.project, owner)._factory_result(binding.value, _Frame(
+                return HostReader(self.project, owner)._factory_result(binding.value, Frame(
                     None, "", Scope(owner)), 1)
         return None
 
-    def _factory_result(self, call: ast.Call, frame: _Frame, depth: int) -> Optional[KernelDef]:
+    def _factory_result(self, call: ast.Call, frame: Frame, depth: int) -> Optional[KernelDef]:
         """``k = make_kernel(...)``: the kernel the factory returns."""
         func = call.func
         if not isinstance(func, (ast.Name, ast.Attribute)):
@@ -1588,9 +1554,9 @@ class HostReader:
 
     # -- helpers ------------------------------------------------------------------------
 
-    def _reader(self, frame: _Frame) -> TypeReader:
+    def _reader(self, frame: Frame) -> TypeReader:
         def lookup(name: str, want_dtype: bool = False):
-            current: Optional[_Frame] = frame
+            current: Optional[Frame] = frame
             while current is not None:
                 if name in current.env:
                     value = current.env[name]
@@ -1639,11 +1605,9 @@ class HostReader:
         facts = self._facts_of(module.path) if module.path != self.module.path else None
         return facts.globals.get(defined.name) if facts is not None else None
 
-    def _dotted(self, expr: ast.AST, frame: _Frame) -> Optional[str]:
+    def _dotted(self, expr: ast.AST, frame: Frame) -> Optional[str]:
         return self.module.dotted(expr, frame.scope)
 
-    def _place(self, node: ast.AST) -> Place:
-        return Place(self.module.path, getattr(node, "lineno", 1), getattr(node, "col_offset", 0) + 1)
 
 
 def _interface_array(call: ast.Call, wrapped: Tuple[int, str], reader: TypeReader) -> Optional[ArrayType]:
@@ -1669,20 +1633,6 @@ def _reads_enclosing(module: PyModule, function: FunctionNode, scope: Scope) -> 
     enclosing = set().union(*(module.local_bindings(f) for f in scope.functions if f is not function))
     return any(isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id not in own and n.id in enclosing
                for n in ast.walk(function))
-
-
-def _frame_for(frame: _Frame, function: FunctionNode) -> _Frame:
-    current: Optional[_Frame] = frame
-    while current is not None:
-        if current.function is function:
-            return current
-        current = current.parent
-    return frame
-
-
-def _nested_qualname(frame: _Frame, function: FunctionNode, name: str) -> str:
-    owner = _frame_for(frame, function)
-    return f"{owner.qualname}.{name}" if owner.qualname else name
 
 
 # how many files deep a file's own reading looks across the project: a launch's arguments
@@ -1760,7 +1710,7 @@ _ANNOTATED = {"int": "int64", "float": "float64", "bool": "boolean", "complex": 
 _INTEGER_OPS = (ast.FloorDiv, ast.Mod, ast.LShift, ast.RShift)
 
 
-def _positional(function: FunctionNode, outer: Optional[_Frame]) -> list:
+def _positional(function: FunctionNode, outer: Optional[Frame]) -> list:
     """A function's positional parameters as its callers pass them (a method's ``self`` or
     ``cls`` left out); ``outer``: the frame it is defined in."""
     positional = function.args.posonlyargs + function.args.args
@@ -1770,7 +1720,7 @@ def _positional(function: FunctionNode, outer: Optional[_Frame]) -> list:
     return positional
 
 
-def _is_self_attribute(target: ast.expr, frame: _Frame) -> bool:
+def _is_self_attribute(target: ast.expr, frame: Frame) -> bool:
     return (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self"
             and frame.owner is not None)
 
@@ -1779,7 +1729,7 @@ def _is_self_attribute(target: ast.expr, frame: _Frame) -> bool:
 _CONFLICTING = Opaque("conflicting")
 
 
-def _receiver(function: FunctionNode, outer: _Frame) -> Optional[str]:
+def _receiver(function: FunctionNode, outer: Frame) -> Optional[str]:
     """The name a method calls its object (``self``); None for functions, static and class
     methods."""
     if outer.owner is None or outer.function is not None or any(

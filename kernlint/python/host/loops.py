@@ -84,8 +84,8 @@ class LoopReader:
                     return "devices"
                 if self._sizes_call(sub, variables, frame):
                     return "sizes"
-            if isinstance(sub, ast.Subscript) and (self.module.dotted(sub.value, frame.scope) or "").endswith(".gpus") and set(
-                    names_read(sub.slice)) & variables:
+            if isinstance(sub, ast.Subscript) and (self.module.dotted(sub.value, frame.scope) or "").endswith(
+                    ".gpus") and set(names_read(sub.slice)) & variables:
                 return "devices"
             if isinstance(sub, ast.Call) and launch_target(sub) is not None and any(
                     isinstance(part, ast.Subscript) and set(names_read(part.slice)) & variables

@@ -29,12 +29,13 @@ from ...analysis.host import Arg, Event, HostFacts, KernelRef, Launch
 from ..project import Project
 from ..static_types import (NONE, ArrayType, ListType, Maybe, Opaque, ScalarType, TupleType, TypeReader, appended,
                             instance, instance_of, loop_bindings, named_tuple_subclass, unpacked)
-from ..syntax import (FunctionNode, KernelDef, PyModule, Scope, flatten, own_nodes, wrapped_argument,
-                      wrapped_interface)
+from ..syntax import FunctionNode, PyModule, Scope, own_nodes, wrapped_argument, wrapped_interface
 from . import modes
 from .branches import DEAD, UNSET, agreed_type, either_type, flag_text, knowledge, narrowed, same_type
+from .classes import method_of
 from .docstrings import documented_class, documented_types
-from .frames import Frame, frame_for, nested_qualname, place_of, within
+from .frames import Frame, nested_qualname, place_of, within
+from .kernels import KernelResolver
 from .launches import (GPU_WORDS, LAUNCH_TEXT, calls_in_order, compile_target, handed_call, launch_target,
                        launches_given, launches_within, uncopied)
 from .library import ALLOCATIONS, CLOCKS, SYNCS
@@ -58,6 +59,7 @@ class HostReader:
         # NumPy arrays in __init__ and moves them in send_to_gpu() has both
         self._attribute_places: Dict[Tuple[str, str], set] = {}
         self._loops = LoopReader(module)  # a loop's facts and kind, from its syntax
+        self.kernels = KernelResolver(project, module, self)  # what a launch's target refers to
         self._module_frame: Optional[Frame] = None
         self._next_loop = 0
         # what the file's own calls pass to its functions: qualname -> [(positional, keywords)]
@@ -598,7 +600,7 @@ class HostReader:
         if isinstance(func, ast.Attribute):
             obj = reader.type_of(func.value)
             where = instance_of(obj)
-            method = self._method(where[0], where[1], func.attr) if where is not None else None
+            method = method_of(self.project, where[0], where[1], func.attr) if where is not None else None
             if method is not None:
                 owner, _, node = method
                 static = any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in node.decorator_list)
@@ -613,29 +615,11 @@ class HostReader:
         if not self._variant and id(call) in self._methods:
             return self._methods[id(call)]  # asked again for the same call in this pass
         where = instance_of(self._reader(frame).type_of(call.func.value))
-        method = self._method(where[0], where[1], call.func.attr) if where is not None else None
+        method = method_of(self.project, where[0], where[1], call.func.attr) if where is not None else None
         found = (method[0].path, f"{method[1]}.{call.func.attr}") if method is not None else None
         if not self._variant:
             self._methods[id(call)] = found
         return found
-
-    def _method(self, path: str, klass: str, name: str, depth: int = 0):
-        """(module, class, def) of the method ``name`` of a project class, its own or a base's."""
-        module = self.project.module(path)
-        binding = module.bindings.get(klass) if module is not None else None
-        if binding is None or binding.kind != "class" or depth > 4:
-            return None
-        for statement in binding.node.body:
-            if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) and statement.name == name:
-                return None if module.kernel_for(statement) is not None else (module, klass, statement)
-        for base in binding.node.bases:
-            dotted = module.dotted(base, Scope(module))
-            found = self.project.definition(dotted, module) if dotted else None
-            if found is not None and found[1].kind == "class":
-                method = self._method(found[0].path, found[1].name, name, depth + 1)
-                if method is not None:
-                    return method
-        return None
 
     def _returned(self, owner: PyModule, node: FunctionNode, call: ast.Call, reader: TypeReader, receiver):
         """The type a function returns for a call's arguments, read off its assignments and
@@ -1018,8 +1002,8 @@ class HostReader:
                     exprs.setdefault(callee, []).append(
                         (list(call.args), {k.arg: k.value for k in call.keywords if k.arg}, frame))
                     kernels.setdefault(callee, []).append(
-                        ([self._kernel_ref(a, frame) for a in call.args],
-                         {k.arg: self._kernel_ref(k.value, frame) for k in call.keywords if k.arg}))
+                        ([self.kernels.ref(a, frame) for a in call.args],
+                         {k.arg: self.kernels.ref(k.value, frame) for k in call.keywords if k.arg}))
                 else:
                     self._outgoing.setdefault(elsewhere, []).append(passed)
             if not self._record or self._types_only:
@@ -1030,10 +1014,10 @@ class HostReader:
         if compiled is not None:
             self.facts.passed_launches.append(compiled)  # the types it compiles for: a signature, not an event
             return
-        launched = launch_target(call) or self._configured_launch(call, frame)
+        launched = launch_target(call) or self.kernels.configured_launch(call, frame)
         if launched is not None:
             target, stream = launched
-            kernel = self.resolve_kernel(target, frame)
+            kernel = self.kernels.resolve(target, frame)
             given_kernel = self._kernel_parameters.get(target.id) if (
                 kernel is None and isinstance(target, ast.Name)) else None
             reader = self._reader(frame)
@@ -1062,8 +1046,8 @@ class HostReader:
             if args is None or call.keywords:
                 args = [Arg(None, "", "*")]
             ref = KernelRef(kernel.module.path, kernel.qualname) if kernel is not None else given_kernel
-            launch = Launch("launch", place_of(self.module.path, call), frame.qualname, frame.loops, what=ast.unparse(target),
-                            kernel=ref, args=tuple(args), stream=stream)
+            launch = Launch("launch", place_of(self.module.path, call), frame.qualname, frame.loops,
+                            what=ast.unparse(target), kernel=ref, args=tuple(args), stream=stream)
             if ref is not None and launch.signature is None:
                 for typed in self._mode_arguments(call, args, frame):  # one signature per mode it may be in
                     self.facts.passed_launches.append(replace(launch, args=typed))
@@ -1098,7 +1082,7 @@ class HostReader:
             if not any(isinstance(a, ast.Name) and a.id in parameters
                        for a in sub.args + [k.value for k in sub.keywords]):
                 continue
-            found = self._method(self.module.path, outer.owner.rsplit(".", 1)[-1], sub.func.attr)
+            found = method_of(self.project, self.module.path, outer.owner.rsplit(".", 1)[-1], sub.func.attr)
             if found is not None and found[0] is self.module and self.project.memo(
                     "launches what it is given", found[2], lambda: launches_given(found[2])):
                 return True
@@ -1112,7 +1096,7 @@ class HostReader:
         if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self"
                 and frame.owner) or any(isinstance(a, ast.Starred) for a in call.args):
             return
-        found = self._method(self.module.path, frame.owner.rsplit(".", 1)[-1], func.attr)
+        found = method_of(self.project, self.module.path, frame.owner.rsplit(".", 1)[-1], func.attr)
         if found is None or found[0] is not self.module:
             return
         _, klass, method = found
@@ -1127,7 +1111,7 @@ class HostReader:
         def kernel_of(expr: ast.expr) -> Optional[KernelRef]:
             if isinstance(expr, ast.Name) and expr.id in self._kernel_parameters:
                 return self._kernel_parameters[expr.id]
-            return self._kernel_ref(expr, frame)
+            return self.kernels.ref(expr, frame)
 
         keywords = {k.arg: k.value for k in call.keywords if k.arg}
         one_call = (([self._value_type(a, frame) for a in call.args],
@@ -1142,20 +1126,6 @@ class HostReader:
         finally:
             self._variant_depth -= 1
 
-    def _configured_launch(self, call: ast.Call, frame: Frame) -> Optional[Tuple[ast.expr, bool]]:
-        """``run = kernel[blocks, threads]`` then ``run(a, n)``: a launch of ``kernel``, as
-        ``launch_target`` gives it, where a name of the function (or module) holds a kernel
-        configured for launch."""
-        if not isinstance(call.func, ast.Name):
-            return None
-        binding, _ = frame.scope.lookup(call.func.id)
-        if binding is None or binding.kind != "assign" or binding.path or not isinstance(binding.value, ast.Subscript):
-            return None
-        configured = launch_target(ast.Call(func=binding.value, args=[], keywords=[]))
-        if configured is None or self.resolve_kernel(configured[0], frame) is None:
-            return None
-        return configured
-
     def _compile_site(self, call: ast.Call, frame: Frame) -> Optional[Launch]:
         """``k.compile("void(float32[::1])")``, ``k.specialize(float32[::1])``,
         ``k.inspect_asm((int32[:],))``: where the program makes numba compile a kernel for
@@ -1164,7 +1134,7 @@ class HostReader:
         if found is None:
             return None
         target, written = found
-        kernel = self.resolve_kernel(target, frame)
+        kernel = self.kernels.resolve(target, frame)
         ref = KernelRef(kernel.module.path, kernel.qualname) if kernel is not None else (
             self._kernel_parameters.get(target.id) if isinstance(target, ast.Name) else None)
         if ref is None:
@@ -1173,12 +1143,8 @@ class HostReader:
             written, ast.expr) else [numba_type_text(expr, self.module, frame.scope) for expr in written]
         if not texts or any(text is None for text in texts):
             return None
-        return Launch("launch", place_of(self.module.path, call), frame.qualname, frame.loops, what=ast.unparse(call.func),
-                      kernel=ref, args=tuple(Arg(text, "", text) for text in texts))
-
-    def _kernel_ref(self, expr: ast.expr, frame: Frame) -> Optional[KernelRef]:
-        kernel = self.resolve_kernel(expr, frame) if isinstance(expr, ast.Name) else None
-        return KernelRef(kernel.module.path, kernel.qualname) if kernel is not None else None
+        return Launch("launch", place_of(self.module.path, call), frame.qualname, frame.loops,
+                      what=ast.unparse(call.func), kernel=ref, args=tuple(Arg(text, "", text) for text in texts))
 
     def _host_operation(self, call: ast.Call, frame: Frame) -> Optional[Event]:
         """An allocation, a blocking operation or a clock read, or None."""
@@ -1341,114 +1307,19 @@ class HostReader:
                 return f"{call.func.id}.__init__"
         return None
 
-    # -- kernels ------------------------------------------------------------------------
+    # -- what kernel resolution asks (`kernels.KernelContext`) ------------------------------
 
-    def resolve_kernel(self, expr: ast.expr, frame: Frame, depth: int = 0) -> Optional[KernelDef]:
-        """The kernel definition an expression refers to, or None."""
-        if depth > 8:
-            return None
-        if isinstance(expr, ast.Name):
-            binding, function = frame.scope.lookup(expr.id)
-            module = self.module
-            if binding is None:
-                return None
-            if function is not None:
-                inner = frame_for(frame, function)
-                return self._kernel_of_binding(module, binding, inner, depth)
-            return self._kernel_of_binding(module, binding, self._module_frame or frame, depth)
-        if isinstance(expr, ast.Attribute):
-            if isinstance(expr.value, ast.Name) and expr.value.id in ("self", "cls") and frame.owner:
-                stored = self._attribute_exprs.get((frame.owner, expr.attr))
-                if stored is not None:
-                    return self.resolve_kernel(stored[0], stored[1], depth + 1)
-                return self._class_kernel(frame.owner.rsplit(".", 1)[-1], expr.attr)
-            dotted = self.module.dotted(expr, frame.scope)
-            if dotted:
-                found = self._kernel_named(dotted)
-                if found is not None:
-                    return found
-            if isinstance(expr.value, ast.Name):  # Class.kernel
-                binding, _ = frame.scope.lookup(expr.value.id)
-                if binding is not None and binding.kind == "class":
-                    return self._class_kernel(expr.value.id, expr.attr)
-        return None
+    def module_frame(self) -> Optional[Frame]:
+        return self._module_frame
 
-    def _kernel_of_binding(self, module: PyModule, binding, frame: Frame, depth: int) -> Optional[KernelDef]:
-        if binding.kind == "def":
-            return module.kernel_for(binding.node)
-        if binding.kind == "assign" and not binding.path:
-            # `compiled = cuda.jit(helper)` in a function, of a module's `def helper`: that kernel
-            kernel = next((k for k in module.kernels if k.applied is not None and k.applied is binding.value), None) or \
-                next((k for k in module.kernels if binding.name in k.names
-                      and k.scope.functions == frame.scope.functions), None)
-            if kernel is not None:
-                return kernel
-            value = binding.value
-            if isinstance(value, ast.Call):
-                return self._factory_result(value, frame, depth)
-            return self.resolve_kernel(value, frame, depth + 1)
-        if binding.kind == "import" and binding.imported:
-            return self._kernel_named(binding.imported)
-        return None
+    def stored_expr(self, owner: str, attr: str) -> Optional[Tuple[ast.expr, Frame]]:
+        return self._attribute_exprs.get((owner, attr))
 
-    def _kernel_named(self, qualified: str) -> Optional[KernelDef]:
-        found = self.project.definition(qualified, self.module)
-        if found is None:
-            return None
-        owner, binding = found
-        if binding.kind == "def":
-            return owner.kernel_for(binding.node)
-        if binding.kind == "assign":
-            kernel = next((k for k in owner.kernels if binding.name in k.names and not k.nested), None)
-            if kernel is not None:
-                return kernel
-            if owner is not self.module and isinstance(binding.value, ast.Call):
-                return HostReader(self.project, owner)._factory_result(binding.value, Frame(
-                    None, "", Scope(owner)), 1)
-        return None
+    def type_of(self, expr: ast.expr, frame: Frame):
+        return self._reader(frame).type_of(expr)
 
-    def _factory_result(self, call: ast.Call, frame: Frame, depth: int) -> Optional[KernelDef]:
-        """``k = make_kernel(...)``: the kernel the factory returns."""
-        func = call.func
-        if not isinstance(func, (ast.Name, ast.Attribute)):
-            return None
-        dotted = self.module.dotted(func, frame.scope)
-        owner, factory = self.module, None
-        if isinstance(func, ast.Name):
-            binding, _ = frame.scope.lookup(func.id)
-            if binding is not None and binding.kind == "def":
-                factory = binding.node
-        if factory is None and dotted:
-            found = self.project.definition(dotted, self.module)
-            if found is not None and found[1].kind == "def":
-                owner, factory = found[0], found[1].node
-        if factory is None and isinstance(func, ast.Attribute):
-            # `f = self.make(sigs)`, `kernel = integrator.get_kernel(...)`: a method of an object
-            # of the project's classes, its own or a base's
-            where = instance_of(self._reader(frame).type_of(func.value))
-            method = self._method(where[0], where[1], func.attr) if where is not None else None
-            if method is not None:
-                owner, factory = method[0], method[2]
-        if factory is None:
-            return None
-        locals_ = owner.local_bindings(factory)
-        for statement in flatten(factory.body):
-            if isinstance(statement, ast.Return) and isinstance(statement.value, ast.Name):
-                binding = locals_.get(statement.value.id)
-                if binding is not None and binding.kind == "def":
-                    kernel = owner.kernel_for(binding.node)
-                    if kernel is not None:
-                        return kernel
-                if binding is not None and binding.kind == "assign":
-                    kernel = next((k for k in owner.kernels if statement.value.id in k.names
-                                   and k.scope.functions and k.scope.functions[-1] is factory), None)
-                    if kernel is not None:
-                        return kernel
-        return None
-
-    def _class_kernel(self, class_name: str, attr: str) -> Optional[KernelDef]:
-        return next((k for k in self.module.kernels if k.owner is not None and k.owner.name == class_name
-                     and attr in k.names), None)
+    def kernels_of(self, module: PyModule) -> KernelResolver:
+        return HostReader(self.project, module).kernels
 
     # -- helpers ------------------------------------------------------------------------
 

@@ -17,7 +17,7 @@ from kernlint.python.host import reader as host_reader
 from kernlint.python.project import Project
 from kernlint.python.host.docstrings import NamedClass, documented_types
 from kernlint.python.host.branches import DEAD, agreed_type, narrowed, same_type
-from kernlint.python.host.reader import _returned_type
+from kernlint.python.host.functions import memoized_returns, returned_type
 from kernlint.python.static_types import (NONE, ArrayType, FunctionRef, Maybe, ScalarType, StrType, TupleType,
                                        TypeReader)
 from kernlint.python.signatures.recorded import read_recorded, write_recorded
@@ -323,7 +323,7 @@ INT = ScalarType("int64")
     ([TupleType((INT, INT)), TupleType((INT,))], None),
 ])
 def test_a_helper_returns_what_its_returns_agree_on(returns, expected):
-    assert _returned_type(returns) == expected
+    assert returned_type(returns) == expected
 
 
 @pytest.mark.parametrize("seen, expected", [
@@ -1422,7 +1422,6 @@ def test_a_side_that_leaves_binds_nothing_for_what_follows(tmp_path, guard, expe
 
 def test_a_cache_a_function_fills_with_what_it_returns_returns_that():
     """`return cache[key]` where the function stores only its other return value in the cache."""
-    from kernlint.python.host.reader import _memoized_returns
 
     memo = ast.parse(textwrap.dedent('''
         def get(key):
@@ -1432,7 +1431,7 @@ def test_a_cache_a_function_fills_with_what_it_returns_returns_that():
             cache[key] = value
             return value
     ''')).body[0]
-    assert len(_memoized_returns(memo)) == 1
+    assert len(memoized_returns(memo)) == 1
     other = ast.parse(textwrap.dedent('''
         def get(key):
             if key in cache:
@@ -1440,7 +1439,7 @@ def test_a_cache_a_function_fills_with_what_it_returns_returns_that():
             cache[key] = compute(key)  # what is stored is not what it returns
             return other(key)
     ''')).body[0]
-    assert _memoized_returns(other) == set()
+    assert memoized_returns(other) == set()
 
 
 def test_an_item_or_attribute_store_binds_no_name():

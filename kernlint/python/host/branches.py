@@ -1,6 +1,7 @@
 """Where code branches: what an ``if`` test tells of names on each of its sides (``x is None``,
-``mode == 'E'``, ``isinstance(x, Grid)``, a side that cannot run), the flag it tests, and what
-a name holds where two sides, or two calls, meet. May import ``python.static_types``.
+``mode == 'E'``, ``isinstance(x, Grid)``, a side that cannot run, a block that never goes on),
+the flag it tests, the tests above a statement, and what a name holds where two sides, or two
+calls, meet. May import ``python.static_types``.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from typing import Dict, List, Optional, Tuple
 
 from ..static_types import (NONE, ArrayType, DictType, FunctionRef, ListType, Maybe, ScalarType, StrType, TupleType,
                             TypeReader, appended, either_string, instance_of)
+from ..syntax import FunctionNode
 
 
 def flag_text(expr: ast.expr) -> Optional[str]:
@@ -183,3 +185,38 @@ def _scalar_is(kind: ScalarType, python: str) -> bool:
     """Whether a number of this dtype is a Python ``int``/``float``/``bool``/``complex``."""
     return {"int": kind.dtype.startswith(("int", "uint")), "float": kind.dtype.startswith("float"),
             "bool": kind.dtype == "boolean", "complex": kind.dtype.startswith("complex")}[python]
+
+
+def leaves(body: List[ast.stmt]) -> bool:
+    """Whether a block never goes on to the statement after it: it ends in ``raise``,
+    ``return``, ``continue`` or ``break``, or in an ``if`` both of whose sides do."""
+    if not body:
+        return False
+    last = body[-1]
+    if isinstance(last, (ast.Raise, ast.Return, ast.Continue, ast.Break)):
+        return True
+    return isinstance(last, ast.If) and leaves(last.body) and leaves(last.orelse)
+
+
+def tests_above(function: FunctionNode) -> Dict[int, Tuple[Tuple[ast.expr, bool], ...]]:
+    """id of each statement of a function's body under an ``if`` -> the tests above it, each
+    with whether it sits in that ``if``'s body (True) or its ``else`` (False)."""
+    found: Dict[int, Tuple[Tuple[ast.expr, bool], ...]] = {}
+
+    def walk(body, above):
+        for statement in body:
+            if above:
+                found[id(statement)] = above
+            if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                continue
+            if isinstance(statement, ast.If):
+                walk(statement.body, above + ((statement.test, True),))
+                walk(statement.orelse, above + ((statement.test, False),))
+                continue
+            for field_name in ("body", "orelse", "finalbody"):
+                walk(getattr(statement, field_name, []), above)
+            for handler in getattr(statement, "handlers", []):
+                walk(handler.body, above)
+
+    walk(function.body, ())
+    return found

@@ -31,10 +31,13 @@ from ..static_types import (NONE, ArrayType, ListType, Maybe, Opaque, ScalarType
                             instance, instance_of, loop_bindings, named_tuple_subclass, unpacked)
 from ..syntax import FunctionNode, PyModule, Scope, own_nodes, wrapped_argument, wrapped_interface
 from . import modes
-from .branches import DEAD, UNSET, agreed_type, either_type, flag_text, knowledge, narrowed, same_type
-from .classes import method_of
+from .branches import (DEAD, UNSET, agreed_type, either_type, flag_text, knowledge, leaves, narrowed, same_type,
+                       tests_above)
+from .classes import class_attributes, method_of, set_on
 from .docstrings import documented_class, documented_types
 from .frames import Frame, nested_qualname, place_of, within
+from .functions import (attributes_read, evident_scalars, memoized_returns, positional_parameters, receiver_of,
+                        returned_type)
 from .kernels import KernelResolver
 from .launches import (GPU_WORDS, LAUNCH_TEXT, calls_in_order, compile_target, handed_call, launch_target,
                        launches_given, launches_within, uncopied)
@@ -42,6 +45,7 @@ from .library import ALLOCATIONS, CLOCKS, SYNCS
 from .loops import LoopReader
 from .names import bare_names, element_reads, names_in, names_read, rebound, target_names
 from .signature_text import numba_type_text, signature_types
+
 
 class HostReader:
     def __init__(self, project: Project, module: PyModule, level: int = 0):
@@ -197,7 +201,7 @@ class HostReader:
             # a method (and what is nested in it) sees the class's `self`
             inner = Frame(statement, qualname, frame.scope.inner(statement), {}, frame, frame.owner)
             inner.env.update(self._parameter_types(statement, qualname, frame))
-            receiver = _receiver(statement, frame)
+            receiver = receiver_of(statement, frame)
             if receiver is not None:  # `self`: an object of the class (passed on, `self.x` of a base)
                 inner.env[receiver] = instance(self.module.path, frame.owner)
             self._body(statement.body, inner)
@@ -282,7 +286,7 @@ class HostReader:
             when_true, when_false = narrowed(statement.test, reader)
             dead_body, dead_else = when_true.pop(DEAD, False), when_false.pop(DEAD, False)
             # a side that leaves (`if u is None: raise ...`) binds nothing for what follows
-            leaves_body, leaves_else = _leaves(statement.body), _leaves(statement.orelse)
+            leaves_body, leaves_else = leaves(statement.body), leaves(statement.orelse)
             # held here, so that both sides restore it; an attribute (`ps.V`) only for the branches
             attributes = {name for name in set(when_true) | set(when_false) if "." in name and name not in frame.env}
             for name in set(when_true) | set(when_false):
@@ -412,7 +416,7 @@ class HostReader:
         """``function``'s body read once for each of ``calls`` ((types, keywords), (kernels,
         kernel keywords), (expressions, expression keywords), each expression with the frame
         it is read in)."""
-        positional = _positional(function, outer)
+        positional = positional_parameters(function, outer)
         arguments = function.args
         defaults = dict(zip([a.arg for a in positional[len(positional) - len(arguments.defaults):]],
                             arguments.defaults))
@@ -439,7 +443,7 @@ class HostReader:
                         env[arguments.vararg.arg] = TupleType(tuple(types[len(positional):]))
                     inner.env.clear()
                     inner.env.update({k: v for k, v in env.items() if v is not None})
-                    receiver = _receiver(function, outer)
+                    receiver = receiver_of(function, outer)
                     if receiver is not None:
                         inner.env[receiver] = instance(self.module.path, outer.owner)
                     self._kernel_parameters, self._parameter_exprs = given, written
@@ -671,8 +675,8 @@ class HostReader:
         statements = self.project.memo("assignments and returns", node, lambda: sorted(
             (s for s in own_nodes(node) if isinstance(s, (ast.Assign, ast.Return))),
             key=lambda s: (s.lineno, s.col_offset)))
-        conditions = self.project.memo("conditions", node, lambda: _conditions(node))
-        memoized = self.project.memo("memoized returns", node, lambda: _memoized_returns(node))
+        conditions = self.project.memo("conditions", node, lambda: tests_above(node))
+        memoized = self.project.memo("memoized returns", node, lambda: memoized_returns(node))
         self._returning.add(id(node))
         self._pure.append(True)
         kinds = []
@@ -703,7 +707,7 @@ class HostReader:
         finally:
             self._returning.discard(id(node))
             pure = self._pure.pop()
-        self._returns[key] = returned = _returned_type(kinds)
+        self._returns[key] = returned = returned_type(kinds)
         if pure:
             self.project.returns[shared] = (node, returned)  # the node kept: its id stays its own
         return returned
@@ -823,7 +827,7 @@ class HostReader:
         if not worlds:
             return []
         node = frame.function if frame.function is not None else self.module.tree
-        around = self.project.memo("conditions", node, lambda: _conditions(node)).get(
+        around = self.project.memo("conditions", node, lambda: tests_above(node)).get(
             id(self._statements[-1]), ()) if self._statements else ()
         subject_of = modes.attribute_of(objects.pop())
         guards = [(read, side) for read, side in ((modes.formula(test, subject_of), side) for test, side in around)
@@ -904,7 +908,7 @@ class HostReader:
         """A parameter's type where every call of the function in this file passes the same
         known type (a class's calls count for its ``__init__``); else its default's."""
         arguments = function.args
-        positional = _positional(function, frame)
+        positional = positional_parameters(function, frame)
         calls = self._passed.get(qualname, [])
         if not calls and self._gpu_code and frame.function is None and qualname.count(".") <= (
                 1 if frame.owner else 0) and (self._level < LEVELS and frame.owner or self._types_matter(function, frame)):
@@ -937,7 +941,7 @@ class HostReader:
         untyped = [a.arg for a in positional + arguments.kwonlyargs if types.get(a.arg) is None]
         if untyped and self._gpu_code:
             for name, dtype in self.project.memo("evident scalars", function,
-                                                 lambda: _evident_scalars(function)).items():
+                                                 lambda: evident_scalars(function)).items():
                 if name in untyped:
                     types[name] = ScalarType(dtype)
             # what its docstring says a parameter is (`Nz, Nr : int`), where calls do not say
@@ -945,8 +949,8 @@ class HostReader:
                                                 lambda: documented_types(function)).items():
                 if name in untyped and types.get(name) is None:
                     types[name] = documented_class(kind, self.project, self.module.path)
-            read = self.project.memo("attributes read", function, lambda: _attributes_read(function))
-            receiver = _receiver(function, frame)
+            read = self.project.memo("attributes read", function, lambda: attributes_read(function))
+            receiver = receiver_of(function, frame)
             for name in untyped:
                 if name != receiver and types.get(name) is None and len(read.get(name, ())) >= MIN_ATTRIBUTES_READ:
                     types[name] = self._class_having(read[name])
@@ -969,7 +973,7 @@ class HostReader:
             module = self.project.module(path)
             if module is None:
                 continue
-            having = self.project.memo("class attributes", module, lambda: _class_attributes(module))
+            having = self.project.memo("class attributes", module, lambda: class_attributes(module))
             found.extend((path, klass) for klass, have in having.items() if attributes <= have)
         return instance(*found[0]) if len(found) == 1 else None
 
@@ -977,7 +981,7 @@ class HostReader:
         handed = handed_call(call, self._dotted(call.func, frame))
         if handed is not None:  # `pool.map(use_foo, arrays)`: `use_foo` called with an item
             self._call(handed, frame)
-        named = _set_on(call, "self")
+        named = set_on(call, "self")
         if named is not None and len(call.args) == 3:
             target = ast.Attribute(value=call.args[0], attr=named, ctx=ast.Store())
             self._assign(ast.copy_location(target, call), call.args[2], frame)  # setattr(self, "x", v)
@@ -1378,7 +1382,6 @@ class HostReader:
         return self.module.dotted(expr, frame.scope)
 
 
-
 def _interface_array(call: ast.Call, wrapped: Tuple[int, str], reader: TypeReader) -> Optional[ArrayType]:
     """The array an object of a class that exposes its ``__cuda_array_interface__`` stands for:
     the device array it is made from (a foreign array to numba: no library's own)."""
@@ -1475,20 +1478,6 @@ def file_host_facts(project: Project, path: str) -> Optional[HostFacts]:
         return None
 
 
-_ANNOTATED = {"int": "int64", "float": "float64", "bool": "boolean", "complex": "complex128"}
-_INTEGER_OPS = (ast.FloorDiv, ast.Mod, ast.LShift, ast.RShift)
-
-
-def _positional(function: FunctionNode, outer: Optional[Frame]) -> list:
-    """A function's positional parameters as its callers pass them (a method's ``self`` or
-    ``cls`` left out); ``outer``: the frame it is defined in."""
-    positional = function.args.posonlyargs + function.args.args
-    if outer is not None and outer.owner is not None and outer.function is None and positional and not any(
-            isinstance(d, ast.Name) and d.id == "staticmethod" for d in function.decorator_list):
-        return positional[1:]  # self / cls
-    return positional
-
-
 def _is_self_attribute(target: ast.expr, frame: Frame) -> bool:
     return (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self"
             and frame.owner is not None)
@@ -1498,183 +1487,3 @@ def _is_self_attribute(target: ast.expr, frame: Frame) -> bool:
 _CONFLICTING = Opaque("conflicting")
 
 
-def _receiver(function: FunctionNode, outer: Frame) -> Optional[str]:
-    """The name a method calls its object (``self``); None for functions, static and class
-    methods."""
-    if outer.owner is None or outer.function is not None or any(
-            isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod") for d in function.decorator_list):
-        return None
-    positional = function.args.posonlyargs + function.args.args
-    return positional[0].arg if positional else None
-
-
-def _evident_scalars(function: FunctionNode) -> Dict[str, str]:
-    """Parameters the function itself shows to be Python numbers: annotated ``n: int``, or an
-    integer by use (``range(n)``, ``(n + 255) // 256``) and never indexed or asked for an
-    attribute (so not an array). A size parameter makes ``np.ones(n)`` one-dimensional."""
-    arguments = function.args
-    names = {a.arg for a in arguments.posonlyargs + arguments.args + arguments.kwonlyargs}
-    found: Dict[str, str] = {}
-    for arg in arguments.posonlyargs + arguments.args + arguments.kwonlyargs:
-        if isinstance(arg.annotation, ast.Name) and arg.annotation.id in _ANNOTATED:
-            found[arg.arg] = _ANNOTATED[arg.annotation.id]
-    counted: Set[str] = set()
-    containers: Set[str] = set()
-    for node in ast.walk(function):
-        if isinstance(node, (ast.Subscript, ast.Attribute)) and isinstance(node.value, ast.Name):
-            containers.add(node.value.id)
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "range":
-            counted.update(a.id for a in node.args if isinstance(a, ast.Name))
-        elif isinstance(node, ast.BinOp) and isinstance(node.op, _INTEGER_OPS):
-            constant = next((side for side in (node.left, node.right) if isinstance(side, ast.Constant)
-                             and type(side.value) is int), None)
-            if constant is not None:
-                other = node.right if constant is node.left else node.left
-                counted.update(n.id for n in ast.walk(other) if isinstance(n, ast.Name))
-    for name in (counted & names) - containers:
-        found.setdefault(name, "int64")
-    return found
-
-
-def _set_on(call: ast.Call, receiver: Optional[str]) -> Optional[str]:
-    """The attribute ``setattr(receiver, 'x', ...)`` sets by a literal name; None for any other call."""
-    if isinstance(call.func, ast.Name) and call.func.id == "setattr" and len(call.args) >= 2 and isinstance(
-            call.args[0], ast.Name) and call.args[0].id == receiver and isinstance(call.args[1], ast.Constant) \
-            and isinstance(call.args[1].value, str):
-        return call.args[1].value
-    return None
-
-
-def _attributes_read(function: FunctionNode) -> Dict[str, FrozenSet[str]]:
-    """For each parameter, the attributes the function reads or sets on it (``species.x``,
-    ``species.sort_particles(...)``), dunders aside."""
-    arguments = function.args
-    names = {a.arg for a in arguments.posonlyargs + arguments.args + arguments.kwonlyargs}
-    found: Dict[str, Set[str]] = {}
-    for node in ast.walk(function):
-        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in names \
-                and not node.attr.startswith("__"):
-            found.setdefault(node.value.id, set()).add(node.attr)
-    return {name: frozenset(attrs) for name, attrs in found.items()}
-
-
-def _class_attributes(module: PyModule) -> Dict[str, FrozenSet[str]]:
-    """For each module-level class: the attributes its objects have as its code writes them
-    (``self.x = ...`` in any method, ``setattr(self, 'x', ...)``, its methods, its class-level
-    names), with those of its bases defined in the same module."""
-    own: Dict[str, Set[str]] = {}
-    bases: Dict[str, List[str]] = {}
-    for klass in module.tree.body:
-        if not isinstance(klass, ast.ClassDef):
-            continue
-        have = own.setdefault(klass.name, set())
-        bases[klass.name] = [b.id for b in klass.bases if isinstance(b, ast.Name)]
-        for statement in klass.body:
-            if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                have.add(statement.name)
-                receiver = statement.args.args[0].arg if statement.args.args else None
-                for node in ast.walk(statement):
-                    if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store) and isinstance(
-                            node.value, ast.Name) and node.value.id == receiver:
-                        have.add(node.attr)
-                    elif isinstance(node, ast.Call) and _set_on(node, receiver) is not None:
-                        have.add(_set_on(node, receiver))
-            elif isinstance(statement, (ast.Assign, ast.AnnAssign)):
-                for target in statement.targets if isinstance(statement, ast.Assign) else [statement.target]:
-                    have.update(target_names(target))
-
-    def inherited(name: str, seen: Set[str]) -> Set[str]:
-        have = set(own.get(name, ()))
-        for base in bases.get(name, ()):
-            if base in own and base not in seen:
-                have |= inherited(base, seen | {base})
-        return have
-
-    return {name: frozenset(inherited(name, {name})) for name in own}
-
-
-def _returned_type(kinds: List[object]):
-    """What a function returns, from its ``return`` statements' types: one they all give (an
-    array the same but where it lives, of unknown place); a tuple's item that only some of
-    them say takes their type, without where it lives (``return n, x`` with ``x`` unknown,
-    ``return 0, np.empty(0)`` where nothing was found)."""
-    if not kinds:
-        return None
-    same = kinds[0]
-    for kind in kinds[1:]:
-        same = same_type(same, kind) if same is not None else None
-    if same is not None:
-        return same
-    if all(isinstance(k, ArrayType) for k in kinds) and len(
-            {replace(k, where="", library="") for k in kinds}) == 1:  # `return cupy.empty(...)` / `np.empty(...)`
-        return replace(kinds[0], where="", library="")
-    tuples = [k for k in kinds if isinstance(k, TupleType)]
-    if len(tuples) != len(kinds) or len({len(t.items) for t in tuples}) != 1:
-        return None
-    items = []
-    for column in zip(*(t.items for t in tuples)):
-        known = [item for item in column if item is not None]
-        if not known or any(item != known[0] for item in known):
-            if known and all(isinstance(i, ArrayType) for i in known) and all(
-                    replace(i, where="", library="") == replace(known[0], where="", library="") for i in known):
-                items.append(replace(known[0], where="", library=""))  # the same array, in different places
-                continue
-            items.append(None)
-            continue
-        partial = len(known) < len(column)
-        items.append(replace(known[0], where="", library="") if partial and isinstance(known[0], ArrayType)
-                     else known[0])
-    return TupleType(tuple(items))
-
-
-def _leaves(body: List[ast.stmt]) -> bool:
-    """Whether a block never goes on to the statement after it: it ends in ``raise``,
-    ``return``, ``continue`` or ``break``, or in an ``if`` both of whose sides do."""
-    if not body:
-        return False
-    last = body[-1]
-    if isinstance(last, (ast.Raise, ast.Return, ast.Continue, ast.Break)):
-        return True
-    return isinstance(last, ast.If) and _leaves(last.body) and _leaves(last.orelse)
-
-
-def _memoized_returns(function: FunctionNode) -> Set[int]:
-    """ids of a function's ``return cache[key]`` statements where it fills that cache itself,
-    only with values it also returns (``cache[key] = energies`` ... ``return energies``): they
-    return what its other returns do."""
-    nodes = list(own_nodes(function))
-    returned = {n.value.id for n in nodes if isinstance(n, ast.Return) and isinstance(n.value, ast.Name)}
-    filled: Dict[str, Set[str]] = {}
-    for node in nodes:
-        if isinstance(node, ast.Assign):
-            for target in node.targets:
-                if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
-                    stored = node.value.id if isinstance(node.value, ast.Name) else ""
-                    filled.setdefault(target.value.id, set()).add(stored)
-    return {id(node) for node in nodes if isinstance(node, ast.Return) and isinstance(node.value, ast.Subscript)
-            and isinstance(node.value.value, ast.Name) and filled.get(node.value.value.id)
-            and filled[node.value.value.id] <= returned}
-
-
-def _conditions(function: FunctionNode) -> Dict[int, Tuple[Tuple[ast.expr, bool], ...]]:
-    """id of each statement of a function's body under an ``if`` -> the tests above it, each
-    with whether it sits in that ``if``'s body (True) or its ``else`` (False)."""
-    found: Dict[int, Tuple[Tuple[ast.expr, bool], ...]] = {}
-
-    def walk(body, above):
-        for statement in body:
-            if above:
-                found[id(statement)] = above
-            if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                continue
-            if isinstance(statement, ast.If):
-                walk(statement.body, above + ((statement.test, True),))
-                walk(statement.orelse, above + ((statement.test, False),))
-                continue
-            for field_name in ("body", "orelse", "finalbody"):
-                walk(getattr(statement, field_name, []), above)
-            for handler in getattr(statement, "handlers", []):
-                walk(handler.body, above)
-
-    walk(function.body, ())
-    return found

@@ -27,12 +27,12 @@ from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 
 from ...analysis.host import Arg, Event, HostFacts, KernelRef, Launch
 from ..project import Project
-from ..static_types import (NONE, ArrayType, ListType, Maybe, Opaque, ScalarType, TupleType, TypeReader, appended,
-                            instance, instance_of, loop_bindings, named_tuple_subclass, unpacked)
+from ..static_types import (NONE, ArrayType, ListType, Opaque, ScalarType, TupleType, TypeReader, appended, instance,
+                            instance_of, loop_bindings, named_tuple_subclass, unpacked)
 from ..syntax import FunctionNode, PyModule, Scope, own_nodes, wrapped_argument, wrapped_interface
 from . import modes
-from .branches import (DEAD, UNSET, agreed_type, either_type, flag_text, knowledge, leaves, narrowed, same_type,
-                       tests_above)
+from .attributes import ClassAttributes, is_self_attribute
+from .branches import DEAD, UNSET, agreed_type, either_type, flag_text, leaves, narrowed, same_type, tests_above
 from .classes import class_attributes, method_of, set_on
 from .docstrings import documented_class, documented_types
 from .frames import Frame, nested_qualname, place_of, within
@@ -57,11 +57,7 @@ class HostReader:
         self.module = module
         self.facts = HostFacts(module.path)
         self._record = False
-        self._attributes: Dict[Tuple[str, str], object] = {}  # (class, attr) -> type
-        self._attribute_exprs: Dict[Tuple[str, str], Tuple[ast.expr, Frame]] = {}
-        # (class, attr) -> (where, library) of each array assigned to it: a class that makes
-        # NumPy arrays in __init__ and moves them in send_to_gpu() has both
-        self._attribute_places: Dict[Tuple[str, str], set] = {}
+        self._attrs = ClassAttributes(module.path)  # what the file's classes store in `self`
         self._loops = LoopReader(module)  # a loop's facts and kind, from its syntax
         self.kernels = KernelResolver(project, module, self)  # what a launch's target refers to
         self._module_frame: Optional[Frame] = None
@@ -81,8 +77,6 @@ class HostReader:
                                         and self._may_launch_kernels())
         self._assigning: set = set()  # the names the statement being read assigns
         self._targets: List[ast.expr] = []  # and its targets
-        self._bases: Dict[str, List[Tuple[str, str]]] = {}  # class -> its bases as (path, name)
-        self._subclass_places_seen: Dict[Tuple[str, str], Set[Tuple[str, str]]] = {}
         self._minus: Dict[int, str] = {}  # id(call) -> the name subtracted from it (clock() - t0)
         # reading a loop's body again for one value of its variable (`for dtype in (np.float32,
         # np.float64)`): its launches give signatures only, nothing else is recorded
@@ -102,11 +96,9 @@ class HostReader:
         self._splits: Dict[int, Tuple[dict, Dict[str, tuple]]] = {}
         self._statements: List[ast.stmt] = []  # the statements being read, innermost last
         # reading a class's `__init__` (and its methods that store attributes) again in one
-        # world of its mode tests (`modes`): the world and the tests' formulas, the class, and
-        # what it stores in that world
+        # world of its mode tests (`modes`): the world and the tests' formulas (the class, and
+        # what it stores in that world: `ClassAttributes.world_class`, `world_attributes`)
         self._world: Optional[Tuple[modes.World, Dict[int, tuple]]] = None
-        self._world_class: Optional[str] = None
-        self._world_attributes: Optional[Dict[str, object]] = None
         self._modes: Dict[str, list] = {}  # this file's classes' modes, as `HostFacts.class_modes`
 
     def _may_launch_kernels(self) -> bool:
@@ -140,7 +132,7 @@ class HostReader:
             record = passes.pop(0)
             self._record = record
             self._next_loop = 0
-            self._subclass_places_seen = {}  # the second pass knows every class of the file
+            self._attrs.new_pass()  # the second pass knows every class of the file
             self._returns = {}  # and what later methods store in `self`
             self._methods = {}
             self._outgoing = {}
@@ -156,11 +148,7 @@ class HostReader:
             self._reads += 1
         self.facts.globals = dict(self._module_frame.env)
         self.facts.outgoing = self._outgoing
-        for (owner, attr), places in self._attribute_places.items():
-            self.facts.class_places.setdefault(owner, {})[attr] = set(places)
-        self.facts.class_bases = dict(self._bases)
-        for owner, attr in self._attributes:
-            self.facts.class_attributes.setdefault(owner, {})[attr] = self._stored((owner, attr), set())
+        self._attrs.finish(self.facts)
         if self._gpu_code:
             for statement in self.module.tree.body:
                 if isinstance(statement, ast.ClassDef):
@@ -221,7 +209,7 @@ class HostReader:
                 found = self.project.definition(dotted, self.module) if dotted else None
                 if found is not None and found[1].kind == "class":
                     bases.append((found[0].path, found[1].name))
-            self._bases[qualname] = bases
+            self._attrs.bases[qualname] = bases
             klass = Frame(None, qualname, frame.scope, {}, frame, qualname, owner_node=statement)
             methods = [s for s in statement.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))]
             rest = [s for s in statement.body if s not in methods]
@@ -402,7 +390,7 @@ class HostReader:
         keys = [qualname]
         if outer.owner is not None and qualname == f"{outer.owner}.{function.name}":
             # `self.check(...)` in a subclass of this file names the method by the subclass
-            keys += [f"{klass}.{function.name}" for klass in self._subclasses_here(outer.owner)]
+            keys += [f"{klass}.{function.name}" for klass in self._attrs.subclasses_here(outer.owner)]
         calls = [(passed, kernels, ([(e, caller) for e in exprs], {k: (v, caller) for k, v in named.items()}))
                  for key in keys for passed, kernels, (exprs, named, caller) in zip(
                      self._passed.get(key, []), self._passed_kernels.get(key, []), self._passed_exprs.get(key, []))]
@@ -451,29 +439,16 @@ class HostReader:
             finally:
                 self._kernel_parameters, self._parameter_exprs = saved
 
-    def _subclasses_here(self, klass: str) -> List[str]:
-        """The classes of this file that derive from ``klass`` (a class of this file), at any depth."""
-        found: List[str] = []
-        frontier = {(self.module.path, klass)}
-        while frontier:
-            derived = [name for name, bases in self._bases.items()
-                       if name not in found and any(base in frontier for base in bases)]
-            found.extend(derived)
-            frontier = {(self.module.path, name) for name in derived}
-        return found
-
     @contextlib.contextmanager
     def _variant_reading(self, frame: Frame):
         """Reading done again for its launches' signatures alone: what it changes is undone."""
-        saved = (dict(frame.env), dict(self._attributes), dict(self._attribute_exprs),
-                 {key: set(places) for key, places in self._attribute_places.items()}, self._next_loop,
-                 dict(self.facts.loops), self._variant)
+        saved = dict(frame.env), self._attrs.saved(), self._next_loop, dict(self.facts.loops), self._variant
         self._variant = True
         try:
             yield
         finally:
-            env, self._attributes, self._attribute_exprs, self._attribute_places, self._next_loop, loops, \
-                self._variant = saved
+            env, attributes, self._next_loop, loops, self._variant = saved
+            self._attrs.restore(attributes)
             frame.env.clear()  # the dict the frames share: restored in place
             frame.env.update(env)
             self.facts.loops = loops
@@ -507,38 +482,10 @@ class HostReader:
                 item = kind.items[index] if isinstance(kind, TupleType) and index < len(kind.items) else None
                 if isinstance(element, ast.Name):
                     frame.env[element.id] = item
-                elif _is_self_attribute(element, frame):  # self.kz, self.kr = np.meshgrid(kz, kr)
-                    self._store(element.attr, item, None, frame)
-        elif _is_self_attribute(target, frame):
-            self._store(target.attr, self._value_type(value, frame), value, frame)
-
-    def _store(self, attr: str, kind, value: Optional[ast.expr], frame: Frame) -> None:
-        """``self.<attr> = value`` (``value``: the expression, where it is one of its own)."""
-        key = (frame.owner, attr)
-        if self._world_attributes is not None and frame.owner == self._world_class:
-            self._world_attributes[attr] = kind  # one world's reading runs in order: the last wins
-            return
-        if isinstance(kind, ArrayType):  # where every assignment in the class puts it
-            self._attribute_places.setdefault(key, set()).add((kind.where, kind.library))
-        # the first assignment wins (``__init__`` is read first); the second pass fills in
-        # what only calls later in the file made known; two of different numba types (a complex
-        # array on one side of an `if`, a float one on the other) leave it unknown
-        old = self._attributes.get(key, UNSET)
-        if old is _CONFLICTING:
-            return
-        if isinstance(old, (ArrayType, ScalarType)) and isinstance(kind, (ArrayType, ScalarType)) and (
-                old.text and kind.text and old.text != kind.text):
-            self._attributes[key] = _CONFLICTING
-            return
-        merged = same_type(old, kind) if isinstance(old, Maybe) and kind is not None else None
-        if merged is not None:  # `self.ionizer = None`, later an object: None or that object
-            kind = merged
-        # (a number more known than a dict is another value, not the same one better known)
-        if old is UNSET or knowledge(kind) > knowledge(old) and (old is None or type(old) is type(kind)) or (
-                merged is not None and merged != old):
-            self._attributes[key] = kind
-            if value is not None:
-                self._attribute_exprs[key] = (value, frame)
+                elif is_self_attribute(element, frame):  # self.kz, self.kr = np.meshgrid(kz, kr)
+                    self._attrs.store(element.attr, item, None, frame)
+        elif is_self_attribute(target, frame):
+            self._attrs.store(target.attr, self._value_type(value, frame), value, frame)
 
     def _value_type(self, value: ast.expr, frame: Frame):
         reader = self._reader(frame)
@@ -720,12 +667,14 @@ class HostReader:
         """The type of an attribute of an object of a project class: what its methods store in
         ``self.<attr>`` (read from its file), else what a base class stores."""
         path, klass = instance_of(obj)
-        if path == self.module.path and klass == self._world_class and attr in (self._world_attributes or {}):
-            return self._world_attributes[attr]
+        world = self._attrs.world_attributes
+        if path == self.module.path and klass == self._attrs.world_class and attr in (world or {}):
+            return world[attr]
         if path == self.module.path:
             self._own_state_read()
-            value = self._stored((klass, attr), self._subclass_places((klass, attr)))
-            bases = self._bases.get(klass, [])
+            value = self._attrs.stored((klass, attr), self._attrs.subclass_places(
+                (klass, attr), self._importers_naming if self._gpu_code else None))
+            bases = self._attrs.bases.get(klass, [])
         else:
             facts = self._facts_of(path)
             if facts is None:
@@ -739,14 +688,6 @@ class HostReader:
                     break
         return value if not isinstance(value, str) else None
 
-    def _stored(self, key: Tuple[str, str], elsewhere: Set[Tuple[str, str]]):
-        """What a class of this file stores in an attribute; an array it (or, ``elsewhere``,
-        a subclass) puts in more than one place lives where reading cannot say."""
-        value = self._attributes.get(key)
-        if isinstance(value, ArrayType) and len(self._attribute_places.get(key, set()) | elsewhere) > 1:
-            return replace(value, where="", library="")
-        return value
-
     def _class_modes(self, klass: str) -> list:
         """A class's attributes that one reading leaves unknown (``_CONFLICTING``: a real array
         on one side of ``if V is None or V == 0``, a complex one on the other), read in each
@@ -757,8 +698,7 @@ class HostReader:
             return self._modes[klass]
         self._modes[klass] = []  # (while it is being read)
         node = next((s for s in self.module.tree.body if isinstance(s, ast.ClassDef) and s.name == klass), None)
-        if node is None or self._module_frame is None or not any(
-                owner == klass and value is _CONFLICTING for (owner, attr), value in self._attributes.items()):
+        if node is None or self._module_frame is None or not self._attrs.conflicting(klass):
             return []
         defined = [s for s in node.body if isinstance(s, ast.FunctionDef) and s.args.args and not s.decorator_list]
         init = [s for s in defined if s.name == "__init__"]
@@ -778,25 +718,26 @@ class HostReader:
         if not atoms:
             return []
         outer = Frame(None, klass, self._module_frame.scope, {}, self._module_frame, klass, owner_node=node)
-        saved = (self._variant, self._world, self._world_class, self._world_attributes)
+        saved = (self._variant, self._world, self._attrs.world_class, self._attrs.world_attributes)
         launches, events = len(self.facts.passed_launches), len(self.facts.events)
         readings = []
         try:
             for world in modes.worlds(atoms[:modes.MAX_ATOMS]):
-                self._variant, self._world, self._world_class, self._world_attributes = True, (world, tests), klass, {}
+                self._variant, self._world = True, (world, tests)
+                self._attrs.world_class, self._attrs.world_attributes = klass, {}
                 for method in methods:
                     inner = Frame(method, f"{klass}.{method.name}", outer.scope.inner(method), {}, outer, klass)
                     inner.env.update(self._parameter_types(method, f"{klass}.{method.name}", outer))
                     inner.env[method.args.args[0].arg] = instance(self.module.path, klass)
                     self._body(method.body, inner)
-                readings.append((tuple(world.items()), self._world_attributes))
+                readings.append((tuple(world.items()), self._attrs.world_attributes))
         finally:
-            self._variant, self._world, self._world_class, self._world_attributes = saved
+            self._variant, self._world, self._attrs.world_class, self._attrs.world_attributes = saved
             del self.facts.passed_launches[launches:], self.facts.events[events:]
         # what the one reading types stays as it is; the rest, where a world types it
         # (`self.d_C = cupy.asarray(self.C)` of a conflicting `self.C`: an array of no known dtype)
         unknown = {attr for _, stored in readings for attr, kind in stored.items()
-                   if getattr(kind, "text", None) and not getattr(self._attributes.get((klass, attr)), "text", None)}
+                   if getattr(kind, "text", None) and not getattr(self._attrs.types.get((klass, attr)), "text", None)}
         if not unknown:
             return []
         self._modes[klass] = found = [(world, {attr: kind for attr, kind in stored.items() if attr in unknown})
@@ -869,10 +810,8 @@ class HostReader:
                 current = current.parent
             if current is not None and isinstance(current.env[target.id], ListType):
                 current.env[target.id] = appended(current.env[target.id], kind)
-        elif _is_self_attribute(target, frame):
-            key = (frame.owner, target.attr)
-            if isinstance(self._attributes.get(key), ListType):
-                self._attributes[key] = appended(self._attributes[key], kind)
+        elif is_self_attribute(target, frame):
+            self._attrs.append((frame.owner, target.attr), kind)
 
     # -- expressions ----------------------------------------------------------------
 
@@ -1317,7 +1256,7 @@ class HostReader:
         return self._module_frame
 
     def stored_expr(self, owner: str, attr: str) -> Optional[Tuple[ast.expr, Frame]]:
-        return self._attribute_exprs.get((owner, attr))
+        return self._attrs.exprs.get((owner, attr))
 
     def type_of(self, expr: ast.expr, frame: Frame):
         return self._reader(frame).type_of(expr)
@@ -1346,24 +1285,6 @@ class HostReader:
         reader = TypeReader(lambda e: self._dotted(e, frame), lookup, attribute, self._member,
                             lambda call: self._project_call(call, self.module, frame.scope, reader))
         return reader
-
-    def _subclass_places(self, key: Tuple[str, str]) -> Set[Tuple[str, str]]:
-        """Where the subclasses of a class, in this file or others of the project, put an
-        attribute's arrays (``GpuSim(Sim)`` moving ``self.x`` to the GPU)."""
-        if key in self._subclass_places_seen:
-            return self._subclass_places_seen[key]
-        owner, attr = key
-        self._subclass_places_seen[key] = found = set()
-        for sub, bases in self._bases.items():
-            if (self.module.path, owner) in bases:
-                found |= self._attribute_places.get((sub, attr), set())
-        if not self._gpu_code or "." in owner:
-            return found
-        for facts in self._importers_naming(owner):
-            for sub, bases in facts.class_bases.items():
-                if (self.module.path, owner) in bases:
-                    found |= facts.class_places.get(sub, {}).get(attr, set())
-        return found
 
     def _imported(self, name: str):
         """The type (or dtype alias) of a module-level name another file of the project binds
@@ -1476,14 +1397,5 @@ def file_host_facts(project: Project, path: str) -> Optional[HostFacts]:
         return read_host(project, module)
     except RecursionError:
         return None
-
-
-def _is_self_attribute(target: ast.expr, frame: Frame) -> bool:
-    return (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self"
-            and frame.owner is not None)
-
-
-# an attribute assigned values of different numba types: its type is not known
-_CONFLICTING = Opaque("conflicting")
 
 

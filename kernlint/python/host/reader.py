@@ -146,6 +146,13 @@ class HostReader:
                 self._passed, self._passed_kernels, self._passed_exprs = self._calls_read
                 passes.append(True)
             self._reads += 1
+        self._finish_facts()
+        return self.facts
+
+    def _finish_facts(self) -> None:
+        """The facts of the whole file, once its statements are read (the last pass's): its
+        module-level names' types, the calls it makes into other files, its classes'
+        attributes, bases and modes. A fact about the whole file is added here."""
         self.facts.globals = dict(self._module_frame.env)
         self.facts.outgoing = self._outgoing
         self._attrs.finish(self.facts)
@@ -155,7 +162,6 @@ class HostReader:
                     found = self._class_modes(statement.name)
                     if found:
                         self.facts.class_modes[statement.name] = found
-        return self.facts
 
     # -- statements ---------------------------------------------------------------
 

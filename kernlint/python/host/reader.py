@@ -41,9 +41,9 @@ from .functions import (attributes_read, evident_scalars, memoized_returns, posi
 from .kernels import KernelResolver
 from .launches import (GPU_WORDS, LAUNCH_TEXT, calls_in_order, compile_target, handed_call, launch_target,
                        launches_given, launches_within, uncopied)
-from .library import ALLOCATIONS, CLOCKS, SYNCS
 from .loops import LoopReader
-from .names import bare_names, element_reads, names_in, names_read, rebound, target_names
+from .names import rebound, target_names
+from .operations import host_operation
 from .signature_text import numba_type_text, signature_types
 
 
@@ -75,8 +75,7 @@ class HostReader:
         # launch, or for another file that asks for this one's types (and then one level less deep)
         self._gpu_code = level > 0 and (self._types_only or bool(LAUNCH_TEXT.search(module.text))
                                         and self._may_launch_kernels())
-        self._assigning: set = set()  # the names the statement being read assigns
-        self._targets: List[ast.expr] = []  # and its targets
+        self._targets: List[ast.expr] = []  # the targets the statement being read assigns
         self._minus: Dict[int, str] = {}  # id(call) -> the name subtracted from it (clock() - t0)
         # reading a loop's body again for one value of its variable (`for dtype in (np.float32,
         # np.float64)`): its launches give signatures only, nothing else is recorded
@@ -226,10 +225,9 @@ class HostReader:
             if statement.value is None:
                 return
             targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
-            self._assigning = {n for t in targets for n in target_names(t)}
             self._targets = targets
             self._expr(statement.value, frame)
-            self._assigning, self._targets = set(), []
+            self._targets = []
             for target in targets:
                 self._assign(target, statement.value, frame)
             return
@@ -1013,7 +1011,8 @@ class HostReader:
             self.facts.events.append(Event("call", place_of(self.module.path, call), frame.qualname, frame.loops,
                                            what=callee, detail={"callee": callee}))
             return
-        event = self._host_operation(call, frame)
+        event = host_operation(call, frame, self.module, self._reader(frame), self._targets, self._minus,
+                               self.facts.pools)
         if event is not None:
             self.facts.events.append(event)
 
@@ -1095,61 +1094,6 @@ class HostReader:
         return Launch("launch", place_of(self.module.path, call), frame.qualname, frame.loops,
                       what=ast.unparse(call.func), kernel=ref, args=tuple(Arg(text, "", text) for text in texts))
 
-    def _host_operation(self, call: ast.Call, frame: Frame) -> Optional[Event]:
-        """An allocation, a blocking operation or a clock read, or None."""
-        name = self._dotted(call.func, frame) or ""
-        place = place_of(self.module.path, call)
-        assigned = sorted(self._assigning)
-        if name == "numba.cuda.set_memory_manager":
-            self.facts.pools.add("numba")  # an EMM plugin (RMM, CuPy's pool): numba allocates from a pool
-        if name == "cupy.cuda.set_allocator" and call.args and isinstance(call.args[0], ast.Constant) \
-                and call.args[0].value is None:
-            self.facts.pools.add("cupy-off")  # CuPy's pool turned off: each allocation is a cudaMalloc
-
-        def event(kind: str, what: str, **detail) -> Event:
-            return Event(kind, place, frame.qualname, frame.loops, what=what,
-                         detail={"assigned": assigned, **detail})
-
-        if name in ALLOCATIONS:
-            reads = sorted({n for a in list(call.args) + [k.value for k in call.keywords] for n in names_read(a)})
-            # to_device / asarray copy data in: they allocate per step whatever the data; the
-            # constructors allocate a shape, which may change with the loop
-            copies = name.rsplit(".", 1)[-1] in ("to_device", "asarray", "array", "copy", "ascontiguousarray")
-            size = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg in (
-                "shape", "size", "n")), None)
-            bare = sorted(bare_names(size)) if size is not None else []
-            return event("alloc", name, reads=reads, bare=bare, elements=sorted(element_reads(size)),
-                         shape_based=not copies, kept=self._kept(frame))
-        if name in SYNCS:
-            return event("sync", f"{name}()")
-        if name in CLOCKS:
-            return event("clock", f"{name}()", minus=self._minus.get(id(call), ""))
-        if name == "cupy.asnumpy" and not any(k.arg == "stream" for k in call.keywords):
-            return event("copy-back", f"{name}()")
-        reader = self._reader(frame)
-        if isinstance(call.func, ast.Attribute):
-            method = call.func.attr
-            receiver = reader.type_of(call.func.value)
-            receiver_name = self._dotted(call.func.value, frame) or ""
-            if method in ("synchronize", "auto_synchronize") and (
-                    isinstance(receiver, Opaque) and receiver.kind in ("stream", "event")
-                    or receiver_name.startswith(("numba.cuda", "cupy.cuda"))):
-                return event("sync", f"{ast.unparse(call.func)}()")
-            if method == "copy_to_host":
-                if len(call.args) >= 2 or any(k.arg == "stream" for k in call.keywords):
-                    return None  # on a stream: asynchronous into pinned memory
-                if isinstance(receiver, ArrayType) and receiver.where != "device":
-                    return None
-                return event("copy-back", f"{ast.unparse(call.func)}()")
-            if method in ("get", "item", "tolist") and isinstance(receiver, ArrayType) and receiver.where == "device":
-                return event("copy-back", f"{ast.unparse(call.func)}()")
-        if name.startswith("numpy.") or name in ("builtins.float", "builtins.int", "builtins.bool"):
-            for arg in call.args:
-                kind = reader.type_of(arg)
-                if isinstance(kind, ArrayType) and kind.where == "device":
-                    return event("copy-back", f"{ast.unparse(call.func)}({ast.unparse(arg)})")
-        return None
-
     def _callee(self, call: ast.Call, frame: Frame) -> Optional[str]:
         """The qualified name of a function of this file that a call runs."""
         func = call.func
@@ -1164,32 +1108,6 @@ class HostReader:
             return f"{frame.owner}.{func.attr}"
         method = self._method_called(call, frame)  # `grid.shift(1)`, `Grid` a class of this file
         return method[1] if method is not None and method[0] == self.module.path else None
-
-    def _kept(self, frame: Frame) -> str:
-        """Where the array the statement being read allocates outlives the iteration, as the
-        code writes it (``self.buf``, ``frames.append(out)``, ``return out``), or ""."""
-        for target in self._targets:
-            if isinstance(target, (ast.Attribute, ast.Subscript)):
-                return ast.unparse(target)
-        names = {t.id for t in self._targets if isinstance(t, ast.Name)}
-        if not names:
-            return ""
-        body = frame.function.body if frame.function is not None else self.module.tree.body
-        for statement in body:
-            for node in ast.walk(statement):
-                if isinstance(node, ast.Return) and node.value is not None and names_in(node.value) & names:
-                    return ast.unparse(node)
-                if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in (
-                        "append", "extend", "insert", "add", "put") and any(
-                        isinstance(a, ast.Name) and a.id in names for a in node.args):
-                    return ast.unparse(node)
-                if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr" \
-                        and any(isinstance(a, ast.Name) and a.id in names for a in node.args[2:]):
-                    return ast.unparse(node)
-                if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name) and node.value.id in names \
-                        and any(isinstance(t, (ast.Attribute, ast.Subscript)) for t in node.targets):
-                    return ast.unparse(node)
-        return ""
 
     def _callee_elsewhere(self, call: ast.Call, frame: Frame) -> Optional[Tuple[str, str]]:
         """(path, qualified name) of a function, class (its ``__init__``) or method another

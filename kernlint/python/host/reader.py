@@ -28,16 +28,16 @@ from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 from ...analysis.host import Arg, Event, HostFacts, KernelRef, Launch
 from ..project import Project
 from ..static_types import (NONE, ArrayType, ListType, Opaque, ScalarType, TupleType, TypeReader, appended, instance,
-                            instance_of, loop_bindings, named_tuple_subclass, unpacked)
-from ..syntax import FunctionNode, PyModule, Scope, own_nodes, wrapped_argument, wrapped_interface
+                            instance_of, loop_bindings)
+from ..syntax import FunctionNode, PyModule, Scope
 from . import modes
 from .attributes import ClassAttributes, is_self_attribute
 from .branches import DEAD, UNSET, agreed_type, either_type, flag_text, leaves, narrowed, same_type, tests_above
+from .calls import ProjectCalls
 from .classes import class_attributes, method_of, set_on
 from .docstrings import documented_class, documented_types
 from .frames import Frame, nested_qualname, place_of, within
-from .functions import (attributes_read, evident_scalars, memoized_returns, positional_parameters, receiver_of,
-                        returned_type)
+from .functions import attributes_read, evident_scalars, positional_parameters, receiver_of
 from .kernels import KernelResolver
 from .launches import (GPU_WORDS, LAUNCH_TEXT, calls_in_order, compile_target, handed_call, launch_target,
                        launches_given, launches_within, uncopied)
@@ -67,14 +67,13 @@ class HostReader:
         # the kernels those calls pass ([positional], {keyword}), beside their types
         self._passed_kernels: Dict[str, List[Tuple[List[Optional[KernelRef]], Dict[str, Optional[KernelRef]]]]] = {}
         self._outgoing: Dict[Tuple[str, str], List[Tuple[List[object], Dict[str, object]]]] = {}  # other files' callees
-        self._returning: Set[int] = set()  # helper functions whose return type is being read
-        self._returns: Dict[tuple, object] = {}  # (id(function), its arguments' types) -> what it returns
-        self._pure: List[bool] = []  # for each return type being read: whether it reads only other files
         self._methods: Dict[int, Optional[Tuple[str, str]]] = {}  # id(call) -> `_method_called`, this pass
         # types from other files (callers, helpers, subclasses) are read only for code that may
         # launch, or for another file that asks for this one's types (and then one level less deep)
         self._gpu_code = level > 0 and (self._types_only or bool(LAUNCH_TEXT.search(module.text))
                                         and self._may_launch_kernels())
+        # what calls of the project's own code give (objects, helpers' return types)
+        self._calls = ProjectCalls(project, module, self, level, self._gpu_code)
         self._targets: List[ast.expr] = []  # the targets the statement being read assigns
         self._minus: Dict[int, str] = {}  # id(call) -> the name subtracted from it (clock() - t0)
         # reading a loop's body again for one value of its variable (`for dtype in (np.float32,
@@ -132,7 +131,7 @@ class HostReader:
             self._record = record
             self._next_loop = 0
             self._attrs.new_pass()  # the second pass knows every class of the file
-            self._returns = {}  # and what later methods store in `self`
+            self._calls.new_pass()  # and what later methods store in `self`
             self._methods = {}
             self._outgoing = {}
             self._calls_read = {}, {}, {}
@@ -500,68 +499,6 @@ class HostReader:
                 return dtype  # a dtype alias: DTYPE = np.float32
         return kind
 
-    def _project_call(self, call: ast.Call, module: PyModule, scope: Scope, reader: TypeReader):
-        """What a call of the project's own code gives: an object of its class (whose methods'
-        parameters then take the argument types), or what its helper function or method
-        returns for these arguments (``alloc(n, np.int64)`` -> ``int64[::1]``,
-        ``self.comm.divide_into_domain()`` -> a tuple)."""
-        target = self._called(call, module, scope, reader)
-        if target is None:
-            return None
-        owner, node, receiver = target
-        if isinstance(node, ast.ClassDef):
-            wrapped = self.project.memo("wrapped interface", node, lambda: wrapped_interface(node))
-            if wrapped is not None:
-                return _interface_array(call, wrapped, reader)
-            named = self.project.memo("named tuple", node, lambda: named_tuple_subclass(
-                node, [owner.dotted(base, Scope(owner)) for base in node.bases]))
-            if named is not None:
-                return named.made(call, reader)
-            return instance(owner.path, node.name)
-        if not self._gpu_code or any(isinstance(a, ast.Starred) for a in call.args):
-            return None
-        return self._returned(owner, node, call, reader, receiver)
-
-    def _called(self, call: ast.Call, module: PyModule, scope: Scope, reader: TypeReader):
-        """(module, def or class node, the object a method is called on or None) of the
-        project's own function, class or method a call in ``module`` runs."""
-        func = call.func
-        if isinstance(func, ast.Name):
-            binding, function = scope.lookup(func.id)
-            if function is not None:
-                # a helper defined in the function (a test's `def expected(a, shape): ...`),
-                # where it reads none of the enclosing functions' names (their values are not
-                # what its reading would see)
-                if binding is None or binding.kind != "def" or module.kernel_for(binding.node) is not None or \
-                        _reads_enclosing(module, binding.node, scope):
-                    return None
-                return module, binding.node, None
-            if binding is not None and binding.kind in ("def", "class"):
-                if binding.kind == "def" and module.kernel_for(binding.node) is not None:
-                    return None
-                return module, binding.node, None
-        dotted = module.dotted(func, scope)
-        found = self.project.definition(dotted, module) if dotted else None
-        if found is None and dotted:  # numba-cuda's own array wrappers (its testing's ForeignArray)
-            found = self.project.numba_cuda_class(dotted)
-            if found is not None and self.project.memo(
-                    "wrapped interface", found[1].node, lambda: wrapped_interface(found[1].node)) is None:
-                found = None
-        if found is not None and found[1].kind in ("def", "class"):
-            owner, binding = found
-            if binding.kind == "def" and owner.kernel_for(binding.node) is not None:
-                return None
-            return owner, binding.node, None
-        if isinstance(func, ast.Attribute):
-            obj = reader.type_of(func.value)
-            where = instance_of(obj)
-            method = method_of(self.project, where[0], where[1], func.attr) if where is not None else None
-            if method is not None:
-                owner, _, node = method
-                static = any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in node.decorator_list)
-                return owner, node, None if static else obj
-        return None
-
     def _method_called(self, call: ast.Call, frame: Frame) -> Optional[Tuple[str, str]]:
         """(file, Class.method) of the project's method that ``obj.method(...)`` runs, where
         reading knows the object (``grid`` an item of a list of ``Grid`` objects)."""
@@ -576,98 +513,7 @@ class HostReader:
             self._methods[id(call)] = found
         return found
 
-    def _returned(self, owner: PyModule, node: FunctionNode, call: ast.Call, reader: TypeReader, receiver):
-        """The type a function returns for a call's arguments, read off its assignments and
-        ``return`` statements (``self`` of a method: the object it is called on)."""
-        if len(self._returning) >= MAX_RETURN_DEPTH or id(node) in self._returning:
-            return None  # (a helper of a helper is read; one more level seldom types more)
-        bound: Dict[str, object] = {}
-        params = node.args.posonlyargs + node.args.args
-        defaults = dict(zip([a.arg for a in params[len(params) - len(node.args.defaults):]], node.args.defaults))
-        if receiver is not None and params:
-            bound[params[0].arg] = receiver
-            params = params[1:]
-        passed = {param.arg: arg for param, arg in zip(params, call.args)}
-        passed.update({k.arg: k.value for k in call.keywords if k.arg})
-        for param in params + node.args.kwonlyargs:
-            expr = passed.get(param.arg)
-            if expr is not None:
-                bound[param.arg] = reader.type_of(expr) or reader.dtype(expr)
-            elif param.arg in defaults:
-                bound[param.arg] = ("default", defaults[param.arg])
-        key = (id(node), tuple(sorted(bound.items(), key=lambda item: item[0])), tuple(self._returning))
-        if key in self._returns:
-            return self._returns[key]
-        # what does not depend on this file's reading under way is the same for every file
-        # read at this level: kept for the project
-        shared = (key, self._level if self._gpu_code else -1)
-        found = self.project.returns.get(shared)
-        if found is not None:
-            return found[1]
-        if owner.path == self.module.path:
-            self._own_state_read()
-            module_names = self._module_frame.env if self._module_frame else {}
-        else:
-            facts = self._facts_of(owner.path)
-            module_names = facts.globals if facts is not None else {}
-        scope = Scope(owner).inner(node)
-        callee_reader = None
-
-        local: Dict[str, object] = {}
-
-        def lookup(name: str, want_dtype: bool = False):
-            value = local[name] if name in local else bound.get(name, module_names.get(name))
-            if isinstance(value, tuple) and value and value[0] == "default":
-                value = callee_reader.type_of(value[1]) or callee_reader.dtype(value[1])
-            return value if value is not None and isinstance(value, str) == want_dtype else None
-
-        callee_reader = TypeReader(lambda e: owner.dotted(e, scope), lookup, member=self._member,
-                                   construct=lambda c: self._project_call(c, owner, scope, callee_reader))
-        statements = self.project.memo("assignments and returns", node, lambda: sorted(
-            (s for s in own_nodes(node) if isinstance(s, (ast.Assign, ast.Return))),
-            key=lambda s: (s.lineno, s.col_offset)))
-        conditions = self.project.memo("conditions", node, lambda: tests_above(node))
-        memoized = self.project.memo("memoized returns", node, lambda: memoized_returns(node))
-        self._returning.add(id(node))
-        self._pure.append(True)
-        kinds = []
-        try:
-            for statement in statements:
-                # under an `if`: skipped on a side its test rules out, certain where it rules out the other
-                under = conditions.get(id(statement), ())
-                sides = [(narrowed(test, callee_reader), in_body) for test, in_body in under]
-                if any(DEAD in told[0 if in_body else 1] for told, in_body in sides):
-                    continue
-                certain = all(DEAD in told[1 if in_body else 0] for told, in_body in sides)
-                if isinstance(statement, ast.Return):
-                    if statement.value is not None and id(statement) not in memoized:
-                        kinds.append(callee_reader.type_of(statement.value))
-                    continue
-                value = callee_reader.type_of(statement.value) or callee_reader.dtype(statement.value)
-                for target in statement.targets:
-                    for name, item in unpacked(target, value):
-                        # a name bound twice keeps what both bindings give (an array of either
-                        # place); a parameter rebound where a test may not hold: its own type too
-                        if name in local:
-                            local[name] = either_type(local[name], item, True)
-                        elif name in bound and not certain:
-                            local[name] = either_type(callee_reader.type_of(ast.Name(id=name, ctx=ast.Load())), item,
-                                                  True)
-                        else:
-                            local[name] = item
-        finally:
-            self._returning.discard(id(node))
-            pure = self._pure.pop()
-        self._returns[key] = returned = returned_type(kinds)
-        if pure:
-            self.project.returns[shared] = (node, returned)  # the node kept: its id stays its own
-        return returned
-
-    def _own_state_read(self) -> None:
-        """What is being worked out reads this file's names or objects, as read so far."""
-        self._pure[:] = [False] * len(self._pure)
-
-    def _member(self, obj, attr: str, depth: int = 0):
+    def member(self, obj, attr: str, depth: int = 0):
         """The type of an attribute of an object of a project class: what its methods store in
         ``self.<attr>`` (read from its file), else what a base class stores."""
         path, klass = instance_of(obj)
@@ -675,19 +521,19 @@ class HostReader:
         if path == self.module.path and klass == self._attrs.world_class and attr in (world or {}):
             return world[attr]
         if path == self.module.path:
-            self._own_state_read()
+            self._calls.own_state_read()
             value = self._attrs.stored((klass, attr), self._attrs.subclass_places(
                 (klass, attr), self._importers_naming if self._gpu_code else None))
             bases = self._attrs.bases.get(klass, [])
         else:
-            facts = self._facts_of(path)
+            facts = self.facts_of(path)
             if facts is None:
                 return None
             value = facts.class_attributes.get(klass, {}).get(attr)
             bases = facts.class_bases.get(klass, [])
         if value is None and depth < 4:
             for base in bases:
-                value = self._member(instance(*base), attr, depth + 1)
+                value = self.member(instance(*base), attr, depth + 1)
                 if value is not None:
                     break
         return value if not isinstance(value, str) else None
@@ -767,7 +613,7 @@ class HostReader:
         if path == self.module.path:
             worlds = self._class_modes(klass)
         else:
-            facts = self._facts_of(path)
+            facts = self.facts_of(path)
             worlds = facts.class_modes.get(klass, []) if facts is not None else []
         if not worlds:
             return []
@@ -793,7 +639,7 @@ class HostReader:
                     found.append(tuple(typed))
         return found
 
-    def _facts_of(self, path: str) -> Optional[HostFacts]:
+    def facts_of(self, path: str) -> Optional[HostFacts]:
         """Another file's host facts, read for this one's sake one file less deep (code that
         neither launches nor names a GPU library asks only for what the file itself says)."""
         module = self.project.module(path) if self._level > 0 else None
@@ -1162,7 +1008,7 @@ class HostReader:
             # must agree); a base class every module names would have the project read again
             importers = sorted(importers)[:MAX_CALLERS_READ]
         for path in importers:
-            facts = self._facts_of(path)
+            facts = self.facts_of(path)
             if facts is not None:
                 yield facts
 
@@ -1188,6 +1034,8 @@ class HostReader:
     def kernels_of(self, module: PyModule) -> KernelResolver:
         return HostReader(self.project, module).kernels
 
+    # (and what calls across the project ask, `calls.CallContext`: `member`, `facts_of`)
+
     # -- helpers ------------------------------------------------------------------------
 
     def _reader(self, frame: Frame) -> TypeReader:
@@ -1204,10 +1052,10 @@ class HostReader:
             return value if value is not None and isinstance(value, str) == want_dtype else None
 
         def attribute(expr: ast.Attribute):  # `self.x` / `cls.x` in the class's methods
-            return self._member(instance(self.module.path, frame.owner), expr.attr) if frame.owner else None
+            return self.member(instance(self.module.path, frame.owner), expr.attr) if frame.owner else None
 
-        reader = TypeReader(lambda e: self._dotted(e, frame), lookup, attribute, self._member,
-                            lambda call: self._project_call(call, self.module, frame.scope, reader))
+        reader = TypeReader(lambda e: self._dotted(e, frame), lookup, attribute, self.member,
+                            lambda call: self._calls.project_call(call, self.module, frame.scope, reader))
         return reader
 
     def _imported(self, name: str):
@@ -1220,21 +1068,11 @@ class HostReader:
         if found is None:
             return None
         module, defined = found
-        facts = self._facts_of(module.path) if module.path != self.module.path else None
+        facts = self.facts_of(module.path) if module.path != self.module.path else None
         return facts.globals.get(defined.name) if facts is not None else None
 
     def _dotted(self, expr: ast.AST, frame: Frame) -> Optional[str]:
         return self.module.dotted(expr, frame.scope)
-
-
-def _interface_array(call: ast.Call, wrapped: Tuple[int, str], reader: TypeReader) -> Optional[ArrayType]:
-    """The array an object of a class that exposes its ``__cuda_array_interface__`` stands for:
-    the device array it is made from (a foreign array to numba: no library's own)."""
-    expr = wrapped_argument(call, wrapped)
-    kind = reader.type_of(expr) if expr is not None else None
-    if isinstance(kind, ArrayType) and kind.where == "device":
-        return replace(kind, library="")
-    return None
 
 
 def _launch_arg(kind, name: str, parameter: bool = False) -> Arg:
@@ -1244,20 +1082,8 @@ def _launch_arg(kind, name: str, parameter: bool = False) -> Arg:
                kind.library if array else "", parameter, (kind.dtype or "") if array else "")
 
 
-def _reads_enclosing(module: PyModule, function: FunctionNode, scope: Scope) -> bool:
-    """Whether a nested function reads a name its enclosing functions bind (a closure)."""
-    own = set(module.local_bindings(function))
-    enclosing = set().union(*(module.local_bindings(f) for f in scope.functions if f is not function))
-    return any(isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id not in own and n.id in enclosing
-               for n in ast.walk(function))
-
-
-# how many files deep a file's own reading looks across the project: a launch's arguments
-# that a script passes to a simulation's constructor, which passes them on to a field object's,
-# which stores them for a method that launches
 LEVELS = 12
 MAX_CALL_VARIANTS = 64  # calls of one launching helper read for their own signatures
-MAX_RETURN_DEPTH = 2  # helpers whose return types are read within one another's
 MAX_VARIANT_DEPTH = 3  # helpers calling helpers (`_check` calling `_getasm`) read per call
 MIN_ATTRIBUTES_READ = 3  # of a parameter, for the one class having them all to type it
 MAX_READS = 4  # passes over a file, while its calls' types change (`HostReader.read`)

@@ -12,18 +12,25 @@ from __future__ import annotations
 
 import ast
 from dataclasses import replace
-from typing import Dict, List, Optional, Protocol, Set, Tuple
+from typing import Dict, FrozenSet, List, Optional, Protocol, Set, Tuple
 
 from ...analysis.host import HostFacts
 from ..project import Project
-from ..static_types import ArrayType, TypeReader, instance, instance_of, named_tuple_subclass, unpacked
+from ..static_types import (NONE, ArrayType, Opaque, ScalarType, TypeReader, instance, instance_of,
+                            named_tuple_subclass, unpacked)
 from ..syntax import FunctionNode, PyModule, Scope, own_nodes, wrapped_argument, wrapped_interface
-from .branches import DEAD, either_type, narrowed, tests_above
-from .classes import method_of
+from .branches import DEAD, agreed_type, either_type, narrowed, tests_above
+from .classes import class_attributes, method_of
+from .docstrings import documented_class, documented_types
 from .frames import Frame
-from .functions import memoized_returns, returned_type
+from .functions import (attributes_read, evident_scalars, memoized_returns, positional_parameters, receiver_of,
+                        returned_type)
+from .launches import launches_within
 
 MAX_RETURN_DEPTH = 2  # helpers whose return types are read within one another's
+MAX_VARIANT_DEPTH = 3  # helpers calling helpers (`_check` calling `_getasm`) read per call
+MIN_ATTRIBUTES_READ = 3  # of a parameter, for the one class having them all to type it
+MAX_CALLERS_READ = 8  # files asked for a function's or class's callers, reading for another file's sake
 
 
 class CallContext(Protocol):
@@ -40,15 +47,18 @@ class CallContext(Protocol):
 
 
 class ProjectCalls:
-    """The calls of one file (``module``) into the project's own code; ``level``: how many
-    files deep the reading looks (``read_host``); ``gpu_code``: whether helpers' return types
-    are read at all (code that may launch, or read for another file's sake)."""
+    """The calls of one file (``module``) into the project's own code, and the calls of its
+    functions from the project: ``level``: how many files deep the reading looks
+    (``read_host``); ``types_only``: read for another file's sake; ``gpu_code``: whether types
+    are read across the project at all (code that may launch, or read for another file's sake)."""
 
-    def __init__(self, project: Project, module: PyModule, context: CallContext, level: int, gpu_code: bool):
+    def __init__(self, project: Project, module: PyModule, context: CallContext, level: int, types_only: bool,
+                 gpu_code: bool):
         self.project = project
         self.module = module
         self._context = context
         self._level = level
+        self._types_only = types_only
         self._gpu_code = gpu_code
         self._returning: Set[int] = set()  # helper functions whose return type is being read
         self._returns: Dict[tuple, object] = {}  # (id(function), its arguments' types) -> what it returns
@@ -212,6 +222,120 @@ class ProjectCalls:
         """What is being worked out reads this file's names or objects, as read so far."""
         self._pure[:] = [False] * len(self._pure)
 
+    def parameter_types(self, function: FunctionNode, qualname: str, frame: Frame, calls: List[Tuple[list, dict]],
+                        reader: TypeReader) -> Dict[str, object]:
+        """A parameter's type where every call of the function in this file (``calls``: what
+        each passes, positional and keywords) passes the same known type (a class's calls count
+        for its ``__init__``), else other files' calls of it; else its default's (``reader``:
+        the frame it is defined in), its docstring's, or what its use shows."""
+        arguments = function.args
+        positional = positional_parameters(function, frame)
+        if not calls and self._gpu_code and frame.function is None and qualname.count(".") <= (
+                1 if frame.owner else 0) and (self._types_only and frame.owner
+                                                      or self._types_matter(function, frame)):
+            # read for another file's sake, it is asked for types: what its classes store and
+            # pass on comes from their callers whether or not they launch
+            calls = self._incoming(qualname)  # a module-level function, or a method of a module-level class
+        defaults = dict(zip([a.arg for a in positional[len(positional) - len(arguments.defaults):]],
+                            arguments.defaults))
+        defaults.update({a.arg: d for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults) if d is not None})
+        types: Dict[str, object] = {}
+        for index, arg in enumerate(positional + arguments.kwonlyargs):
+            seen = []
+            for passed, keywords in calls:
+                if arg.arg in keywords:
+                    seen.append(keywords[arg.arg])
+                elif index < len(passed) and arg in positional:
+                    seen.append(passed[index])
+                elif arg.arg in defaults:  # a dtype (`ftype=np.float32`) as the dtype string names hold
+                    seen.append(reader.type_of(defaults[arg.arg]) or reader.dtype(defaults[arg.arg]))
+                else:
+                    seen.append(None)
+            agreed = agreed_type(seen)
+            if agreed is not None:
+                types[arg.arg] = agreed
+            elif not calls and arg.arg in defaults:
+                default = reader.type_of(defaults[arg.arg]) or reader.dtype(defaults[arg.arg])
+                if default != NONE:  # `V=None` and no call: what the docstring says, else unknown
+                    types[arg.arg] = default
+        untyped = [a.arg for a in positional + arguments.kwonlyargs if types.get(a.arg) is None]
+        if untyped and self._gpu_code:
+            for name, dtype in self.project.memo("evident scalars", function,
+                                                 lambda: evident_scalars(function)).items():
+                if name in untyped:
+                    types[name] = ScalarType(dtype)
+            # what its docstring says a parameter is (`Nz, Nr : int`), where calls do not say
+            for name, kind in self.project.memo("documented types", function,
+                                                lambda: documented_types(function)).items():
+                if name in untyped and types.get(name) is None:
+                    types[name] = documented_class(kind, self.project, self.module.path)
+            read = self.project.memo("attributes read", function, lambda: attributes_read(function))
+            receiver = receiver_of(function, frame)
+            for name in untyped:
+                if name != receiver and types.get(name) is None and len(read.get(name, ())) >= MIN_ATTRIBUTES_READ:
+                    types[name] = self._class_having(read[name])
+        return types
+
+    def _class_having(self, attributes: FrozenSet[str]) -> Optional[Opaque]:
+        """An object of the one class of the project whose objects have every attribute in
+        ``attributes`` (stored on ``self`` in its methods, its methods, its class attributes,
+        with those of its bases in the same file): what a parameter is that no call or
+        docstring types but whose attributes only that class has (fbpic's ``species``:
+        ``x``, ``ux``, ``inv_gamma``, ``tracker``, ``ionizer``, ``sort_particles``)."""
+        candidates: Optional[Set[str]] = None
+        for attribute in sorted(attributes):
+            naming = set(self.project.files_naming(self.module.path, attribute))
+            candidates = naming if candidates is None else candidates & naming
+            if not candidates:
+                return None
+        found = []
+        for path in sorted(candidates or ()):
+            module = self.project.module(path)
+            if module is None:
+                continue
+            having = self.project.memo("class attributes", module, lambda: class_attributes(module))
+            found.extend((path, klass) for klass, have in having.items() if attributes <= have)
+        return instance(*found[0]) if len(found) == 1 else None
+
+    def _types_matter(self, function: FunctionNode, frame: Frame) -> bool:
+        """Whether a function's parameter types can reach a launch: it launches, it is the
+        ``__init__`` (or another method) of a class whose methods launch, or it calls a
+        function of this file that launches (``add_buffers`` calling ``add_buffers_gpu``)."""
+        node = frame.owner_node if frame.owner is not None and frame.owner_node is not None else function
+        return self.project.memo("launches within", node,
+                                 lambda: launches_within(node, self.module, MAX_VARIANT_DEPTH))
+
+    def _incoming(self, qualname: str) -> List[Tuple[list, dict]]:
+        """The argument types other files of the project pass to this file's function or class."""
+        found: List[Tuple[list, dict]] = []
+        klass, _, method = qualname.partition(".")
+        callers = list(self.importers_naming(klass))
+        if method and method != "__init__" and not self._types_only:
+            # a method that launches is also called on objects the caller was given, not
+            # made (`for grid in fld.grids: grid.shift(1)`): without naming the class (read
+            # for another file's sake, a class's every method would have the project read)
+            seen = {facts.path for facts in callers}
+            callers.extend(facts for facts in self.importers_naming(method) if facts.path not in seen)
+        for facts in callers:
+            found.extend(facts.outgoing.get((self.module.path, qualname), []))
+        return found
+
+    def importers_naming(self, name: str):
+        """The host facts of the project's other files that name ``name`` and import this one,
+        directly or through the modules they import (``from .boundaries import Communicator``
+        where ``boundaries/__init__.py`` imports it); each read one file less deep
+        (``read_host``)."""
+        importers = [path for path in self.project.files_naming(self.module.path, name)
+                     if path != self.module.path and self.module.path in self.project.imports_of_file(path)]
+        if self._types_only:
+            # read for another file's sake: a few callers say the types as well as many (they
+            # must agree); a base class every module names would have the project read again
+            importers = sorted(importers)[:MAX_CALLERS_READ]
+        for path in importers:
+            facts = self._context.facts_of(path)
+            if facts is not None:
+                yield facts
+
 
 def interface_array(call: ast.Call, wrapped: Tuple[int, str], reader: TypeReader) -> Optional[ArrayType]:
     """The array an object of a class that exposes its ``__cuda_array_interface__`` stands for:
@@ -229,8 +353,3 @@ def reads_enclosing(module: PyModule, function: FunctionNode, scope: Scope) -> b
     enclosing = set().union(*(module.local_bindings(f) for f in scope.functions if f is not function))
     return any(isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id not in own and n.id in enclosing
                for n in ast.walk(function))
-
-
-# how many files deep a file's own reading looks across the project: a launch's arguments
-# that a script passes to a simulation's constructor, which passes them on to a field object's,
-# which stores them for a method that launches

@@ -23,24 +23,23 @@ from __future__ import annotations
 import ast
 import contextlib
 from dataclasses import replace
-from typing import Dict, FrozenSet, List, Optional, Set, Tuple
+from typing import Dict, List, Optional, Set, Tuple
 
 from ...analysis.host import Arg, Event, HostFacts, KernelRef, Launch
 from ..project import Project
-from ..static_types import (NONE, ArrayType, ListType, Opaque, ScalarType, TupleType, TypeReader, appended, instance,
-                            instance_of, loop_bindings)
+from ..static_types import (ArrayType, ListType, ScalarType, TupleType, TypeReader, appended, instance, instance_of,
+                            loop_bindings)
 from ..syntax import FunctionNode, PyModule, Scope
 from . import modes
 from .attributes import ClassAttributes, is_self_attribute
-from .branches import DEAD, UNSET, agreed_type, either_type, flag_text, leaves, narrowed, same_type, tests_above
-from .calls import ProjectCalls
-from .classes import class_attributes, method_of, set_on
-from .docstrings import documented_class, documented_types
+from .branches import DEAD, UNSET, either_type, flag_text, leaves, narrowed, same_type, tests_above
+from .calls import MAX_VARIANT_DEPTH, ProjectCalls
+from .classes import method_of, set_on
 from .frames import Frame, nested_qualname, place_of, within
-from .functions import attributes_read, evident_scalars, positional_parameters, receiver_of
+from .functions import positional_parameters, receiver_of
 from .kernels import KernelResolver
 from .launches import (GPU_WORDS, LAUNCH_TEXT, calls_in_order, compile_target, handed_call, launch_target,
-                       launches_given, launches_within, uncopied)
+                       launches_given, uncopied)
 from .loops import LoopReader
 from .names import rebound, target_names
 from .operations import host_operation
@@ -73,7 +72,7 @@ class HostReader:
         self._gpu_code = level > 0 and (self._types_only or bool(LAUNCH_TEXT.search(module.text))
                                         and self._may_launch_kernels())
         # what calls of the project's own code give (objects, helpers' return types)
-        self._calls = ProjectCalls(project, module, self, level, self._gpu_code)
+        self._calls = ProjectCalls(project, module, self, level, self._types_only, self._gpu_code)
         self._targets: List[ast.expr] = []  # the targets the statement being read assigns
         self._minus: Dict[int, str] = {}  # id(call) -> the name subtracted from it (clock() - t0)
         # reading a loop's body again for one value of its variable (`for dtype in (np.float32,
@@ -192,7 +191,8 @@ class HostReader:
                 self.facts.rebound[qualname] = rebound(statement.body)
             # a method (and what is nested in it) sees the class's `self`
             inner = Frame(statement, qualname, frame.scope.inner(statement), {}, frame, frame.owner)
-            inner.env.update(self._parameter_types(statement, qualname, frame))
+            inner.env.update(self._calls.parameter_types(statement, qualname, frame, self._passed.get(qualname, []),
+                                                          self._reader(frame)))
             receiver = receiver_of(statement, frame)
             if receiver is not None:  # `self`: an object of the class (passed on, `self.x` of a base)
                 inner.env[receiver] = instance(self.module.path, frame.owner)
@@ -523,7 +523,7 @@ class HostReader:
         if path == self.module.path:
             self._calls.own_state_read()
             value = self._attrs.stored((klass, attr), self._attrs.subclass_places(
-                (klass, attr), self._importers_naming if self._gpu_code else None))
+                (klass, attr), self._calls.importers_naming if self._gpu_code else None))
             bases = self._attrs.bases.get(klass, [])
         else:
             facts = self.facts_of(path)
@@ -577,7 +577,9 @@ class HostReader:
                 self._attrs.world_class, self._attrs.world_attributes = klass, {}
                 for method in methods:
                     inner = Frame(method, f"{klass}.{method.name}", outer.scope.inner(method), {}, outer, klass)
-                    inner.env.update(self._parameter_types(method, f"{klass}.{method.name}", outer))
+                    inner.env.update(self._calls.parameter_types(
+                        method, f"{klass}.{method.name}", outer, self._passed.get(f"{klass}.{method.name}", []),
+                        self._reader(outer)))
                     inner.env[method.args.args[0].arg] = instance(self.module.path, klass)
                     self._body(method.body, inner)
                 readings.append((tuple(world.items()), self._attrs.world_attributes))
@@ -692,79 +694,6 @@ class HostReader:
                         frame.env.pop(name, None)
                     else:
                         frame.env[name] = value
-
-    def _parameter_types(self, function: FunctionNode, qualname: str, frame: Frame) -> Dict[str, object]:
-        """A parameter's type where every call of the function in this file passes the same
-        known type (a class's calls count for its ``__init__``); else its default's."""
-        arguments = function.args
-        positional = positional_parameters(function, frame)
-        calls = self._passed.get(qualname, [])
-        if not calls and self._gpu_code and frame.function is None and qualname.count(".") <= (
-                1 if frame.owner else 0) and (self._level < LEVELS and frame.owner or self._types_matter(function, frame)):
-            # read for another file's sake, it is asked for types: what its classes store and
-            # pass on comes from their callers whether or not they launch
-            calls = self._incoming(qualname)  # a module-level function, or a method of a module-level class
-        defaults = dict(zip([a.arg for a in positional[len(positional) - len(arguments.defaults):]],
-                            arguments.defaults))
-        defaults.update({a.arg: d for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults) if d is not None})
-        types: Dict[str, object] = {}
-        reader = self._reader(frame)
-        for index, arg in enumerate(positional + arguments.kwonlyargs):
-            seen = []
-            for passed, keywords in calls:
-                if arg.arg in keywords:
-                    seen.append(keywords[arg.arg])
-                elif index < len(passed) and arg in positional:
-                    seen.append(passed[index])
-                elif arg.arg in defaults:  # a dtype (`ftype=np.float32`) as the dtype string names hold
-                    seen.append(reader.type_of(defaults[arg.arg]) or reader.dtype(defaults[arg.arg]))
-                else:
-                    seen.append(None)
-            agreed = agreed_type(seen)
-            if agreed is not None:
-                types[arg.arg] = agreed
-            elif not calls and arg.arg in defaults:
-                default = reader.type_of(defaults[arg.arg]) or reader.dtype(defaults[arg.arg])
-                if default != NONE:  # `V=None` and no call: what the docstring says, else unknown
-                    types[arg.arg] = default
-        untyped = [a.arg for a in positional + arguments.kwonlyargs if types.get(a.arg) is None]
-        if untyped and self._gpu_code:
-            for name, dtype in self.project.memo("evident scalars", function,
-                                                 lambda: evident_scalars(function)).items():
-                if name in untyped:
-                    types[name] = ScalarType(dtype)
-            # what its docstring says a parameter is (`Nz, Nr : int`), where calls do not say
-            for name, kind in self.project.memo("documented types", function,
-                                                lambda: documented_types(function)).items():
-                if name in untyped and types.get(name) is None:
-                    types[name] = documented_class(kind, self.project, self.module.path)
-            read = self.project.memo("attributes read", function, lambda: attributes_read(function))
-            receiver = receiver_of(function, frame)
-            for name in untyped:
-                if name != receiver and types.get(name) is None and len(read.get(name, ())) >= MIN_ATTRIBUTES_READ:
-                    types[name] = self._class_having(read[name])
-        return types
-
-    def _class_having(self, attributes: FrozenSet[str]) -> Optional[Opaque]:
-        """An object of the one class of the project whose objects have every attribute in
-        ``attributes`` (stored on ``self`` in its methods, its methods, its class attributes,
-        with those of its bases in the same file): what a parameter is that no call or
-        docstring types but whose attributes only that class has (fbpic's ``species``:
-        ``x``, ``ux``, ``inv_gamma``, ``tracker``, ``ionizer``, ``sort_particles``)."""
-        candidates: Optional[Set[str]] = None
-        for attribute in sorted(attributes):
-            naming = set(self.project.files_naming(self.module.path, attribute))
-            candidates = naming if candidates is None else candidates & naming
-            if not candidates:
-                return None
-        found = []
-        for path in sorted(candidates or ()):
-            module = self.project.module(path)
-            if module is None:
-                continue
-            having = self.project.memo("class attributes", module, lambda: class_attributes(module))
-            found.extend((path, klass) for klass, have in having.items() if attributes <= have)
-        return instance(*found[0]) if len(found) == 1 else None
 
     def _call(self, call: ast.Call, frame: Frame) -> None:
         handed = handed_call(call, self._dotted(call.func, frame))
@@ -973,45 +902,6 @@ class HostReader:
         owner, binding = found
         return owner.path, binding.name if binding.kind == "def" else f"{binding.name}.__init__"
 
-    def _types_matter(self, function: FunctionNode, frame: Frame) -> bool:
-        """Whether a function's parameter types can reach a launch: it launches, it is the
-        ``__init__`` (or another method) of a class whose methods launch, or it calls a
-        function of this file that launches (``add_buffers`` calling ``add_buffers_gpu``)."""
-        node = frame.owner_node if frame.owner is not None and frame.owner_node is not None else function
-        return self.project.memo("launches within", node,
-                                 lambda: launches_within(node, self.module, MAX_VARIANT_DEPTH))
-
-    def _incoming(self, qualname: str) -> List[Tuple[list, dict]]:
-        """The argument types other files of the project pass to this file's function or class."""
-        found: List[Tuple[list, dict]] = []
-        klass, _, method = qualname.partition(".")
-        callers = list(self._importers_naming(klass))
-        if method and method != "__init__" and not self._types_only:
-            # a method that launches is also called on objects the caller was given, not
-            # made (`for grid in fld.grids: grid.shift(1)`): without naming the class (read
-            # for another file's sake, a class's every method would have the project read)
-            seen = {facts.path for facts in callers}
-            callers.extend(facts for facts in self._importers_naming(method) if facts.path not in seen)
-        for facts in callers:
-            found.extend(facts.outgoing.get((self.module.path, qualname), []))
-        return found
-
-    def _importers_naming(self, name: str):
-        """The host facts of the project's other files that name ``name`` and import this one,
-        directly or through the modules they import (``from .boundaries import Communicator``
-        where ``boundaries/__init__.py`` imports it); each read one file less deep
-        (``read_host``)."""
-        importers = [path for path in self.project.files_naming(self.module.path, name)
-                     if path != self.module.path and self.module.path in self.project.imports_of_file(path)]
-        if self._types_only:
-            # read for another file's sake: a few callers say the types as well as many (they
-            # must agree); a base class every module names would have the project read again
-            importers = sorted(importers)[:MAX_CALLERS_READ]
-        for path in importers:
-            facts = self.facts_of(path)
-            if facts is not None:
-                yield facts
-
     def _constructed(self, call: ast.Call, frame: Frame) -> Optional[str]:
         """``Sim(...)`` of a module-level class of this file: its ``__init__``."""
         if isinstance(call.func, ast.Name):
@@ -1082,12 +972,12 @@ def _launch_arg(kind, name: str, parameter: bool = False) -> Arg:
                kind.library if array else "", parameter, (kind.dtype or "") if array else "")
 
 
+# how many files deep a file's own reading looks across the project: a launch's arguments
+# that a script passes to a simulation's constructor, which passes them on to a field object's,
+# which stores them for a method that launches
 LEVELS = 12
 MAX_CALL_VARIANTS = 64  # calls of one launching helper read for their own signatures
-MAX_VARIANT_DEPTH = 3  # helpers calling helpers (`_check` calling `_getasm`) read per call
-MIN_ATTRIBUTES_READ = 3  # of a parameter, for the one class having them all to type it
 MAX_READS = 4  # passes over a file, while its calls' types change (`HostReader.read`)
-MAX_CALLERS_READ = 8  # files asked for a function's or class's callers, reading for another file's sake
 
 
 def read_host(project: Project, module: PyModule, level: int = LEVELS) -> HostFacts:

@@ -1,7 +1,8 @@
 """Launch sites as written: ``k[grid, block](...)``, ``k.forall(n)(...)``, the compile calls
 that stand for a launch (``k.compile(sig)``, ``k.specialize(t)``), calls handed to ``map`` or
-a thread, and whether a function launches what it is given. Syntax only: which kernel a target
-names is ``kernels``'s job. Imports nothing of kernlint but ``python.syntax``.
+a thread, whether a function launches what it is given, and a launch argument of a type.
+Syntax only: which kernel a target names is ``kernels``'s job. May import ``python.syntax``,
+``python.static_types`` and ``analysis.host``.
 """
 
 from __future__ import annotations
@@ -10,6 +11,8 @@ import ast
 import re
 from typing import List, Optional, Tuple
 
+from ...analysis.host import Arg
+from ..static_types import ArrayType
 from ..syntax import FunctionNode, PyModule
 
 
@@ -159,3 +162,10 @@ GPU_WORDS = re.compile(r"\b(?:numba|cuda|cupy)\b")
 # `kernel[blocks, threads](`, `kernel.forall(n)(`: a file that may launch (a comma: not
 # `handlers[key](...)`)
 LAUNCH_TEXT = re.compile(r"\w\[[^\]]*,[^\]]*\]\(|\.forall\(")  # `k[\n grid, block](`: over lines too
+
+
+def launch_arg(kind, name: str, parameter: bool = False) -> Arg:
+    """A launch argument of a type (None: unknown), written as ``name``."""
+    array = isinstance(kind, ArrayType)
+    return Arg(getattr(kind, "text", None) if kind is not None else None, kind.where if array else "", name, array,
+               kind.library if array else "", parameter, (kind.dtype or "") if array else "")

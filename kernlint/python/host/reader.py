@@ -27,19 +27,19 @@ from typing import Dict, List, Optional, Set, Tuple
 
 from ...analysis.host import Arg, Event, HostFacts, KernelRef, Launch
 from ..project import Project
-from ..static_types import (ArrayType, ListType, ScalarType, TupleType, TypeReader, appended, instance, instance_of,
-                            loop_bindings)
+from ..static_types import ListType, ScalarType, TupleType, TypeReader, appended, instance, instance_of, loop_bindings
 from ..syntax import FunctionNode, PyModule, Scope
 from . import modes
 from .attributes import ClassAttributes, is_self_attribute
-from .branches import DEAD, UNSET, either_type, flag_text, leaves, narrowed, same_type, tests_above
+from .branches import DEAD, UNSET, either_type, flag_text, leaves, narrowed, same_type
 from .calls import MAX_VARIANT_DEPTH, ProjectCalls
+from .class_modes import ClassModes
 from .classes import method_of, set_on
 from .frames import Frame, nested_qualname, place_of, within
 from .functions import positional_parameters, receiver_of
 from .kernels import KernelResolver
-from .launches import (GPU_WORDS, LAUNCH_TEXT, calls_in_order, compile_target, handed_call, launch_target,
-                       launches_given, uncopied)
+from .launches import (GPU_WORDS, LAUNCH_TEXT, calls_in_order, compile_target, handed_call, launch_arg,
+                       launch_target, launches_given, uncopied)
 from .loops import LoopReader
 from .names import rebound, target_names
 from .operations import host_operation
@@ -73,6 +73,7 @@ class HostReader:
                                         and self._may_launch_kernels())
         # what calls of the project's own code give (objects, helpers' return types)
         self._calls = ProjectCalls(project, module, self, level, self._types_only, self._gpu_code)
+        self._modes = ClassModes(project, module, self._attrs, self)  # this file's classes' modes
         self._targets: List[ast.expr] = []  # the targets the statement being read assigns
         self._minus: Dict[int, str] = {}  # id(call) -> the name subtracted from it (clock() - t0)
         # reading a loop's body again for one value of its variable (`for dtype in (np.float32,
@@ -96,7 +97,6 @@ class HostReader:
         # world of its mode tests (`modes`): the world and the tests' formulas (the class, and
         # what it stores in that world: `ClassAttributes.world_class`, `world_attributes`)
         self._world: Optional[Tuple[modes.World, Dict[int, tuple]]] = None
-        self._modes: Dict[str, list] = {}  # this file's classes' modes, as `HostFacts.class_modes`
 
     def _may_launch_kernels(self) -> bool:
         """Whether what looks like a launch (``k[a, b](...)``) can start a kernel: the file names
@@ -156,7 +156,7 @@ class HostReader:
         if self._gpu_code:
             for statement in self.module.tree.body:
                 if isinstance(statement, ast.ClassDef):
-                    found = self._class_modes(statement.name)
+                    found = self._modes.of(statement.name)
                     if found:
                         self.facts.class_modes[statement.name] = found
 
@@ -538,41 +538,16 @@ class HostReader:
                     break
         return value if not isinstance(value, str) else None
 
-    def _class_modes(self, klass: str) -> list:
-        """A class's attributes that one reading leaves unknown (``_CONFLICTING``: a real array
-        on one side of ``if V is None or V == 0``, a complex one on the other), read in each
-        world of its methods' tests on its own attributes (``modes``): its ``__init__``, then
-        its other methods that store attributes (``send_to_gpu``), in each world. [(world,
-        {attr: type})]; [] where it has none. A class of this file, at module level."""
-        if klass in self._modes:
-            return self._modes[klass]
-        self._modes[klass] = []  # (while it is being read)
-        node = next((s for s in self.module.tree.body if isinstance(s, ast.ClassDef) and s.name == klass), None)
-        if node is None or self._module_frame is None or not self._attrs.conflicting(klass):
-            return []
-        defined = [s for s in node.body if isinstance(s, ast.FunctionDef) and s.args.args and not s.decorator_list]
-        init = [s for s in defined if s.name == "__init__"]
-        if not init:
-            return []
-        methods = init + [s for s in defined if s.name != "__init__" and any(
-            isinstance(sub, ast.Attribute) and isinstance(sub.ctx, ast.Store) and isinstance(sub.value, ast.Name)
-            and sub.value.id == s.args.args[0].arg for sub in ast.walk(s))]
-        tests: Dict[int, tuple] = {}
-        for method in methods:
-            own = method.args.args[0].arg
-            subject_of = modes.attribute_of(own, modes.stored_aliases(method, own))
-            tests.update(self.project.memo("mode tests", method, lambda: modes.tests(method, subject_of)))
-        atoms: List[modes.Atom] = []
-        for test in tests.values():
-            modes.atoms(test, atoms)
-        if not atoms:
-            return []
-        outer = Frame(None, klass, self._module_frame.scope, {}, self._module_frame, klass, owner_node=node)
+    def read_worlds(self, worlds, tests: Dict[int, tuple], klass: str, methods: List[FunctionNode], outer: Frame
+                    ) -> List[Tuple[tuple, Dict[str, object]]]:
+        """``klass``'s ``methods`` (``outer``: the class body's frame) read again in each of
+        ``worlds`` of its mode ``tests`` (id(test) -> formula): [(the world's items, what they
+        store in that world)]; nothing else the readings find is kept."""
         saved = (self._variant, self._world, self._attrs.world_class, self._attrs.world_attributes)
         launches, events = len(self.facts.passed_launches), len(self.facts.events)
         readings = []
         try:
-            for world in modes.worlds(atoms[:modes.MAX_ATOMS]):
+            for world in worlds:
                 self._variant, self._world = True, (world, tests)
                 self._attrs.world_class, self._attrs.world_attributes = klass, {}
                 for method in methods:
@@ -586,60 +561,7 @@ class HostReader:
         finally:
             self._variant, self._world, self._attrs.world_class, self._attrs.world_attributes = saved
             del self.facts.passed_launches[launches:], self.facts.events[events:]
-        # what the one reading types stays as it is; the rest, where a world types it
-        # (`self.d_C = cupy.asarray(self.C)` of a conflicting `self.C`: an array of no known dtype)
-        unknown = {attr for _, stored in readings for attr, kind in stored.items()
-                   if getattr(kind, "text", None) and not getattr(self._attrs.types.get((klass, attr)), "text", None)}
-        if not unknown:
-            return []
-        self._modes[klass] = found = [(world, {attr: kind for attr, kind in stored.items() if attr in unknown})
-                                      for world, stored in readings]
-        return found
-
-    def _mode_arguments(self, call: ast.Call, args: List[Arg], frame: Frame) -> List[Tuple[Arg, ...]]:
-        """A launch whose unknown arguments are attributes of one object of a class with modes
-        (``ps.d_j_coef``): its arguments in each world of that class that the tests around the
-        launch allow (``if ps.V is None:``), where the world types them all."""
-        unknown = [index for index, arg in enumerate(args) if arg.type is None]
-        if not unknown or len(args) != len(call.args) or not all(
-                isinstance(call.args[i], ast.Attribute) for i in unknown):
-            return []
-        objects = {ast.unparse(call.args[i].value) for i in unknown}
-        if len(objects) != 1:
-            return []
-        obj = self._reader(frame).type_of(call.args[unknown[0]].value)
-        place = instance_of(obj) if obj is not None else None
-        if place is None:
-            return []
-        path, klass = place
-        if path == self.module.path:
-            worlds = self._class_modes(klass)
-        else:
-            facts = self.facts_of(path)
-            worlds = facts.class_modes.get(klass, []) if facts is not None else []
-        if not worlds:
-            return []
-        node = frame.function if frame.function is not None else self.module.tree
-        around = self.project.memo("conditions", node, lambda: tests_above(node)).get(
-            id(self._statements[-1]), ()) if self._statements else ()
-        subject_of = modes.attribute_of(objects.pop())
-        guards = [(read, side) for read, side in ((modes.formula(test, subject_of), side) for test, side in around)
-                  if read is not None]
-        found: List[Tuple[Arg, ...]] = []
-        for world, stored in worlds:
-            world = dict(world)
-            if any(modes.holds(read, world) is (not side) for read, side in guards):
-                continue
-            typed = list(args)
-            for index in unknown:
-                kind = stored.get(call.args[index].attr)
-                if kind is None:
-                    break
-                typed[index] = _launch_arg(kind, args[index].name, args[index].parameter)
-            else:
-                if tuple(typed) not in found:
-                    found.append(tuple(typed))
-        return found
+        return readings
 
     def facts_of(self, path: str) -> Optional[HostFacts]:
         """Another file's host facts, read for this one's sake one file less deep (code that
@@ -754,7 +676,7 @@ class HostReader:
                     spread = reader.type_of(inner)
                     if isinstance(spread, TupleType) and all(item is not None for item in spread.items):
                         # `*args` of a call's variant, `*(a, b)`
-                        args.extend(_launch_arg(item, ast.unparse(arg)) for item in spread.items)
+                        args.extend(launch_arg(item, ast.unparse(arg)) for item in spread.items)
                         continue
                     if forwards and arg is call.args[-1] and isinstance(inner, ast.Name) and \
                             inner.id == function.args.vararg.arg:
@@ -763,7 +685,7 @@ class HostReader:
                         continue
                     args = None
                     break
-                args.append(_launch_arg(reader.type_of(arg), ast.unparse(arg),
+                args.append(launch_arg(reader.type_of(arg), ast.unparse(arg),
                                         isinstance(arg, ast.Name) and arg.id in parameters))
             if args is None or call.keywords:
                 args = [Arg(None, "", "*")]
@@ -771,7 +693,8 @@ class HostReader:
             launch = Launch("launch", place_of(self.module.path, call), frame.qualname, frame.loops,
                             what=ast.unparse(target), kernel=ref, args=tuple(args), stream=stream)
             if ref is not None and launch.signature is None:
-                for typed in self._mode_arguments(call, args, frame):  # one signature per mode it may be in
+                for typed in self._modes.launch_arguments(  # one signature per mode it may be in
+                        call, args, frame, self._reader(frame), self._statements[-1] if self._statements else None):
                     self.facts.passed_launches.append(replace(launch, args=typed))
             if self._variant:
                 if ref is not None:
@@ -924,7 +847,8 @@ class HostReader:
     def kernels_of(self, module: PyModule) -> KernelResolver:
         return HostReader(self.project, module).kernels
 
-    # (and what calls across the project ask, `calls.CallContext`: `member`, `facts_of`)
+    # (and what calls across the project ask, `calls.CallContext`: `member`, `facts_of`; what
+    # class modes ask, `class_modes.ModeContext`: `read_worlds`, `facts_of`)
 
     # -- helpers ------------------------------------------------------------------------
 
@@ -964,12 +888,6 @@ class HostReader:
     def _dotted(self, expr: ast.AST, frame: Frame) -> Optional[str]:
         return self.module.dotted(expr, frame.scope)
 
-
-def _launch_arg(kind, name: str, parameter: bool = False) -> Arg:
-    """A launch argument of a type (None: unknown), written as ``name``."""
-    array = isinstance(kind, ArrayType)
-    return Arg(getattr(kind, "text", None) if kind is not None else None, kind.where if array else "", name, array,
-               kind.library if array else "", parameter, (kind.dtype or "") if array else "")
 
 
 # how many files deep a file's own reading looks across the project: a launch's arguments

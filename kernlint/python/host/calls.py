@@ -1,11 +1,13 @@
-"""Calls across the project: which of the project's functions, classes or methods a call runs,
+"""Calls across the project: which of the project's functions, classes or methods a call runs
 and what it gives — an object of the class it constructs (a named tuple, an array wrapper), or
 the type a helper returns for the call's arguments, read off its assignments and ``return``
-statements (kept for the whole project where it reads nothing of the file being read). May
-import the rest of ``kernlint.python`` and ``analysis.host``.
+statements (kept for the whole project where it reads nothing of the file being read); what
+the project's calls pass to a function's parameters; what an attribute of an object of a
+project class, or a name imported from another file, holds. May import the rest of
+``kernlint.python`` and ``analysis.host``.
 
-What it asks of the reading under way (an attribute of an object of a project class, another
-file's facts, the module's names as read so far) goes through a ``CallContext``.
+What it asks of the reading under way (another file's facts, the module's names as read so
+far) goes through a ``CallContext``; what the file's classes store, it reads in ``attributes``.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from ..project import Project
 from ..static_types import (NONE, ArrayType, Opaque, ScalarType, TypeReader, instance, instance_of,
                             named_tuple_subclass, unpacked)
 from ..syntax import FunctionNode, PyModule, Scope, own_nodes, wrapped_argument, wrapped_interface
+from .attributes import ClassAttributes
 from .branches import DEAD, agreed_type, either_type, narrowed, tests_above
 from .classes import class_attributes, method_of
 from .docstrings import documented_class, documented_types
@@ -36,9 +39,6 @@ MAX_CALLERS_READ = 8  # files asked for a function's or class's callers, reading
 class CallContext(Protocol):
     """What reading a call's result asks of the reading of the file it is in."""
 
-    def member(self, obj, attr: str, depth: int = 0):
-        """The type of an attribute of an object of a project class."""
-
     def facts_of(self, path: str) -> Optional[HostFacts]:
         """Another file's host facts, read for this one's sake."""
 
@@ -47,15 +47,17 @@ class CallContext(Protocol):
 
 
 class ProjectCalls:
-    """The calls of one file (``module``) into the project's own code, and the calls of its
-    functions from the project: ``level``: how many files deep the reading looks
-    (``read_host``); ``types_only``: read for another file's sake; ``gpu_code``: whether types
-    are read across the project at all (code that may launch, or read for another file's sake)."""
+    """The calls of one file (``module``) into the project's own code, the calls of its
+    functions from the project, and what objects and modules of the project hold: ``level``:
+    how many files deep the reading looks (``read_host``); ``types_only``: read for another
+    file's sake; ``gpu_code``: whether types are read across the project at all (code that may
+    launch, or read for another file's sake)."""
 
-    def __init__(self, project: Project, module: PyModule, context: CallContext, level: int, types_only: bool,
-                 gpu_code: bool):
+    def __init__(self, project: Project, module: PyModule, attributes: ClassAttributes, context: CallContext,
+                 level: int, types_only: bool, gpu_code: bool):
         self.project = project
         self.module = module
+        self._attrs = attributes  # what this file's classes store, as read so far
         self._context = context
         self._level = level
         self._types_only = types_only
@@ -176,7 +178,7 @@ class ProjectCalls:
                 value = callee_reader.type_of(value[1]) or callee_reader.dtype(value[1])
             return value if value is not None and isinstance(value, str) == want_dtype else None
 
-        callee_reader = TypeReader(lambda e: owner.dotted(e, scope), lookup, member=self._context.member,
+        callee_reader = TypeReader(lambda e: owner.dotted(e, scope), lookup, member=self.member,
                                    construct=lambda c: self.project_call(c, owner, scope, callee_reader))
         statements = self.project.memo("assignments and returns", node, lambda: sorted(
             (s for s in own_nodes(node) if isinstance(s, (ast.Assign, ast.Return))),
@@ -221,6 +223,44 @@ class ProjectCalls:
     def own_state_read(self) -> None:
         """What is being worked out reads this file's names or objects, as read so far."""
         self._pure[:] = [False] * len(self._pure)
+
+    def member(self, obj, attr: str, depth: int = 0):
+        """The type of an attribute of an object of a project class: what its methods store in
+        ``self.<attr>`` (read from its file), else what a base class stores."""
+        path, klass = instance_of(obj)
+        world = self._attrs.world_attributes
+        if path == self.module.path and klass == self._attrs.world_class and attr in (world or {}):
+            return world[attr]
+        if path == self.module.path:
+            self.own_state_read()
+            value = self._attrs.stored((klass, attr), self._attrs.subclass_places(
+                (klass, attr), self.importers_naming if self._gpu_code else None))
+            bases = self._attrs.bases.get(klass, [])
+        else:
+            facts = self._context.facts_of(path)
+            if facts is None:
+                return None
+            value = facts.class_attributes.get(klass, {}).get(attr)
+            bases = facts.class_bases.get(klass, [])
+        if value is None and depth < 4:
+            for base in bases:
+                value = self.member(instance(*base), attr, depth + 1)
+                if value is not None:
+                    break
+        return value if not isinstance(value, str) else None
+
+    def imported(self, name: str):
+        """The type (or dtype alias) of a module-level name another file of the project binds
+        and this one imports: ``from .config import DTYPE``."""
+        binding = self.module.bindings.get(name)
+        if binding is None or binding.kind != "import" or not binding.attr or not binding.module:
+            return None
+        found = self.project.definition(binding.imported, self.module)
+        if found is None:
+            return None
+        module, defined = found
+        facts = self._context.facts_of(module.path) if module.path != self.module.path else None
+        return facts.globals.get(defined.name) if facts is not None else None
 
     def parameter_types(self, function: FunctionNode, qualname: str, frame: Frame, calls: List[Tuple[list, dict]],
                         reader: TypeReader) -> Dict[str, object]:

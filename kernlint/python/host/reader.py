@@ -72,7 +72,7 @@ class HostReader:
         self._gpu_code = level > 0 and (self._types_only or bool(LAUNCH_TEXT.search(module.text))
                                         and self._may_launch_kernels())
         # what calls of the project's own code give (objects, helpers' return types)
-        self._calls = ProjectCalls(project, module, self, level, self._types_only, self._gpu_code)
+        self._calls = ProjectCalls(project, module, self._attrs, self, level, self._types_only, self._gpu_code)
         self._modes = ClassModes(project, module, self._attrs, self)  # this file's classes' modes
         self._targets: List[ast.expr] = []  # the targets the statement being read assigns
         self._minus: Dict[int, str] = {}  # id(call) -> the name subtracted from it (clock() - t0)
@@ -513,31 +513,6 @@ class HostReader:
             self._methods[id(call)] = found
         return found
 
-    def member(self, obj, attr: str, depth: int = 0):
-        """The type of an attribute of an object of a project class: what its methods store in
-        ``self.<attr>`` (read from its file), else what a base class stores."""
-        path, klass = instance_of(obj)
-        world = self._attrs.world_attributes
-        if path == self.module.path and klass == self._attrs.world_class and attr in (world or {}):
-            return world[attr]
-        if path == self.module.path:
-            self._calls.own_state_read()
-            value = self._attrs.stored((klass, attr), self._attrs.subclass_places(
-                (klass, attr), self._calls.importers_naming if self._gpu_code else None))
-            bases = self._attrs.bases.get(klass, [])
-        else:
-            facts = self.facts_of(path)
-            if facts is None:
-                return None
-            value = facts.class_attributes.get(klass, {}).get(attr)
-            bases = facts.class_bases.get(klass, [])
-        if value is None and depth < 4:
-            for base in bases:
-                value = self.member(instance(*base), attr, depth + 1)
-                if value is not None:
-                    break
-        return value if not isinstance(value, str) else None
-
     def read_worlds(self, worlds, tests: Dict[int, tuple], klass: str, methods: List[FunctionNode], outer: Frame
                     ) -> List[Tuple[tuple, Dict[str, object]]]:
         """``klass``'s ``methods`` (``outer``: the class body's frame) read again in each of
@@ -847,7 +822,7 @@ class HostReader:
     def kernels_of(self, module: PyModule) -> KernelResolver:
         return HostReader(self.project, module).kernels
 
-    # (and what calls across the project ask, `calls.CallContext`: `member`, `facts_of`; what
+    # (and what calls across the project ask, `calls.CallContext`: `facts_of`; what
     # class modes ask, `class_modes.ModeContext`: `read_worlds`, `facts_of`)
 
     # -- helpers ------------------------------------------------------------------------
@@ -862,28 +837,15 @@ class HostReader:
                         return None
                     return value
                 current = current.parent
-            value = self._imported(name)
+            value = self._calls.imported(name)
             return value if value is not None and isinstance(value, str) == want_dtype else None
 
         def attribute(expr: ast.Attribute):  # `self.x` / `cls.x` in the class's methods
-            return self.member(instance(self.module.path, frame.owner), expr.attr) if frame.owner else None
+            return self._calls.member(instance(self.module.path, frame.owner), expr.attr) if frame.owner else None
 
-        reader = TypeReader(lambda e: self._dotted(e, frame), lookup, attribute, self.member,
+        reader = TypeReader(lambda e: self._dotted(e, frame), lookup, attribute, self._calls.member,
                             lambda call: self._calls.project_call(call, self.module, frame.scope, reader))
         return reader
-
-    def _imported(self, name: str):
-        """The type (or dtype alias) of a module-level name another file of the project binds
-        and this one imports: ``from .config import DTYPE``."""
-        binding = self.module.bindings.get(name)
-        if binding is None or binding.kind != "import" or not binding.attr or not binding.module:
-            return None
-        found = self.project.definition(binding.imported, self.module)
-        if found is None:
-            return None
-        module, defined = found
-        facts = self.facts_of(module.path) if module.path != self.module.path else None
-        return facts.globals.get(defined.name) if facts is not None else None
 
     def _dotted(self, expr: ast.AST, frame: Frame) -> Optional[str]:
         return self.module.dotted(expr, frame.scope)

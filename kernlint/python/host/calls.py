@@ -25,7 +25,7 @@ from .attributes import ClassAttributes
 from .branches import DEAD, agreed_type, either_type, narrowed, tests_above
 from .classes import class_attributes, method_of
 from .docstrings import documented_class, documented_types
-from .frames import Frame
+from .frames import Frame, nested_qualname
 from .functions import (attributes_read, evident_scalars, memoized_returns, positional_parameters, receiver_of,
                         returned_type)
 from .launches import launches_within
@@ -65,10 +65,12 @@ class ProjectCalls:
         self._returning: Set[int] = set()  # helper functions whose return type is being read
         self._returns: Dict[tuple, object] = {}  # (id(function), its arguments' types) -> what it returns
         self._pure: List[bool] = []  # for each return type being read: whether it reads only other files
+        self._methods: Dict[int, Optional[Tuple[str, str]]] = {}  # id(call) -> `method_called`, this pass
 
     def new_pass(self) -> None:
         """A new pass over the file: what later methods store in `self` may change what helpers return."""
         self._returns = {}
+        self._methods = {}
 
     def project_call(self, call: ast.Call, module: PyModule, scope: Scope, reader: TypeReader):
         """What a call of the project's own code gives: an object of its class (whose methods'
@@ -261,6 +263,61 @@ class ProjectCalls:
         module, defined = found
         facts = self._context.facts_of(module.path) if module.path != self.module.path else None
         return facts.globals.get(defined.name) if facts is not None else None
+
+    def method_called(self, call: ast.Call, reader: TypeReader) -> Optional[Tuple[str, str]]:
+        """(file, Class.method) of the project's method that ``obj.method(...)`` runs, where
+        reading (``reader``) knows the object (``grid`` an item of a list of ``Grid`` objects).
+        Asked outside a variant's reading only: the first answer holds for the pass."""
+        if not isinstance(call.func, ast.Attribute) or not self._gpu_code:
+            return None  # code that does not launch: its objects' methods are not followed
+        if id(call) in self._methods:
+            return self._methods[id(call)]  # asked again for the same call in this pass
+        where = instance_of(reader.type_of(call.func.value))
+        method = method_of(self.project, where[0], where[1], call.func.attr) if where is not None else None
+        found = (method[0].path, f"{method[1]}.{call.func.attr}") if method is not None else None
+        self._methods[id(call)] = found
+        return found
+
+    def callee(self, call: ast.Call, frame: Frame, reader: TypeReader) -> Optional[str]:
+        """The qualified name of a function of this file that a call runs."""
+        func = call.func
+        if isinstance(func, ast.Name):
+            binding, function = frame.scope.lookup(func.id)
+            if binding is not None and binding.kind == "def" and self.module.kernel_for(binding.node) is None:
+                if function is None:
+                    return func.id
+                return nested_qualname(frame, function, func.id)
+        if (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
+                and func.value.id == "self" and frame.owner):
+            return f"{frame.owner}.{func.attr}"
+        method = self.method_called(call, reader)  # `grid.shift(1)`, `Grid` a class of this file
+        return method[1] if method is not None and method[0] == self.module.path else None
+
+    def callee_elsewhere(self, call: ast.Call, frame: Frame, reader: TypeReader) -> Optional[Tuple[str, str]]:
+        """(path, qualified name) of a function, class (its ``__init__``) or method another
+        file of the project defines, that this call runs: ``alloc(...)``, ``arrays.alloc(...)``,
+        ``Beam(...)``, ``beam.step(...)`` on an instance of it."""
+        method = self.method_called(call, reader)
+        if method is not None:
+            return method if method[0] != self.module.path else None
+        if isinstance(call.func, ast.Name) and frame.scope.lookup(call.func.id)[1] is not None:
+            return None  # a local name
+        dotted = self.module.dotted(call.func, frame.scope)
+        if not dotted or dotted.startswith(self.module.name + ".") and dotted.count(".") == self.module.name.count(".") + 1:
+            return None
+        found = self.project.definition(dotted, self.module)
+        if found is None or found[0].path == self.module.path or found[1].kind not in ("def", "class"):
+            return None
+        owner, binding = found
+        return owner.path, binding.name if binding.kind == "def" else f"{binding.name}.__init__"
+
+    def constructed(self, call: ast.Call, frame: Frame) -> Optional[str]:
+        """``Sim(...)`` of a module-level class of this file: its ``__init__``."""
+        if isinstance(call.func, ast.Name):
+            binding, function = frame.scope.lookup(call.func.id)
+            if binding is not None and binding.kind == "class" and function is None:
+                return f"{call.func.id}.__init__"
+        return None
 
     def parameter_types(self, function: FunctionNode, qualname: str, frame: Frame, calls: List[Tuple[list, dict]],
                         reader: TypeReader) -> Dict[str, object]:

@@ -27,7 +27,7 @@ from typing import Dict, List, Optional, Set, Tuple
 
 from ...analysis.host import Arg, Event, HostFacts, KernelRef, Launch
 from ..project import Project
-from ..static_types import ListType, ScalarType, TupleType, TypeReader, appended, instance, instance_of, loop_bindings
+from ..static_types import ListType, ScalarType, TupleType, TypeReader, appended, instance, loop_bindings
 from ..syntax import FunctionNode, PyModule, Scope
 from . import modes
 from .attributes import ClassAttributes, is_self_attribute
@@ -35,7 +35,7 @@ from .branches import DEAD, UNSET, either_type, flag_text, leaves, narrowed, sam
 from .calls import MAX_VARIANT_DEPTH, ProjectCalls
 from .class_modes import ClassModes
 from .classes import method_of, set_on
-from .frames import Frame, nested_qualname, place_of, within
+from .frames import Frame, place_of, within
 from .functions import positional_parameters, receiver_of
 from .kernels import KernelResolver
 from .launches import (GPU_WORDS, LAUNCH_TEXT, calls_in_order, compile_target, handed_call, launch_arg,
@@ -66,7 +66,6 @@ class HostReader:
         # the kernels those calls pass ([positional], {keyword}), beside their types
         self._passed_kernels: Dict[str, List[Tuple[List[Optional[KernelRef]], Dict[str, Optional[KernelRef]]]]] = {}
         self._outgoing: Dict[Tuple[str, str], List[Tuple[List[object], Dict[str, object]]]] = {}  # other files' callees
-        self._methods: Dict[int, Optional[Tuple[str, str]]] = {}  # id(call) -> `_method_called`, this pass
         # types from other files (callers, helpers, subclasses) are read only for code that may
         # launch, or for another file that asks for this one's types (and then one level less deep)
         self._gpu_code = level > 0 and (self._types_only or bool(LAUNCH_TEXT.search(module.text))
@@ -131,7 +130,6 @@ class HostReader:
             self._next_loop = 0
             self._attrs.new_pass()  # the second pass knows every class of the file
             self._calls.new_pass()  # and what later methods store in `self`
-            self._methods = {}
             self._outgoing = {}
             self._calls_read = {}, {}, {}
             self.facts = HostFacts(self.module.path)
@@ -499,20 +497,6 @@ class HostReader:
                 return dtype  # a dtype alias: DTYPE = np.float32
         return kind
 
-    def _method_called(self, call: ast.Call, frame: Frame) -> Optional[Tuple[str, str]]:
-        """(file, Class.method) of the project's method that ``obj.method(...)`` runs, where
-        reading knows the object (``grid`` an item of a list of ``Grid`` objects)."""
-        if not isinstance(call.func, ast.Attribute) or not self._gpu_code:
-            return None  # code that does not launch: its objects' methods are not followed
-        if not self._variant and id(call) in self._methods:
-            return self._methods[id(call)]  # asked again for the same call in this pass
-        where = instance_of(self._reader(frame).type_of(call.func.value))
-        method = method_of(self.project, where[0], where[1], call.func.attr) if where is not None else None
-        found = (method[0].path, f"{method[1]}.{call.func.attr}") if method is not None else None
-        if not self._variant:
-            self._methods[id(call)] = found
-        return found
-
     def read_worlds(self, worlds, tests: Dict[int, tuple], klass: str, methods: List[FunctionNode], outer: Frame
                     ) -> List[Tuple[tuple, Dict[str, object]]]:
         """``klass``'s ``methods`` (``outer``: the class body's frame) read again in each of
@@ -606,8 +590,9 @@ class HostReader:
         if not self._variant:
             # this file's own calls in the first pass (the second reads their types); other
             # files' callees in the last, when what later methods store in `self` is known
-            callee = self._callee(call, frame) or self._constructed(call, frame)
-            elsewhere = None if callee is not None else self._callee_elsewhere(call, frame)
+            reader = self._reader(frame)
+            callee = self._calls.callee(call, frame, reader) or self._calls.constructed(call, frame)
+            elsewhere = None if callee is not None else self._calls.callee_elsewhere(call, frame, reader)
             if (callee is not None or (elsewhere is not None and self._record)) and not any(
                     isinstance(a, ast.Starred) for a in call.args):
                 # a dtype passed (`self._test(np.int16)`) as the dtype string names hold
@@ -679,7 +664,7 @@ class HostReader:
             return
         if self._variant:
             return
-        callee = self._callee(call, frame)
+        callee = self._calls.callee(call, frame, self._reader(frame))
         if callee is not None:
             self.facts.events.append(Event("call", place_of(self.module.path, call), frame.qualname, frame.loops,
                                            what=callee, detail={"callee": callee}))
@@ -766,47 +751,6 @@ class HostReader:
             return None
         return Launch("launch", place_of(self.module.path, call), frame.qualname, frame.loops,
                       what=ast.unparse(call.func), kernel=ref, args=tuple(Arg(text, "", text) for text in texts))
-
-    def _callee(self, call: ast.Call, frame: Frame) -> Optional[str]:
-        """The qualified name of a function of this file that a call runs."""
-        func = call.func
-        if isinstance(func, ast.Name):
-            binding, function = frame.scope.lookup(func.id)
-            if binding is not None and binding.kind == "def" and self.module.kernel_for(binding.node) is None:
-                if function is None:
-                    return func.id
-                return nested_qualname(frame, function, func.id)
-        if (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
-                and func.value.id == "self" and frame.owner):
-            return f"{frame.owner}.{func.attr}"
-        method = self._method_called(call, frame)  # `grid.shift(1)`, `Grid` a class of this file
-        return method[1] if method is not None and method[0] == self.module.path else None
-
-    def _callee_elsewhere(self, call: ast.Call, frame: Frame) -> Optional[Tuple[str, str]]:
-        """(path, qualified name) of a function, class (its ``__init__``) or method another
-        file of the project defines, that this call runs: ``alloc(...)``, ``arrays.alloc(...)``,
-        ``Beam(...)``, ``beam.step(...)`` on an instance of it."""
-        method = self._method_called(call, frame)
-        if method is not None:
-            return method if method[0] != self.module.path else None
-        if isinstance(call.func, ast.Name) and frame.scope.lookup(call.func.id)[1] is not None:
-            return None  # a local name
-        dotted = self._dotted(call.func, frame)
-        if not dotted or dotted.startswith(self.module.name + ".") and dotted.count(".") == self.module.name.count(".") + 1:
-            return None
-        found = self.project.definition(dotted, self.module)
-        if found is None or found[0].path == self.module.path or found[1].kind not in ("def", "class"):
-            return None
-        owner, binding = found
-        return owner.path, binding.name if binding.kind == "def" else f"{binding.name}.__init__"
-
-    def _constructed(self, call: ast.Call, frame: Frame) -> Optional[str]:
-        """``Sim(...)`` of a module-level class of this file: its ``__init__``."""
-        if isinstance(call.func, ast.Name):
-            binding, function = frame.scope.lookup(call.func.id)
-            if binding is not None and binding.kind == "class" and function is None:
-                return f"{call.func.id}.__init__"
-        return None
 
     # -- what kernel resolution asks (`kernels.KernelContext`) ------------------------------
 

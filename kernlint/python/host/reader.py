@@ -1,21 +1,18 @@
-"""The Python host reader: a file's host code reduced to facts (``analysis.host``).
+"""The Python host reader's statement interpreter: a file's host code reduced to facts
+(``analysis.host``).
 
 It walks every function (and the module's top level) in statement order, keeping the
 types of local names (``static_types``), and records kernel launches with the types of
 what they pass, device allocations, blocking operations, clock reads, loops, and the
 calls of the file's own functions (so that "in a loop" sees through them). Nothing is
-imported or run.
+imported or run. Each job beside the walk is a part of ``python.host`` (its docstring
+lists them); the walk passes each part what it needs.
 
 Types flow across the project's files: what objects of its classes hold (``grid.E``
 where ``grid`` is an item of a list a ``Fields`` object filled), what its functions and
-methods return, what every call of a function or method passes to its parameters. A
-file asks another file for these at one level less deep (``read_host``), so the
-reading ends and gives the same whatever was read first.
-
-Launch targets are resolved to kernel definitions through the same name resolution the
-frontend uses: aliases, imports of other project modules,
-``self.kernel`` attributes set in ``__init__``, kernels defined in the same function,
-kernels returned by factories.
+methods return, what every call of a function or method passes to its parameters
+(``calls``). A file asks another file for these at one level less deep (``read_host``), so
+the reading ends and gives the same whatever was read first.
 """
 
 from __future__ import annotations
@@ -47,6 +44,9 @@ from .signature_text import numba_type_text, signature_types
 
 
 class HostReader:
+    """Reads one file (``module``) of ``project``, ``level`` files deep across the project
+    (``read_host``): ``read()`` gives its ``HostFacts``."""
+
     def __init__(self, project: Project, module: PyModule, level: int = 0):
         self.project = project
         self._level = level  # how many files deep it may look across the project (`read_host`)

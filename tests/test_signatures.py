@@ -15,8 +15,9 @@ import pytest
 from conftest import FIXTURES, ROOT
 from kernlint.python.host import reader as host_reader
 from kernlint.python.project import Project
-from kernlint.python.host.reader import (DEAD, _agreed, _documented_types, _NamedClass, _narrowed, _returned_type,
-                                       _same)
+from kernlint.python.host.docstrings import NamedClass, documented_types
+from kernlint.python.host.branches import DEAD, agreed_type, narrowed, same_type
+from kernlint.python.host.functions import memoized_returns, returned_type
 from kernlint.python.static_types import (NONE, ArrayType, FunctionRef, Maybe, ScalarType, StrType, TupleType,
                                        TypeReader)
 from kernlint.python.signatures.recorded import read_recorded, write_recorded
@@ -211,11 +212,11 @@ def test_a_call_of_one_of_several_functions_is_what_they_all_make():
     ("ndarray", None),  # no elements said
     ("1darray", None),
     ("lists of 2darrays", None),
-    ("an fbpic Species object", _NamedClass("Species")),  # a class of the project, found by its name
-    ("a Fields object", _NamedClass("Fields")),
-    ("an instance of :any:`BinomialSmoother`, optional", _NamedClass("BinomialSmoother")),
-    ("an pkg.fields.SpectralGrid corresponding to one mode", _NamedClass("SpectralGrid")),
-    ("a BoostConverter object or None", Maybe(_NamedClass("BoostConverter"))),
+    ("an fbpic Species object", NamedClass("Species")),  # a class of the project, found by its name
+    ("a Fields object", NamedClass("Fields")),
+    ("an instance of :any:`BinomialSmoother`, optional", NamedClass("BinomialSmoother")),
+    ("an pkg.fields.SpectralGrid corresponding to one mode", NamedClass("SpectralGrid")),
+    ("a BoostConverter object or None", Maybe(NamedClass("BoostConverter"))),
     ("String, key of the species dict", None),
     ("str", None),
 ])
@@ -230,7 +231,7 @@ def f(a, b):
         What it is.
     """
 ''').body[0]
-    assert _documented_types(function) == ({"a": expected, "b": expected} if expected else {})
+    assert documented_types(function) == ({"a": expected, "b": expected} if expected else {})
 
 
 @pytest.mark.parametrize("docstring", [
@@ -241,7 +242,7 @@ def f(a, b):
 ])
 def test_docstring_styles_are_read_alike(docstring):
     function = ast.parse(f'def f(n):\n    """{docstring}    """\n').body[0]
-    assert _documented_types(function) == {"n": ScalarType("int64")}
+    assert documented_types(function) == {"n": ScalarType("int64")}
 
 
 @pytest.mark.parametrize("source, expected", [
@@ -322,7 +323,7 @@ INT = ScalarType("int64")
     ([TupleType((INT, INT)), TupleType((INT,))], None),
 ])
 def test_a_helper_returns_what_its_returns_agree_on(returns, expected):
-    assert _returned_type(returns) == expected
+    assert returned_type(returns) == expected
 
 
 @pytest.mark.parametrize("seen, expected", [
@@ -334,7 +335,7 @@ def test_a_helper_returns_what_its_returns_agree_on(returns, expected):
     ([], None),
 ])
 def test_a_parameter_takes_the_type_its_callers_agree_on(seen, expected):
-    assert _agreed(seen) == expected
+    assert agreed_type(seen) == expected
 
 
 PLASMA = FIXTURES / "shapes" / "plasma"
@@ -925,7 +926,7 @@ def test_an_if_test_narrows_what_its_sides_hold(test, held, when_true, when_fals
     builtins = {"type", "tuple", "isinstance", "int", "float", "dict"}
     reader = TypeReader(lambda expr: f"builtins.{expr.id}" if getattr(expr, "id", None) in builtins else None,
                         lambda name, want_dtype=False: None if want_dtype else held.get(name))
-    assert _narrowed(ast.parse(test, mode="eval").body, reader) == (when_true, when_false)
+    assert narrowed(ast.parse(test, mode="eval").body, reader) == (when_true, when_false)
 
 
 @pytest.mark.parametrize("one, other, expected", [
@@ -938,7 +939,7 @@ def test_an_if_test_narrows_what_its_sides_hold(test, held, when_true, when_fals
      FunctionRef(("numba.cuda.pinned_array", "numpy.empty"))),  # each is tried where it is called
 ])
 def test_values_of_one_place_share_a_type(one, other, expected):
-    assert _same(one, other) == expected
+    assert same_type(one, other) == expected
 
 
 def test_an_attribute_assigned_two_numba_types_is_not_typed_by_the_first(tmp_path):
@@ -967,9 +968,9 @@ def test_isinstance_of_a_project_class_makes_the_name_an_object_of_it():
                         lambda name, want_dtype=False: None,
                         construct=lambda call: injector if ast.unparse(call.func) == "PlaneInjector" else None)
     test = ast.parse("isinstance(self.injector, PlaneInjector)", mode="eval").body
-    assert _narrowed(test, reader) == ({"self.injector": injector}, {})
+    assert narrowed(test, reader) == ({"self.injector": injector}, {})
     other = ast.parse("isinstance(self.injector, Unknown)", mode="eval").body
-    assert _narrowed(other, reader) == ({}, {})
+    assert narrowed(other, reader) == ({}, {})
 
 
 def test_a_list_extended_with_other_items_is_of_either(tmp_path):
@@ -1421,7 +1422,6 @@ def test_a_side_that_leaves_binds_nothing_for_what_follows(tmp_path, guard, expe
 
 def test_a_cache_a_function_fills_with_what_it_returns_returns_that():
     """`return cache[key]` where the function stores only its other return value in the cache."""
-    from kernlint.python.host.reader import _memoized_returns
 
     memo = ast.parse(textwrap.dedent('''
         def get(key):
@@ -1431,7 +1431,7 @@ def test_a_cache_a_function_fills_with_what_it_returns_returns_that():
             cache[key] = value
             return value
     ''')).body[0]
-    assert len(_memoized_returns(memo)) == 1
+    assert len(memoized_returns(memo)) == 1
     other = ast.parse(textwrap.dedent('''
         def get(key):
             if key in cache:
@@ -1439,7 +1439,7 @@ def test_a_cache_a_function_fills_with_what_it_returns_returns_that():
             cache[key] = compute(key)  # what is stored is not what it returns
             return other(key)
     ''')).body[0]
-    assert _memoized_returns(other) == set()
+    assert memoized_returns(other) == set()
 
 
 def test_an_item_or_attribute_store_binds_no_name():

@@ -2,8 +2,30 @@
 (``analysis.host``): launches and what they pass, device allocations, blocking operations,
 clock reads, loops, and the calls of the project's own functions.
 
-``reader`` walks the statements; ``modes`` reads an object's modes (attributes whose types
-depend on another attribute's value); ``frequency`` says how often each statement runs (a
-loop's kind, a statement's place in it), and ``rates`` puts that on every host event. May import the rest of ``kernlint.python`` and
-``analysis``; never compiles.
+``reader`` is the statement interpreter: it walks a file's statements in order, keeps the
+types of local names, reads loops and calls again per variant, and finishes the file's facts
+(``HostReader._finish_facts``; ``read_host`` and ``file_host_facts`` are the entry points).
+It hands each job to its part, passing what the part needs:
+
+- ``loops``: a loop's facts and its kind (GPUs, sizes, parts, test cases, or a step);
+- ``calls``: calls across the project (what a call runs and gives, helpers' return types,
+  the types the project's calls pass to a function's parameters, what a project object's
+  attribute or an imported name holds); ``functions``: a function seen from outside;
+  ``classes``: a class's methods and attributes as written; ``docstrings``: the types a
+  docstring gives;
+- ``attributes``: where arrays live in objects (what a class stores in ``self``, where its
+  arrays and its subclasses' live); ``class_modes`` and ``modes``: an object's modes
+  (attributes whose types depend on another attribute's value);
+- ``launches``: launch sites as written; ``kernels``: the kernel a launch's target refers to;
+  ``signature_text``: a written signature's argument types; ``operations``: allocations,
+  waits, copies back and clock reads (``library``: the calls known by name);
+- ``frequency``: how often each statement runs (a loop's kind: step, search, sweep, setup,
+  few; a statement's place in it); ``rates``: that rate on every host event;
+- ``branches``: what an ``if`` tells of names on each side, and where sides meet;
+  ``frames``: the frame being read; ``names``: the syntax of names.
+
+A part that needs the reading's state takes it as an argument, or asks the reader through a
+small interface (``kernels.KernelContext``, ``calls.CallContext``,
+``class_modes.ModeContext``). May import the rest of ``kernlint.python`` and ``analysis``;
+never compiles.
 """

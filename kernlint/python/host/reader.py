@@ -1,79 +1,53 @@
-"""The Python host reader: a file's host code reduced to facts (``analysis.host``).
+"""The Python host reader's statement interpreter: a file's host code reduced to facts
+(``analysis.host``).
 
 It walks every function (and the module's top level) in statement order, keeping the
 types of local names (``static_types``), and records kernel launches with the types of
 what they pass, device allocations, blocking operations, clock reads, loops, and the
 calls of the file's own functions (so that "in a loop" sees through them). Nothing is
-imported or run.
+imported or run. Each job beside the walk is a part of ``python.host`` (its docstring
+lists them); the walk passes each part what it needs.
 
 Types flow across the project's files: what objects of its classes hold (``grid.E``
 where ``grid`` is an item of a list a ``Fields`` object filled), what its functions and
-methods return, what every call of a function or method passes to its parameters. A
-file asks another file for these at one level less deep (``read_host``), so the
-reading ends and gives the same whatever was read first.
-
-Launch targets are resolved to kernel definitions through the same name resolution the
-frontend uses: aliases, imports of other project modules,
-``self.kernel`` attributes set in ``__init__``, kernels defined in the same function,
-kernels returned by factories.
+methods return, what every call of a function or method passes to its parameters
+(``calls``). A file asks another file for these at one level less deep (``read_host``), so
+the reading ends and gives the same whatever was read first.
 """
 
 from __future__ import annotations
 
 import ast
 import contextlib
-import os
-import re
-from dataclasses import dataclass, field, replace
-from typing import Dict, FrozenSet, List, Optional, Set, Tuple
+from dataclasses import replace
+from typing import Dict, List, Optional, Set, Tuple
 
-from ...analysis.host import Arg, Event, HostFacts, KernelRef, Launch, Loop, Place
+from ...analysis.host import Arg, Event, HostFacts, KernelRef, Launch
 from ..project import Project
-from ..static_types import (NONE, ArrayType, DictType, FunctionRef, ListType, Maybe, Opaque, ScalarType, StrType,
-                            TupleType, TypeReader, appended, dtype_name, either_string, instance, instance_of,
-                            loop_bindings, named_tuple_subclass, unpacked)
-from ..syntax import (FunctionNode, KernelDef, PyModule, Scope, flatten, own_nodes, wrapped_argument,
-                      wrapped_interface)
+from ..static_types import ListType, ScalarType, TupleType, TypeReader, appended, instance, loop_bindings
+from ..syntax import FunctionNode, PyModule, Scope
 from . import rates
 from . import modes
-
-# numba.cuda and CuPy calls that allocate device (or pinned/mapped) memory
-ALLOCATIONS = {
-    "numba.cuda.device_array", "numba.cuda.device_array_like", "numba.cuda.to_device",
-    "numba.cuda.pinned_array", "numba.cuda.pinned_array_like", "numba.cuda.mapped_array",
-    "numba.cuda.mapped_array_like", "numba.cuda.managed_array",
-    "cupy.zeros", "cupy.ones", "cupy.empty", "cupy.full", "cupy.zeros_like", "cupy.ones_like",
-    "cupy.empty_like", "cupy.full_like", "cupy.asarray", "cupy.array", "cupy.arange", "cupy.linspace",
-    "cupy.copy", "cupy.ascontiguousarray",
-}
-SYNCS = {"numba.cuda.synchronize", "cupy.cuda.runtime.deviceSynchronize", "cupy.cuda.Device.synchronize"}
-CLOCKS = {"time.perf_counter", "time.time", "time.monotonic", "time.process_time", "time.perf_counter_ns",
-          "time.time_ns", "time.monotonic_ns", "timeit.default_timer"}
-# array methods that copy a device array's data back to the host (and so wait for the device)
-_COPY_BACK = {"copy_to_host", "get", "tolist", "item"}
-# NumPy/CuPy functions whose first argument is a shape or a size
-_SIZED = {"zeros", "ones", "empty", "full", "rand", "randn", "random", "random_sample", "standard_normal", "arange",
-          "linspace", "eye", "identity"}
-# a test function or class: `test_x`, `_test_x`, `TestSolver`
-_TEST = re.compile(r"_*[Tt]est")
-# a loop over GPUs: `for dev in cuda.gpus`, `range(n_gpus)`, `device_ids`, `devices`
-_DEVICES = re.compile(r"\bgpus\b|\bn_?gpus?\b|\bnum_?gpus\b|\bdevices?\b|device_?ids|gpu_?ids|\bngpu", re.I)
-_REDUCTIONS = {"sum", "max", "min", "mean", "prod", "any", "all"}
-
-
-@dataclass
-class _Frame:
-    function: Optional[FunctionNode]
-    qualname: str
-    scope: Scope
-    env: Dict[str, object] = field(default_factory=dict)
-    parent: Optional["_Frame"] = None
-    owner: Optional[str] = None  # the class a method belongs to
-    loops: Tuple[int, ...] = ()
-    owner_node: Optional[ast.ClassDef] = None  # that class's definition (in the class body's frame)
+from .attributes import ClassAttributes, is_self_attribute
+from .branches import DEAD, UNSET, either_type, flag_text, leaves, narrowed, same_type
+from .calls import MAX_VARIANT_DEPTH, ProjectCalls
+from .class_modes import ClassModes
+from .classes import method_of, set_on
+from .frames import Frame, place_of, within
+from .functions import positional_parameters, receiver_of
+from .kernels import KernelResolver
+from .launches import (GPU_WORDS, LAUNCH_TEXT, calls_in_order, compile_target, handed_call, launch_arg,
+                       launch_target, launches_given, uncopied)
+from .loops import LoopReader
+from .names import rebound, target_names
+from .operations import host_operation
+from .signature_text import numba_type_text, signature_types
 
 
 class HostReader:
+    """Reads one file (``module``) of ``project``, ``level`` files deep across the project
+    (``read_host``): ``read()`` gives its ``HostFacts``."""
+
     def __init__(self, project: Project, module: PyModule, level: int = 0):
         self.project = project
         self._level = level  # how many files deep it may look across the project (`read_host`)
@@ -83,41 +57,34 @@ class HostReader:
         self.module = module
         self.facts = HostFacts(module.path)
         self._record = False
-        self._attributes: Dict[Tuple[str, str], object] = {}  # (class, attr) -> type
-        self._attribute_exprs: Dict[Tuple[str, str], Tuple[ast.expr, _Frame]] = {}
-        # (class, attr) -> (where, library) of each array assigned to it: a class that makes
-        # NumPy arrays in __init__ and moves them in send_to_gpu() has both
-        self._attribute_places: Dict[Tuple[str, str], set] = {}
-        self._literal_names: Dict[int, Set[str]] = {}  # id(function) -> its names bound to list literals
-        self._module_frame: Optional[_Frame] = None
+        self._attrs = ClassAttributes(module.path)  # what the file's classes store in `self`
+        self._loops = LoopReader(module)  # a loop's facts and kind, from its syntax
+        self.kernels = KernelResolver(project, module, self)  # what a launch's target refers to
+        self._module_frame: Optional[Frame] = None
         self._next_loop = 0
         # what the file's own calls pass to its functions: qualname -> [(positional, keywords)]
         self._passed: Dict[str, List[Tuple[List[object], Dict[str, object]]]] = {}
         # the kernels those calls pass ([positional], {keyword}), beside their types
         self._passed_kernels: Dict[str, List[Tuple[List[Optional[KernelRef]], Dict[str, Optional[KernelRef]]]]] = {}
         self._outgoing: Dict[Tuple[str, str], List[Tuple[List[object], Dict[str, object]]]] = {}  # other files' callees
-        self._returning: Set[int] = set()  # helper functions whose return type is being read
-        self._returns: Dict[tuple, object] = {}  # (id(function), its arguments' types) -> what it returns
-        self._pure: List[bool] = []  # for each return type being read: whether it reads only other files
-        self._methods: Dict[int, Optional[Tuple[str, str]]] = {}  # id(call) -> `_method_called`, this pass
         # types from other files (callers, helpers, subclasses) are read only for code that may
         # launch, or for another file that asks for this one's types (and then one level less deep)
-        self._gpu_code = level > 0 and (self._types_only or bool(_LAUNCH_TEXT.search(module.text))
+        self._gpu_code = level > 0 and (self._types_only or bool(LAUNCH_TEXT.search(module.text))
                                         and self._may_launch_kernels())
-        self._assigning: set = set()  # the names the statement being read assigns
-        self._targets: List[ast.expr] = []  # and its targets
-        self._bases: Dict[str, List[Tuple[str, str]]] = {}  # class -> its bases as (path, name)
-        self._subclass_places_seen: Dict[Tuple[str, str], Set[Tuple[str, str]]] = {}
+        # what calls of the project's own code give (objects, helpers' return types)
+        self._calls = ProjectCalls(project, module, self._attrs, self, level, self._types_only, self._gpu_code)
+        self._modes = ClassModes(project, module, self._attrs, self)  # this file's classes' modes
+        self._targets: List[ast.expr] = []  # the targets the statement being read assigns
         self._minus: Dict[int, str] = {}  # id(call) -> the name subtracted from it (clock() - t0)
         # reading a loop's body again for one value of its variable (`for dtype in (np.float32,
         # np.float64)`): its launches give signatures only, nothing else is recorded
         self._variant = False
         self._kernel_parameters: Dict[str, KernelRef] = {}  # in a call's variant: the kernels it passes
         # ... and the expressions it passes, with the frame they are read in (`sig=(int32[:],)`)
-        self._parameter_exprs: Dict[str, Tuple[ast.expr, "_Frame"]] = {}
+        self._parameter_exprs: Dict[str, Tuple[ast.expr, "Frame"]] = {}
         self._variant_depth = 0  # helpers read within a call's variant (`_nested_variant`)
         # what the file's own calls pass, as written: qualname -> [(positional, keywords, frame)]
-        self._passed_exprs: Dict[str, List[Tuple[List[ast.expr], Dict[str, ast.expr], "_Frame"]]] = {}
+        self._passed_exprs: Dict[str, List[Tuple[List[ast.expr], Dict[str, ast.expr], "Frame"]]] = {}
         self._calls_read: tuple = ({}, {}, {})  # the same three, as the pass being read finds them
         self._reads = 0  # the passes over the file so far
         # per names (a frame's env, by id, kept with it): a flag's name -> what it was assigned
@@ -127,19 +94,16 @@ class HostReader:
         self._splits: Dict[int, Tuple[dict, Dict[str, tuple]]] = {}
         self._statements: List[ast.stmt] = []  # the statements being read, innermost last
         # reading a class's `__init__` (and its methods that store attributes) again in one
-        # world of its mode tests (`modes`): the world and the tests' formulas, the class, and
-        # what it stores in that world
+        # world of its mode tests (`modes`): the world and the tests' formulas (the class, and
+        # what it stores in that world: `ClassAttributes.world_class`, `world_attributes`)
         self._world: Optional[Tuple[modes.World, Dict[int, tuple]]] = None
-        self._world_class: Optional[str] = None
-        self._world_attributes: Optional[Dict[str, object]] = None
-        self._modes: Dict[str, list] = {}  # this file's classes' modes, as `HostFacts.class_modes`
 
     def _may_launch_kernels(self) -> bool:
         """Whether what looks like a launch (``k[a, b](...)``) can start a kernel: the file names
         numba, CUDA or CuPy, or a module it imports (or one that module imports: a package's
         ``__init__``) defines kernels. ``Mapping[str, int](...)`` in a test of typing does not,
         and reading the types it passes around across the project would take minutes."""
-        if _GPU_WORDS.search(self.module.text):
+        if GPU_WORDS.search(self.module.text):
             return True
         seen: Set[str] = set()
         frontier = [self.module.path]
@@ -165,13 +129,12 @@ class HostReader:
             record = passes.pop(0)
             self._record = record
             self._next_loop = 0
-            self._subclass_places_seen = {}  # the second pass knows every class of the file
-            self._returns = {}  # and what later methods store in `self`
-            self._methods = {}
+            self._attrs.new_pass()  # the second pass knows every class of the file
+            self._calls.new_pass()  # and what later methods store in `self`
             self._outgoing = {}
             self._calls_read = {}, {}, {}
             self.facts = HostFacts(self.module.path)
-            frame = _Frame(None, "", Scope(self.module))
+            frame = Frame(None, "", Scope(self.module))
             self._module_frame = frame
             self._body(self.module.tree.body, frame)
             if record and self._gpu_code and self._reads + 1 < MAX_READS and repr(self._calls_read[0]) != repr(
@@ -179,28 +142,30 @@ class HostReader:
                 self._passed, self._passed_kernels, self._passed_exprs = self._calls_read
                 passes.append(True)
             self._reads += 1
+        self._finish_facts()
+        return self.facts
+
+    def _finish_facts(self) -> None:
+        """The facts of the whole file, once its statements are read (the last pass's): its
+        module-level names' types, the calls it makes into other files, its classes'
+        attributes, bases and modes. A fact about the whole file is added here."""
         self.facts.globals = dict(self._module_frame.env)
         self.facts.outgoing = self._outgoing
-        for (owner, attr), places in self._attribute_places.items():
-            self.facts.class_places.setdefault(owner, {})[attr] = set(places)
-        self.facts.class_bases = dict(self._bases)
-        for owner, attr in self._attributes:
-            self.facts.class_attributes.setdefault(owner, {})[attr] = self._stored((owner, attr), set())
+        self._attrs.finish(self.facts)
         if self._gpu_code:
             for statement in self.module.tree.body:
                 if isinstance(statement, ast.ClassDef):
-                    found = self._class_modes(statement.name)
+                    found = self._modes.of(statement.name)
                     if found:
                         self.facts.class_modes[statement.name] = found
-        return self.facts
 
     # -- statements ---------------------------------------------------------------
 
-    def _body(self, body, frame: _Frame) -> None:
+    def _body(self, body, frame: Frame) -> None:
         for statement in body:
             self._statement(statement, frame)
 
-    def _statement(self, statement: ast.stmt, frame: _Frame) -> None:
+    def _statement(self, statement: ast.stmt, frame: Frame) -> None:
         """One statement; a failure of kernlint's own on it is a KL905 there, and the reading
         goes on with the next statement (a compound statement's inner ones fail alone)."""
         self._statements.append(statement)
@@ -214,7 +179,7 @@ class HostReader:
         finally:
             self._statements.pop()
 
-    def _read_statement(self, statement: ast.stmt, frame: _Frame) -> None:
+    def _read_statement(self, statement: ast.stmt, frame: Frame) -> None:
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
             for decorator in statement.decorator_list:
                 self._expr(decorator, frame)
@@ -222,17 +187,19 @@ class HostReader:
                 return  # device code: not host code
             qualname = f"{frame.qualname}.{statement.name}" if frame.qualname else statement.name
             if not self._types_only:
-                self.facts.rebound[qualname] = _rebound(statement.body)
+                self.facts.rebound[qualname] = rebound(statement.body)
             # a method (and what is nested in it) sees the class's `self`
-            inner = _Frame(statement, qualname, frame.scope.inner(statement), {}, frame, frame.owner)
-            inner.env.update(self._parameter_types(statement, qualname, frame))
-            receiver = _receiver(statement, frame)
+            inner = Frame(statement, qualname, frame.scope.inner(statement), {}, frame, frame.owner)
+            inner.env.update(self._calls.parameter_types(statement, qualname, frame, self._passed.get(qualname, []),
+                                                          self._reader(frame)))
+            receiver = receiver_of(statement, frame)
             if receiver is not None:  # `self`: an object of the class (passed on, `self.x` of a base)
                 inner.env[receiver] = instance(self.module.path, frame.owner)
             self._body(statement.body, inner)
             if self._record and not self._variant and not self._types_only and (self.project.memo(
                     "launches or compiles", statement, lambda: any(
-                        isinstance(sub, ast.Call) and (_launched(sub) is not None or _compiled(sub) is not None)
+                        isinstance(sub, ast.Call)
+                        and (launch_target(sub) is not None or compile_target(sub) is not None)
                         for sub in ast.walk(statement))) or self.project.memo(
                         "hands to a launcher", statement, lambda: self._hands_to_launcher(statement, frame))):
                 self._call_variants(statement, qualname, frame, inner)
@@ -245,8 +212,8 @@ class HostReader:
                 found = self.project.definition(dotted, self.module) if dotted else None
                 if found is not None and found[1].kind == "class":
                     bases.append((found[0].path, found[1].name))
-            self._bases[qualname] = bases
-            klass = _Frame(None, qualname, frame.scope, {}, frame, qualname, owner_node=statement)
+            self._attrs.bases[qualname] = bases
+            klass = Frame(None, qualname, frame.scope, {}, frame, qualname, owner_node=statement)
             methods = [s for s in statement.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))]
             rest = [s for s in statement.body if s not in methods]
             init = [m for m in methods if m.name == "__init__"]
@@ -256,10 +223,9 @@ class HostReader:
             if statement.value is None:
                 return
             targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
-            self._assigning = {n for t in targets for n in _names(t)}
             self._targets = targets
             self._expr(statement.value, frame)
-            self._assigning, self._targets = set(), []
+            self._targets = []
             for target in targets:
                 self._assign(target, statement.value, frame)
             return
@@ -274,14 +240,14 @@ class HostReader:
         if isinstance(statement, (ast.For, ast.AsyncFor)):
             self._expr(statement.iter, frame)
             loop = self._loop(statement, "for", frame)
-            inner = self._within(frame, loop)
+            inner = within(frame, loop)
             values = self._loop_values(statement, frame)
             alike = bool(values) and all(v == values[0] for v in values)
             if isinstance(statement.iter, ast.Call) and self._dotted(statement.iter.func, frame) == "builtins.range":
-                for name in _names(statement.target):
+                for name in target_names(statement.target):
                     frame.env[name] = ScalarType("int64")
             else:
-                for name in _names(statement.target):  # what every pass binds alike
+                for name in target_names(statement.target):  # what every pass binds alike
                     frame.env[name] = values[0].get(name) if values and all(
                         bound.get(name) == values[0].get(name) for bound in values) else None
                 for name, kind in loop_bindings(statement.target, statement.iter, self._reader(frame)):
@@ -294,7 +260,7 @@ class HostReader:
             return
         if isinstance(statement, ast.While):
             loop = self._loop(statement, "while", frame)
-            inner = self._within(frame, loop)
+            inner = within(frame, loop)
             self._expr(statement.test, inner)
             self._body(statement.body, inner)
             self._body(statement.orelse, frame)
@@ -307,10 +273,10 @@ class HostReader:
                     self._body(statement.body if held else statement.orelse, frame)
                     return
             reader = self._reader(frame)
-            when_true, when_false = _narrowed(statement.test, reader)
+            when_true, when_false = narrowed(statement.test, reader)
             dead_body, dead_else = when_true.pop(DEAD, False), when_false.pop(DEAD, False)
             # a side that leaves (`if u is None: raise ...`) binds nothing for what follows
-            leaves_body, leaves_else = _leaves(statement.body), _leaves(statement.orelse)
+            leaves_body, leaves_else = leaves(statement.body), leaves(statement.orelse)
             # held here, so that both sides restore it; an attribute (`ps.V`) only for the branches
             attributes = {name for name in set(when_true) | set(when_false) if "." in name and name not in frame.env}
             for name in set(when_true) | set(when_false):
@@ -338,8 +304,8 @@ class HostReader:
             else:
                 for name in set(taken) | set(frame.env):
                     one, other = taken.get(name, before.get(name)), frame.env.get(name, before.get(name))
-                    frame.env[name] = _either(one, other, name in before or (name in taken and name in frame.env))
-                    if flag is not None and one is not None and other is not None and _same(one, other) is None \
+                    frame.env[name] = either_type(one, other, name in before or (name in taken and name in frame.env))
+                    if flag is not None and one is not None and other is not None and same_type(one, other) is None \
                             and "." not in name:
                         if_set, if_not = (other, one) if flag[1] else (one, other)
                         splits[name] = (flag[0], if_set, if_not, frame.env[name])
@@ -357,7 +323,7 @@ class HostReader:
             for item in statement.items:
                 self._expr(item.context_expr, frame)
                 if item.optional_vars is not None:
-                    for name in _names(item.optional_vars):
+                    for name in target_names(item.optional_vars):
                         frame.env[name] = None
             self._body(statement.body, frame)
             return
@@ -373,18 +339,18 @@ class HostReader:
             held = table[id(env)] = (env, {})
         return held[1]
 
-    def _flag_tested(self, test: ast.expr, frame: _Frame) -> Optional[Tuple[str, bool]]:
+    def _flag_tested(self, test: ast.expr, frame: Frame) -> Optional[Tuple[str, bool]]:
         """(the flag, whether negated) an ``if`` tests: ``use_cuda``, ``not self.use_cuda``, a
         name assigned from a flag standing for it; None for any other test."""
         negated = False
         while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
             test, negated = test.operand, not negated
-        text = _flag_text(test)
+        text = flag_text(test)
         if text is None:
             return None
         return self._per_names(self._aliases, frame.env).get(text, text), negated
 
-    def _loop_values(self, statement: ast.For, frame: _Frame) -> Optional[List[Dict[str, object]]]:
+    def _loop_values(self, statement: ast.For, frame: Frame) -> Optional[List[Dict[str, object]]]:
         """What each pass of a loop over a literal tuple or list binds, as types (or dtypes):
         its one variable (``for dtype in (np.float32, np.float64)``), or the names it unpacks
         each literal tuple into (``for dtype, values in [(np.int32, [10, 20]), (np.float64,
@@ -406,7 +372,7 @@ class HostReader:
             return None
         return passes if all(any(kind is not None for kind in bound.values()) for bound in passes) else None
 
-    def _loop_variants(self, statement: ast.For, values: List[Dict[str, object]], frame: _Frame, inner: _Frame
+    def _loop_variants(self, statement: ast.For, values: List[Dict[str, object]], frame: Frame, inner: Frame
                        ) -> None:
         """The loop's body read once more for each pass's values: the launches in it give one
         signature per pass (as the loop launches them), not events."""
@@ -415,7 +381,7 @@ class HostReader:
                 frame.env.update(bound)
                 self._body(statement.body, inner)
 
-    def _call_variants(self, function: FunctionNode, qualname: str, outer: _Frame, inner: _Frame) -> None:
+    def _call_variants(self, function: FunctionNode, qualname: str, outer: Frame, inner: Frame) -> None:
         """A function that launches a kernel it is given, forwards its ``*args`` to a launch
         (``def check(kernel, expected, *args): out = cuda.to_device(np.zeros_like(expected));
         kernel[1, 1](out, *args)``), or launches what its calls give different types
@@ -426,21 +392,21 @@ class HostReader:
         keys = [qualname]
         if outer.owner is not None and qualname == f"{outer.owner}.{function.name}":
             # `self.check(...)` in a subclass of this file names the method by the subclass
-            keys += [f"{klass}.{function.name}" for klass in self._subclasses_here(outer.owner)]
+            keys += [f"{klass}.{function.name}" for klass in self._attrs.subclasses_here(outer.owner)]
         calls = [(passed, kernels, ([(e, caller) for e in exprs], {k: (v, caller) for k, v in named.items()}))
                  for key in keys for passed, kernels, (exprs, named, caller) in zip(
                      self._passed.get(key, []), self._passed_kernels.get(key, []), self._passed_exprs.get(key, []))]
-        given_to_it = self.project.memo("launches what it is given", function, lambda: _launches_given(function)) \
+        given_to_it = self.project.memo("launches what it is given", function, lambda: launches_given(function)) \
             or self.project.memo("hands to a launcher", function, lambda: self._hands_to_launcher(function, outer))
         if not given_to_it and len({repr(passed) for passed, _, _ in calls}) < 2:
             return  # its calls agree: the first reading had their types
         self._read_variants(function, outer, inner, calls[:MAX_CALL_VARIANTS])
 
-    def _read_variants(self, function: FunctionNode, outer: _Frame, inner: _Frame, calls) -> None:
+    def _read_variants(self, function: FunctionNode, outer: Frame, inner: Frame, calls) -> None:
         """``function``'s body read once for each of ``calls`` ((types, keywords), (kernels,
         kernel keywords), (expressions, expression keywords), each expression with the frame
         it is read in)."""
-        positional = _positional(function, outer)
+        positional = positional_parameters(function, outer)
         arguments = function.args
         defaults = dict(zip([a.arg for a in positional[len(positional) - len(arguments.defaults):]],
                             arguments.defaults))
@@ -451,7 +417,7 @@ class HostReader:
                 for (types, keywords), (kernels, kernel_keywords), (exprs, expr_keywords) in calls:
                     env: Dict[str, object] = {}
                     given: Dict[str, KernelRef] = {}
-                    written: Dict[str, Tuple[ast.expr, _Frame]] = {}
+                    written: Dict[str, Tuple[ast.expr, Frame]] = {}
                     for at, arg in enumerate(positional):
                         if arg.arg in keywords:
                             env[arg.arg], kernel = keywords[arg.arg], kernel_keywords.get(arg.arg)
@@ -467,7 +433,7 @@ class HostReader:
                         env[arguments.vararg.arg] = TupleType(tuple(types[len(positional):]))
                     inner.env.clear()
                     inner.env.update({k: v for k, v in env.items() if v is not None})
-                    receiver = _receiver(function, outer)
+                    receiver = receiver_of(function, outer)
                     if receiver is not None:
                         inner.env[receiver] = instance(self.module.path, outer.owner)
                     self._kernel_parameters, self._parameter_exprs = given, written
@@ -475,143 +441,28 @@ class HostReader:
             finally:
                 self._kernel_parameters, self._parameter_exprs = saved
 
-    def _subclasses_here(self, klass: str) -> List[str]:
-        """The classes of this file that derive from ``klass`` (a class of this file), at any depth."""
-        found: List[str] = []
-        frontier = {(self.module.path, klass)}
-        while frontier:
-            derived = [name for name, bases in self._bases.items()
-                       if name not in found and any(base in frontier for base in bases)]
-            found.extend(derived)
-            frontier = {(self.module.path, name) for name in derived}
-        return found
-
     @contextlib.contextmanager
-    def _variant_reading(self, frame: _Frame):
+    def _variant_reading(self, frame: Frame):
         """Reading done again for its launches' signatures alone: what it changes is undone."""
-        saved = (dict(frame.env), dict(self._attributes), dict(self._attribute_exprs),
-                 {key: set(places) for key, places in self._attribute_places.items()}, self._next_loop,
-                 dict(self.facts.loops), self._variant)
+        saved = dict(frame.env), self._attrs.saved(), self._next_loop, dict(self.facts.loops), self._variant
         self._variant = True
         try:
             yield
         finally:
-            env, self._attributes, self._attribute_exprs, self._attribute_places, self._next_loop, loops, \
-                self._variant = saved
+            env, attributes, self._next_loop, loops, self._variant = saved
+            self._attrs.restore(attributes)
             frame.env.clear()  # the dict the frames share: restored in place
             frame.env.update(env)
             self.facts.loops = loops
 
-    def _within(self, frame: _Frame, loop: int) -> _Frame:
-        """The same frame (same names) seen from inside a loop."""
-        inner = _Frame(frame.function, frame.qualname, frame.scope, frame.env, frame.parent, frame.owner,
-                       frame.loops + (loop,))
-        return inner
-
-    def _loop(self, node: ast.AST, kind: str, frame: _Frame) -> int:
+    def _loop(self, node: ast.AST, kind: str, frame: Frame) -> int:
         self._next_loop += 1
         number = self._next_loop
-        if self._types_only:
-            return number
-        parent = frame.loops[-1] if frame.loops else None
-        loop = Loop(number, self._place(node), kind, frame.qualname, parent)
-        inside = [sub for statement in getattr(node, "body", []) for sub in ast.walk(statement)]
-        if isinstance(node, (ast.For, ast.AsyncFor)):
-            loop.varying.update(_names(node.target))
-            loop.targets.update(_names(node.target))
-            loop.rebound.update(_whole_targets(node.target))
-        for sub in inside:
-            loop.rebound |= _rebinds(sub)
-            if isinstance(sub, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
-                targets = sub.targets if isinstance(sub, ast.Assign) else [sub.target]
-                for target in targets:
-                    loop.varying.update(_names(target))
-            elif isinstance(sub, (ast.For, ast.AsyncFor, ast.comprehension)):
-                loop.varying.update(_names(sub.target))
-            elif isinstance(sub, ast.If) and any(isinstance(s, ast.Break) for s in sub.body):
-                loop.deciding.update(_reads(sub.test))
-        if isinstance(node, ast.While):
-            loop.deciding.update(_reads(node.test))
-        if any(_TEST.match(part) for part in frame.qualname.split(".")):
-            loop.pieces = "cases"  # a loop in a test (a test function, a TestCase's helper) runs test cases
-        elif isinstance(node, (ast.For, ast.AsyncFor)):
-            loop.pieces = self._pieces(node, inside, frame)
-        self.facts.loops[number] = loop
+        if not self._types_only:
+            self.facts.loops[number] = self._loops.read(node, kind, frame, number)
         return number
 
-    def _pieces(self, node: ast.For, inside: List[ast.AST], frame: _Frame) -> str:
-        """Why a ``for`` loop runs over pieces of the work rather than repeating a step (the
-        nodes ``inside`` its body walked once by the caller): "devices" (it iterates over GPUs,
-        or selects the device its variable names), "sizes" (its variable, bare, becomes an
-        allocation's size, directly or through a function of this file it is passed to: a
-        sweep), "parts" (a fixed list of cases, or launches on the piece its variable
-        indexes); "" for a step loop."""
-        variables = set(_names(node.target))
-        if _DEVICES.search(ast.unparse(node.iter)):
-            return "devices"
-        cases = self._literal_lists(frame)
-        if isinstance(node.iter, (ast.List, ast.Tuple, ast.Set)) or isinstance(node.iter, ast.Name) and (
-                node.iter.id in cases):
-            return "parts"  # a fixed set of cases (`for q in [-1, 1]`, `for attr in [(self, "x"), ...]`)
-        for sub in inside:
-            if isinstance(sub, ast.Subscript) and isinstance(sub.value, ast.Name) and sub.value.id in cases \
-                    and set(_reads(sub.slice)) & variables:
-                return "parts"  # `for i in range(n): ... attr_list[i] ...` walks the same fixed cases
-            if isinstance(sub, ast.Call):
-                name = self._dotted(sub.func, frame) or ""
-                if name.rsplit(".", 1)[-1] in ("select_device", "set_device", "Device") and any(
-                        set(_reads(a)) & variables for a in sub.args):
-                    return "devices"
-                if self._sizes_call(sub, variables, frame):
-                    return "sizes"
-            if isinstance(sub, ast.Subscript) and (self._dotted(sub.value, frame) or "").endswith(".gpus") and set(
-                    _reads(sub.slice)) & variables:
-                return "devices"
-            if isinstance(sub, ast.Call) and _launched(sub) is not None and any(
-                    isinstance(part, ast.Subscript) and set(_reads(part.slice)) & variables
-                    for arg in sub.args for part in ast.walk(arg)):
-                return "parts"  # each iteration launches on another piece (`grid[m].rho`: modes, species)
-        return ""
-
-    def _literal_lists(self, frame: _Frame) -> Set[str]:
-        """The names the enclosing function binds to a list or tuple literal (read once per
-        function)."""
-        function = frame.function
-        if function is None:
-            return set()
-        found = self._literal_names.get(id(function))
-        if found is None:
-            found = self._literal_names[id(function)] = {
-                target.id for statement in function.body for sub in ast.walk(statement)
-                if isinstance(sub, ast.Assign) and isinstance(sub.value, (ast.List, ast.Tuple))
-                for target in sub.targets if isinstance(target, ast.Name)}
-        return found
-
-    def _sizes_call(self, call: ast.Call, variables, frame: _Frame, depth: int = 0) -> bool:
-        """Whether a call allocates with one of ``variables`` as its size, itself or in a
-        function of this file it passes them to (bare: ``n``, ``2 * n``, ``(n, n)``)."""
-        name = self._dotted(call.func, frame) or ""
-        module, _, function = name.rpartition(".")
-        arguments = list(call.args) + [k.value for k in call.keywords if k.arg in ("shape", "size", "n")]
-        if name in ALLOCATIONS or module in ("numpy", "cupy", "numpy.random", "cupy.random") and function in _SIZED:
-            # rand(n, k) takes each dimension as an argument; the others take a shape first
-            shapes = call.args if function in ("rand", "randn") else call.args[:1]
-            return any(_bare_names(a) & variables for a in list(shapes) + arguments[len(call.args):])
-        if depth >= 2 or not isinstance(call.func, ast.Name):
-            return False
-        binding, _ = frame.scope.lookup(call.func.id)
-        if binding is None or binding.kind != "def" or self.module.kernel_for(binding.node) is not None:
-            return False
-        parameters = [a.arg for a in binding.node.args.posonlyargs + binding.node.args.args]
-        passed = {parameters[i] for i, a in enumerate(call.args) if i < len(parameters) and _bare_names(a) & variables}
-        passed |= {k.arg for k in call.keywords if k.arg and _bare_names(k.value) & variables}
-        if not passed:
-            return False
-        inner = _Frame(binding.node, call.func.id, frame.scope.inner(binding.node), {}, frame, frame.owner)
-        return any(self._sizes_call(sub, passed, inner, depth + 1) for statement in binding.node.body
-                   for sub in ast.walk(statement) if isinstance(sub, ast.Call))
-
-    def _assign(self, target: ast.expr, value: ast.expr, frame: _Frame) -> None:
+    def _assign(self, target: ast.expr, value: ast.expr, frame: Frame) -> None:
         if (self._record and isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Constant)
                 and target.slice.value == "NUMBA_CUDA_MEMORY_MANAGER"
                 and self._dotted(target.value, frame) == "os.environ"):
@@ -621,8 +472,8 @@ class HostReader:
             self._per_names(self._splits, frame.env).pop(target.id, None)  # what it holds now is this
             aliases = self._per_names(self._aliases, frame.env)
             aliases.pop(target.id, None)
-            if isinstance(value, (ast.Name, ast.Attribute)) and _flag_text(value) is not None:
-                aliases[target.id] = aliases.get(_flag_text(value), _flag_text(value))
+            if isinstance(value, (ast.Name, ast.Attribute)) and flag_text(value) is not None:
+                aliases[target.id] = aliases.get(flag_text(value), flag_text(value))
         elif isinstance(target, (ast.Tuple, ast.List)):
             if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(target.elts):
                 for element, item in zip(target.elts, value.elts):
@@ -633,40 +484,12 @@ class HostReader:
                 item = kind.items[index] if isinstance(kind, TupleType) and index < len(kind.items) else None
                 if isinstance(element, ast.Name):
                     frame.env[element.id] = item
-                elif _is_self_attribute(element, frame):  # self.kz, self.kr = np.meshgrid(kz, kr)
-                    self._store(element.attr, item, None, frame)
-        elif _is_self_attribute(target, frame):
-            self._store(target.attr, self._value_type(value, frame), value, frame)
+                elif is_self_attribute(element, frame):  # self.kz, self.kr = np.meshgrid(kz, kr)
+                    self._attrs.store(element.attr, item, None, frame)
+        elif is_self_attribute(target, frame):
+            self._attrs.store(target.attr, self._value_type(value, frame), value, frame)
 
-    def _store(self, attr: str, kind, value: Optional[ast.expr], frame: _Frame) -> None:
-        """``self.<attr> = value`` (``value``: the expression, where it is one of its own)."""
-        key = (frame.owner, attr)
-        if self._world_attributes is not None and frame.owner == self._world_class:
-            self._world_attributes[attr] = kind  # one world's reading runs in order: the last wins
-            return
-        if isinstance(kind, ArrayType):  # where every assignment in the class puts it
-            self._attribute_places.setdefault(key, set()).add((kind.where, kind.library))
-        # the first assignment wins (``__init__`` is read first); the second pass fills in
-        # what only calls later in the file made known; two of different numba types (a complex
-        # array on one side of an `if`, a float one on the other) leave it unknown
-        old = self._attributes.get(key, _UNSET)
-        if old is _CONFLICTING:
-            return
-        if isinstance(old, (ArrayType, ScalarType)) and isinstance(kind, (ArrayType, ScalarType)) and (
-                old.text and kind.text and old.text != kind.text):
-            self._attributes[key] = _CONFLICTING
-            return
-        merged = _same(old, kind) if isinstance(old, Maybe) and kind is not None else None
-        if merged is not None:  # `self.ionizer = None`, later an object: None or that object
-            kind = merged
-        # (a number more known than a dict is another value, not the same one better known)
-        if old is _UNSET or _known(kind) > _known(old) and (old is None or type(old) is type(kind)) or (
-                merged is not None and merged != old):
-            self._attributes[key] = kind
-            if value is not None:
-                self._attribute_exprs[key] = (value, frame)
-
-    def _value_type(self, value: ast.expr, frame: _Frame):
+    def _value_type(self, value: ast.expr, frame: Frame):
         reader = self._reader(frame)
         kind = reader.type_of(value)
         if kind is None:
@@ -675,324 +498,32 @@ class HostReader:
                 return dtype  # a dtype alias: DTYPE = np.float32
         return kind
 
-    def _project_call(self, call: ast.Call, module: PyModule, scope: Scope, reader: TypeReader):
-        """What a call of the project's own code gives: an object of its class (whose methods'
-        parameters then take the argument types), or what its helper function or method
-        returns for these arguments (``alloc(n, np.int64)`` -> ``int64[::1]``,
-        ``self.comm.divide_into_domain()`` -> a tuple)."""
-        target = self._called(call, module, scope, reader)
-        if target is None:
-            return None
-        owner, node, receiver = target
-        if isinstance(node, ast.ClassDef):
-            wrapped = self.project.memo("wrapped interface", node, lambda: wrapped_interface(node))
-            if wrapped is not None:
-                return _interface_array(call, wrapped, reader)
-            named = self.project.memo("named tuple", node, lambda: named_tuple_subclass(
-                node, [owner.dotted(base, Scope(owner)) for base in node.bases]))
-            if named is not None:
-                return named.made(call, reader)
-            return instance(owner.path, node.name)
-        if not self._gpu_code or any(isinstance(a, ast.Starred) for a in call.args):
-            return None
-        return self._returned(owner, node, call, reader, receiver)
-
-    def _called(self, call: ast.Call, module: PyModule, scope: Scope, reader: TypeReader):
-        """(module, def or class node, the object a method is called on or None) of the
-        project's own function, class or method a call in ``module`` runs."""
-        func = call.func
-        if isinstance(func, ast.Name):
-            binding, function = scope.lookup(func.id)
-            if function is not None:
-                # a helper defined in the function (a test's `def expected(a, shape): ...`),
-                # where it reads none of the enclosing functions' names (their values are not
-                # what its reading would see)
-                if binding is None or binding.kind != "def" or module.kernel_for(binding.node) is not None or \
-                        _reads_enclosing(module, binding.node, scope):
-                    return None
-                return module, binding.node, None
-            if binding is not None and binding.kind in ("def", "class"):
-                if binding.kind == "def" and module.kernel_for(binding.node) is not None:
-                    return None
-                return module, binding.node, None
-        dotted = module.dotted(func, scope)
-        found = self.project.definition(dotted, module) if dotted else None
-        if found is None and dotted:  # numba-cuda's own array wrappers (its testing's ForeignArray)
-            found = self.project.numba_cuda_class(dotted)
-            if found is not None and self.project.memo(
-                    "wrapped interface", found[1].node, lambda: wrapped_interface(found[1].node)) is None:
-                found = None
-        if found is not None and found[1].kind in ("def", "class"):
-            owner, binding = found
-            if binding.kind == "def" and owner.kernel_for(binding.node) is not None:
-                return None
-            return owner, binding.node, None
-        if isinstance(func, ast.Attribute):
-            obj = reader.type_of(func.value)
-            where = instance_of(obj)
-            method = self._method(where[0], where[1], func.attr) if where is not None else None
-            if method is not None:
-                owner, _, node = method
-                static = any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in node.decorator_list)
-                return owner, node, None if static else obj
-        return None
-
-    def _method_called(self, call: ast.Call, frame: _Frame) -> Optional[Tuple[str, str]]:
-        """(file, Class.method) of the project's method that ``obj.method(...)`` runs, where
-        reading knows the object (``grid`` an item of a list of ``Grid`` objects)."""
-        if not isinstance(call.func, ast.Attribute) or not self._gpu_code:
-            return None  # code that does not launch: its objects' methods are not followed
-        if not self._variant and id(call) in self._methods:
-            return self._methods[id(call)]  # asked again for the same call in this pass
-        where = instance_of(self._reader(frame).type_of(call.func.value))
-        method = self._method(where[0], where[1], call.func.attr) if where is not None else None
-        found = (method[0].path, f"{method[1]}.{call.func.attr}") if method is not None else None
-        if not self._variant:
-            self._methods[id(call)] = found
-        return found
-
-    def _method(self, path: str, klass: str, name: str, depth: int = 0):
-        """(module, class, def) of the method ``name`` of a project class, its own or a base's."""
-        module = self.project.module(path)
-        binding = module.bindings.get(klass) if module is not None else None
-        if binding is None or binding.kind != "class" or depth > 4:
-            return None
-        for statement in binding.node.body:
-            if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) and statement.name == name:
-                return None if module.kernel_for(statement) is not None else (module, klass, statement)
-        for base in binding.node.bases:
-            dotted = module.dotted(base, Scope(module))
-            found = self.project.definition(dotted, module) if dotted else None
-            if found is not None and found[1].kind == "class":
-                method = self._method(found[0].path, found[1].name, name, depth + 1)
-                if method is not None:
-                    return method
-        return None
-
-    def _returned(self, owner: PyModule, node: FunctionNode, call: ast.Call, reader: TypeReader, receiver):
-        """The type a function returns for a call's arguments, read off its assignments and
-        ``return`` statements (``self`` of a method: the object it is called on)."""
-        if len(self._returning) >= MAX_RETURN_DEPTH or id(node) in self._returning:
-            return None  # (a helper of a helper is read; one more level seldom types more)
-        bound: Dict[str, object] = {}
-        params = node.args.posonlyargs + node.args.args
-        defaults = dict(zip([a.arg for a in params[len(params) - len(node.args.defaults):]], node.args.defaults))
-        if receiver is not None and params:
-            bound[params[0].arg] = receiver
-            params = params[1:]
-        passed = {param.arg: arg for param, arg in zip(params, call.args)}
-        passed.update({k.arg: k.value for k in call.keywords if k.arg})
-        for param in params + node.args.kwonlyargs:
-            expr = passed.get(param.arg)
-            if expr is not None:
-                bound[param.arg] = reader.type_of(expr) or reader.dtype(expr)
-            elif param.arg in defaults:
-                bound[param.arg] = ("default", defaults[param.arg])
-        key = (id(node), tuple(sorted(bound.items(), key=lambda item: item[0])), tuple(self._returning))
-        if key in self._returns:
-            return self._returns[key]
-        # what does not depend on this file's reading under way is the same for every file
-        # read at this level: kept for the project
-        shared = (key, self._level if self._gpu_code else -1)
-        found = self.project.returns.get(shared)
-        if found is not None:
-            return found[1]
-        if owner.path == self.module.path:
-            self._own_state_read()
-            module_names = self._module_frame.env if self._module_frame else {}
-        else:
-            facts = self._facts_of(owner.path)
-            module_names = facts.globals if facts is not None else {}
-        scope = Scope(owner).inner(node)
-        callee_reader = None
-
-        local: Dict[str, object] = {}
-
-        def lookup(name: str, want_dtype: bool = False):
-            value = local[name] if name in local else bound.get(name, module_names.get(name))
-            if isinstance(value, tuple) and value and value[0] == "default":
-                value = callee_reader.type_of(value[1]) or callee_reader.dtype(value[1])
-            return value if value is not None and isinstance(value, str) == want_dtype else None
-
-        callee_reader = TypeReader(lambda e: owner.dotted(e, scope), lookup, member=self._member,
-                                   construct=lambda c: self._project_call(c, owner, scope, callee_reader))
-        statements = self.project.memo("assignments and returns", node, lambda: sorted(
-            (s for s in own_nodes(node) if isinstance(s, (ast.Assign, ast.Return))),
-            key=lambda s: (s.lineno, s.col_offset)))
-        conditions = self.project.memo("conditions", node, lambda: _conditions(node))
-        memoized = self.project.memo("memoized returns", node, lambda: _memoized_returns(node))
-        self._returning.add(id(node))
-        self._pure.append(True)
-        kinds = []
-        try:
-            for statement in statements:
-                # under an `if`: skipped on a side its test rules out, certain where it rules out the other
-                under = conditions.get(id(statement), ())
-                sides = [(_narrowed(test, callee_reader), in_body) for test, in_body in under]
-                if any(DEAD in told[0 if in_body else 1] for told, in_body in sides):
-                    continue
-                certain = all(DEAD in told[1 if in_body else 0] for told, in_body in sides)
-                if isinstance(statement, ast.Return):
-                    if statement.value is not None and id(statement) not in memoized:
-                        kinds.append(callee_reader.type_of(statement.value))
-                    continue
-                value = callee_reader.type_of(statement.value) or callee_reader.dtype(statement.value)
-                for target in statement.targets:
-                    for name, item in unpacked(target, value):
-                        # a name bound twice keeps what both bindings give (an array of either
-                        # place); a parameter rebound where a test may not hold: its own type too
-                        if name in local:
-                            local[name] = _either(local[name], item, True)
-                        elif name in bound and not certain:
-                            local[name] = _either(callee_reader.type_of(ast.Name(id=name, ctx=ast.Load())), item,
-                                                  True)
-                        else:
-                            local[name] = item
-        finally:
-            self._returning.discard(id(node))
-            pure = self._pure.pop()
-        self._returns[key] = returned = _returned_type(kinds)
-        if pure:
-            self.project.returns[shared] = (node, returned)  # the node kept: its id stays its own
-        return returned
-
-    def _own_state_read(self) -> None:
-        """What is being worked out reads this file's names or objects, as read so far."""
-        self._pure[:] = [False] * len(self._pure)
-
-    def _member(self, obj, attr: str, depth: int = 0):
-        """The type of an attribute of an object of a project class: what its methods store in
-        ``self.<attr>`` (read from its file), else what a base class stores."""
-        path, klass = instance_of(obj)
-        if path == self.module.path and klass == self._world_class and attr in (self._world_attributes or {}):
-            return self._world_attributes[attr]
-        if path == self.module.path:
-            self._own_state_read()
-            value = self._stored((klass, attr), self._subclass_places((klass, attr)))
-            bases = self._bases.get(klass, [])
-        else:
-            facts = self._facts_of(path)
-            if facts is None:
-                return None
-            value = facts.class_attributes.get(klass, {}).get(attr)
-            bases = facts.class_bases.get(klass, [])
-        if value is None and depth < 4:
-            for base in bases:
-                value = self._member(instance(*base), attr, depth + 1)
-                if value is not None:
-                    break
-        return value if not isinstance(value, str) else None
-
-    def _stored(self, key: Tuple[str, str], elsewhere: Set[Tuple[str, str]]):
-        """What a class of this file stores in an attribute; an array it (or, ``elsewhere``,
-        a subclass) puts in more than one place lives where reading cannot say."""
-        value = self._attributes.get(key)
-        if isinstance(value, ArrayType) and len(self._attribute_places.get(key, set()) | elsewhere) > 1:
-            return replace(value, where="", library="")
-        return value
-
-    def _class_modes(self, klass: str) -> list:
-        """A class's attributes that one reading leaves unknown (``_CONFLICTING``: a real array
-        on one side of ``if V is None or V == 0``, a complex one on the other), read in each
-        world of its methods' tests on its own attributes (``modes``): its ``__init__``, then
-        its other methods that store attributes (``send_to_gpu``), in each world. [(world,
-        {attr: type})]; [] where it has none. A class of this file, at module level."""
-        if klass in self._modes:
-            return self._modes[klass]
-        self._modes[klass] = []  # (while it is being read)
-        node = next((s for s in self.module.tree.body if isinstance(s, ast.ClassDef) and s.name == klass), None)
-        if node is None or self._module_frame is None or not any(
-                owner == klass and value is _CONFLICTING for (owner, attr), value in self._attributes.items()):
-            return []
-        defined = [s for s in node.body if isinstance(s, ast.FunctionDef) and s.args.args and not s.decorator_list]
-        init = [s for s in defined if s.name == "__init__"]
-        if not init:
-            return []
-        methods = init + [s for s in defined if s.name != "__init__" and any(
-            isinstance(sub, ast.Attribute) and isinstance(sub.ctx, ast.Store) and isinstance(sub.value, ast.Name)
-            and sub.value.id == s.args.args[0].arg for sub in ast.walk(s))]
-        tests: Dict[int, tuple] = {}
-        for method in methods:
-            own = method.args.args[0].arg
-            subject_of = modes.attribute_of(own, modes.stored_aliases(method, own))
-            tests.update(self.project.memo("mode tests", method, lambda: modes.tests(method, subject_of)))
-        atoms: List[modes.Atom] = []
-        for test in tests.values():
-            modes.atoms(test, atoms)
-        if not atoms:
-            return []
-        outer = _Frame(None, klass, self._module_frame.scope, {}, self._module_frame, klass, owner_node=node)
-        saved = (self._variant, self._world, self._world_class, self._world_attributes)
+    def read_worlds(self, worlds, tests: Dict[int, tuple], klass: str, methods: List[FunctionNode], outer: Frame
+                    ) -> List[Tuple[tuple, Dict[str, object]]]:
+        """``klass``'s ``methods`` (``outer``: the class body's frame) read again in each of
+        ``worlds`` of its mode ``tests`` (id(test) -> formula): [(the world's items, what they
+        store in that world)]; nothing else the readings find is kept."""
+        saved = (self._variant, self._world, self._attrs.world_class, self._attrs.world_attributes)
         launches, events = len(self.facts.passed_launches), len(self.facts.events)
         readings = []
         try:
-            for world in modes.worlds(atoms[:modes.MAX_ATOMS]):
-                self._variant, self._world, self._world_class, self._world_attributes = True, (world, tests), klass, {}
+            for world in worlds:
+                self._variant, self._world = True, (world, tests)
+                self._attrs.world_class, self._attrs.world_attributes = klass, {}
                 for method in methods:
-                    inner = _Frame(method, f"{klass}.{method.name}", outer.scope.inner(method), {}, outer, klass)
-                    inner.env.update(self._parameter_types(method, f"{klass}.{method.name}", outer))
+                    inner = Frame(method, f"{klass}.{method.name}", outer.scope.inner(method), {}, outer, klass)
+                    inner.env.update(self._calls.parameter_types(
+                        method, f"{klass}.{method.name}", outer, self._passed.get(f"{klass}.{method.name}", []),
+                        self._reader(outer)))
                     inner.env[method.args.args[0].arg] = instance(self.module.path, klass)
                     self._body(method.body, inner)
-                readings.append((tuple(world.items()), self._world_attributes))
+                readings.append((tuple(world.items()), self._attrs.world_attributes))
         finally:
-            self._variant, self._world, self._world_class, self._world_attributes = saved
+            self._variant, self._world, self._attrs.world_class, self._attrs.world_attributes = saved
             del self.facts.passed_launches[launches:], self.facts.events[events:]
-        # what the one reading types stays as it is; the rest, where a world types it
-        # (`self.d_C = cupy.asarray(self.C)` of a conflicting `self.C`: an array of no known dtype)
-        unknown = {attr for _, stored in readings for attr, kind in stored.items()
-                   if getattr(kind, "text", None) and not getattr(self._attributes.get((klass, attr)), "text", None)}
-        if not unknown:
-            return []
-        self._modes[klass] = found = [(world, {attr: kind for attr, kind in stored.items() if attr in unknown})
-                                      for world, stored in readings]
-        return found
+        return readings
 
-    def _mode_arguments(self, call: ast.Call, args: List[Arg], frame: _Frame) -> List[Tuple[Arg, ...]]:
-        """A launch whose unknown arguments are attributes of one object of a class with modes
-        (``ps.d_j_coef``): its arguments in each world of that class that the tests around the
-        launch allow (``if ps.V is None:``), where the world types them all."""
-        unknown = [index for index, arg in enumerate(args) if arg.type is None]
-        if not unknown or len(args) != len(call.args) or not all(
-                isinstance(call.args[i], ast.Attribute) for i in unknown):
-            return []
-        objects = {ast.unparse(call.args[i].value) for i in unknown}
-        if len(objects) != 1:
-            return []
-        obj = self._reader(frame).type_of(call.args[unknown[0]].value)
-        place = instance_of(obj) if obj is not None else None
-        if place is None:
-            return []
-        path, klass = place
-        if path == self.module.path:
-            worlds = self._class_modes(klass)
-        else:
-            facts = self._facts_of(path)
-            worlds = facts.class_modes.get(klass, []) if facts is not None else []
-        if not worlds:
-            return []
-        node = frame.function if frame.function is not None else self.module.tree
-        around = self.project.memo("conditions", node, lambda: _conditions(node)).get(
-            id(self._statements[-1]), ()) if self._statements else ()
-        subject_of = modes.attribute_of(objects.pop())
-        guards = [(read, side) for read, side in ((modes.formula(test, subject_of), side) for test, side in around)
-                  if read is not None]
-        found: List[Tuple[Arg, ...]] = []
-        for world, stored in worlds:
-            world = dict(world)
-            if any(modes.holds(read, world) is (not side) for read, side in guards):
-                continue
-            typed = list(args)
-            for index in unknown:
-                kind = stored.get(call.args[index].attr)
-                if kind is None:
-                    break
-                typed[index] = _launch_arg(kind, args[index].name, args[index].parameter)
-            else:
-                if tuple(typed) not in found:
-                    found.append(tuple(typed))
-        return found
-
-    def _facts_of(self, path: str) -> Optional[HostFacts]:
+    def facts_of(self, path: str) -> Optional[HostFacts]:
         """Another file's host facts, read for this one's sake one file less deep (code that
         neither launches nor names a GPU library asks only for what the file itself says)."""
         module = self.project.module(path) if self._level > 0 else None
@@ -1001,26 +532,24 @@ class HostReader:
         self.consulted.add(path)
         return read_host(self.project, module, self._level - 1 if self._gpu_code else 0)
 
-    def _append(self, target: ast.expr, item: ast.expr, frame: _Frame) -> None:
+    def _append(self, target: ast.expr, item: ast.expr, frame: Frame) -> None:
         """``grids.append(Grid(...))``, ``self.grids.append(...)``: the list's items' type."""
         self._append_kind(target, self._reader(frame).type_of(item), frame)
 
-    def _append_kind(self, target: ast.expr, kind, frame: _Frame) -> None:
+    def _append_kind(self, target: ast.expr, kind, frame: Frame) -> None:
         """A list (a name, or ``self.x``) given an item of this type (None: unknown, so mixed)."""
         if isinstance(target, ast.Name):
-            current: Optional[_Frame] = frame
+            current: Optional[Frame] = frame
             while current is not None and target.id not in current.env:
                 current = current.parent
             if current is not None and isinstance(current.env[target.id], ListType):
                 current.env[target.id] = appended(current.env[target.id], kind)
-        elif _is_self_attribute(target, frame):
-            key = (frame.owner, target.attr)
-            if isinstance(self._attributes.get(key), ListType):
-                self._attributes[key] = appended(self._attributes[key], kind)
+        elif is_self_attribute(target, frame):
+            self._attrs.append((frame.owner, target.attr), kind)
 
     # -- expressions ----------------------------------------------------------------
 
-    def _expr(self, expr: ast.expr, frame: _Frame) -> None:
+    def _expr(self, expr: ast.expr, frame: Frame) -> None:
         if self._record:
             for sub in ast.walk(expr):
                 if isinstance(sub, ast.BinOp) and isinstance(sub.op, ast.Sub) and isinstance(sub.right, ast.Name):
@@ -1028,7 +557,7 @@ class HostReader:
                         self._minus[id(sub.left)] = sub.right.id
                     elif isinstance(sub.left, ast.Name):
                         self.facts.intervals.setdefault(frame.qualname, set()).add((sub.left.id, sub.right.id))
-        for node, generators in self.project.memo("calls in order", expr, lambda: _calls_in_order(expr)):
+        for node, generators in self.project.memo("calls in order", expr, lambda: calls_in_order(expr)):
             if not generators:
                 self._call(node, frame)
                 continue
@@ -1037,95 +566,22 @@ class HostReader:
             saved: Dict[str, object] = {}
             for generator in generators:
                 for name, kind in loop_bindings(generator.target, generator.iter, self._reader(frame)):
-                    saved.setdefault(name, frame.env.get(name, _UNSET))
+                    saved.setdefault(name, frame.env.get(name, UNSET))
                     frame.env[name] = kind
             try:
                 self._call(node, frame)
             finally:
                 for name, value in saved.items():
-                    if value is _UNSET:
+                    if value is UNSET:
                         frame.env.pop(name, None)
                     else:
                         frame.env[name] = value
 
-    def _parameter_types(self, function: FunctionNode, qualname: str, frame: _Frame) -> Dict[str, object]:
-        """A parameter's type where every call of the function in this file passes the same
-        known type (a class's calls count for its ``__init__``); else its default's."""
-        arguments = function.args
-        positional = _positional(function, frame)
-        calls = self._passed.get(qualname, [])
-        if not calls and self._gpu_code and frame.function is None and qualname.count(".") <= (
-                1 if frame.owner else 0) and (self._level < LEVELS and frame.owner or self._types_matter(function, frame)):
-            # read for another file's sake, it is asked for types: what its classes store and
-            # pass on comes from their callers whether or not they launch
-            calls = self._incoming(qualname)  # a module-level function, or a method of a module-level class
-        defaults = dict(zip([a.arg for a in positional[len(positional) - len(arguments.defaults):]],
-                            arguments.defaults))
-        defaults.update({a.arg: d for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults) if d is not None})
-        types: Dict[str, object] = {}
-        reader = self._reader(frame)
-        for index, arg in enumerate(positional + arguments.kwonlyargs):
-            seen = []
-            for passed, keywords in calls:
-                if arg.arg in keywords:
-                    seen.append(keywords[arg.arg])
-                elif index < len(passed) and arg in positional:
-                    seen.append(passed[index])
-                elif arg.arg in defaults:  # a dtype (`ftype=np.float32`) as the dtype string names hold
-                    seen.append(reader.type_of(defaults[arg.arg]) or reader.dtype(defaults[arg.arg]))
-                else:
-                    seen.append(None)
-            agreed = _agreed(seen)
-            if agreed is not None:
-                types[arg.arg] = agreed
-            elif not calls and arg.arg in defaults:
-                default = reader.type_of(defaults[arg.arg]) or reader.dtype(defaults[arg.arg])
-                if default != NONE:  # `V=None` and no call: what the docstring says, else unknown
-                    types[arg.arg] = default
-        untyped = [a.arg for a in positional + arguments.kwonlyargs if types.get(a.arg) is None]
-        if untyped and self._gpu_code:
-            for name, dtype in self.project.memo("evident scalars", function,
-                                                 lambda: _evident_scalars(function)).items():
-                if name in untyped:
-                    types[name] = ScalarType(dtype)
-            # what its docstring says a parameter is (`Nz, Nr : int`), where calls do not say
-            for name, kind in self.project.memo("documented types", function,
-                                                lambda: _documented_types(function)).items():
-                if name in untyped and types.get(name) is None:
-                    types[name] = self._documented_class(kind)
-            read = self.project.memo("attributes read", function, lambda: _attributes_read(function))
-            receiver = _receiver(function, frame)
-            for name in untyped:
-                if name != receiver and types.get(name) is None and len(read.get(name, ())) >= MIN_ATTRIBUTES_READ:
-                    types[name] = self._class_having(read[name])
-        return types
-
-    def _class_having(self, attributes: FrozenSet[str]) -> Optional[Opaque]:
-        """An object of the one class of the project whose objects have every attribute in
-        ``attributes`` (stored on ``self`` in its methods, its methods, its class attributes,
-        with those of its bases in the same file): what a parameter is that no call or
-        docstring types but whose attributes only that class has (fbpic's ``species``:
-        ``x``, ``ux``, ``inv_gamma``, ``tracker``, ``ionizer``, ``sort_particles``)."""
-        candidates: Optional[Set[str]] = None
-        for attribute in sorted(attributes):
-            naming = set(self.project.files_naming(self.module.path, attribute))
-            candidates = naming if candidates is None else candidates & naming
-            if not candidates:
-                return None
-        found = []
-        for path in sorted(candidates or ()):
-            module = self.project.module(path)
-            if module is None:
-                continue
-            having = self.project.memo("class attributes", module, lambda: _class_attributes(module))
-            found.extend((path, klass) for klass, have in having.items() if attributes <= have)
-        return instance(*found[0]) if len(found) == 1 else None
-
-    def _call(self, call: ast.Call, frame: _Frame) -> None:
-        handed = _handed_call(call, self._dotted(call.func, frame))
+    def _call(self, call: ast.Call, frame: Frame) -> None:
+        handed = handed_call(call, self._dotted(call.func, frame))
         if handed is not None:  # `pool.map(use_foo, arrays)`: `use_foo` called with an item
             self._call(handed, frame)
-        named = _set_on(call, "self")
+        named = set_on(call, "self")
         if named is not None and len(call.args) == 3:
             target = ast.Attribute(value=call.args[0], attr=named, ctx=ast.Store())
             self._assign(ast.copy_location(target, call), call.args[2], frame)  # setattr(self, "x", v)
@@ -1135,8 +591,9 @@ class HostReader:
         if not self._variant:
             # this file's own calls in the first pass (the second reads their types); other
             # files' callees in the last, when what later methods store in `self` is known
-            callee = self._callee(call, frame) or self._constructed(call, frame)
-            elsewhere = None if callee is not None else self._callee_elsewhere(call, frame)
+            reader = self._reader(frame)
+            callee = self._calls.callee(call, frame, reader) or self._calls.constructed(call, frame)
+            elsewhere = None if callee is not None else self._calls.callee_elsewhere(call, frame, reader)
             if (callee is not None or (elsewhere is not None and self._record)) and not any(
                     isinstance(a, ast.Starred) for a in call.args):
                 # a dtype passed (`self._test(np.int16)`) as the dtype string names hold
@@ -1150,8 +607,8 @@ class HostReader:
                     exprs.setdefault(callee, []).append(
                         (list(call.args), {k.arg: k.value for k in call.keywords if k.arg}, frame))
                     kernels.setdefault(callee, []).append(
-                        ([self._kernel_ref(a, frame) for a in call.args],
-                         {k.arg: self._kernel_ref(k.value, frame) for k in call.keywords if k.arg}))
+                        ([self.kernels.ref(a, frame) for a in call.args],
+                         {k.arg: self.kernels.ref(k.value, frame) for k in call.keywords if k.arg}))
                 else:
                     self._outgoing.setdefault(elsewhere, []).append(passed)
             if not self._record or self._types_only:
@@ -1162,10 +619,10 @@ class HostReader:
         if compiled is not None:
             self.facts.passed_launches.append(compiled)  # the types it compiles for: a signature, not an event
             return
-        launched = _launched(call) or self._configured_launch(call, frame)
+        launched = launch_target(call) or self.kernels.configured_launch(call, frame)
         if launched is not None:
             target, stream = launched
-            kernel = self.resolve_kernel(target, frame)
+            kernel = self.kernels.resolve(target, frame)
             given_kernel = self._kernel_parameters.get(target.id) if (
                 kernel is None and isinstance(target, ast.Name)) else None
             reader = self._reader(frame)
@@ -1176,11 +633,11 @@ class HostReader:
             forwards = function is not None and function.args.vararg is not None
             for arg in call.args:
                 if isinstance(arg, ast.Starred):
-                    inner = _uncopied(arg.value)
+                    inner = uncopied(arg.value)
                     spread = reader.type_of(inner)
                     if isinstance(spread, TupleType) and all(item is not None for item in spread.items):
                         # `*args` of a call's variant, `*(a, b)`
-                        args.extend(_launch_arg(item, ast.unparse(arg)) for item in spread.items)
+                        args.extend(launch_arg(item, ast.unparse(arg)) for item in spread.items)
                         continue
                     if forwards and arg is call.args[-1] and isinstance(inner, ast.Name) and \
                             inner.id == function.args.vararg.arg:
@@ -1189,15 +646,16 @@ class HostReader:
                         continue
                     args = None
                     break
-                args.append(_launch_arg(reader.type_of(arg), ast.unparse(arg),
+                args.append(launch_arg(reader.type_of(arg), ast.unparse(arg),
                                         isinstance(arg, ast.Name) and arg.id in parameters))
             if args is None or call.keywords:
                 args = [Arg(None, "", "*")]
             ref = KernelRef(kernel.module.path, kernel.qualname) if kernel is not None else given_kernel
-            launch = Launch("launch", self._place(call), frame.qualname, frame.loops, what=ast.unparse(target),
-                            kernel=ref, args=tuple(args), stream=stream)
+            launch = Launch("launch", place_of(self.module.path, call), frame.qualname, frame.loops,
+                            what=ast.unparse(target), kernel=ref, args=tuple(args), stream=stream)
             if ref is not None and launch.signature is None:
-                for typed in self._mode_arguments(call, args, frame):  # one signature per mode it may be in
+                for typed in self._modes.launch_arguments(  # one signature per mode it may be in
+                        call, args, frame, self._reader(frame), self._statements[-1] if self._statements else None):
                     self.facts.passed_launches.append(replace(launch, args=typed))
             if self._variant:
                 if ref is not None:
@@ -1207,20 +665,21 @@ class HostReader:
             return
         if self._variant:
             return
-        callee = self._callee(call, frame)
+        callee = self._calls.callee(call, frame, self._reader(frame))
         if callee is not None:
-            self.facts.events.append(Event("call", self._place(call), frame.qualname, frame.loops,
+            self.facts.events.append(Event("call", place_of(self.module.path, call), frame.qualname, frame.loops,
                                            what=callee, detail={"callee": callee}))
             return
         if elsewhere is not None:  # another file's function: what it does counts here (HostFacts.expand)
-            self.facts.events.append(Event("call", self._place(call), frame.qualname, frame.loops,
+            self.facts.events.append(Event("call", place_of(self.module.path, call), frame.qualname, frame.loops,
                                            what=elsewhere[1], detail={"callee": elsewhere[1], "path": elsewhere[0]}))
             return
-        event = self._host_operation(call, frame)
+        event = host_operation(call, frame, self.module, self._reader(frame), self._targets, self._minus,
+                               self.facts.pools)
         if event is not None:
             self.facts.events.append(event)
 
-    def _hands_to_launcher(self, function: FunctionNode, outer: _Frame) -> bool:
+    def _hands_to_launcher(self, function: FunctionNode, outer: Frame) -> bool:
         """Does a method hand one of its parameters to another method of its class that
         launches or compiles what it is given (``self._getasm(fn, sig=sig)``)?"""
         if outer.owner is None:
@@ -1234,13 +693,13 @@ class HostReader:
             if not any(isinstance(a, ast.Name) and a.id in parameters
                        for a in sub.args + [k.value for k in sub.keywords]):
                 continue
-            found = self._method(self.module.path, outer.owner.rsplit(".", 1)[-1], sub.func.attr)
+            found = method_of(self.project, self.module.path, outer.owner.rsplit(".", 1)[-1], sub.func.attr)
             if found is not None and found[0] is self.module and self.project.memo(
-                    "launches what it is given", found[2], lambda: _launches_given(found[2])):
+                    "launches what it is given", found[2], lambda: launches_given(found[2])):
                 return True
         return False
 
-    def _nested_variant(self, call: ast.Call, frame: _Frame) -> None:
+    def _nested_variant(self, call: ast.Call, frame: Frame) -> None:
         """In a call's variant, ``self.helper(fn, sig=sig)`` of a method of this file that
         launches or compiles what it is given: that method read for this call too, what
         this variant knows of its own parameters passed on."""
@@ -1248,11 +707,11 @@ class HostReader:
         if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self"
                 and frame.owner) or any(isinstance(a, ast.Starred) for a in call.args):
             return
-        found = self._method(self.module.path, frame.owner.rsplit(".", 1)[-1], func.attr)
+        found = method_of(self.project, self.module.path, frame.owner.rsplit(".", 1)[-1], func.attr)
         if found is None or found[0] is not self.module:
             return
         _, klass, method = found
-        if not self.project.memo("launches what it is given", method, lambda: _launches_given(method)):
+        if not self.project.memo("launches what it is given", method, lambda: launches_given(method)):
             return
 
         def forwarded(expr: ast.expr):  # (the expression, its frame): a parameter's is its caller's
@@ -1263,387 +722,63 @@ class HostReader:
         def kernel_of(expr: ast.expr) -> Optional[KernelRef]:
             if isinstance(expr, ast.Name) and expr.id in self._kernel_parameters:
                 return self._kernel_parameters[expr.id]
-            return self._kernel_ref(expr, frame)
+            return self.kernels.ref(expr, frame)
 
         keywords = {k.arg: k.value for k in call.keywords if k.arg}
         one_call = (([self._value_type(a, frame) for a in call.args],
                      {name: self._value_type(value, frame) for name, value in keywords.items()}),
                     ([kernel_of(a) for a in call.args], {name: kernel_of(value) for name, value in keywords.items()}),
                     ([forwarded(a) for a in call.args], {name: forwarded(v) for name, v in keywords.items()}))
-        owner = _Frame(None, klass, Scope(self.module), {}, self._module_frame, klass)
-        inner = _Frame(method, f"{klass}.{method.name}", owner.scope.inner(method), {}, owner, owner.owner)
+        owner = Frame(None, klass, Scope(self.module), {}, self._module_frame, klass)
+        inner = Frame(method, f"{klass}.{method.name}", owner.scope.inner(method), {}, owner, owner.owner)
         self._variant_depth += 1
         try:
             self._read_variants(method, owner, inner, [one_call])
         finally:
             self._variant_depth -= 1
 
-    def _configured_launch(self, call: ast.Call, frame: _Frame) -> Optional[Tuple[ast.expr, bool]]:
-        """``run = kernel[blocks, threads]`` then ``run(a, n)``: a launch of ``kernel``, as
-        ``_launched`` gives it, where a name of the function (or module) holds a kernel
-        configured for launch."""
-        if not isinstance(call.func, ast.Name):
-            return None
-        binding, _ = frame.scope.lookup(call.func.id)
-        if binding is None or binding.kind != "assign" or binding.path or not isinstance(binding.value, ast.Subscript):
-            return None
-        configured = _launched(ast.Call(func=binding.value, args=[], keywords=[]))
-        if configured is None or self.resolve_kernel(configured[0], frame) is None:
-            return None
-        return configured
-
-    def _compile_site(self, call: ast.Call, frame: _Frame) -> Optional[Launch]:
+    def _compile_site(self, call: ast.Call, frame: Frame) -> Optional[Launch]:
         """``k.compile("void(float32[::1])")``, ``k.specialize(float32[::1])``,
         ``k.inspect_asm((int32[:],))``: where the program makes numba compile a kernel for
         types it writes, as a launch does for its arguments' types; None for other calls."""
-        found = _compiled(call)
+        found = compile_target(call)
         if found is None:
             return None
         target, written = found
-        kernel = self.resolve_kernel(target, frame)
+        kernel = self.kernels.resolve(target, frame)
         ref = KernelRef(kernel.module.path, kernel.qualname) if kernel is not None else (
             self._kernel_parameters.get(target.id) if isinstance(target, ast.Name) else None)
         if ref is None:
             return None
-        texts = self._signature_types(written, frame) if isinstance(written, ast.expr) else [
-            self._numba_type_text(expr, frame) for expr in written]
+        texts = signature_types(written, self.module, frame.scope, self._parameter_exprs) if isinstance(
+            written, ast.expr) else [numba_type_text(expr, self.module, frame.scope) for expr in written]
         if not texts or any(text is None for text in texts):
             return None
-        return Launch("launch", self._place(call), frame.qualname, frame.loops, what=ast.unparse(call.func),
-                      kernel=ref, args=tuple(Arg(text, "", text) for text in texts))
+        return Launch("launch", place_of(self.module.path, call), frame.qualname, frame.loops,
+                      what=ast.unparse(call.func), kernel=ref, args=tuple(Arg(text, "", text) for text in texts))
 
-    def _signature_types(self, expr: ast.expr, frame: _Frame, depth: int = 0) -> Optional[List[Optional[str]]]:
-        """The argument types a written signature gives: ``"void(int32[:], float64)"``, a tuple
-        of numba types, or a name bound to one (a parameter: what the call being read passed)."""
-        if depth > 4:
-            return None
-        if isinstance(expr, ast.Constant) and isinstance(expr.value, str):
-            return _signature_arguments(expr.value)
-        if isinstance(expr, (ast.Tuple, ast.List)):
-            return [self._numba_type_text(element, frame) for element in expr.elts]
-        if isinstance(expr, ast.Name):
-            if expr.id in self._parameter_exprs:
-                passed, caller = self._parameter_exprs[expr.id]
-                return self._signature_types(passed, caller, depth + 1)
-            binding, function = frame.scope.lookup(expr.id)
-            if binding is not None and binding.kind == "assign" and not binding.path and isinstance(
-                    binding.value, (ast.Constant, ast.Tuple, ast.List)):
-                return self._signature_types(binding.value, frame, depth + 1)
-        return None
+    # -- what kernel resolution asks (`kernels.KernelContext`) ------------------------------
 
-    def _numba_type_text(self, expr: ast.expr, frame: _Frame) -> Optional[str]:
-        """``int32[:]``, ``types.float32[:, ::1]``, ``numba.float64``: the type as numba's
-        signature strings spell it; None for anything else."""
-        if isinstance(expr, ast.Constant) and isinstance(expr.value, str):
-            return expr.value
-        dims = ""
-        if isinstance(expr, ast.Subscript):
-            elements = expr.slice.elts if isinstance(expr.slice, ast.Tuple) else [expr.slice]
-            spelled = []
-            for element in elements:
-                if not isinstance(element, ast.Slice) or element.lower is not None or element.upper is not None:
-                    return None
-                if element.step is None:
-                    spelled.append(":")
-                elif isinstance(element.step, ast.Constant) and element.step.value == 1:
-                    spelled.append("::1")
-                else:
-                    return None
-            dims = f"[{', '.join(spelled)}]"
-            expr = expr.value
-        dotted = self._dotted(expr, frame) or ""
-        module, _, name = dotted.rpartition(".")
-        if not module.startswith("numba") or name not in _NUMBA_SCALAR_TYPES:
-            return None
-        return _NUMBA_SCALAR_TYPES[name] + dims
+    def module_frame(self) -> Optional[Frame]:
+        return self._module_frame
 
-    def _kernel_ref(self, expr: ast.expr, frame: _Frame) -> Optional[KernelRef]:
-        kernel = self.resolve_kernel(expr, frame) if isinstance(expr, ast.Name) else None
-        return KernelRef(kernel.module.path, kernel.qualname) if kernel is not None else None
+    def stored_expr(self, owner: str, attr: str) -> Optional[Tuple[ast.expr, Frame]]:
+        return self._attrs.exprs.get((owner, attr))
 
-    def _host_operation(self, call: ast.Call, frame: _Frame) -> Optional[Event]:
-        """An allocation, a blocking operation or a clock read, or None."""
-        name = self._dotted(call.func, frame) or ""
-        place = self._place(call)
-        assigned = sorted(self._assigning)
-        if name == "numba.cuda.set_memory_manager":
-            self.facts.pools.add("numba")  # an EMM plugin (RMM, CuPy's pool): numba allocates from a pool
-        if name == "cupy.cuda.set_allocator" and call.args and isinstance(call.args[0], ast.Constant) \
-                and call.args[0].value is None:
-            self.facts.pools.add("cupy-off")  # CuPy's pool turned off: each allocation is a cudaMalloc
+    def type_of(self, expr: ast.expr, frame: Frame):
+        return self._reader(frame).type_of(expr)
 
-        def event(kind: str, what: str, **detail) -> Event:
-            return Event(kind, place, frame.qualname, frame.loops, what=what,
-                         detail={"assigned": assigned, **detail})
+    def kernels_of(self, module: PyModule) -> KernelResolver:
+        return HostReader(self.project, module).kernels
 
-        if name in ALLOCATIONS:
-            reads = sorted({n for a in list(call.args) + [k.value for k in call.keywords] for n in _reads(a)})
-            # to_device / asarray copy data in: they allocate per step whatever the data; the
-            # constructors allocate a shape, which may change with the loop
-            copies = name.rsplit(".", 1)[-1] in ("to_device", "asarray", "array", "copy", "ascontiguousarray")
-            size = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg in (
-                "shape", "size", "n")), None)
-            bare = sorted(_bare_names(size)) if size is not None else []
-            return event("alloc", name, reads=reads, bare=bare, elements=sorted(_element_reads(size)),
-                         shape_based=not copies, kept=self._kept(frame))
-        if name in SYNCS:
-            return event("sync", f"{name}()")
-        if name in CLOCKS:
-            return event("clock", f"{name}()", minus=self._minus.get(id(call), ""))
-        if name == "cupy.asnumpy" and not any(k.arg == "stream" for k in call.keywords):
-            return event("copy-back", f"{name}()")
-        reader = self._reader(frame)
-        if isinstance(call.func, ast.Attribute):
-            method = call.func.attr
-            receiver = reader.type_of(call.func.value)
-            receiver_name = self._dotted(call.func.value, frame) or ""
-            if method in ("synchronize", "auto_synchronize") and (
-                    isinstance(receiver, Opaque) and receiver.kind in ("stream", "event")
-                    or receiver_name.startswith(("numba.cuda", "cupy.cuda"))):
-                return event("sync", f"{ast.unparse(call.func)}()")
-            if method == "copy_to_host":
-                if len(call.args) >= 2 or any(k.arg == "stream" for k in call.keywords):
-                    return None  # on a stream: asynchronous into pinned memory
-                if isinstance(receiver, ArrayType) and receiver.where != "device":
-                    return None
-                return event("copy-back", f"{ast.unparse(call.func)}()")
-            if method in ("get", "item", "tolist") and isinstance(receiver, ArrayType) and receiver.where == "device":
-                return event("copy-back", f"{ast.unparse(call.func)}()")
-        if name.startswith("numpy.") or name in ("builtins.float", "builtins.int", "builtins.bool"):
-            for arg in call.args:
-                kind = reader.type_of(arg)
-                if isinstance(kind, ArrayType) and kind.where == "device":
-                    return event("copy-back", f"{ast.unparse(call.func)}({ast.unparse(arg)})")
-                # `float(d[0])`: indexing a numba device array copies that element back, blocking
-                whole = reader.type_of(arg.value) if isinstance(arg, ast.Subscript) else None
-                if isinstance(whole, ArrayType) and whole.where == "device":
-                    return event("copy-back", f"{ast.unparse(call.func)}({ast.unparse(arg)})", element=True)
-        if name in _ITERATING and call.args:
-            kind = reader.type_of(call.args[0])  # `sum(d)`: Python iterates it, one blocking copy per element
-            if isinstance(kind, ArrayType) and kind.where == "device" and kind.library in ("numba", ""):
-                return event("copy-back", f"{ast.unparse(call.func)}({ast.unparse(call.args[0])})", per_element=True)
-        return None
-
-    def _callee(self, call: ast.Call, frame: _Frame) -> Optional[str]:
-        """The qualified name of a function of this file that a call runs."""
-        func = call.func
-        if isinstance(func, ast.Name):
-            binding, function = frame.scope.lookup(func.id)
-            if binding is not None and binding.kind == "def" and self.module.kernel_for(binding.node) is None:
-                if function is None:
-                    return func.id
-                return _nested_qualname(frame, function, func.id)
-        if (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
-                and func.value.id == "self" and frame.owner):
-            return f"{frame.owner}.{func.attr}"
-        method = self._method_called(call, frame)  # `grid.shift(1)`, `Grid` a class of this file
-        return method[1] if method is not None and method[0] == self.module.path else None
-
-    def _kept(self, frame: _Frame) -> str:
-        """Where the array the statement being read allocates outlives the iteration, as the
-        code writes it (``self.buf``, ``frames.append(out)``, ``return out``), or ""."""
-        for target in self._targets:
-            if isinstance(target, (ast.Attribute, ast.Subscript)):
-                return ast.unparse(target)
-        names = {t.id for t in self._targets if isinstance(t, ast.Name)}
-        if not names:
-            return ""
-        body = frame.function.body if frame.function is not None else self.module.tree.body
-        for statement in body:
-            for node in ast.walk(statement):
-                if isinstance(node, ast.Return) and node.value is not None and _names_in(node.value) & names:
-                    return ast.unparse(node)
-                if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in (
-                        "append", "extend", "insert", "add", "put") and any(
-                        isinstance(a, ast.Name) and a.id in names for a in node.args):
-                    return ast.unparse(node)
-                if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr" \
-                        and any(isinstance(a, ast.Name) and a.id in names for a in node.args[2:]):
-                    return ast.unparse(node)
-                if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name) and node.value.id in names \
-                        and any(isinstance(t, (ast.Attribute, ast.Subscript)) for t in node.targets):
-                    return ast.unparse(node)
-        return ""
-
-    def _callee_elsewhere(self, call: ast.Call, frame: _Frame) -> Optional[Tuple[str, str]]:
-        """(path, qualified name) of a function, class (its ``__init__``) or method another
-        file of the project defines, that this call runs: ``alloc(...)``, ``arrays.alloc(...)``,
-        ``Beam(...)``, ``beam.step(...)`` on an instance of it."""
-        method = self._method_called(call, frame)
-        if method is not None:
-            return method if method[0] != self.module.path else None
-        if isinstance(call.func, ast.Name) and frame.scope.lookup(call.func.id)[1] is not None:
-            return None  # a local name
-        dotted = self._dotted(call.func, frame)
-        if not dotted or dotted.startswith(self.module.name + ".") and dotted.count(".") == self.module.name.count(".") + 1:
-            return None
-        found = self.project.definition(dotted, self.module)
-        if found is None or found[0].path == self.module.path or found[1].kind not in ("def", "class"):
-            return None
-        owner, binding = found
-        return owner.path, binding.name if binding.kind == "def" else f"{binding.name}.__init__"
-
-    def _types_matter(self, function: FunctionNode, frame: _Frame) -> bool:
-        """Whether a function's parameter types can reach a launch: it launches, it is the
-        ``__init__`` (or another method) of a class whose methods launch, or it calls a
-        function of this file that launches (``add_buffers`` calling ``add_buffers_gpu``)."""
-        node = frame.owner_node if frame.owner is not None and frame.owner_node is not None else function
-        return self.project.memo("launches within", node,
-                                 lambda: _launches_within(node, self.module, MAX_VARIANT_DEPTH))
-
-    def _incoming(self, qualname: str) -> List[Tuple[list, dict]]:
-        """The argument types other files of the project pass to this file's function or class."""
-        found: List[Tuple[list, dict]] = []
-        klass, _, method = qualname.partition(".")
-        callers = list(self._importers_naming(klass))
-        if method and method != "__init__" and not self._types_only:
-            # a method that launches is also called on objects the caller was given, not
-            # made (`for grid in fld.grids: grid.shift(1)`): without naming the class (read
-            # for another file's sake, a class's every method would have the project read)
-            seen = {facts.path for facts in callers}
-            callers.extend(facts for facts in self._importers_naming(method) if facts.path not in seen)
-        for facts in callers:
-            found.extend(facts.outgoing.get((self.module.path, qualname), []))
-        return found
-
-    def _importers_naming(self, name: str):
-        """The host facts of the project's other files that name ``name`` and import this one,
-        directly or through the modules they import (``from .boundaries import Communicator``
-        where ``boundaries/__init__.py`` imports it); each read one file less deep
-        (``read_host``)."""
-        importers = [path for path in self.project.files_naming(self.module.path, name)
-                     if path != self.module.path and self.module.path in self.project.imports_of_file(path)]
-        if self._types_only:
-            # read for another file's sake: a few callers say the types as well as many (they
-            # must agree); a base class every module names would have the project read again
-            importers = sorted(importers)[:MAX_CALLERS_READ]
-        for path in importers:
-            facts = self._facts_of(path)
-            if facts is not None:
-                yield facts
-
-    def _constructed(self, call: ast.Call, frame: _Frame) -> Optional[str]:
-        """``Sim(...)`` of a module-level class of this file: its ``__init__``."""
-        if isinstance(call.func, ast.Name):
-            binding, function = frame.scope.lookup(call.func.id)
-            if binding is not None and binding.kind == "class" and function is None:
-                return f"{call.func.id}.__init__"
-        return None
-
-    # -- kernels ------------------------------------------------------------------------
-
-    def resolve_kernel(self, expr: ast.expr, frame: _Frame, depth: int = 0) -> Optional[KernelDef]:
-        """The kernel definition an expression refers to, or None."""
-        if depth > 8:
-            return None
-        if isinstance(expr, ast.Name):
-            binding, function = frame.scope.lookup(expr.id)
-            module = self.module
-            if binding is None:
-                return None
-            if function is not None:
-                inner = _frame_for(frame, function)
-                return self._kernel_of_binding(module, binding, inner, depth)
-            return self._kernel_of_binding(module, binding, self._module_frame or frame, depth)
-        if isinstance(expr, ast.Attribute):
-            if isinstance(expr.value, ast.Name) and expr.value.id in ("self", "cls") and frame.owner:
-                stored = self._attribute_exprs.get((frame.owner, expr.attr))
-                if stored is not None:
-                    return self.resolve_kernel(stored[0], stored[1], depth + 1)
-                return self._class_kernel(frame.owner.rsplit(".", 1)[-1], expr.attr)
-            dotted = self.module.dotted(expr, frame.scope)
-            if dotted:
-                found = self._kernel_named(dotted)
-                if found is not None:
-                    return found
-            if isinstance(expr.value, ast.Name):  # Class.kernel
-                binding, _ = frame.scope.lookup(expr.value.id)
-                if binding is not None and binding.kind == "class":
-                    return self._class_kernel(expr.value.id, expr.attr)
-        return None
-
-    def _kernel_of_binding(self, module: PyModule, binding, frame: _Frame, depth: int) -> Optional[KernelDef]:
-        if binding.kind == "def":
-            return module.kernel_for(binding.node)
-        if binding.kind == "assign" and not binding.path:
-            # `compiled = cuda.jit(helper)` in a function, of a module's `def helper`: that kernel
-            kernel = next((k for k in module.kernels if k.applied is not None and k.applied is binding.value), None) or \
-                next((k for k in module.kernels if binding.name in k.names
-                      and k.scope.functions == frame.scope.functions), None)
-            if kernel is not None:
-                return kernel
-            value = binding.value
-            if isinstance(value, ast.Call):
-                return self._factory_result(value, frame, depth)
-            return self.resolve_kernel(value, frame, depth + 1)
-        if binding.kind == "import" and binding.imported:
-            return self._kernel_named(binding.imported)
-        return None
-
-    def _kernel_named(self, qualified: str) -> Optional[KernelDef]:
-        found = self.project.definition(qualified, self.module)
-        if found is None:
-            return None
-        owner, binding = found
-        if binding.kind == "def":
-            return owner.kernel_for(binding.node)
-        if binding.kind == "assign":
-            kernel = next((k for k in owner.kernels if binding.name in k.names and not k.nested), None)
-            if kernel is not None:
-                return kernel
-            if owner is not self.module and isinstance(binding.value, ast.Call):
-                return HostReader(self.project, owner)._factory_result(binding.value, _Frame(
-                    None, "", Scope(owner)), 1)
-        return None
-
-    def _factory_result(self, call: ast.Call, frame: _Frame, depth: int) -> Optional[KernelDef]:
-        """``k = make_kernel(...)``: the kernel the factory returns."""
-        func = call.func
-        if not isinstance(func, (ast.Name, ast.Attribute)):
-            return None
-        dotted = self.module.dotted(func, frame.scope)
-        owner, factory = self.module, None
-        if isinstance(func, ast.Name):
-            binding, _ = frame.scope.lookup(func.id)
-            if binding is not None and binding.kind == "def":
-                factory = binding.node
-        if factory is None and dotted:
-            found = self.project.definition(dotted, self.module)
-            if found is not None and found[1].kind == "def":
-                owner, factory = found[0], found[1].node
-        if factory is None and isinstance(func, ast.Attribute):
-            # `f = self.make(sigs)`, `kernel = integrator.get_kernel(...)`: a method of an object
-            # of the project's classes, its own or a base's
-            where = instance_of(self._reader(frame).type_of(func.value))
-            method = self._method(where[0], where[1], func.attr) if where is not None else None
-            if method is not None:
-                owner, factory = method[0], method[2]
-        if factory is None:
-            return None
-        locals_ = owner.local_bindings(factory)
-        for statement in flatten(factory.body):
-            if isinstance(statement, ast.Return) and isinstance(statement.value, ast.Name):
-                binding = locals_.get(statement.value.id)
-                if binding is not None and binding.kind == "def":
-                    kernel = owner.kernel_for(binding.node)
-                    if kernel is not None:
-                        return kernel
-                if binding is not None and binding.kind == "assign":
-                    kernel = next((k for k in owner.kernels if statement.value.id in k.names
-                                   and k.scope.functions and k.scope.functions[-1] is factory), None)
-                    if kernel is not None:
-                        return kernel
-        return None
-
-    def _class_kernel(self, class_name: str, attr: str) -> Optional[KernelDef]:
-        return next((k for k in self.module.kernels if k.owner is not None and k.owner.name == class_name
-                     and attr in k.names), None)
+    # (and what calls across the project ask, `calls.CallContext`: `facts_of`; what
+    # class modes ask, `class_modes.ModeContext`: `read_worlds`, `facts_of`)
 
     # -- helpers ------------------------------------------------------------------------
 
-    def _reader(self, frame: _Frame) -> TypeReader:
+    def _reader(self, frame: Frame) -> TypeReader:
         def lookup(name: str, want_dtype: bool = False):
-            current: Optional[_Frame] = frame
+            current: Optional[Frame] = frame
             while current is not None:
                 if name in current.env:
                     value = current.env[name]
@@ -1651,408 +786,27 @@ class HostReader:
                         return None
                     return value
                 current = current.parent
-            value = self._imported(name)
+            value = self._calls.imported(name)
             return value if value is not None and isinstance(value, str) == want_dtype else None
 
         def attribute(expr: ast.Attribute):  # `self.x` / `cls.x` in the class's methods
-            return self._member(instance(self.module.path, frame.owner), expr.attr) if frame.owner else None
+            return self._calls.member(instance(self.module.path, frame.owner), expr.attr) if frame.owner else None
 
-        reader = TypeReader(lambda e: self._dotted(e, frame), lookup, attribute, self._member,
-                            lambda call: self._project_call(call, self.module, frame.scope, reader))
+        reader = TypeReader(lambda e: self._dotted(e, frame), lookup, attribute, self._calls.member,
+                            lambda call: self._calls.project_call(call, self.module, frame.scope, reader))
         return reader
 
-    def _subclass_places(self, key: Tuple[str, str]) -> Set[Tuple[str, str]]:
-        """Where the subclasses of a class, in this file or others of the project, put an
-        attribute's arrays (``GpuSim(Sim)`` moving ``self.x`` to the GPU)."""
-        if key in self._subclass_places_seen:
-            return self._subclass_places_seen[key]
-        owner, attr = key
-        self._subclass_places_seen[key] = found = set()
-        for sub, bases in self._bases.items():
-            if (self.module.path, owner) in bases:
-                found |= self._attribute_places.get((sub, attr), set())
-        if not self._gpu_code or "." in owner:
-            return found
-        for facts in self._importers_naming(owner):
-            for sub, bases in facts.class_bases.items():
-                if (self.module.path, owner) in bases:
-                    found |= facts.class_places.get(sub, {}).get(attr, set())
-        return found
-
-    def _documented_class(self, kind):
-        """A docstring's type with the project's classes it names (``fld : a Fields object``)
-        made objects of them: the one class of the project by that name."""
-        named = kind.value if isinstance(kind, Maybe) else kind
-        if not isinstance(named, _NamedClass):
-            return kind
-        made = None
-        # the name as written; where no class has it, the other number (`a Field object` of a
-        # class `Fields`): prose names a class as it reads
-        other = named.name[:-1] if named.name.endswith("s") else named.name + "s"
-        for name in (named.name, other):
-            found = [module.path for module in (self.project.module(path) for path in self.project.files_naming(
-                self.module.path, name)) if module is not None and any(
-                isinstance(s, ast.ClassDef) and s.name == name for s in module.tree.body)]
-            if not found:
-                continue
-            # of several by that name, the one nearest this file (its own package before others)
-            nearness = {path: len(os.path.commonpath([path, self.module.path])) for path in found}
-            nearest = [path for path in found if nearness[path] == max(nearness.values())]
-            made = instance(nearest[0], name) if len(nearest) == 1 else None
-            break
-        return Maybe(made) if isinstance(kind, Maybe) and made is not None else made
-
-    def _imported(self, name: str):
-        """The type (or dtype alias) of a module-level name another file of the project binds
-        and this one imports: ``from .config import DTYPE``."""
-        binding = self.module.bindings.get(name)
-        if binding is None or binding.kind != "import" or not binding.attr or not binding.module:
-            return None
-        found = self.project.definition(binding.imported, self.module)
-        if found is None:
-            return None
-        module, defined = found
-        facts = self._facts_of(module.path) if module.path != self.module.path else None
-        return facts.globals.get(defined.name) if facts is not None else None
-
-    def _dotted(self, expr: ast.AST, frame: _Frame) -> Optional[str]:
+    def _dotted(self, expr: ast.AST, frame: Frame) -> Optional[str]:
         return self.module.dotted(expr, frame.scope)
 
-    def _place(self, node: ast.AST) -> Place:
-        return Place(self.module.path, getattr(node, "lineno", 1), getattr(node, "col_offset", 0) + 1)
 
 
-def _handed_call(call: ast.Call, called: Optional[str]) -> Optional[ast.Call]:
-    """The call a function handed to ``map`` makes (``map(f, xs)``, ``executor.map(f, xs)``,
-    ``pool.imap(f, xs)``: ``f(xs[0])``; ``executor.submit(f, x)``: ``f(x)``; the target of
-    ``threading.Thread(target=f, args=(x,), kwargs={'n': 1})`` or ``multiprocessing.Process``:
-    ``f(x, n=1)``); None otherwise."""
-    if called in ("threading.Thread", "multiprocessing.Process") and not call.args:
-        return _thread_target_call(call)
-    attr = call.func.attr if isinstance(call.func, ast.Attribute) else None
-    if not call.args or call.keywords or any(isinstance(a, ast.Starred) for a in call.args) or not isinstance(
-            call.args[0], (ast.Name, ast.Attribute)):
-        return None
-    if called == "builtins.map" or attr in ("map", "imap", "imap_unordered") and len(call.args) == 2:
-        items = [ast.Subscript(value=values, slice=ast.Constant(0), ctx=ast.Load()) for values in call.args[1:]]
-    elif attr == "submit":
-        items = list(call.args[1:])
-    else:
-        return None
-    return ast.copy_location(ast.Call(func=call.args[0], args=items, keywords=[]), call)
-
-
-def _thread_target_call(call: ast.Call) -> Optional[ast.Call]:
-    """``f(*args, **kwargs)`` of ``Thread(target=f, args=(...), kwargs={...})``, where the
-    target is named and its arguments are written out."""
-    given = {k.arg: k.value for k in call.keywords}
-    target, args, kwargs = given.get("target"), given.get("args"), given.get("kwargs")
-    if not isinstance(target, (ast.Name, ast.Attribute)) or None in given:
-        return None
-    if args is not None and (not isinstance(args, (ast.Tuple, ast.List)) or any(
-            isinstance(a, ast.Starred) for a in args.elts)):
-        return None
-    if kwargs is not None and (not isinstance(kwargs, ast.Dict) or not all(
-            isinstance(k, ast.Constant) and isinstance(k.value, str) for k in kwargs.keys)):
-        return None
-    keywords = [ast.keyword(arg=k.value, value=v) for k, v in zip(kwargs.keys, kwargs.values)] if kwargs else []
-    return ast.copy_location(ast.Call(func=target, args=list(args.elts) if args else [], keywords=keywords), call)
-
-
-def _flag_text(expr: ast.expr) -> Optional[str]:
-    """``use_cuda`` or ``self.params.use_cuda`` as written: a flag an ``if`` may test."""
-    parts = []
-    while isinstance(expr, ast.Attribute):
-        parts.append(expr.attr)
-        expr = expr.value
-    if not isinstance(expr, ast.Name):
-        return None
-    return ".".join([expr.id] + parts[::-1])
-
-
-def _interface_array(call: ast.Call, wrapped: Tuple[int, str], reader: TypeReader) -> Optional[ArrayType]:
-    """The array an object of a class that exposes its ``__cuda_array_interface__`` stands for:
-    the device array it is made from (a foreign array to numba: no library's own)."""
-    expr = wrapped_argument(call, wrapped)
-    kind = reader.type_of(expr) if expr is not None else None
-    if isinstance(kind, ArrayType) and kind.where == "device":
-        return replace(kind, library="")
-    return None
-
-
-def _launch_arg(kind, name: str, parameter: bool = False) -> Arg:
-    """A launch argument of a type (None: unknown), written as ``name``."""
-    array = isinstance(kind, ArrayType)
-    return Arg(getattr(kind, "text", None) if kind is not None else None, kind.where if array else "", name, array,
-               kind.library if array else "", parameter, (kind.dtype or "") if array else "")
-
-
-def _reads_enclosing(module: PyModule, function: FunctionNode, scope: Scope) -> bool:
-    """Whether a nested function reads a name its enclosing functions bind (a closure)."""
-    own = set(module.local_bindings(function))
-    enclosing = set().union(*(module.local_bindings(f) for f in scope.functions if f is not function))
-    return any(isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id not in own and n.id in enclosing
-               for n in ast.walk(function))
-
-
-def _launches_within(node: ast.AST, module: PyModule, depth: int) -> bool:
-    """Whether ``node`` launches a kernel, or calls a module-level function of ``module`` that
-    does, ``depth`` calls deep at most."""
-    called = set()
-    for sub in ast.walk(node):
-        if isinstance(sub, ast.Call):
-            if _launched(sub) is not None:
-                return True
-            if isinstance(sub.func, ast.Name):
-                called.add(sub.func.id)
-    if depth == 0:
-        return False
-    functions = {s.name: s for s in module.tree.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))}
-    return any(name in functions and functions[name] is not node and module.kernel_for(functions[name]) is None
-               and _launches_within(functions[name], module, depth - 1) for name in called)
-
-
-def _launches_given(function: FunctionNode) -> bool:
-    """Does the function launch (or compile) a kernel that is one of its parameters, or
-    forward its ``*args`` to a launch?"""
-    arguments = function.args
-    parameters = {a.arg for a in arguments.posonlyargs + arguments.args + arguments.kwonlyargs}
-    for sub in ast.walk(function):
-        if not isinstance(sub, ast.Call):
-            continue
-        launched = _launched(sub) or _compiled(sub)
-        if launched is None:
-            continue
-        target = launched[0]
-        if isinstance(target, ast.Name) and target.id in parameters:
-            return True
-        last = sub.args[-1] if sub.args else None
-        if arguments.vararg is not None and isinstance(last, ast.Starred) and isinstance(
-                _uncopied(last.value), ast.Name) and _uncopied(last.value).id == arguments.vararg.arg:
-            return True
-    return False
-
-
-def _compiled(call: ast.Call):
-    """(the kernel expression, the signature expression or the type expressions) for
-    ``k.compile(sig)``, ``k.inspect_asm(sig)`` (and ``inspect_llvm``, ``inspect_sass``,
-    ``inspect_types``) and ``k.specialize(t1, t2)``; None for other calls."""
-    func = call.func
-    if not isinstance(func, ast.Attribute) or call.keywords or any(isinstance(a, ast.Starred) for a in call.args):
-        return None
-    if func.attr == "specialize" and call.args:
-        return func.value, list(call.args)
-    if func.attr in ("compile", "inspect_asm", "inspect_llvm", "inspect_sass", "inspect_types") and len(call.args) == 1:
-        return func.value, call.args[0]
-    return None
-
-
-def _signature_arguments(text: str) -> Optional[List[str]]:
-    """``"void(int32[:], float64)"`` -> ``["int32[:]", "float64"]`` (commas inside brackets
-    and parentheses kept); None for what is no kernel's signature."""
-    text = text.strip()
-    if text.startswith("void("):
-        text = text[len("void"):]
-    if not (text.startswith("(") and text.endswith(")")):
-        return None
-    inner, depth, parts, current = text[1:-1], 0, [], ""
-    for character in inner:
-        depth += character in "([" and 1 or character in ")]" and -1 or 0
-        if character == "," and depth == 0:
-            parts.append(current.strip())
-            current = ""
-        else:
-            current += character
-    if current.strip():
-        parts.append(current.strip())
-    return parts
-
-
-# numba's scalar types as its signature strings spell them
-_NUMBA_SCALAR_TYPES = {name: name for name in (
-    "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "intp", "uintp", "float16", "float32",
-    "float64", "complex64", "complex128", "boolean")}
-_NUMBA_SCALAR_TYPES.update({"bool_": "boolean", "double": "float64", "single": "float32", "int_": "int64"})
-
-
-def _uncopied(expr: ast.expr) -> ast.expr:
-    """``copy.deepcopy(args)``, ``copy.copy(args)``, ``tuple(args)``, ``list(args)``: ``args``
-    (what is copied has the original's types)."""
-    while isinstance(expr, ast.Call) and len(expr.args) == 1 and not expr.keywords and (
-            ast.unparse(expr.func) in ("copy.deepcopy", "copy.copy", "deepcopy", "tuple", "list")):
-        expr = expr.args[0]
-    return expr
-
-
-def _launched(call: ast.Call) -> Optional[Tuple[ast.expr, bool]]:
-    """(the kernel expression, launched on a stream) for ``k[grid, block(, stream)](...)`` and
-    ``k.forall(n)(...)``; None for other calls."""
-    func = call.func
-    if isinstance(func, ast.Subscript):
-        config = func.slice
-        size = len(config.elts) if isinstance(config, ast.Tuple) else 1
-        if isinstance(config, ast.Tuple) and not 2 <= size <= 4:
-            return None
-        return func.value, size >= 3
-    if (isinstance(func, ast.Call) and isinstance(func.func, ast.Attribute) and func.func.attr == "forall"):
-        return func.func.value, len(func.args) > 1 or any(k.arg == "stream" for k in func.keywords)
-    return None
-
-
-def _calls_in_order(expr: ast.AST) -> List[Tuple[ast.Call, Tuple[ast.comprehension, ...]]]:
-    """Calls in an expression, inner ones first (arguments are evaluated before the call), each
-    with the comprehension generators (outermost first) whose variables it sees: a
-    comprehension's first iterable is read outside it."""
-    found: List[Tuple[ast.Call, Tuple[ast.comprehension, ...]]] = []
-
-    def visit(node: ast.AST, generators: Tuple[ast.comprehension, ...]) -> None:
-        if isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
-            inner = generators
-            for number, generator in enumerate(node.generators):
-                visit(generator.iter, generators if number == 0 else inner)
-                inner = inner + (generator,)
-                for test in generator.ifs:
-                    visit(test, inner)
-            for part in ("key", "value", "elt"):
-                if getattr(node, part, None) is not None:
-                    visit(getattr(node, part), inner)
-            return
-        for child in ast.iter_child_nodes(node):
-            if not isinstance(child, ast.Lambda):
-                visit(child, generators)
-        if isinstance(node, ast.Call):
-            found.append((node, generators))
-
-    visit(expr, ())
-    return found
-
-
-_UNSET = object()
-
-
-def _known(kind) -> int:
-    """How much a type says: 0 nothing, 1 a role (an array on the host), 2 a full numba type."""
-    if kind is None or kind is _UNSET:
-        return 0
-    return 2 if getattr(kind, "text", None) else 1
-
-
-def _names(target: ast.AST) -> List[str]:
-    return [n.id for n in ast.walk(target) if isinstance(n, ast.Name)]
-
-
-def _reads(expr: ast.AST) -> List[str]:
-    return [n.id for n in ast.walk(expr) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)]
-
-
-def _either(one, other, both_bind: bool):
-    """What a name holds after an ``if`` whose sides leave it ``one`` and ``other``: where
-    both sides agree, that; an array that lives on the host on one side and on the GPU on the
-    other (``if use_cuda: r = cp...`` / ``else: r = np...``) is an array of unknown place;
-    anything else unknown. A name only one side binds keeps that side's value (the code
-    after reads it under the same condition, or not at all)."""
-    if _same(one, other) is not None:
-        return _same(one, other)
-    if not both_bind:
-        return one if one is not None else other
-    if isinstance(one, ArrayType) and isinstance(other, ArrayType):
-        return ArrayType(one.dtype if one.dtype == other.dtype else None, one.ndim if one.ndim == other.ndim else None,
-                         one.layout if one.layout == other.layout else "A", "", "")
-    return None
-
-
-def _whole_targets(target: ast.AST) -> Set[str]:
-    """What an assignment target rebinds as a whole: names and ``obj.attr`` (not ``x[i]``,
-    which writes into the array ``x`` is bound to)."""
-    if isinstance(target, ast.Name):
-        return {target.id}
-    if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
-        return {f"{target.value.id}.{target.attr}"}
-    if isinstance(target, (ast.Tuple, ast.List)):
-        return set().union(*(_whole_targets(e) for e in target.elts)) if target.elts else set()
-    if isinstance(target, ast.Starred):
-        return _whole_targets(target.value)
-    return set()
-
-
-def _rebinds(node: ast.AST) -> Set[str]:
-    """Names and attributes one node rebinds (``setattr(self, "x", ...)`` included)."""
-    if isinstance(node, ast.Assign):
-        return set().union(*(_whole_targets(t) for t in node.targets))
-    if isinstance(node, (ast.AnnAssign, ast.For, ast.AsyncFor, ast.comprehension, ast.NamedExpr)):
-        return _whole_targets(node.target)
-    if isinstance(node, (ast.With, ast.AsyncWith)):
-        return set().union(*(_whole_targets(i.optional_vars) for i in node.items if i.optional_vars is not None))
-    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr"
-            and len(node.args) == 3 and isinstance(node.args[0], ast.Name)
-            and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str)):
-        return {f"{node.args[0].id}.{node.args[1].value}"}
-    return set()
-
-
-def _rebound(body) -> Set[str]:
-    """Names and attributes that statements rebind."""
-    return set().union(*(_rebinds(n) for statement in body for n in ast.walk(statement)))
-
-
-def _bare_names(expr: ast.AST) -> Set[str]:
-    """Names an expression is made of through arithmetic and tuples alone (``n``, ``2 * n``,
-    ``(n, m)``), not read through an attribute, an index or a call (``frame.size``)."""
-    if isinstance(expr, ast.Name):
-        return {expr.id}
-    if isinstance(expr, ast.BinOp):
-        return _bare_names(expr.left) | _bare_names(expr.right)
-    if isinstance(expr, ast.UnaryOp):
-        return _bare_names(expr.operand)
-    if isinstance(expr, (ast.Tuple, ast.List)):
-        return set().union(*(_bare_names(e) for e in expr.elts)) if expr.elts else set()
-    return set()
-
-
-def _names_in(expr: ast.AST) -> Set[str]:
-    return {n.id for n in ast.walk(expr) if isinstance(n, ast.Name)}
-
-
-def _element_reads(expr: Optional[ast.AST]) -> Set[str]:
-    """Names a size reads as a whole object (``frame.size``, ``frame.shape[0]``, ``len(frame)``,
-    ``frame[0]``), not as an index into something else (``table[i]``)."""
-    found: Set[str] = set()
-    for sub in ast.walk(expr) if expr is not None else ():
-        if isinstance(sub, (ast.Attribute, ast.Subscript)) and isinstance(sub.value, ast.Name):
-            found.add(sub.value.id)
-        elif isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name) and sub.func.id == "len":
-            found.update(a.id for a in sub.args if isinstance(a, ast.Name))
-    return found
-
-
-def _frame_for(frame: _Frame, function: FunctionNode) -> _Frame:
-    current: Optional[_Frame] = frame
-    while current is not None:
-        if current.function is function:
-            return current
-        current = current.parent
-    return frame
-
-
-def _nested_qualname(frame: _Frame, function: FunctionNode, name: str) -> str:
-    owner = _frame_for(frame, function)
-    return f"{owner.qualname}.{name}" if owner.qualname else name
-
-
-# `kernel[grid, block](`: a file that may launch (a comma: not `handlers[key](...)`)
-# `kernel[blocks, threads](`, `kernel.forall(n)(`: a file that may launch
-_GPU_WORDS = re.compile(r"\b(?:numba|cuda|cupy)\b")
-_LAUNCH_TEXT = re.compile(r"\w\[[^\]]*,[^\]]*\]\(|\.forall\(")  # `k[\n grid, block](`: over lines too
 # how many files deep a file's own reading looks across the project: a launch's arguments
 # that a script passes to a simulation's constructor, which passes them on to a field object's,
 # which stores them for a method that launches
 LEVELS = 12
 MAX_CALL_VARIANTS = 64  # calls of one launching helper read for their own signatures
-MAX_RETURN_DEPTH = 2  # helpers whose return types are read within one another's
-MAX_VARIANT_DEPTH = 3  # helpers calling helpers (`_check` calling `_getasm`) read per call
-MIN_ATTRIBUTES_READ = 3  # of a parameter, for the one class having them all to type it
 MAX_READS = 4  # passes over a file, while its calls' types change (`HostReader.read`)
-MAX_CALLERS_READ = 8  # files asked for a function's or class's callers, reading for another file's sake
 
 
 # builtins that iterate their argument in Python
@@ -2120,437 +874,3 @@ def file_host_facts(project: Project, path: str) -> Optional[HostFacts]:
         return None
 
 
-_ANNOTATED = {"int": "int64", "float": "float64", "bool": "boolean", "complex": "complex128"}
-_INTEGER_OPS = (ast.FloorDiv, ast.Mod, ast.LShift, ast.RShift)
-
-
-def _positional(function: FunctionNode, outer: Optional[_Frame]) -> list:
-    """A function's positional parameters as its callers pass them (a method's ``self`` or
-    ``cls`` left out); ``outer``: the frame it is defined in."""
-    positional = function.args.posonlyargs + function.args.args
-    if outer is not None and outer.owner is not None and outer.function is None and positional and not any(
-            isinstance(d, ast.Name) and d.id == "staticmethod" for d in function.decorator_list):
-        return positional[1:]  # self / cls
-    return positional
-
-
-def _is_self_attribute(target: ast.expr, frame: _Frame) -> bool:
-    return (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self"
-            and frame.owner is not None)
-
-
-def _agreed(seen: List[object]):
-    """A parameter's type from what its calls pass: the one type every call that says one
-    gives, where those are most of the calls (a call passing what reading cannot type, such
-    as its own caller's parameter, leaves the others to say it). A Python literal and a
-    variable holding one are the same type at run time."""
-    known = [kind for kind in seen if kind is not None]
-    if not known or 2 * len(known) <= len(seen):
-        return None
-    agreed = known[0]
-    for kind in known[1:]:
-        agreed = _same(agreed, kind)
-    return agreed
-
-
-def _same(one, other):
-    """The type two values of one name or place share: the same type; a Python number and a
-    variable holding one of its kind are the same at run time (numba types both alike); two
-    strings, a string of either's values; ``None`` and a value, ``Maybe`` that value (a test
-    of ``is None`` tells them apart). None where they differ."""
-    if one == other:
-        return one
-    if isinstance(one, ScalarType) and isinstance(other, ScalarType) and one.dtype == other.dtype:
-        return ScalarType(one.dtype, weak=one.weak and other.weak)
-    if isinstance(one, FunctionRef) and isinstance(other, FunctionRef):  # `alloc = cuda.pinned_array` / `np.empty`
-        return FunctionRef(tuple(sorted(set(one.names) | set(other.names))))
-    if isinstance(one, StrType) and isinstance(other, StrType):
-        return either_string(one, other)
-    if isinstance(one, ListType) and isinstance(other, ListType):  # a list of the items of either
-        return appended(one, other.item) if other.item is not None else one
-    if (isinstance(one, Maybe) or isinstance(other, Maybe)) and one is not None and other is not None:
-        values = [kind.value if isinstance(kind, Maybe) else kind for kind in (one, other)]
-        known = [kind for kind in values if kind is not None]
-        if len(known) == 2:
-            shared = _same(*known)
-            return Maybe(shared) if shared is not None else None
-        return Maybe(known[0]) if known else NONE
-    return None
-
-
-
-def _narrowable(expr: ast.expr) -> bool:
-    """A name, or an attribute of one (``ps.V``), which an ``if`` test can narrow."""
-    return isinstance(expr, ast.Name) or isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name)
-
-
-def _narrowed(test: ast.expr, reader: TypeReader) -> Tuple[Dict[str, object], Dict[str, object]]:
-    """What an ``if`` test tells of names, on the side it is true and on the side it is false:
-    ``x is None`` / ``is not None`` of a name or attribute (``ps.V``) that may be None;
-    ``x in ('E', 'B')`` and ``x == 'E'`` of a string whose values are known (or any string);
-    ``type(x) is tuple`` and ``isinstance(x, tuple)`` of a value whose type is known; through
-    ``and``, ``or`` and ``not``. A side the test rules out for what a name holds (``type(n) is
-    not tuple`` false where ``n`` is an int) is marked ``DEAD``: what it binds never happens."""
-    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        when_true, when_false = _narrowed(test.operand, reader)
-        return when_false, when_true
-    if isinstance(test, ast.BoolOp):
-        # `a and b` true: both are; `a or b` false: neither is (the other side learns nothing)
-        told = [_narrowed(value, reader)[0 if isinstance(test.op, ast.And) else 1] for value in test.values]
-        merged: Dict[str, object] = {}
-        for side in told:
-            for name, kind in side.items():
-                merged[name] = kind if name not in merged else None
-        known = {name: kind for name, kind in merged.items() if kind is not None}
-        if any(DEAD in side for side in told):
-            known[DEAD] = True
-        return (known, {}) if isinstance(test.op, ast.And) else ({}, known)
-    typed = _type_test(test, reader)
-    if typed is not None:
-        return typed
-    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and _narrowable(test.left)):
-        return {}, {}
-    name, op, against = ast.unparse(test.left), test.ops[0], test.comparators[0]
-    held = reader.type_of(test.left)
-    if isinstance(op, (ast.Is, ast.IsNot)) and isinstance(against, ast.Constant) and against.value is None:
-        if not isinstance(held, Maybe):
-            # never None: the side where it is never runs
-            none = {DEAD: True} if held is not None and _known(held) else {}
-            return (none, {}) if isinstance(op, ast.Is) else ({}, none)
-        none, value = {name: NONE}, ({name: held.value} if held.value is not None else {})
-        return (none, value) if isinstance(op, ast.Is) else (value, none)
-    if isinstance(op, (ast.Eq, ast.NotEq)):
-        literals = [against]
-    elif isinstance(op, (ast.In, ast.NotIn)) and isinstance(against, (ast.Tuple, ast.List, ast.Set)):
-        literals = against.elts
-    else:
-        return {}, {}
-    if not isinstance(held, StrType) or not all(
-            isinstance(e, ast.Constant) and isinstance(e.value, str) for e in literals):
-        return {}, {}
-    listed = frozenset(e.value for e in literals)
-    inside = StrType(held.values & listed if held.values else listed)
-    outside = {name: StrType(held.values - listed)} if held.values else {}
-    return ({name: inside}, outside) if isinstance(op, (ast.Eq, ast.In)) else (outside, {name: inside})
-
-
-# an attribute assigned values of different numba types: its type is not known
-_CONFLICTING = Opaque("conflicting")
-# the key of a side of an `if` that cannot run (`_narrowed`)
-DEAD = "<dead>"
-# what a value of each type is for `type(x) is T` and `isinstance(x, T)`
-_PYTHON_TYPES = {"int": (ScalarType,), "float": (ScalarType,), "bool": (ScalarType,), "complex": (ScalarType,),
-                 "tuple": (TupleType,), "list": (ListType,), "dict": (DictType,), "str": (StrType,)}
-
-
-def _type_test(test: ast.expr, reader: TypeReader) -> Optional[Tuple[Dict[str, object], Dict[str, object]]]:
-    """``type(x) is [not] tuple``, ``isinstance(x, (int, float))`` of a name whose type reading
-    knows: the side the test rules out is ``DEAD``; ``isinstance(x, Grid)`` of a class of the
-    project: ``x`` an object of it where the test holds; None for any other test."""
-    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (
-            ast.Is, ast.IsNot, ast.Eq, ast.NotEq)) and isinstance(test.left, ast.Call) and reader.dotted(
-            test.left.func) == "builtins.type" and len(test.left.args) == 1:
-        subject, names, positive = test.left.args[0], [test.comparators[0]], isinstance(test.ops[0], (ast.Is, ast.Eq))
-    elif isinstance(test, ast.Call) and reader.dotted(test.func) == "builtins.isinstance" and len(test.args) == 2:
-        subject, positive = test.args[0], True
-        names = test.args[1].elts if isinstance(test.args[1], ast.Tuple) else [test.args[1]]
-    else:
-        return None
-    python = [(reader.dotted(n) or "").partition("builtins.")[2] for n in names]
-    held = reader.type_of(subject) if _narrowable(subject) else None
-    if positive and len(names) == 1 and not python[0] and _narrowable(subject):
-        # `isinstance(self.injector, BallisticBeforePlane)`: an object of that project class there
-        made = reader.construct(ast.Call(func=names[0], args=[], keywords=[]))
-        return ({ast.unparse(subject): made}, {}) if instance_of(made) is not None else ({}, {})
-    if held is None or not _known(held) or isinstance(held, Maybe) or not all(p in _PYTHON_TYPES for p in python):
-        return {}, {}
-    matches = any(isinstance(held, _PYTHON_TYPES[p]) and (not isinstance(held, ScalarType) or _scalar_is(held, p))
-                  for p in python)
-    true_side, false_side = ({}, {DEAD: True}) if matches else ({DEAD: True}, {})
-    return (true_side, false_side) if positive else (false_side, true_side)
-
-
-def _scalar_is(kind: ScalarType, python: str) -> bool:
-    """Whether a number of this dtype is a Python ``int``/``float``/``bool``/``complex``."""
-    return {"int": kind.dtype.startswith(("int", "uint")), "float": kind.dtype.startswith("float"),
-            "bool": kind.dtype == "boolean", "complex": kind.dtype.startswith("complex")}[python]
-
-
-def _receiver(function: FunctionNode, outer: _Frame) -> Optional[str]:
-    """The name a method calls its object (``self``); None for functions, static and class
-    methods."""
-    if outer.owner is None or outer.function is not None or any(
-            isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod") for d in function.decorator_list):
-        return None
-    positional = function.args.posonlyargs + function.args.args
-    return positional[0].arg if positional else None
-
-
-def _evident_scalars(function: FunctionNode) -> Dict[str, str]:
-    """Parameters the function itself shows to be Python numbers: annotated ``n: int``, or an
-    integer by use (``range(n)``, ``(n + 255) // 256``) and never indexed or asked for an
-    attribute (so not an array). A size parameter makes ``np.ones(n)`` one-dimensional."""
-    arguments = function.args
-    names = {a.arg for a in arguments.posonlyargs + arguments.args + arguments.kwonlyargs}
-    found: Dict[str, str] = {}
-    for arg in arguments.posonlyargs + arguments.args + arguments.kwonlyargs:
-        if isinstance(arg.annotation, ast.Name) and arg.annotation.id in _ANNOTATED:
-            found[arg.arg] = _ANNOTATED[arg.annotation.id]
-    counted: Set[str] = set()
-    containers: Set[str] = set()
-    for node in ast.walk(function):
-        if isinstance(node, (ast.Subscript, ast.Attribute)) and isinstance(node.value, ast.Name):
-            containers.add(node.value.id)
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "range":
-            counted.update(a.id for a in node.args if isinstance(a, ast.Name))
-        elif isinstance(node, ast.BinOp) and isinstance(node.op, _INTEGER_OPS):
-            constant = next((side for side in (node.left, node.right) if isinstance(side, ast.Constant)
-                             and type(side.value) is int), None)
-            if constant is not None:
-                other = node.right if constant is node.left else node.left
-                counted.update(n.id for n in ast.walk(other) if isinstance(n, ast.Name))
-    for name in (counted & names) - containers:
-        found.setdefault(name, "int64")
-    return found
-
-
-def _set_on(call: ast.Call, receiver: Optional[str]) -> Optional[str]:
-    """The attribute ``setattr(receiver, 'x', ...)`` sets by a literal name; None for any other call."""
-    if isinstance(call.func, ast.Name) and call.func.id == "setattr" and len(call.args) >= 2 and isinstance(
-            call.args[0], ast.Name) and call.args[0].id == receiver and isinstance(call.args[1], ast.Constant) \
-            and isinstance(call.args[1].value, str):
-        return call.args[1].value
-    return None
-
-
-def _attributes_read(function: FunctionNode) -> Dict[str, FrozenSet[str]]:
-    """For each parameter, the attributes the function reads or sets on it (``species.x``,
-    ``species.sort_particles(...)``), dunders aside."""
-    arguments = function.args
-    names = {a.arg for a in arguments.posonlyargs + arguments.args + arguments.kwonlyargs}
-    found: Dict[str, Set[str]] = {}
-    for node in ast.walk(function):
-        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in names \
-                and not node.attr.startswith("__"):
-            found.setdefault(node.value.id, set()).add(node.attr)
-    return {name: frozenset(attrs) for name, attrs in found.items()}
-
-
-def _class_attributes(module: PyModule) -> Dict[str, FrozenSet[str]]:
-    """For each module-level class: the attributes its objects have as its code writes them
-    (``self.x = ...`` in any method, ``setattr(self, 'x', ...)``, its methods, its class-level
-    names), with those of its bases defined in the same module."""
-    own: Dict[str, Set[str]] = {}
-    bases: Dict[str, List[str]] = {}
-    for klass in module.tree.body:
-        if not isinstance(klass, ast.ClassDef):
-            continue
-        have = own.setdefault(klass.name, set())
-        bases[klass.name] = [b.id for b in klass.bases if isinstance(b, ast.Name)]
-        for statement in klass.body:
-            if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                have.add(statement.name)
-                receiver = statement.args.args[0].arg if statement.args.args else None
-                for node in ast.walk(statement):
-                    if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store) and isinstance(
-                            node.value, ast.Name) and node.value.id == receiver:
-                        have.add(node.attr)
-                    elif isinstance(node, ast.Call) and _set_on(node, receiver) is not None:
-                        have.add(_set_on(node, receiver))
-            elif isinstance(statement, (ast.Assign, ast.AnnAssign)):
-                for target in statement.targets if isinstance(statement, ast.Assign) else [statement.target]:
-                    have.update(_names(target))
-
-    def inherited(name: str, seen: Set[str]) -> Set[str]:
-        have = set(own.get(name, ()))
-        for base in bases.get(name, ()):
-            if base in own and base not in seen:
-                have |= inherited(base, seen | {base})
-        return have
-
-    return {name: frozenset(inherited(name, {name})) for name in own}
-
-
-_SINGULAR_TITLES = {"Parameter": "Parameters", "Argument": "Arguments"}
-
-
-def _numpydoc_title(indent: str, title: str) -> str:
-    return f"{indent}{title}\n{indent}{'-' * len(title)}"
-
-
-def _documented_types(function: FunctionNode) -> Dict[str, object]:
-    """Parameters the function's docstring (numpydoc, Google or reST, read by docstring_parser)
-    gives one type: a Python number (``zmin, zmax : float (zmin, optional)``, float64) or an
-    array of known rank and elements (``kz : 2darray of float``, ``x : ndarray of complex, shape
-    (n, m)``; contiguous, wherever it lives). A type with alternatives (``float or array``,
-    ``array_like``) says none."""
-    import docstring_parser
-
-    text = ast.get_docstring(function)
-    if not text:
-        return {}
-    # `Parameters:` over its dashes, or dashes longer than the title, or `Parameter`, as many
-    # write them: docstring_parser reads numpydoc's titles only as written to the letter
-    text = re.sub(r"^([ \t]*)(\w[\w ]*?):?[ \t]*\n[ \t]*-{3,}[ \t]*$",
-                  lambda m: _numpydoc_title(m[1], _SINGULAR_TITLES.get(m[2], m[2])), text, flags=re.M)
-    try:
-        parsed = docstring_parser.parse(text)
-    except Exception:  # noqa: BLE001 - a docstring the parser cannot read says nothing
-        return {}
-    arguments = function.args
-    names = {a.arg for a in arguments.posonlyargs + arguments.args + arguments.kwonlyargs}
-    found: Dict[str, object] = {}
-    for param in parsed.params:
-        kind = _documented_type(param.type_name or "")
-        if kind is None:
-            continue
-        for name in (n.strip().lstrip("*") for n in param.arg_name.split(",")):
-            if name in names:
-                found[name] = kind
-    return found
-
-
-@dataclass(frozen=True)
-class _NamedClass:
-    """A docstring's ``a Fields object``: a class by its name (the reader finds it in the project)."""
-
-    name: str
-
-
-def _documented_type(text: str):
-    """``float``, ``int, optional``, ``float, seconds``: a number; ``1darray of float``,
-    ``ndarray of complex, shape (nz, nr)``, ``(n, 3) ndarray of int``: an array; ``a Fields
-    object``: an object of a class by that name; ``float or None``, ``Optional[float]``:
-    ``Maybe`` one of those; else None."""
-    # `an instance of :any:`Smoother``, `a pkg.fields.Smoother`, `an fbpic Species object`: the class's name
-    plain = re.sub(r":\w+:`~?([\w.]+)`", r"\1", text)
-    named = re.fullmatch(r"\s*(?:an? )?(?:instance of )?(?:[a-z_]\w* )?(?:[a-z_]\w*\.)*([A-Z]\w*)(?: object| instance)?\s*"
-                         r"(?:,\s*optional)?(?:\s+(?:corresponding|for|of|that|which|with|containing)\b.*)?\s*", plain)
-    if named is not None and not _documented_scalar(named.group(1).lower()) and named.group(1) not in (
-            "None", "NoneType", "String", "True", "False"):
-        return _NamedClass(named.group(1))
-    alone = re.fullmatch(r"\s*(?:optional\[(.*)\]|(.*?)\s*(?:,\s*)?\bor\s+none|none\s+or\s+(.*?))\s*(,\s*optional)?\s*",
-                         text, flags=re.I)
-    if alone is not None:
-        kind = _documented_type(next(g for g in alone.groups()[:3] if g is not None))
-        return Maybe(kind) if kind is not None else None
-    text = text.lower()
-    if re.search(r"\bor\b|\||array_like|array-like|list|tuple|sequence|none", text):
-        return None
-    words = re.findall(r"\w+", re.sub(r"\(.*?\)", " ", text))
-    if words[:1] in (["np"], ["numpy"]):
-        words = words[1:]  # `np.float32`
-    if not words:
-        return None
-    if _documented_scalar(words[0]):
-        if any(_documented_scalar(w) or "array" in w for w in words[1:]):
-            return None
-        return ScalarType(_documented_scalar(words[0]))
-    ranked = re.search(r"\b([1-9])[ -]?d[ -]?(?:numpy |np |cupy )?(?:nd)?array\b", text)
-    shape = re.search(r"\(([^()]*)\)\s*(?:numpy\.|np\.)?ndarray|shape\s*\(([^()]*)\)", text)
-    element = re.search(r"\barrays? of (\w+)|ndarray of (\w+)|\bof (?:dtype )?(\w+)", text)
-    if element is None or not (ranked or shape) or "array" not in text:
-        return None
-    word = next(w for w in element.groups() if w)
-    dtype = _documented_scalar(word) or _documented_scalar(word.rstrip("s"))
-    if dtype is None:
-        return None
-    if ranked:
-        ndim = int(ranked.group(1))
-    else:
-        inside = next(g for g in shape.groups() if g is not None)
-        ndim = len([d for d in inside.split(",") if d.strip()])
-    return ArrayType(dtype, ndim, "C", "", "") if ndim else None
-
-
-def _documented_scalar(word: str) -> Optional[str]:
-    """The element type a docstring's word names: NumPy's names (`float`, `int32`, `double`),
-    and the English `integer` and `boolean`."""
-    return {"integer": "int64", "boolean": "boolean"}.get(word) or dtype_name(word)
-
-
-def _returned_type(kinds: List[object]):
-    """What a function returns, from its ``return`` statements' types: one they all give (an
-    array the same but where it lives, of unknown place); a tuple's item that only some of
-    them say takes their type, without where it lives (``return n, x`` with ``x`` unknown,
-    ``return 0, np.empty(0)`` where nothing was found)."""
-    if not kinds:
-        return None
-    same = kinds[0]
-    for kind in kinds[1:]:
-        same = _same(same, kind) if same is not None else None
-    if same is not None:
-        return same
-    if all(isinstance(k, ArrayType) for k in kinds) and len(
-            {replace(k, where="", library="") for k in kinds}) == 1:  # `return cupy.empty(...)` / `np.empty(...)`
-        return replace(kinds[0], where="", library="")
-    tuples = [k for k in kinds if isinstance(k, TupleType)]
-    if len(tuples) != len(kinds) or len({len(t.items) for t in tuples}) != 1:
-        return None
-    items = []
-    for column in zip(*(t.items for t in tuples)):
-        known = [item for item in column if item is not None]
-        if not known or any(item != known[0] for item in known):
-            if known and all(isinstance(i, ArrayType) for i in known) and all(
-                    replace(i, where="", library="") == replace(known[0], where="", library="") for i in known):
-                items.append(replace(known[0], where="", library=""))  # the same array, in different places
-                continue
-            items.append(None)
-            continue
-        partial = len(known) < len(column)
-        items.append(replace(known[0], where="", library="") if partial and isinstance(known[0], ArrayType)
-                     else known[0])
-    return TupleType(tuple(items))
-
-
-def _leaves(body: List[ast.stmt]) -> bool:
-    """Whether a block never goes on to the statement after it: it ends in ``raise``,
-    ``return``, ``continue`` or ``break``, or in an ``if`` both of whose sides do."""
-    if not body:
-        return False
-    last = body[-1]
-    if isinstance(last, (ast.Raise, ast.Return, ast.Continue, ast.Break)):
-        return True
-    return isinstance(last, ast.If) and _leaves(last.body) and _leaves(last.orelse)
-
-
-def _memoized_returns(function: FunctionNode) -> Set[int]:
-    """ids of a function's ``return cache[key]`` statements where it fills that cache itself,
-    only with values it also returns (``cache[key] = energies`` ... ``return energies``): they
-    return what its other returns do."""
-    nodes = list(own_nodes(function))
-    returned = {n.value.id for n in nodes if isinstance(n, ast.Return) and isinstance(n.value, ast.Name)}
-    filled: Dict[str, Set[str]] = {}
-    for node in nodes:
-        if isinstance(node, ast.Assign):
-            for target in node.targets:
-                if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
-                    stored = node.value.id if isinstance(node.value, ast.Name) else ""
-                    filled.setdefault(target.value.id, set()).add(stored)
-    return {id(node) for node in nodes if isinstance(node, ast.Return) and isinstance(node.value, ast.Subscript)
-            and isinstance(node.value.value, ast.Name) and filled.get(node.value.value.id)
-            and filled[node.value.value.id] <= returned}
-
-
-def _conditions(function: FunctionNode) -> Dict[int, Tuple[Tuple[ast.expr, bool], ...]]:
-    """id of each statement of a function's body under an ``if`` -> the tests above it, each
-    with whether it sits in that ``if``'s body (True) or its ``else`` (False)."""
-    found: Dict[int, Tuple[Tuple[ast.expr, bool], ...]] = {}
-
-    def walk(body, above):
-        for statement in body:
-            if above:
-                found[id(statement)] = above
-            if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                continue
-            if isinstance(statement, ast.If):
-                walk(statement.body, above + ((statement.test, True),))
-                walk(statement.orelse, above + ((statement.test, False),))
-                continue
-            for field_name in ("body", "orelse", "finalbody"):
-                walk(getattr(statement, field_name, []), above)
-            for handler in getattr(statement, "handlers", []):
-                walk(handler.body, above)
-
-    walk(function.body, ())
-    return found

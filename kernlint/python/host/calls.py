@@ -1,0 +1,452 @@
+"""Calls across the project: which of the project's functions, classes or methods a call runs
+and what it gives — an object of the class it constructs (a named tuple, an array wrapper), or
+the type a helper returns for the call's arguments, read off its assignments and ``return``
+statements (kept for the whole project where it reads nothing of the file being read); what
+the project's calls pass to a function's parameters; what an attribute of an object of a
+project class, or a name imported from another file, holds. May import the rest of
+``kernlint.python`` and ``analysis.host``.
+
+What it asks of the reading under way (another file's facts, the module's names as read so
+far) goes through a ``CallContext``; what the file's classes store, it reads in ``attributes``.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import replace
+from typing import Dict, FrozenSet, List, Optional, Protocol, Set, Tuple
+
+from ...analysis.host import HostFacts
+from ..project import Project
+from ..static_types import (NONE, ArrayType, Opaque, ScalarType, TypeReader, instance, instance_of,
+                            named_tuple_subclass, unpacked)
+from ..syntax import FunctionNode, PyModule, Scope, own_nodes, wrapped_argument, wrapped_interface
+from .attributes import ClassAttributes
+from .branches import DEAD, agreed_type, either_type, narrowed, tests_above
+from .classes import class_attributes, method_of
+from .docstrings import documented_class, documented_types
+from .frames import Frame, nested_qualname
+from .functions import (attributes_read, evident_scalars, memoized_returns, positional_parameters, receiver_of,
+                        returned_type)
+from .launches import launches_within
+
+MAX_RETURN_DEPTH = 2  # helpers whose return types are read within one another's
+MAX_VARIANT_DEPTH = 3  # helpers calling helpers (`_check` calling `_getasm`) read per call
+MIN_ATTRIBUTES_READ = 3  # of a parameter, for the one class having them all to type it
+MAX_CALLERS_READ = 8  # files asked for a function's or class's callers, reading for another file's sake
+
+
+class CallContext(Protocol):
+    """What reading a call's result asks of the reading of the file it is in."""
+
+    def facts_of(self, path: str) -> Optional[HostFacts]:
+        """Another file's host facts, read for this one's sake."""
+
+    def module_frame(self) -> Optional[Frame]:
+        """The module's frame in the pass being read (None before the first)."""
+
+
+class ProjectCalls:
+    """The calls of one file (``module``) into the project's own code, the calls of its
+    functions from the project, and what objects and modules of the project hold: ``level``:
+    how many files deep the reading looks (``read_host``); ``types_only``: read for another
+    file's sake; ``gpu_code``: whether types are read across the project at all (code that may
+    launch, or read for another file's sake)."""
+
+    def __init__(self, project: Project, module: PyModule, attributes: ClassAttributes, context: CallContext,
+                 level: int, types_only: bool, gpu_code: bool):
+        self.project = project
+        self.module = module
+        self._attrs = attributes  # what this file's classes store, as read so far
+        self._context = context
+        self._level = level
+        self._types_only = types_only
+        self._gpu_code = gpu_code
+        self._returning: Set[int] = set()  # helper functions whose return type is being read
+        self._returns: Dict[tuple, object] = {}  # (id(function), its arguments' types) -> what it returns
+        self._pure: List[bool] = []  # for each return type being read: whether it reads only other files
+        self._methods: Dict[int, Optional[Tuple[str, str]]] = {}  # id(call) -> `method_called`, this pass
+
+    def new_pass(self) -> None:
+        """A new pass over the file: what later methods store in `self` may change what helpers return."""
+        self._returns = {}
+        self._methods = {}
+
+    def project_call(self, call: ast.Call, module: PyModule, scope: Scope, reader: TypeReader):
+        """What a call of the project's own code gives: an object of its class (whose methods'
+        parameters then take the argument types), or what its helper function or method
+        returns for these arguments (``alloc(n, np.int64)`` -> ``int64[::1]``,
+        ``self.comm.divide_into_domain()`` -> a tuple)."""
+        target = self.called(call, module, scope, reader)
+        if target is None:
+            return None
+        owner, node, receiver = target
+        if isinstance(node, ast.ClassDef):
+            wrapped = self.project.memo("wrapped interface", node, lambda: wrapped_interface(node))
+            if wrapped is not None:
+                return interface_array(call, wrapped, reader)
+            named = self.project.memo("named tuple", node, lambda: named_tuple_subclass(
+                node, [owner.dotted(base, Scope(owner)) for base in node.bases]))
+            if named is not None:
+                return named.made(call, reader)
+            return instance(owner.path, node.name)
+        if not self._gpu_code or any(isinstance(a, ast.Starred) for a in call.args):
+            return None
+        return self.returned(owner, node, call, reader, receiver)
+
+    def called(self, call: ast.Call, module: PyModule, scope: Scope, reader: TypeReader):
+        """(module, def or class node, the object a method is called on or None) of the
+        project's own function, class or method a call in ``module`` runs."""
+        func = call.func
+        if isinstance(func, ast.Name):
+            binding, function = scope.lookup(func.id)
+            if function is not None:
+                # a helper defined in the function (a test's `def expected(a, shape): ...`),
+                # where it reads none of the enclosing functions' names (their values are not
+                # what its reading would see)
+                if binding is None or binding.kind != "def" or module.kernel_for(binding.node) is not None or \
+                        reads_enclosing(module, binding.node, scope):
+                    return None
+                return module, binding.node, None
+            if binding is not None and binding.kind in ("def", "class"):
+                if binding.kind == "def" and module.kernel_for(binding.node) is not None:
+                    return None
+                return module, binding.node, None
+        dotted = module.dotted(func, scope)
+        found = self.project.definition(dotted, module) if dotted else None
+        if found is None and dotted:  # numba-cuda's own array wrappers (its testing's ForeignArray)
+            found = self.project.numba_cuda_class(dotted)
+            if found is not None and self.project.memo(
+                    "wrapped interface", found[1].node, lambda: wrapped_interface(found[1].node)) is None:
+                found = None
+        if found is not None and found[1].kind in ("def", "class"):
+            owner, binding = found
+            if binding.kind == "def" and owner.kernel_for(binding.node) is not None:
+                return None
+            return owner, binding.node, None
+        if isinstance(func, ast.Attribute):
+            obj = reader.type_of(func.value)
+            where = instance_of(obj)
+            method = method_of(self.project, where[0], where[1], func.attr) if where is not None else None
+            if method is not None:
+                owner, _, node = method
+                static = any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in node.decorator_list)
+                return owner, node, None if static else obj
+        return None
+
+    def returned(self, owner: PyModule, node: FunctionNode, call: ast.Call, reader: TypeReader, receiver):
+        """The type a function returns for a call's arguments, read off its assignments and
+        ``return`` statements (``self`` of a method: the object it is called on)."""
+        if len(self._returning) >= MAX_RETURN_DEPTH or id(node) in self._returning:
+            return None  # (a helper of a helper is read; one more level seldom types more)
+        bound: Dict[str, object] = {}
+        params = node.args.posonlyargs + node.args.args
+        defaults = dict(zip([a.arg for a in params[len(params) - len(node.args.defaults):]], node.args.defaults))
+        if receiver is not None and params:
+            bound[params[0].arg] = receiver
+            params = params[1:]
+        passed = {param.arg: arg for param, arg in zip(params, call.args)}
+        passed.update({k.arg: k.value for k in call.keywords if k.arg})
+        for param in params + node.args.kwonlyargs:
+            expr = passed.get(param.arg)
+            if expr is not None:
+                bound[param.arg] = reader.type_of(expr) or reader.dtype(expr)
+            elif param.arg in defaults:
+                bound[param.arg] = ("default", defaults[param.arg])
+        key = (id(node), tuple(sorted(bound.items(), key=lambda item: item[0])), tuple(self._returning))
+        if key in self._returns:
+            return self._returns[key]
+        # what does not depend on this file's reading under way is the same for every file
+        # read at this level: kept for the project
+        shared = (key, self._level if self._gpu_code else -1)
+        found = self.project.returns.get(shared)
+        if found is not None:
+            return found[1]
+        if owner.path == self.module.path:
+            self.own_state_read()
+            module_frame = self._context.module_frame()
+            module_names = module_frame.env if module_frame else {}
+        else:
+            facts = self._context.facts_of(owner.path)
+            module_names = facts.globals if facts is not None else {}
+        scope = Scope(owner).inner(node)
+        callee_reader = None
+
+        local: Dict[str, object] = {}
+
+        def lookup(name: str, want_dtype: bool = False):
+            value = local[name] if name in local else bound.get(name, module_names.get(name))
+            if isinstance(value, tuple) and value and value[0] == "default":
+                value = callee_reader.type_of(value[1]) or callee_reader.dtype(value[1])
+            return value if value is not None and isinstance(value, str) == want_dtype else None
+
+        callee_reader = TypeReader(lambda e: owner.dotted(e, scope), lookup, member=self.member,
+                                   construct=lambda c: self.project_call(c, owner, scope, callee_reader))
+        statements = self.project.memo("assignments and returns", node, lambda: sorted(
+            (s for s in own_nodes(node) if isinstance(s, (ast.Assign, ast.Return))),
+            key=lambda s: (s.lineno, s.col_offset)))
+        conditions = self.project.memo("conditions", node, lambda: tests_above(node))
+        memoized = self.project.memo("memoized returns", node, lambda: memoized_returns(node))
+        self._returning.add(id(node))
+        self._pure.append(True)
+        kinds = []
+        try:
+            for statement in statements:
+                # under an `if`: skipped on a side its test rules out, certain where it rules out the other
+                under = conditions.get(id(statement), ())
+                sides = [(narrowed(test, callee_reader), in_body) for test, in_body in under]
+                if any(DEAD in told[0 if in_body else 1] for told, in_body in sides):
+                    continue
+                certain = all(DEAD in told[1 if in_body else 0] for told, in_body in sides)
+                if isinstance(statement, ast.Return):
+                    if statement.value is not None and id(statement) not in memoized:
+                        kinds.append(callee_reader.type_of(statement.value))
+                    continue
+                value = callee_reader.type_of(statement.value) or callee_reader.dtype(statement.value)
+                for target in statement.targets:
+                    for name, item in unpacked(target, value):
+                        # a name bound twice keeps what both bindings give (an array of either
+                        # place); a parameter rebound where a test may not hold: its own type too
+                        if name in local:
+                            local[name] = either_type(local[name], item, True)
+                        elif name in bound and not certain:
+                            local[name] = either_type(callee_reader.type_of(ast.Name(id=name, ctx=ast.Load())), item,
+                                                  True)
+                        else:
+                            local[name] = item
+        finally:
+            self._returning.discard(id(node))
+            pure = self._pure.pop()
+        self._returns[key] = returned = returned_type(kinds)
+        if pure:
+            self.project.returns[shared] = (node, returned)  # the node kept: its id stays its own
+        return returned
+
+    def own_state_read(self) -> None:
+        """What is being worked out reads this file's names or objects, as read so far."""
+        self._pure[:] = [False] * len(self._pure)
+
+    def member(self, obj, attr: str, depth: int = 0):
+        """The type of an attribute of an object of a project class: what its methods store in
+        ``self.<attr>`` (read from its file), else what a base class stores."""
+        path, klass = instance_of(obj)
+        world = self._attrs.world_attributes
+        if path == self.module.path and klass == self._attrs.world_class and attr in (world or {}):
+            return world[attr]
+        if path == self.module.path:
+            self.own_state_read()
+            value = self._attrs.stored((klass, attr), self._attrs.subclass_places(
+                (klass, attr), self.importers_naming if self._gpu_code else None))
+            bases = self._attrs.bases.get(klass, [])
+        else:
+            facts = self._context.facts_of(path)
+            if facts is None:
+                return None
+            value = facts.class_attributes.get(klass, {}).get(attr)
+            bases = facts.class_bases.get(klass, [])
+        if value is None and depth < 4:
+            for base in bases:
+                value = self.member(instance(*base), attr, depth + 1)
+                if value is not None:
+                    break
+        return value if not isinstance(value, str) else None
+
+    def imported(self, name: str):
+        """The type (or dtype alias) of a module-level name another file of the project binds
+        and this one imports: ``from .config import DTYPE``."""
+        binding = self.module.bindings.get(name)
+        if binding is None or binding.kind != "import" or not binding.attr or not binding.module:
+            return None
+        found = self.project.definition(binding.imported, self.module)
+        if found is None:
+            return None
+        module, defined = found
+        facts = self._context.facts_of(module.path) if module.path != self.module.path else None
+        return facts.globals.get(defined.name) if facts is not None else None
+
+    def method_called(self, call: ast.Call, reader: TypeReader) -> Optional[Tuple[str, str]]:
+        """(file, Class.method) of the project's method that ``obj.method(...)`` runs, where
+        reading (``reader``) knows the object (``grid`` an item of a list of ``Grid`` objects).
+        Asked outside a variant's reading only: the first answer holds for the pass."""
+        if not isinstance(call.func, ast.Attribute) or not self._gpu_code:
+            return None  # code that does not launch: its objects' methods are not followed
+        if id(call) in self._methods:
+            return self._methods[id(call)]  # asked again for the same call in this pass
+        where = instance_of(reader.type_of(call.func.value))
+        method = method_of(self.project, where[0], where[1], call.func.attr) if where is not None else None
+        found = (method[0].path, f"{method[1]}.{call.func.attr}") if method is not None else None
+        self._methods[id(call)] = found
+        return found
+
+    def callee(self, call: ast.Call, frame: Frame, reader: TypeReader) -> Optional[str]:
+        """The qualified name of a function of this file that a call runs."""
+        func = call.func
+        if isinstance(func, ast.Name):
+            binding, function = frame.scope.lookup(func.id)
+            if binding is not None and binding.kind == "def" and self.module.kernel_for(binding.node) is None:
+                if function is None:
+                    return func.id
+                return nested_qualname(frame, function, func.id)
+        if (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
+                and func.value.id == "self" and frame.owner):
+            return f"{frame.owner}.{func.attr}"
+        method = self.method_called(call, reader)  # `grid.shift(1)`, `Grid` a class of this file
+        return method[1] if method is not None and method[0] == self.module.path else None
+
+    def callee_elsewhere(self, call: ast.Call, frame: Frame, reader: TypeReader) -> Optional[Tuple[str, str]]:
+        """(path, qualified name) of a function, class (its ``__init__``) or method another
+        file of the project defines, that this call runs: ``alloc(...)``, ``arrays.alloc(...)``,
+        ``Beam(...)``, ``beam.step(...)`` on an instance of it."""
+        method = self.method_called(call, reader)
+        if method is not None:
+            return method if method[0] != self.module.path else None
+        if isinstance(call.func, ast.Name) and frame.scope.lookup(call.func.id)[1] is not None:
+            return None  # a local name
+        dotted = self.module.dotted(call.func, frame.scope)
+        if not dotted or dotted.startswith(self.module.name + ".") and dotted.count(".") == self.module.name.count(".") + 1:
+            return None
+        found = self.project.definition(dotted, self.module)
+        if found is None or found[0].path == self.module.path or found[1].kind not in ("def", "class"):
+            return None
+        owner, binding = found
+        return owner.path, binding.name if binding.kind == "def" else f"{binding.name}.__init__"
+
+    def constructed(self, call: ast.Call, frame: Frame) -> Optional[str]:
+        """``Sim(...)`` of a module-level class of this file: its ``__init__``."""
+        if isinstance(call.func, ast.Name):
+            binding, function = frame.scope.lookup(call.func.id)
+            if binding is not None and binding.kind == "class" and function is None:
+                return f"{call.func.id}.__init__"
+        return None
+
+    def parameter_types(self, function: FunctionNode, qualname: str, frame: Frame, calls: List[Tuple[list, dict]],
+                        reader: TypeReader) -> Dict[str, object]:
+        """A parameter's type where every call of the function in this file (``calls``: what
+        each passes, positional and keywords) passes the same known type (a class's calls count
+        for its ``__init__``), else other files' calls of it; else its default's (``reader``:
+        the frame it is defined in), its docstring's, or what its use shows."""
+        arguments = function.args
+        positional = positional_parameters(function, frame)
+        if not calls and self._gpu_code and frame.function is None and qualname.count(".") <= (
+                1 if frame.owner else 0) and (self._types_only and frame.owner
+                                                      or self._types_matter(function, frame)):
+            # read for another file's sake, it is asked for types: what its classes store and
+            # pass on comes from their callers whether or not they launch
+            calls = self._incoming(qualname)  # a module-level function, or a method of a module-level class
+        defaults = dict(zip([a.arg for a in positional[len(positional) - len(arguments.defaults):]],
+                            arguments.defaults))
+        defaults.update({a.arg: d for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults) if d is not None})
+        types: Dict[str, object] = {}
+        for index, arg in enumerate(positional + arguments.kwonlyargs):
+            seen = []
+            for passed, keywords in calls:
+                if arg.arg in keywords:
+                    seen.append(keywords[arg.arg])
+                elif index < len(passed) and arg in positional:
+                    seen.append(passed[index])
+                elif arg.arg in defaults:  # a dtype (`ftype=np.float32`) as the dtype string names hold
+                    seen.append(reader.type_of(defaults[arg.arg]) or reader.dtype(defaults[arg.arg]))
+                else:
+                    seen.append(None)
+            agreed = agreed_type(seen)
+            if agreed is not None:
+                types[arg.arg] = agreed
+            elif not calls and arg.arg in defaults:
+                default = reader.type_of(defaults[arg.arg]) or reader.dtype(defaults[arg.arg])
+                if default != NONE:  # `V=None` and no call: what the docstring says, else unknown
+                    types[arg.arg] = default
+        untyped = [a.arg for a in positional + arguments.kwonlyargs if types.get(a.arg) is None]
+        if untyped and self._gpu_code:
+            for name, dtype in self.project.memo("evident scalars", function,
+                                                 lambda: evident_scalars(function)).items():
+                if name in untyped:
+                    types[name] = ScalarType(dtype)
+            # what its docstring says a parameter is (`Nz, Nr : int`), where calls do not say
+            for name, kind in self.project.memo("documented types", function,
+                                                lambda: documented_types(function)).items():
+                if name in untyped and types.get(name) is None:
+                    types[name] = documented_class(kind, self.project, self.module.path)
+            read = self.project.memo("attributes read", function, lambda: attributes_read(function))
+            receiver = receiver_of(function, frame)
+            for name in untyped:
+                if name != receiver and types.get(name) is None and len(read.get(name, ())) >= MIN_ATTRIBUTES_READ:
+                    types[name] = self._class_having(read[name])
+        return types
+
+    def _class_having(self, attributes: FrozenSet[str]) -> Optional[Opaque]:
+        """An object of the one class of the project whose objects have every attribute in
+        ``attributes`` (stored on ``self`` in its methods, its methods, its class attributes,
+        with those of its bases in the same file): what a parameter is that no call or
+        docstring types but whose attributes only that class has (fbpic's ``species``:
+        ``x``, ``ux``, ``inv_gamma``, ``tracker``, ``ionizer``, ``sort_particles``)."""
+        candidates: Optional[Set[str]] = None
+        for attribute in sorted(attributes):
+            naming = set(self.project.files_naming(self.module.path, attribute))
+            candidates = naming if candidates is None else candidates & naming
+            if not candidates:
+                return None
+        found = []
+        for path in sorted(candidates or ()):
+            module = self.project.module(path)
+            if module is None:
+                continue
+            having = self.project.memo("class attributes", module, lambda: class_attributes(module))
+            found.extend((path, klass) for klass, have in having.items() if attributes <= have)
+        return instance(*found[0]) if len(found) == 1 else None
+
+    def _types_matter(self, function: FunctionNode, frame: Frame) -> bool:
+        """Whether a function's parameter types can reach a launch: it launches, it is the
+        ``__init__`` (or another method) of a class whose methods launch, or it calls a
+        function of this file that launches (``add_buffers`` calling ``add_buffers_gpu``)."""
+        node = frame.owner_node if frame.owner is not None and frame.owner_node is not None else function
+        return self.project.memo("launches within", node,
+                                 lambda: launches_within(node, self.module, MAX_VARIANT_DEPTH))
+
+    def _incoming(self, qualname: str) -> List[Tuple[list, dict]]:
+        """The argument types other files of the project pass to this file's function or class."""
+        found: List[Tuple[list, dict]] = []
+        klass, _, method = qualname.partition(".")
+        callers = list(self.importers_naming(klass))
+        if method and method != "__init__" and not self._types_only:
+            # a method that launches is also called on objects the caller was given, not
+            # made (`for grid in fld.grids: grid.shift(1)`): without naming the class (read
+            # for another file's sake, a class's every method would have the project read)
+            seen = {facts.path for facts in callers}
+            callers.extend(facts for facts in self.importers_naming(method) if facts.path not in seen)
+        for facts in callers:
+            found.extend(facts.outgoing.get((self.module.path, qualname), []))
+        return found
+
+    def importers_naming(self, name: str):
+        """The host facts of the project's other files that name ``name`` and import this one,
+        directly or through the modules they import (``from .boundaries import Communicator``
+        where ``boundaries/__init__.py`` imports it); each read one file less deep
+        (``read_host``)."""
+        importers = [path for path in self.project.files_naming(self.module.path, name)
+                     if path != self.module.path and self.module.path in self.project.imports_of_file(path)]
+        if self._types_only:
+            # read for another file's sake: a few callers say the types as well as many (they
+            # must agree); a base class every module names would have the project read again
+            importers = sorted(importers)[:MAX_CALLERS_READ]
+        for path in importers:
+            facts = self._context.facts_of(path)
+            if facts is not None:
+                yield facts
+
+
+def interface_array(call: ast.Call, wrapped: Tuple[int, str], reader: TypeReader) -> Optional[ArrayType]:
+    """The array an object of a class that exposes its ``__cuda_array_interface__`` stands for:
+    the device array it is made from (a foreign array to numba: no library's own)."""
+    expr = wrapped_argument(call, wrapped)
+    kind = reader.type_of(expr) if expr is not None else None
+    if isinstance(kind, ArrayType) and kind.where == "device":
+        return replace(kind, library="")
+    return None
+
+
+def reads_enclosing(module: PyModule, function: FunctionNode, scope: Scope) -> bool:
+    """Whether a nested function reads a name its enclosing functions bind (a closure)."""
+    own = set(module.local_bindings(function))
+    enclosing = set().union(*(module.local_bindings(f) for f in scope.functions if f is not function))
+    return any(isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id not in own and n.id in enclosing
+               for n in ast.walk(function))

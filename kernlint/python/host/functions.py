@@ -1,0 +1,134 @@
+"""A function as the host reader sees it from outside: the positional parameters its callers
+pass, the name it calls its object, the parameters it shows to be numbers or reads attributes
+of, and what its ``return`` statements give together. May import ``python.static_types``.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import replace
+from typing import Dict, FrozenSet, List, Optional, Set
+
+from ..static_types import ArrayType, TupleType
+from ..syntax import FunctionNode, own_nodes
+from .branches import same_type
+from .frames import Frame
+
+
+# a parameter annotated with a Python number: its numba type
+_ANNOTATED = {"int": "int64", "float": "float64", "bool": "boolean", "complex": "complex128"}
+# operators that make a name with a literal int an integer by use (`(n + 255) // 256`)
+_INTEGER_OPS = (ast.FloorDiv, ast.Mod, ast.LShift, ast.RShift)
+
+
+def positional_parameters(function: FunctionNode, outer: Optional[Frame]) -> list:
+    """A function's positional parameters as its callers pass them (a method's ``self`` or
+    ``cls`` left out); ``outer``: the frame it is defined in."""
+    positional = function.args.posonlyargs + function.args.args
+    if outer is not None and outer.owner is not None and outer.function is None and positional and not any(
+            isinstance(d, ast.Name) and d.id == "staticmethod" for d in function.decorator_list):
+        return positional[1:]  # self / cls
+    return positional
+
+
+def receiver_of(function: FunctionNode, outer: Frame) -> Optional[str]:
+    """The name a method calls its object (``self``); None for functions, static and class
+    methods."""
+    if outer.owner is None or outer.function is not None or any(
+            isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod") for d in function.decorator_list):
+        return None
+    positional = function.args.posonlyargs + function.args.args
+    return positional[0].arg if positional else None
+
+
+def evident_scalars(function: FunctionNode) -> Dict[str, str]:
+    """Parameters the function itself shows to be Python numbers: annotated ``n: int``, or an
+    integer by use (``range(n)``, ``(n + 255) // 256``) and never indexed or asked for an
+    attribute (so not an array). A size parameter makes ``np.ones(n)`` one-dimensional."""
+    arguments = function.args
+    names = {a.arg for a in arguments.posonlyargs + arguments.args + arguments.kwonlyargs}
+    found: Dict[str, str] = {}
+    for arg in arguments.posonlyargs + arguments.args + arguments.kwonlyargs:
+        if isinstance(arg.annotation, ast.Name) and arg.annotation.id in _ANNOTATED:
+            found[arg.arg] = _ANNOTATED[arg.annotation.id]
+    counted: Set[str] = set()
+    containers: Set[str] = set()
+    for node in ast.walk(function):
+        if isinstance(node, (ast.Subscript, ast.Attribute)) and isinstance(node.value, ast.Name):
+            containers.add(node.value.id)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "range":
+            counted.update(a.id for a in node.args if isinstance(a, ast.Name))
+        elif isinstance(node, ast.BinOp) and isinstance(node.op, _INTEGER_OPS):
+            constant = next((side for side in (node.left, node.right) if isinstance(side, ast.Constant)
+                             and type(side.value) is int), None)
+            if constant is not None:
+                other = node.right if constant is node.left else node.left
+                counted.update(n.id for n in ast.walk(other) if isinstance(n, ast.Name))
+    for name in (counted & names) - containers:
+        found.setdefault(name, "int64")
+    return found
+
+
+def attributes_read(function: FunctionNode) -> Dict[str, FrozenSet[str]]:
+    """For each parameter, the attributes the function reads or sets on it (``species.x``,
+    ``species.sort_particles(...)``), dunders aside."""
+    arguments = function.args
+    names = {a.arg for a in arguments.posonlyargs + arguments.args + arguments.kwonlyargs}
+    found: Dict[str, Set[str]] = {}
+    for node in ast.walk(function):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in names \
+                and not node.attr.startswith("__"):
+            found.setdefault(node.value.id, set()).add(node.attr)
+    return {name: frozenset(attrs) for name, attrs in found.items()}
+
+
+def returned_type(kinds: List[object]):
+    """What a function returns, from its ``return`` statements' types: one they all give (an
+    array the same but where it lives, of unknown place); a tuple's item that only some of
+    them say takes their type, without where it lives (``return n, x`` with ``x`` unknown,
+    ``return 0, np.empty(0)`` where nothing was found)."""
+    if not kinds:
+        return None
+    same = kinds[0]
+    for kind in kinds[1:]:
+        same = same_type(same, kind) if same is not None else None
+    if same is not None:
+        return same
+    if all(isinstance(k, ArrayType) for k in kinds) and len(
+            {replace(k, where="", library="") for k in kinds}) == 1:  # `return cupy.empty(...)` / `np.empty(...)`
+        return replace(kinds[0], where="", library="")
+    tuples = [k for k in kinds if isinstance(k, TupleType)]
+    if len(tuples) != len(kinds) or len({len(t.items) for t in tuples}) != 1:
+        return None
+    items = []
+    for column in zip(*(t.items for t in tuples)):
+        known = [item for item in column if item is not None]
+        if not known or any(item != known[0] for item in known):
+            if known and all(isinstance(i, ArrayType) for i in known) and all(
+                    replace(i, where="", library="") == replace(known[0], where="", library="") for i in known):
+                items.append(replace(known[0], where="", library=""))  # the same array, in different places
+                continue
+            items.append(None)
+            continue
+        partial = len(known) < len(column)
+        items.append(replace(known[0], where="", library="") if partial and isinstance(known[0], ArrayType)
+                     else known[0])
+    return TupleType(tuple(items))
+
+
+def memoized_returns(function: FunctionNode) -> Set[int]:
+    """ids of a function's ``return cache[key]`` statements where it fills that cache itself,
+    only with values it also returns (``cache[key] = energies`` ... ``return energies``): they
+    return what its other returns do."""
+    nodes = list(own_nodes(function))
+    returned = {n.value.id for n in nodes if isinstance(n, ast.Return) and isinstance(n.value, ast.Name)}
+    filled: Dict[str, Set[str]] = {}
+    for node in nodes:
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
+                    stored = node.value.id if isinstance(node.value, ast.Name) else ""
+                    filled.setdefault(target.value.id, set()).add(stored)
+    return {id(node) for node in nodes if isinstance(node, ast.Return) and isinstance(node.value, ast.Subscript)
+            and isinstance(node.value.value, ast.Name) and filled.get(node.value.value.id)
+            and filled[node.value.value.id] <= returned}

@@ -1,0 +1,171 @@
+"""Launch sites as written: ``k[grid, block](...)``, ``k.forall(n)(...)``, the compile calls
+that stand for a launch (``k.compile(sig)``, ``k.specialize(t)``), calls handed to ``map`` or
+a thread, whether a function launches what it is given, and a launch argument of a type.
+Syntax only: which kernel a target names is ``kernels``'s job. May import ``python.syntax``,
+``python.static_types`` and ``analysis.host``.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from typing import List, Optional, Tuple
+
+from ...analysis.host import Arg
+from ..static_types import ArrayType
+from ..syntax import FunctionNode, PyModule
+
+
+def handed_call(call: ast.Call, called: Optional[str]) -> Optional[ast.Call]:
+    """The call a function handed to ``map`` makes (``map(f, xs)``, ``executor.map(f, xs)``,
+    ``pool.imap(f, xs)``: ``f(xs[0])``; ``executor.submit(f, x)``: ``f(x)``; the target of
+    ``threading.Thread(target=f, args=(x,), kwargs={'n': 1})`` or ``multiprocessing.Process``:
+    ``f(x, n=1)``); None otherwise."""
+    if called in ("threading.Thread", "multiprocessing.Process") and not call.args:
+        return thread_target_call(call)
+    attr = call.func.attr if isinstance(call.func, ast.Attribute) else None
+    if not call.args or call.keywords or any(isinstance(a, ast.Starred) for a in call.args) or not isinstance(
+            call.args[0], (ast.Name, ast.Attribute)):
+        return None
+    if called == "builtins.map" or attr in ("map", "imap", "imap_unordered") and len(call.args) == 2:
+        items = [ast.Subscript(value=values, slice=ast.Constant(0), ctx=ast.Load()) for values in call.args[1:]]
+    elif attr == "submit":
+        items = list(call.args[1:])
+    else:
+        return None
+    return ast.copy_location(ast.Call(func=call.args[0], args=items, keywords=[]), call)
+
+
+def thread_target_call(call: ast.Call) -> Optional[ast.Call]:
+    """``f(*args, **kwargs)`` of ``Thread(target=f, args=(...), kwargs={...})``, where the
+    target is named and its arguments are written out."""
+    given = {k.arg: k.value for k in call.keywords}
+    target, args, kwargs = given.get("target"), given.get("args"), given.get("kwargs")
+    if not isinstance(target, (ast.Name, ast.Attribute)) or None in given:
+        return None
+    if args is not None and (not isinstance(args, (ast.Tuple, ast.List)) or any(
+            isinstance(a, ast.Starred) for a in args.elts)):
+        return None
+    if kwargs is not None and (not isinstance(kwargs, ast.Dict) or not all(
+            isinstance(k, ast.Constant) and isinstance(k.value, str) for k in kwargs.keys)):
+        return None
+    keywords = [ast.keyword(arg=k.value, value=v) for k, v in zip(kwargs.keys, kwargs.values)] if kwargs else []
+    return ast.copy_location(ast.Call(func=target, args=list(args.elts) if args else [], keywords=keywords), call)
+
+
+def launches_within(node: ast.AST, module: PyModule, depth: int) -> bool:
+    """Whether ``node`` launches a kernel, or calls a module-level function of ``module`` that
+    does, ``depth`` calls deep at most."""
+    called = set()
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Call):
+            if launch_target(sub) is not None:
+                return True
+            if isinstance(sub.func, ast.Name):
+                called.add(sub.func.id)
+    if depth == 0:
+        return False
+    functions = {s.name: s for s in module.tree.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    return any(name in functions and functions[name] is not node and module.kernel_for(functions[name]) is None
+               and launches_within(functions[name], module, depth - 1) for name in called)
+
+
+def launches_given(function: FunctionNode) -> bool:
+    """Does the function launch (or compile) a kernel that is one of its parameters, or
+    forward its ``*args`` to a launch?"""
+    arguments = function.args
+    parameters = {a.arg for a in arguments.posonlyargs + arguments.args + arguments.kwonlyargs}
+    for sub in ast.walk(function):
+        if not isinstance(sub, ast.Call):
+            continue
+        launched = launch_target(sub) or compile_target(sub)
+        if launched is None:
+            continue
+        target = launched[0]
+        if isinstance(target, ast.Name) and target.id in parameters:
+            return True
+        last = sub.args[-1] if sub.args else None
+        if arguments.vararg is not None and isinstance(last, ast.Starred) and isinstance(
+                uncopied(last.value), ast.Name) and uncopied(last.value).id == arguments.vararg.arg:
+            return True
+    return False
+
+
+def compile_target(call: ast.Call):
+    """(the kernel expression, the signature expression or the type expressions) for
+    ``k.compile(sig)``, ``k.inspect_asm(sig)`` (and ``inspect_llvm``, ``inspect_sass``,
+    ``inspect_types``) and ``k.specialize(t1, t2)``; None for other calls."""
+    func = call.func
+    if not isinstance(func, ast.Attribute) or call.keywords or any(isinstance(a, ast.Starred) for a in call.args):
+        return None
+    if func.attr == "specialize" and call.args:
+        return func.value, list(call.args)
+    if func.attr in ("compile", "inspect_asm", "inspect_llvm", "inspect_sass", "inspect_types") and len(call.args) == 1:
+        return func.value, call.args[0]
+    return None
+
+
+def uncopied(expr: ast.expr) -> ast.expr:
+    """``copy.deepcopy(args)``, ``copy.copy(args)``, ``tuple(args)``, ``list(args)``: ``args``
+    (what is copied has the original's types)."""
+    while isinstance(expr, ast.Call) and len(expr.args) == 1 and not expr.keywords and (
+            ast.unparse(expr.func) in ("copy.deepcopy", "copy.copy", "deepcopy", "tuple", "list")):
+        expr = expr.args[0]
+    return expr
+
+
+def launch_target(call: ast.Call) -> Optional[Tuple[ast.expr, bool]]:
+    """(the kernel expression, launched on a stream) for ``k[grid, block(, stream)](...)`` and
+    ``k.forall(n)(...)``; None for other calls."""
+    func = call.func
+    if isinstance(func, ast.Subscript):
+        config = func.slice
+        size = len(config.elts) if isinstance(config, ast.Tuple) else 1
+        if isinstance(config, ast.Tuple) and not 2 <= size <= 4:
+            return None
+        return func.value, size >= 3
+    if (isinstance(func, ast.Call) and isinstance(func.func, ast.Attribute) and func.func.attr == "forall"):
+        return func.func.value, len(func.args) > 1 or any(k.arg == "stream" for k in func.keywords)
+    return None
+
+
+def calls_in_order(expr: ast.AST) -> List[Tuple[ast.Call, Tuple[ast.comprehension, ...]]]:
+    """Calls in an expression, inner ones first (arguments are evaluated before the call), each
+    with the comprehension generators (outermost first) whose variables it sees: a
+    comprehension's first iterable is read outside it."""
+    found: List[Tuple[ast.Call, Tuple[ast.comprehension, ...]]] = []
+
+    def visit(node: ast.AST, generators: Tuple[ast.comprehension, ...]) -> None:
+        if isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+            inner = generators
+            for number, generator in enumerate(node.generators):
+                visit(generator.iter, generators if number == 0 else inner)
+                inner = inner + (generator,)
+                for test in generator.ifs:
+                    visit(test, inner)
+            for part in ("key", "value", "elt"):
+                if getattr(node, part, None) is not None:
+                    visit(getattr(node, part), inner)
+            return
+        for child in ast.iter_child_nodes(node):
+            if not isinstance(child, ast.Lambda):
+                visit(child, generators)
+        if isinstance(node, ast.Call):
+            found.append((node, generators))
+
+    visit(expr, ())
+    return found
+
+
+# a file that names numba, CUDA or CuPy
+GPU_WORDS = re.compile(r"\b(?:numba|cuda|cupy)\b")
+# `kernel[blocks, threads](`, `kernel.forall(n)(`: a file that may launch (a comma: not
+# `handlers[key](...)`)
+LAUNCH_TEXT = re.compile(r"\w\[[^\]]*,[^\]]*\]\(|\.forall\(")  # `k[\n grid, block](`: over lines too
+
+
+def launch_arg(kind, name: str, parameter: bool = False) -> Arg:
+    """A launch argument of a type (None: unknown), written as ``name``."""
+    array = isinstance(kind, ArrayType)
+    return Arg(getattr(kind, "text", None) if kind is not None else None, kind.where if array else "", name, array,
+               kind.library if array else "", parameter, (kind.dtype or "") if array else "")

@@ -1,0 +1,19 @@
+"""The numba.cuda, CuPy and NumPy calls the host reader knows by name: those that allocate,
+wait for the device, read a clock, or take a size. Imports nothing.
+"""
+
+# numba.cuda and CuPy calls that allocate device (or pinned/mapped) memory
+ALLOCATIONS = {
+    "numba.cuda.device_array", "numba.cuda.device_array_like", "numba.cuda.to_device",
+    "numba.cuda.pinned_array", "numba.cuda.pinned_array_like", "numba.cuda.mapped_array",
+    "numba.cuda.mapped_array_like", "numba.cuda.managed_array",
+    "cupy.zeros", "cupy.ones", "cupy.empty", "cupy.full", "cupy.zeros_like", "cupy.ones_like",
+    "cupy.empty_like", "cupy.full_like", "cupy.asarray", "cupy.array", "cupy.arange", "cupy.linspace",
+    "cupy.copy", "cupy.ascontiguousarray",
+}
+SYNCS = {"numba.cuda.synchronize", "cupy.cuda.runtime.deviceSynchronize", "cupy.cuda.Device.synchronize"}
+CLOCKS = {"time.perf_counter", "time.time", "time.monotonic", "time.process_time", "time.perf_counter_ns",
+          "time.time_ns", "time.monotonic_ns", "timeit.default_timer"}
+# NumPy/CuPy functions whose first argument is a shape or a size
+SIZED = {"zeros", "ones", "empty", "full", "rand", "randn", "random", "random_sample", "standard_normal", "arange",
+         "linspace", "eye", "identity"}

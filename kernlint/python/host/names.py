@@ -1,0 +1,80 @@
+"""Names in Python syntax, as the host reader needs them: what a target binds, what an
+expression reads (whole, bare through arithmetic, or as an object), what a statement rebinds.
+Imports nothing of kernlint."""
+
+from __future__ import annotations
+
+import ast
+from typing import List, Optional, Set
+
+
+def target_names(target: ast.AST) -> List[str]:
+    return [n.id for n in ast.walk(target) if isinstance(n, ast.Name)]
+
+
+def names_read(expr: ast.AST) -> List[str]:
+    return [n.id for n in ast.walk(expr) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)]
+
+
+def whole_targets(target: ast.AST) -> Set[str]:
+    """What an assignment target rebinds as a whole: names and ``obj.attr`` (not ``x[i]``,
+    which writes into the array ``x`` is bound to)."""
+    if isinstance(target, ast.Name):
+        return {target.id}
+    if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
+        return {f"{target.value.id}.{target.attr}"}
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return set().union(*(whole_targets(e) for e in target.elts)) if target.elts else set()
+    if isinstance(target, ast.Starred):
+        return whole_targets(target.value)
+    return set()
+
+
+def rebinds(node: ast.AST) -> Set[str]:
+    """Names and attributes one node rebinds (``setattr(self, "x", ...)`` included)."""
+    if isinstance(node, ast.Assign):
+        return set().union(*(whole_targets(t) for t in node.targets))
+    if isinstance(node, (ast.AnnAssign, ast.For, ast.AsyncFor, ast.comprehension, ast.NamedExpr)):
+        return whole_targets(node.target)
+    if isinstance(node, (ast.With, ast.AsyncWith)):
+        return set().union(*(whole_targets(i.optional_vars) for i in node.items if i.optional_vars is not None))
+    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr"
+            and len(node.args) == 3 and isinstance(node.args[0], ast.Name)
+            and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str)):
+        return {f"{node.args[0].id}.{node.args[1].value}"}
+    return set()
+
+
+def rebound(body) -> Set[str]:
+    """Names and attributes that statements rebind."""
+    return set().union(*(rebinds(n) for statement in body for n in ast.walk(statement)))
+
+
+def bare_names(expr: ast.AST) -> Set[str]:
+    """Names an expression is made of through arithmetic and tuples alone (``n``, ``2 * n``,
+    ``(n, m)``), not read through an attribute, an index or a call (``frame.size``)."""
+    if isinstance(expr, ast.Name):
+        return {expr.id}
+    if isinstance(expr, ast.BinOp):
+        return bare_names(expr.left) | bare_names(expr.right)
+    if isinstance(expr, ast.UnaryOp):
+        return bare_names(expr.operand)
+    if isinstance(expr, (ast.Tuple, ast.List)):
+        return set().union(*(bare_names(e) for e in expr.elts)) if expr.elts else set()
+    return set()
+
+
+def names_in(expr: ast.AST) -> Set[str]:
+    return {n.id for n in ast.walk(expr) if isinstance(n, ast.Name)}
+
+
+def element_reads(expr: Optional[ast.AST]) -> Set[str]:
+    """Names a size reads as a whole object (``frame.size``, ``frame.shape[0]``, ``len(frame)``,
+    ``frame[0]``), not as an index into something else (``table[i]``)."""
+    found: Set[str] = set()
+    for sub in ast.walk(expr) if expr is not None else ():
+        if isinstance(sub, (ast.Attribute, ast.Subscript)) and isinstance(sub.value, ast.Name):
+            found.add(sub.value.id)
+        elif isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name) and sub.func.id == "len":
+            found.update(a.id for a in sub.args if isinstance(a, ast.Name))
+    return found

@@ -1,0 +1,114 @@
+"""Host operations: the calls of host code that allocate device memory, wait for the device,
+copy an array back to the host, read a clock or set the allocator, as ``analysis.host``
+events. May import ``python.static_types`` and ``analysis.host``.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Dict, List, Optional, Set
+
+from ...analysis.host import Event
+from ..static_types import ArrayType, Opaque, TypeReader
+from ..syntax import PyModule
+from .frames import Frame, place_of
+from .library import ALLOCATIONS, CLOCKS, SYNCS
+from .names import bare_names, element_reads, names_in, names_read, target_names
+
+
+def host_operation(call: ast.Call, frame: Frame, module: PyModule, reader: TypeReader, targets: List[ast.expr],
+                   minus: Dict[int, str], pools: Set[str]) -> Optional[Event]:
+    """An allocation, a blocking operation, a copy back to the host or a clock read, or None:
+    ``call``, read in ``frame`` of ``module`` with ``reader``, in a statement that assigns to
+    ``targets``; ``minus``: id(call) -> the name subtracted from it (``clock() - t0``). A call
+    that sets the allocator says so in ``pools``."""
+    name = module.dotted(call.func, frame.scope) or ""
+    place = place_of(module.path, call)
+    assigned = sorted({n for t in targets for n in target_names(t)})
+    if name == "numba.cuda.set_memory_manager":
+        pools.add("numba")  # an EMM plugin (RMM, CuPy's pool): numba allocates from a pool
+    if name == "cupy.cuda.set_allocator" and call.args and isinstance(call.args[0], ast.Constant) \
+            and call.args[0].value is None:
+        pools.add("cupy-off")  # CuPy's pool turned off: each allocation is a cudaMalloc
+
+    def event(kind: str, what: str, **detail) -> Event:
+        return Event(kind, place, frame.qualname, frame.loops, what=what,
+                     detail={"assigned": assigned, **detail})
+
+    if name in ALLOCATIONS:
+        reads = sorted({n for a in list(call.args) + [k.value for k in call.keywords] for n in names_read(a)})
+        # to_device / asarray copy data in: they allocate per step whatever the data; the
+        # constructors allocate a shape, which may change with the loop
+        copies = name.rsplit(".", 1)[-1] in ("to_device", "asarray", "array", "copy", "ascontiguousarray")
+        size = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg in (
+            "shape", "size", "n")), None)
+        bare = sorted(bare_names(size)) if size is not None else []
+        return event("alloc", name, reads=reads, bare=bare, elements=sorted(element_reads(size)),
+                     shape_based=not copies, kept=kept(targets, frame, module))
+    if name in SYNCS:
+        return event("sync", f"{name}()")
+    if name in CLOCKS:
+        return event("clock", f"{name}()", minus=minus.get(id(call), ""))
+    if name == "cupy.asnumpy" and not any(k.arg == "stream" for k in call.keywords):
+        return event("copy-back", f"{name}()")
+    if isinstance(call.func, ast.Attribute):
+        method = call.func.attr
+        receiver = reader.type_of(call.func.value)
+        receiver_name = module.dotted(call.func.value, frame.scope) or ""
+        if method in ("synchronize", "auto_synchronize") and (
+                isinstance(receiver, Opaque) and receiver.kind in ("stream", "event")
+                or receiver_name.startswith(("numba.cuda", "cupy.cuda"))):
+            return event("sync", f"{ast.unparse(call.func)}()")
+        if method == "copy_to_host":
+            if len(call.args) >= 2 or any(k.arg == "stream" for k in call.keywords):
+                return None  # on a stream: asynchronous into pinned memory
+            if isinstance(receiver, ArrayType) and receiver.where != "device":
+                return None
+            return event("copy-back", f"{ast.unparse(call.func)}()")
+        if method in ("get", "item", "tolist") and isinstance(receiver, ArrayType) and receiver.where == "device":
+            return event("copy-back", f"{ast.unparse(call.func)}()")
+    if name.startswith("numpy.") or name in ("builtins.float", "builtins.int", "builtins.bool"):
+        for arg in call.args:
+            kind = reader.type_of(arg)
+            if isinstance(kind, ArrayType) and kind.where == "device":
+                return event("copy-back", f"{ast.unparse(call.func)}({ast.unparse(arg)})")
+            # `float(d[0])`: indexing a numba device array copies that element back, blocking
+            whole = reader.type_of(arg.value) if isinstance(arg, ast.Subscript) else None
+            if isinstance(whole, ArrayType) and whole.where == "device":
+                return event("copy-back", f"{ast.unparse(call.func)}({ast.unparse(arg)})", element=True)
+    if name in _ITERATING and call.args:
+        kind = reader.type_of(call.args[0])  # `sum(d)`: Python iterates it, one blocking copy per element
+        if isinstance(kind, ArrayType) and kind.where == "device" and kind.library in ("numba", ""):
+            return event("copy-back", f"{ast.unparse(call.func)}({ast.unparse(call.args[0])})", per_element=True)
+    return None
+
+
+# builtins that iterate their argument in Python
+_ITERATING = {f"builtins.{name}" for name in ("sum", "list", "tuple", "max", "min", "any", "all", "sorted", "set")}
+
+
+def kept(targets: List[ast.expr], frame: Frame, module: PyModule) -> str:
+    """Where the array a statement (assigning to ``targets``) allocates outlives the
+    iteration, as the code writes it (``self.buf``, ``frames.append(out)``, ``return out``), or ""."""
+    for target in targets:
+        if isinstance(target, (ast.Attribute, ast.Subscript)):
+            return ast.unparse(target)
+    names = {t.id for t in targets if isinstance(t, ast.Name)}
+    if not names:
+        return ""
+    body = frame.function.body if frame.function is not None else module.tree.body
+    for statement in body:
+        for node in ast.walk(statement):
+            if isinstance(node, ast.Return) and node.value is not None and names_in(node.value) & names:
+                return ast.unparse(node)
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in (
+                    "append", "extend", "insert", "add", "put") and any(
+                    isinstance(a, ast.Name) and a.id in names for a in node.args):
+                return ast.unparse(node)
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr" \
+                    and any(isinstance(a, ast.Name) and a.id in names for a in node.args[2:]):
+                return ast.unparse(node)
+            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name) and node.value.id in names \
+                    and any(isinstance(t, (ast.Attribute, ast.Subscript)) for t in node.targets):
+                return ast.unparse(node)
+    return ""

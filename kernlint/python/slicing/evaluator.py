@@ -12,11 +12,11 @@ import operator
 from typing import Any, Dict, List, Tuple
 
 from ..project import FrontendSettings, Project
-from ..syntax import Binding, FunctionNode, PyModule, Scope, wrapped_argument, wrapped_interface, _target_names
-from .device_arrays import DeviceArrayStandin, _DEVICE_MAKERS, _captures_device_arrays
-from .dispatchers import make_dispatcher, _after_ir, _is_cuda_jit, _may_be_called, _may_call, _users_function
+from ..syntax import Binding, FunctionNode, PyModule, Scope, _target_names, wrapped_argument, wrapped_interface
+from .device_arrays import _DEVICE_MAKERS, DeviceArrayStandin, _captures_device_arrays
+from .dispatchers import _after_ir, _is_cuda_jit, _may_be_called, _may_call, _users_function, make_dispatcher
 from .standins import Standins
-from .unresolved import MAX_ITEMS, MISSING, STANDIN_VALUE, Unresolved, _hint_constant, _known, _operate, _Unread
+from .unresolved import MAX_ITEMS, MISSING, STANDIN_VALUE, Unresolved, _Unread, _hint_constant, _known, _operate
 from .user_modules import UserModule
 from .uses import _changed_in, _defaults, _names_a_type
 

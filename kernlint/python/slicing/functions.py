@@ -13,12 +13,12 @@ from typing import Any, Dict, Sequence, Tuple
 from ..project import FrontendSettings
 from ..signatures.closures import EMPTY
 from ..syntax import JIT_OPTIONS, FunctionNode, KernelDef, PyModule, Scope
-from .dispatchers import make_dispatcher, _MEMBER_REGISTRATIONS, _identity, _may_call
+from .dispatchers import _MEMBER_REGISTRATIONS, _identity, _may_call, make_dispatcher
 from .namespaces import Namespaces
 from .standins import Standins
 from .unresolved import MISSING, RECORDED, STANDIN_VALUE, Unresolved, _known
 from .user_modules import realise
-from .uses import (_annotation_names, _closure_use, _made_in, _numeric_use, _Returns, _statements_in, _uses,
+from .uses import (_Returns, _annotation_names, _closure_use, _made_in, _numeric_use, _statements_in, _uses,
                    _without_annotations)
 
 

@@ -12,7 +12,7 @@ import os
 from typing import Any, Dict, Optional, Sequence, Tuple
 
 from ..project import FrontendSettings, Project
-from ..syntax import Binding, bound_item, KernelDef, PyModule, Scope
+from ..syntax import Binding, KernelDef, PyModule, Scope, bound_item
 from .device_arrays import _CUPY_SCALARS, _cupy_scalars
 from .namespaces import Namespaces
 from .standins import Standins

@@ -12,11 +12,11 @@ import os
 from typing import Any, Dict, List, Optional, Tuple
 
 from ..project import FrontendSettings, Project
-from ..signatures.closures import functions_within, rebuild, Unrebuildable
+from ..signatures.closures import Unrebuildable, functions_within, rebuild
 from ..syntax import JIT_OPTIONS, FunctionNode, KernelDef, PyModule, Scope, _target_names
-from .dispatchers import make_dispatcher, _identity, _is_numba_type
+from .dispatchers import _identity, _is_numba_type, make_dispatcher
 from .standins import Standins
-from .unresolved import MAX_RECORDED, MAX_VARIANTS, MISSING, RECORDED, Unresolved, _known, _Unread
+from .unresolved import MAX_RECORDED, MAX_VARIANTS, MISSING, RECORDED, Unresolved, _Unread, _known
 from .user_modules import _source_of
 from .uses import _calls_of, _defaults, _made_in, _parameters_needed
 

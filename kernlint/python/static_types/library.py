@@ -7,7 +7,7 @@ import ast
 from dataclasses import replace
 from typing import List, Optional, Tuple
 
-from .dtypes import _ARRAY_MODULES, _INT_ORDER, XOROSHIRO, _numpy_spelling, dtype_name, numeric
+from .dtypes import XOROSHIRO, _ARRAY_MODULES, _INT_ORDER, _numpy_spelling, dtype_name, numeric
 from .values import ArrayType, ListType, Opaque, ScalarType, TupleType, Type, _result_type, _shaped
 
 

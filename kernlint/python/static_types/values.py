@@ -9,7 +9,7 @@ import ast
 from dataclasses import dataclass
 from typing import Dict, FrozenSet, List, Optional, Sequence, Tuple, Union
 
-from .dtypes import numeric, _promote
+from .dtypes import _promote, numeric
 
 
 @dataclass(frozen=True)

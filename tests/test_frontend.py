@@ -780,9 +780,9 @@ def test_a_captured_device_array_is_writable_and_lowered_by_its_pointer(tmp_path
     made without a GPU) gives the same IR: no constant copy of the data, an `inttoptr`. An
     object that hands on such an array's interface (a class of the project, or numba-cuda's
     testing `ForeignArray`, read as syntax) is that array."""
-    from kernlint.python import slicing
+    from kernlint.python.slicing import device_arrays
 
-    if not slicing._captures_device_arrays():
+    if not device_arrays._captures_device_arrays():
         pytest.skip("this numba-cuda refuses captured device arrays")
     if wrapper == "ForeignArray":
         pytest.importorskip("filecheck")  # numba.cuda.testing imports it

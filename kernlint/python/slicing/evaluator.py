@@ -1,0 +1,435 @@
+"""The evaluator of constant expressions: literals, operators, names (globals through
+``module_globals``, locals of the functions around), attributes, comprehensions and calls
+of what may be called (safe modules' pure functions, numba's type builders, the user's
+one-return helpers read from their ``return``); anything else is ``Unresolved``. Runs
+nothing of the user's.""" 
+
+from __future__ import annotations
+
+import ast
+import functools
+import operator
+from typing import Any, Dict, List, Tuple
+
+from ..project import FrontendSettings, Project
+from ..syntax import Binding, FunctionNode, PyModule, Scope, _target_names, wrapped_argument, wrapped_interface
+from .device_arrays import _DEVICE_MAKERS, DeviceArrayStandin, _captures_device_arrays
+from .dispatchers import _after_ir, _is_cuda_jit, _may_be_called, _may_call, _users_function, make_dispatcher
+from .standins import Standins
+from .unresolved import MAX_ITEMS, MISSING, STANDIN_VALUE, Unresolved, _Unread, _hint_constant, _known, _operate
+from .user_modules import UserModule
+from .uses import _changed_in, _defaults, _names_a_type
+
+
+_BINARY = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
+           ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow,
+           ast.LShift: operator.lshift, ast.RShift: operator.rshift, ast.BitOr: operator.or_,
+           ast.BitXor: operator.xor, ast.BitAnd: operator.and_, ast.MatMult: operator.matmul}
+_UNARY = {ast.UAdd: operator.pos, ast.USub: operator.neg, ast.Not: operator.not_, ast.Invert: operator.invert}
+_COMPARE = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
+            ast.Gt: operator.gt, ast.GtE: operator.ge, ast.Is: operator.is_, ast.IsNot: operator.is_not,
+            ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b}
+
+class Evaluator:
+    """Evaluates expressions in a scope; ``env`` binds the locals a variant gives. Reads globals
+    through ``globals``, makes the functions and numba types it meets through ``functions``
+    and ``classes`` (set by the ``Slicer`` that owns it)."""
+
+    def __init__(self, project: Project, settings: FrontendSettings, ledger: Standins):
+        self.project = project
+        self.settings = settings
+        self.ledger = ledger
+        self.globals = None
+        self.functions = None
+        self.classes = None
+        self._returning = 0  # helpers being read, one inside another
+
+    def name_value(self, node: ast.Name, scope: Scope, env: Dict[str, Any]) -> Any:
+        name = node.id
+        if name in env:
+            return env[name]
+        module = scope.module
+        binding, function = scope.lookup(name)
+        if function is None:
+            return self.globals.global_value(module, name, getattr(node, "lineno", 0))
+        if binding.kind == "assign" and any(isinstance(n, ast.Name) and n.id == name
+                                            for n in ast.walk(binding.value)):
+            # `f = numba.njit(f)` in a function: its right-hand side reads the binding before it
+            earlier = self.globals.chosen_binding(module, module.bindings_before(binding, function))
+            if earlier is None:
+                raise Unresolved(name, module.path, binding.line,
+                                 f"is read at line {binding.line} of `{function.name}` before it is bound")
+            previous = self._local_value(module, earlier, function, scope, env, node)
+            return self._local_value(module, binding, function, scope, dict(env, **{name: previous}), node)
+        return self._local_value(module, binding, function, scope, env, node)
+
+    def _local_value(self, module: PyModule, binding: Binding, function: FunctionNode, scope: Scope,
+                     env: Dict[str, Any], node: ast.Name) -> Any:
+        """The value of a binding local to ``function``, one of the functions around ``scope``."""
+        name = binding.name
+        outer = scope.within(function)
+        if binding.kind == "param":
+            raise Unresolved(name, module.path, getattr(node, "lineno", 0),
+                             f"is a parameter of `{function.name}`").of_local(binding, function)
+        if binding.kind == "loop":
+            raise Unresolved(name, module.path, binding.line,
+                             f"is a loop variable of `{function.name}`").of_local(binding, function)
+        if binding.kind == "def":
+            kernel = module.kernel_for(binding.node)
+            if kernel is not None:
+                return self.functions.dispatcher(kernel, env)
+            return self.functions.plain_function(module, binding.node, outer, env)
+        if binding.kind in ("assign", "import"):
+            return self.globals.binding_value(module, binding, outer, env)
+        raise Unresolved(name, module.path, binding.line,
+                         f"is computed in `{function.name}` by code kernlint does not run")
+
+    def evaluate(self, expr: ast.AST, scope: Scope, env: Dict[str, Any]) -> Any:
+        """The value of a constant expression; raises Unresolved for anything else."""
+        module = scope.module
+        line = getattr(expr, "lineno", 0)
+
+        def value(node):
+            return _known(self.evaluate(node, scope, env))
+
+        if isinstance(expr, ast.Constant):
+            return expr.value
+        if isinstance(expr, ast.Name):
+            return self.name_value(expr, scope, env)
+        if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id == "self" \
+                and "self" not in env:
+            found = self._instance_attribute(expr, scope)
+            if found is not MISSING:
+                return found
+        if isinstance(expr, ast.Attribute):
+            base = value(expr.value)
+            if isinstance(base, UserModule):
+                return base.attribute(expr.attr, line)
+            try:
+                return getattr(base, expr.attr)
+            except AttributeError:
+                raise Unresolved(ast.unparse(expr), module.path, line, "is not defined") from None
+        if isinstance(expr, (ast.Tuple, ast.List, ast.Set)):
+            items = []
+            for element in expr.elts:
+                if isinstance(element, ast.Starred):
+                    items.extend(value(element.value))
+                else:
+                    items.append(self.evaluate(element, scope, env))  # an unread item stays one
+            return {ast.Tuple: tuple, ast.List: list, ast.Set: set}[type(expr)](items)
+        if isinstance(expr, ast.Dict):
+            result = {}
+            for key, item in zip(expr.keys, expr.values):
+                if key is None:
+                    result.update(value(item))
+                else:
+                    result[value(key)] = value(item)
+            return result
+        if isinstance(expr, ast.BinOp) and type(expr.op) in _BINARY:
+            return _operate(expr, module.path, _BINARY[type(expr.op)], self._number(expr.left, scope, env),
+                            self._number(expr.right, scope, env))
+        if isinstance(expr, ast.UnaryOp) and type(expr.op) in _UNARY:
+            return _operate(expr, module.path, _UNARY[type(expr.op)], self._number(expr.operand, scope, env))
+        if isinstance(expr, ast.BoolOp):
+            result = None
+            for operand in expr.values:
+                result = value(operand)
+                if isinstance(expr.op, ast.And) and not result:
+                    return result
+                if isinstance(expr.op, ast.Or) and result:
+                    return result
+            return result
+        if isinstance(expr, ast.Compare):
+            left = value(expr.left)
+            for op, right_node in zip(expr.ops, expr.comparators):
+                right = value(right_node)
+                if not _operate(expr, module.path, _COMPARE[type(op)], left, right):
+                    return False
+                left = right
+            return True
+        if isinstance(expr, ast.IfExp):
+            return value(expr.body) if value(expr.test) else value(expr.orelse)
+        if isinstance(expr, ast.Subscript):
+            container, index = value(expr.value), value(expr.slice)
+            try:
+                return container[index]
+            except (LookupError, TypeError) as exc:  # the user's expression fails with these values
+                raise Unresolved(ast.unparse(expr)[:60], module.path, line,
+                                 f"fails when evaluated ({type(exc).__name__}: {exc})") from None
+        if isinstance(expr, ast.Slice):
+            return slice(*(value(p) if p is not None else None for p in (expr.lower, expr.upper, expr.step)))
+        if isinstance(expr, ast.JoinedStr):
+            return "".join(str(value(v)) if not isinstance(v, ast.FormattedValue) else value(v)
+                           for v in expr.values)
+        if isinstance(expr, ast.FormattedValue):
+            spec = value(expr.format_spec) if expr.format_spec is not None else ""
+            inner = value(expr.value)
+            inner = {115: str, 114: repr, 97: ascii}.get(expr.conversion, lambda v: v)(inner)
+            return format(inner, spec)
+        if isinstance(expr, ast.Call):
+            return self._call(expr, scope, env)
+        if isinstance(expr, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
+            return self._comprehension(expr, scope, env)
+        raise Unresolved(ast.unparse(expr)[:60], module.path, line,
+                         f"is a {type(expr).__name__} expression kernlint does not evaluate",
+                         _hint_constant(module, ast.unparse(expr)[:30]))
+
+    def _comprehension(self, expr: ast.expr, scope: Scope, env: Dict[str, Any]) -> Any:
+        """``[table[key] for key in ('r', 'v')]`` over iterables the slice gives, up to
+        MAX_ITEMS items; the targets are names of this expression only."""
+        def not_evaluated() -> Unresolved:
+            return Unresolved(ast.unparse(expr)[:60], scope.module.path, expr.lineno,
+                              "is a comprehension kernlint does not evaluate (async, starred or too long)",
+                              _hint_constant(scope.module, ast.unparse(expr)[:30]))
+
+        envs: List[Dict[str, Any]] = [env]
+        for generator in expr.generators:
+            if generator.is_async:
+                raise not_evaluated()
+            bound: List[Dict[str, Any]] = []
+            for outer in envs:
+                iterable = _known(self.evaluate(generator.iter, scope, outer))
+                try:
+                    items = iter(iterable)
+                except TypeError as exc:
+                    raise Unresolved(ast.unparse(generator.iter)[:60], scope.module.path, expr.lineno,
+                                     f"is not iterable here ({exc})") from None
+                for item in items:
+                    inner = dict(outer)
+                    for name, path in _target_names(generator.target):
+                        if path is None:
+                            raise not_evaluated()
+                        try:
+                            inner[name] = functools.reduce(operator.getitem, path, item)
+                        except (TypeError, IndexError, KeyError):
+                            raise not_evaluated() from None
+                    if all(_known(self.evaluate(test, scope, inner)) for test in generator.ifs):
+                        bound.append(inner)
+                    if len(bound) > MAX_ITEMS:
+                        raise not_evaluated()
+            envs = bound
+        if isinstance(expr, ast.DictComp):
+            return {_known(self.evaluate(expr.key, scope, e)): self.evaluate(expr.value, scope, e) for e in envs}
+        items = [self.evaluate(expr.elt, scope, e) for e in envs]  # an unread item stays one
+        if isinstance(expr, ast.SetComp):
+            return set(map(_known, items))
+        return tuple(items) if isinstance(expr, ast.GeneratorExp) else items
+
+    def _device_array_standin(self, callee: Any, expr: ast.Call, scope: Scope, env: Dict[str, Any]) -> Any:
+        """A device array made at import time (``G = cuda.to_device(np.array([...], np.float32))``)
+        needs a GPU; a kernel that reads it compiles against a host array of the same dtype,
+        shape and values, which numba lowers as a constant. MISSING for other calls."""
+        name = getattr(callee, "__name__", "")
+        if not (getattr(callee, "__module__", "") or "").startswith("numba.cuda") or name not in _DEVICE_MAKERS:
+            return MISSING
+        import numpy
+
+        args = [_known(self.evaluate(a, scope, env)) for a in expr.args]
+        keywords = {k.arg: _known(self.evaluate(k.value, scope, env)) for k in expr.keywords if k.arg}
+        try:
+            if name == "to_device":
+                value = numpy.array(args[0] if args else keywords["obj"], order="C")  # (0-d stays 0-d)
+            elif name.endswith("_like"):
+                value = numpy.zeros_like(args[0] if args else keywords["ary"])
+            else:
+                shape = args[0] if args else keywords["shape"]
+                dtype = args[1] if len(args) > 1 else keywords.get("dtype", numpy.float64)
+                order = args[3] if len(args) > 3 else keywords.get("order", "C")
+                value = numpy.zeros(shape, dtype=dtype, order=order)
+        except Exception as exc:  # noqa: BLE001 - the user's expression does not make an array
+            raise Unresolved(ast.unparse(expr)[:60], scope.module.path, expr.lineno,
+                             f"does not make a device array here ({type(exc).__name__}: {exc})") from None
+        if value.dtype.fields is None and _captures_device_arrays():
+            self.ledger.stood_in((scope.module.path, ast.unparse(expr)[:60]),
+                           f"a device array of its dtype and shape for `cuda.{name}` (its pointer never read)")
+            return DeviceArrayStandin(value)
+        self.ledger.stood_in((scope.module.path, ast.unparse(expr)[:60]), f"a host array for `cuda.{name}`")
+        return value
+
+    def _project_wrapper(self, expr: ast.Call, scope: Scope, env: Dict[str, Any]) -> Any:
+        """An object of a class that hands on the ``__cuda_array_interface__`` of the array it
+        is made from (``Buffer(cuda.to_device(a))``, numba-cuda's testing ``ForeignArray``):
+        numba types and lowers it as that array, so the array (a stand-in) is its value. The
+        class (the project's, or numba-cuda's) is read as syntax, not run; MISSING for other
+        calls."""
+        dotted = scope.module.dotted(expr.func, scope) if isinstance(expr.func, (ast.Name, ast.Attribute)) else None
+        found = (self.project.definition(dotted, scope.module) or self.project.numba_cuda_class(dotted)
+                 ) if dotted else None
+        if found is None or found[1].kind != "class" or not isinstance(found[1].node, ast.ClassDef):
+            return MISSING
+        wrapped = wrapped_interface(found[1].node)
+        return self._wrapped_argument(wrapped, expr, scope, env) if wrapped is not None else MISSING
+
+    def _wrapped_argument(self, wrapped: Tuple[int, str], expr: ast.Call, scope: Scope, env: Dict[str, Any]) -> Any:
+        """The array a wrapper's call is made from (``wrapped``: its parameter's position and
+        name), where it has a ``__cuda_array_interface__``; MISSING otherwise."""
+        argument = wrapped_argument(expr, wrapped)
+        if argument is None:
+            return MISSING
+        value = _known(self.evaluate(argument, scope, env))
+        return value if getattr(value, "__cuda_array_interface__", None) is not None else MISSING
+
+    def _instance_attribute(self, expr: ast.Attribute, scope: Scope) -> Any:
+        """``self.mod`` in a method, where the class's methods assign it once
+        (``def setUp(self): self.mod = usecases``): that assignment's value, read in its
+        method. MISSING where ``self`` is not a method's first parameter; Unresolved, saying
+        why, where the class's methods assign it more than once, not at all, or change it."""
+        binding, function = scope.lookup("self")
+        if binding is None or binding.kind != "param" or function is None or not function.args.args or \
+                function.args.args[0].arg != "self":
+            return MISSING
+        module = scope.module
+        owner = next((node for node in ast.walk(module.tree) if isinstance(node, ast.ClassDef)
+                      and any(item is function for item in node.body)), None)
+        if owner is None:
+            return MISSING
+        assigned = [(method, statement.value) for method in owner.body
+                    if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef))
+                    for statement in ast.walk(method) if isinstance(statement, ast.Assign)
+                    for target in statement.targets
+                    if isinstance(target, ast.Attribute) and target.attr == expr.attr
+                    and isinstance(target.value, ast.Name) and target.value.id == "self"]
+        name, line = f"self.{expr.attr}", getattr(expr, "lineno", 0)
+
+        def run_time(reason: str) -> _Unread:  # what a kernel reads of it may be stood in for
+            return _Unread(Unresolved(name, module.path, line, reason), owner.name)
+
+        if not assigned and any(isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name == expr.attr
+                                for item in owner.body):
+            return run_time(f"is a method of `{owner.name}`, which kernlint does not run")  # `self.make_update()`
+        if not assigned:  # set from outside the class, or by a base class
+            return run_time(f"is not assigned in `{owner.name}`'s methods")
+        if len(assigned) > 1:  # its value depends on which methods ran
+            return run_time(f"is assigned {len(assigned)} times in `{owner.name}`'s methods")
+        if _changed_in(owner, expr.attr):
+            return run_time(f"is changed after its assignment in `{owner.name}`'s methods")
+        method, assigned_value = assigned[0]
+        inner = scope.around(function).inner(method)
+        # `self.n = n` in `__init__`: the object is made elsewhere; a parameter's default is
+        # its value, one without is unread
+        defaults = _defaults(method)
+        read = {n.id for n in ast.walk(assigned_value) if isinstance(n, ast.Name)}
+        env: Dict[str, Any] = {}
+        for argument in method.args.posonlyargs + method.args.args[1:] + method.args.kwonlyargs:
+            if argument.arg not in read:
+                continue
+            if argument.arg in defaults:
+                env[argument.arg] = self.evaluate(defaults[argument.arg], scope.around(function), {})
+            else:
+                env[argument.arg] = _Unread(Unresolved(
+                    argument.arg, module.path, line,
+                    f"is a parameter of `{owner.name}.{method.name}`, given where the object is made",
+                    "pass the value to the kernel as an argument, or record a run that makes the kernel "
+                    "(`kernlint record -- python -m pytest`)"), f"{owner.name}.{method.name}")
+        return self.evaluate(assigned_value, inner, env)
+
+    def _helper_result(self, function: Any, expr: ast.Call, scope: Scope, env: Dict[str, Any]) -> Any:
+        """What a call of the user's one-return helper gives (``def make(a): return
+        cuda.to_device(a)``, also after defs and plain assignments: a factory of device
+        functions): its return expression, read by this evaluator with the parameters bound
+        to the call's values. Any other function is not run."""
+        module, node, outer = self.functions.made_from[id(function)]
+        described = ast.unparse(expr.func)
+        body = node.body[1:] if node.body and isinstance(node.body[0], ast.Expr) and isinstance(
+            node.body[0].value, ast.Constant) else node.body
+        # a factory of device functions (`def utils(n): @cuda.jit(device=True) def f(...): ...;
+        # return f, g`): its defs and plain assignments are read as its return needs them
+        made = all(isinstance(s, (ast.FunctionDef, ast.Assign)) for s in body[:-1])
+        if not body or not made or not isinstance(body[-1], ast.Return) or body[-1].value is None or \
+                self._returning > 4:
+            raise Unresolved(described, scope.module.path, expr.lineno,
+                             "is called at import time, and kernlint does not run it",
+                             _hint_constant(scope.module, described))
+        args, keywords = self._plain_arguments(expr, scope, env)
+        import inspect
+
+        try:
+            bound = inspect.signature(function).bind(*args, **keywords)
+        except TypeError as exc:
+            raise Unresolved(described, scope.module.path, expr.lineno, f"is called wrongly ({exc})") from None
+        bound.apply_defaults()
+        self._returning += 1
+        try:
+            return self.evaluate(body[-1].value, outer.inner(node), dict(bound.arguments))
+        finally:
+            self._returning -= 1
+
+    def _plain_arguments(self, expr: ast.Call, scope: Scope, env: Dict[str, Any]):
+        """A call's positional and keyword values, where none is unpacked (``*a``, ``**k``)."""
+        if any(isinstance(a, ast.Starred) for a in expr.args) or any(k.arg is None for k in expr.keywords):
+            raise Unresolved(ast.unparse(expr.func), scope.module.path, expr.lineno, "is called with unpacked arguments")
+        return ([_known(self.evaluate(a, scope, env)) for a in expr.args],
+                {k.arg: _known(self.evaluate(k.value, scope, env)) for k in expr.keywords})
+
+    def _number(self, operand: ast.expr, scope: Scope, env: Dict[str, Any]) -> Any:
+        """An arithmetic operand; a library value kernlint does not import (``from
+        scipy.constants import c`` then ``c**2``, or ``sc.e / sc.m_e``) is a float64
+        stand-in there, as it is where a kernel reads it as a number."""
+        try:
+            return _known(self.evaluate(operand, scope, env))
+        except Unresolved as exc:
+            if not exc.library or not isinstance(operand, (ast.Name, ast.Attribute, ast.Subscript, ast.Call)):
+                raise
+            # an operand of arithmetic is a number: c, sc.e, physical_constants[...][0], r_e
+            # computed from one, or a library function's result
+            self.ledger.stood_in((scope.module.path, ast.unparse(operand)[:60]), exc.library)
+            return STANDIN_VALUE
+
+    def _call(self, expr: ast.Call, scope: Scope, env: Dict[str, Any]) -> Any:
+        module = scope.module
+        line = expr.lineno
+        wrapped = self._project_wrapper(expr, scope, env)
+        if wrapped is not MISSING:
+            return wrapped
+        callee = _known(self.evaluate(expr.func, scope, env))
+        described = ast.unparse(expr.func)
+        standin = self._device_array_standin(callee, expr, scope, env)
+        if standin is not MISSING:
+            return standin
+        if id(callee) in self.functions.made_from and _users_function(callee):
+            return self._helper_result(callee, expr, scope, env)
+        if id(callee) in self.classes.numba_types:
+            # `interval_type = IntervalType()`: an instance of the user's numba type is how numba
+            # names it; its constructor names the type, as numba's own types do (one that does
+            # anything else is not run)
+            if not _names_a_type(self.classes.numba_types[id(callee)]):
+                raise Unresolved(described, module.path, line,
+                                 "is a numba type whose constructor does more than name it, which kernlint does "
+                                 "not run", _hint_constant(module, described))
+            args, keywords = self._plain_arguments(expr, scope, env)
+            try:
+                return callee(*args, **keywords)
+            except Exception as exc:  # noqa: BLE001 - the user's type refused these arguments
+                raise Unresolved(ast.unparse(expr.func), module.path, line,
+                                 f"fails when made ({type(exc).__name__}: {exc})") from None
+        if not _may_call(callee, self.settings):
+            raise Unresolved(described, module.path, line,
+                             "is called at import time, and kernlint does not run it",
+                             _hint_constant(module, described))
+        args: List[Any] = []
+        for arg in expr.args:
+            if isinstance(arg, ast.Starred):
+                args.extend(_known(self.evaluate(arg.value, scope, env)))
+            else:
+                args.append(_known(self.evaluate(arg, scope, env)))
+        keywords: Dict[str, Any] = {}
+        for keyword in expr.keywords:
+            if keyword.arg is None:
+                keywords.update(_known(self.evaluate(keyword.value, scope, env)))
+            elif not _after_ir(callee, keyword.arg):
+                keywords[keyword.arg] = _known(self.evaluate(keyword.value, scope, env))
+        if _is_cuda_jit(callee):
+            return make_dispatcher(args[0], args[1:], keywords) if args and callable(args[0]) else (
+                lambda function: make_dispatcher(function, args, keywords))
+        if any(_users_function(v) for v in _may_be_called(callee, args, keywords)):
+            # `sorted(xs, key=f)`, `functools.reduce(f, xs)`: the library would run the user's code
+            raise Unresolved(described, module.path, line,
+                             "is called with a function of this project, which kernlint does not run",
+                             _hint_constant(module, described))
+        try:
+            return callee(*args, **keywords)
+        except Unresolved:
+            raise
+        except Exception as exc:  # noqa: BLE001 - the user's constant expression failed
+            raise Unresolved(described, module.path, line,
+                             f"fails when evaluated ({type(exc).__name__}: {exc})") from None

@@ -1,0 +1,340 @@
+"""Functions made in a module's slice namespace from their ``def``: kernels and device
+functions as numba-cuda dispatchers (lazy, their closures bound), plain functions with
+numba's own decorators applied, the numba extensions registered beside them, and the
+globals each reads put into its namespace (stand-ins where a library value is used only as
+a number, or a closure variable comes from a factory parameter no call gives).""" 
+
+from __future__ import annotations
+
+import ast
+import types
+from typing import Any, Dict, Sequence, Tuple
+
+from ..project import FrontendSettings
+from ..signatures.closures import EMPTY
+from ..syntax import JIT_OPTIONS, FunctionNode, KernelDef, PyModule, Scope
+from .dispatchers import _MEMBER_REGISTRATIONS, _identity, _may_call, make_dispatcher
+from .namespaces import Namespaces
+from .standins import Standins
+from .unresolved import MISSING, RECORDED, STANDIN_VALUE, Unresolved, _known
+from .user_modules import realise
+from .uses import (_Returns, _annotation_names, _closure_use, _made_in, _numeric_use, _statements_in, _uses,
+                   _without_annotations)
+
+
+class FunctionMaker:
+    """Makes functions and dispatchers, each once per closure. Evaluates with ``evaluator``,
+    reads globals with ``globals``, makes extension classes with ``classes`` (set by the
+    ``Slicer`` that owns it)."""
+
+    def __init__(self, settings: FrontendSettings, namespaces: Namespaces, ledger: Standins):
+        self.settings = settings
+        self.namespaces = namespaces
+        self.ledger = ledger
+        self.globals = None
+        self.evaluator = None
+        self.classes = None
+        # plain functions, dispatchers and function stand-ins, by def and closure
+        self._made: Dict[Any, Any] = {}
+        # id(function made from a plain def) -> (its module, def, scope): a one-return helper's
+        # result is read from its return expression
+        self.made_from: Dict[int, Tuple[PyModule, FunctionNode, Scope]] = {}
+        self._prepared: set = set()
+
+    def prepare(self, module: PyModule, node: FunctionNode) -> None:
+        """Put every global the function reads into its module's slice namespace."""
+        if id(node) in self._prepared:
+            return
+        self._prepared.add(id(node))
+        namespace = self.namespaces.of(module)
+        global_names, _ = module.outside_names(node)
+        annotating = _annotation_names(node)
+        for name in global_names:
+            if name in annotating:
+                continue  # `its: CudaArray = ...`: the function is made without its annotations
+            if name in namespace:
+                self.ledger.rests_on((module.path, name))
+                continue
+            line, column = module.first_use_at(node, name)
+            try:
+                namespace[name] = realise(self.globals.global_value(module, name, line), node, name, line)
+            except Unresolved as exc:
+                with self.ledger.collecting() as used:
+                    standin = self._standin(module, node, name, exc)
+                if standin is MISSING:
+                    self._prepared.discard(id(node))
+                    raise exc.used_at(module.path, line, column) from None
+                rests_on = self.ledger.standins_of
+                rests_on[(module.path, name)] = rests_on.get((module.path, name), frozenset()) | used
+                namespace[name] = standin
+
+    def _standin(self, module: PyModule, node: FunctionNode, name: str, exc: Unresolved) -> Any:
+        """A float64 stand-in for a library value used only as a number; MISSING otherwise."""
+        if not exc.library:
+            return MISSING
+        binding = module.bindings.get(name)
+        if binding is None or binding.kind != "import":
+            return MISSING
+        uses = _uses(node, name)
+        if not uses:
+            return MISSING
+        if binding.attr is not None:  # from lib import c: c itself is the number
+            if all(_numeric_use(use, parents) for use, parents in uses):
+                self.ledger.stood_in((module.path, name), exc.library)
+                return STANDIN_VALUE
+            return MISSING
+        # import lib as m: m.c is the number
+        stand = types.ModuleType(binding.module)
+        for use, parents in uses:
+            attribute = parents[0] if parents else None
+            if not isinstance(attribute, ast.Attribute) or attribute.value is not use:
+                return MISSING
+            if not _numeric_use(attribute, parents[1:]):
+                return MISSING
+            setattr(stand, attribute.attr, STANDIN_VALUE)
+            self.ledger.stood_in((module.path, f"{name}.{attribute.attr}"), f"{binding.module}.{attribute.attr}")
+        return stand
+
+    def make(self, module: PyModule, node: FunctionNode, qualname: str, frees: Sequence[str],
+              values: Sequence[Any]):
+        """The Python function of a def, made in the slice namespace with its closure bound."""
+        inner = _without_annotations(node)  # numba ignores them; made here, they would be read
+        inner.decorator_list = []
+        inner.name = "__kernlint_fn__"  # the def must not bind its own name (recursion goes through globals)
+        maker = ast.FunctionDef(
+            name="__kernlint_closure__",
+            args=ast.arguments(posonlyargs=[], args=[ast.arg(arg=n) for n in frees], kwonlyargs=[],
+                               kw_defaults=[], defaults=[]),
+            body=[inner, ast.Return(value=ast.Name(id="__kernlint_fn__", ctx=ast.Load()))],
+            decorator_list=[], returns=None, type_comment=None)
+        if hasattr(ast.FunctionDef, "type_params") or "type_params" in ast.FunctionDef._fields:
+            maker.type_params = []
+        for synthetic in (maker, maker.body[1], maker.body[1].value):
+            synthetic.lineno, synthetic.col_offset = node.lineno, 0
+            synthetic.end_lineno, synthetic.end_col_offset = node.end_lineno, 0
+        for arg in maker.args.args:
+            arg.lineno, arg.col_offset, arg.end_lineno, arg.end_col_offset = node.lineno, 0, node.lineno, 0
+        code = compile(ast.Module(body=[maker], type_ignores=[]), module.path, "exec")
+        namespace = self.namespaces.of(module)
+        scratch: Dict[str, Any] = {}
+        exec(code, namespace, scratch)  # defines __kernlint_closure__ only: no user code runs
+        function = scratch["__kernlint_closure__"](*values)
+        empty = {name for name, value in zip(frees, values) if value is EMPTY}
+        if empty:  # a recorded run never bound these: their cells stay empty, as they were
+            cells = tuple(types.CellType() if name in empty else cell
+                          for name, cell in zip(function.__code__.co_freevars, function.__closure__))
+            function = types.FunctionType(function.__code__, function.__globals__, function.__name__,
+                                          function.__defaults__, cells)
+        # numba-cuda finds the def line by the code's name: give it the user's
+        renamed = {"co_name": node.name}
+        if hasattr(function.__code__, "co_qualname"):
+            renamed["co_qualname"] = qualname
+        function.__code__ = function.__code__.replace(**renamed)
+        function.__name__ = node.name
+        function.__qualname__ = qualname
+        function.__module__ = namespace["__name__"]
+        return function
+
+    def plain_function(self, module: PyModule, node: FunctionNode, scope: Scope, env: Dict[str, Any]):
+        """A def that is not a kernel: numba's own decorators (njit, register_jitable) are
+        applied; any other decorator is the user's code, which is not run."""
+        decorators = []
+        for decorator in node.decorator_list:
+            value = self.evaluator.evaluate(decorator, scope, env)
+            if not self.classes.extension_decorator(decorator, scope, env) and not _may_call(value, self.settings):
+                raise Unresolved(node.name, module.path, node.lineno,
+                                 f"is decorated with `{ast.unparse(decorator)}`, which kernlint does not run",
+                                 "check the file with --import-modules")
+            decorators.append(value)
+        frees, values = self._closure(module, node, scope, env)
+        key = (id(node), tuple(map(_identity, values)))
+        if key not in self._made:
+            self.prepare(module, node)
+            function = self.make(module, node, node.name, frees, values)
+            for decorator in reversed(decorators):
+                function = decorator(function)
+            self._made[key] = function  # before its registrations, which name it
+            self.made_from[id(function)] = (module, node, scope)
+            self.register_extensions(module, node, scope, env, function)
+        return self._made[key]
+
+    def register_extensions(self, module: PyModule, node, scope: Scope, env: Dict[str, Any], made) -> None:
+        """Apply the numba extensions registered beside a plain function or class, as the
+        module's import would have: decorated defs and classes (``@overload(f)``,
+        ``@lower_builtin(Interval, ...)``, ``@register_model(IntervalType) class ...``, an
+        ``@registry.register_attr`` template whose ``key`` is the class) and calls
+        (``make_attribute_wrapper(IntervalType, "lo", "lo")``, ``overload(f)(impl)``). numba's
+        typing of a kernel that uses ``f`` needs them. One that names a value kernlint cannot
+        read leaves the kernel unresolved."""
+        def names_it(call: ast.expr) -> bool:
+            return isinstance(call, ast.Call) and any(isinstance(a, ast.Name) and a.id == node.name for a in call.args)
+
+        def keyed_by_it(statement: ast.ClassDef) -> bool:
+            return any(isinstance(item, ast.Assign) and isinstance(item.value, ast.Name) and item.value.id == node.name
+                       for item in statement.body)
+
+        body = scope.functions[-1].body if scope.functions else module.tree.body
+        # the name's own value here: at module level it is still being resolved (and numba may
+        # look a registered function up in its module)
+        inner = {**env, node.name: made}
+        if not scope.functions:
+            self.namespaces.of(module).setdefault(node.name, made)
+        for statement in _statements_in(body):
+            if statement is node:
+                continue
+            if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
+                    names_it(decorator) for decorator in statement.decorator_list):
+                self.plain_function(module, statement, scope, inner)
+            elif isinstance(statement, ast.ClassDef) and statement.decorator_list and (
+                    any(names_it(decorator) for decorator in statement.decorator_list) or keyed_by_it(statement)):
+                if self.classes.extension_class(module, statement, scope, inner) is None:
+                    raise Unresolved(statement.name, module.path, statement.lineno,
+                                     "is a class, whose body kernlint does not run",
+                                     "check the file with --import-modules")
+            elif isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
+                registration = statement.value
+                if names_it(registration.func):  # overload(f)(impl), as a statement
+                    if self.classes.extension_callee(registration.func, scope, inner):
+                        register = self.evaluator.evaluate(registration.func, scope, inner)
+                        register(*(self.evaluator.evaluate(arg, scope, inner) for arg in registration.args))
+                elif names_it(registration) and self.classes.extension_callee(registration, scope, inner):
+                    self.evaluator.evaluate(registration, scope, inner)  # make_attribute_wrapper(T, "x", "x")
+
+    def _register_methods(self, kernel: KernelDef, env: Dict[str, Any]) -> None:
+        """Apply the ``@overload_method(T, "name")`` / ``@overload_attribute(T, "name")``
+        registrations, in the kernel's module or the functions around it, of the names the
+        kernel reads as attributes (``A.foo()``): numba types ``A.foo`` through them."""
+        read = {node.attr for node in ast.walk(kernel.node) if isinstance(node, ast.Attribute)}
+        scope = _made_in(kernel)
+        bodies = [(Scope(kernel.module), kernel.module.tree.body)] + [
+            (scope.within(function), function.body) for function in scope.functions]
+        for where, body in bodies:
+            for statement in _statements_in(body):
+                if not isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) or \
+                        kernel.module.kernel_for(statement) is not None:
+                    continue
+                for decorator in statement.decorator_list:
+                    if isinstance(decorator, ast.Call) and len(decorator.args) > 1 and isinstance(
+                            decorator.args[1], ast.Constant) and decorator.args[1].value in read and getattr(
+                            decorator.func, "attr", getattr(decorator.func, "id", "")) in _MEMBER_REGISTRATIONS:
+                        self.plain_function(kernel.module, statement, where, env)
+                        break
+
+    def _closure(self, module: PyModule, node: FunctionNode, scope: Scope, env: Dict[str, Any]):
+        _, frees = module.outside_names(node)
+        values = []
+        for name in frees:
+            line, column = module.first_use_at(node, name)
+            try:
+                value = _known(self.evaluator.name_value(ast.Name(id=name, ctx=ast.Load(), lineno=line), scope, env))
+            except Unresolved as exc:
+                if not exc.unread:
+                    raise exc.used_at(module.path, line, column) from None
+                value = self._closure_standin(module, scope, node, name, exc)
+                if isinstance(value, Unresolved):
+                    raise value.used_at(module.path, line, column) from None
+            values.append(realise(value, node, name, line))
+        return frees, values
+
+    def _closure_standin(self, module: PyModule, scope: Scope, node: FunctionNode, name: str,
+                         why: Unresolved) -> Any:
+        """A stand-in for a closure variable computed from a factory parameter no call in the
+        file gives (``D = configuration.D``, ``compute_k = flags['K']``), chosen by what the
+        kernel does with it (`_closure_use`). The code paths kernlint looks for do not depend on
+        these values; the findings list the stand-ins. Used otherwise (an attribute of a call's
+        result, a dtype): the Unresolved saying so, at its use."""
+        parameter, factory = why.unread
+        use = _closure_use(module, scope, node, name)
+        if isinstance(use, str):
+            reason = why.reason if parameter == name else f"is computed from `{parameter}`, which {why.reason}"
+            failed = Unresolved(name, module.path, why.line,
+                                f"{reason}; the kernel {use}, and kernlint stands in only for numbers, flags and "
+                                f"arrays", why.hint)
+            failed.unread = why.unread
+            return failed
+        value, described = use
+        if isinstance(value, _Returns):
+            value = self._function_standin(value.value)
+        self.ledger.stood_in((module.path, name), f"{described} for `{factory}`'s `{parameter}`")
+        return value
+
+    def _function_standin(self, returned: Any):
+        """A device function that takes any arguments and returns ``returned`` (None: does nothing)."""
+        key = ("function stand-in", repr(returned))
+        if key not in self._made:
+            def standin(*args):
+                return returned
+
+            self._made[key] = make_dispatcher(standin, [], {"device": True})
+        return self._made[key]
+
+    def dispatcher(self, kernel: KernelDef, env: Dict[str, Any]):
+        """The numba-cuda dispatcher of a kernel or device function (lazy; signatures recorded)."""
+        module = kernel.module
+        recorded = env.get(RECORDED)
+        if recorded is not None and recorded.get("failed") is not None:
+            raise recorded["failed"]
+        frees, values = self._closure(module, kernel.node, kernel.scope, env)
+        if recorded is not None:
+            for key in recorded["standins"]:
+                self.ledger.stood_in(key, self.ledger.described[key])
+        # the signature as written: cuda.jit(sig, ...) or cuda.jit(func_or_sig=sig, ...)
+        written = list(kernel.jit.args) or [a for k, a in kernel.jit.keywords.items() if k == "func_or_sig"]
+        try:
+            args = [_known(self.evaluator.evaluate(a.expr, a.scope, env)) for a in written]
+        except Unresolved:
+            if recorded is None:
+                raise
+            args = []  # the run's launches give the signatures
+        keywords = {}
+        for keyword, argument in kernel.jit.keywords.items():
+            if keyword not in JIT_OPTIONS:
+                continue  # link=, lto=, cache=... act after the IR kernlint reads
+            try:
+                keywords[keyword] = _known(self.evaluator.evaluate(argument.expr, argument.scope, env))
+            except Unresolved as exc:
+                if exc.unread and recorded is None:
+                    # `cuda.jit(device=gridsync)` with the flag from a factory's parameter:
+                    # numba's default (a device function is still one where it returns a value)
+                    parameter, factory = exc.unread
+                    self.ledger.stood_in((module.path, f"{keyword}="),
+                                         f"numba's default for `{factory}`'s `{parameter}`")
+                    continue
+                if recorded is None or (keyword != "device" and keyword not in recorded["options"]):
+                    raise
+                # what the run made it with: a launched kernel is no device function
+                keywords[keyword] = recorded["options"].get(keyword, False)
+        # a jit applied in a function may take its signature from the function's parameters
+        made_with = tuple(map(_identity, args)) + tuple((k, _identity(v)) for k, v in sorted(keywords.items())) \
+            if kernel.applied is not None else ()
+        key = (id(kernel.node), id(kernel.applied), tuple(map(_identity, values)), made_with)
+        if key in self._made:
+            self.ledger.rests_on(("dispatcher", key))
+            return self._made[key]
+        with self.ledger.collecting() as used:
+            made = self._new_dispatcher(kernel, module, key, frees, values, args, keywords, env)
+        self.ledger.standins_of[("dispatcher", key)] = frozenset(used)
+        return made
+
+    def _new_dispatcher(self, kernel: KernelDef, module: PyModule, key, frees, values, args, keywords,
+                        env: Dict[str, Any]):
+        if kernel.device and not kernel.jit.device:
+            keywords["device"] = True  # returns a value: what numba-cuda makes of it where it is called
+        function = self.make(module, kernel.node, kernel.qualname, frees, values)
+        dispatcher = make_dispatcher(function, args, keywords)
+        dispatcher._kernlint_def = kernel
+        # made before its globals resolve: a recursive device function (`fib(n - 1)`) reads itself
+        self._made[key] = dispatcher
+        namespace = self.namespaces.of(module)
+        own = kernel.name if not kernel.nested and kernel.applied is None and kernel.name not in namespace else None
+        if own is not None:
+            namespace[own] = dispatcher
+        try:
+            self._register_methods(kernel, env)
+            self.prepare(module, kernel.node)
+        except BaseException:
+            del self._made[key]
+            if own is not None:
+                namespace.pop(own, None)
+            raise
+        return dispatcher

@@ -160,6 +160,8 @@ def test_no_server_where_others_could_reach_it(tmp_path, servers, monkeypatch):
                                              ("PYTHONPATH", "/somewhere")])
 def test_another_environment_gets_another_server(servers, monkeypatch, variable, value):
     monkeypatch.setenv("KERNLINT_SERVER_DIR", str(servers))
+    monkeypatch.delenv("KERNLINT_WORKERS", raising=False)
+    monkeypatch.setenv("KERNLINT_SERVER", "1")  # on, also where CI is set (CI turns it off by default)
     before = daemon.base_path()
     monkeypatch.setenv(variable, value)
     assert daemon.base_path() not in (None, before)

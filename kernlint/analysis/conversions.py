@@ -177,7 +177,10 @@ def judge(test: Instruction, sign: int, error_on_true: bool, keys, values: Value
     """The leaf ``test`` for the value with ``keys`` (None where it does not test it).
     ``sign`` is +1 where the test's being true pushes its branch's condition true, -1 where
     false, 0 where that cannot be read."""
-    lo, hi = safe_range(target)
+    try:
+        lo, hi = safe_range(target)
+    except ValueError:
+        return None  # not a conversion to an integer kernlint knows (IR it cannot read as one)
     rejects_when = (sign > 0) == error_on_true
 
     def judged(kind: str, rejected: Callable[[float], bool], probes: Sequence[float]) -> Leaf:

@@ -1,0 +1,281 @@
+"""Mutation testing of the code that decides whether a rule fires and whether a fix or a
+rewrite is safe: mutmut 3 over ``kernlint/rules/``, ``kernlint/rewrite/``,
+``kernlint/decorator.py``, ``kernlint/fix.py`` and ``kernlint/analysis/conversions.py``.
+
+Not part of CI (a module takes from minutes to an hour on two cores). Run it from the
+repository root, in the environment of ``scripts/setup.sh test``, with the tool installed::
+
+    .venv/bin/pip install -e '.[mutation]'
+    nice -n 19 .venv/bin/python benchmarks/mutation.py                       # every module
+    nice -n 19 .venv/bin/python benchmarks/mutation.py --modules rewrite/edit.py fix.py
+    .venv/bin/python benchmarks/mutation.py --report-only                    # rewrite the JSON
+
+It writes ``benchmarks/results/mutation.json``: the tool and its version, the modules run,
+``killed``, ``total``, the score per module and in all, the time taken, and every mutant that
+survived with its place, its diff and the verdict ``benchmarks/mutation_verdicts.toml`` gives
+it (``killed by <test>``: a test added for it, which this run confirms; ``equivalent: <why>``).
+A survivor without a verdict is listed as ``unexamined``.
+
+How it stays feasible: the work is done in a copy of the repository (``--scratch``), where
+mutmut keeps its state, so an interrupted run goes on where it stopped. Each module is tested
+with the test files that exercise it (``TESTS``), not the whole suite, and mutmut runs for each
+mutant only the tests that reached its function. Compiling kernels to IR (most of the suite's
+time, and the same for every mutant) is done once per file and arguments
+(``benchmarks/mutation_hooks.py``); processes the tests start import the mutated copy and
+report the functions they reach.
+"""
+
+from __future__ import annotations
+
+import argparse
+import configparser
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+import tomllib
+from pathlib import Path
+from typing import Dict, List, Sequence
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "benchmarks" / "results" / "mutation.json"
+VERDICTS = ROOT / "benchmarks" / "mutation_verdicts.toml"
+HOOKS = ROOT / "benchmarks" / "mutation_hooks.py"
+
+_RULE_TESTS = ["tests/test_rules_ir.py", "tests/test_fixtures.py"]
+# module (under kernlint/) -> the test files that exercise it; safety-critical modules first
+TESTS: Dict[str, List[str]] = {
+    "analysis/conversions.py": ["tests/test_rules_ir.py", "tests/test_fixtures.py", "tests/test_rewrite.py",
+                                "tests/test_rewrite_equivalence.py", "tests/test_safety_conditions.py"],
+    "rules/kl101_checked_float_to_int.py": _RULE_TESTS + ["tests/test_fix.py", "tests/test_safety_conditions.py"],
+    "rewrite/edit.py": ["tests/test_rewrite.py", "tests/test_rewrite_equivalence.py",
+                        "tests/test_safety_conditions.py"],
+    "rewrite/verify.py": ["tests/test_rewrite.py", "tests/test_safety_conditions.py"],
+    "rewrite/command.py": ["tests/test_rewrite.py", "tests/test_cli.py", "tests/test_safety_conditions.py"],
+    "decorator.py": ["tests/test_decorator.py", "tests/test_safety_conditions.py"],
+    "fix.py": ["tests/test_fix.py", "tests/test_fixtures.py", "tests/test_safety_conditions.py"],
+    "rules/kl401_dropped_exception.py": _RULE_TESTS + ["tests/test_fix.py", "tests/test_safety_conditions.py"],
+    "rules/base.py": _RULE_TESTS,
+    "rules/__init__.py": _RULE_TESTS + ["tests/test_cli.py"],
+    "rules/kl201_error_path_allocates.py": _RULE_TESTS,
+    "rules/kl202_hot_path_allocates.py": _RULE_TESTS,
+    "rules/kl301_printf_hostcall.py": _RULE_TESTS + ["tests/test_fix.py"],
+    "rules/kl302_hostcall.py": _RULE_TESTS,
+    "rules/kl303_assert_hostcall.py": _RULE_TESTS,
+    "rules/kl402_debug_exception_sync.py": _RULE_TESTS,
+    "rules/kl501_device_alloc_in_loop.py": _RULE_TESTS + ["tests/test_hip_host.py"],
+    "rules/kl502_host_array_launch.py": _RULE_TESTS + ["tests/test_hip_host.py"],
+    "rules/kl503_sync_in_loop.py": _RULE_TESTS + ["tests/test_hip_host.py"],
+    "rules/kl504_unsynchronized_timing.py": _RULE_TESTS + ["tests/test_hip_host.py"],
+    "rules/kl505_foreign_array_launch.py": _RULE_TESTS,
+    "rules/kl901_unreadable_file.py": _RULE_TESTS + ["tests/test_robustness.py"],
+    "rules/kl902_compile_failed.py": _RULE_TESTS + ["tests/test_robustness.py"],
+    "rules/kl903_no_signature.py": _RULE_TESTS,
+    "rules/kl904_invalid_ir.py": _RULE_TESTS + ["tests/test_robustness.py"],
+    "rules/kl905_internal_error.py": _RULE_TESTS + ["tests/test_robustness.py"],
+}
+SAFETY_CRITICAL = list(TESTS)[:8]
+
+# mutmut's exit codes -> status (mutmut.stats.status_by_exit_code, for the codes it writes)
+_STATUS = {1: "killed", 3: "killed", 0: "survived", 5: "no tests", 33: "no tests", 34: "skipped",
+           35: "suspicious", 36: "timeout", 37: "caught by type check", 24: "timeout", -24: "timeout",
+           152: "timeout", 255: "timeout", -11: "segfault", -9: "segfault", None: "not checked"}
+
+
+def _tracked_files() -> List[str]:
+    listed = subprocess.run(["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=ROOT, check=True,
+                            capture_output=True).stdout.decode()
+    return [name for name in listed.split("\0") if name]
+
+
+def prepare(scratch: Path, modules: List[str], deselect: Sequence[str] = ()) -> Dict[str, str]:
+    """The copy mutmut works in, its configuration, and the environment of its run."""
+    scratch.mkdir(parents=True, exist_ok=True)
+    top = set()
+    for name in _tracked_files():
+        source, target = ROOT / name, scratch / name
+        if not source.is_file():
+            continue
+        top.add(name.split("/", 1)[0])
+        target.parent.mkdir(parents=True, exist_ok=True)
+        # the copy mutmut mutates is re-made only where the source changed: it keeps its results
+        if not target.exists() or target.read_bytes() != source.read_bytes():
+            shutil.copy2(source, target)
+    tests = sorted({test for module in modules for test in TESTS[module] if (ROOT / test).exists()})
+    config = configparser.ConfigParser()
+    config.read(scratch / "setup.cfg")
+    config["mutmut"] = {
+        "source_paths": "kernlint",
+        "only_mutate": "\n" + "\n".join(f"kernlint/{module}" for module in modules),
+        # everything the tests read by path: fixtures, examples, the README, the benchmarks
+        "also_copy": "\n" + "\n".join(sorted(top - {"kernlint", "tests"})),
+        "pytest_add_cli_args": "\n" + "\n".join(["-p", "_kernlint_mutation_hooks", "-p", "no:cacheprovider"]
+                                                + [f"--deselect={test}" for test in deselect]),
+        "pytest_add_cli_args_test_selection": "\n" + "\n".join(tests),
+        "use_git_change_detection": "false",
+    }
+    with open(scratch / "setup.cfg", "w") as out:
+        config.write(out)
+    mutants = scratch / "mutants"
+    mutants.mkdir(exist_ok=True)
+    # on the path of every process of the run: mutmut's, pytest's and the tests' subprocesses
+    # (which set PYTHONPATH to the repository root, here the mutated copy)
+    shutil.copy2(HOOKS, mutants / "_kernlint_mutation_hooks.py")
+    (mutants / "sitecustomize.py").write_text("import _kernlint_mutation_hooks\n"
+                                              "_kernlint_mutation_hooks.install()\n")
+    environment = dict(os.environ)
+    environment.pop("MUTANT_UNDER_TEST", None)
+    environment.update({
+        "PYTHONPATH": str(mutants),
+        "KERNLINT_MUTATION_IR": str(scratch / "ir"),
+        # no worker server shared with a developer's runs; short-lived between mutants
+        "KERNLINT_SERVER_IDLE": "20",
+    })
+    environment.pop("PYTHONDONTWRITEBYTECODE", None)  # each mutant's pytest would compile the tree again
+    return environment
+
+
+def _mutmut(scratch: Path, environment: Dict[str, str], *args: str, check: bool = True) -> str:
+    done = subprocess.run([str(Path(sys.executable).with_name("mutmut")), *args], cwd=scratch, env=environment,
+                          capture_output=True, text=True)
+    if check and done.returncode != 0:
+        raise SystemExit(f"mutmut {' '.join(args)} failed ({done.returncode}):\n{done.stdout[-4000:]}"
+                         f"\n{done.stderr[-4000:]}")
+    return done.stdout
+
+
+def _statuses(scratch: Path, module: str) -> Dict[str, Dict]:
+    meta = scratch / "mutants" / "kernlint" / (module + ".meta")
+    if not meta.exists():
+        return {}
+    data = json.loads(meta.read_text())
+    durations = data.get("durations_by_key", {})
+    return {name: {"status": _STATUS.get(code, "suspicious"), "seconds": durations.get(name)}
+            for name, code in data["exit_code_by_key"].items()}
+
+
+def _place(diff: str, module: str) -> str:
+    """file:line of the first changed line (the diff's hunk header gives the function's start)."""
+    for match in re.finditer(r"^@@ -(\d+)", diff, re.M):
+        line = int(match.group(1))
+        body = diff[match.end():].split("\n")[1:]
+        for text in body:
+            if text.startswith("-"):
+                return f"kernlint/{module}:{line}"
+            if text.startswith("@@"):
+                break
+            if not text.startswith("+"):
+                line += 1
+    return f"kernlint/{module}"
+
+
+def _function_line(module: str, diff: str) -> str:
+    """The mutant's place in the original source: the removed line, looked up in the file."""
+    removed = [text[1:] for text in diff.splitlines() if text.startswith("-") and not text.startswith("---")]
+    source = (ROOT / "kernlint" / module).read_text().splitlines()
+    if removed:
+        matches = [number for number, text in enumerate(source, start=1) if text == removed[0]]
+        if len(matches) == 1:
+            return f"kernlint/{module}:{matches[0]}"
+    return _place(diff, module)
+
+
+def report(scratch: Path, environment: Dict[str, str], modules: List[str], seconds: Dict[str, float]) -> Dict:
+    verdicts = tomllib.loads(VERDICTS.read_text()) if VERDICTS.exists() else {}
+    previous = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
+    per_module = dict(previous.get("modules", {}))
+    version = _mutmut(scratch, environment, "--version").strip().split()[-1]
+    for module in modules:
+        statuses = _statuses(scratch, module)
+        if not statuses:
+            continue
+        survivors = []
+        for name, info in sorted(statuses.items()):
+            verdict = verdicts.get(name)
+            if info["status"] == "killed" and (verdict is None or not verdict.startswith("killed by")):
+                continue
+            diff = _mutmut(scratch, environment, "show", name, check=False)
+            diff = "\n".join(line for line in diff.splitlines() if not line.startswith("# "))
+            if verdict is None:
+                verdict = "unexamined"
+            elif verdict.startswith("killed by") and info["status"] != "killed":
+                verdict = f"NOT KILLED ({info['status']}), though the verdict says: {verdict}"
+            survivors.append({"mutant": name, "status": info["status"], "location": _function_line(module, diff),
+                              "mutation": diff.strip(), "verdict": verdict})
+        counted = {name: info for name, info in statuses.items() if info["status"] not in ("not checked", "skipped")}
+        killed = sum(info["status"] in ("killed", "timeout", "segfault", "caught by type check")
+                     for info in counted.values())
+        equivalent = sum(s["verdict"].startswith("equivalent") for s in survivors)
+        timed = [info["seconds"] for info in counted.values() if info["seconds"]]
+        per_module[module] = {
+            "killed": killed, "total": len(counted), "not_checked": len(statuses) - len(counted),
+            "equivalent": equivalent,
+            "score": round(killed / len(counted), 3) if counted else None,
+            "score_without_equivalent": round(killed / (len(counted) - equivalent), 3)
+            if len(counted) > equivalent else None,
+            "seconds": round(seconds.get(module, per_module.get(module, {}).get("seconds", 0.0)), 1),
+            "seconds_per_mutant": round(sum(timed) / len(timed), 2) if timed else None,
+            "survivors": survivors,
+        }
+    killed = sum(m["killed"] for m in per_module.values())
+    total = sum(m["total"] for m in per_module.values())
+    equivalent = sum(m["equivalent"] for m in per_module.values())
+    result = {
+        "tool": "mutmut", "version": version,
+        "modules_run": sorted(per_module),
+        "modules_not_run": [module for module in TESTS if module not in per_module],
+        "killed": killed, "total": total, "equivalent": equivalent,
+        "score": round(killed / total, 3) if total else None,
+        "score_without_equivalent": round(killed / (total - equivalent), 3) if total > equivalent else None,
+        "seconds": round(sum(m["seconds"] for m in per_module.values()), 1),
+        "modules": per_module,
+    }
+    RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    RESULTS.write_text(json.dumps(result, indent=2) + "\n")
+    return result
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--modules", nargs="+", choices=list(TESTS), metavar="MODULE",
+                        help="modules under kernlint/ (default: all, the safety-critical ones first)")
+    parser.add_argument("--safety-critical", action="store_true", help="only " + ", ".join(SAFETY_CRITICAL))
+    parser.add_argument("--scratch", type=Path, default=Path("/tmp/kernlint-mutation"),
+                        help="the copy mutmut works in (kept: a second run goes on where one stopped)")
+    parser.add_argument("--max-children", type=int, default=2, help="mutants tested at once")
+    parser.add_argument("--mutants", nargs="+", default=(), help="test only these mutants again (by name)")
+    parser.add_argument("--deselect", nargs="+", default=(), metavar="TEST",
+                        help="tests that fail without any mutant (mutmut needs a passing baseline)")
+    parser.add_argument("--report-only", action="store_true", help="write the JSON from the copy's results")
+    args = parser.parse_args(argv)
+    modules = args.modules or (SAFETY_CRITICAL if args.safety_critical else list(TESTS))
+    seconds: Dict[str, float] = {}
+    environment = prepare(args.scratch, modules, args.deselect)
+    if not args.report_only:
+        # one mutmut run for all the modules: its tests (the union of theirs) are run once to
+        # learn which test reaches which function, then each mutant gets only those tests
+        started = time.monotonic()
+        with open(args.scratch / "mutmut.log", "a") as log:
+            done = subprocess.run([str(Path(sys.executable).with_name("mutmut")), "run", "--max-children",
+                                   str(args.max_children), *args.mutants], cwd=args.scratch, env=environment,
+                                  stdout=log, stderr=subprocess.STDOUT)
+        elapsed = time.monotonic() - started
+        if done.returncode != 0:
+            print(f"mutmut run failed ({done.returncode}): see {args.scratch / 'mutmut.log'}", file=sys.stderr)
+        # the time is shared among the modules by the time their mutants' tests took
+        spent = {module: sum(info["seconds"] or 0.0 for info in _statuses(args.scratch, module).values())
+                 for module in modules}
+        for module in modules:
+            if not args.mutants:
+                seconds[module] = elapsed * spent[module] / (sum(spent.values()) or 1.0)
+    result = report(args.scratch, environment, modules, seconds)
+    print(f"killed {result['killed']} of {result['total']} ({result['score']}); results in "
+          f"{RESULTS.relative_to(ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

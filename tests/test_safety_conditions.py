@@ -1,0 +1,267 @@
+"""The conditions that keep KL101 and its fixes safe, each pinned by a test that fails when the
+condition is dropped or bent (found by mutation testing: benchmarks/mutation.py).
+
+Most kernels here are hand-written IR with one guard in front of one conversion: the guard's
+comparisons are exactly the ones under test, and nothing needs compiling.
+"""
+
+import math
+
+import pytest
+from irtext import DEBUG_FOOTER
+
+from kernlint.analysis import conversions
+from kernlint.engine import analyse_kernel
+from kernlint.findings import KernelInfo
+from kernlint.frontends.numba_cuda import CompiledKernel
+
+# one guard (`%bad` true: the error side) in front of one conversion of the loaded %v
+GUARDED = """
+target triple = "amdgcn-amd-amdhsa"
+
+define amdgpu_kernel void @convert_kernel(ptr addrspace(1) %y, ptr addrspace(1) %x, i64 %i, double %n) !dbg !5 {
+entry:
+  %v = load double, ptr addrspace(1) %x, align 8, !dbg !10
+{tests}
+  br i1 %bad, label %fail, label %pass, !dbg !11
+
+fail:
+  call void @llvm.trap(), !dbg !11
+  unreachable
+
+pass:
+  %r = {conversion} double %v to {type}, !dbg !12
+  store {type} %r, ptr addrspace(1) %y, align 8, !dbg !12
+  ret void, !dbg !13
+}
+
+declare void @llvm.trap()
+declare double @llvm.trunc.f64(double)
+declare double @llvm.floor.f64(double)
+declare i1 @llvm.is.fpclass.f64(double, i32)
+declare i32 @__nv_isnand(double)
+declare i32 @__nv_isinfd(double)
+declare i32 @__nv_isfinited(double)
+""" + DEBUG_FOOTER
+
+
+def kl101(tests, conversion="fptosi", type="i64"):
+    """The KL101 finding on the conversion (line 12), or None: ``tests`` computes ``%bad``."""
+    text = GUARDED.replace("{tests}", tests).replace("{conversion}", conversion).replace("{type}", type)
+    info = KernelInfo(name="convert_kernel", path="/src/kernels.jl", line=9, column=1)
+    compiled = CompiledKernel(info=info, modules=[text], entry="convert_kernel", compile_seconds=0.0)
+    found = [f for f in analyse_kernel(compiled, source=None) if f.code == "KL101"]
+    assert all(f.line == 12 for f in found)
+    return found[0] if found else None
+
+
+def bad(test):
+    return f"  %bad = {test}, !dbg !11"
+
+
+# -- the safe range -----------------------------------------------------------------------------
+
+
+def test_safe_range_is_the_targets_limits_less_the_rounding_slack_people_write():
+    assert conversions.safe_range("int64") == (-(2.0 ** 63 - 2.0 ** 58), 2.0 ** 63 - 2.0 ** 58)
+    assert conversions.safe_range("int32") == (-(2.0 ** 31 - 2.0 ** 26), 2.0 ** 31 - 2.0 ** 26)
+    assert conversions.safe_range("uint32") == (0.0, 2.0 ** 32 - 2.0 ** 27)
+    # 8- and 16-bit targets: one unit, since their bounds are written exactly
+    assert conversions.safe_range("uint8") == (0.0, 255.0)
+    assert conversions.safe_range("int16") == (-32767.0, 32767.0)
+    with pytest.raises(ValueError):
+        conversions.safe_range("float32")
+
+
+def test_llvm_fcmp_is_false_on_nan_when_ordered_and_true_when_unordered():
+    nan = math.nan
+    for predicate, (on_numbers, on_nan) in {
+        "oeq": ((2.0, 2.0, True), False), "ogt": ((3.0, 2.0, True), False), "oge": ((2.0, 2.0, True), False),
+        "olt": ((1.0, 2.0, True), False), "ole": ((2.0, 2.0, True), False), "one": ((1.0, 2.0, True), False),
+        "ord": ((1.0, 2.0, True), False), "ueq": ((2.0, 2.0, True), True), "ugt": ((3.0, 2.0, True), True),
+        "uge": ((2.0, 2.0, True), True), "ult": ((1.0, 2.0, True), True), "ule": ((2.0, 2.0, True), True),
+        "une": ((1.0, 2.0, True), True), "uno": ((1.0, 2.0, False), True),
+    }.items():
+        a, b, expected = on_numbers
+        assert conversions.fcmp(predicate, a, b) is expected, predicate
+        assert conversions.fcmp(predicate, nan, b) is on_nan, predicate
+        assert conversions.fcmp(predicate, b, nan) is on_nan, predicate
+    # the strict and the equal cases of each ordering
+    assert not conversions.fcmp("ogt", 2.0, 2.0) and not conversions.fcmp("olt", 2.0, 2.0)
+    assert not conversions.fcmp("one", 2.0, 2.0) and not conversions.fcmp("oeq", 1.0, 2.0)
+    assert not conversions.fcmp("oge", 1.0, 2.0) and not conversions.fcmp("ole", 3.0, 2.0)
+    assert not conversions.fcmp("ule", 3.0, 2.0) and not conversions.fcmp("ugt", 2.0, 2.0)
+    assert conversions.fcmp("true", nan, nan) and not conversions.fcmp("false", 1.0, 1.0)
+
+
+def test_probes_are_the_points_inside_the_safe_range_where_a_comparison_can_change():
+    lo, hi = conversions.safe_range("int32")
+    points = conversions._probes(lo, hi, [256.0, math.inf])
+    assert lo in points and math.nextafter(hi, -math.inf) in points and hi not in points
+    for c in (256.0, -256.0):
+        assert {c, math.nextafter(c, math.inf), math.nextafter(c, -math.inf)} <= set(points)
+    assert {0.0, 5e-324, 1.0, -1.0} <= set(points)
+    assert all(lo <= p < hi for p in points)
+    # a bound outside the range adds no probe outside it
+    assert all(lo <= p < hi for p in conversions._probes(lo, hi, [1e30]))
+
+
+# -- conversion checks and domain checks, from the IR's comparisons -----------------------------
+
+
+@pytest.mark.parametrize("test, kind", [
+    ("fcmp uno double %v, 0.000000e+00", "NaN"),
+    ("fcmp une double %v, %v", "NaN"),
+    ("fcmp oge double %v, 0x43E0000000000000", "range"),  # 2**63
+    ("fcmp oge double %v, 9.200000e+18", "range"),
+    ("fcmp ole double 9.200000e+18, %v", "range"),  # the constant first
+    ("fcmp ult double %v, -9.200000e+18", "range"),
+    ("fcmp fast oge double %v, 9.000000e+18", "range"),  # fast-math flags are not the predicate
+])
+def test_conversion_checks_into_int64_are_kl101(test, kind):
+    finding = kl101(bad(test))
+    assert finding is not None and f"checked for {kind}" in finding.message
+    assert finding.rewritable
+
+
+@pytest.mark.parametrize("test", [
+    "fcmp oge double %v, 2.560000e+02",  # a histogram's bound
+    "fcmp ole double 2.560000e+02, %v",
+    "fcmp olt double %v, 0.000000e+00",  # a sign test before a signed conversion
+    "fcmp oge double %v, %n",  # a bound known only at run time
+    "fcmp oge double %v, 8.900000e+18",  # 3.5% inside the limit: more than people round by
+    "fcmp oeq double %v, 1.000000e+00",
+])
+def test_domain_checks_before_an_int64_conversion_are_not_kl101(test):
+    assert kl101(bad(test)) is None
+
+
+@pytest.mark.parametrize("test, conversion, type, reported", [
+    ("fcmp oge double %v, 0x41E0000000000000", "fptosi", "i32", True),  # 2**31
+    ("fcmp oge double %v, 2.100000e+09", "fptosi", "i32", True),
+    ("fcmp oge double %v, 2.000000e+09", "fptosi", "i32", False),  # 7% inside: a domain bound
+    ("fcmp olt double %v, 0.000000e+00", "fptoui", "i64", True),  # below an unsigned target's range
+    ("fcmp olt double %v, -1.000000e+00", "fptoui", "i64", True),
+    ("fcmp olt double %v, 1.000000e+00", "fptoui", "i64", False),  # rejects 0.5, which converts to 0
+    ("fcmp oge double %v, 2.560000e+02", "fptoui", "i8", True),
+    ("fcmp ogt double %v, 2.550000e+02", "fptoui", "i8", True),
+    ("fcmp oge double %v, 2.500000e+02", "fptoui", "i8", False),  # a 250-bin histogram
+    ("fcmp ogt double %v, 1.270000e+02", "fptosi", "i8", True),
+    ("fcmp olt double %v, -1.270000e+02", "fptosi", "i8", True),
+    ("fcmp olt double %v, -1.260000e+02", "fptosi", "i8", False),
+])
+def test_the_limits_of_each_target_type(test, conversion, type, reported):
+    assert (kl101(bad(test), conversion, type) is not None) is reported
+
+
+def test_polarity_is_read_through_negations_and_unknown_polarity_is_never_a_conversion_check():
+    # `not (v < 9.2e18)`: true on the error side for large values and NaN
+    negated = "  %ok = fcmp olt double %v, 9.200000e+18, !dbg !11\n  %bad = xor i1 %ok, true, !dbg !11"
+    assert kl101(negated) is not None
+    # a test that *rejects* the safe range's values (error when v < 9.2e18): a domain check
+    assert kl101(bad("fcmp olt double %v, 9.200000e+18")) is None
+    # an xor of two tests: each test's being true may push either way
+    two = ("  %nan = fcmp uno double %v, 0.000000e+00, !dbg !11\n"
+           "  %big = fcmp oge double %v, 9.200000e+18, !dbg !11\n"
+           "  %bad = xor i1 %nan, %big, !dbg !11")
+    assert kl101(two) is None
+
+
+def test_one_domain_term_makes_the_whole_guard_a_domain_check():
+    nan_or_range = ("  %nan = fcmp uno double %v, 0.000000e+00, !dbg !11\n"
+                    "  %big = fcmp oge double %v, 9.200000e+18, !dbg !11\n"
+                    "  %bad = or i1 %nan, %big, !dbg !11")
+    finding = kl101(nan_or_range)
+    assert finding is not None and "checked for NaN and range" in finding.message and finding.rewritable
+    assert kl101(nan_or_range.replace("9.200000e+18", "2.560000e+02")) is None
+
+
+def test_a_guard_that_also_tests_an_index_is_reported_but_not_cut_from_the_ir():
+    # (v != v) | (i >= n): cutting the branch would lose `i >= n`
+    guard = ("  %nan = fcmp uno double %v, 0.000000e+00, !dbg !11\n"
+             "  %out = icmp sge i64 %i, 100, !dbg !11\n"
+             "  %bad = or i1 %nan, %out, !dbg !11")
+    finding = kl101(guard)
+    assert finding is not None and not finding.rewritable
+
+
+def test_exactness_is_a_conversion_check_only_against_the_values_own_rounding():
+    exact = ("  %t = call double @llvm.trunc.f64(double %v), !dbg !11\n"
+             "  %bad = fcmp une double %t, %v, !dbg !11")
+    finding = kl101(exact)
+    assert finding is not None and "checked for exactness" in finding.message
+    # equal to its rounding passes integers; *unequal* passing would reject every integer
+    assert kl101(exact.replace("une", "oeq")) is None
+    assert kl101(exact.replace("%t, %v", "%v, %t")) is not None
+
+
+@pytest.mark.parametrize("tests, reported", [
+    ("  %bad = call i1 @llvm.is.fpclass.f64(double %v, i32 3), !dbg !11", True),  # NaN
+    ("  %bad = call i1 @llvm.is.fpclass.f64(double %v, i32 516), !dbg !11", True),  # +-inf
+    ("  %bad = call i1 @llvm.is.fpclass.f64(double %v, i32 519), !dbg !11", True),  # NaN or inf
+    ("  %bad = call i1 @llvm.is.fpclass.f64(double %v, i32 256), !dbg !11", False),  # +normal: 1.0
+    ("  %bad = call i1 @llvm.is.fpclass.f64(double %v, i32 96), !dbg !11", False),  # +-zero
+    ("  %bad = call i1 @llvm.is.fpclass.f64(double %v, i32 8), !dbg !11", False),  # -normal: -1.0
+    ("  %c = call i32 @__nv_isnand(double %v), !dbg !11\n  %bad = icmp ne i32 %c, 0, !dbg !11", True),
+    ("  %c = call i32 @__nv_isinfd(double %v), !dbg !11\n  %bad = icmp ne i32 %c, 0, !dbg !11", True),
+    ("  %c = call i32 @__nv_isfinited(double %v), !dbg !11\n  %bad = icmp eq i32 %c, 0, !dbg !11", True),
+    ("  %c = call i32 @__nv_isfinited(double %v), !dbg !11\n  %bad = icmp ne i32 %c, 0, !dbg !11", False),
+])
+def test_library_float_class_predicates(tests, reported):
+    assert (kl101(tests) is not None) is reported
+
+
+def test_fp_class_of_each_kind_of_value():
+    assert conversions._fp_class(math.nan) == "qnan"
+    assert conversions._fp_class(-math.inf) == "-inf" and conversions._fp_class(math.inf) == "+inf"
+    assert conversions._fp_class(-0.0) == "-zero" and conversions._fp_class(0.0) == "+zero"
+    assert conversions._fp_class(5e-324) == "+subnormal" and conversions._fp_class(-1e-310) == "-subnormal"
+    assert conversions._fp_class(2.2250738585072014e-308) == "+normal"
+    assert conversions._fp_class(-1.0) == "-normal"
+
+
+# -- verification: a broken rewrite is refused, the process lives --------------------------------
+
+
+def _abort_after_saying(words):
+    import os
+
+    os.write(2, (words + "\n").encode())  # as LLVM does: to file descriptor 2
+    os.abort()
+
+
+def _raise_value_error():
+    raise ValueError("not a module")
+
+
+def _refuse():
+    from kernlint.rewrite.verify import VerificationError
+
+    raise VerificationError("module 3 does not parse: expected type")
+
+
+def test_isolated_returns_the_childs_result_and_reports_its_failures_as_refusals():
+    from kernlint.rewrite.verify import VerificationError, isolated
+
+    assert isolated("adding", lambda a, b: [a + b], 2, 3) == [5]
+    with pytest.raises(VerificationError, match=r"^parsing failed: ValueError: not a module$"):
+        isolated("parsing", _raise_value_error)
+    with pytest.raises(VerificationError, match=r"^module 3 does not parse: expected type$"):
+        isolated("parsing", _refuse)
+    # LLVM's fatal errors abort: the child dies, the caller gets what it printed
+    with pytest.raises(VerificationError,
+                       match=r"^the backend: LLVM stopped \(killed by SIGABRT\): Broken module found$"):
+        isolated("the backend", _abort_after_saying, "Broken module found")
+
+
+def test_each_module_is_parsed_and_verified_and_the_broken_one_named():
+    from kernlint.rewrite.verify import VerificationError, _parse_each
+
+    good = "define void @f() {\nentry:\n  ret void\n}\n"
+    _parse_each([good, good])
+    with pytest.raises(VerificationError, match=r"^module 1 does not parse: "):
+        _parse_each([good, good.replace("ret void", "ret i32 0")])
+    # parses, but the verifier rejects it: a use before its definition in one block
+    unverified = "define i32 @g() {\nentry:\n  %a = add i32 %b, 1\n  %b = add i32 %a, 1\n  ret i32 %a\n}\n"
+    with pytest.raises(VerificationError, match=r"^module 0 does not parse: "):
+        _parse_each([unverified])

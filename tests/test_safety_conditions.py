@@ -265,3 +265,112 @@ def test_each_module_is_parsed_and_verified_and_the_broken_one_named():
     unverified = "define i32 @g() {\nentry:\n  %a = add i32 %b, 1\n  %b = add i32 %a, 1\n  ret i32 %a\n}\n"
     with pytest.raises(VerificationError, match=r"^module 0 does not parse: "):
         _parse_each([unverified])
+
+
+# -- the rewrite's edits, line by line ------------------------------------------------------------
+
+# a report path (printf, then the work skipped) joining the passing side at a phi
+REPORTED = """target triple = "{triple}"
+
+define void @convert_kernel(ptr %y, ptr %x) !dbg !5 {
+entry:
+  %v = load double, ptr %x, align 8, !dbg !10
+  %nan = fcmp uno double %v, 0.000000e+00, !dbg !11
+  br i1 %nan, label %report, label %pass, !dbg !11
+
+report:
+  %p = call i32 @printf(ptr null), !dbg !11
+  br label %done, !dbg !11
+
+pass:
+  %r = {conversion} double %v to {type}, !dbg !12
+  %big = fcmp ogt double %v, 1.000000e+00, !dbg !12
+  br i1 %big, label %done, label %small, !dbg !12
+
+small:
+  br label %done, !dbg !12
+
+done:
+  %out = phi {type} [ -1, %report ], [ %r, %pass ], [ 0, %small ]
+  store {type} %out, ptr %y, align 8, !dbg !12
+  ret void, !dbg !13
+}
+
+declare i32 @printf(ptr)
+"""
+
+
+def rewritten_body(triple, mode, conversion="fptosi", type="i64"):
+    """The edited text from the passing block on (the edit alone: NVVM would need its own
+    dialect to verify it), and how many conversions changed form."""
+    from kernlint.analysis.conversions import checked_conversions
+    from kernlint.analysis.program import KernelAnalysis, Program
+    from kernlint.ir.reader import parse_module
+    from kernlint.rewrite.edit import plan, rewrite_module
+
+    text = REPORTED.replace("{triple}", triple).replace("{conversion}", conversion).replace("{type}", type)
+    program = Program([parse_module(text)])
+    plans = plan(list(checked_conversions(KernelAnalysis(program, "convert_kernel"))))
+    assert len(plans) == 1
+    edit = rewrite_module(text, list(next(iter(plans.values())).values()), mode)
+    assert edit.removed_blocks == 1
+    assert edit.rewritten.startswith(text.split("pass:")[0].replace("br i1 %nan, label %report, label %pass",
+                                                                     "br label %pass").split("report:")[0])
+    return edit.rewritten.split("pass:\n", 1)[1].rstrip(), edit.rewritten_conversions
+
+
+def test_the_cut_guard_branches_to_its_passing_side_and_the_error_path_and_its_phi_entry_go():
+    from kernlint.rewrite.command import rewrite_kernel
+
+    text = REPORTED.replace("{triple}", "amdgcn-amd-amdhsa").replace("{conversion}", "fptosi")
+    text = text.replace("{type}", "i64")
+    kernel = CompiledKernel(KernelInfo(name="convert_kernel", path="/src/kernels.jl", line=9, column=1),
+                            [text + DEBUG_FOOTER], "convert_kernel", 0.0)
+    rewritten = rewrite_kernel(kernel, "unchecked", (9, 0)).rewritten[0]
+    assert "  br label %pass, !dbg !11\n\npass:" in rewritten  # indent and !dbg kept
+    assert "report:" not in rewritten and "@printf(ptr null)" not in rewritten
+    assert "  %out = phi i64 [ %r, %pass ], [ 0, %small ]\n" in rewritten  # the other entries stay
+    assert "br i1 %big, label %done, label %small" in rewritten  # a branch that is no guard stays
+    assert rewritten.endswith(DEBUG_FOOTER.lstrip("\n")) or rewritten.endswith(DEBUG_FOOTER)
+
+
+@pytest.mark.parametrize("triple, mode, conversion, type, lines", [
+    # AMDGPU and generic LLVM: the conversion, frozen (an out-of-range input gives some value)
+    ("amdgcn-amd-amdhsa", "unchecked", "fptosi", "i64",
+     ['%"kernlint.unchecked.r" = fptosi double %v to i64, !dbg !12', '%r = freeze i64 %"kernlint.unchecked.r"']),
+    ("x86_64-unknown-linux-gnu", "unchecked", "fptoui", "i32",
+     ['%"kernlint.unchecked.r" = fptoui double %v to i32, !dbg !12', '%r = freeze i32 %"kernlint.unchecked.r"']),
+    ("amdgcn-amd-amdhsa", "saturate", "fptoui", "i16",
+     ["%r = call i16 @llvm.fptoui.sat.i16.f64(double %v), !dbg !12"]),
+    # NVVM: plain fptosi is defined (cvt.rzi saturates); saturate through libdevice
+    ("nvptx64-nvidia-cuda", "unchecked", "fptosi", "i64", ["%r = fptosi double %v to i64, !dbg !12"]),
+    ("nvptx64-nvidia-cuda", "saturate", "fptosi", "i64", ['%r = call i64 @"__nv_double2ll_rz"(double %v), !dbg !12']),
+    ("nvptx64-nvidia-cuda", "saturate", "fptoui", "i64", ['%r = call i64 @"__nv_double2ull_rz"(double %v), !dbg !12']),
+    ("nvptx64-nvidia-cuda", "saturate", "fptosi", "i32", ['%r = call i32 @"__nv_double2int_rz"(double %v), !dbg !12']),
+    ("nvptx64-nvidia-cuda", "saturate", "fptoui", "i32", ['%r = call i32 @"__nv_double2uint_rz"(double %v), !dbg !12']),
+    # 8 and 16 bits: saturate to 32, then clamp into the narrow range
+    ("nvptx64-nvidia-cuda", "saturate", "fptosi", "i8", [
+        '%"kernlint.sat.r.wide" = call i32 @"__nv_double2int_rz"(double %v), !dbg !12',
+        '%"kernlint.sat.r.hi.test" = icmp sgt i32 %"kernlint.sat.r.wide", 127',
+        '%"kernlint.sat.r.hi" = select i1 %"kernlint.sat.r.hi.test", i32 127, i32 %"kernlint.sat.r.wide"',
+        '%"kernlint.sat.r.lo.test" = icmp slt i32 %"kernlint.sat.r.hi", -128',
+        '%"kernlint.sat.r.lo" = select i1 %"kernlint.sat.r.lo.test", i32 -128, i32 %"kernlint.sat.r.hi"',
+        '%r = trunc i32 %"kernlint.sat.r.lo" to i8']),
+    ("nvptx64-nvidia-cuda", "saturate", "fptoui", "i16", [
+        '%"kernlint.sat.r.wide" = call i32 @"__nv_double2uint_rz"(double %v), !dbg !12',
+        '%"kernlint.sat.r.hi.test" = icmp ugt i32 %"kernlint.sat.r.wide", 65535',
+        '%"kernlint.sat.r.hi" = select i1 %"kernlint.sat.r.hi.test", i32 65535, i32 %"kernlint.sat.r.wide"',
+        '%r = trunc i32 %"kernlint.sat.r.hi" to i16']),
+])
+def test_each_target_gets_its_unchecked_form(triple, mode, conversion, type, lines):
+    body, converted = rewritten_body(triple, mode, conversion, type)
+    assert body.splitlines()[:len(lines)] == ["  " + line for line in lines]
+    assert body.splitlines()[len(lines)] == "  %big = fcmp ogt double %v, 1.000000e+00, !dbg !12"
+    # a form that is not the original counts as a rewritten conversion
+    assert converted == (0 if (triple.startswith("nvptx") and mode == "unchecked") else 1)
+    declared = [line for line in body.splitlines() if line.startswith("declare") and "printf" not in line]
+    if mode == "saturate":
+        callee = lines[0].split("@", 1)[1].split("(", 1)[0]
+        assert len(declared) == 1 and f"@{callee}(double)" in declared[0]
+    else:
+        assert declared == []

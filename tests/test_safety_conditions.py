@@ -374,3 +374,126 @@ def test_each_target_gets_its_unchecked_form(triple, mode, conversion, type, lin
         assert len(declared) == 1 and f"@{callee}(double)" in declared[0]
     else:
         assert declared == []
+
+
+# -- KL101's source fix and advice, on a Python kernel whose IR is written out -------------------
+
+KERNEL_IR = """target triple = "nvptx64-nvidia-cuda"
+
+define void @convert_kernel(double* %y0, double* %x, i64 %i) !dbg !5 {
+entry:
+  %v = load double, double* %x, align 8, !dbg !10
+  %nan = fcmp uno double %v, 0.000000e+00, !dbg !11
+  br i1 %nan, label %fail, label %next, !dbg !11
+
+next:
+  %second = {second}, !dbg !11
+  br i1 %second, label %fail, label %pass, !dbg !11
+
+fail:
+  call void @llvm.trap(), !dbg !12
+  unreachable
+
+pass:
+  %r = fptosi double %v to i64, !dbg !13
+  ret void, !dbg !13
+}
+
+declare void @llvm.trap()
+
+!llvm.dbg.cu = !{!0}
+!0 = distinct !DICompileUnit(language: DW_LANG_Python, file: !1, emissionKind: LineTablesOnly)
+!1 = !DIFile(filename: "{name}", directory: "{directory}")
+!5 = distinct !DISubprogram(name: "convert_kernel", scope: !1, file: !1, line: 6, unit: !0)
+!10 = !DILocation(line: 7, column: 5, scope: !5)
+!11 = !DILocation(line: 8, column: 5, scope: !5)
+!12 = !DILocation(line: 9, column: 9, scope: !5)
+!13 = !DILocation(line: {conversion_line}, column: 5, scope: !5)
+!llvm.module.flags = !{!100}
+!100 = !{i32 2, !"Debug Info Version", i32 3}
+"""
+RANGE = "fcmp oge double %v, 9.200000e+18"
+INDEX = "icmp eq i64 %i, 7"
+
+
+def source_finding(tmp_path, guard, second=RANGE, name="kernels.py", first="    v = x[0]"):
+    """KL101 on ``int(v)`` after ``guard`` (from line 8, the IR's two branches)."""
+    from kernlint.source import SourceFile
+
+    conversion_line = 9 + guard.rstrip("\n").count("\n")
+    path = tmp_path / name
+    path.write_text("import math\nfrom numba import cuda\n\n\n"
+                    '@cuda.jit("void(int64[::1], float64[::1], int64)")\n'
+                    "def convert_kernel(y, x, i):\n"
+                    + first + "\n" + guard.rstrip("\n") + "\n    y[0] = int(v)\n")
+    ir = (KERNEL_IR.replace("{second}", second).replace("{name}", name).replace("{directory}", str(tmp_path))
+          .replace("{conversion_line}", str(conversion_line)))
+    info = KernelInfo(name="convert_kernel", path=str(path), line=6, column=1)
+    compiled = CompiledKernel(info=info, modules=[ir], entry="convert_kernel", compile_seconds=0.0)
+    found = [f for f in analyse_kernel(compiled, source=SourceFile.read_or_none(str(path))) if f.code == "KL101"]
+    assert len(found) == 1 and found[0].line == conversion_line
+    return found[0]
+
+
+def fixed_text(finding):
+    from kernlint.source import apply_edits
+
+    with open(finding.fix.edits[0].path) as handle:
+        return apply_edits(handle.read(), finding.fix.edits)
+
+
+def test_a_guard_of_the_value_alone_is_deleted_and_the_advice_says_where(tmp_path):
+    finding = source_finding(tmp_path, "    if v != v or v >= 9.2e18:\n        raise ValueError('bad value')")
+    assert finding.fix.applicability == "unsafe" and finding.fixable and finding.rewritable
+    assert finding.fix.description == ("remove the guard of `int(v)` (outside the safe range the error "
+                                       "path no longer runs)")
+    assert fixed_text(finding).endswith("    v = x[0]\n    y[0] = int(v)\n")
+    assert finding.message.endswith("checked for NaN and range, and the failing branch raises: the never-taken "
+                                    "error path costs registers, stack and occupancy on every launch; remove the "
+                                    "guard at line 8 (`int(v)` is already unchecked in numba-cuda): "
+                                    "`--fix --unsafe-fixes` does it")
+
+
+@pytest.mark.parametrize("body", [
+    "        print('bad value', v)\n        return",
+    "        return 0",
+    "        assert False",
+])
+def test_pure_error_paths_are_deleted(tmp_path, body):
+    finding = source_finding(tmp_path, "    if math.isnan(v) or v >= 9.2e18:\n" + body.split("\n")[0]
+                             + ("\n" + body.split("\n")[1] if "\n" in body else ""))
+    assert finding.fix is not None
+    assert "if math.isnan" not in fixed_text(finding)
+
+
+@pytest.mark.parametrize("guard", [
+    "    if v != v or v >= 9.2e18:\n        y[0] = -1; return",  # the error side does work
+    "    if v != v or v >= 9.2e18:\n        return v",  # returns a value it computes
+    "    if v != v or v >= 9.2e18:\n        raise ValueError\n    else:\n        pass",
+    "    if (v != v) | (v >= 9.2e18):\n        print('x')",  # a print that does not end the path
+])
+def test_guards_whose_source_shows_more_than_a_conversion_check_get_no_source_fix(tmp_path, guard):
+    finding = source_finding(tmp_path, guard)
+    assert finding.fix is None
+    assert "--fix" not in finding.message and "remove the guard" in finding.message
+
+
+def test_from_a_guard_that_also_tests_an_index_only_the_values_terms_go(tmp_path):
+    finding = source_finding(tmp_path, "    if v != v or i == 7:\n        raise ValueError('bad')", second=INDEX)
+    assert finding.rewritable  # the NaN test branches alone: its branch is cut, `i == 7`'s stays
+    assert finding.fix.description == ("remove the value's tests of `int(v)` from its guard (outside the safe "
+                                       "range the error path no longer runs)")
+    assert "    if i == 7:\n        raise ValueError('bad')\n" in fixed_text(finding)
+
+
+def test_outside_python_the_advice_is_the_ir_rewrite(tmp_path):
+    finding = source_finding(tmp_path, "    if v != v or v >= 9.2e18:\n        raise ValueError", name="kernels.hip")
+    assert finding.fix is None and finding.message.endswith("convert unchecked (`kernlint rewrite`)")
+
+
+def test_a_local_predicate_is_not_read_as_the_values_test_and_stays(tmp_path):
+    finding = source_finding(tmp_path, "    if isbad(v) or v >= 9.2e18:\n        raise ValueError",
+                             first="    v = x[0]; isbad = math.isnan")
+    assert "    if isbad(v):\n        raise ValueError\n" in fixed_text(finding)
+    global_predicate = source_finding(tmp_path, "    if math.isnan(v) or v >= 9.2e18:\n        raise ValueError")
+    assert "raise" not in fixed_text(global_predicate)

@@ -497,3 +497,79 @@ def test_a_local_predicate_is_not_read_as_the_values_test_and_stays(tmp_path):
     assert "    if isbad(v):\n        raise ValueError\n" in fixed_text(finding)
     global_predicate = source_finding(tmp_path, "    if math.isnan(v) or v >= 9.2e18:\n        raise ValueError")
     assert "raise" not in fixed_text(global_predicate)
+
+
+# -- @no_hostcall's decisions, on IR (the compile itself is tests/test_decorator.py's) -------------
+
+# a NaN check before the conversion, and (PRINTED) a printf on the path that does the work
+CHECKED_AMDGPU = GUARDED.replace("{tests}", "  %bad = fcmp uno double %v, 0.000000e+00, !dbg !11")
+CHECKED_AMDGPU = CHECKED_AMDGPU.replace("{conversion}", "fptosi").replace("{type}", "i64")
+PRINTED = CHECKED_AMDGPU.replace("  store i64 %r", "  %p = call i32 @printf(ptr null), !dbg !13\n  store i64 %r")
+PRINTED = PRINTED.replace("declare void @llvm.trap()", "declare void @llvm.trap()\ndeclare i32 @printf(ptr)")
+
+
+def guard(fix=False, allow=()):
+    from kernlint.decorator import _Guard
+
+    return _Guard(None, fix, allow, "unchecked", "sm_90")
+
+
+def kernel(text):
+    info = KernelInfo(name="convert_kernel", path="/src/kernels.jl", line=9, column=1, signature="void(f8)")
+    return CompiledKernel(info=info, modules=[text], entry="convert_kernel", compile_seconds=0.0)
+
+
+def test_allow_takes_codes_and_prefixes_in_any_case_and_kl9_never_forbids():
+    from kernlint.findings import Finding
+
+    found = [Finding(code, "/src/k.py", 1, 1, "") for code in ("KL101", "KL301", "KL302", "KL902")]
+    assert [f.code for f in guard().forbidden(found)] == ["KL101", "KL301", "KL302"]
+    assert [f.code for f in guard(allow=("kl301",)).forbidden(found)] == ["KL101", "KL302"]
+    assert [f.code for f in guard(allow=("KL3",)).forbidden(found)] == ["KL101"]
+
+
+def test_fix_true_returns_the_rewritten_ir_only_when_nothing_forbidden_is_left():
+    rewritten, forbidden = guard(fix=True).evaluate(kernel(CHECKED_AMDGPU))
+    assert forbidden == [] and "fcmp uno" in rewritten[0] and "br i1 %bad" not in rewritten[0]
+    assert "freeze i64" in rewritten[0]
+    # without fix=True the checked conversion is forbidden, and nothing is rewritten
+    rewritten, forbidden = guard().evaluate(kernel(CHECKED_AMDGPU))
+    assert rewritten is None and [f.code for f in forbidden] == ["KL101"]
+    # allowed, it passes as it is
+    assert guard(allow=("KL101",)).evaluate(kernel(CHECKED_AMDGPU)) == (None, [])
+
+
+def test_fix_true_checks_the_rewritten_kernel_again():
+    # the rewrite removes the guard; the printf on the working path is still there
+    rewritten, forbidden = guard(fix=True).evaluate(kernel(PRINTED))
+    assert rewritten is None and [f.code for f in forbidden] == ["KL301"]
+    assert [f.code for f in guard(fix=True).remaining_after(kernel(PRINTED), [PRINTED])] == ["KL301"]
+    assert guard(fix=True, allow=("KL301",)).evaluate(kernel(PRINTED))[1] == []
+
+
+def test_check_raises_a_hostcall_error_naming_each_forbidden_finding():
+    from kernlint.decorator import HostcallError
+
+    with pytest.raises(HostcallError) as raised:
+        guard().check(kernel(CHECKED_AMDGPU))
+    error = raised.value
+    assert (error.kernel, error.signature, [f.code for f in error.findings]) == ("convert_kernel", "void(f8)",
+                                                                                ["KL101"])
+    assert str(error).startswith("kernel `convert_kernel` (void(f8)) has forbidden code paths:\n"
+                                 "  /src/kernels.jl:12: KL101 float64 -> int64 conversion is checked for NaN")
+    assert guard(fix=True).check(kernel(CHECKED_AMDGPU)) is not None
+
+
+def test_no_hostcall_refuses_what_it_cannot_check():
+    from kernlint.decorator import no_hostcall
+
+    with pytest.raises(ValueError, match="mode must be one of unchecked, saturate, not 'wrap'"):
+        no_hostcall(mode="wrap")
+
+    def plain(y, x):
+        pass
+
+    with pytest.raises(TypeError, match="must be applied above @cuda.jit .* the plain function `plain`"):
+        no_hostcall(plain)
+    with pytest.raises(TypeError, match="expects a numba.cuda.jit kernel, got int"):
+        no_hostcall(fix=True)(3)

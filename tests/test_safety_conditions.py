@@ -573,3 +573,50 @@ def test_no_hostcall_refuses_what_it_cannot_check():
         no_hostcall(plain)
     with pytest.raises(TypeError, match="expects a numba.cuda.jit kernel, got int"):
         no_hostcall(fix=True)(3)
+
+
+# -- kernlint rewrite's outputs -------------------------------------------------------------------
+
+
+def test_rewrite_outputs_are_named_after_the_file_kernel_and_signature(tmp_path):
+    from kernlint.rewrite import command
+
+    assert command.slug("void(int64[::1], float64[::1])") == "void_int64_1_float64_1"
+    assert command.slug("") == command.slug("()") == "nosig"
+    rewrite = command.rewrite_kernel(kernel(CHECKED_AMDGPU), "unchecked", (9, 0))
+    assert (rewrite.unguarded, rewrite.unfixable, rewrite.conversions, rewrite.removed_blocks) == (1, 0, 1, 1)
+    assert command.output_base(str(tmp_path), rewrite) == str(tmp_path / "kernels" / "convert_kernel-void_f8")
+    rewrite.rewritten = rewrite.rewritten + ["; a second module\n"]
+    rewrite.ptx = "// ptx\n"
+    written = command.write_outputs(str(tmp_path), rewrite)
+    base = tmp_path / "kernels" / "convert_kernel-void_f8"
+    assert written == [f"{base}.ll", f"{base}.m1.ll", f"{base}.ptx"]
+    assert [open(p).read() for p in written] == rewrite.rewritten + ["// ptx\n"]
+    rewrite.ptx = ""
+    assert command.write_outputs(str(tmp_path / "again"), rewrite)[-1].endswith(".m1.ll")
+
+
+def test_rewrite_diff_is_labelled_by_kernel_and_module():
+    from kernlint.rewrite import command
+
+    rewrite = command.rewrite_kernel(kernel(CHECKED_AMDGPU), "unchecked", (9, 0))
+    diff = command.unified_diff(rewrite)
+    assert diff.startswith("--- a/kernels.jl::convert_kernel(void(f8))/module0.ll\n"
+                           "+++ b/kernels.jl::convert_kernel(void(f8))/module0.ll\n@@ ")
+    assert "\n-  br i1 %bad, label %fail, label %pass, !dbg !11\n" in diff
+    assert "\n+  br label %pass, !dbg !11\n" in diff and "\n-fail:\n" in diff
+
+
+def test_a_kernel_without_checked_conversions_is_not_rewritten_and_a_domain_check_stays():
+    from kernlint.rewrite import command
+
+    domain = GUARDED.replace("{tests}", "  %bad = fcmp oge double %v, 2.560000e+02, !dbg !11")
+    domain = domain.replace("{conversion}", "fptosi").replace("{type}", "i64")
+    assert command.rewrite_kernel(kernel(domain), "unchecked", (9, 0)) is None
+    both = kernel(GUARDED.replace("{tests}", "  %nan = fcmp uno double %v, 0.000000e+00, !dbg !11\n"
+                                             "  %out = icmp sge i64 %i, 100, !dbg !11\n"
+                                             "  %bad = or i1 %nan, %out, !dbg !11")
+                  .replace("{conversion}", "fptosi").replace("{type}", "i64"))
+    rewrite = command.rewrite_kernel(both, "unchecked", (9, 0))
+    assert (rewrite.unguarded, rewrite.unfixable, rewrite.edits) == (0, 1, [])
+    assert rewrite.rewritten == rewrite.original

@@ -6,6 +6,7 @@ comparisons are exactly the ones under test, and nothing needs compiling.
 """
 
 import math
+import os
 
 import pytest
 from irtext import DEBUG_FOOTER
@@ -620,3 +621,83 @@ def test_a_kernel_without_checked_conversions_is_not_rewritten_and_a_domain_chec
     rewrite = command.rewrite_kernel(both, "unchecked", (9, 0))
     assert (rewrite.unguarded, rewrite.unfixable, rewrite.edits) == (0, 1, [])
     assert rewrite.rewritten == rewrite.original
+
+
+# -- kernlint check --fix: what is applied, what is rechecked, what is said --------------------------
+
+
+def _finding(path, line, code="KL101", applicability="unsafe", kernel="k", kernels=()):
+    from kernlint.findings import Edit, Finding, Fix
+
+    fix = Fix(applicability, "delete it", [Edit(path, line, 0, line + 1, 0, "")]) if applicability else None
+    return Finding(code, path, line, 1, "", kernel=kernel, kernels=list(kernels), fix=fix)
+
+
+def test_unsafe_fixes_apply_only_with_unsafe_fixes_and_are_counted_as_hidden():
+    from kernlint import fix
+
+    safe, unsafe, none = _finding("/a.py", 1, applicability="safe"), _finding("/a.py", 2), _finding("/a.py", 3, applicability=None)
+    assert [fix.applicable(f, False) for f in (safe, unsafe, none)] == [True, False, False]
+    assert [fix.applicable(f, True) for f in (safe, unsafe, none)] == [True, True, False]
+    assert fix.hidden([safe, unsafe, none], False) == 1 and fix.hidden([safe, unsafe, none], True) == 0
+
+
+def test_the_files_rechecked_are_the_edited_ones_and_those_of_kernels_whose_findings_land_there():
+    from kernlint import fix
+    from kernlint.engine import KernelStats, Report
+
+    report = Report(findings=[_finding("/lib/helpers.py", 4, kernel="", kernels=["convert", "scale"]),
+                              _finding("/other.py", 9, kernel="unrelated")],
+                    stats=[KernelStats("/app/kernels.py", "convert", "", 0.0, 0.0),
+                           KernelStats("/app/more.py", "scale", "", 0.0, 0.0),
+                           KernelStats("/app/data.hip", "convert", "", 0.0, 0.0),
+                           KernelStats("/other.py", "unrelated", "", 0.0, 0.0)])
+    assert fix._files_to_recheck({"/lib/helpers.py": ""}, report, []) == [
+        "/app/kernels.py", "/app/more.py", "/lib/helpers.py"]
+
+
+def test_the_summary_says_what_was_fixed_refused_and_left(tmp_path):
+    from kernlint import fix
+
+    refused = _finding(str(tmp_path / "k.py"), 7)
+    outcome = fix.FixOutcome(applied=[_finding("/a.py", 1)], refused=[(refused, "it does not parse")],
+                             texts={"/a.py": ("x\ny\n", "y\n")})
+    lines = fix.summary(outcome, hidden_unsafe=2, remaining=3, diff=False)
+    assert lines[0].endswith("k.py:7: KL101 fix not applied: it does not parse")
+    assert lines[1] == "Fixed 1 finding in 1 file; 3 remaining (2 more fixable with --unsafe-fixes)."
+    two = fix.FixOutcome(applied=[_finding("/a.py", 1), _finding("/b.py", 1)],
+                         texts={"/a.py": ("", ""), "/b.py": ("", "")})
+    assert fix.summary(two, 0, 0, diff=True) == ["Would fix 2 findings in 2 files."]
+    assert fix.summary(fix.FixOutcome(), 0, 1, diff=False) == ["Fixed 0 findings in 0 files; 1 remaining."]
+    assert outcome.diff() == f"--- a/{os.path.relpath('/a.py')}\n+++ b/{os.path.relpath('/a.py')}\n@@ -1,2 +1 @@\n-x\n y\n"
+
+
+def test_fixes_that_fail_together_are_tried_file_by_file_then_one_by_one(tmp_path, monkeypatch):
+    from kernlint import fix
+    from kernlint.engine import Options, Report
+
+    a, b = tmp_path / "a.py", tmp_path / "b.py"
+    a.write_text("one\ntwo\nthree\n")
+    b.write_text("four\nfive\n")
+    a1, a2, b1 = _finding(str(a), 1), _finding(str(a), 2), _finding(str(b), 2)
+    safe_only = _finding(str(b), 1, applicability="safe")
+    tried = []
+
+    def verified(fixes, originals, report, paths, options):  # a2's edit breaks the file
+        tried.append([(f.path[-4:], f.line) for f in fixes])
+        return ([], "a2 breaks it") if a2 in fixes else (fixes, "")
+
+    monkeypatch.setattr(fix, "_verified", verified)
+    outcome = fix.plan(Report(findings=[a1, a2, b1, safe_only]), [], Options(), unsafe=True)
+    assert tried == [[("a.py", 1), ("a.py", 2), ("b.py", 2), ("b.py", 1)],
+                     [("a.py", 1), ("a.py", 2)], [("a.py", 1)], [("a.py", 1), ("a.py", 2)],
+                     [("b.py", 2), ("b.py", 1)]]
+    assert outcome.applied == [a1, b1, safe_only] and outcome.refused == [(a2, "a2 breaks it")]
+    assert outcome.texts == {str(a): ("one\ntwo\nthree\n", "two\nthree\n"), str(b): ("four\nfive\n", "")}
+    # without --unsafe-fixes only the safe fix is tried, and it verifies at once
+    tried.clear()
+    outcome = fix.plan(Report(findings=[a1, a2, b1, safe_only]), [], Options(), unsafe=False)
+    assert tried == [[("b.py", 1)]] and outcome.applied == [safe_only]
+    assert outcome.texts == {str(b): ("four\nfive\n", "five\n")}
+    fix.write(outcome)
+    assert b.read_text() == "five\n" and a.read_text() == "one\ntwo\nthree\n"

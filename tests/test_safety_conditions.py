@@ -701,3 +701,83 @@ def test_fixes_that_fail_together_are_tried_file_by_file_then_one_by_one(tmp_pat
     assert outcome.texts == {str(b): ("four\nfive\n", "five\n")}
     fix.write(outcome)
     assert b.read_text() == "five\n" and a.read_text() == "one\ntwo\nthree\n"
+
+
+# -- KL401: a raise in a kernel without debug=True, and its (unsafe) fix -------------------------------
+
+RAISING_IR = """target triple = "nvptx64-nvidia-cuda"
+
+define i32 @convert_kernel(i8** %.ret, double* %x) !dbg !5 {
+entry:
+  %v = load double, double* %x, align 8, !dbg !10
+  %neg = fcmp olt double %v, 0.000000e+00, !dbg !11
+  br i1 %neg, label %raise, label %pass, !dbg !11
+
+raise:
+  ret i32 {status}, !dbg !12
+
+pass:
+  ret i32 0, !dbg !13
+}
+
+!llvm.dbg.cu = !{!0}
+!0 = distinct !DICompileUnit(language: DW_LANG_Python, file: !1, emissionKind: LineTablesOnly)
+!1 = !DIFile(filename: "{name}", directory: "{directory}")
+!5 = distinct !DISubprogram(name: "convert_kernel", scope: !1, file: !1, line: 6, unit: !0)
+!10 = !DILocation(line: 7, column: 5, scope: !5)
+!11 = !DILocation(line: 8, column: 5, scope: !5)
+!12 = !DILocation(line: {line}, column: 9, scope: !5)
+!13 = !DILocation(line: 10, column: 5, scope: !5)
+!llvm.module.flags = !{!100}
+!100 = !{i32 2, !"Debug Info Version", i32 3}
+"""
+
+
+def kl401(tmp_path, check, status="1", line=9, name="raising.py", options=None, kind="kernel"):
+    """KL401 findings of a kernel whose lines 8-9 are ``check``; the status return is at ``line``."""
+    from kernlint.source import SourceFile
+
+    path = tmp_path / name
+    path.write_text("import math\nfrom numba import cuda\n\n\n"
+                    '@cuda.jit("void(float64[::1])")\ndef convert_kernel(x):\n    v = x[0]\n'
+                    + check.rstrip("\n") + "\n    x[0] = math.sqrt(v)\n")
+    ir = (RAISING_IR.replace("{status}", status).replace("{line}", str(line)).replace("{name}", name)
+          .replace("{directory}", str(tmp_path)))
+    info = KernelInfo(name="convert_kernel", path=str(path), line=6, column=1, options=options or {}, kind=kind)
+    compiled = CompiledKernel(info=info, modules=[ir], entry="convert_kernel", compile_seconds=0.0)
+    return [f for f in analyse_kernel(compiled, source=SourceFile.read_or_none(str(path))) if f.code == "KL401"]
+
+
+def test_kl401_on_a_raise_says_to_report_through_an_array_and_offers_the_unsafe_return(tmp_path):
+    [finding] = kl401(tmp_path, "    if v < 0:\n        raise ValueError('negative')")
+    assert (finding.line, finding.column) == (9, 9)
+    assert finding.message == ("exception raised in a kernel compiled without debug=True is silently dropped "
+                               "(the thread just returns): report errors through an output array")
+    assert finding.fix.applicability == "unsafe" and finding.fixable
+    assert "the simulator and debug=True would have reported it" in finding.fix.description
+    assert fixed_text(finding).endswith("    if v < 0:\n        return\n    x[0] = math.sqrt(v)\n")
+
+
+@pytest.mark.parametrize("statement, replaced", [
+    ("assert v >= 0, 'negative'", "if not (v >= 0): return"),
+    ("assert not v < 0", "if v < 0: return"),
+])
+def test_kl401_turns_an_assert_into_the_return_numba_makes_of_it(tmp_path, statement, replaced):
+    [finding] = kl401(tmp_path, "    " + statement + "\n    pass", line=8)
+    assert fixed_text(finding).splitlines()[7] == "    " + replaced
+
+
+def test_kl401_not_for_debug_a_passed_on_status_numbas_own_checks_or_a_normal_return(tmp_path):
+    check = "    if v < 0:\n        raise ValueError('negative')"
+    assert kl401(tmp_path, check, options={"debug": True}) == []
+    assert kl401(tmp_path, check, status="%status") == []  # a callee's status, passed on
+    assert kl401(tmp_path, check, status="0") == []
+    assert kl401(tmp_path, check, line=10) == []  # math.sqrt's domain check, numba's own
+
+
+def test_kl401_offers_no_fix_outside_a_python_kernels_own_body(tmp_path):
+    check = "    if v < 0:\n        raise ValueError('negative')"
+    [device] = kl401(tmp_path, check, kind="device")
+    assert device.fix is None and not device.fixable  # its caller sees the status a return would hide
+    [hip] = kl401(tmp_path, check, name="raising.hip")
+    assert hip.fix is None

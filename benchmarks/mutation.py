@@ -38,7 +38,7 @@ import sys
 import time
 import tomllib
 from pathlib import Path
-from typing import Dict, List, Sequence
+from typing import Dict, List, Optional, Sequence
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "benchmarks" / "results" / "mutation.json"
@@ -85,6 +85,11 @@ _STATUS = {1: "killed", 3: "killed", 0: "survived", 5: "no tests", 33: "no tests
            152: "timeout", 255: "timeout", -11: "segfault", -9: "segfault", None: "not checked"}
 
 
+_NOT_RUN = ("not checked", "skipped")
+# a mutant that makes the tests time out or crash is detected as well as one they fail on
+_KILLED = ("killed", "timeout", "segfault", "caught by type check")
+
+
 def _tracked_files() -> List[str]:
     listed = subprocess.run(["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=ROOT, check=True,
                             capture_output=True).stdout.decode()
@@ -116,11 +121,20 @@ def prepare(scratch: Path, modules: List[str], deselect: Sequence[str] = ()) -> 
                                                 + [f"--deselect={test}" for test in deselect]),
         "pytest_add_cli_args_test_selection": "\n" + "\n".join(tests),
         "use_git_change_detection": "false",
+        # the tests start processes (kernlint's forkserver and worker server) that outlive them:
+        # mutmut's fork runner takes any child's exit for a mutant's, its fork server does not
+        "process_isolation": "forkserver",
     }
     with open(scratch / "setup.cfg", "w") as out:
         config.write(out)
     mutants = scratch / "mutants"
     mutants.mkdir(exist_ok=True)
+    for module in modules:
+        # copied unmutated by an earlier run that did not mutate it: mutmut takes a copy newer
+        # than its source for an already mutated one, so it must be copied again
+        copied = mutants / "kernlint" / module
+        if copied.exists() and not copied.with_name(copied.name + ".meta").exists():
+            copied.unlink()
     # on the path of every process of the run: mutmut's, pytest's and the tests' subprocesses
     # (which set PYTHONPATH to the repository root, here the mutated copy)
     shutil.copy2(HOOKS, mutants / "_kernlint_mutation_hooks.py")
@@ -157,6 +171,22 @@ def _statuses(scratch: Path, module: str) -> Dict[str, Dict]:
             for name, code in data["exit_code_by_key"].items()}
 
 
+def sample(scratch: Path, modules: List[str], size: int, seed: int) -> List[str]:
+    """``size`` mutants of each module (all where it has fewer), and those with a verdict."""
+    import random
+
+    verdicts = tomllib.loads(VERDICTS.read_text()) if VERDICTS.exists() else {}
+    chosen = []
+    for module in modules:
+        names = sorted(_statuses(scratch, module))
+        if not names:
+            raise SystemExit(f"no mutants of {module} yet: run once without --sample (mutmut makes them first)")
+        random.Random(f"{seed}:{module}").shuffle(names)  # a larger sample extends a smaller one
+        chosen += names[:size]
+        chosen += [name for name in names if name in verdicts and name not in chosen]
+    return chosen
+
+
 def _place(diff: str, module: str) -> str:
     """file:line of the first changed line (the diff's hunk header gives the function's start)."""
     for match in re.finditer(r"^@@ -(\d+)", diff, re.M):
@@ -183,7 +213,8 @@ def _function_line(module: str, diff: str) -> str:
     return _place(diff, module)
 
 
-def report(scratch: Path, environment: Dict[str, str], modules: List[str], seconds: Dict[str, float]) -> Dict:
+def report(scratch: Path, environment: Dict[str, str], modules: List[str], seconds: Dict[str, float],
+           sampling: Optional[Dict] = None) -> Dict:
     verdicts = tomllib.loads(VERDICTS.read_text()) if VERDICTS.exists() else {}
     previous = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
     per_module = dict(previous.get("modules", {}))
@@ -195,7 +226,8 @@ def report(scratch: Path, environment: Dict[str, str], modules: List[str], secon
         survivors = []
         for name, info in sorted(statuses.items()):
             verdict = verdicts.get(name)
-            if info["status"] == "killed" and (verdict is None or not verdict.startswith("killed by")):
+            if info["status"] in _NOT_RUN or info["status"] in _KILLED and (
+                    verdict is None or not verdict.startswith("killed by")):
                 continue
             diff = _mutmut(scratch, environment, "show", name, check=False)
             diff = "\n".join(line for line in diff.splitlines() if not line.startswith("# "))
@@ -205,13 +237,13 @@ def report(scratch: Path, environment: Dict[str, str], modules: List[str], secon
                 verdict = f"NOT KILLED ({info['status']}), though the verdict says: {verdict}"
             survivors.append({"mutant": name, "status": info["status"], "location": _function_line(module, diff),
                               "mutation": diff.strip(), "verdict": verdict})
-        counted = {name: info for name, info in statuses.items() if info["status"] not in ("not checked", "skipped")}
-        killed = sum(info["status"] in ("killed", "timeout", "segfault", "caught by type check")
-                     for info in counted.values())
+        counted = {name: info for name, info in statuses.items() if info["status"] not in _NOT_RUN}
+        killed = sum(info["status"] in _KILLED for info in counted.values())
         equivalent = sum(s["verdict"].startswith("equivalent") for s in survivors)
         timed = [info["seconds"] for info in counted.values() if info["seconds"]]
         per_module[module] = {
-            "killed": killed, "total": len(counted), "not_checked": len(statuses) - len(counted),
+            "generated": len(statuses), "killed": killed, "total": len(counted),
+            "not_checked": len(statuses) - len(counted),
             "equivalent": equivalent,
             "score": round(killed / len(counted), 3) if counted else None,
             "score_without_equivalent": round(killed / (len(counted) - equivalent), 3)
@@ -225,6 +257,8 @@ def report(scratch: Path, environment: Dict[str, str], modules: List[str], secon
     equivalent = sum(m["equivalent"] for m in per_module.values())
     result = {
         "tool": "mutmut", "version": version,
+        # killed and total count the mutants tested; with a sample, the rest are not checked
+        "sampling": sampling or previous.get("sampling"),
         "modules_run": sorted(per_module),
         "modules_not_run": [module for module in TESTS if module not in per_module],
         "killed": killed, "total": total, "equivalent": equivalent,
@@ -249,18 +283,26 @@ def main(argv=None) -> int:
     parser.add_argument("--mutants", nargs="+", default=(), help="test only these mutants again (by name)")
     parser.add_argument("--deselect", nargs="+", default=(), metavar="TEST",
                         help="tests that fail without any mutant (mutmut needs a passing baseline)")
+    parser.add_argument("--sample", type=int, metavar="N",
+                        help="test N mutants of each module, drawn at random (--seed), and the survivors "
+                             "benchmarks/mutation_verdicts.toml names: an estimate where the whole set "
+                             "would take too long (the mutants come from an earlier run's first step)")
+    parser.add_argument("--seed", type=int, default=41)
     parser.add_argument("--report-only", action="store_true", help="write the JSON from the copy's results")
     args = parser.parse_args(argv)
     modules = args.modules or (SAFETY_CRITICAL if args.safety_critical else list(TESTS))
     seconds: Dict[str, float] = {}
     environment = prepare(args.scratch, modules, args.deselect)
+    mutants = list(args.mutants)
+    if args.sample:
+        mutants += sample(args.scratch, modules, args.sample, args.seed)
     if not args.report_only:
         # one mutmut run for all the modules: its tests (the union of theirs) are run once to
         # learn which test reaches which function, then each mutant gets only those tests
         started = time.monotonic()
         with open(args.scratch / "mutmut.log", "a") as log:
             done = subprocess.run([str(Path(sys.executable).with_name("mutmut")), "run", "--max-children",
-                                   str(args.max_children), *args.mutants], cwd=args.scratch, env=environment,
+                                   str(args.max_children), *mutants], cwd=args.scratch, env=environment,
                                   stdout=log, stderr=subprocess.STDOUT)
         elapsed = time.monotonic() - started
         if done.returncode != 0:
@@ -269,9 +311,9 @@ def main(argv=None) -> int:
         spent = {module: sum(info["seconds"] or 0.0 for info in _statuses(args.scratch, module).values())
                  for module in modules}
         for module in modules:
-            if not args.mutants:
-                seconds[module] = elapsed * spent[module] / (sum(spent.values()) or 1.0)
-    result = report(args.scratch, environment, modules, seconds)
+            seconds[module] = elapsed * spent[module] / (sum(spent.values()) or 1.0)
+    sampling = {"per_module": args.sample, "seed": args.seed} if args.sample else None
+    result = report(args.scratch, environment, modules, seconds, sampling)
     print(f"killed {result['killed']} of {result['total']} ({result['score']}); results in "
           f"{RESULTS.relative_to(ROOT)}")
     return 0

@@ -781,3 +781,38 @@ def test_kl401_offers_no_fix_outside_a_python_kernels_own_body(tmp_path):
     assert device.fix is None and not device.fixable  # its caller sees the status a return would hide
     [hip] = kl401(tmp_path, check, name="raising.hip")
     assert hip.fix is None
+
+
+# -- conversions that are calls, and guards side by side -----------------------------------------------
+
+
+@pytest.mark.parametrize("callee, type, conversion", [
+    ("__nv_double2ll_rz", "i64", "float64 -> int64"),
+    ("__nv_double2ull_rz", "i64", "float64 -> uint64"),
+    ("__nv_double2uint_rn", "i32", "float64 -> uint32"),
+    ("llvm.fptosi.sat.i32.f64", "i32", "float64 -> int32"),
+    ("llvm.fptoui.sat.i8.f64", "i8", "float64 -> uint8"),
+])
+def test_library_conversion_calls_are_conversions_with_their_own_target(callee, type, conversion):
+    text = GUARDED.replace("{tests}", "  %bad = fcmp uno double %v, 0.000000e+00, !dbg !11")
+    text = text.replace("  %r = {conversion} double %v to {type}, !dbg !12",
+                        f"  %r = call {type} @{callee}(double %v), !dbg !12").replace("{type}", type)
+    text = text.replace("declare void @llvm.trap()", f"declare void @llvm.trap()\ndeclare {type} @{callee}(double)")
+    found = [f for f in analyse_kernel(kernel(text), None) if f.code == "KL101"]
+    assert [f.message.split(" conversion")[0] for f in found] == [conversion]
+
+
+def test_a_domain_check_before_a_conversion_check_stays_when_the_conversion_check_is_cut():
+    from kernlint.rewrite.command import rewrite_kernel
+
+    text = GUARDED.replace("{tests}", "  %dom = fcmp oge double %v, 2.560000e+02, !dbg !10\n"
+                                      "  br i1 %dom, label %range, label %check, !dbg !10\n\n"
+                                      "range:\n  call void @llvm.trap(), !dbg !10\n  unreachable\n\n"
+                                      "check:\n  %bad = fcmp uno double %v, 0.000000e+00, !dbg !11")
+    text = text.replace("{conversion}", "fptosi").replace("{type}", "i64")
+    [finding] = [f for f in analyse_kernel(kernel(text), None) if f.code == "KL101"]
+    assert "checked for NaN," in finding.message and finding.rewritable
+    rewrite = rewrite_kernel(kernel(text), "unchecked", (9, 0))
+    assert (rewrite.unguarded, rewrite.unfixable, rewrite.removed_blocks) == (1, 0, 1)
+    assert "br i1 %dom, label %range, label %check" in rewrite.rewritten[0] and "\nrange:\n" in rewrite.rewritten[0]
+    assert "\nfail:\n" not in rewrite.rewritten[0]

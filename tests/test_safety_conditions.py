@@ -816,3 +816,20 @@ def test_a_domain_check_before_a_conversion_check_stays_when_the_conversion_chec
     assert (rewrite.unguarded, rewrite.unfixable, rewrite.removed_blocks) == (1, 0, 1)
     assert "br i1 %dom, label %range, label %check" in rewrite.rewritten[0] and "\nrange:\n" in rewrite.rewritten[0]
     assert "\nfail:\n" not in rewrite.rewritten[0]
+
+
+def test_the_message_says_what_the_failing_branch_does():
+    reported = REPORTED.replace("{triple}", "amdgcn-amd-amdhsa").replace("{conversion}", "fptosi")
+    reported = reported.replace("{type}", "i64") + DEBUG_FOOTER
+    [finding] = [f for f in analyse_kernel(kernel(reported), None) if f.code == "KL101"]
+    assert "checked for NaN, and the failing branch prints and skips the work:" in finding.message
+    both = reported.replace("  br i1 %big, label %done, label %small, !dbg !12",
+                            "  %huge = fcmp oge double %v, 9.200000e+18, !dbg !12\n"
+                            "  br i1 %huge, label %trap, label %next, !dbg !12\n\n"
+                            "trap:\n  call void @llvm.trap(), !dbg !12\n  unreachable\n\n"
+                            "next:\n  br i1 %big, label %done, label %small, !dbg !12")
+    both = both.replace("declare i32 @printf(ptr)", "declare i32 @printf(ptr)\ndeclare void @llvm.trap()")
+    both = both.replace("  %r = fptosi double %v to i64, !dbg !12\n", "").replace(
+        "  %out = phi", "  %r = fptosi double %v to i64, !dbg !12\n  %out = phi").replace("[ %r, %pass ]", "[ 1, %next ]")
+    found = [f for f in analyse_kernel(kernel(both), None) if f.code == "KL101"]
+    assert len(found) == 1 and "checked for NaN and range, and the failing branch raises or prints:" in found[0].message

@@ -213,6 +213,16 @@ def _function_line(module: str, diff: str) -> str:
     return _place(diff, module)
 
 
+def _killing_test(scratch: Path, environment: Dict[str, str], module: str, name: str) -> str:
+    """The first test that fails with the mutant active (the new tests first)."""
+    tests = sorted(TESTS[module], key=lambda test: test != "tests/test_safety_conditions.py")
+    done = subprocess.run([sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "-p",
+                           "_kernlint_mutation_hooks", *tests], cwd=scratch / "mutants",
+                          env={**environment, "MUTANT_UNDER_TEST": name}, capture_output=True, text=True)
+    failed = re.search(r"^FAILED (\S+)", done.stdout, re.M)
+    return failed.group(1) if failed else f"the tests (pytest exit status {done.returncode})"
+
+
 def report(scratch: Path, environment: Dict[str, str], modules: List[str], seconds: Dict[str, float],
            sampling: Optional[Dict] = None) -> Dict:
     verdicts = tomllib.loads(VERDICTS.read_text()) if VERDICTS.exists() else {}
@@ -224,17 +234,19 @@ def report(scratch: Path, environment: Dict[str, str], modules: List[str], secon
         if not statuses:
             continue
         survivors = []
+        # survivors of an earlier run stay listed: a test added since kills them, or they are equivalent
+        earlier = {s["mutant"]: s for s in per_module.get(module, {}).get("survivors", [])}
         for name, info in sorted(statuses.items()):
-            verdict = verdicts.get(name)
-            if info["status"] in _NOT_RUN or info["status"] in _KILLED and (
+            verdict = verdicts.get(name) or earlier.get(name, {}).get("verdict")
+            if info["status"] in _NOT_RUN or info["status"] in _KILLED and name not in earlier and (
                     verdict is None or not verdict.startswith("killed by")):
                 continue
             diff = _mutmut(scratch, environment, "show", name, check=False)
             diff = "\n".join(line for line in diff.splitlines() if not line.startswith("# "))
-            if verdict is None:
+            if info["status"] in _KILLED and not (verdict or "").startswith("killed by"):
+                verdict = f"killed by {_killing_test(scratch, environment, module, name)}"
+            elif verdict is None or verdict.startswith("killed by") and info["status"] not in _KILLED:
                 verdict = "unexamined"
-            elif verdict.startswith("killed by") and info["status"] != "killed":
-                verdict = f"NOT KILLED ({info['status']}), though the verdict says: {verdict}"
             survivors.append({"mutant": name, "status": info["status"], "location": _function_line(module, diff),
                               "mutation": diff.strip(), "verdict": verdict})
         counted = {name: info for name, info in statuses.items() if info["status"] not in _NOT_RUN}
@@ -243,6 +255,8 @@ def report(scratch: Path, environment: Dict[str, str], modules: List[str], secon
         timed = [info["seconds"] for info in counted.values() if info["seconds"]]
         per_module[module] = {
             "generated": len(statuses), "killed": killed, "total": len(counted),
+            # counted as killed, as mutmut does: the tests ran past 15 times their usual time
+            "timeouts": sum(info["status"] == "timeout" for info in counted.values()),
             "not_checked": len(statuses) - len(counted),
             "equivalent": equivalent,
             "score": round(killed / len(counted), 3) if counted else None,

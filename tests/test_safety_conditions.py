@@ -260,8 +260,8 @@ def test_each_module_is_parsed_and_verified_and_the_broken_one_named():
 
     good = "define void @f() {\nentry:\n  ret void\n}\n"
     _parse_each([good, good])
-    with pytest.raises(VerificationError, match=r"^module 1 does not parse: "):
-        _parse_each([good, good.replace("ret void", "ret i32 0")])
+    with pytest.raises(VerificationError, match=r"(?s)^module 1 does not parse: .*doesn't match function result type"):
+        _parse_each([good, good.replace("ret void", "ret i32 0")])  # LLVM's own words
     # parses, but the verifier rejects it: a use before its definition in one block
     unverified = "define i32 @g() {\nentry:\n  %a = add i32 %b, 1\n  %b = add i32 %a, 1\n  ret i32 %a\n}\n"
     with pytest.raises(VerificationError, match=r"^module 0 does not parse: "):
@@ -833,3 +833,15 @@ def test_the_message_says_what_the_failing_branch_does():
         "  %out = phi", "  %r = fptosi double %v to i64, !dbg !12\n  %out = phi").replace("[ %r, %pass ]", "[ 1, %next ]")
     found = [f for f in analyse_kernel(kernel(both), None) if f.code == "KL101"]
     assert len(found) == 1 and "checked for NaN and range, and the failing branch raises or prints:" in found[0].message
+
+
+def test_the_amdgpu_backend_compiles_for_the_asked_processor_and_its_refusal_is_a_verification_error():
+    from kernlint.rewrite.verify import VerificationError, _amdgpu_assembly
+
+    text = CHECKED_AMDGPU.split("!llvm.dbg.cu")[0].replace(", !dbg !10", "").replace(", !dbg !11", "")
+    text = text.replace(", !dbg !12", "").replace(", !dbg !13", "").replace(" !dbg !5", "")
+    for cpu in ("gfx90a", "gfx1030"):
+        assembly = _amdgpu_assembly([text], cpu)
+        assert f"amdgcn-amd-amdhsa--{cpu}" in assembly and "convert_kernel:" in assembly
+    with pytest.raises(VerificationError, match="^the AMDGPU backend rejected it: "):
+        _amdgpu_assembly([text, "define void @f( {"], "gfx90a")

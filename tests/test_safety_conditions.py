@@ -845,3 +845,65 @@ def test_the_amdgpu_backend_compiles_for_the_asked_processor_and_its_refusal_is_
         assert f"amdgcn-amd-amdhsa--{cpu}" in assembly and "convert_kernel:" in assembly
     with pytest.raises(VerificationError, match="^the AMDGPU backend rejected it: "):
         _amdgpu_assembly([text, "define void @f( {"], "gfx90a")
+
+
+def _verify_against(monkeypatch, tmp_path, again):
+    """fix._verified of one KL101 fix in k.py, with the recheck answering ``again``'s findings."""
+    from kernlint import fix
+    from kernlint.engine import Options, Report
+
+    path = tmp_path / "k.py"
+    path.write_text("guard\nconvert\n")
+    finding = _finding(str(path), 1)
+    rechecked = []
+
+    def check_paths(paths, options):
+        rechecked.append((list(paths), options.cache_root))
+        from kernlint.source import read_bytes
+
+        assert read_bytes(str(path)) == b"convert\n"  # the edited text, as a buffer
+        return Report(findings=[f(str(path)) for f in again])
+
+    monkeypatch.setattr(fix, "check_paths", check_paths)
+    report = Report(findings=[finding, _finding(str(path), 2, code="KL301", applicability=None)])
+    result = fix._verified([finding], {str(path): "guard\nconvert\n"}, report, [], Options(cache_root="/x"))
+    assert rechecked == [([str(path)], None)]  # never from the cache
+    assert path.read_text() == "guard\nconvert\n"  # nothing written
+    return result
+
+
+def test_a_fix_is_kept_only_when_its_finding_is_gone_and_nothing_new_appears(monkeypatch, tmp_path):
+    from kernlint.findings import Finding
+
+    def kl301(path):
+        return Finding("KL301", path, 1, 1, "print")
+
+    def kl101(path):
+        return Finding("KL101", path, 1, 1, "still checked")
+
+    def kl902(path):
+        return Finding("KL902", path, 1, 1, "the kernel no longer compiles")
+
+    def elsewhere(path):
+        return Finding("KL902", path + ".other.py", 1, 1, "another file's failure")
+
+    fixes, why = _verify_against(monkeypatch, tmp_path, [kl301])
+    assert len(fixes) == 1 and why == ""
+    assert _verify_against(monkeypatch, tmp_path, [kl301, kl101]) == (
+        [], "after the fix 1 KL101 finding(s) remain where 1 were")
+    assert _verify_against(monkeypatch, tmp_path, [kl301, kl301]) == (
+        [], "after the fix 2 KL301 finding(s) remain where 1 were")
+    assert _verify_against(monkeypatch, tmp_path, [elsewhere, kl902]) == (
+        [], "the fixed file does not compile: the kernel no longer compiles")
+
+
+def test_a_fix_whose_edit_does_not_parse_is_refused_before_anything_is_compiled(monkeypatch, tmp_path):
+    from kernlint import fix
+    from kernlint.engine import Options, Report
+    from kernlint.findings import Edit, Finding, Fix
+
+    monkeypatch.setattr(fix, "check_paths", lambda paths, options: pytest.fail("compiled a broken file"))
+    path = str(tmp_path / "k.py")
+    broken = Finding("KL101", path, 1, 1, "", fix=Fix("unsafe", "", [Edit(path, 1, 0, 1, 0, "if:\n")]))
+    assert fix._verified([broken], {path: "x = 1\n"}, Report(findings=[broken]), [], Options()) == (
+        [], "the edited file does not parse (line 1: invalid syntax)")

@@ -907,3 +907,27 @@ def test_a_fix_whose_edit_does_not_parse_is_refused_before_anything_is_compiled(
     broken = Finding("KL101", path, 1, 1, "", fix=Fix("unsafe", "", [Edit(path, 1, 0, 1, 0, "if:\n")]))
     assert fix._verified([broken], {path: "x = 1\n"}, Report(findings=[broken]), [], Options()) == (
         [], "the edited file does not parse (line 1: invalid syntax)")
+
+
+COUNT_OFFLINE_COMPILES = '''
+import atexit
+from kernlint import decorator
+
+compile_offline = decorator._Guard.compile_offline
+compiles = []
+decorator._Guard.compile_offline = lambda self, *args: compiles.append(args) or compile_offline(self, *args)
+atexit.register(lambda: print("compiled again", len(compiles), "captured left", len(decorator._captured)))
+'''
+
+
+def test_a_lazy_signature_is_checked_from_the_ir_numbas_compile_made_not_compiled_again(tmp_path):
+    from test_decorator import run_lazy
+
+    clean = '''
+    def convert(y, x):
+        i = cuda.grid(1)
+        if i < x.size:
+            y[i] = int(x[i])
+    '''
+    out, _ = run_lazy(tmp_path, COUNT_OFFLINE_COMPILES + "@no_hostcall\n@cuda.jit\n", clean)
+    assert out.split() == "compiled no print converts compiled again 0 captured left 0".split()

@@ -931,3 +931,12 @@ def test_a_lazy_signature_is_checked_from_the_ir_numbas_compile_made_not_compile
     '''
     out, _ = run_lazy(tmp_path, COUNT_OFFLINE_COMPILES + "@no_hostcall\n@cuda.jit\n", clean)
     assert out.split() == "compiled no print converts compiled again 0 captured left 0".split()
+
+
+@pytest.mark.parametrize("check", [
+    "    if v < 0: raise ValueError('negative')\n    pass",  # the raise shares its line with the if
+    "    def fail(v):\n        raise ValueError('negative')",  # in a function nested in the kernel
+])
+def test_kl401_offers_no_fix_for_a_raise_it_cannot_replace_alone_in_the_kernels_body(tmp_path, check):
+    [finding] = kl401(tmp_path, check, line=8 if check.startswith("    if") else 9)
+    assert finding.fix is None and not finding.fixable

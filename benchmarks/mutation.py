@@ -223,8 +223,8 @@ def _killing_test(scratch: Path, environment: Dict[str, str], module: str, name:
     return failed.group(1) if failed else f"the tests (pytest exit status {done.returncode})"
 
 
-def report(scratch: Path, environment: Dict[str, str], modules: List[str], seconds: Dict[str, float],
-           sampling: Optional[Dict] = None) -> Dict:
+def report(scratch: Path, environment: Dict[str, str], modules: List[str], wall_seconds: Optional[float] = None,
+           sampling: Optional[Dict] = None, asked: int = 0) -> Dict:
     verdicts = tomllib.loads(VERDICTS.read_text()) if VERDICTS.exists() else {}
     previous = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
     per_module = dict(previous.get("modules", {}))
@@ -262,7 +262,8 @@ def report(scratch: Path, environment: Dict[str, str], modules: List[str], secon
             "score": round(killed / len(counted), 3) if counted else None,
             "score_without_equivalent": round(killed / (len(counted) - equivalent), 3)
             if len(counted) > equivalent else None,
-            "seconds": round(seconds.get(module, per_module.get(module, {}).get("seconds", 0.0)), 1),
+            # each mutant's tests, wall time (mutants run --max-children at a time)
+            "mutant_seconds": round(sum(timed), 1),
             "seconds_per_mutant": round(sum(timed) / len(timed), 2) if timed else None,
             "survivors": survivors,
         }
@@ -278,7 +279,11 @@ def report(scratch: Path, environment: Dict[str, str], modules: List[str], secon
         "killed": killed, "total": total, "equivalent": equivalent,
         "score": round(killed / total, 3) if total else None,
         "score_without_equivalent": round(killed / (total - equivalent), 3) if total > equivalent else None,
-        "seconds": round(sum(m["seconds"] for m in per_module.values()), 1),
+        # the whole run: generating mutants, learning which test reaches which function, the
+        # tests without a mutant, then the mutants
+        "runs": previous.get("runs", []) + ([{"wall_seconds": round(wall_seconds, 1), "modules": modules,
+                                               "mutants_asked": asked}] if wall_seconds else []),
+        "mutant_seconds": round(sum(m["mutant_seconds"] for m in per_module.values()), 1),
         "modules": per_module,
     }
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
@@ -303,9 +308,10 @@ def main(argv=None) -> int:
                              "would take too long (the mutants come from an earlier run's first step)")
     parser.add_argument("--seed", type=int, default=41)
     parser.add_argument("--report-only", action="store_true", help="write the JSON from the copy's results")
+    parser.add_argument("--wall-seconds", type=float, help="with --report-only: how long the run took")
     args = parser.parse_args(argv)
     modules = args.modules or (SAFETY_CRITICAL if args.safety_critical else list(TESTS))
-    seconds: Dict[str, float] = {}
+    wall_seconds = None
     environment = prepare(args.scratch, modules, args.deselect)
     mutants = list(args.mutants)
     if args.sample:
@@ -318,16 +324,11 @@ def main(argv=None) -> int:
             done = subprocess.run([str(Path(sys.executable).with_name("mutmut")), "run", "--max-children",
                                    str(args.max_children), *mutants], cwd=args.scratch, env=environment,
                                   stdout=log, stderr=subprocess.STDOUT)
-        elapsed = time.monotonic() - started
+        wall_seconds = time.monotonic() - started
         if done.returncode != 0:
             print(f"mutmut run failed ({done.returncode}): see {args.scratch / 'mutmut.log'}", file=sys.stderr)
-        # the time is shared among the modules by the time their mutants' tests took
-        spent = {module: sum(info["seconds"] or 0.0 for info in _statuses(args.scratch, module).values())
-                 for module in modules}
-        for module in modules:
-            seconds[module] = elapsed * spent[module] / (sum(spent.values()) or 1.0)
     sampling = {"per_module": args.sample, "seed": args.seed} if args.sample else None
-    result = report(args.scratch, environment, modules, seconds, sampling)
+    result = report(args.scratch, environment, modules, wall_seconds or args.wall_seconds, sampling, len(mutants))
     print(f"killed {result['killed']} of {result['total']} ({result['score']}); results in "
           f"{RESULTS.relative_to(ROOT)}")
     return 0

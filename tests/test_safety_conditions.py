@@ -754,7 +754,8 @@ def test_kl401_on_a_raise_says_to_report_through_an_array_and_offers_the_unsafe_
     assert finding.message == ("exception raised in a kernel compiled without debug=True is silently dropped "
                                "(the thread just returns): report errors through an output array")
     assert finding.fix.applicability == "unsafe" and finding.fixable
-    assert "the simulator and debug=True would have reported it" in finding.fix.description
+    assert finding.fix.description == ("replace the raise with `return`, what numba-cuda does with it without "
+                                       "debug=True (the simulator and debug=True would have reported it)")
     assert fixed_text(finding).endswith("    if v < 0:\n        return\n    x[0] = math.sqrt(v)\n")
 
 
@@ -765,6 +766,8 @@ def test_kl401_on_a_raise_says_to_report_through_an_array_and_offers_the_unsafe_
 def test_kl401_turns_an_assert_into_the_return_numba_makes_of_it(tmp_path, statement, replaced):
     [finding] = kl401(tmp_path, "    " + statement + "\n    pass", line=8)
     assert fixed_text(finding).splitlines()[7] == "    " + replaced
+    assert finding.fix.description == ("replace the assert with the `return` numba-cuda makes of it without "
+                                       "debug=True (the simulator and debug=True would have reported it)")
 
 
 def test_kl401_not_for_debug_a_passed_on_status_numbas_own_checks_or_a_normal_return(tmp_path):

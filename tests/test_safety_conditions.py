@@ -9,6 +9,7 @@ import math
 import os
 
 import pytest
+from conftest import FIXTURES as ROOT_FIXTURES
 from irtext import DEBUG_FOOTER
 
 from kernlint.analysis import conversions
@@ -943,3 +944,54 @@ def test_a_lazy_signature_is_checked_from_the_ir_numbas_compile_made_not_compile
 def test_kl401_offers_no_fix_for_a_raise_it_cannot_replace_alone_in_the_kernels_body(tmp_path, check):
     [finding] = kl401(tmp_path, check, line=8 if check.startswith("    if") else 9)
     assert finding.fix is None and not finding.fixable
+
+
+# -- kernlint rewrite over files: what is compiled for it ------------------------------------------
+
+LAUNCHED = '''
+import numpy as np
+from numba import cuda
+
+
+@cuda.jit
+def convert(y, x):
+    i = cuda.grid(1)
+    if i < x.size:
+        v = x[i]
+        if v != v:
+            raise ValueError("NaN")
+        y[i] = int(v)
+
+
+x = np.zeros(16)
+y = np.zeros(16, dtype=np.int64)
+convert[1, 16](y, x)
+'''
+
+
+def test_rewrite_paths_rewrites_the_code_numba_runs_with_the_launch_sites_signature(tmp_path):
+    from kernlint.engine import Options
+    from kernlint.rewrite.command import rewrite_paths
+
+    source = tmp_path / "launched.py"
+    source.write_text(LAUNCHED)
+    [rewrite], failures = rewrite_paths([str(source)], Options(timeout=300), "unchecked")
+    assert failures == [] and not rewrite.refused and rewrite.unguarded == 1
+    assert rewrite.signature == "void(int64[::1], float64[::1])"  # from the launch, the kernel is lazy
+    # the modules numba links and runs, with its kernel fix-up (NVVM's kernel annotation), not the
+    # ones it lowered first
+    assert '!"kernel", i32 1' in rewrite.original[0] and '!"kernel", i32 1' in rewrite.rewritten[0]
+
+
+def test_rewrite_paths_compiles_hip_for_the_asked_processor(tmp_path):
+    import shutil
+
+    from kernlint.engine import Options
+    from kernlint.rewrite.command import rewrite_paths
+
+    if shutil.which("hipcc") is None:
+        pytest.skip("needs hipcc")
+    rewrites, failures = rewrite_paths([str(ROOT_FIXTURES / "hip_kernels.hip")],
+                                       Options(timeout=300, offload_arch="gfx1030"), "unchecked")
+    assert failures == [] and rewrites
+    assert all('"target-cpu"="gfx1030"' in rewrite.original[0] for rewrite in rewrites)

@@ -995,3 +995,13 @@ def test_rewrite_paths_compiles_hip_for_the_asked_processor(tmp_path):
                                        Options(timeout=300, offload_arch="gfx1030"), "unchecked")
     assert failures == [] and rewrites
     assert all('"target-cpu"="gfx1030"' in rewrite.original[0] for rewrite in rewrites)
+
+
+def test_rewrite_paths_names_the_files_it_could_not_read(tmp_path):
+    from kernlint.engine import Options
+    from kernlint.rewrite.command import rewrite_paths
+
+    unreadable = tmp_path / "latin1.py"
+    unreadable.write_bytes(b"from numba import cuda\n# caf\xe9\n")
+    rewrites, failures = rewrite_paths([str(unreadable)], Options(timeout=300), "unchecked")
+    assert rewrites == [] and [(f.code, f.path, f.line) for f in failures] == [("KL901", str(unreadable), 2)]

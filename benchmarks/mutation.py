@@ -44,6 +44,7 @@ ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "benchmarks" / "results" / "mutation.json"
 VERDICTS = ROOT / "benchmarks" / "mutation_verdicts.toml"
 HOOKS = ROOT / "benchmarks" / "mutation_hooks.py"
+NEW_TESTS = "tests/test_safety_conditions.py"  # the tests written for survivors
 
 _RULE_TESTS = ["tests/test_rules_ir.py", "tests/test_fixtures.py"]
 # module (under kernlint/) -> the test files that exercise it; safety-critical modules first
@@ -213,14 +214,16 @@ def _function_line(module: str, diff: str) -> str:
     return _place(diff, module)
 
 
-def _killing_test(scratch: Path, environment: Dict[str, str], module: str, name: str) -> str:
-    """The first test that fails with the mutant active (the new tests first)."""
-    tests = sorted(TESTS[module], key=lambda test: test != "tests/test_safety_conditions.py")
+def _killing_test(scratch: Path, environment: Dict[str, str], name: str) -> Optional[str]:
+    """The first of the tests written for survivors (``NEW_TESTS``, copied in as they are now)
+    that fails with the mutant active, as mutmut runs a test: in the mutated copy, the mutant
+    named in MUTANT_UNDER_TEST. None if none fails."""
+    shutil.copy2(ROOT / NEW_TESTS, scratch / "mutants" / NEW_TESTS)
     done = subprocess.run([sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "-p",
-                           "_kernlint_mutation_hooks", *tests], cwd=scratch / "mutants",
+                           "_kernlint_mutation_hooks", NEW_TESTS], cwd=scratch / "mutants",
                           env={**environment, "MUTANT_UNDER_TEST": name}, capture_output=True, text=True)
-    failed = re.search(r"^FAILED (\S+)", done.stdout, re.M)
-    return failed.group(1) if failed else f"the tests (pytest exit status {done.returncode})"
+    failed = re.search(r"^FAILED (\S+?)(?: - |$)", done.stdout, re.M)
+    return failed.group(1) if failed else None
 
 
 def report(scratch: Path, environment: Dict[str, str], modules: List[str], wall_seconds: Optional[float] = None,
@@ -234,27 +237,29 @@ def report(scratch: Path, environment: Dict[str, str], modules: List[str], wall_
         if not statuses:
             continue
         survivors = []
-        # survivors of an earlier run stay listed: a test added since kills them, or they are equivalent
-        earlier = {s["mutant"]: s for s in per_module.get(module, {}).get("survivors", [])}
         for name, info in sorted(statuses.items()):
-            verdict = verdicts.get(name) or earlier.get(name, {}).get("verdict")
-            if info["status"] in _NOT_RUN or info["status"] in _KILLED and name not in earlier and (
-                    verdict is None or not verdict.startswith("killed by")):
+            verdict = verdicts.get(name)
+            if info["status"] in _NOT_RUN or info["status"] in _KILLED:
                 continue
             diff = _mutmut(scratch, environment, "show", name, check=False)
             diff = "\n".join(line for line in diff.splitlines() if not line.startswith("# "))
-            if info["status"] in _KILLED and not (verdict or "").startswith("killed by"):
-                verdict = f"killed by {_killing_test(scratch, environment, module, name)}"
-            elif verdict is None or verdict.startswith("killed by") and info["status"] not in _KILLED:
-                verdict = "unexamined"
-            survivors.append({"mutant": name, "status": info["status"], "location": _function_line(module, diff),
+            in_run = info["status"]
+            if verdict is None or not verdict.startswith("equivalent"):
+                # survived the run: a test written for it since may kill it now
+                killer = _killing_test(scratch, environment, name)
+                verdict = f"killed by {killer}" if killer else "unexamined"
+                if killer:
+                    info["status"] = "killed"
+            survivors.append({"mutant": name, "in_run": in_run, "location": _function_line(module, diff),
                               "mutation": diff.strip(), "verdict": verdict})
         counted = {name: info for name, info in statuses.items() if info["status"] not in _NOT_RUN}
         killed = sum(info["status"] in _KILLED for info in counted.values())
+        killed_in_run = killed - sum(s["verdict"].startswith("killed by") for s in survivors)
         equivalent = sum(s["verdict"].startswith("equivalent") for s in survivors)
         timed = [info["seconds"] for info in counted.values() if info["seconds"]]
         per_module[module] = {
             "generated": len(statuses), "killed": killed, "total": len(counted),
+            "killed_in_run": killed_in_run,  # by the tests as they were when the run started
             # counted as killed, as mutmut does: the tests ran past 15 times their usual time
             "timeouts": sum(info["status"] == "timeout" for info in counted.values()),
             "not_checked": len(statuses) - len(counted),
@@ -268,6 +273,7 @@ def report(scratch: Path, environment: Dict[str, str], modules: List[str], wall_
             "survivors": survivors,
         }
     killed = sum(m["killed"] for m in per_module.values())
+    killed_in_run = sum(m["killed_in_run"] for m in per_module.values())
     total = sum(m["total"] for m in per_module.values())
     equivalent = sum(m["equivalent"] for m in per_module.values())
     result = {
@@ -276,7 +282,8 @@ def report(scratch: Path, environment: Dict[str, str], modules: List[str], wall_
         "sampling": sampling or previous.get("sampling"),
         "modules_run": sorted(per_module),
         "modules_not_run": [module for module in TESTS if module not in per_module],
-        "killed": killed, "total": total, "equivalent": equivalent,
+        "killed": killed, "total": total, "equivalent": equivalent, "killed_in_run": killed_in_run,
+        "score_in_run": round(killed_in_run / total, 3) if total else None,
         "score": round(killed / total, 3) if total else None,
         "score_without_equivalent": round(killed / (total - equivalent), 3) if total > equivalent else None,
         # the whole run: generating mutants, learning which test reaches which function, the

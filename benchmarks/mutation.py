@@ -247,7 +247,7 @@ def report(scratch: Path, environment: Dict[str, str], modules: List[str], wall_
             if verdict is None or not verdict.startswith("equivalent"):
                 # survived the run: a test written for it since may kill it now
                 killer = _killing_test(scratch, environment, name)
-                verdict = f"killed by {killer}" if killer else "unexamined"
+                verdict = f"killed by {killer}" if killer else (verdict or "unexamined")
                 if killer:
                     info["status"] = "killed"
             survivors.append({"mutant": name, "in_run": in_run, "location": _function_line(module, diff),

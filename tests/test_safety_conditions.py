@@ -1001,7 +1001,10 @@ def test_rewrite_paths_names_the_files_it_could_not_read(tmp_path):
     from kernlint.engine import Options
     from kernlint.rewrite.command import rewrite_paths
 
-    unreadable = tmp_path / "latin1.py"
-    unreadable.write_bytes(b"from numba import cuda\n# caf\xe9\n")
-    rewrites, failures = rewrite_paths([str(unreadable)], Options(timeout=300), "unchecked")
-    assert rewrites == [] and [(f.code, f.path, f.line) for f in failures] == [("KL901", str(unreadable), 2)]
+    unreadable = [tmp_path / "b_latin1.py", tmp_path / "a_latin1.py"]
+    for number, path in enumerate(unreadable):
+        path.write_bytes(b"from numba import cuda\n" * number + b"# caf\xe9\n")
+    rewrites, failures = rewrite_paths([str(p) for p in unreadable], Options(timeout=300), "unchecked")
+    assert rewrites == []
+    assert [(f.code, f.path, f.line) for f in failures] == [("KL901", str(unreadable[1]), 2),
+                                                            ("KL901", str(unreadable[0]), 1)]

@@ -218,12 +218,22 @@ def _killing_test(scratch: Path, environment: Dict[str, str], name: str) -> Opti
     """The first of the tests written for survivors (``NEW_TESTS``, copied in as they are now)
     that fails with the mutant active, as mutmut runs a test: in the mutated copy, the mutant
     named in MUTANT_UNDER_TEST. None if none fails."""
+    import hashlib
+
+    # remembered per version of the tests: a report written again does not run them again
+    key = f"{name} {hashlib.sha256((ROOT / NEW_TESTS).read_bytes()).hexdigest()[:16]}"
+    remembered = scratch / "killers.json"
+    known = json.loads(remembered.read_text()) if remembered.exists() else {}
+    if key in known:
+        return known[key]
     shutil.copy2(ROOT / NEW_TESTS, scratch / "mutants" / NEW_TESTS)
     done = subprocess.run([sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "-p",
                            "_kernlint_mutation_hooks", NEW_TESTS], cwd=scratch / "mutants",
                           env={**environment, "MUTANT_UNDER_TEST": name}, capture_output=True, text=True)
     failed = re.search(r"^FAILED (\S+?)(?: - |$)", done.stdout, re.M)
-    return failed.group(1) if failed else None
+    known[key] = failed.group(1) if failed else None
+    remembered.write_text(json.dumps(known, indent=1))
+    return known[key]
 
 
 def report(scratch: Path, environment: Dict[str, str], modules: List[str], wall_seconds: Optional[float] = None,

@@ -168,9 +168,7 @@ def _statuses(scratch: Path, module: str) -> Dict[str, Dict]:
     if not meta.exists():
         return {}
     data = json.loads(meta.read_text())
-    durations = data.get("durations_by_key", {})
-    return {name: {"status": _STATUS.get(code, "suspicious"), "seconds": durations.get(name)}
-            for name, code in data["exit_code_by_key"].items()}
+    return {name: {"status": _STATUS.get(code, "suspicious")} for name, code in data["exit_code_by_key"].items()}
 
 
 def sample(scratch: Path, modules: List[str], size: int, seed: int) -> List[str]:
@@ -189,30 +187,31 @@ def sample(scratch: Path, modules: List[str], size: int, seed: int) -> List[str]
     return chosen
 
 
-def _place(diff: str, module: str) -> str:
-    """file:line of the first changed line (the diff's hunk header gives the function's start)."""
-    for match in re.finditer(r"^@@ -(\d+)", diff, re.M):
-        line = int(match.group(1))
-        body = diff[match.end():].split("\n")[1:]
-        for text in body:
-            if text.startswith("-"):
-                return f"kernlint/{module}:{line}"
-            if text.startswith("@@"):
-                break
-            if not text.startswith("+"):
-                line += 1
-    return f"kernlint/{module}"
+def _function_line(module: str, name: str, diff: str) -> str:
+    """The mutant's place in the original source: the first removed line, looked up inside the
+    mutated function (mutmut names it ``x_function`` or ``xǁClassǁmethod``)."""
+    import ast
 
-
-def _function_line(module: str, diff: str) -> str:
-    """The mutant's place in the original source: the removed line, looked up in the file."""
+    mangled = name.rsplit("__mutmut_", 1)[0].rsplit(".", 1)[-1]
+    parts = mangled.split("ǁ")
+    wanted = parts[1:] if len(parts) == 3 else [mangled[2:]]  # [class, method] or [function]
+    path = ROOT / "kernlint" / module
+    source = path.read_text()
+    lines = source.splitlines()
+    span = (1, len(lines))
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ClassDef) and len(wanted) == 2 and node.name == wanted[0]:
+            for item in node.body:
+                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name == wanted[1]:
+                    span = (item.lineno, item.end_lineno)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and len(wanted) == 1 \
+                and node.name == wanted[0] and node.col_offset == 0:
+            span = (node.lineno, node.end_lineno)
     removed = [text[1:] for text in diff.splitlines() if text.startswith("-") and not text.startswith("---")]
-    source = (ROOT / "kernlint" / module).read_text().splitlines()
-    if removed:
-        matches = [number for number, text in enumerate(source, start=1) if text == removed[0]]
-        if len(matches) == 1:
-            return f"kernlint/{module}:{matches[0]}"
-    return _place(diff, module)
+    for number in range(span[0], span[1] + 1):
+        if removed and lines[number - 1] == removed[0]:
+            return f"kernlint/{module}:{number}"
+    return f"kernlint/{module}:{span[0]}"
 
 
 def _killing_test(scratch: Path, environment: Dict[str, str], name: str) -> Optional[str]:
@@ -231,14 +230,14 @@ def _killing_test(scratch: Path, environment: Dict[str, str], name: str) -> Opti
     done = subprocess.run([sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "-p",
                            "_kernlint_mutation_hooks", NEW_TESTS], cwd=scratch / "mutants",
                           env={**environment, "MUTANT_UNDER_TEST": name}, capture_output=True, text=True)
-    failed = re.search(r"^FAILED (\S+?)(?: - |$)", done.stdout, re.M)
+    failed = re.search(r"^FAILED (.+?)(?: - .*)?$", done.stdout, re.M)
     known[key] = failed.group(1) if failed else None
     remembered.write_text(json.dumps(known, indent=1))
     return known[key]
 
 
 def report(scratch: Path, environment: Dict[str, str], modules: List[str], wall_seconds: Optional[float] = None,
-           sampling: Optional[Dict] = None, asked: int = 0) -> Dict:
+           sampling: Optional[Dict] = None) -> Dict:
     verdicts = tomllib.loads(VERDICTS.read_text()) if VERDICTS.exists() else {}
     previous = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
     per_module = dict(previous.get("modules", {}))
@@ -261,13 +260,14 @@ def report(scratch: Path, environment: Dict[str, str], modules: List[str], wall_
                 verdict = f"killed by {killer}" if killer else (verdict or "unexamined")
                 if killer:
                     info["status"] = "killed"
-            survivors.append({"mutant": name, "in_run": in_run, "location": _function_line(module, diff),
+            survivors.append({"mutant": name, "in_run": in_run, "location": _function_line(module, name, diff),
                               "mutation": diff.strip(), "verdict": verdict})
         counted = {name: info for name, info in statuses.items() if info["status"] not in _NOT_RUN}
         killed = sum(info["status"] in _KILLED for info in counted.values())
         killed_in_run = killed - sum(s["verdict"].startswith("killed by") for s in survivors)
         equivalent = sum(s["verdict"].startswith("equivalent") for s in survivors)
-        timed = [info["seconds"] for info in counted.values() if info["seconds"]]
+        if not counted:
+            continue  # none of its mutants tested yet
         per_module[module] = {
             "tests": TESTS[module],
             "generated": len(statuses), "killed": killed, "total": len(counted),
@@ -279,11 +279,9 @@ def report(scratch: Path, environment: Dict[str, str], modules: List[str], wall_
             "score": round(killed / len(counted), 3) if counted else None,
             "score_without_equivalent": round(killed / (len(counted) - equivalent), 3)
             if len(counted) > equivalent else None,
-            # each mutant's tests, wall time (mutants run --max-children at a time)
-            "mutant_seconds": round(sum(timed), 1),
-            "seconds_per_mutant": round(sum(timed) / len(timed), 2) if timed else None,
             "survivors": survivors,
         }
+    tested = sum(per_module[m]["total"] for m in modules if m in per_module)
     killed = sum(m["killed"] for m in per_module.values())
     killed_in_run = sum(m["killed_in_run"] for m in per_module.values())
     total = sum(m["total"] for m in per_module.values())
@@ -298,11 +296,12 @@ def report(scratch: Path, environment: Dict[str, str], modules: List[str], wall_
         "score_in_run": round(killed_in_run / total, 3) if total else None,
         "score": round(killed / total, 3) if total else None,
         "score_without_equivalent": round(killed / (total - equivalent), 3) if total > equivalent else None,
-        # the whole run: generating mutants, learning which test reaches which function, the
-        # tests without a mutant, then the mutants
-        "runs": previous.get("runs", []) + ([{"wall_seconds": round(wall_seconds, 1), "modules": modules,
-                                               "mutants_asked": asked}] if wall_seconds else []),
-        "mutant_seconds": round(sum(m["mutant_seconds"] for m in per_module.values()), 1),
+        # each run: its wall time (generating mutants, learning which test reaches which function,
+        # the tests without a mutant, then the mutants, --max-children at a time) and what it tested
+        "runs": previous.get("runs", []) + ([{"modules": modules, "wall_seconds": round(wall_seconds, 1),
+                                               "mutants_tested": tested,
+                                               "seconds_per_mutant": round(wall_seconds / tested, 1)
+                                               if tested else None}] if wall_seconds else []),
         "modules": per_module,
     }
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
@@ -347,7 +346,7 @@ def main(argv=None) -> int:
         if done.returncode != 0:
             print(f"mutmut run failed ({done.returncode}): see {args.scratch / 'mutmut.log'}", file=sys.stderr)
     sampling = {"per_module": args.sample, "seed": args.seed} if args.sample else None
-    result = report(args.scratch, environment, modules, wall_seconds or args.wall_seconds, sampling, len(mutants))
+    result = report(args.scratch, environment, modules, wall_seconds or args.wall_seconds, sampling)
     print(f"killed {result['killed']} of {result['total']} ({result['score']}); results in "
           f"{RESULTS.relative_to(ROOT)}")
     return 0

@@ -1008,3 +1008,18 @@ def test_rewrite_paths_names_the_files_it_could_not_read(tmp_path):
     assert rewrites == []
     assert [(f.code, f.path, f.line) for f in failures] == [("KL901", str(unreadable[1]), 2),
                                                             ("KL901", str(unreadable[0]), 1)]
+
+
+def test_an_intrinsic_the_module_declares_already_is_not_declared_again():
+    from kernlint.analysis.conversions import checked_conversions
+    from kernlint.analysis.program import KernelAnalysis, Program
+    from kernlint.ir.reader import parse_module
+    from kernlint.rewrite.edit import plan, rewrite_module
+
+    declared = "declare i64 @llvm.fptosi.sat.i64.f64(double)"
+    text = REPORTED.replace("{triple}", "amdgcn-amd-amdhsa").replace("{conversion}", "fptosi")
+    text = text.replace("{type}", "i64") + declared + "\n"
+    plans = plan(list(checked_conversions(KernelAnalysis(Program([parse_module(text)]), "convert_kernel"))))
+    edit = rewrite_module(text, list(next(iter(plans.values())).values()), "saturate")
+    assert "call i64 @llvm.fptosi.sat.i64.f64(double %v)" in edit.rewritten
+    assert edit.rewritten.count(declared) == 1  # a second declaration would not parse

@@ -1023,3 +1023,9 @@ def test_an_intrinsic_the_module_declares_already_is_not_declared_again():
     edit = rewrite_module(text, list(next(iter(plans.values())).values()), "saturate")
     assert "call i64 @llvm.fptosi.sat.i64.f64(double %v)" in edit.rewritten
     assert edit.rewritten.count(declared) == 1  # a second declaration would not parse
+
+
+def test_a_method_of_a_local_object_is_not_read_as_the_values_test_either(tmp_path):
+    finding = source_finding(tmp_path, "    if helper.isnan(v) or v >= 9.2e18:\n        raise ValueError",
+                             first="    v = x[0]; helper = math")
+    assert "    if helper.isnan(v):\n        raise ValueError\n" in fixed_text(finding)

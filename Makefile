@@ -3,7 +3,7 @@
 PYTHON ?= .venv/bin/python
 RESULTS = benchmarks/results
 
-.PHONY: bench bench-static bench-cost bench-gpu bench-report
+.PHONY: bench bench-static bench-cost bench-gpu bench-report bench-mutation
 
 bench: bench-static bench-cost bench-gpu bench-report
 
@@ -25,3 +25,7 @@ bench-gpu:
 
 bench-report:
 	$(PYTHON) benchmarks/report.py
+
+# mutation testing (benchmarks/mutation.py): not part of `bench`, an hour or more on two cores
+bench-mutation:
+	nice -n 19 $(PYTHON) benchmarks/mutation.py

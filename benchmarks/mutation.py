@@ -1,0 +1,362 @@
+"""Mutation testing of the code that decides whether a rule fires and whether a fix or a
+rewrite is safe: mutmut 3 over ``kernlint/rules/``, ``kernlint/rewrite/``,
+``kernlint/decorator.py``, ``kernlint/fix.py`` and ``kernlint/analysis/conversions.py``.
+
+Not part of CI (a module takes from minutes to an hour on two cores). Run it from the
+repository root, in the environment of ``scripts/setup.sh test``, with the tool installed::
+
+    .venv/bin/pip install -e '.[mutation]'
+    nice -n 19 .venv/bin/python benchmarks/mutation.py                       # every module
+    nice -n 19 .venv/bin/python benchmarks/mutation.py --modules rewrite/edit.py fix.py
+    .venv/bin/python benchmarks/mutation.py --report-only                    # rewrite the JSON
+
+It writes ``benchmarks/results/mutation.json``: the tool and its version, the modules run,
+``killed``, ``total``, the score per module and in all, the time taken, and every mutant that
+survived with its place, its diff and the verdict ``benchmarks/mutation_verdicts.toml`` gives
+it (``killed by <test>``: a test added for it, which this run confirms; ``equivalent: <why>``).
+A survivor without a verdict is listed as ``unexamined``.
+
+How it stays feasible: the work is done in a copy of the repository (``--scratch``), where
+mutmut keeps its state, so an interrupted run goes on where it stopped. Each module is tested
+with the test files that exercise it (``TESTS``), not the whole suite, and mutmut runs for each
+mutant only the tests that reached its function. Compiling kernels to IR (most of the suite's
+time, and the same for every mutant) is done once per file and arguments
+(``benchmarks/mutation_hooks.py``); processes the tests start import the mutated copy and
+report the functions they reach.
+"""
+
+from __future__ import annotations
+
+import argparse
+import configparser
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+import tomllib
+from pathlib import Path
+from typing import Dict, List, Optional, Sequence
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "benchmarks" / "results" / "mutation.json"
+VERDICTS = ROOT / "benchmarks" / "mutation_verdicts.toml"
+HOOKS = ROOT / "benchmarks" / "mutation_hooks.py"
+NEW_TESTS = "tests/test_safety_conditions.py"  # the tests written for survivors
+
+_RULE_TESTS = ["tests/test_rules_ir.py", "tests/test_fixtures.py"]
+# module (under kernlint/) -> the test files that exercise it; safety-critical modules first
+TESTS: Dict[str, List[str]] = {
+    # the in-process tests: the rule's and the rewrite's decisions on every fixture and on written IR
+    "analysis/conversions.py": ["tests/test_rules_ir.py", "tests/test_fixtures.py", "tests/test_rewrite.py",
+                                "tests/test_safety_conditions.py"],
+    "rules/kl101_checked_float_to_int.py": _RULE_TESTS + ["tests/test_safety_conditions.py"],
+    "rewrite/edit.py": ["tests/test_rewrite.py", "tests/test_rewrite_equivalence.py",
+                        "tests/test_safety_conditions.py"],
+    "rewrite/verify.py": ["tests/test_rewrite.py", "tests/test_safety_conditions.py"],
+    "rewrite/command.py": ["tests/test_rewrite.py", "tests/test_cli.py", "tests/test_safety_conditions.py"],
+    "decorator.py": ["tests/test_decorator.py", "tests/test_safety_conditions.py"],
+    "fix.py": ["tests/test_fix.py", "tests/test_fixtures.py", "tests/test_safety_conditions.py"],
+    "rules/kl401_dropped_exception.py": _RULE_TESTS + ["tests/test_fix.py", "tests/test_safety_conditions.py"],
+    "rules/base.py": _RULE_TESTS,
+    "rules/__init__.py": _RULE_TESTS + ["tests/test_cli.py"],
+    "rules/kl201_error_path_allocates.py": _RULE_TESTS,
+    "rules/kl202_hot_path_allocates.py": _RULE_TESTS,
+    "rules/kl301_printf_hostcall.py": _RULE_TESTS + ["tests/test_fix.py"],
+    "rules/kl302_hostcall.py": _RULE_TESTS,
+    "rules/kl303_assert_hostcall.py": _RULE_TESTS,
+    "rules/kl402_debug_exception_sync.py": _RULE_TESTS,
+    "rules/kl501_device_alloc_in_loop.py": _RULE_TESTS + ["tests/test_hip_host.py"],
+    "rules/kl502_host_array_launch.py": _RULE_TESTS + ["tests/test_hip_host.py"],
+    "rules/kl503_sync_in_loop.py": _RULE_TESTS + ["tests/test_hip_host.py"],
+    "rules/kl504_unsynchronized_timing.py": _RULE_TESTS + ["tests/test_hip_host.py"],
+    "rules/kl505_foreign_array_launch.py": _RULE_TESTS,
+    "rules/kl901_unreadable_file.py": _RULE_TESTS + ["tests/test_robustness.py"],
+    "rules/kl902_compile_failed.py": _RULE_TESTS + ["tests/test_robustness.py"],
+    "rules/kl903_no_signature.py": _RULE_TESTS,
+    "rules/kl904_invalid_ir.py": _RULE_TESTS + ["tests/test_robustness.py"],
+    "rules/kl905_internal_error.py": _RULE_TESTS + ["tests/test_robustness.py"],
+}
+SAFETY_CRITICAL = list(TESTS)[:8]
+
+# mutmut's exit codes -> status (mutmut.stats.status_by_exit_code, for the codes it writes)
+_STATUS = {1: "killed", 3: "killed", 0: "survived", 5: "no tests", 33: "no tests", 34: "skipped",
+           35: "suspicious", 36: "timeout", 37: "caught by type check", 24: "timeout", -24: "timeout",
+           152: "timeout", 255: "timeout", -11: "segfault", -9: "segfault", None: "not checked"}
+
+
+_NOT_RUN = ("not checked", "skipped")
+# a mutant that makes the tests time out or crash is detected as well as one they fail on
+_KILLED = ("killed", "timeout", "segfault", "caught by type check")
+
+
+def _tracked_files() -> List[str]:
+    listed = subprocess.run(["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=ROOT, check=True,
+                            capture_output=True).stdout.decode()
+    return [name for name in listed.split("\0") if name]
+
+
+def prepare(scratch: Path, modules: List[str], deselect: Sequence[str] = ()) -> Dict[str, str]:
+    """The copy mutmut works in, its configuration, and the environment of its run."""
+    scratch.mkdir(parents=True, exist_ok=True)
+    top = set()
+    for name in _tracked_files():
+        source, target = ROOT / name, scratch / name
+        if not source.is_file():
+            continue
+        top.add(name.split("/", 1)[0])
+        target.parent.mkdir(parents=True, exist_ok=True)
+        # the copy mutmut mutates is re-made only where the source changed: it keeps its results
+        if not target.exists() or target.read_bytes() != source.read_bytes():
+            shutil.copy2(source, target)
+    tests = sorted({test for module in modules for test in TESTS[module] if (ROOT / test).exists()})
+    config = configparser.ConfigParser()
+    config.read(scratch / "setup.cfg")
+    config["mutmut"] = {
+        "source_paths": "kernlint",
+        "only_mutate": "\n" + "\n".join(f"kernlint/{module}" for module in modules),
+        # everything the tests read by path: fixtures, examples, the README, the benchmarks
+        "also_copy": "\n" + "\n".join(sorted(top - {"kernlint", "tests"})),
+        "pytest_add_cli_args": "\n" + "\n".join(["-p", "_kernlint_mutation_hooks", "-p", "no:cacheprovider"]
+                                                + [f"--deselect={test}" for test in deselect]),
+        "pytest_add_cli_args_test_selection": "\n" + "\n".join(tests),
+        "use_git_change_detection": "false",
+        # the tests start processes (kernlint's forkserver and worker server) that outlive them:
+        # mutmut's fork runner takes any child's exit for a mutant's, its fork server does not
+        "process_isolation": "forkserver",
+        # mutmut limits a mutant's CPU time from its tests' own times, which leave out pytest's
+        # start and session fixtures (one compiles every fixture): without room for those, a
+        # mutant the tests would not kill is stopped and counted as killed
+        "timeout_constant": "300",
+    }
+    with open(scratch / "setup.cfg", "w") as out:
+        config.write(out)
+    mutants = scratch / "mutants"
+    mutants.mkdir(exist_ok=True)
+    for module in modules:
+        # copied unmutated by an earlier run that did not mutate it: mutmut takes a copy newer
+        # than its source for an already mutated one, so it must be copied again
+        copied = mutants / "kernlint" / module
+        if copied.exists() and not copied.with_name(copied.name + ".meta").exists():
+            copied.unlink()
+    # on the path of every process of the run: mutmut's, pytest's and the tests' subprocesses
+    # (which set PYTHONPATH to the repository root, here the mutated copy)
+    shutil.copy2(HOOKS, mutants / "_kernlint_mutation_hooks.py")
+    (mutants / "sitecustomize.py").write_text("import _kernlint_mutation_hooks\n"
+                                              "_kernlint_mutation_hooks.install()\n")
+    environment = dict(os.environ)
+    environment.pop("MUTANT_UNDER_TEST", None)
+    environment.update({
+        "PYTHONPATH": str(mutants),
+        "KERNLINT_MUTATION_IR": str(scratch / "ir"),
+        # no worker server shared with a developer's runs; short-lived between mutants
+        "KERNLINT_SERVER_IDLE": "20",
+    })
+    environment.pop("PYTHONDONTWRITEBYTECODE", None)  # each mutant's pytest would compile the tree again
+    return environment
+
+
+def _mutmut(scratch: Path, environment: Dict[str, str], *args: str, check: bool = True) -> str:
+    done = subprocess.run([str(Path(sys.executable).with_name("mutmut")), *args], cwd=scratch, env=environment,
+                          capture_output=True, text=True)
+    if check and done.returncode != 0:
+        raise SystemExit(f"mutmut {' '.join(args)} failed ({done.returncode}):\n{done.stdout[-4000:]}"
+                         f"\n{done.stderr[-4000:]}")
+    return done.stdout
+
+
+def _statuses(scratch: Path, module: str) -> Dict[str, Dict]:
+    meta = scratch / "mutants" / "kernlint" / (module + ".meta")
+    if not meta.exists():
+        return {}
+    data = json.loads(meta.read_text())
+    return {name: {"status": _STATUS.get(code, "suspicious")} for name, code in data["exit_code_by_key"].items()}
+
+
+def sample(scratch: Path, modules: List[str], size: int, seed: int) -> List[str]:
+    """``size`` mutants of each module (all where it has fewer), and those with a verdict."""
+    import random
+
+    verdicts = tomllib.loads(VERDICTS.read_text()) if VERDICTS.exists() else {}
+    chosen = []
+    for module in modules:
+        names = sorted(_statuses(scratch, module))
+        if not names:
+            raise SystemExit(f"no mutants of {module} yet: run once without --sample (mutmut makes them first)")
+        random.Random(f"{seed}:{module}").shuffle(names)  # a larger sample extends a smaller one
+        chosen += names[:size]
+        chosen += [name for name in names if name in verdicts and name not in chosen]
+    return chosen
+
+
+def _function_line(module: str, name: str, diff: str) -> str:
+    """The mutant's place in the original source: the first removed line, looked up inside the
+    mutated function (mutmut names it ``x_function`` or ``xǁClassǁmethod``)."""
+    import ast
+
+    mangled = name.rsplit("__mutmut_", 1)[0].rsplit(".", 1)[-1]
+    parts = mangled.split("ǁ")
+    wanted = parts[1:] if len(parts) == 3 else [mangled[2:]]  # [class, method] or [function]
+    path = ROOT / "kernlint" / module
+    source = path.read_text()
+    lines = source.splitlines()
+    span = (1, len(lines))
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ClassDef) and len(wanted) == 2 and node.name == wanted[0]:
+            for item in node.body:
+                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name == wanted[1]:
+                    span = (item.lineno, item.end_lineno)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and len(wanted) == 1 \
+                and node.name == wanted[0] and node.col_offset == 0:
+            span = (node.lineno, node.end_lineno)
+    removed = [text[1:] for text in diff.splitlines() if text.startswith("-") and not text.startswith("---")]
+    for number in range(span[0], span[1] + 1):
+        if removed and lines[number - 1] == removed[0]:
+            return f"kernlint/{module}:{number}"
+    return f"kernlint/{module}:{span[0]}"
+
+
+def _killing_test(scratch: Path, environment: Dict[str, str], name: str) -> Optional[str]:
+    """The first of the tests written for survivors (``NEW_TESTS``, copied in as they are now)
+    that fails with the mutant active, as mutmut runs a test: in the mutated copy, the mutant
+    named in MUTANT_UNDER_TEST. None if none fails."""
+    import hashlib
+
+    # remembered per version of the tests: a report written again does not run them again
+    key = f"{name} {hashlib.sha256((ROOT / NEW_TESTS).read_bytes()).hexdigest()[:16]}"
+    remembered = scratch / "killers.json"
+    known = json.loads(remembered.read_text()) if remembered.exists() else {}
+    if key in known:
+        return known[key]
+    shutil.copy2(ROOT / NEW_TESTS, scratch / "mutants" / NEW_TESTS)
+    done = subprocess.run([sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "-p",
+                           "_kernlint_mutation_hooks", NEW_TESTS], cwd=scratch / "mutants",
+                          env={**environment, "MUTANT_UNDER_TEST": name}, capture_output=True, text=True)
+    failed = re.search(r"^FAILED (.+?)(?: - .*)?$", done.stdout, re.M)
+    known[key] = failed.group(1) if failed else None
+    remembered.write_text(json.dumps(known, indent=1))
+    return known[key]
+
+
+def report(scratch: Path, environment: Dict[str, str], modules: List[str], wall_seconds: Optional[float] = None,
+           sampling: Optional[Dict] = None) -> Dict:
+    verdicts = tomllib.loads(VERDICTS.read_text()) if VERDICTS.exists() else {}
+    previous = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
+    per_module = dict(previous.get("modules", {}))
+    version = _mutmut(scratch, environment, "--version").strip().split()[-1]
+    for module in modules:
+        statuses = _statuses(scratch, module)
+        if not statuses:
+            continue
+        survivors = []
+        for name, info in sorted(statuses.items()):
+            verdict = verdicts.get(name)
+            # a timeout may be the CPU limit's doing (see prepare): tried like a survivor
+            if info["status"] in _NOT_RUN or info["status"] in _KILLED and info["status"] != "timeout":
+                continue
+            diff = _mutmut(scratch, environment, "show", name, check=False)
+            diff = "\n".join(line for line in diff.splitlines() if not line.startswith("# "))
+            in_run = info["status"]
+            if verdict is None or not verdict.startswith("equivalent"):
+                # survived the run: a test written for it since may kill it now
+                killer = _killing_test(scratch, environment, name)
+                verdict = f"killed by {killer}" if killer else (verdict or "unexamined")
+                info["status"] = "killed" if killer else "survived"
+            else:
+                info["status"] = "survived"  # equivalent: no test can kill it
+            survivors.append({"mutant": name, "in_run": in_run, "location": _function_line(module, name, diff),
+                              "mutation": diff.strip(), "verdict": verdict})
+        counted = {name: info for name, info in statuses.items() if info["status"] not in _NOT_RUN}
+        killed = sum(info["status"] in _KILLED for info in counted.values())
+        killed_in_run = killed - sum(s["verdict"].startswith("killed by") for s in survivors)
+        equivalent = sum(s["verdict"].startswith("equivalent") for s in survivors)
+        if not counted:
+            continue  # none of its mutants tested yet
+        per_module[module] = {
+            "tests": TESTS[module],
+            "generated": len(statuses), "killed": killed, "total": len(counted),
+            "killed_in_run": killed_in_run,  # by the tests as they were when the run started
+            # stopped at the CPU limit: counted killed only where a test kills them now
+            "timeouts": sum(s["in_run"] == "timeout" for s in survivors),
+            "not_checked": len(statuses) - len(counted),
+            "equivalent": equivalent,
+            "score": round(killed / len(counted), 3) if counted else None,
+            "score_without_equivalent": round(killed / (len(counted) - equivalent), 3)
+            if len(counted) > equivalent else None,
+            "survivors": survivors,
+        }
+    tested = sum(per_module[m]["total"] for m in modules if m in per_module)
+    killed = sum(m["killed"] for m in per_module.values())
+    killed_in_run = sum(m["killed_in_run"] for m in per_module.values())
+    total = sum(m["total"] for m in per_module.values())
+    equivalent = sum(m["equivalent"] for m in per_module.values())
+    result = {
+        "tool": "mutmut", "version": version,
+        # killed and total count the mutants tested; with a sample, the rest are not checked
+        "sampling": sampling or previous.get("sampling"),
+        "modules_run": sorted(per_module),
+        "modules_not_run": [module for module in TESTS if module not in per_module],
+        "killed": killed, "total": total, "equivalent": equivalent, "killed_in_run": killed_in_run,
+        "score_in_run": round(killed_in_run / total, 3) if total else None,
+        "score": round(killed / total, 3) if total else None,
+        "score_without_equivalent": round(killed / (total - equivalent), 3) if total > equivalent else None,
+        # each run: its wall time (generating mutants, learning which test reaches which function,
+        # the tests without a mutant, then the mutants, --max-children at a time) and what it tested
+        "runs": previous.get("runs", []) + ([{"modules": modules, "wall_seconds": round(wall_seconds, 1),
+                                               "mutants_tested": tested,
+                                               "seconds_per_mutant": round(wall_seconds / tested, 1)
+                                               if tested else None}] if wall_seconds else []),
+        "modules": per_module,
+    }
+    RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    RESULTS.write_text(json.dumps(result, indent=2) + "\n")
+    return result
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--modules", nargs="+", choices=list(TESTS), metavar="MODULE",
+                        help="modules under kernlint/ (default: all, the safety-critical ones first)")
+    parser.add_argument("--safety-critical", action="store_true", help="only " + ", ".join(SAFETY_CRITICAL))
+    parser.add_argument("--scratch", type=Path, default=Path("/tmp/kernlint-mutation"),
+                        help="the copy mutmut works in (kept: a second run goes on where one stopped)")
+    parser.add_argument("--max-children", type=int, default=2, help="mutants tested at once")
+    parser.add_argument("--mutants", nargs="+", default=(), help="test only these mutants again (by name)")
+    parser.add_argument("--deselect", nargs="+", default=(), metavar="TEST",
+                        help="tests that fail without any mutant (mutmut needs a passing baseline)")
+    parser.add_argument("--sample", type=int, metavar="N",
+                        help="test N mutants of each module, drawn at random (--seed), and the survivors "
+                             "benchmarks/mutation_verdicts.toml names: an estimate where the whole set "
+                             "would take too long (the mutants come from an earlier run's first step)")
+    parser.add_argument("--seed", type=int, default=41)
+    parser.add_argument("--report-only", action="store_true", help="write the JSON from the copy's results")
+    parser.add_argument("--wall-seconds", type=float, help="with --report-only: how long the run took")
+    args = parser.parse_args(argv)
+    modules = args.modules or (SAFETY_CRITICAL if args.safety_critical else list(TESTS))
+    wall_seconds = None
+    environment = prepare(args.scratch, modules, args.deselect)
+    mutants = list(args.mutants)
+    if args.sample:
+        mutants += sample(args.scratch, modules, args.sample, args.seed)
+    if not args.report_only:
+        # one mutmut run for all the modules: its tests (the union of theirs) are run once to
+        # learn which test reaches which function, then each mutant gets only those tests
+        started = time.monotonic()
+        with open(args.scratch / "mutmut.log", "a") as log:
+            done = subprocess.run([str(Path(sys.executable).with_name("mutmut")), "run", "--max-children",
+                                   str(args.max_children), *mutants], cwd=args.scratch, env=environment,
+                                  stdout=log, stderr=subprocess.STDOUT)
+        wall_seconds = time.monotonic() - started
+        if done.returncode != 0:
+            print(f"mutmut run failed ({done.returncode}): see {args.scratch / 'mutmut.log'}", file=sys.stderr)
+    sampling = {"per_module": args.sample, "seed": args.seed} if args.sample else None
+    result = report(args.scratch, environment, modules, wall_seconds or args.wall_seconds, sampling)
+    print(f"killed {result['killed']} of {result['total']} ({result['score']}); results in "
+          f"{RESULTS.relative_to(ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -222,7 +222,7 @@ def test_help_says_what_the_daemon_is_in_plain_text(tmp_path):
 
 def test_host_rules_alone_compile_nothing(tmp_path):
     (tmp_path / "steps.py").write_text(HOST_ONLY)
-    run = kernlint("check", "--no-cache", "--select", "KL5", "--statistics", "steps.py", cwd=tmp_path)
+    run = kernlint("check", "--no-cache", "--preview", "--select", "KL5", "--statistics", "steps.py", cwd=tmp_path)
     assert run.returncode == 1 and "KL501" in run.stdout
     assert "in 0 kernels, 1 file" in run.stdout and "steps.py::scale" not in run.stdout  # nothing compiled
     assert "inferred" not in run.stderr

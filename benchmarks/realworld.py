@@ -26,8 +26,8 @@ held-out half is run once, at the end) or ``all``. Besides precision, each rule 
 against the true patterns found by reading the projects' host code (``[expected."<project>"]``
 in the verdicts file), and the output's ``summary`` gives both per half and per rule, with the
 false findings counted by their shape (the ``[shape]`` a false verdict names). ``--select``
-reports only those rules (``KL5``: the host rules); the kernels are compiled all the same, so the
-coverage fields stay, but the recorded run is skipped. Preview rules run (``preview=True``): they
+reports only those rules (``KL5``: the host rules); with host rules alone no kernel is compiled
+(the coverage fields then say so), and the recorded run is skipped. Preview rules run (``preview=True``): they
 are what is measured before a rule leaves preview.
 """
 

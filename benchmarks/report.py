@@ -293,7 +293,7 @@ def editor_section(row):
     load = row["machine_before"]["load_average"][0]
     kernel, comment = row["kernel_edit"], row["comment_edit"]
     ratio = row["first_diagnostics_s"] / row["numba_alone_s"]
-    return [f"## In the editor (`kernlint server`, `benchmarks/lsp_latency.py`)", "",
+    return ["## In the editor (`kernlint server`, `benchmarks/lsp_latency.py`)", "",
             f"An LSP client (pygls) drives the server over its pipes ({row['machine_before']['cpus']} cores, load "
             f"average {load} when it started): an unsaved buffer of {row['kernels']} kernels, half of them checked "
             f"conversions behind print guards (KL101, KL301), typed by the launches in another file of the "

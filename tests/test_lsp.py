@@ -446,3 +446,15 @@ def test_a_finding_in_another_file_shows_at_the_call_that_reaches_it():
     assert diagnostic.message == "print on the normal path (in helpers.py:8, reached through this call)"
     assert [r.message for r in diagnostic.related_information] == ["KL301 is here", "inlined at k.py:4 (k)"]
     assert DiagnosticMaker("/w/other.py", KERNEL, types.PositionEncodingKind.Utf16).diagnostic(finding) is None
+
+
+def test_the_preview_setting_reaches_the_engine():
+    """`preview = true` (the file's or the editor's) runs the host rules in the editor too."""
+    from kernlint import config as configuration
+    from kernlint.lsp.settings import options_from
+
+    config = configuration.Config()
+    assert not options_from(config, None).preview
+    config.preview, config.explicit_preview_rules = True, True
+    options = options_from(config, None)
+    assert options.preview and options.explicit_preview_rules

@@ -118,6 +118,8 @@ def options_from(config: configuration.Config, root: Optional[str]) -> Options:
         offload_arch=config.offload_arch,
         signatures_file=signatures_file(config.root, config.signatures_file),
         cache_root=root,
+        preview=bool(config.preview),
+        explicit_preview_rules=config.explicit_preview_rules,
     )
     options.frontend = replace(options.frontend, safe_imports=tuple(config.safe_imports),
                                jit_decorators=tuple(config.jit_decorators), constants=dict(config.constants),

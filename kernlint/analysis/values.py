@@ -206,53 +206,6 @@ class ValueFacts:
                 other = True
         return found, other
 
-    def comparisons_feeding(self, cond: str) -> List[Instruction]:
-        """The fcmp instructions and float-class tests a branch condition is computed from."""
-        return self.condition_inputs(cond)[0]
-
-    def condition_inputs(self, cond: str) -> Tuple[List[Instruction], bool]:
-        """(float tests feeding a branch condition, whether anything else feeds it too:
-        an integer compare, an argument, a call result)."""
-        found: List[Instruction] = []
-        other = False
-        seen: Set[str] = set()
-        work = [cond]
-        while work:
-            name = work.pop()
-            if name in seen:
-                continue
-            seen.add(name)
-            ins = self.defs.get(name)
-            if ins is None:
-                if name not in self.function.block_map:  # phi operands name blocks too
-                    other = True  # a function argument
-                continue
-            op = ins.opcode
-            if op == "fcmp":
-                found.append(ins)
-            elif op == "call":
-                callee = ins.callee or ""
-                if runtime.classify(callee) in (runtime.Kind.NAN_TEST, runtime.Kind.RANGE_TEST):
-                    found.append(ins)
-                elif callee.startswith("llvm.expect"):
-                    work.extend(unquote(a) for a in LOCAL_RE.findall(ins.call_args()))
-                else:
-                    other = True
-            elif op == "load":
-                refs = ins.locals()
-                if refs and refs[-1] in self.allocas:
-                    work.extend(self.stored.get(refs[-1], ()))
-                else:
-                    other = True
-            elif op == "icmp" and not _is_i1_compare(ins) and not self._tests_float_class(ins):
-                other = True  # an integer test: it guards something else
-            elif op in ("or", "and", "xor", "select", "zext", "sext", "trunc", "freeze", "phi",
-                        "icmp", "extractvalue"):
-                work.extend(ins.locals())
-            else:
-                other = True
-        return found, other
-
     def _tests_float_class(self, icmp: Instruction) -> bool:
         """``icmp ne i32 %r, 0`` on the result of a libdevice isnan/isinf."""
         for name in icmp.locals():

@@ -132,15 +132,15 @@ def _and(items) -> str:
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
+def _guard_line(checked: CheckedConversion, branch, path: str) -> int:
+    """The line of ``path`` where one of the conversion's guards branches (0: none there)."""
+    frames = Site(checked.reached.function, branch.guard.terminator, False, checked.reached.chain).frames()
+    return next((f.line for f in frames if f.path == path and f.line > 0), 0)
+
+
 def _guard_lines(checked: CheckedConversion, path: str) -> List[int]:
     """The lines of ``path`` where the conversion's guards branch."""
-    lines = set()
-    for branch in checked.guards:
-        frames = Site(checked.reached.function, branch.guard.terminator, False, checked.reached.chain).frames()
-        line = next((f.line for f in frames if f.path == path and f.line > 0), 0)
-        if line:
-            lines.add(line)
-    return sorted(lines)
+    return sorted({line for branch in checked.guards if (line := _guard_line(checked, branch, path))})
 
 
 def _conversion_call(ctx: KernelContext, finding: Finding) -> Optional[ast.Call]:
@@ -164,14 +164,10 @@ def source_fix(ctx: KernelContext, checked: CheckedConversion, finding: Finding)
     error path no longer runs. None where the source does not show exactly that."""
     if not finding.path.endswith(".py"):
         return None  # HIP and IR sources: reported, rewritten as IR, not edited
-    source = ctx.source_for(finding.path)
-    if source is None or source.tree is None:
-        return None
-    edits_source = source.edits
-    call = next((n for n in source.nodes_at(finding.line) if isinstance(n, ast.Call) and is_conversion(n)
-                 and n.args), None)
+    call = _conversion_call(ctx, finding)
     if call is None:
         return None
+    edits_source = ctx.source_for(finding.path).edits
     value = call.args[0]
     function = edits_source.function_of(call)
     if function is None:
@@ -180,9 +176,7 @@ def source_fix(ctx: KernelContext, checked: CheckedConversion, finding: Finding)
     guards: Dict[int, List[bool]] = {}
     nodes: Dict[int, ast.stmt] = {}
     for branch in checked.guards:
-        terminator = branch.guard.terminator
-        frames = Site(checked.reached.function, terminator, False, checked.reached.chain).frames()
-        line = next((f.line for f in frames if f.path == finding.path and f.line > 0), 0)
+        line = _guard_line(checked, branch, finding.path)
         node = edits_source.guard_at(line) if line else None
         if node is None or edits_source.function_of(node) is not function:
             return None

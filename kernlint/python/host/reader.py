@@ -22,26 +22,26 @@ import contextlib
 from dataclasses import replace
 from typing import Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
-from ...analysis.host import Arg, Event, HostFacts, KernelRef, Launch
+from ...analysis.host import Event, HostFacts, KernelRef
 from ..project import Project
 from ..static_types import ListType, ScalarType, TupleType, TypeReader, appended, instance, loop_bindings
 from ..syntax import FunctionNode, PyModule, Scope
 from . import rates
 from . import modes
 from .attributes import ClassAttributes, is_self_attribute
-from .branches import DEAD, UNSET, either_type, flag_text, leaves, narrowed, same_type
+from .branches import DEAD, UNSET, either_type, leaves, narrowed
 from .calls import ProjectCalls
 from .class_modes import ClassModes
 from .classes import set_on
+from .flags import FlagSplits
 from .frames import Frame, place_of, within
 from .functions import receiver_of
 from .kernels import KernelResolver
-from .launches import (GPU_WORDS, LAUNCH_TEXT, calls_in_order, compile_target, handed_call, launch_arg,
-                       launch_target, uncopied)
+from .launches import LAUNCH_TEXT, calls_in_order, compile_target, handed_call, launch_target
 from .loops import LoopReader
 from .names import rebound, target_names
 from .operations import host_operation
-from .signature_text import numba_type_text, signature_types
+from .sites import compile_site, kernel_ref, launch_site, may_launch_kernels
 from .variants import Variants
 
 
@@ -71,7 +71,7 @@ class HostReader:
         # types from other files (callers, helpers, subclasses) are read only for code that may
         # launch, or for another file that asks for this one's types (and then one level less deep)
         self._gpu_code = level > 0 and (self._types_only or bool(LAUNCH_TEXT.search(module.text))
-                                        and self._may_launch_kernels())
+                                        and may_launch_kernels(project, module))
         # what calls of the project's own code give (objects, helpers' return types)
         self._calls = ProjectCalls(project, module, self._attrs, self, level, self._types_only, self._gpu_code)
         self._modes = ClassModes(project, module, self._attrs, self)  # this file's classes' modes
@@ -83,37 +83,12 @@ class HostReader:
         self._passed_exprs: Dict[str, List[Tuple[List[ast.expr], Dict[str, ast.expr], "Frame"]]] = {}
         self._calls_read: tuple = ({}, {}, {})  # the same three, as the pass being read finds them
         self._reads = 0  # the passes over the file so far
-        # per names (a frame's env, by id, kept with it): a flag's name -> what it was assigned
-        # from (`use_cuda = self.use_cuda`), and a name an `if` on a flag bound differently on its
-        # two sides -> (the flag, its value when the flag holds, when not, the merge after)
-        self._aliases: Dict[int, Tuple[dict, Dict[str, str]]] = {}
-        self._splits: Dict[int, Tuple[dict, Dict[str, tuple]]] = {}
+        self._flags = FlagSplits()  # what `if`s on one flag say of each other
         self._statements: List[ast.stmt] = []  # the statements being read, innermost last
         # reading a class's `__init__` (and its methods that store attributes) again in one
         # world of its mode tests (`modes`): the world and the tests' formulas (the class, and
         # what it stores in that world: `ClassAttributes.world_class`, `world_attributes`)
         self._world: Optional[Tuple[modes.World, Dict[int, tuple]]] = None
-
-    def _may_launch_kernels(self) -> bool:
-        """Whether what looks like a launch (``k[a, b](...)``) can start a kernel: the file names
-        numba, CUDA or CuPy, or a module it imports (or one that module imports: a package's
-        ``__init__``) defines kernels. ``Mapping[str, int](...)`` in a test of typing does not,
-        and reading the types it passes around across the project would take minutes."""
-        if GPU_WORDS.search(self.module.text):
-            return True
-        seen: Set[str] = set()
-        frontier = [self.module.path]
-        for _ in range(2):
-            following = []
-            for path in frontier:
-                for target in sorted(self.project.direct_imports(path) - seen):
-                    seen.add(target)
-                    imported = self.project.module(target)
-                    if imported is not None and imported.kernels:
-                        return True
-                    following.append(target)
-            frontier = following
-        return False
 
     def read(self) -> HostFacts:
         # first pass: what methods store in self.<attr> and what the file's calls pass; the
@@ -278,13 +253,9 @@ class HostReader:
             attributes = {name for name in set(when_true) | set(when_false) if "." in name and name not in frame.env}
             for name in set(when_true) | set(when_false):
                 frame.env.setdefault(name, reader.type_of(ast.parse(name, mode="eval").body))
-            flag = self._flag_tested(statement.test, frame)
-            splits = self._per_names(self._splits, frame.env)
+            flag = self._flags.tested(statement.test, frame.env)
             if flag is not None:  # names an earlier `if` on the same flag bound: its side's value
-                for name, (tested, if_set, if_not, merged) in list(splits.items()):
-                    if tested == flag[0] and name in frame.env and frame.env[name] == merged:
-                        when_true.setdefault(name, if_not if flag[1] else if_set)
-                        when_false.setdefault(name, if_set if flag[1] else if_not)
+                self._flags.sides(flag, frame.env, when_true, when_false)
             before = dict(frame.env)
             frame.env.update(when_true)
             self.read_body(statement.body, frame)
@@ -302,10 +273,7 @@ class HostReader:
                 for name in set(taken) | set(frame.env):
                     one, other = taken.get(name, before.get(name)), frame.env.get(name, before.get(name))
                     frame.env[name] = either_type(one, other, name in before or (name in taken and name in frame.env))
-                    if flag is not None and one is not None and other is not None and same_type(one, other) is None \
-                            and "." not in name:
-                        if_set, if_not = (other, one) if flag[1] else (one, other)
-                        splits[name] = (flag[0], if_set, if_not, frame.env[name])
+                    self._flags.merged(flag, name, one, other, frame.env)
             for name in attributes:
                 frame.env.pop(name, None)
             return
@@ -327,25 +295,6 @@ class HostReader:
         for child in ast.iter_child_nodes(statement):
             if isinstance(child, ast.expr):
                 self._expr(child, frame)
-
-    @staticmethod
-    def _per_names(table: Dict[int, tuple], env: dict) -> dict:
-        """``table``'s entry for these names (a dict that outlives the frame may share its id)."""
-        held = table.get(id(env))
-        if held is None or held[0] is not env:
-            held = table[id(env)] = (env, {})
-        return held[1]
-
-    def _flag_tested(self, test: ast.expr, frame: Frame) -> Optional[Tuple[str, bool]]:
-        """(the flag, whether negated) an ``if`` tests: ``use_cuda``, ``not self.use_cuda``, a
-        name assigned from a flag standing for it; None for any other test."""
-        negated = False
-        while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-            test, negated = test.operand, not negated
-        text = flag_text(test)
-        if text is None:
-            return None
-        return self._per_names(self._aliases, frame.env).get(text, text), negated
 
     @contextlib.contextmanager
     def again(self, frame: Frame) -> Iterator[None]:
@@ -375,11 +324,7 @@ class HostReader:
             self.facts.pools.add("numba")
         if isinstance(target, ast.Name):
             frame.env[target.id] = self.value_type(value, frame)
-            self._per_names(self._splits, frame.env).pop(target.id, None)  # what it holds now is this
-            aliases = self._per_names(self._aliases, frame.env)
-            aliases.pop(target.id, None)
-            if isinstance(value, (ast.Name, ast.Attribute)) and flag_text(value) is not None:
-                aliases[target.id] = aliases.get(flag_text(value), flag_text(value))
+            self._flags.assigned(target.id, value, frame.env)
         elif isinstance(target, (ast.Tuple, ast.List)):
             if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(target.elts):
                 for element, item in zip(target.elts, value.elts):
@@ -521,47 +466,20 @@ class HostReader:
                 return
         if self._variant:
             self._variants.nested(call, frame)
-        compiled = self._compile_site(call, frame)
+        compiled = compile_site(call, frame, self.module, self.kernels, self._variants.kernel_parameters,
+                                self._variants.parameter_exprs)
         if compiled is not None:
             self.facts.passed_launches.append(compiled)  # the types it compiles for: a signature, not an event
             return
         launched = launch_target(call) or self.kernels.configured_launch(call, frame)
         if launched is not None:
             target, stream = launched
-            kernel = self.kernels.resolve(target, frame)
-            given_kernel = self._variants.kernel_parameters.get(target.id) if (
-                kernel is None and isinstance(target, ast.Name)) else None
-            reader = self.types(frame)
-            function = frame.function
-            parameters = {a.arg for a in function.args.posonlyargs + function.args.args + function.args.kwonlyargs
-                          } if function is not None else set()
-            args = []
-            forwards = function is not None and function.args.vararg is not None
-            for arg in call.args:
-                if isinstance(arg, ast.Starred):
-                    inner = uncopied(arg.value)
-                    spread = reader.type_of(inner)
-                    if isinstance(spread, TupleType) and all(item is not None for item in spread.items):
-                        # `*args` of a call's variant, `*(a, b)`
-                        args.extend(launch_arg(item, ast.unparse(arg)) for item in spread.items)
-                        continue
-                    if forwards and arg is call.args[-1] and isinstance(inner, ast.Name) and \
-                            inner.id == function.args.vararg.arg:
-                        # `kernel[g, b](out, *args)`: what each call passes beyond the named parameters
-                        args.append(Arg(None, "", "*" + inner.id, parameter=True))
-                        continue
-                    args = None
-                    break
-                args.append(launch_arg(reader.type_of(arg), ast.unparse(arg),
-                                        isinstance(arg, ast.Name) and arg.id in parameters))
-            if args is None or call.keywords:
-                args = [Arg(None, "", "*")]
-            ref = KernelRef(kernel.module.path, kernel.qualname) if kernel is not None else given_kernel
-            launch = Launch("launch", place_of(self.module.path, call), frame.qualname, frame.loops,
-                            what=ast.unparse(target), kernel=ref, args=tuple(args), stream=stream)
+            ref = kernel_ref(self.kernels.resolve(target, frame), target, self._variants.kernel_parameters)
+            launch = launch_site(call, target, stream, frame, self.module.path, ref, self.types(frame))
             if ref is not None and launch.signature is None:
+                statement = self._statements[-1] if self._statements else None
                 for typed in self._modes.launch_arguments(  # one signature per mode it may be in
-                        call, args, frame, self.types(frame), self._statements[-1] if self._statements else None):
+                        call, list(launch.args), frame, self.types(frame), statement):
                     self.facts.passed_launches.append(replace(launch, args=typed))
             if self._variant:
                 if ref is not None:
@@ -584,26 +502,6 @@ class HostReader:
                                self.facts.pools)
         if event is not None:
             self.facts.events.append(event)
-
-    def _compile_site(self, call: ast.Call, frame: Frame) -> Optional[Launch]:
-        """``k.compile("void(float32[::1])")``, ``k.specialize(float32[::1])``,
-        ``k.inspect_asm((int32[:],))``: where the program makes numba compile a kernel for
-        types it writes, as a launch does for its arguments' types; None for other calls."""
-        found = compile_target(call)
-        if found is None:
-            return None
-        target, written = found
-        kernel = self.kernels.resolve(target, frame)
-        ref = KernelRef(kernel.module.path, kernel.qualname) if kernel is not None else (
-            self._variants.kernel_parameters.get(target.id) if isinstance(target, ast.Name) else None)
-        if ref is None:
-            return None
-        texts = signature_types(written, self.module, frame.scope, self._variants.parameter_exprs) if isinstance(
-            written, ast.expr) else [numba_type_text(expr, self.module, frame.scope) for expr in written]
-        if not texts or any(text is None for text in texts):
-            return None
-        return Launch("launch", place_of(self.module.path, call), frame.qualname, frame.loops,
-                      what=ast.unparse(call.func), kernel=ref, args=tuple(Arg(text, "", text) for text in texts))
 
     # -- what kernel resolution asks (`kernels.KernelContext`) ------------------------------
 

@@ -30,7 +30,7 @@ from . import rates
 from . import modes
 from .attributes import ClassAttributes, is_self_attribute
 from .branches import DEAD, UNSET, either_type, leaves, narrowed
-from .calls import ProjectCalls
+from .calls import MAX_VARIANT_DEPTH, ProjectCalls
 from .class_modes import ClassModes
 from .classes import set_on
 from .flags import FlagSplits
@@ -79,7 +79,7 @@ class HostReader:
         self._minus: Dict[int, str] = {}  # id(call) -> the name subtracted from it (clock() - t0)
         # reading code again for its launches' signatures (`variants`): nothing else is recorded
         self._variant = False
-        self._variants = Variants(project, module, self._attrs, self.kernels, self)
+        self._variants = Variants(project, module, self.kernels, self, self._attrs.subclasses_here, MAX_VARIANT_DEPTH)
         self._passed_exprs: Dict[str, List[Tuple[List[ast.expr], Dict[str, ast.expr], "Frame"]]] = {}
         self._calls_read: tuple = ({}, {}, {})  # the same three, as the pass being read finds them
         self._reads = 0  # the passes over the file so far

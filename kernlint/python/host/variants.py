@@ -13,14 +13,12 @@ calls pass is handed to it (``PassedCalls``). May import the rest of ``kernlint.
 from __future__ import annotations
 
 import ast
-from typing import ContextManager, Dict, List, Optional, Protocol, Sequence, Tuple
+from typing import Callable, ContextManager, Dict, List, Optional, Protocol, Sequence, Tuple
 
 from ...analysis.host import KernelRef
 from ..project import Project
 from ..static_types import TupleType, TypeReader, instance
 from ..syntax import FunctionNode, PyModule, Scope
-from .attributes import ClassAttributes
-from .calls import MAX_VARIANT_DEPTH
 from .classes import method_of
 from .frames import Frame
 from .functions import positional_parameters, receiver_of
@@ -61,13 +59,16 @@ class Variants:
     function is read for one call, ``kernel_parameters`` and ``parameter_exprs`` hold the
     kernels and the expressions (with their frame) that call passes to its parameters."""
 
-    def __init__(self, project: Project, module: PyModule, attrs: ClassAttributes, kernels: KernelResolver,
-                 reading: VariantContext):
+    def __init__(self, project: Project, module: PyModule, kernels: KernelResolver, reading: VariantContext,
+                 subclasses: Callable[[str], List[str]], max_depth: int):
+        """``subclasses``: a class's subclasses in this file; ``max_depth``: how many methods
+        deep a call's variant follows what it hands on (``nested``)."""
         self.project = project
         self.module = module
-        self._attrs = attrs
         self._kernels = kernels
         self._reading = reading
+        self._subclasses = subclasses
+        self._max_depth = max_depth
         self.kernel_parameters: Dict[str, KernelRef] = {}
         self.parameter_exprs: Dict[str, Tuple[ast.expr, Frame]] = {}
         self._depth = 0  # helpers read within a call's variant (`nested`)
@@ -114,7 +115,7 @@ class Variants:
         keys = [qualname]
         if outer.owner is not None and qualname == f"{outer.owner}.{function.name}":
             # `self.check(...)` in a subclass of this file names the method by the subclass
-            keys += [f"{klass}.{function.name}" for klass in self._attrs.subclasses_here(outer.owner)]
+            keys += [f"{klass}.{function.name}" for klass in self._subclasses(outer.owner)]
         types, kernels, exprs = passed
         calls = [(given, named_kernels, ([(e, caller) for e in written], {k: (v, caller) for k, v in named.items()}))
                  for key in keys for given, named_kernels, (written, named, caller) in zip(
@@ -130,7 +131,7 @@ class Variants:
         launches or compiles what it is given: that method read for this call too, what
         this variant knows of its own parameters passed on."""
         func = call.func
-        if self._depth >= MAX_VARIANT_DEPTH:
+        if self._depth >= self._max_depth:
             return
         if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self"
                 and frame.owner) or any(isinstance(a, ast.Starred) for a in call.args):

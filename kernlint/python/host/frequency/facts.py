@@ -5,10 +5,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Dict, Iterator, List, Optional, Tuple
-
-if TYPE_CHECKING:  # a loop keeps what its body changes, read on first use
-    from .changes import Changes
+from typing import Dict, Iterator, List, Optional, Tuple
 
 LOOP_KINDS = ("step", "search", "sweep", "setup", "few", "unknown")
 PLACES = ("every", "periodic", "event", "leaving", "unknown")
@@ -36,7 +33,6 @@ class Loop:
     reason: str
     parent: Optional["Loop"] = None
     trips: Optional[int] = None  # how many iterations the code states (a literal, a constant, a default)
-    changes: Optional["Changes"] = field(default=None, repr=False)  # what its body assigns
 
     @property
     def line(self) -> int:

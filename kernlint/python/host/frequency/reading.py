@@ -160,9 +160,8 @@ class _Reader:
 
     def _inside(self, statement: ast.stmt, loop: Optional[Loop], guards, leaving, changes: "Changes") -> None:
         if isinstance(statement, LOOPS):
-            inner = self._loop(statement, loop)
-            assert inner.changes is not None
-            self.block(statement.body, inner, (), None, inner.changes)
+            inner, inner_changes = self._loop(statement, loop)
+            self.block(statement.body, inner, (), None, inner_changes)
             # a loop's `else` runs each time the loop ends, unless a `break` can skip it
             skipped = Guard.fixed("event", "a loop's `else`: when the loop ends without `break`")
             breaks = any(isinstance(sub, ast.Break) for sub in _own_statements(statement.body))
@@ -185,12 +184,13 @@ class _Reader:
             for case in statement.cases:
                 self.block(case.body, loop, guards + (case_guard,), leaving, changes)
 
-    def _loop(self, node: ast.stmt, parent: Optional[Loop]) -> Loop:
+    def _loop(self, node: ast.stmt, parent: Optional[Loop]) -> Tuple[Loop, Changes]:
+        """The loop ``node`` is, and what its body assigns (its statements' places read it)."""
         changes = Changes(node.body, node)
         kind, reason, trips = LoopKinds(node, self.context, self.constants, changes, lambda: self.lists).decide()
-        loop = Loop(node, kind, reason, parent, trips, changes)
+        loop = Loop(node, kind, reason, parent, trips)
         self.frequency.add_loop(loop)
-        return loop
+        return loop, changes
 
 
 _RANK = {"every": 0, "unknown": 1, "periodic": 2, "event": 3, "leaving": 4}

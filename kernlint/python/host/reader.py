@@ -67,6 +67,7 @@ class HostReader:
         # of their types, of the kernels they name, as written (`variants.PassedCalls`)
         self._passed: Dict[str, List[Tuple[List[object], Dict[str, object]]]] = {}
         self._passed_kernels: Dict[str, List[Tuple[List[Optional[KernelRef]], Dict[str, Optional[KernelRef]]]]] = {}
+        self._passed_exprs: Dict[str, List[Tuple[List[ast.expr], Dict[str, ast.expr], "Frame"]]] = {}
         self._outgoing: Dict[Tuple[str, str], List[Tuple[List[object], Dict[str, object]]]] = {}  # other files' callees
         # types from other files (callers, helpers, subclasses) are read only for code that may
         # launch, or for another file that asks for this one's types (and then one level less deep)
@@ -80,7 +81,6 @@ class HostReader:
         # reading code again for its launches' signatures (`variants`): nothing else is recorded
         self._variant = False
         self._variants = Variants(project, module, self.kernels, self, self._attrs.subclasses_here, MAX_VARIANT_DEPTH)
-        self._passed_exprs: Dict[str, List[Tuple[List[ast.expr], Dict[str, ast.expr], "Frame"]]] = {}
         self._calls_read: tuple = ({}, {}, {})  # the same three, as the pass being read finds them
         self._reads = 0  # the passes over the file so far
         self._flags = FlagSplits()  # what `if`s on one flag say of each other
@@ -518,7 +518,9 @@ class HostReader:
         return HostReader(self.project, module).kernels
 
     # (and what calls across the project ask, `calls.CallContext`: `facts_of`; what
-    # class modes ask, `class_modes.ModeContext`: `read_worlds`, `facts_of`)
+    # class modes ask, `class_modes.ModeContext`: `read_worlds`, `facts_of`; what reading
+    # again per variant asks, `variants.VariantContext`: `read_body`, `value_type`, `types`,
+    # `module_frame`, `again`)
 
     # -- helpers ------------------------------------------------------------------------
 

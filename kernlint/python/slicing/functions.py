@@ -15,8 +15,9 @@ from ..signatures.closures import EMPTY
 from ..syntax import JIT_OPTIONS, FunctionNode, KernelDef, PyModule, Scope
 from .dispatchers import _MEMBER_REGISTRATIONS, _identity, _may_call, make_dispatcher
 from .namespaces import Namespaces
+from .runtime import RunReads, attribute_reads, standin_by_use, written_kind
 from .standins import Standins
-from .unresolved import MISSING, RECORDED, STANDIN_VALUE, Unresolved, _known
+from .unresolved import MISSING, RECORDED, STANDIN_VALUE, Unresolved, _hint_constant, _known
 from .user_modules import realise
 from .uses import (_Returns, _annotation_names, _closure_use, _made_in, _numeric_use, _statements_in, _uses,
                    _without_annotations)
@@ -40,25 +41,44 @@ class FunctionMaker:
         # result is read from its return expression
         self.made_from: Dict[int, Tuple[PyModule, FunctionNode, Scope]] = {}
         self._prepared: set = set()
+        # values only the run decides: the globals (by module and name), how each function
+        # reads them (by its def), what stood in for each
+        self._run_decided: Dict[Tuple[str, str], Unresolved] = {}
+        self._run_reads: Dict[int, RunReads] = {}
+        self._run_described: Dict[Tuple[str, str], list] = {}
 
     def prepare(self, module: PyModule, node: FunctionNode) -> None:
         """Put every global the function reads into its module's slice namespace."""
         if id(node) in self._prepared:
+            self.ledger.rests_on(("prepared", id(node)))  # another closure of it: the same stand-ins
             return
         self._prepared.add(id(node))
+        with self.ledger.collecting() as used:
+            self._prepare(module, node)
+        self.ledger.standins_of[("prepared", id(node))] = frozenset(used)
+
+    def _prepare(self, module: PyModule, node: FunctionNode) -> None:
         namespace = self.namespaces.of(module)
         global_names, _ = module.outside_names(node)
         annotating = _annotation_names(node)
         for name in global_names:
             if name in annotating:
                 continue  # `its: CudaArray = ...`: the function is made without its annotations
+            line, column = module.first_use_at(node, name)
+            decided = self._run_decided.get((module.path, name))
+            if decided is not None:  # each function its own stand-in, by its own use
+                self._stand_in_for_run(module, node, name, decided, line, column)
+                continue
             if name in namespace:
                 self.ledger.rests_on((module.path, name))
                 continue
-            line, column = module.first_use_at(node, name)
             try:
                 namespace[name] = realise(self.globals.global_value(module, name, line), node, name, line)
             except Unresolved as exc:
+                if exc.runtime is not None:
+                    self._run_decided[(module.path, name)] = exc
+                    self._stand_in_for_run(module, node, name, exc, line, column)
+                    continue
                 with self.ledger.collecting() as used:
                     standin = self._standin(module, node, name, exc)
                 if standin is MISSING:
@@ -67,6 +87,58 @@ class FunctionMaker:
                 rests_on = self.ledger.standins_of
                 rests_on[(module.path, name)] = rests_on.get((module.path, name), frozenset()) | used
                 namespace[name] = standin
+
+    def _stand_in_for_run(self, module: PyModule, node: FunctionNode, name: str, why: Unresolved,
+                          line: int, column: int) -> None:
+        """Stand-ins for a global only the run decides (``NX = int(sys.argv[1])``, the
+        attributes of ``params = importlib.import_module(sys.argv[1])``), each of the type the
+        function's use asks for, read as ``RunReads`` says; a configured constant
+        (``params.dx``) is its value. Where no stand-in fits (the function calls it, makes
+        arrays of it), the Unresolved saying so, at its first read."""
+        source = why.runtime
+        reads = self._run_reads.get(id(node)) or RunReads(f"__kernlint_run_{len(self._run_reads)}__")
+
+        def fails(shown: str, use: str):
+            self._prepared.discard(id(node))
+            failed = Unresolved(shown, module.path, why.line,
+                                f"{why.reason}; `{node.name}` {use}, and kernlint stands in only for numbers, "
+                                f"flags and arrays", _hint_constant(module, shown))
+            failed.runtime = source
+            return failed.used_at(module.path, line, column)
+
+        if source.module:
+            found = attribute_reads(node, name)
+            if found is None:
+                raise fails(name, "uses the module otherwise than by reading its attributes")
+            attributes, tree = found
+            for attribute, standing in sorted(attributes.items()):
+                key = f"{name}__{attribute}"
+                configured = self.globals.constant(module, f"{name}.{attribute}")
+                if configured is not MISSING:
+                    reads.values[key], reads.chains[(name, attribute)] = configured, key
+                    continue
+                chosen = standin_by_use(module, tree, standing, None)
+                if isinstance(chosen, str):
+                    raise fails(f"{name}.{attribute}", chosen.replace(" it", f" `{name}.{attribute}`", 1))
+                reads.values[key], reads.chains[(name, attribute)] = chosen[0], key
+                self._stood_in_for_run(module, f"{name}.{attribute}", chosen[1], source)
+        else:
+            binding = self.globals.chosen_binding(module, module.history.get(name, []))
+            kind = written_kind(module, binding.value) if binding is not None and binding.kind == "assign" \
+                and not binding.path else None
+            chosen = standin_by_use(module, node, name, kind)
+            if isinstance(chosen, str):
+                raise fails(name, chosen)
+            reads.values[name], reads.names[name] = chosen[0], name
+            self._stood_in_for_run(module, name, chosen[1], source)
+        self._run_reads[id(node)] = reads
+
+    def _stood_in_for_run(self, module: PyModule, shown: str, described: str, source) -> None:
+        key = (module.path, shown)
+        values = self._run_described.setdefault(key, [])
+        if described not in values:
+            values.append(described)  # functions that use it differently: each its own
+        self.ledger.stood_in(key, f"{' or '.join(values)} for `{source.text}`, known only at run time")
 
     def _standin(self, module: PyModule, node: FunctionNode, name: str, exc: Unresolved) -> Any:
         """A float64 stand-in for a library value used only as a number; MISSING otherwise."""
@@ -99,6 +171,13 @@ class FunctionMaker:
               values: Sequence[Any]):
         """The Python function of a def, made in the slice namespace with its closure bound."""
         inner = _without_annotations(node)  # numba ignores them; made here, they would be read
+        namespace = self.namespaces.of(module)
+        reads = self._run_reads.get(id(node))
+        if reads is not None:  # values only the run decides, read from their stand-ins
+            inner = reads.rewrite(inner)
+            namespace[reads.holder] = holder = types.ModuleType(reads.holder)
+            holder.__dict__.update(reads.values)
+            namespace.update(reads.constants)
         inner.decorator_list = []
         inner.name = "__kernlint_fn__"  # the def must not bind its own name (recursion goes through globals)
         maker = ast.FunctionDef(
@@ -115,7 +194,6 @@ class FunctionMaker:
         for arg in maker.args.args:
             arg.lineno, arg.col_offset, arg.end_lineno, arg.end_col_offset = node.lineno, 0, node.lineno, 0
         code = compile(ast.Module(body=[maker], type_ignores=[]), module.path, "exec")
-        namespace = self.namespaces.of(module)
         scratch: Dict[str, Any] = {}
         exec(code, namespace, scratch)  # defines __kernlint_closure__ only: no user code runs
         function = scratch["__kernlint_closure__"](*values)
@@ -314,6 +392,10 @@ class FunctionMaker:
         with self.ledger.collecting() as used:
             made = self._new_dispatcher(kernel, module, key, frees, values, args, keywords, env)
         self.ledger.standins_of[("dispatcher", key)] = frozenset(used)
+        if not kernel.nested and self.namespaces.of(module).get(kernel.name) is made:
+            # a kernel that reads it by its name later rests on its stand-ins too
+            own = (module.path, kernel.name)
+            self.ledger.standins_of[own] = self.ledger.standins_of.get(own, frozenset()) | used
         return made
 
     def _new_dispatcher(self, kernel: KernelDef, module: PyModule, key, frees, values, args, keywords,
@@ -332,6 +414,9 @@ class FunctionMaker:
         try:
             self._register_methods(kernel, env)
             self.prepare(module, kernel.node)
+            if id(kernel.node) in self._run_reads:  # its reads of the run's values, as prepared
+                code = self.make(module, kernel.node, kernel.qualname, frees, values).__code__
+                function.__code__ = dispatcher.func_code = dispatcher.__code__ = code
         except BaseException:
             del self._made[key]
             if own is not None:

@@ -15,6 +15,7 @@ from ..project import FrontendSettings, Project
 from ..syntax import Binding, KernelDef, PyModule, Scope, bound_item
 from .device_arrays import _CUPY_SCALARS, _cupy_scalars
 from .namespaces import Namespaces
+from .runtime import run_source
 from .standins import Standins
 from .unresolved import MISSING, Unresolved, _hint_constant, _known
 from .user_modules import UserModule, _source_of
@@ -97,7 +98,16 @@ class GlobalResolver:
         try:
             return self.binding_value(module, binding, Scope(module), env)
         except Unresolved as exc:
-            if exc.name == name or binding.kind in ("def", "import"):
+            if binding.kind in ("def", "import"):
+                raise
+            source = run_source(module, binding)
+            if source is not None:  # only the run decides it: a kernel may take a stand-in
+                failed = Unresolved(name, module.path, binding.line,
+                                    f"comes from {source.said} at line {binding.line}, which only the run decides",
+                                    _hint_constant(module, name))
+                failed.runtime = source
+                raise failed from None
+            if exc.name == name:
                 raise
             raise Unresolved(name, module.path, binding.line,
                              f"is computed at line {binding.line} from `{exc.name}`, which {exc.reason}",

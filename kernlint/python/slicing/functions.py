@@ -13,7 +13,7 @@ from typing import Any, Dict, Sequence, Tuple
 from ..project import FrontendSettings
 from ..signatures.closures import EMPTY
 from ..syntax import JIT_OPTIONS, FunctionNode, KernelDef, PyModule, Scope
-from .dispatchers import _MEMBER_REGISTRATIONS, _identity, _may_call, make_dispatcher
+from .dispatchers import _MEMBER_REGISTRATIONS, REFUSED_OPTIONS, _identity, _may_call, make_dispatcher
 from .namespaces import Namespaces
 from .runtime import RunReads, attribute_reads, standin_by_use, written_kind
 from .standins import Standins
@@ -364,8 +364,16 @@ class FunctionMaker:
             if recorded is None:
                 raise
             args = []  # the run's launches give the signatures
+        if args and _signatures_in_a_tuple(args[0]):
+            raise Unresolved(ast.unparse(written[0].expr)[:60], module.path, written[0].expr.lineno,
+                             "is a tuple of signatures, which numba-cuda refuses: it reads a tuple as one "
+                             "signature's argument types", "write the signatures in a list"
+                             ).used_at(module.path, written[0].expr.lineno, written[0].expr.col_offset + 1)
         keywords = {}
         for keyword, argument in kernel.jit.keywords.items():
+            if keyword in REFUSED_OPTIONS:  # numba-cuda refuses it whatever its value
+                keywords[keyword] = ast.unparse(argument.expr)
+                continue
             if keyword not in JIT_OPTIONS:
                 continue  # link=, lto=, cache=... act after the IR kernlint reads
             try:
@@ -423,3 +431,10 @@ class FunctionMaker:
                 namespace.pop(own, None)
             raise
         return dispatcher
+
+
+def _signatures_in_a_tuple(written: Any) -> bool:
+    """``cuda.jit((void(f4[:]), void(f8[:])))``: numba-cuda takes several signatures only in a list."""
+    from numba.core.typing import Signature
+
+    return isinstance(written, tuple) and bool(written) and all(isinstance(s, (Signature, str)) for s in written)

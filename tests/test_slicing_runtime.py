@@ -244,4 +244,29 @@ def test_a_device_function_and_its_kernel_may_each_take_their_own_stand_in(tmp_p
     found = json.loads(run.stdout)
     assert [f["code"] for f in found] == ["KL301"]
     assert found[0]["standins"] == [
-        "SCALE (float64 1.0 or int 1 for `json.load(open('run.json'))`, known only at run time)"]
+        "SCALE (float64 1.0 for `json.load(open('run.json'))`, known only at run time)",  # in `scaled`
+        "SCALE (int 1 for `json.load(open('run.json'))`, known only at run time)"]  # in `repeat`
+
+
+def test_sizes_from_the_command_line_are_integers_and_a_shape_read_by_its_items_a_tuple(tmp_path):
+    run = _check(tmp_path, """\
+        import sys
+        from numba import cuda
+
+        NX, NY = int(sys.argv[1]), int(sys.argv[2])
+        SHAPE = tuple(map(int, sys.argv[3:5]))
+
+
+        @cuda.jit("void(float64[:, ::1])")
+        def fill(a):
+            for i in range(SHAPE[0]):
+                for j in range(SHAPE[1]):
+                    a[i, j] = NX * NY
+            print(NX)
+    """)
+    found = json.loads(run.stdout)
+    assert [f["code"] for f in found] == ["KL301"]
+    assert found[0]["standins"] == [
+        "NX (int 1 for `sys.argv`, known only at run time)",
+        "NY (int 1 for `sys.argv`, known only at run time)",
+        "SHAPE (a tuple (int 1, int 1) for `sys.argv`, known only at run time)"]

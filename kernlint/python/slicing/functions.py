@@ -7,15 +7,16 @@ a number, or a closure variable comes from a factory parameter no call gives).""
 from __future__ import annotations
 
 import ast
+import re
 import types
 from typing import Any, Dict, Sequence, Tuple
 
 from ..project import FrontendSettings
 from ..signatures.closures import EMPTY
-from ..syntax import JIT_OPTIONS, FunctionNode, KernelDef, PyModule, Scope
+from ..syntax import JIT_OPTIONS, FunctionNode, KernelDef, PyModule, Scope, bound_item
 from .dispatchers import _MEMBER_REGISTRATIONS, REFUSED_OPTIONS, _identity, _may_call, make_dispatcher
 from .namespaces import Namespaces
-from .runtime import RunReads, attribute_reads, standin_by_use, written_kind
+from .runtime import RunReads, attribute_reads, item_kind, standin_by_use, written_kind
 from .standins import Standins
 from .unresolved import MISSING, RECORDED, STANDIN_VALUE, Unresolved, _hint_constant, _known
 from .user_modules import realise
@@ -42,10 +43,9 @@ class FunctionMaker:
         self.made_from: Dict[int, Tuple[PyModule, FunctionNode, Scope]] = {}
         self._prepared: set = set()
         # values only the run decides: the globals (by module and name), how each function
-        # reads them (by its def), what stood in for each
+        # reads them (by its def)
         self._run_decided: Dict[Tuple[str, str], Unresolved] = {}
         self._run_reads: Dict[int, RunReads] = {}
-        self._run_described: Dict[Tuple[str, str], list] = {}
 
     def prepare(self, module: PyModule, node: FunctionNode) -> None:
         """Put every global the function reads into its module's slice namespace."""
@@ -75,7 +75,7 @@ class FunctionMaker:
             try:
                 namespace[name] = realise(self.globals.global_value(module, name, line), node, name, line)
             except Unresolved as exc:
-                if exc.runtime is not None:
+                if exc.runtime is not None and exc.name == name:  # (not `config.params`: a module's)
                     self._run_decided[(module.path, name)] = exc
                     self._stand_in_for_run(module, node, name, exc, line, column)
                     continue
@@ -119,14 +119,16 @@ class FunctionMaker:
                     continue
                 chosen = standin_by_use(module, tree, standing, None)
                 if isinstance(chosen, str):
-                    raise fails(f"{name}.{attribute}", chosen.replace(" it", f" `{name}.{attribute}`", 1))
+                    raise fails(f"{name}.{attribute}", _naming(chosen, f"{name}.{attribute}"))
                 reads.values[key], reads.chains[(name, attribute)] = chosen[0], key
                 self._stood_in_for_run(module, f"{name}.{attribute}", chosen[1], source)
         else:
             binding = self.globals.chosen_binding(module, module.history.get(name, []))
-            kind = written_kind(module, binding.value) if binding is not None and binding.kind == "assign" \
-                and not binding.path else None
-            chosen = standin_by_use(module, node, name, kind)
+            written, rest = bound_item(binding.value, binding.path) if binding is not None and \
+                binding.kind == "assign" else (None, ())  # `NX, NY = int(argv[1]), int(argv[2])`: its item
+            known = written is not None and not rest
+            chosen = standin_by_use(module, node, name, written_kind(module, written) if known else None,
+                                    item_kind(module, written) if known else None)
             if isinstance(chosen, str):
                 raise fails(name, chosen)
             reads.values[name], reads.names[name] = chosen[0], name
@@ -134,11 +136,8 @@ class FunctionMaker:
         self._run_reads[id(node)] = reads
 
     def _stood_in_for_run(self, module: PyModule, shown: str, described: str, source) -> None:
-        key = (module.path, shown)
-        values = self._run_described.setdefault(key, [])
-        if described not in values:
-            values.append(described)  # functions that use it differently: each its own
-        self.ledger.stood_in(key, f"{' or '.join(values)} for `{source.text}`, known only at run time")
+        # keyed by what stood in too: functions that use the name differently list each their own
+        self.ledger.stood_in((module.path, shown, described), f"{described} for `{source.text}`, known only at run time")
 
     def _standin(self, module: PyModule, node: FunctionNode, name: str, exc: Unresolved) -> Any:
         """A float64 stand-in for a library value used only as a number; MISSING otherwise."""
@@ -438,3 +437,9 @@ def _signatures_in_a_tuple(written: Any) -> bool:
     from numba.core.typing import Signature
 
     return isinstance(written, tuple) and bool(written) and all(isinstance(s, (Signature, str)) for s in written)
+
+
+def _naming(phrase: str, shown: str) -> str:
+    """What a function does with a value, said of it by name: "calls it" -> "calls `p.f`",
+    "reads its attribute `x`" -> "reads `p.g`'s attribute `x`"."""
+    return re.sub(r"\bit\b", f"`{shown}`", re.sub(r"\bits\b", f"`{shown}`'s", phrase, count=1), count=1)

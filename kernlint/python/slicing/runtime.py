@@ -190,18 +190,52 @@ def written_kind(module: PyModule, expr: Optional[ast.AST], depth: int = 0) -> O
     return None
 
 
+def item_kind(module: PyModule, expr: Optional[ast.AST]) -> Optional[str]:
+    """The type a container's written items have: ``map(int, sys.argv[1:3])``,
+    ``tuple(int(v) for v in ...)``, ``[float(v) for v in ...]``, ``(int(a), int(b))``."""
+    if isinstance(expr, ast.Call) and module.dotted(expr.func, Scope(module)) in (
+            "builtins.tuple", "builtins.list") and len(expr.args) == 1:
+        expr = expr.args[0]
+    if isinstance(expr, (ast.GeneratorExp, ast.ListComp)):
+        return written_kind(module, expr.elt)
+    if isinstance(expr, ast.Call) and module.dotted(expr.func, Scope(module)) == "builtins.map" and expr.args:
+        converter = module.dotted(expr.args[0], Scope(module))
+        return _CONVERSIONS.get(converter) if converter else None
+    if isinstance(expr, (ast.Tuple, ast.List)) and expr.elts:
+        kinds = {written_kind(module, e) for e in expr.elts}
+        return kinds.pop() if len(kinds) == 1 else None
+    return None
+
+
 _NUMPY_SCALARS = frozenset({"float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8",
                             "uint16", "uint32", "uint64", "bool_", "complex64", "complex128"})
 
 
 # -- the stand-ins -------------------------------------------------------------------------
 
-def standin_by_use(module: PyModule, node, name: str, kind: Optional[str]):
+def standin_by_use(module: PyModule, node, name: str, kind: Optional[str], items: Optional[str] = None):
     """(value, what it is) for a value only the run decides, by what ``node`` does with the
     name (``uses._closure_use``: an integer where it is an index, a range bound or a shape, an
     array of the rank its indexing shows, a flag, float64 otherwise); a conversion written
-    around the value (``int(sys.argv[1])``) decides a scalar's type. A phrase saying what the
+    around the value (``int(sys.argv[1])``) decides a scalar's type, and ``items`` (``map(int,
+    sys.argv[1:3])``) the type of a tuple's items. A value read only at constant indices
+    (``SHAPE[0]``, ``SHAPE[1]``) is a tuple, each item by its own use. A phrase saying what the
     function does with it instead where no stand-in fits (``"calls it"``)."""
+    found = item_reads(node, name)
+    if found is not None:
+        standing, tree = found
+        values, said = [], []
+        for index in range(max(standing) + 1):
+            chosen = _scalar_by_use(module, tree, standing[index], items) if index in standing else (1.0, "float64 1.0")
+            if isinstance(chosen, str):
+                return f"{chosen.replace(' it', f' its item {index}', 1)}"
+            values.append(chosen[0])
+            said.append(chosen[1])
+        return tuple(values), f"a tuple ({', '.join(said)})"
+    return _scalar_by_use(module, node, name, kind)
+
+
+def _scalar_by_use(module: PyModule, node, name: str, kind: Optional[str]):
     import numpy
 
     from .uses import _closure_use, _Returns
@@ -221,6 +255,31 @@ def standin_by_use(module: PyModule, node, name: str, kind: Optional[str]):
     if kind == "bool":
         return True, "True"
     return getattr(numpy, kind)(1), f"{kind} 1"
+
+
+def item_reads(node, name: str):
+    """The constant indices a function reads ``name`` at, when it reads it only so
+    (``SHAPE[0]``, ``SHAPE[1]``: a tuple), and a copy of its syntax in which each such read is a
+    name of its own, whose uses say what each item must be; None otherwise."""
+    import copy
+
+    tree = copy.deepcopy(node)
+    standing = {}
+
+    class Reads(ast.NodeTransformer):
+        def visit_Subscript(self, subscript):
+            index = subscript.slice
+            if isinstance(subscript.value, ast.Name) and subscript.value.id == name and isinstance(
+                    subscript.ctx, ast.Load) and isinstance(index, ast.Constant) and type(index.value) is int \
+                    and 0 <= index.value < 64:
+                item = standing.setdefault(index.value, f"__kernlint_{name}_{index.value}")
+                return ast.copy_location(ast.Name(id=item, ctx=ast.Load()), subscript)
+            return self.generic_visit(subscript)
+
+    tree = Reads().visit(tree)
+    if not standing or any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(tree)):
+        return None
+    return standing, tree
 
 
 _SHAPED = ("local.array", "shared.array")  # their shape must be a constant numba can read

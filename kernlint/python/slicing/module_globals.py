@@ -84,18 +84,18 @@ class GlobalResolver:
                 return self.namespaces.of(module)[name]
             raise Unresolved(name, module.path, line, "is not defined in this module or by its imports")
         env: Dict[str, Any] = {}
-        if binding.kind == "assign" and any(isinstance(n, ast.Name) and n.id == name
-                                            for n in ast.walk(binding.value)):
-            # `push = cuda.jit(push, device=True)`: the right-hand side reads the binding before
-            earlier = self.chosen_binding(module, module.bindings_before(binding))
-            if earlier is None:
-                raise Unresolved(name, module.path, binding.line, f"is read at line {binding.line} before "
-                                                                  f"it is bound")
-            env[name] = self.binding_value(module, earlier, Scope(module), {})
         handled = self._handler_binding(module, binding) if self._try_fails(module, binding) else None
         if handled is not None:  # the try body's imports fail here: Python runs the handler
             return self.binding_value(module, handled, Scope(module), {})
         try:
+            if binding.kind == "assign" and any(isinstance(n, ast.Name) and n.id == name
+                                                for n in ast.walk(binding.value)):
+                # `push = cuda.jit(push, device=True)`: the right-hand side reads the binding before
+                earlier = self.chosen_binding(module, module.bindings_before(binding))
+                if earlier is None:
+                    raise Unresolved(name, module.path, binding.line, f"is read at line {binding.line} before "
+                                                                      f"it is bound")
+                env[name] = self.binding_value(module, earlier, Scope(module), {})
             return self.binding_value(module, binding, Scope(module), env)
         except Unresolved as exc:
             if binding.kind in ("def", "import"):

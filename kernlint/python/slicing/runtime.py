@@ -86,8 +86,25 @@ class RunSource:
 
 def run_source(module: PyModule, binding: Binding) -> Optional[RunSource]:
     """Where a module-level binding's value comes from, when only the run decides it; None
-    when nothing in it does (it is unresolved for another reason)."""
-    return _binding_source(module, binding, set(), 0)
+    when nothing in it does (it is unresolved for another reason). Its ``module`` says whether
+    the binding is that module itself (``PARA = importlib.import_module(...)``, not
+    ``cosa = np.cos(PARA.alpha)``)."""
+    found = _binding_source(module, binding, set(), 0)
+    if found is not None:
+        found = RunSource(found.text, found.what, _is_imported_module(module, binding, 0))
+    return found
+
+
+def _is_imported_module(module: PyModule, binding: Binding, depth: int) -> bool:
+    """``p = importlib.import_module(name)``, or a plain alias of such a name (``q = p``)."""
+    value = binding.value
+    if binding.kind != "assign" or binding.path or value is None or depth > _DEPTH:
+        return False
+    if isinstance(value, ast.Call):
+        return module.dotted(value.func, Scope(module)) in _IMPORTERS
+    if isinstance(value, ast.Name):
+        return any(_is_imported_module(module, other, depth + 1) for other in module.history.get(value.id, []))
+    return False
 
 
 def _binding_source(module: PyModule, binding: Binding, seen: Set[int], depth: int) -> Optional[RunSource]:
@@ -162,8 +179,8 @@ def written_kind(module: PyModule, expr: Optional[ast.AST], depth: int = 0) -> O
         called = module.dotted(expr.func, scope) or ""
         if called in _CONVERSIONS:
             return _CONVERSIONS[called]
-        if called.startswith("numpy.") and called.split(".")[-1] in _NUMPY_SCALARS:
-            return called.split(".")[-1]
+        if called.split(".")[0] in ("numpy", "numba") and called.split(".")[-1] in _NUMPY_SCALARS:
+            return called.split(".")[-1]  # np.float32(...), numba's float64(...): that width
         if isinstance(expr.func, ast.Attribute) and expr.func.attr in _CONFIG_GETTERS:
             return _CONFIG_GETTERS[expr.func.attr]
         return None

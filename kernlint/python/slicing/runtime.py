@@ -271,7 +271,7 @@ def _scalar_by_use(module: PyModule, node, name: str, kind: Optional[str]):
         return 1.0, "float64 1.0"
     if kind == "bool":
         return True, "True"
-    return getattr(numpy, kind)(1), f"{kind} 1"
+    return getattr(numpy, kind)(1), f"{kind} {'1.0' if kind.startswith('float') else '1'}"
 
 
 def item_reads(node, name: str):

@@ -167,9 +167,9 @@ def test_show_signatures_lists_each_stand_in_with_source_stand_in(phasefield):
     assert smooth[0][2].startswith("launch-site")
 
 
-def _check(tmp_path, source, *options):
+def _check(tmp_path, source, *options, output="json"):
     (tmp_path / "kernels.py").write_text(textwrap.dedent(source))
-    return subprocess.run([sys.executable, "-m", "kernlint", "check", "--no-cache", "--output-format", "json",
+    return subprocess.run([sys.executable, "-m", "kernlint", "check", "--no-cache", "--output-format", output,
                            *options, "kernels.py"], cwd=tmp_path, capture_output=True, text=True, timeout=600,
                           env={**os.environ, "PYTHONPATH": str(ROOT)})
 
@@ -198,6 +198,8 @@ def test_numba_does_not_prune_a_branch_by_a_stand_ins_value(tmp_path):
     standing = json.loads(_check(tmp_path, LEVELS.format(level='int(os.environ["LEVEL"])')).stdout)
     assert [(f["code"], f["line"]) for f in standing] == [("KL301", 12)]
     assert standing[0]["standins"] == ["LEVEL (int 1 for `os.environ`, known only at run time)"]
+    sarif = json.loads(_check(tmp_path, LEVELS.format(level='int(os.environ["LEVEL"])'), output="sarif").stdout)
+    assert [r["properties"]["standins"] for r in sarif["runs"][0]["results"]] == [standing[0]["standins"]]
 
 
 def test_a_configured_value_overrides_the_stand_in(tmp_path):

@@ -281,3 +281,37 @@ def test_sizes_from_the_command_line_are_integers_and_a_shape_read_by_its_items_
         "NX (int 1 for `sys.argv`, known only at run time)",
         "NY (int 1 for `sys.argv`, known only at run time)",
         "SHAPE (a tuple (int 1, int 1) for `sys.argv`, known only at run time)"]
+
+
+def test_what_numba_refuses_even_with_the_stand_in_is_a_kl902_naming_it(tmp_path):
+    """numba reads a module's attribute as no constant: as an array's shape it refuses it, at
+    run time as here; the KL902 says which values stood in. A global name is a constant there."""
+    run = _check(tmp_path, """\
+        import importlib
+        import os
+        import sys
+        from numba import cuda, float64
+
+        params = importlib.import_module(sys.argv[1])
+        N = int(os.environ["N"])
+
+
+        @cuda.jit("void(float64[::1])")
+        def by_name(x):
+            t = cuda.local.array(N, float64)
+            t[0] = x[0]
+            x[0] = t[0]
+
+
+        @cuda.jit("void(float64[::1])")
+        def by_attribute(x):
+            t = cuda.local.array(params.n, float64)
+            t[0] = x[0]
+            x[0] = t[0]
+    """)
+    found = json.loads(run.stdout)
+    assert [(f["code"], f["kernel"]) for f in found] == [("KL902", "by_attribute")]
+    assert "local.array" in found[0]["message"]
+    assert found[0]["message"].endswith(
+        "(compiled with stand-ins for params.n (int 1 for `importlib.import_module(sys.argv[1])`, known only at "
+        "run time))")

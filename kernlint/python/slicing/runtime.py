@@ -306,8 +306,9 @@ class RunReads:
     """The reads of values only the run decides in one function, and how its code reads them:
     from a module object of stand-ins (``holder``), an attribute read numba cannot fold into
     its constant-branch pruning (a global's value would prune `if NX > 1:` by the stand-in's
-    value, and the branch not taken would go unchecked); as plain globals where numba needs a
-    constant (an array's shape)."""
+    value, and the branch not taken would go unchecked); a global name in an array's shape as
+    the plain global it is, a constant, as numba reads it there (an attribute of a module
+    stays one: numba refuses it in a shape, and so does the check)."""
 
     def __init__(self, holder: str):
         self.holder = holder
@@ -351,11 +352,7 @@ class _Rewriter(ast.NodeTransformer):
     def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
         if isinstance(node.value, ast.Name) and isinstance(node.ctx, ast.Load):
             key = self.reads.chains.get((node.value.id, node.attr))
-            if key is not None:
-                if self.in_shape:
-                    constant = f"__kernlint_shape_{key}__"
-                    self.reads.constants[constant] = self.reads.values[key]
-                    return ast.copy_location(ast.Name(id=constant, ctx=ast.Load()), node)
+            if key is not None:  # (in a shape too: numba reads a module's attribute as no constant)
                 return self._holder(key, node)
         return self.generic_visit(node)
 

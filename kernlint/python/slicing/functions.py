@@ -137,7 +137,8 @@ class FunctionMaker:
 
     def _stood_in_for_run(self, module: PyModule, shown: str, described: str, source) -> None:
         # keyed by what stood in too: functions that use the name differently list each their own
-        self.ledger.stood_in((module.path, shown, described), f"{described} for `{source.text}`, known only at run time")
+        self.ledger.stood_in((module.path, shown, described),
+                             f"{described} for `{source.text}`, known only at run time")
 
     def _standin(self, module: PyModule, node: FunctionNode, name: str, exc: Unresolved) -> Any:
         """A float64 stand-in for a library value used only as a number; MISSING otherwise."""

@@ -125,7 +125,8 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--statistics", action="store_true",
                        help="time spent compiling (numba) and analysing (kernlint), per kernel")
     check.add_argument("--show-signatures", action="store_true",
-                       help="list each kernel with the signatures it was checked with and where they came from")
+                       help="list each kernel with the signatures it was checked with and where they came "
+                            "from, and the values it was compiled with stand-ins for")
     _common(check)
     check.add_argument("--select", type=_codes, default=None, help="only these codes (e.g. KL1,KL301)")
     check.add_argument("--ignore", type=_codes, default=None, help="leave out these codes")

@@ -58,6 +58,7 @@ class KernelStats:
     variant: str = ""  # a factory-made kernel: the parameter values it was made with
     host: bool = False  # the host code of a HIP file (its compile and the host rules), not a kernel
     line: int = 0  # its def line: kernels of one file may share a name
+    standins: List[str] = field(default_factory=list)  # the values it was compiled with stand-ins for
 
 
 @dataclass
@@ -229,6 +230,7 @@ def analyse_result(result: FileResult, options: Optional[Options] = None,
             signature_source=compiled.info.signature_source,
             signature_from=compiled.info.signature_from,
             variant=compiled.info.variant,
+            standins=list(compiled.info.standins),
         ))
         if kernels is not None and compiled.cache_key and not any(
                 f.code.startswith("KL90") for f in found):

@@ -1,6 +1,7 @@
 """The numba.cuda frontend: signatures, options, and user modules that misbehave at import."""
 import json
 import os
+import re
 import textwrap
 
 import pytest
@@ -691,14 +692,17 @@ def test_configuration_names_jit_wrappers_safe_imports_and_constants(tmp_path):
         jit-decorators = ["gpu.tools.compile_cupy"]
         safe-imports = ["errno"]
     '''))
-    configured = json.loads(run_cli("check", "--no-cache", "--output-format", "json", ".", cwd=tmp_path).stdout)
-    assert [(f["code"], f["kernel"]) for f in configured] == [("KL301", "convert"), ("KL101", "convert"),
-                                                              ("KL902", "local_table")]
-    assert "STEPS" in configured[2]["message"] and "constants" in configured[2]["message"]
+    run = run_cli("check", "--no-cache", "--output-format", "json", "--show-signatures", ".", cwd=tmp_path)
+    configured = json.loads(run.stdout)
+    # STEPS is the environment's: local_table is checked with a stand-in for it, and says so
+    assert [(f["code"], f["kernel"]) for f in configured] == [("KL301", "convert"), ("KL101", "convert")]
+    assert re.search(r"::local_table +STEPS +stand-in: int 1 for `os.environ`", run.stderr)
     with open(tmp_path / "pyproject.toml", "a") as config:
         config.write('constants = { "kernels.py::STEPS" = 8 }\n')
-    complete = json.loads(run_cli("check", "--no-cache", "--output-format", "json", ".", cwd=tmp_path).stdout)
+    run = run_cli("check", "--no-cache", "--output-format", "json", "--show-signatures", ".", cwd=tmp_path)
+    complete = json.loads(run.stdout)
     assert [(f["code"], f["kernel"]) for f in complete] == [("KL301", "convert"), ("KL101", "convert")]
+    assert "stand-in" not in run.stderr  # the configured value is no stand-in
 
 
 def test_a_typing_failure_says_which_signature_had_no_implementation(tmp_path):

@@ -467,7 +467,8 @@ def _sliced_candidates(path: str, source: SourceFile, result: FileResult,
             except Exception as exc:  # noqa: BLE001 - numba.cuda.jit rejected the options, or kernlint failed
                 _not_made(kernel, exc, path, result, settings.debug, numba_may_raise=True)
                 continue
-            standins = tuple(sorted(f"{name} ({slicer.standins[(where, name)]})" for where, name in used))
+            # keys are (path, name, ...): a name may stand in differently in different functions
+            standins = tuple(sorted(f"{key[1]} ({slicer.standins[key]})" for key in used))
             recorded = env.get(RECORDED)
             candidates.append(_Candidate(kernel.name, kernel.qualname, dispatcher, kernel.node,
                                          kernel.first_line, label, standins,

@@ -21,7 +21,7 @@ from ..compile.numba_cuda import FileResult
 from ..findings import TIMED_OUT, Finding, compile_failed, unreadable_file
 from ..source import buffers
 from . import daemon
-from .job import ALIVE, STARTING, compile_one_file
+from .job import ALIVE, PASS, STARTING, compile_one_file
 
 _PRELOAD = "kernlint.workers._preload"
 _starters: Dict[str, daemon.Starter] = {}  # this process's worker servers, by their files' base path
@@ -109,6 +109,9 @@ class _Running:
         self.process = process
         self.pid: Optional[int] = None
         self.compiling: Optional[tuple] = None  # (qualname, line, column) of the kernel under way
+        self.size = 0  # its compile size (compile.numba_cuda.compile_size)
+        self.window = 0.0  # the seconds its compile may go without starting a new pass
+        self.stage: Optional[str] = None  # numba-cuda's pass under way: "pass [function]"
         self.local = process is not None  # on this run's forkserver
 
     def kill(self) -> None:
@@ -139,13 +142,12 @@ def _launch(path: str, shard: Tuple[int, int], skip: Tuple[tuple, ...], argument
             return _Running(path, shard, skip, connection, time.monotonic() + timeout)
         except OSError:
             connection.close()
-    deadline = time.monotonic() + timeout
     context = _context()
     reader, writer = context.Pipe(duplex=False)
     process = context.Process(target=compile_one_file, args=arguments + (writer,), daemon=True)
-    process.start()
+    process.start()  # returns once the forkserver forked it: after numba-cuda's import, not the file's time
     writer.close()
-    return _Running(path, shard, skip, reader, deadline, process)
+    return _Running(path, shard, skip, reader, time.monotonic() + timeout, process)
 
 
 def compile_files(
@@ -195,13 +197,20 @@ def compile_files(
                 message = None
             if isinstance(message, str) and message == ALIVE:
                 job.deadline = time.monotonic() + timeout
+                job.compiling, job.window, job.stage = None, 0.0, None
                 continue
             if isinstance(message, tuple) and message[0] == "pid":
                 job.pid = message[1]
                 job.deadline = time.monotonic() + timeout
                 continue
             if isinstance(message, tuple) and message[0] == STARTING:
-                job.compiling = tuple(message[1])
+                job.compiling, job.size, job.stage = tuple(message[1]), message[2], None
+                job.window = pass_allowance(timeout, job.size)
+                job.deadline = time.monotonic() + job.window
+                continue
+            if isinstance(message, tuple) and message[0] == PASS:
+                job.stage = message[1]
+                job.deadline = time.monotonic() + (job.window or timeout)
                 continue
             del running[connection]
             if message is None and job.process is None and job.pid is None:
@@ -228,7 +237,7 @@ def compile_files(
                 qualname, line, column = job.compiling
                 timed_out.setdefault((job.path, job.shard), []).append(compile_failed(
                     os.path.abspath(job.path), line, column, qualname.rsplit(".", 1)[-1], "",
-                    f"it took longer than {timeout:g} s {TIMED_OUT}; raise it to check this kernel"))
+                    _stuck(job, timeout)))
                 tasks.insert(0, (job.path, job.shard, job.local, job.skip + (job.compiling,)))
                 continue
             finished.append((job.path, job.shard, FileResult(
@@ -244,6 +253,32 @@ def compile_files(
             if len(parts) == shards:
                 del waiting[path]
                 yield _merged(parts)
+
+
+# A compile is stuck, not long, when numba-cuda starts no new pass for this long: --timeout for
+# a kernel of up to this compile size (compile_size: bytecode instructions, device functions
+# numba inlines counted at each call site; fbpic's largest kernels measure 12,783 and 24,526,
+# most kernels a few hundred), more for larger ones, growing as the square of the size as
+# numba's inlining and SSA passes grow on unrolled kernels (benchmarks/compile_cost.py).
+SIZE_PER_TIMEOUT = 4000
+
+
+def pass_allowance(timeout: float, size: int) -> float:
+    """The seconds one numba-cuda pass of a kernel of ``size`` may run before it counts as stuck."""
+    return timeout * max(1.0, (size / SIZE_PER_TIMEOUT) ** 2)
+
+
+def _stuck(job: _Running, timeout: float) -> str:
+    """Why a kernel's compile was stopped: the pass it was stuck in and the limit it ran past."""
+    window = job.window or timeout
+    limit = f"{window:g} s {TIMED_OUT}"
+    if window > timeout:
+        limit += f", {timeout:g} s scaled to its compile size {job.size:,}"
+    if job.stage is None:
+        return f"it took longer than {limit}; raise it to check this kernel"
+    name, _, function = job.stage.partition(" [")
+    where = f" on `{function.rstrip(']')}`" if function else ""
+    return f"numba-cuda's `{name}` pass{where} made no progress for {limit}; raise it to check this kernel"
 
 
 _KERNELS_PER_SHARD = 16  # below this, a second worker's fork and reading cost more than they save

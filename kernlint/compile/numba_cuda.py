@@ -312,6 +312,32 @@ def compile_size(dispatcher) -> int:
     return size(getattr(dispatcher, "py_func", None), 0)
 
 
+@contextlib.contextmanager
+def _hashed_once() -> Iterator[None]:
+    """Hash each of llvmlite's debug-info nodes once, not on every lookup.
+
+    Line info is what kernlint asks for that a user's compile does not (numba's default is
+    none): numba-cuda attaches a ``!DILocation`` to every instruction, and llvmlite finds each
+    one in its module's metadata cache by a hash that walks the location's scope, subprogram,
+    file, compile unit and types, every time. Those nodes are immutable once made, so their
+    hash is kept on them; the IR is the same text (benchmarks/compile_cost.py measures it)."""
+    from llvmlite.ir import values
+
+    original = values.DIValue.__hash__
+
+    def __hash__(self):  # noqa: N807 - llvmlite's own method, kept per node
+        cached = self.__dict__.get("_kernlint_hash")
+        if cached is None:
+            cached = self.__dict__["_kernlint_hash"] = original(self)
+        return cached
+
+    values.DIValue.__hash__ = __hash__
+    try:
+        yield
+    finally:
+        values.DIValue.__hash__ = original
+
+
 def compile_signature(dispatcher, signature, cc, runnable: bool = False):
     """Compile one signature of a dispatcher to numba's LLVM IR modules: (analysed
     modules, entry name, runnable modules or [])."""
@@ -332,7 +358,7 @@ def compile_signature(dispatcher, signature, cc, runnable: bool = False):
                       "fastmath": bool(options.get("fastmath"))},
         cc=cc,
     )
-    with offline_device(cc), _recursion_limit(_COMPILE_RECURSION_LIMIT):
+    with offline_device(cc), _recursion_limit(_COMPILE_RECURSION_LIMIT), _hashed_once():
         cres = compile_cuda(dispatcher.py_func, restype if device else types.void, argtypes,
                             **_accepted(compile_cuda, codegen))
     modules = [str(module) for module in cres.library.modules]

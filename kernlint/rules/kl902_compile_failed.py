@@ -6,8 +6,10 @@ LLVM IR: a typing error, an unsupported construct, a signature that does not
 parse, or compiler limits (such as unbounded recursion); a global the kernel
 reads that kernlint cannot give without running code (computed from
 ``os.environ``, a function of a library it does not import, a factory parameter no
-call gives), at the line that reads it, with how to supply it; and a HIP file
-that hipcc could not compile, at the line of hipcc's first error.
+call gives), at the line that reads it, with how to supply it; a compile that
+stopped making progress (one numba-cuda compiler pass ran past ``--timeout``,
+scaled to the kernel's size: a hang), naming the pass; and a HIP file that hipcc
+could not compile, at the line of hipcc's first error.
 
 ## Why is this bad?
 That specialization was not checked. The other kernels of the file still are.
@@ -17,6 +19,7 @@ That specialization was not checked. The other kernels of the file still are.
 kernels.py:12:1: KL902 kernel `scale` failed to compile for void(float64[::1]): No implementation of function ...
 kernels.py:31:20: KL902 kernel `relax` not compiled: `STEPS` is computed at line 19 from `sys`, ...:
     give its value in [tool.kernlint] constants = { "kernels.py::STEPS" = ... }, or check the file with --import-modules
+kernels.py:40:1: KL902 kernel `stuck` failed to compile: numba-cuda's `nopython_type_inference` pass on `stuck` made no progress for 60 s (--timeout); raise it to check this kernel
 ```
 
 ## Fix safety

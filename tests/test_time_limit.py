@@ -14,7 +14,8 @@ from kernlint.workers.worker import SIZE_PER_TIMEOUT, pass_allowance
 
 IMPORTED = FrontendSettings(import_modules=True)  # the intrinsics below are the file's own code
 
-HANGS = '''import time
+HANGS = '''import os
+import time
 
 from numba import cuda
 from numba.cuda.extending import intrinsic
@@ -30,6 +31,24 @@ QUICK = '''
 @cuda.jit("void(int64[::1], float64[::1])")
 def {name}(y, x):
     y[0] = int(x[0])
+'''
+
+COUNTED = '''
+
+@intrinsic
+def counted(typingctx, x):
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "typed.log"), "a") as log:
+        log.write("before\\n")  # each time a worker types it
+
+    def codegen(context, builder, signature, args):
+        return args[0]
+
+    return x(x), codegen
+
+
+@cuda.jit("void(int64[::1], float64[::1])")
+def before(y, x):
+    y[0] = int(counted(x[0]))
 '''
 
 STUCK = '''
@@ -48,7 +67,7 @@ def _stuck_line(text: str) -> int:
 def test_a_compile_that_hangs_is_reported_at_the_kernel_naming_the_pass_and_the_files_other_kernels_are_checked(
         tmp_path, monkeypatch, server):
     monkeypatch.setenv("KERNLINT_SERVER", server)
-    text = HANGS + QUICK.format(name="before") + STUCK + QUICK.format(name="after")
+    text = HANGS + COUNTED + STUCK + QUICK.format(name="after")
     (tmp_path / "mixed.py").write_text(text)
     report = check_paths([str(tmp_path)], Options(timeout=3, jobs=1, frontend=IMPORTED))
     assert [(f.code, f.kernel, f.line) for f in report.findings] == [("KL902", "stuck", _stuck_line(text))]
@@ -56,6 +75,8 @@ def test_a_compile_that_hangs_is_reported_at_the_kernel_naming_the_pass_and_the_
         "kernel `stuck` failed to compile: numba-cuda's `nopython_type_inference` pass on `stuck` made no "
         "progress for 3 s (--timeout); raise it to check this kernel")
     assert sorted(s.kernel for s in report.stats) == ["after", "before"]  # compiled and analysed
+    # the worker stopped on `stuck` had compiled `before`: the next one took only `after`
+    assert (tmp_path / "typed.log").read_text() == "before\n"
 
 
 def test_a_compile_that_hangs_is_cached_with_the_limit_it_ran_under(tmp_path, monkeypatch):

@@ -485,11 +485,14 @@ def compile_file(
     starting: Optional[Callable[[tuple, int], None]] = None,
     skip: Sequence[tuple] = (),
     passing: Optional[Callable[[str], None]] = None,
+    finished: Optional[Callable[[tuple, "FileResult"], None]] = None,
 ) -> FileResult:
     """Compile every kernel and device function one Python file defines (with ``shard`` =
     (k, n): the k-th of every n of its kernels, and the file's own diagnostics only for k = 0;
     n workers then share a file of many kernels). ``starting`` is told each kernel's place
-    and size (``compile_size``) before it compiles, ``passing`` each numba-cuda pass as it starts.
+    and size (``compile_size``) before it compiles, ``passing`` each numba-cuda pass as it starts,
+    and ``finished`` each kernel's place and what it gave (its compiled signatures, diagnostics
+    and reused findings), which the returned result then leaves out.
 
     By default the file is read, not run: each kernel is made from a slice of its module
     (``slicing``). With ``settings.import_modules`` the file is imported whole, as the
@@ -516,11 +519,22 @@ def compile_file(
         for candidate in candidates:
             place = (candidate.qualname,) + candidate.place
             if place in skipped:
-                continue  # it ran past the time limit in an earlier worker, which reported it
+                continue  # an earlier worker finished it, or was stopped on it: the run has it
             if starting:
                 starting(place, compile_size(candidate.dispatcher))
+            before = len(result.kernels), len(result.diagnostics), len(result.reused)
             _compile_candidate(candidate, source, cc, extra_signatures or {}, runnable, progress, result, reuse)
+            if finished:
+                finished(place, _taken(result, *before))
     return result
+
+
+def _taken(result: FileResult, kernels: int, diagnostics: int, reused: int) -> FileResult:
+    """What ``result`` gained past these counts, taken out of it."""
+    part = FileResult(path=result.path, kernels=result.kernels[kernels:],
+                      diagnostics=result.diagnostics[diagnostics:], reused=result.reused[reused:])
+    del result.kernels[kernels:], result.diagnostics[diagnostics:], result.reused[reused:]
+    return part
 
 
 def _sliced_candidates(path: str, source: SourceFile, result: FileResult,

@@ -79,6 +79,34 @@ def test_a_compile_that_hangs_is_reported_at_the_kernel_naming_the_pass_and_the_
     assert (tmp_path / "typed.log").read_text() == "before\n"
 
 
+def test_a_kernel_whose_second_signature_hangs_is_the_one_reported(tmp_path):
+    (tmp_path / "twice.py").write_text(textwrap.dedent('''
+        import time
+
+        from numba import cuda, types
+        from numba.cuda.extending import intrinsic
+
+
+        @intrinsic
+        def settle(typingctx, x):
+            if x == types.float32:
+                time.sleep(3600)  # the float32 compile hangs, the float64 one does not
+
+            def codegen(context, builder, signature, args):
+                return args[0]
+
+            return x(x), codegen
+
+
+        @cuda.jit(["void(float64[::1])", "void(float32[::1])"])
+        def twice(x):
+            x[0] = settle(x[0])
+    '''))
+    report = check_paths([str(tmp_path)], Options(timeout=3, jobs=1, frontend=IMPORTED))
+    assert [(f.code, f.kernel) for f in report.findings] == [("KL902", "twice")]
+    assert "`nopython_type_inference` pass on `twice` made no progress for 3 s" in report.findings[0].message
+
+
 def test_a_compile_that_hangs_is_cached_with_the_limit_it_ran_under(tmp_path, monkeypatch):
     import kernlint.workers.worker as worker
 

@@ -200,9 +200,9 @@ def compile_files(
                 message = connection.recv()
             except (EOFError, OSError):
                 message = None
-            if isinstance(message, str) and message == ALIVE:
-                job.deadline = time.monotonic() + timeout
-                job.compiling, job.window, job.stage = None, 0.0, None
+            if isinstance(message, str) and message == ALIVE:  # a step done: an import, a kernel's signature
+                job.deadline = time.monotonic() + (job.window or timeout)
+                job.stage = None
                 continue
             if isinstance(message, tuple) and message[0] == "pid":
                 job.pid = message[1]
@@ -213,8 +213,10 @@ def compile_files(
                 job.window = pass_allowance(timeout, job.size)
                 job.deadline = time.monotonic() + job.window
                 continue
-            if isinstance(message, tuple) and message[0] == DONE:
+            if isinstance(message, tuple) and message[0] == DONE:  # every signature of the kernel
                 job.done.append((tuple(message[1]), message[2]))
+                job.compiling, job.window, job.stage = None, 0.0, None
+                job.deadline = time.monotonic() + timeout
                 continue
             if isinstance(message, tuple) and message[0] == PASS:
                 job.stage = message[1]

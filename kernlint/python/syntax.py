@@ -285,6 +285,13 @@ class PyModule:
         history = (self.history if function is None else self._local_history[id(function)]).get(binding.name, [])
         return history[:history.index(binding)] if binding in history else []
 
+    def bindings_of(self, name: str, function: Optional[FunctionNode] = None) -> List[Binding]:
+        """Every binding of ``name`` at module level or in ``function``, in the file's order."""
+        if function is None:
+            return list(self.history.get(name, []))
+        self.local_bindings(function)
+        return list(self._local_history[id(function)].get(name, []))
+
     def local_bindings(self, function: FunctionNode) -> Dict[str, Binding]:
         """A function's own bindings: parameters, then its statements (not nested defs' bodies)."""
         found = self._local.get(id(function))

@@ -3,6 +3,10 @@ through the same name resolution the frontend uses: aliases, imports of other pr
 ``self.kernel`` attributes set in ``__init__``, kernels defined in the same function, kernels
 returned by factories. May import the rest of ``kernlint.python`` and ``analysis.host``.
 
+A launch may start one of several kernels the code picks between (``resolve_all``): a name
+bound on both sides of an ``if`` or to a conditional expression, an attribute its class (or a
+base) assigns in more than one place, an item of a literal dict or list taken with a literal key.
+
 What the resolution needs of the reading (the module's frame of the pass being read, what
 ``self.<attr>`` was assigned, an expression's type) it asks of a ``KernelContext``.
 """
@@ -10,12 +14,12 @@ What the resolution needs of the reading (the module's frame of the pass being r
 from __future__ import annotations
 
 import ast
-from typing import Optional, Protocol, Tuple
+from typing import List, Optional, Protocol, Sequence, Tuple
 
 from ...analysis.host import KernelRef
 from ..project import Project
-from ..static_types import instance_of
-from ..syntax import KernelDef, PyModule, Scope, flatten
+from ..static_types import instance, instance_of
+from ..syntax import Binding, FunctionNode, KernelDef, PyModule, Scope, flatten
 from .classes import method_of
 from .frames import Frame, frame_for
 from .launches import launch_target
@@ -49,6 +53,9 @@ class KernelResolver:
         """The kernel definition an expression refers to, or None."""
         if depth > 8:
             return None
+        if isinstance(expr, ast.Call):  # `self.kernel = cuda.jit(f)`, `self.kernel = make_kernel(n)`
+            applied = next((k for k in self.module.kernels if k.applied is expr), None)
+            return applied if applied is not None else self._factory_result(expr, frame, depth)
         if isinstance(expr, ast.Name):
             binding, function = frame.scope.lookup(expr.id)
             module = self.module
@@ -74,6 +81,131 @@ class KernelResolver:
                 if binding is not None and binding.kind == "class":
                     return self._class_kernel(expr.value.id, expr.attr)
         return None
+
+    def resolve_all(self, expr: ast.expr, frame: Frame, depth: int = 0) -> List[KernelDef]:
+        """Every kernel an expression may refer to where the code picks one of several
+        (``k = a if flag else b``; ``if flag: k = a`` / ``else: k = b``; ``KERNELS["x"]``;
+        ``self.kernel`` assigned in more than one place, or by a base class): each is launched
+        with the same arguments. The one ``resolve`` gives comes first; none: an empty list."""
+        if depth > 8:
+            return []
+        picked: List[KernelDef] = []
+        if isinstance(expr, ast.IfExp):
+            picked = self.resolve_all(expr.body, frame, depth + 1) + self.resolve_all(expr.orelse, frame, depth + 1)
+        elif isinstance(expr, ast.Subscript):
+            picked = [kernel for value, resolver, where in self._items(expr, frame, depth)
+                      for kernel in resolver.resolve_all(value, where, depth + 1)]
+        elif isinstance(expr, ast.Name):
+            reaching = self._reaching(expr, frame, depth)
+            if reaching:  # the bindings that reach the launch, not the name's last one in the file
+                return _unique(reaching)
+        elif _on_self(expr, frame):
+            picked = [kernel for value, resolver, where in self._attribute_values(
+                self.module, frame.owner, expr.attr) for kernel in resolver.resolve_all(value, where, depth + 1)]
+        return _unique([self.resolve(expr, frame, depth)] + picked)
+
+    def _reaching(self, name: ast.Name, frame: Frame, depth: int) -> List[KernelDef]:
+        """The kernels the bindings of a name that may reach ``name`` hold: going back from it,
+        each binding not on the other side of an ``if`` it is in, up to one that runs on every
+        path to it (``k = a`` / ``else: k = b`` gives both)."""
+        binding, function = frame.scope.lookup(name.id)
+        if binding is None:
+            return []
+        body = function.body if function is not None else self.module.tree.body
+        # a name of an enclosing function (or of the module, read in a function): bound before
+        # the function runs, by its last bindings on each path
+        here = function is frame.function or function is None and frame.function is None
+        place = (name.lineno, name.col_offset) if here else (float("inf"), 0)
+        at = _conditions_at(body, name) if here else ()
+        where = frame_for(frame, function) if function is not None else (self._context.module_frame() or frame)
+        found: List[KernelDef] = []
+        for bound in reversed(self.module.bindings_of(name.id, function)):
+            if (bound.line, getattr(bound.node, "col_offset", 0)) >= place or _excluded(bound.conditions, at):
+                continue
+            if bound.kind == "assign" and not bound.path and not isinstance(bound.value, ast.Call):
+                found.extend(self.resolve_all(bound.value, where, depth + 1))
+            elif bound.kind == "loop" and not bound.path and isinstance(bound.value, (ast.Tuple, ast.List)):
+                # `for kernel in (scale, shift): kernel[g, b](...)`: each item in turn
+                found.extend(k for item in bound.value.elts for k in self.resolve_all(item, where, depth + 1))
+            else:
+                kernel = self._kernel_of_binding(self.module, bound, where, depth)
+                found.extend([kernel] if kernel is not None else [])
+            if tuple(bound.conditions) == tuple(at[:len(bound.conditions)]):
+                break  # it runs on every path that reaches the name: nothing earlier does
+        return found
+
+    def _items(self, subscript: ast.Subscript, frame: Frame, depth: int
+               ) -> List[Tuple[ast.expr, "KernelResolver", Frame]]:
+        """``KERNELS["x"]``, ``kernels[0]``, ``self.table["a"]``, ``mod.KERNELS["x"]``: the item a
+        literal key takes from a literal dict or list the container was assigned, with the
+        resolver and frame it is read in."""
+        key = subscript.slice
+        if not isinstance(key, ast.Constant) or isinstance(key.value, bool) or not isinstance(
+                key.value, (str, int)):
+            return []
+        found = []
+        for literal, resolver, where in self._containers(subscript.value, frame, depth):
+            item = _item(literal, key.value)
+            if item is not None:
+                found.append((item, resolver, where))
+        return found
+
+    def _containers(self, expr: ast.expr, frame: Frame, depth: int
+                    ) -> List[Tuple[ast.expr, "KernelResolver", Frame]]:
+        """The values a container expression (a name, ``self.<attr>``, ``module.NAME``) was assigned."""
+        if isinstance(expr, ast.Name):
+            binding, function = frame.scope.lookup(expr.id)
+            if binding is None:
+                return []
+            if binding.kind == "assign" and not binding.path:
+                where = frame_for(frame, function) if function is not None else (
+                    self._context.module_frame() or frame)
+                return [(binding.value, self, where)]
+            if binding.kind == "import" and binding.attr:
+                return self._defined(binding.imported)
+            return []
+        if _on_self(expr, frame):
+            return self._attribute_values(self.module, frame.owner, expr.attr)
+        dotted = self.module.dotted(expr, frame.scope) if isinstance(expr, ast.Attribute) else None
+        return self._defined(dotted) if dotted else []
+
+    def _defined(self, qualified: str) -> List[Tuple[ast.expr, "KernelResolver", Frame]]:
+        """The value a module-level name of the project (``pkg.mod.KERNELS``) is assigned."""
+        found = self.project.definition(qualified, self.module)
+        if found is None or found[1].kind != "assign" or found[1].path:
+            return []
+        owner, binding = found
+        resolver = self if owner is self.module else self._context.kernels_of(owner)
+        return [(binding.value, resolver, Frame(None, "", Scope(owner)))]
+
+    def _attribute_values(self, module: PyModule, klass: str, attr: str, depth: int = 0
+                          ) -> List[Tuple[ast.expr, "KernelResolver", Frame]]:
+        """What the methods of a class of the project assign to ``self.<attr>``, each with the
+        resolver and frame (the method's) it is read in: the class's own assignments, else its
+        bases' (``self.kernel = collide`` in a base's ``__init__``)."""
+        binding = module.bindings.get(klass.rsplit(".", 1)[-1]) if "." not in klass else None
+        if binding is None or binding.kind != "class" or depth > 4:
+            return []
+        resolver = self if module is self.module else self._context.kernels_of(module)
+        found = []
+        for method in binding.node.body:
+            if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) or not method.args.args:
+                continue
+            receiver = method.args.args[0].arg
+            where = None
+            for value in _assigned(method, receiver, attr):
+                if where is None:
+                    where = Frame(method, f"{klass}.{method.name}", Scope(module).inner(method),
+                                  {receiver: instance(module.path, klass)}, Frame(None, "", Scope(module)), klass)
+                found.append((value, resolver, where))
+        if found:
+            return found
+        for base in binding.node.bases:
+            dotted = module.dotted(base, Scope(module))
+            defined = self.project.definition(dotted, module) if dotted else None
+            if defined is not None and defined[1].kind == "class":
+                found.extend(self._attribute_values(defined[0], defined[1].name, attr, depth + 1))
+        return found
 
     def _kernel_of_binding(self, module: PyModule, binding, frame: Frame, depth: int) -> Optional[KernelDef]:
         if binding.kind == "def":
@@ -170,3 +302,82 @@ class KernelResolver:
         """The kernel a name refers to, as a reference; None for anything else."""
         kernel = self.resolve(expr, frame) if isinstance(expr, ast.Name) else None
         return KernelRef(kernel.module.path, kernel.qualname) if kernel is not None else None
+
+
+def _unique(kernels: Sequence[Optional[KernelDef]]) -> List[KernelDef]:
+    found: List[KernelDef] = []
+    for kernel in kernels:
+        if kernel is not None and all(kernel is not other for other in found):
+            found.append(kernel)
+    return found
+
+
+def _on_self(expr: ast.expr, frame: Frame) -> bool:
+    return isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id in (
+        "self", "cls") and frame.owner is not None
+
+
+def _assigned(method: FunctionNode, receiver: str, attr: str) -> List[ast.expr]:
+    """The values ``self.<attr> = value`` (``self.a, self.b = ka, kb`` too) assigns in a method."""
+    found = []
+    for node in ast.walk(method):
+        if not isinstance(node, ast.Assign):
+            continue
+        for target in node.targets:
+            pairs = [(target, node.value)]
+            if isinstance(target, ast.Tuple) and isinstance(node.value, ast.Tuple) and len(
+                    target.elts) == len(node.value.elts):
+                pairs = list(zip(target.elts, node.value.elts))
+            for one, value in pairs:
+                if isinstance(one, ast.Attribute) and one.attr == attr and isinstance(
+                        one.value, ast.Name) and one.value.id == receiver:
+                    found.append(value)
+    return found
+
+
+def _item(literal: ast.expr, key) -> Optional[ast.expr]:
+    """The item ``key`` takes from a literal ``{...}``, ``dict(a=...)``, ``[...]`` or ``(...)``."""
+    if isinstance(literal, ast.Dict):
+        for name, value in zip(literal.keys, literal.values):
+            if isinstance(name, ast.Constant) and name.value == key and type(name.value) is type(key):
+                return value
+    if isinstance(literal, ast.Call) and isinstance(literal.func, ast.Name) and literal.func.id == "dict" and not \
+            literal.args and isinstance(key, str):
+        return next((k.value for k in literal.keywords if k.arg == key), None)
+    if isinstance(literal, (ast.List, ast.Tuple)) and isinstance(key, int) and not any(
+            isinstance(e, ast.Starred) for e in literal.elts) and -len(literal.elts) <= key < len(literal.elts):
+        return literal.elts[key]
+    return None
+
+
+def _conditions_at(body: Sequence[ast.stmt], node: ast.AST,
+                   conditions: Tuple = ()) -> Tuple[Tuple[Optional[ast.expr], bool], ...]:
+    """The (if-test, branch) pairs around ``node`` in ``body``, as ``PyModule`` records them
+    for bindings (a try's body ``(None, True)``, its handlers ``(None, False)``)."""
+    line = node.lineno
+    for statement in body:
+        if not statement.lineno <= line <= (statement.end_lineno or statement.lineno):
+            continue
+        if isinstance(statement, ast.If):
+            for branch, inner in ((True, statement.body), (False, statement.orelse)):
+                if any(s.lineno <= line <= (s.end_lineno or s.lineno) for s in inner):
+                    return _conditions_at(inner, node, conditions + ((statement.test, branch),))
+        elif isinstance(statement, (ast.Try, getattr(ast, "TryStar", ast.Try))):
+            parts = [((None, True), statement.body)] + [((None, False), h.body) for h in statement.handlers] + [
+                ((None, True), statement.orelse), (None, statement.finalbody)]
+            for pair, inner in parts:
+                if any(s.lineno <= line <= (s.end_lineno or s.lineno) for s in inner):
+                    return _conditions_at(inner, node, conditions + ((pair,) if pair else ()))
+        elif isinstance(statement, (ast.With, ast.AsyncWith, ast.For, ast.AsyncFor, ast.While)):
+            inner = statement.body + list(getattr(statement, "orelse", []))
+            if any(s.lineno <= line <= (s.end_lineno or s.lineno) for s in inner):
+                return _conditions_at(inner, node, conditions)
+        return conditions
+    return conditions
+
+
+def _excluded(bound: Sequence[Tuple[Optional[ast.expr], bool]], at: Sequence[Tuple[Optional[ast.expr], bool]]
+              ) -> bool:
+    """Whether a binding under ``bound`` is on the other side of an ``if`` the place ``at`` is in."""
+    return any(test is not None and test is other and branch != side
+               for test, branch in bound for other, side in at)

@@ -622,7 +622,8 @@ class HostReader:
         launched = launch_target(call) or self.kernels.configured_launch(call, frame)
         if launched is not None:
             target, stream = launched
-            kernel = self.kernels.resolve(target, frame)
+            picked = self.kernels.resolve_all(target, frame)  # one launch, each kernel the code may pick
+            kernel = picked[0] if picked else None
             given_kernel = self._kernel_parameters.get(target.id) if (
                 kernel is None and isinstance(target, ast.Name)) else None
             reader = self._reader(frame)
@@ -657,6 +658,8 @@ class HostReader:
                 for typed in self._modes.launch_arguments(  # one signature per mode it may be in
                         call, args, frame, self._reader(frame), self._statements[-1] if self._statements else None):
                     self.facts.passed_launches.append(replace(launch, args=typed))
+            for other in picked[1:]:  # the others it may start: their signatures, one event
+                self.facts.passed_launches.append(replace(launch, kernel=KernelRef(other.module.path, other.qualname)))
             if self._variant:
                 if ref is not None:
                     self.facts.passed_launches.append(launch)  # a signature, not an event

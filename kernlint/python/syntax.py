@@ -472,6 +472,13 @@ class PyModule:
                 self._find_kernels(statement.body, scope.inner(statement), None, found, outer + (statement.name,))
             elif isinstance(statement, ast.ClassDef):
                 self._find_kernels(statement.body, scope, statement, found, outer + (statement.name,))
+            elif isinstance(statement, ast.Return) and scope.functions and statement.value is not None:
+                # a factory's `return cuda.jit(device=False)(step)` of a def of its own
+                applied = self.applied_jit(statement.value, scope)
+                function = applied[1] if applied is not None else None
+                if isinstance(function, ast.Name) and function.id in defs and not any(
+                        k.node is defs[function.id] for k in found):
+                    found.append(KernelDef(defs[function.id], self, applied[0], scope, [function.id], owner, outer))
             elif isinstance(statement, (ast.Assign, ast.AnnAssign)) and statement.value is not None:
                 kernel = self._assigned_kernel(statement, scope, defs, owner, outer)
                 if kernel is not None:

@@ -118,21 +118,21 @@ class KernelResolver:
         place = (name.lineno, name.col_offset) if here else (float("inf"), 0)
         at = _conditions_at(body, name) if here else ()
         where = frame_for(frame, function) if function is not None else (self._context.module_frame() or frame)
-        found: List[KernelDef] = []
+        groups: List[List[KernelDef]] = []  # per binding, latest first
         for bound in reversed(self.module.bindings_of(name.id, function)):
             if (bound.line, getattr(bound.node, "col_offset", 0)) >= place or _excluded(bound.conditions, at):
                 continue
             if bound.kind == "assign" and not bound.path and not isinstance(bound.value, ast.Call):
-                found.extend(self.resolve_all(bound.value, where, depth + 1))
+                groups.append(self.resolve_all(bound.value, where, depth + 1))
             elif bound.kind == "loop" and not bound.path and isinstance(bound.value, (ast.Tuple, ast.List)):
                 # `for kernel in (scale, shift): kernel[g, b](...)`: each item in turn
-                found.extend(k for item in bound.value.elts for k in self.resolve_all(item, where, depth + 1))
+                groups.append([k for item in bound.value.elts for k in self.resolve_all(item, where, depth + 1)])
             else:
                 kernel = self._kernel_of_binding(self.module, bound, where, depth)
-                found.extend([kernel] if kernel is not None else [])
+                groups.append([kernel] if kernel is not None else [])
             if tuple(bound.conditions) == tuple(at[:len(bound.conditions)]):
                 break  # it runs on every path that reaches the name: nothing earlier does
-        return found
+        return [kernel for group in reversed(groups) for kernel in group]  # in the file's order
 
     def _items(self, subscript: ast.Subscript, frame: Frame, depth: int
                ) -> List[Tuple[ast.expr, "KernelResolver", Frame]]:
@@ -140,6 +140,9 @@ class KernelResolver:
         literal key takes from a literal dict or list the container was assigned, with the
         resolver and frame it is read in."""
         key = subscript.slice
+        if isinstance(key, ast.UnaryOp) and isinstance(key.op, ast.USub) and isinstance(key.operand, ast.Constant) \
+                and type(key.operand.value) is int:  # `kernels[-1]`
+            key = ast.Constant(-key.operand.value)
         if not isinstance(key, ast.Constant) or isinstance(key.value, bool) or not isinstance(
                 key.value, (str, int)):
             return []
@@ -267,6 +270,15 @@ class KernelResolver:
             return None
         locals_ = owner.local_bindings(factory)
         for statement in flatten(factory.body):
+            if isinstance(statement, ast.Return) and isinstance(statement.value, ast.Call):
+                # `return cuda.jit(device=0)(kernel)`: the kernel that call makes
+                kernel = next((k for k in owner.kernels if k.applied is statement.value), None)
+                applied = owner.applied_jit(statement.value, Scope(owner).inner(factory)) if kernel is None else None
+                if applied is not None and isinstance(applied[1], ast.Name):
+                    binding = locals_.get(applied[1].id)
+                    kernel = owner.kernel_for(binding.node) if binding is not None and binding.kind == "def" else None
+                if kernel is not None:
+                    return kernel
             if isinstance(statement, ast.Return) and isinstance(statement.value, ast.Name):
                 binding = locals_.get(statement.value.id)
                 if binding is not None and binding.kind == "def":

@@ -220,3 +220,54 @@ def _kernel_defs(path):
 
     return [node for node in ast.walk(ast.parse(path.read_text())) if isinstance(node, ast.FunctionDef)
             and node.decorator_list]
+
+
+def test_objects_with_an_array_interface_launch_as_the_array_it_describes(tmp_path):
+    path = tmp_path / "held.py"
+    path.write_text(textwrap.dedent('''
+        import cupy as cp
+        from numba import cuda
+
+        @cuda.jit
+        def add(out, x):
+            i = cuda.grid(1)
+            out[i] += x[i]
+
+        class Buffer:
+            def __init__(self, n):
+                self.data = cp.zeros(n, dtype=cp.float32)
+
+            @property
+            def __cuda_array_interface__(self):
+                return self.data.__cuda_array_interface__
+
+        class Raw:
+            def __init__(self, ptr, n):
+                self.ptr, self.n = ptr, n
+
+            @property
+            def __cuda_array_interface__(self):
+                return {"shape": (self.n, 3), "typestr": "<i4", "data": (self.ptr, False), "version": 3}
+
+        class Strided(Raw):
+            @property
+            def __cuda_array_interface__(self):
+                return {"shape": (self.n,), "typestr": "<f8", "strides": (16,), "data": (self.ptr, False)}
+
+        class Opaque:
+            @property
+            def __cuda_array_interface__(self):
+                return make_interface()
+
+        def run():
+            b, r, s = Buffer(100), Raw(0, 100), Strided(0, 100)
+            add[1, 128](b, b)
+            add[1, 128](r, r)
+            add[1, 128](s, s)
+            add[1, 128](Opaque(), b)
+    '''))
+    facts = file_host_facts(Project(), str(path))
+    assert [[a.type for a in launch.args] for launch in facts.launches] == [
+        ["float32[::1]", "float32[::1]"], ["int32[:, ::1]", "int32[:, ::1]"], ["float64[:]", "float64[:]"],
+        [None, "float32[::1]"]]
+    assert {a.where for a in facts.launches[0].args} == {"device"}

@@ -33,6 +33,7 @@ from .branches import DEAD, UNSET, either_type, flag_text, leaves, narrowed, sam
 from .calls import MAX_VARIANT_DEPTH, ProjectCalls
 from .class_modes import ClassModes
 from .classes import method_of, set_on
+from .device_arrays import exposed_array
 from .frames import Frame, place_of, within
 from .functions import positional_parameters, receiver_of
 from .kernels import KernelResolver
@@ -647,8 +648,9 @@ class HostReader:
                         continue
                     args = None
                     break
-                args.append(launch_arg(reader.type_of(arg), ast.unparse(arg),
-                                        isinstance(arg, ast.Name) and arg.id in parameters))
+                kind = reader.type_of(arg)
+                kind = exposed_array(self.project, kind, self._calls.member) or kind  # `__cuda_array_interface__`
+                args.append(launch_arg(kind, ast.unparse(arg), isinstance(arg, ast.Name) and arg.id in parameters))
             if args is None or call.keywords:
                 args = [Arg(None, "", "*")]
             ref = KernelRef(kernel.module.path, kernel.qualname) if kernel is not None else given_kernel

@@ -99,6 +99,16 @@ def launched(tmp_path, host: str):
         TABLE["up"][1, 32](out, x)
         KERNELS[name][1, 32](out, x)
     ''', {6: ["shift"], 7: ["scale"], 8: ["shift"], 9: [None]}),
+    # getattr with a literal name; a computed name is not followed
+    ('''
+    import host as here
+
+    def run(out, x, name):
+        getattr(here, "fill")[1, 32](out, x)
+        k = getattr(here, "scale")
+        k[1, 32](out, x)
+        getattr(here, name)[1, 32](out, x)
+    ''', {4: ["fill"], 6: ["scale"], 7: [None]}),
     # a loop over a literal tuple of kernels: each of them
     ('''
     def run(out, x):

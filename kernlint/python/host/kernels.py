@@ -99,6 +99,11 @@ class KernelResolver:
             reaching = self._reaching(expr, frame, depth)
             if reaching:  # the bindings that reach the launch, not the name's last one in the file
                 return _unique(reaching)
+        elif isinstance(expr, ast.Call) and _literal_getattr(expr) is not None:
+            # `getattr(kernels_module, "collide")`, `getattr(self, "kernel")`: that attribute
+            attribute = ast.copy_location(ast.Attribute(value=expr.args[0], attr=_literal_getattr(expr),
+                                                        ctx=ast.Load()), expr)
+            return self.resolve_all(attribute, frame, depth + 1)
         elif _on_self(expr, frame):
             picked = [kernel for value, resolver, where in self._attribute_values(
                 self.module, frame.owner, expr.attr) for kernel in resolver.resolve_all(value, where, depth + 1)]
@@ -129,7 +134,10 @@ class KernelResolver:
                 groups.append([k for item in bound.value.elts for k in self.resolve_all(item, where, depth + 1)])
             else:
                 kernel = self._kernel_of_binding(self.module, bound, where, depth)
-                groups.append([kernel] if kernel is not None else [])
+                if kernel is None and bound.kind == "assign" and not bound.path:
+                    groups.append(self.resolve_all(bound.value, where, depth + 1))  # `k = getattr(mod, "k")`
+                else:
+                    groups.append([kernel] if kernel is not None else [])
             if tuple(bound.conditions) == tuple(at[:len(bound.conditions)]):
                 break  # it runs on every path that reaches the name: nothing earlier does
         return [kernel for group in reversed(groups) for kernel in group]  # in the file's order
@@ -327,6 +335,14 @@ def _unique(kernels: Sequence[Optional[KernelDef]]) -> List[KernelDef]:
 def _on_self(expr: ast.expr, frame: Frame) -> bool:
     return isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id in (
         "self", "cls") and frame.owner is not None
+
+
+def _literal_getattr(call: ast.Call) -> Optional[str]:
+    """The name ``getattr(obj, "name")`` takes (no default); None for any other call."""
+    if isinstance(call.func, ast.Name) and call.func.id == "getattr" and len(call.args) == 2 and not \
+            call.keywords and isinstance(call.args[1], ast.Constant) and isinstance(call.args[1].value, str):
+        return call.args[1].value
+    return None
 
 
 def _assigned(method: FunctionNode, receiver: str, attr: str) -> List[ast.expr]:

@@ -216,7 +216,8 @@ def test_the_lattice_package_shows_each_kernel_typed_from_its_launch(tmp_path):
     assert rows["stream_bgk"][:2] == rows["stream_mrt"][:2]  # that launch's, or the dict's: the same types
     assert rows["collide"] == ("void(float32[:, ::1], float32[:, ::1], float32)", "launch-site",
                                line_of("solver.py", "self.collide_kernel["))
-    assert rows["relax"] == ("void(float64[:, ::1], float64)", "launch-site", line_of("solver.py", "self.relax_kernel["))
+    assert rows["relax_populations"] == ("void(float64[:, ::1], float64)", "launch-site",
+                                         line_of("solver.py", "self.relax_kernel["))
     assert rows["velocity"] == ("void(float32[::1], float32[::1])", "launch-site",
                                 line_of("dispatch.py", "MOMENTS[1][cfg]"))
     assert rows["to_cells"] == ("void(float64[::1], int64[::1])", "launch-site", line_of("dispatch.py", ".forall("))

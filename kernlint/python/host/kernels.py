@@ -53,7 +53,10 @@ class KernelResolver:
         """The kernel definition an expression refers to, or None."""
         if depth > 8:
             return None
-        if isinstance(expr, ast.Call):  # `self.kernel = cuda.jit(f)`, `self.kernel = make_kernel(n)`
+        if isinstance(expr, ast.Call) and depth > 0:
+            # a value assigned to an attribute or a name: `self.kernel = cuda.jit(f)`, `self.kernel =
+            # make_kernel(n)`, as `k = make_kernel(n)` (`_kernel_of_binding`). A factory called at
+            # the launch itself (`make(n)[1, 1](x)`) is left to a recording, with its closure
             applied = next((k for k in self.module.kernels if k.applied is expr), None)
             return applied if applied is not None else self._factory_result(expr, frame, depth)
         if isinstance(expr, ast.Name):

@@ -142,6 +142,32 @@ def test_a_launch_starts_each_kernel_the_code_may_pick(tmp_path, host, expected)
     assert launched(tmp_path, host) == expected
 
 
+def test_a_base_class_launches_what_each_subclass_stores(tmp_path):
+    """``Operator.apply`` launches ``self.kernel``; the subclasses, here and in another file of
+    the package, store their own kernels in it."""
+    package = tmp_path / "ops"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "base.py").write_text(textwrap.dedent(KERNELS) + textwrap.dedent('''
+        class Operator:
+            def apply(self, out, x):
+                self.kernel[1, 32](out, x)
+
+        class Scaling(Operator):
+            def __init__(self):
+                self.kernel = scale
+    '''))
+    (package / "more.py").write_text(textwrap.dedent('''
+        from .base import Operator, shift
+
+        class Shifting(Operator):
+            def __init__(self):
+                self.kernel = shift
+    '''))
+    facts = file_host_facts(Project(), str(package / "base.py"))
+    assert sorted(launch.kernel.qualname for launch in facts.launches + facts.passed_launches) == ["scale", "shift"]
+
+
 def test_a_launch_picking_between_kernels_gives_each_its_argument_types(tmp_path):
     path = tmp_path / "host.py"
     path.write_text(textwrap.dedent(KERNELS) + textwrap.dedent('''

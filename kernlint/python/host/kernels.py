@@ -19,10 +19,11 @@ from typing import List, Optional, Protocol, Sequence, Tuple
 from ...analysis.host import KernelRef
 from ..project import Project
 from ..static_types import instance, instance_of
-from ..syntax import Binding, FunctionNode, KernelDef, PyModule, Scope, flatten
+from ..syntax import KernelDef, PyModule, Scope, flatten
 from .classes import method_of
 from .frames import Frame, frame_for
 from .launches import launch_target
+from .picks import assigned_to_self, conditions_at, excluded, literal_getattr, literal_item
 
 
 class KernelContext(Protocol):
@@ -102,9 +103,9 @@ class KernelResolver:
             reaching = self._reaching(expr, frame, depth)
             if reaching:  # the bindings that reach the launch, not the name's last one in the file
                 return _unique(reaching)
-        elif isinstance(expr, ast.Call) and _literal_getattr(expr) is not None:
+        elif isinstance(expr, ast.Call) and literal_getattr(expr) is not None:
             # `getattr(kernels_module, "collide")`, `getattr(self, "kernel")`: that attribute
-            attribute = ast.copy_location(ast.Attribute(value=expr.args[0], attr=_literal_getattr(expr),
+            attribute = ast.copy_location(ast.Attribute(value=expr.args[0], attr=literal_getattr(expr),
                                                         ctx=ast.Load()), expr)
             return self.resolve_all(attribute, frame, depth + 1)
         elif _on_self(expr, frame):
@@ -124,11 +125,11 @@ class KernelResolver:
         # the function runs, by its last bindings on each path
         here = function is frame.function or function is None and frame.function is None
         place = (name.lineno, name.col_offset) if here else (float("inf"), 0)
-        at = _conditions_at(body, name) if here else ()
+        at = conditions_at(body, name) if here else ()
         where = frame_for(frame, function) if function is not None else (self._context.module_frame() or frame)
         groups: List[List[KernelDef]] = []  # per binding, latest first
         for bound in reversed(self.module.bindings_of(name.id, function)):
-            if (bound.line, getattr(bound.node, "col_offset", 0)) >= place or _excluded(bound.conditions, at):
+            if (bound.line, getattr(bound.node, "col_offset", 0)) >= place or excluded(bound.conditions, at):
                 continue
             if bound.kind == "assign" and not bound.path and not isinstance(bound.value, ast.Call):
                 groups.append(self.resolve_all(bound.value, where, depth + 1))
@@ -159,7 +160,7 @@ class KernelResolver:
             return []
         found = []
         for literal, resolver, where in self._containers(subscript.value, frame, depth):
-            item = _item(literal, key.value)
+            item = literal_item(literal, key.value)
             if item is not None:
                 found.append((item, resolver, where))
         return found
@@ -207,7 +208,7 @@ class KernelResolver:
                 continue
             receiver = method.args.args[0].arg
             where = None
-            for value in _assigned(method, receiver, attr):
+            for value in assigned_to_self(method, receiver, attr):
                 if where is None:
                     where = Frame(method, f"{klass}.{method.name}", Scope(module).inner(method),
                                   {receiver: instance(module.path, klass)}, Frame(None, "", Scope(module)), klass)
@@ -219,7 +220,30 @@ class KernelResolver:
             defined = self.project.definition(dotted, module) if dotted else None
             if defined is not None and defined[1].kind == "class":
                 found.extend(self._attribute_values(defined[0], defined[1].name, attr, depth + 1))
+        if not found and depth == 0:
+            # a base class that launches what each subclass stores (`class Collision(Operator):
+            # self.kernel = collide`): each of them
+            for sub_module, sub in self._subclasses(module, binding.node):
+                found.extend(self._attribute_values(sub_module, sub.name, attr, depth + 1))
         return found
+
+    def _subclasses(self, module: PyModule, klass: ast.ClassDef) -> List[Tuple[PyModule, ast.ClassDef]]:
+        """The module-level classes of the project that name ``klass`` among their bases."""
+        found = []
+        for path in [module.path] + [p for p in self.project.files_naming(module.path, klass.name)
+                                     if p != module.path]:
+            other = self.project.module(path)
+            for statement in other.tree.body if other is not None else ():
+                if isinstance(statement, ast.ClassDef) and statement is not klass and any(
+                        self._is_class(other, base, klass) for base in statement.bases):
+                    found.append((other, statement))
+        return found
+
+    def _is_class(self, module: PyModule, expr: ast.expr, klass: ast.ClassDef) -> bool:
+        """Whether ``expr``, read in ``module``, names the class ``klass``."""
+        dotted = module.dotted(expr, Scope(module))
+        defined = self.project.definition(dotted, module) if dotted else None
+        return defined is not None and defined[1].node is klass
 
     def _kernel_of_binding(self, module: PyModule, binding, frame: Frame, depth: int) -> Optional[KernelDef]:
         if binding.kind == "def":
@@ -338,77 +362,3 @@ def _unique(kernels: Sequence[Optional[KernelDef]]) -> List[KernelDef]:
 def _on_self(expr: ast.expr, frame: Frame) -> bool:
     return isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id in (
         "self", "cls") and frame.owner is not None
-
-
-def _literal_getattr(call: ast.Call) -> Optional[str]:
-    """The name ``getattr(obj, "name")`` takes (no default); None for any other call."""
-    if isinstance(call.func, ast.Name) and call.func.id == "getattr" and len(call.args) == 2 and not \
-            call.keywords and isinstance(call.args[1], ast.Constant) and isinstance(call.args[1].value, str):
-        return call.args[1].value
-    return None
-
-
-def _assigned(method: FunctionNode, receiver: str, attr: str) -> List[ast.expr]:
-    """The values ``self.<attr> = value`` (``self.a, self.b = ka, kb`` too) assigns in a method."""
-    found = []
-    for node in ast.walk(method):
-        if not isinstance(node, ast.Assign):
-            continue
-        for target in node.targets:
-            pairs = [(target, node.value)]
-            if isinstance(target, ast.Tuple) and isinstance(node.value, ast.Tuple) and len(
-                    target.elts) == len(node.value.elts):
-                pairs = list(zip(target.elts, node.value.elts))
-            for one, value in pairs:
-                if isinstance(one, ast.Attribute) and one.attr == attr and isinstance(
-                        one.value, ast.Name) and one.value.id == receiver:
-                    found.append(value)
-    return found
-
-
-def _item(literal: ast.expr, key) -> Optional[ast.expr]:
-    """The item ``key`` takes from a literal ``{...}``, ``dict(a=...)``, ``[...]`` or ``(...)``."""
-    if isinstance(literal, ast.Dict):
-        for name, value in zip(literal.keys, literal.values):
-            if isinstance(name, ast.Constant) and name.value == key and type(name.value) is type(key):
-                return value
-    if isinstance(literal, ast.Call) and isinstance(literal.func, ast.Name) and literal.func.id == "dict" and not \
-            literal.args and isinstance(key, str):
-        return next((k.value for k in literal.keywords if k.arg == key), None)
-    if isinstance(literal, (ast.List, ast.Tuple)) and isinstance(key, int) and not any(
-            isinstance(e, ast.Starred) for e in literal.elts) and -len(literal.elts) <= key < len(literal.elts):
-        return literal.elts[key]
-    return None
-
-
-def _conditions_at(body: Sequence[ast.stmt], node: ast.AST,
-                   conditions: Tuple = ()) -> Tuple[Tuple[Optional[ast.expr], bool], ...]:
-    """The (if-test, branch) pairs around ``node`` in ``body``, as ``PyModule`` records them
-    for bindings (a try's body ``(None, True)``, its handlers ``(None, False)``)."""
-    line = node.lineno
-    for statement in body:
-        if not statement.lineno <= line <= (statement.end_lineno or statement.lineno):
-            continue
-        if isinstance(statement, ast.If):
-            for branch, inner in ((True, statement.body), (False, statement.orelse)):
-                if any(s.lineno <= line <= (s.end_lineno or s.lineno) for s in inner):
-                    return _conditions_at(inner, node, conditions + ((statement.test, branch),))
-        elif isinstance(statement, (ast.Try, getattr(ast, "TryStar", ast.Try))):
-            parts = [((None, True), statement.body)] + [((None, False), h.body) for h in statement.handlers] + [
-                ((None, True), statement.orelse), (None, statement.finalbody)]
-            for pair, inner in parts:
-                if any(s.lineno <= line <= (s.end_lineno or s.lineno) for s in inner):
-                    return _conditions_at(inner, node, conditions + ((pair,) if pair else ()))
-        elif isinstance(statement, (ast.With, ast.AsyncWith, ast.For, ast.AsyncFor, ast.While)):
-            inner = statement.body + list(getattr(statement, "orelse", []))
-            if any(s.lineno <= line <= (s.end_lineno or s.lineno) for s in inner):
-                return _conditions_at(inner, node, conditions)
-        return conditions
-    return conditions
-
-
-def _excluded(bound: Sequence[Tuple[Optional[ast.expr], bool]], at: Sequence[Tuple[Optional[ast.expr], bool]]
-              ) -> bool:
-    """Whether a binding under ``bound`` is on the other side of an ``if`` the place ``at`` is in."""
-    return any(test is not None and test is other and branch != side
-               for test, branch in bound for other, side in at)

@@ -39,6 +39,7 @@ def launch_signatures(project: Project, checked: Sequence[str],
     found: Signatures = {}
     if not kernels:
         return found
+    completed: Dict[tuple, Optional[str]] = {}
     readers = list(dict.fromkeys([p for p in checked if p.endswith(".py")] + _mentioning(
         project, sorted({path for path, _ in kernels}), names)))
     for path in readers:
@@ -47,7 +48,10 @@ def launch_signatures(project: Project, checked: Sequence[str],
             if (kernel_path, qualname) not in kernels:
                 continue
             if signature is None and types is not None:
-                signature = with_body_ranks(kernels[(kernel_path, qualname)], types)
+                key = (kernel_path, qualname, tuple(types))
+                if key not in completed:  # a kernel launched alike in many places: read its body once
+                    completed[key] = with_body_ranks(kernels[(kernel_path, qualname)], types)
+                signature = completed[key]
                 if partial is not None:
                     partial.setdefault((kernel_path, qualname), []).append(types)
             if signature is not None:

@@ -33,6 +33,7 @@ from .branches import DEAD, UNSET, either_type, leaves, narrowed
 from .calls import MAX_VARIANT_DEPTH, ProjectCalls
 from .class_modes import ClassModes
 from .classes import set_on
+from .device_arrays import exposed_array
 from .flags import FlagSplits
 from .frames import Frame, place_of, within
 from .functions import receiver_of
@@ -474,13 +475,18 @@ class HostReader:
         launched = launch_target(call) or self.kernels.configured_launch(call, frame)
         if launched is not None:
             target, stream = launched
-            ref = kernel_ref(self.kernels.resolve(target, frame), target, self._variants.kernel_parameters)
-            launch = launch_site(call, target, stream, frame, self.module.path, ref, self.types(frame))
+            picked = self.kernels.resolve_all(target, frame)  # one launch, each kernel the code may pick
+            ref = kernel_ref(picked[0] if picked else None, target, self._variants.kernel_parameters)
+            launch = launch_site(call, target, stream, frame, self.module.path, ref, self.types(frame),
+                                 # `__cuda_array_interface__` holders
+                                 lambda kind: exposed_array(self.project, kind, self._calls.member) or kind)
             if ref is not None and launch.signature is None:
                 statement = self._statements[-1] if self._statements else None
                 for typed in self._modes.launch_arguments(  # one signature per mode it may be in
                         call, list(launch.args), frame, self.types(frame), statement):
                     self.facts.passed_launches.append(replace(launch, args=typed))
+            for other in picked[1:]:  # the others it may start: their signatures, one event
+                self.facts.passed_launches.append(replace(launch, kernel=KernelRef(other.module.path, other.qualname)))
             if self._variant:
                 if ref is not None:
                     self.facts.passed_launches.append(launch)  # a signature, not an event

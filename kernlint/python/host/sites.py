@@ -12,7 +12,7 @@ passes to the function's parameters (``variants.Variants``). May import the rest
 from __future__ import annotations
 
 import ast
-from typing import List, Mapping, Optional, Set, Tuple
+from typing import Callable, List, Mapping, Optional, Set, Tuple
 
 from ...analysis.host import Arg, KernelRef, Launch
 from ..project import Project
@@ -33,9 +33,9 @@ def kernel_ref(kernel: Optional[KernelDef], target: ast.expr, given: Mapping[str
 
 
 def launch_site(call: ast.Call, target: ast.expr, stream: bool, frame: Frame, path: str, ref: Optional[KernelRef],
-                types: TypeReader) -> Launch:
+                types: TypeReader, exposed: Callable[[object], object] = lambda kind: kind) -> Launch:
     """The launch ``target[grid, block, stream](...)`` at ``call``, its arguments typed in
-    ``frame``; a launch whose arguments cannot be told one by one (keywords, a spread of
+    ``frame`` (``exposed``: the array an argument's type hands numba, if any); a launch whose arguments cannot be told one by one (keywords, a spread of
     unknown length) passes one unknown ``*``."""
     function = frame.function
     parameters = {a.arg for a in function.args.posonlyargs + function.args.args + function.args.kwonlyargs
@@ -57,7 +57,7 @@ def launch_site(call: ast.Call, target: ast.expr, stream: bool, frame: Frame, pa
                 continue
             args = None
             break
-        args.append(launch_arg(types.type_of(arg), ast.unparse(arg),
+        args.append(launch_arg(exposed(types.type_of(arg)), ast.unparse(arg),
                                isinstance(arg, ast.Name) and arg.id in parameters))
     if args is None or call.keywords:
         args = [Arg(None, "", "*")]

@@ -272,18 +272,24 @@ def _function_line(module: str, name: str, diff: str) -> str:
     return f"kernlint/{module}:{span[0]}"
 
 
+def _new_tests(module: str, name: str):
+    """The tests written for survivors that exercise the module, and the key a mutant's result
+    against them is remembered by (per version of the tests: a report written again, or one after
+    --runner files ran them all, does not run them again)."""
+    import hashlib
+
+    files = [test for test in NEW_TESTS if test in TESTS[module] and (ROOT / test).exists()]
+    digest = hashlib.sha256(b"".join((ROOT / test).read_bytes() for test in files)).hexdigest()[:16]
+    return files, f"{name} {digest}"
+
+
 def _killing_test(scratch: Path, environment: Dict[str, str], module: str, name: str) -> Optional[str]:
     """The first of the tests written for survivors (``NEW_TESTS`` that exercise the module,
     copied in as they are now) that fails with the mutant active, as mutmut runs a test: in the
     mutated copy, the mutant named in MUTANT_UNDER_TEST. None if none fails."""
-    import hashlib
-
-    files = [test for test in NEW_TESTS if test in TESTS[module] and (ROOT / test).exists()]
+    files, key = _new_tests(module, name)
     if not files:
         return None
-    # remembered per version of the tests: a report written again does not run them again
-    digest = hashlib.sha256(b"".join((ROOT / test).read_bytes() for test in files)).hexdigest()[:16]
-    key = f"{name} {digest}"
     remembered = scratch / "killers.json"
     known = json.loads(remembered.read_text()) if remembered.exists() else {}
     if key in known:
@@ -297,6 +303,15 @@ def _killing_test(scratch: Path, environment: Dict[str, str], module: str, name:
     known[key] = failed.group(1) if failed else None
     remembered.write_text(json.dumps(known, indent=1))
     return known[key]
+
+def _result(scratch: Path, name: str) -> Optional[int]:
+    """A mutant's exit code in mutmut's results (None: not checked yet)."""
+    for meta in (scratch / "mutants" / "kernlint").rglob("*.meta"):
+        codes = json.loads(meta.read_text())["exit_code_by_key"]
+        if name in codes:
+            return codes[name]
+    return None
+
 
 def _generated_none(scratch: Path, module: str) -> bool:
     meta = scratch / "mutants" / "kernlint" / (module + ".meta")
@@ -423,6 +438,116 @@ def report(scratch: Path, environment: Dict[str, str], modules: List[str], wall_
     return result
 
 
+# the order a mutant's test files are run in by --runner files: fast, focused files first, so
+# that most mutants are killed before the files that compile every fixture or run hipcc
+_FILE_ORDER = ["tests/test_rule_findings.py", "tests/test_safety_conditions.py", "tests/test_rules_ir.py",
+               "tests/test_docs.py", "tests/test_rewrite.py", "tests/test_decorator.py", "tests/test_fix.py",
+               "tests/test_fixtures.py", "tests/test_cli.py", "tests/test_robustness.py",
+               "tests/test_rewrite_equivalence.py", "tests/test_hip_host.py"]
+
+
+# files whose every test starts kernlint processes or hipcc: a mutant meets them only once it
+# survived the others (the second pass of --runner files)
+_SLOW_FILES = {"tests/test_hip_host.py", "tests/test_cli.py", "tests/test_robustness.py",
+               "tests/test_rewrite_equivalence.py"}
+
+
+def _sync_copy(scratch: Path) -> None:
+    """The mutated copy's tests, fixtures and other files as they are now (new tests and
+    fixtures included); kernlint/ itself stays as mutmut made it."""
+    for name in _tracked_files():
+        source, target = ROOT / name, scratch / "mutants" / name
+        if name.startswith("kernlint/") or not source.is_file():
+            continue
+        if not target.exists() or target.read_bytes() != source.read_bytes():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, target)
+
+
+def _interleaved(names: List[str]) -> List[str]:
+    """The sample's mutants one module at a time in turn (the first of each, then the second),
+    so that a run stopped at its deadline has tested every module about as much."""
+    by_module: Dict[str, List[str]] = {}
+    for name in names:
+        by_module.setdefault(name.rsplit(".", 1)[0], []).append(name)
+    queues = list(by_module.values())
+    return [queue[i] for i in range(max(map(len, queues), default=0)) for queue in queues if i < len(queue)]
+
+
+def run_files(scratch: Path, environment: Dict[str, str], modules: List[str], names: List[str],
+              children: int, deadline: Optional[float], per_mutant: float) -> int:
+    """Test each mutant against its module's whole test files (``TESTS``), cheapest first,
+    stopping at the first failing test, as mutmut's own runner does (the mutated copy, the
+    mutant named in MUTANT_UNDER_TEST), and record the outcome in mutmut's results.
+
+    mutmut gives a mutant only the tests it saw reach the mutated function, and a function
+    reached inside a session fixture (``fixture_report`` checks every fixture once) is seen by
+    the first test that asked for the fixture alone: a host rule's mutant then meets one
+    fixture's expectations, and survives tests that would kill it. Here it meets all of them.
+    Returns how many mutants were tested; those left at the deadline stay not checked."""
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    tests = scratch / "mutants" / "tests"
+    _sync_copy(scratch)
+    module_of = {}
+    for module in modules:
+        for name in _statuses(scratch, module):
+            module_of[name] = module
+    todo = [name for name in _interleaved(names) if name in module_of]
+    timings = scratch / "times.json"
+    seconds = json.loads(timings.read_text()) if timings.exists() else {}
+    written = threading.Lock()
+
+    partial_file = scratch / "partial.json"  # survivors the slow files have not been run on yet
+    partial = json.loads(partial_file.read_text()) if partial_file.exists() else {}
+
+    def one(name: str, slow: bool = False) -> Optional[int]:
+        if deadline is not None and time.time() > deadline:
+            return None
+        module = module_of[name]
+        files = sorted((t for t in TESTS[module] if (ROOT / t).exists() and (t in _SLOW_FILES) == slow),
+                       key=lambda t: _FILE_ORDER.index(t) if t in _FILE_ORDER else len(_FILE_ORDER))
+        if not files:
+            return None
+        started = time.monotonic()
+        try:
+            done = subprocess.run([sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "-p",
+                                   "_kernlint_mutation_hooks", *files], cwd=tests.parent,
+                                  env={**environment, "MUTANT_UNDER_TEST": name}, capture_output=True,
+                                  text=True, timeout=per_mutant)
+            # pytest: 0 passed (survived), 1 a test failed, 3 an internal error (both killed)
+            code = done.returncode if done.returncode in (0, 1, 3) else 35
+        except subprocess.TimeoutExpired:
+            code = 36
+        with written:  # the tests run in parallel, the shared result files are written in turn
+            seconds[name] = round(seconds.get(name, 0.0) * slow + time.monotonic() - started, 1)
+            slow_files = [t for t in TESTS[module] if t in _SLOW_FILES and (ROOT / t).exists()]
+            if code == 0 and not slow and slow_files:
+                partial[name] = files  # survived these; the slow files come in the second pass
+            else:
+                partial.pop(name, None)
+            partial_file.write_text(json.dumps(partial, indent=1))
+            meta = scratch / "mutants" / "kernlint" / (module + ".meta")
+            data = json.loads(meta.read_text())
+            data["exit_code_by_key"][name] = code
+            meta.write_text(json.dumps(data, indent=4))
+            timings.write_text(json.dumps(seconds, indent=1))
+            if code == 0:  # it passed the new tests among the files
+                remembered = scratch / "killers.json"
+                known = json.loads(remembered.read_text()) if remembered.exists() else {}
+                known[_new_tests(module, name)[1]] = None
+                remembered.write_text(json.dumps(known, indent=1))
+        print(f"{_STATUS.get(code, 'suspicious'):>9} {seconds[name]:7.1f}s {name}", flush=True)
+        return code
+
+    with ThreadPoolExecutor(max_workers=children) as pool:
+        outcomes = list(pool.map(one, todo))
+        # the survivors, against the slow files, while there is time
+        outcomes += list(pool.map(lambda name: one(name, slow=True), [n for n in todo if n in partial]))
+    return sum(outcome is not None for outcome in outcomes)
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--modules", nargs="+", choices=list(TESTS), metavar="MODULE",
@@ -439,6 +564,12 @@ def main(argv=None) -> int:
                              "benchmarks/mutation_verdicts.toml names: an estimate where the whole set "
                              "would take too long (the mutants come from an earlier run's first step)")
     parser.add_argument("--seed", type=int, default=41)
+    parser.add_argument("--runner", choices=("mutmut", "files"), default="mutmut",
+                        help="files: test each mutant against its module's whole test files, cheapest "
+                             "first (see run_files), in turn per module, until --minutes have passed")
+    parser.add_argument("--minutes", type=float, help="with --runner files: start no mutant after this")
+    parser.add_argument("--per-mutant-limit", type=float, default=1800.0,
+                        help="with --runner files: seconds before a mutant's tests count as timed out")
     parser.add_argument("--report-only", action="store_true", help="write the JSON from the copy's results")
     parser.add_argument("--wall-seconds", type=float, help="with --report-only: how long the run took")
     args = parser.parse_args(argv)
@@ -449,7 +580,17 @@ def main(argv=None) -> int:
     if args.sample:
         generate(args.scratch, environment, modules)
         mutants += sample(args.scratch, modules, args.sample, args.seed)
-    if not args.report_only:
+    if not args.report_only and args.runner == "files":
+        if not args.sample and not mutants:
+            raise SystemExit("--runner files tests a sample (--sample) or named mutants (--mutants)")
+        started = time.monotonic()
+        deadline = time.time() + 60 * args.minutes if args.minutes else None
+        # a mutant tested already keeps its result unless named with --mutants
+        fresh = [name for name in dict.fromkeys(mutants[len(args.mutants):] + mutants[:len(args.mutants)])
+                 if name in args.mutants or _result(args.scratch, name) is None]
+        run_files(args.scratch, environment, modules, fresh, args.max_children, deadline, args.per_mutant_limit)
+        wall_seconds = time.monotonic() - started
+    elif not args.report_only:
         # one mutmut run for all the modules: its tests (the union of theirs) are run once to
         # learn which test reaches which function, then each mutant gets only those tests
         started = time.monotonic()
@@ -460,7 +601,7 @@ def main(argv=None) -> int:
         wall_seconds = time.monotonic() - started
         if done.returncode != 0:
             print(f"mutmut run failed ({done.returncode}): see {args.scratch / 'mutmut.log'}", file=sys.stderr)
-    sampling = {"per_module": args.sample, "seed": args.seed} if args.sample else None
+    sampling = {"per_module": args.sample, "seed": args.seed, "runner": args.runner} if args.sample else None
     result = report(args.scratch, environment, modules, wall_seconds or args.wall_seconds, sampling)
     print(f"killed {result['killed']} of {result['total']} ({result['score']}); results in "
           f"{RESULTS.relative_to(ROOT)}")

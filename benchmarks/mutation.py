@@ -294,8 +294,17 @@ def _killing_test(scratch: Path, environment: Dict[str, str], module: str, name:
     known = json.loads(remembered.read_text()) if remembered.exists() else {}
     if key in known:
         return known[key]
-    for test in files:
-        shutil.copy2(ROOT / test, scratch / "mutants" / test)
+    _sync_copy(scratch)
+    # a test that fails without any mutant would be taken for one that kills them all
+    baseline = "baseline " + key.split()[-1]
+    if baseline not in known:
+        clean = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p",
+                                "_kernlint_mutation_hooks", *files], cwd=scratch / "mutants",
+                               env={**environment, "MUTANT_UNDER_TEST": ""}, capture_output=True, text=True)
+        if clean.returncode != 0:
+            raise SystemExit(f"{' '.join(files)} fail without a mutant:\n{clean.stdout[-4000:]}")
+        known[baseline] = "passed"
+        remembered.write_text(json.dumps(known, indent=1))
     done = subprocess.run([sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "-p",
                            "_kernlint_mutation_hooks", *files], cwd=scratch / "mutants",
                           env={**environment, "MUTANT_UNDER_TEST": name}, capture_output=True, text=True)
@@ -303,6 +312,7 @@ def _killing_test(scratch: Path, environment: Dict[str, str], module: str, name:
     known[key] = failed.group(1) if failed else None
     remembered.write_text(json.dumps(known, indent=1))
     return known[key]
+
 
 def _result(scratch: Path, name: str) -> Optional[int]:
     """A mutant's exit code in mutmut's results (None: not checked yet)."""

@@ -8,6 +8,17 @@ import pytest
 from conftest import FIXTURES
 
 needs_hipcc = pytest.mark.skipif(shutil.which("hipcc") is None, reason="needs hipcc (scripts/setup.sh)")
+# the fixtures these tests read: checked once, not every fixture (mutation testing runs this file
+# against each mutant)
+CHECKED = ["allocation.py", "debug_kernel.py", "hip_kernels.hip", "ir/julia_hostcall_box.ll", "host"]
+
+
+@pytest.fixture(scope="module")
+def fixture_report():
+    from kernlint.engine import Options, check_paths
+
+    # preview on: the host rules are preview rules
+    return check_paths([str(FIXTURES / name) for name in CHECKED], Options(timeout=120, preview=True))
 
 
 def finding(report, name, code, line):

@@ -35,11 +35,19 @@ def column_of(name, line, text):
     return source.index(text) + 1
 
 
+def line_of(name, text):
+    """The 1-based number of the fixture's line that starts with ``text``."""
+    lines = (FIXTURES / name).read_text().splitlines()
+    return next(number for number, line in enumerate(lines, 1) if line.startswith(text))
+
+
 def test_device_allocations_name_the_allocator_say_which_path_and_point_at_the_call(fixture_report):
     hot = finding(fixture_report, "allocation.py", "KL202", 14)
     assert hot.message.startswith("`NRT_MemInfo_alloc_aligned` allocates device memory on the kernel's "
                                   "normal path: every thread goes through the device heap")
     assert hot.column == column_of("allocation.py", 14, "np.zeros(")
+    # a suppression on the kernel's def line covers the findings inside the kernel
+    assert hot.kernel_line == line_of("allocation.py", "def hot_alloc(")
     cold = finding(fixture_report, "allocation.py", "KL201", 25)
     assert cold.message.startswith("`malloc` allocates device memory on an error path: the never-taken "
                                    "allocation still costs")

@@ -328,6 +328,8 @@ class _Reader:
                 following = statement
             leaving = (following or exit_after) if loop is not None else None
             self._place(statement, loop, guards, leaving)
+            if isinstance(statement, ast.While) and loop is not None:
+                self._catch_up(statement, changes)
             self._inside(statement, loop, guards, leaving, changes)
             if isinstance(statement, ast.If) and not statement.orelse and _ends_with_exit(statement.body, True):
                 # `if step % every != 0: continue` (or `return`): what follows is the test's false arm
@@ -345,6 +347,21 @@ class _Reader:
                 if _RANK[guard_place] > _RANK[place]:
                     place, reason = guard_place, guard_reason
         self.frequency._statements[id(statement)] = Statement(statement, loop, place, reason)
+
+    def _catch_up(self, node: ast.While, changes: "_Changes") -> None:
+        """A ``while`` inside a loop that steps a value the enclosing iteration computes back
+        past a threshold (``while tip >= limit: shift(); tip -= 1``) runs only on the
+        iterations where that value crossed it: an event of the enclosing loop, not its every
+        iteration (an inner loop whose counter the iteration resets to a constant is not one)."""
+        statement = self.frequency._statements[id(node)]
+        if statement.place != "every":
+            return
+        moved = _catch_up(node, changes)
+        if moved:
+            self.frequency._statements[id(node)] = Statement(
+                node, statement.loop, "event",
+                f"a catch-up loop: `{_short(node.test)}` holds only when what this iteration computes has "
+                f"crossed it, and the loop moves it back (`{moved}`)")
 
     def _inside(self, statement: ast.stmt, loop: Optional[Loop], guards, leaving, changes: "_Changes") -> None:
         if isinstance(statement, _LOOPS):
@@ -376,6 +393,10 @@ class _Reader:
     def _loop(self, node: ast.stmt, parent: Optional[Loop]) -> Loop:
         changes = _Changes(node.body, node)
         kind, reason, trips = _Kinds(node, self.context, self.constants, changes, lambda: self.lists).decide()
+        moved = _catch_up(node, parent._facts) if isinstance(node, ast.While) and parent is not None \
+            and parent._facts is not None and not self.context.test else ""
+        if moved:  # its iterations are the few cells the value crossed by, on the rare iteration it did
+            kind, reason = "few", f"a catch-up loop: it moves back (`{moved}`) what the enclosing loop computes"
         loop = Loop(node, kind, reason, parent, trips, changes)
         self.frequency.loops.append(loop)
         self.frequency._of_loop[id(node)] = loop
@@ -542,8 +563,8 @@ class _Kinds:
             return "sweep", f"test cases: {self.context.test}", trips
         if self.context.setup:
             return "setup", self.context.setup, trips
-        for check in (self._devices, self._search, self._files, self._sizes, self._chunks, self._reduction,
-                      self._fixed_list):
+        for check in (self._devices, self._search, self._files, self._sizes, self._chunks, self._consumed,
+                      self._reduction, self._fixed_list, self._indexes_list):
             found = check()
             if found:
                 return found[0], found[1], trips
@@ -640,6 +661,43 @@ class _Kinds:
             if isinstance(sub, ast.Slice) and any(
                     part is not None and _reads(part) & variables for part in (sub.lower, sub.upper)):
                 return "sweep", f"chunks of one array: `{_short(sub)}`"
+        return None
+
+    def _consumed(self):
+        """A ``while`` that works through one job in batches: its deciding counter shrinks by
+        what an offset it passes on grows by (``offset += batch * block`` beside ``remaining -=
+        batch * block``): chunks of one computation, not steps."""
+        if self.is_for:
+            return None
+        deciding = self._deciding_counters()
+        shrinks: Dict[str, str] = {}
+        grows: Dict[str, str] = {}
+        for sub in _own_nodes(self.node.body):
+            if isinstance(sub, ast.AugAssign) and isinstance(sub.target, ast.Name):
+                amount = ast.unparse(sub.value)
+                if isinstance(sub.op, ast.Sub) and sub.target.id in deciding:
+                    shrinks[amount] = sub.target.id
+                elif isinstance(sub.op, ast.Add):
+                    grows[amount] = sub.target.id
+        for amount, remaining in shrinks.items():
+            offset = grows.get(amount)
+            if offset is not None and offset not in deciding and any(
+                    isinstance(sub, ast.Call) and offset in set().union(*(_reads(a) for a in sub.args), set())
+                    for sub in _own_nodes(self.node.body)):
+                return "sweep", (f"chunks of one job: `{offset}` advances by what `{remaining}` shrinks by "
+                                 f"(`{amount}`)")
+        return None
+
+    def _indexes_list(self):
+        """A ``range`` loop whose variable picks an item of a list the function spells out
+        (``attr_list[i_attr]``, the list written as a literal and appended to): one iteration
+        per item of a handful, whatever bound the ``range`` is given."""
+        if not (self.is_for and _is_range(self.node.iter)):
+            return None
+        for sub in _own_nodes(self.node.body):
+            if isinstance(sub, ast.Subscript) and isinstance(sub.value, ast.Name) and sub.value.id in self.lists() \
+                    and _bare_index(sub.slice) & self.variables:
+                return "few", f"each iteration takes an item of the list the function spells out (`{_short(sub)}`)"
         return None
 
     def _deciding_counters(self) -> Set[str]:
@@ -924,6 +982,33 @@ def _once_equality(test: ast.AST, facts: _Changes) -> bool:
     return False
 
 
+def _catch_up(node: ast.While, changes: _Changes) -> str:
+    """The statement by which a ``while`` moves back a value its test compares, where the
+    enclosing loop computes that value anew (not arithmetic over itself: a call's result), or ""."""
+    test = node.test
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(
+            test.ops[0], (ast.Gt, ast.GtE, ast.Lt, ast.LtE))):
+        return ""
+    compared = _reads(test)
+    for sub in _own_nodes(node.body):
+        if isinstance(sub, ast.AugAssign) and isinstance(sub.op, (ast.Add, ast.Sub)) and isinstance(
+                sub.value, ast.Constant):
+            name, moved = _dotted(sub.target), sub
+        elif isinstance(sub, ast.Assign) and len(sub.targets) == 1 and isinstance(sub.value, ast.BinOp) and \
+                isinstance(sub.value.op, (ast.Add, ast.Sub)) and isinstance(sub.value.right, ast.Constant) and \
+                _dotted(sub.value.left) == _dotted(sub.targets[0]):
+            name, moved = _dotted(sub.targets[0]), sub
+        else:
+            continue
+        if not name or name not in compared:
+            continue
+        computed = [v for v in changes.assignments.get(name, ()) if not (
+            isinstance(v, ast.BinOp) and name in _reads(v.left)) and not isinstance(v, ast.Constant)]
+        if computed and all(_calls(v) for v in computed):
+            return ast.unparse(moved).strip()
+    return ""
+
+
 def _ends_with_exit(statements: Sequence[ast.stmt], or_continue: bool = False) -> bool:
     exits = (ast.Return, ast.Break, ast.Raise) + ((ast.Continue,) if or_continue else ())
     return bool(statements) and isinstance(statements[-1], exits)
@@ -1034,6 +1119,13 @@ def _int_value(node: ast.AST, constants: Mapping[str, int]) -> Optional[int]:
         return node.value
     if isinstance(node, ast.Name):
         return constants.get(node.id)
+    if isinstance(node, ast.Call) and _dotted(node.func) == "len" and len(node.args) == 1:
+        # `len(("x", "y", "z"))`, `len(COMPONENTS)` of a module-level literal (its length kept as `len(NAME)`)
+        argument = node.args[0]
+        if isinstance(argument, (ast.List, ast.Tuple, ast.Set)) and not any(
+                isinstance(e, ast.Starred) for e in argument.elts):
+            return len(argument.elts)
+        return constants.get(f"len({argument.id})") if isinstance(argument, ast.Name) else None
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
         value = _int_value(node.operand, constants)
         return -value if value is not None else None
@@ -1081,12 +1173,31 @@ def _module_constants(tree: ast.Module) -> Dict[str, int]:
         elif isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name) and statement.value:
             bound.setdefault(statement.target.id, []).append(statement.value)
     constants: Dict[str, int] = {}
+    grown: List[Set[str]] = []  # read once, where a literal list asks
     for name, values in bound.items():  # in order: a constant may use the ones above it
         if len(values) == 1:
             value = _int_value(values[0], constants)
             if value is not None:
                 constants[name] = value
+            elif isinstance(values[0], (ast.List, ast.Tuple)) and not any(
+                    isinstance(e, ast.Starred) for e in values[0].elts):
+                if not grown:
+                    grown.append(_grown(tree))
+                if name not in grown[0]:
+                    constants[f"len({name})"] = len(values[0].elts)  # `COMPONENTS = ("x", "y", "z")`
     return constants
+
+
+def _grown(tree: ast.Module) -> Set[str]:
+    """The names the module appends to, extends or adds to."""
+    found: Set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in (
+                "append", "extend", "insert"):
+            found.add(_dotted(node.func.value))
+        elif isinstance(node, ast.AugAssign):
+            found.add(_dotted(node.target))
+    return found
 
 
 def _defaults(arguments: ast.arguments, constants: Mapping[str, int]) -> Dict[str, int]:

@@ -83,6 +83,18 @@ def host_operation(call: ast.Call, frame: Frame, module: PyModule, reader: TypeR
     return None
 
 
+def iterated(loop: ast.For, frame: Frame, module: PyModule, reader: TypeReader) -> Optional[Event]:
+    """``for v in d`` over a numba device array: Python iterates it, each item a blocking copy
+    of one element to the host (an event of the frame the loop is in: it runs where the loop
+    starts), or None."""
+    kind = reader.type_of(loop.iter)
+    if not (isinstance(kind, ArrayType) and kind.where == "device" and kind.library in ("numba", "")):
+        return None
+    what = f"for {ast.unparse(loop.target)} in {ast.unparse(loop.iter)}"
+    return Event("copy-back", place_of(module.path, loop.iter), frame.qualname, frame.loops, what=what,
+                 detail={"assigned": [], "per_element": True})
+
+
 # builtins that iterate their argument in Python
 _ITERATING = {f"builtins.{name}" for name in ("sum", "list", "tuple", "max", "min", "any", "all", "sorted", "set")}
 

@@ -40,7 +40,7 @@ from .launches import (GPU_WORDS, LAUNCH_TEXT, calls_in_order, compile_target, h
                        launch_target, launches_given, uncopied)
 from .loops import LoopReader
 from .names import rebound, target_names
-from .operations import host_operation
+from .operations import host_operation, iterated
 from .signature_text import numba_type_text, signature_types
 
 
@@ -239,6 +239,10 @@ class HostReader:
             return
         if isinstance(statement, (ast.For, ast.AsyncFor)):
             self._expr(statement.iter, frame)
+            if self._record and not self._variant and not self._types_only:
+                walked = iterated(statement, frame, self.module, self._reader(frame))  # `for v in d_x`
+                if walked is not None:
+                    self.facts.events.append(walked)
             loop = self._loop(statement, "for", frame)
             inner = within(frame, loop)
             values = self._loop_values(statement, frame)

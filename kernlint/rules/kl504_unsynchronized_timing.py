@@ -67,6 +67,7 @@ def _waits(event: Event) -> bool:
 
 
 def check_host(facts: HostFacts) -> Iterator[Finding]:
+    yield from _timed_calls(facts)
     functions = {e.function for e in facts.events}
     for function in sorted(functions):
         events: List[Event] = facts.expand(facts.of_function(function))
@@ -92,6 +93,22 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
                 f"the wall-clock interval that ends here starts at line {events[start].place.line} and holds "
                 f"{_count(held)} (the last at line {between[last].place.line}) with no synchronization before "
                 f"this stamp: {_error(held)}; cuda.synchronize() before both stamps, or time with CUDA events")
+
+
+def _timed_calls(facts: HostFacts) -> Iterator[Finding]:
+    """``timeit.timeit(lambda: k[g, b](x), number=N)``: each interval timeit measures holds N
+    launches of the callable, and nothing in it waits for the last one."""
+    for event in facts.events:
+        if event.kind != "timed" or event.detail.get("synced"):
+            continue
+        held = event.detail.get("launches")
+        if not isinstance(held, int) or held >= MANY:
+            continue  # not fixed, or so many that the ~1,000 still queued are under 5% of the total
+        yield host_finding(
+            CODE, event.place,
+            f"`{event.what}` times {_count(held)} of `{event.detail.get('launched')}` (line "
+            f"{event.detail.get('launch_line')}) and the timed callable does not synchronize after its last "
+            f"launch: {_error(held)}; end the callable with cuda.synchronize(), or time with CUDA events")
 
 
 def _launches_held(start: Event, launches: List[Event]) -> Optional[int]:

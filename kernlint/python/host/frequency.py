@@ -1236,3 +1236,9 @@ def _called_in_loops(tree: ast.Module) -> Set[str]:
         else:
             stack.extend((child, in_loop) for child in ast.iter_child_nodes(node))
     return called
+
+
+def constant_int(node: ast.AST, tree: ast.Module) -> Optional[int]:
+    """The integer an expression always has in a module: literals, the module's integer
+    constants (``N_RUNS = 1_000``) and their arithmetic; None where it is not fixed."""
+    return _int_value(node, _module_constants(tree))

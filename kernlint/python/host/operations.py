@@ -12,6 +12,8 @@ from ...analysis.host import Event
 from ..static_types import ArrayType, Opaque, TypeReader
 from ..syntax import PyModule
 from .frames import Frame, place_of
+from .frequency import constant_int
+from .launches import launch_target
 from .library import ALLOCATIONS, CLOCKS, SYNCS
 from .names import bare_names, element_reads, names_in, names_read, target_names
 
@@ -49,6 +51,9 @@ def host_operation(call: ast.Call, frame: Frame, module: PyModule, reader: TypeR
         return event("sync", f"{name}()")
     if name in CLOCKS:
         return event("clock", f"{name}()", minus=minus.get(id(call), ""))
+    timed = timed_statement(call, name, frame, module, reader)
+    if timed is not None:
+        return event("timed", str(timed.pop("what")), **timed)
     if name == "cupy.asnumpy" and not any(k.arg == "stream" for k in call.keywords):
         return event("copy-back", f"{name}()")
     if isinstance(call.func, ast.Attribute):
@@ -93,6 +98,97 @@ def iterated(loop: ast.For, frame: Frame, module: PyModule, reader: TypeReader) 
     what = f"for {ast.unparse(loop.target)} in {ast.unparse(loop.iter)}"
     return Event("copy-back", place_of(module.path, loop.iter), frame.qualname, frame.loops, what=what,
                  detail={"assigned": [], "per_element": True})
+
+
+# timeit's own defaults: `timeit.timeit(stmt, setup, timer, number)`, number=1,000,000
+_TIMEIT_DEFAULT = 1_000_000
+_TIMEIT_NUMBER = {"timeit": 3, "repeat": 4}  # where `number` sits among the positional arguments
+
+
+def timed_statement(call: ast.Call, name: str, frame: Frame, module: PyModule,
+                    reader: TypeReader) -> Optional[Dict[str, object]]:
+    """``timeit.timeit(lambda: k[g, b](x), number=100)``, ``timeit.repeat(...)`` and
+    ``timeit.Timer(stmt).timeit(number=...)`` timing a callable that launches kernels: how many
+    launches one interval holds (``number`` times the launches in the callable; None where the
+    number is not fixed), the first launch's text and line, and whether the callable waits for
+    the GPU (a synchronization, a blocking copy, a launch on host arrays) after its last launch."""
+    method = name.rsplit(".", 1)[-1] if name.startswith("timeit.") else ""
+    timer = None
+    if name in ("timeit.timeit", "timeit.repeat"):
+        timer = call
+    elif isinstance(call.func, ast.Attribute) and call.func.attr in ("timeit", "repeat") and isinstance(
+            call.func.value, ast.Call) and module.dotted(call.func.value.func, frame.scope) == "timeit.Timer":
+        timer, method = call.func.value, call.func.attr
+    if timer is None:
+        return None
+    stmt = timer.args[0] if timer.args else next((k.value for k in timer.keywords if k.arg == "stmt"), None)
+    body = _callable_body(stmt, module) if stmt is not None else None
+    if body is None:
+        return None
+    launches, waits_after = [], False
+    for sub in _calls_run(body, module):
+        if launch_target(sub) is not None:
+            launches.append(sub)
+            host = any(isinstance(reader.type_of(a), ArrayType) and reader.type_of(a).where == "host"
+                       for a in sub.args)
+            waits_after = host  # numba-cuda copies host arrays back and waits
+        elif _waits(sub, frame, module, reader):
+            waits_after = True
+    if not launches:
+        return None
+    given = next((k.value for k in call.keywords if k.arg == "number"), None)
+    # `timeit.timeit(stmt, setup, timer, number)`, `Timer(...).timeit(number)`, `.repeat(repeat, number)`
+    position = _TIMEIT_NUMBER[method] if timer is call else (0 if method == "timeit" else 1)
+    if given is None and len(call.args) > position:
+        given = call.args[position]
+    number = _TIMEIT_DEFAULT if given is None else constant_int(given, module.tree)
+    first = launches[0]
+    return {"what": f"timeit.{method}" if timer is call else f"timeit.Timer(...).{method}",
+            "launches": None if number is None else number * len(launches), "synced": waits_after,
+            "launched": ast.unparse(first.func.value if isinstance(first.func, ast.Subscript) else first.func),
+            "launch_line": first.lineno}
+
+
+def _callable_body(stmt: ast.expr, module: PyModule) -> Optional[List[ast.AST]]:
+    """What a callable given to timeit runs: a lambda's expression, or the body of a function
+    of the module it names."""
+    if isinstance(stmt, ast.Lambda):
+        return [stmt.body]
+    if isinstance(stmt, ast.Name):
+        found = _module_function(stmt.id, module)
+        return list(found.body) if found is not None else None
+    return None
+
+
+def _module_function(name: str, module: PyModule):
+    """The module's one function definition of that name (None: none, or several)."""
+    found = [n for n in ast.walk(module.tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+             and n.name == name]
+    return found[0] if len(found) == 1 and module.kernel_for(found[0]) is None else None
+
+
+def _calls_run(body: List[ast.AST], module: PyModule, depth: int = 2) -> List[ast.Call]:
+    """The calls a timed callable makes, in the order written, with those of the module's
+    functions it calls (``lambda: step(d_u)``) in their place, ``depth`` calls deep."""
+    found: List[ast.Call] = []
+    for node in body:
+        calls = sorted((sub for sub in ast.walk(node) if isinstance(sub, ast.Call)),
+                       key=lambda c: (c.end_lineno or c.lineno, c.end_col_offset or 0))  # a call runs after its arguments
+        for sub in calls:
+            found.append(sub)
+            callee = _module_function(sub.func.id, module) if isinstance(sub.func, ast.Name) and depth else None
+            if callee is not None:
+                found.extend(_calls_run(list(callee.body), module, depth - 1))
+    return found
+
+
+def _waits(call: ast.Call, frame: Frame, module: PyModule, reader: TypeReader) -> bool:
+    """A call that makes the host wait for the GPU: a synchronization or a copy to the host."""
+    name = module.dotted(call.func, frame.scope) or ""
+    if name in SYNCS or name == "cupy.asnumpy":
+        return True
+    return isinstance(call.func, ast.Attribute) and call.func.attr in (
+        "synchronize", "copy_to_host", "get", "item", "tolist")
 
 
 # builtins that iterate their argument in Python

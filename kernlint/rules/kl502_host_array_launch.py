@@ -67,8 +67,13 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
         distinct = list(dict.fromkeys(a.name for a in arrays))  # `k(x, 0.5, x, x)`: x once
         names = ", ".join(f"`{name}`" for name in distinct)
         one = len(distinct) == 1
-        copies = (f"numba-cuda copies {'it' if one else 'them'} to the device and back and waits for the kernel "
-                  f"on every iteration of the loop at line {level.line}")
+        if launch.detail.get("pycuda"):
+            copies = (f"PyCUDA allocates device memory for {'it' if one else 'each'} and copies "
+                      f"{'it' if one else 'them'} as `drv.In`/`drv.Out`/`drv.InOut` say on every iteration of the "
+                      f"loop at line {level.line}")
+        else:
+            copies = (f"numba-cuda copies {'it' if one else 'them'} to the device and back and waits for the "
+                      f"kernel on every iteration of the loop at line {level.line}")
         if call is not None:
             yield host_finding(
                 CODE, at,
@@ -77,7 +82,8 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
                 f"{'a host (NumPy) array' if one else 'host (NumPy) arrays'}: {copies}; move the data to the "
                 f"device once before the loop and pass the device array")
             continue
+        fix = (f"`drv.to_device({arrays[0].name})` (or a `gpuarray`) once before the loop and pass the device "
+               f"allocation" if launch.detail.get("pycuda") else
+               f"`cuda.to_device({arrays[0].name})` once before the loop and launch on the device array")
         yield host_finding(
-            CODE, at,
-            f"{names} {'is a host (NumPy) array' if one else 'are host (NumPy) arrays'}: {copies}; "
-            f"`cuda.to_device({arrays[0].name})` once before the loop and launch on the device array")
+            CODE, at, f"{names} {'is a host (NumPy) array' if one else 'are host (NumPy) arrays'}: {copies}; {fix}")

@@ -69,9 +69,9 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
             continue
         what = event.what.replace("numba.cuda.", "cuda.").replace("cupy.", "cp.")
         if isinstance(event, Launch):
-            if not event.host_arrays:
-                continue
-            why = f"`{event.what}` is launched on host arrays, so numba-cuda synchronizes after it"
+            if not event.host_arrays or event.detail.get("pycuda") and not event.detail.get("waits"):
+                continue  # PyCUDA's `drv.In` alone copies in and launches: nothing waits for the kernel
+            why = f"`{event.what}` is launched on host arrays, so {_copier(event)} synchronizes after it"
         elif event.detail.get("per_element"):
             # Python iterates the device array: one blocking copy per element, whatever the value decides
             why = (f"`{what}` iterates a device array in Python: one blocking copy to the host per element "
@@ -99,11 +99,16 @@ def _callee_does(event, what: str) -> str:
     line = f"{os.path.basename(event.place.path)}:{event.place.line}"
     if isinstance(event, Launch):
         names = ", ".join(dict.fromkeys(f"`{a.name}`" for a in event.host_arrays))
-        return (f"launches `{event.what}` on host arrays ({names}, {line}), so numba-cuda "
+        return (f"launches `{event.what}` on host arrays ({names}, {line}), so {_copier(event)} "
                 f"synchronizes after each call")
     if event.detail.get("per_element"):
         return f"iterates a device array in Python (`{what}`, {line}): one blocking copy per element"
     return f"{'copies device data back' if event.kind == 'copy-back' else 'synchronizes'} (`{what}`, {line})"
+
+
+def _copier(launch) -> str:
+    """Who copies a launch's host arrays and waits: numba-cuda, or PyCUDA's ``drv.Out``."""
+    return "PyCUDA (`drv.Out`/`drv.InOut`)" if launch.detail.get("pycuda") else "numba-cuda"
 
 
 def _clock_after(facts: HostFacts, event, level) -> bool:

@@ -63,6 +63,8 @@ MANY = 20_000
 
 
 def _waits(event: Event) -> bool:
+    if isinstance(event, Launch) and event.detail.get("pycuda"):
+        return bool(event.detail.get("waits"))  # `drv.Out` copies back after the kernel: a wait
     return event.kind in ("sync", "copy-back") or (isinstance(event, Launch) and bool(event.host_arrays))
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import ast
 from typing import Dict, List, Optional, Set
 
-from ...analysis.host import Event
+from ...analysis.host import Arg, Event, Launch
 from ..static_types import ArrayType, Opaque, TypeReader
 from ..syntax import PyModule
 from .frames import Frame, place_of
@@ -51,6 +51,9 @@ def host_operation(call: ast.Call, frame: Frame, module: PyModule, reader: TypeR
         return event("sync", f"{name}()")
     if name in CLOCKS:
         return event("clock", f"{name}()", minus=minus.get(id(call), ""))
+    handed = pycuda_launch(call, frame, module)
+    if handed is not None:
+        return handed
     timed = timed_statement(call, name, frame, module, reader)
     if timed is not None:
         return event("timed", str(timed.pop("what")), **timed)
@@ -98,6 +101,32 @@ def iterated(loop: ast.For, frame: Frame, module: PyModule, reader: TypeReader) 
     what = f"for {ast.unparse(loop.target)} in {ast.unparse(loop.iter)}"
     return Event("copy-back", place_of(module.path, loop.iter), frame.qualname, frame.loops, what=what,
                  detail={"assigned": [], "per_element": True})
+
+
+# PyCUDA's argument handlers: each wraps a host array that the call copies in, out, or both
+_PYCUDA_HANDLERS = {"pycuda.driver.In": "in", "pycuda.driver.Out": "out", "pycuda.driver.InOut": "in and out"}
+
+
+def pycuda_launch(call: ast.Call, frame: Frame, module: PyModule) -> Optional[Launch]:
+    """A PyCUDA kernel call with ``drv.In(x)``/``drv.Out(y)``/``drv.InOut(z)`` arguments
+    (``func(drv.Out(dest), drv.In(a), block=..., grid=...)``): on every call PyCUDA allocates
+    device memory for each, copies ``In`` arrays to the device before the launch and ``Out``
+    arrays back after it (a blocking copy that waits for the kernel). A launch on host arrays,
+    whose wait is marked ``waits``; None for other calls (and where the file does not import
+    PyCUDA: the names resolve only through its import)."""
+    args, copies = [], []
+    for arg in call.args:
+        handler = module.dotted(arg.func, frame.scope) if isinstance(arg, ast.Call) else None
+        direction = _PYCUDA_HANDLERS.get(handler or "")
+        if direction is not None and len(arg.args) == 1:
+            args.append(Arg(None, "host", ast.unparse(arg.args[0]), array=True, library="numpy"))
+            copies.append(direction)
+        else:
+            args.append(Arg(None, "", ast.unparse(arg)))
+    if not copies:
+        return None
+    return Launch("launch", place_of(module.path, call), frame.qualname, frame.loops, what=ast.unparse(call.func),
+                  detail={"pycuda": True, "waits": any("out" in c for c in copies)}, args=tuple(args))
 
 
 # timeit's own defaults: `timeit.timeit(stmt, setup, timer, number)`, number=1,000,000

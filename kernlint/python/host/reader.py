@@ -673,6 +673,10 @@ class HostReader:
         if callee is not None:
             self.facts.events.append(Event("call", place_of(self.module.path, call), frame.qualname, frame.loops,
                                            what=callee, detail={"callee": callee}))
+            for path, override in self._calls.overrides(call, frame):  # what it runs on a subclass's object
+                where = {"path": path} if path != self.module.path else {}
+                self.facts.events.append(Event("call", place_of(self.module.path, call), frame.qualname,
+                                               frame.loops, what=override, detail={"callee": override, **where}))
             return
         if elsewhere is not None:  # another file's function: what it does counts here (HostFacts.expand)
             self.facts.events.append(Event("call", place_of(self.module.path, call), frame.qualname, frame.loops,

@@ -108,6 +108,13 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
         reported.add(event.place)
         how = "" if direct else " (through a function the loop calls)"
         what = _short(event.what)
+        if event.detail.get("implicit"):
+            yield host_finding(
+                CODE, event.place,
+                f"`{what}` {event.detail['implicit']} on every iteration of the loop at line {level.line}, which "
+                f"launches kernels{how}: a synchronous copy from pageable memory each step; keep the data on the "
+                f"device (build it there, or transfer it once before the loop)")
+            continue
         if transfer:
             yield host_finding(
                 CODE, event.place,
@@ -164,6 +171,13 @@ def _through_call(event, call, level, facts: HostFacts, reported: set) -> Iterat
         return
     reported.add(call.place)
     what = _short(event.what)
+    if event.detail.get("implicit"):
+        yield host_finding(
+            CODE, call.place,
+            f"`{call.what}` {event.detail['implicit']} on every call (`{what}` at {_file(event.place.path)}:"
+            f"{event.place.line}), and it is called on every iteration of the loop at line {level.line}, which "
+            f"launches kernels: keep the data on the device (build it there, or transfer it once before the loop)")
+        return
     memory, cost = ("device memory", " and copies host data into it") if transfer else _cost(what, facts)
     yield host_finding(
         CODE, call.place,

@@ -83,7 +83,8 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
                 continue  # the host needs the value to decide what this iteration does
             if _clock_after(facts, event, level):
                 continue  # timing each iteration: the wait is the point
-            why = f"`{what}`" + (" is a blocking copy to the host" if event.kind == "copy-back" else " blocks")
+            why = f"`{what}`" + (f" {event.detail['reason']}" if event.detail.get("reason") else
+                                 " is a blocking copy to the host" if event.kind == "copy-back" else " blocks")
         if call is not None:
             why = f"`{call.what}` {_callee_does(event, what)}"
         reported.add(at)
@@ -103,6 +104,8 @@ def _callee_does(event, what: str) -> str:
                 f"synchronizes after each call")
     if event.detail.get("per_element"):
         return f"iterates a device array in Python (`{what}`, {line}): one blocking copy per element"
+    if event.detail.get("reason"):
+        return f"{event.detail['reason']} (`{what}`, {line})"
     return f"{'copies device data back' if event.kind == 'copy-back' else 'synchronizes'} (`{what}`, {line})"
 
 

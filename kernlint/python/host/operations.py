@@ -103,6 +103,92 @@ def iterated(loop: ast.For, frame: Frame, module: PyModule, reader: TypeReader) 
                  detail={"assigned": [], "per_element": True})
 
 
+def subscript_events(statement: ast.stmt, frame: Frame, module: PyModule, reader: TypeReader) -> List[Event]:
+    """What indexing device arrays with host data, or by a boolean mask, costs in a statement
+    (its test, for an ``if``/``while``), in the order written:
+
+    - ``d[idx] = vals`` with ``vals`` a NumPy array, into a CuPy or numba device array: a
+      copy of ``vals`` to the device (a transfer, as ``cp.asarray(vals)``);
+    - ``d[idx]`` of a CuPy array with ``idx`` a NumPy array (fancy or boolean): the index is
+      copied to the device first;
+    - ``d[mask]`` read from a CuPy array with a boolean mask on the device (``d[d > 0]``):
+      CuPy reads the number of selected elements back to size the result, a blocking wait
+      (left to ``cp.asnumpy``/``.get()`` where the selection is copied back at once)."""
+    parts = [statement.test] if isinstance(statement, (ast.If, ast.While)) else [
+        child for child in ast.iter_child_nodes(statement) if isinstance(child, ast.expr)]
+    copied_back = set()  # subscripts a copy back takes whole: that copy is the event
+    found: List[Event] = []
+    place = lambda node: place_of(module.path, node)  # noqa: E731 - one line, three uses
+    for part in parts:
+        for sub in _own_expressions(part):
+            if isinstance(sub, ast.Call):
+                name = module.dotted(sub.func, frame.scope) or ""
+                if name == "cupy.asnumpy" and sub.args:
+                    copied_back.add(id(sub.args[0]))
+                elif isinstance(sub.func, ast.Attribute) and sub.func.attr == "get":
+                    copied_back.add(id(sub.func.value))
+        for sub in _own_expressions(part):
+            if not isinstance(sub, ast.Subscript):
+                continue
+            whole = reader.type_of(sub.value)
+            if not (isinstance(whole, ArrayType) and whole.where == "device"):
+                continue
+            text = ast.unparse(sub)
+            if isinstance(sub.ctx, ast.Store) and isinstance(statement, (ast.Assign, ast.AugAssign)):
+                value = reader.type_of(statement.value)
+                if isinstance(value, ArrayType) and value.where == "host":
+                    found.append(Event("alloc", place(sub), frame.qualname, frame.loops, what=f"{text} = ...",
+                                       detail={"assigned": [], "reads": [], "bare": [], "elements": [],
+                                               "shape_based": False, "kept": "",
+                                               "implicit": f"copies the host array `{ast.unparse(statement.value)}` "
+                                                           f"into the device array `{ast.unparse(sub.value)}`"}))
+                continue
+            if whole.library != "cupy":
+                continue
+            indices = sub.slice.elts if isinstance(sub.slice, ast.Tuple) else [sub.slice]
+            host = next((i for i in indices if isinstance(reader.type_of(i), ArrayType)
+                         and reader.type_of(i).where == "host"), None)
+            if host is not None:
+                found.append(Event("alloc", place(sub), frame.qualname, frame.loops, what=text,
+                                   detail={"assigned": [], "reads": [], "bare": [], "elements": [],
+                                           "shape_based": False, "kept": "",
+                                           "implicit": f"copies the host index array `{ast.unparse(host)}` to the "
+                                                       f"device to index `{ast.unparse(sub.value)}`"}))
+                continue
+            if isinstance(sub.ctx, ast.Load) and id(sub) not in copied_back and any(
+                    _device_mask(i, reader) for i in indices):
+                found.append(Event("sync", place(sub), frame.qualname, frame.loops, what=text,
+                                   detail={"assigned": [], "reason": "selects by a boolean mask: CuPy reads the "
+                                                                     "number of selected elements back to the host "
+                                                                     "to size the result, a blocking wait"}))
+    return found
+
+
+def _own_expressions(node: ast.AST):
+    """The expressions of ``node``, lambdas' bodies left out (they run when called)."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(child for child in ast.iter_child_nodes(current) if not isinstance(child, ast.Lambda))
+
+
+def _device_mask(index: ast.expr, reader: TypeReader) -> bool:
+    """A boolean mask on the device: a comparison of a device array (``d > 0``, ``(d > 0) &
+    (d < 1)``), or a device array of booleans."""
+    kind = reader.type_of(index)
+    if isinstance(kind, ArrayType):
+        return kind.where == "device" and kind.dtype in ("bool", "bool_", "boolean")
+    if isinstance(index, ast.BinOp) and isinstance(index.op, (ast.BitAnd, ast.BitOr, ast.BitXor)):
+        return _device_mask(index.left, reader) or _device_mask(index.right, reader)
+    if isinstance(index, ast.UnaryOp) and isinstance(index.op, ast.Invert):
+        return _device_mask(index.operand, reader)
+    if isinstance(index, ast.Compare):
+        return any(isinstance(reader.type_of(side), ArrayType) and reader.type_of(side).where == "device"
+                   for side in [index.left] + list(index.comparators))
+    return False
+
+
 # PyCUDA's argument handlers: each wraps a host array that the call copies in, out, or both
 _PYCUDA_HANDLERS = {"pycuda.driver.In": "in", "pycuda.driver.Out": "out", "pycuda.driver.InOut": "in and out"}
 

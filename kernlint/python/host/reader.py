@@ -40,8 +40,12 @@ from .launches import (GPU_WORDS, LAUNCH_TEXT, calls_in_order, compile_target, h
                        launch_target, launches_given, uncopied)
 from .loops import LoopReader
 from .names import rebound, target_names
-from .operations import host_operation, iterated
+from .operations import host_operation, iterated, subscript_events
 from .signature_text import numba_type_text, signature_types
+
+
+# statements whose expressions may index device arrays (an `if`'s or a `while`'s test alone)
+_INDEXING = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Expr, ast.Return, ast.If, ast.While)
 
 
 class HostReader:
@@ -180,6 +184,9 @@ class HostReader:
             self._statements.pop()
 
     def _read_statement(self, statement: ast.stmt, frame: Frame) -> None:
+        if self._record and not self._variant and not self._types_only and isinstance(statement, _INDEXING):
+            # `d_x[idx] = host_vals`, `d[mask]`: what indexing device arrays costs
+            self.facts.events.extend(subscript_events(statement, frame, self.module, self._reader(frame)))
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
             for decorator in statement.decorator_list:
                 self._expr(decorator, frame)

@@ -5,7 +5,11 @@ Finds kernel launches that pass a host NumPy array (made by a NumPy constructor,
 ``copy_to_host()`` or a pinned array, as the code shows; a parameter only when every
 call of its function passes one) where the copies repeat: the launch runs on every
 iteration of a step loop (time steps, frames, solver iterations), directly or through a
-function the loop calls. A launch in another file's function is reported at the call.
+function the loop calls. A launch in another file's function is reported at the call; so
+is a method that the loop calls on ``self`` and that a subclass in the project overrides
+with such a launch (a base class's time loop calling ``self.simulation_loop()``). PyCUDA's
+``drv.In(x)``/``drv.Out(y)``/``drv.InOut(z)`` arguments (in a file that imports PyCUDA) are
+host arrays too: each call allocates device memory for them and copies in, out or both.
 
 Only what runs on *every* step is reported: not a launch behind a modulo or counter gate,
 in a branch that leaves the loop, in a retry or convergence loop (the host value decides
@@ -29,6 +33,7 @@ x = np.random.rand(n)
 for step in range(steps):
     scale[blocks, threads](x, 2.0)  # KL502
     peaks.append(smoothed_peak(x))  # KL502: `smoothed_peak` (another file) launches on `x`
+    relax(drv.InOut(u), drv.In(f), block=(256, 1, 1), grid=(n // 256, 1))  # KL502 (PyCUDA)
 ```
 
 Use instead: ``d_x = cuda.to_device(x)`` once, launch on ``d_x``, and

@@ -7,7 +7,11 @@ synchronization after the last launch: no ``cuda.synchronize()``, stream or even
 synchronization, blocking copy to the host or host-array launch in between, and that can
 hold fewer than 20,000 launches: the trip counts the code states of the loops between the
 stamps, multiplied by the launches in each iteration (an interval whose count is unknown,
-a loop bound read from input, is left alone).
+a loop bound read from input, is left alone). ``timeit.timeit``/``timeit.repeat`` (and
+``timeit.Timer(...).timeit``/``.repeat``) of a callable that launches (a lambda, or a
+function of the module, through the module's functions it calls) and does not wait after
+its last launch is the same interval, holding ``number`` times its launches (timeit's
+default, 1,000,000, is not reported).
 
 ## Why is this bad?
 Kernel launches are asynchronous: the launch returns as soon as the work is queued. The
@@ -29,11 +33,14 @@ start = time.perf_counter()
 for step in range(100_000):  # 100,000 launches: the ~1,000 still queued are under 1%
     relax[blocks, threads](field)
 elapsed = time.perf_counter() - start  # not reported
+
+timeit.timeit(lambda: saxpy[blocks, threads](out, a, x, y), number=100)  # KL504: 100 launches
 ```
 
 Use instead: ``cuda.synchronize()`` before both stamps, or CUDA events
 (``start = cuda.event(); start.record(); ...; end.record(); end.synchronize();
-start.elapsed_time(end)``).
+start.elapsed_time(end)``); in a timed callable, ``cuda.synchronize()`` after its last
+launch (``lambda: (saxpy[blocks, threads](out, a, x, y), cuda.synchronize())``).
 
 ## Fix safety
 No automatic fix.

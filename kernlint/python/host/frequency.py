@@ -1188,9 +1188,18 @@ def _module_constants(tree: ast.Module) -> Dict[str, int]:
     return constants
 
 
+_GROWN: Dict[int, Tuple[ast.Module, Set[str]]] = {}  # id(tree) -> (the tree, kept so the id stays its own; its names)
+
+
 def _grown(tree: ast.Module) -> Set[str]:
-    """The names the module appends to, extends or adds to."""
+    """The names the module appends to, extends or adds to (one walk per tree)."""
+    known = _GROWN.get(id(tree))
+    if known is not None and known[0] is tree:
+        return known[1]
+    if len(_GROWN) > 256:
+        _GROWN.clear()
     found: Set[str] = set()
+    _GROWN[id(tree)] = (tree, found)
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in (
                 "append", "extend", "insert"):

@@ -120,16 +120,18 @@ def subscript_events(statement: ast.stmt, frame: Frame, module: PyModule, reader
     found: List[Event] = []
     place = lambda node: place_of(module.path, node)  # noqa: E731 - one line, three uses
     for part in parts:
-        for sub in _own_expressions(part):
-            if isinstance(sub, ast.Call):
-                name = module.dotted(sub.func, frame.scope) or ""
-                if name == "cupy.asnumpy" and sub.args:
-                    copied_back.add(id(sub.args[0]))
-                elif isinstance(sub.func, ast.Attribute) and sub.func.attr == "get":
-                    copied_back.add(id(sub.func.value))
-        for sub in _own_expressions(part):
-            if not isinstance(sub, ast.Subscript):
-                continue
+        nodes = list(_own_expressions(part))
+        # an array is indexed through its name or attribute (`d[i]`, `self.d[i]`)
+        subscripts = [n for n in nodes if isinstance(n, ast.Subscript) and isinstance(n.value, (ast.Name, ast.Attribute))]
+        if not subscripts:
+            continue
+        for sub in nodes:
+            if isinstance(sub, ast.Call) and sub.args and _last_name(sub.func) == "asnumpy" and \
+                    module.dotted(sub.func, frame.scope) == "cupy.asnumpy":
+                copied_back.add(id(sub.args[0]))
+            elif isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and sub.func.attr == "get":
+                copied_back.add(id(sub.func.value))
+        for sub in subscripts:
             whole = reader.type_of(sub.value)
             if not (isinstance(whole, ArrayType) and whole.where == "device"):
                 continue
@@ -193,6 +195,13 @@ def _device_mask(index: ast.expr, reader: TypeReader) -> bool:
 _PYCUDA_HANDLERS = {"pycuda.driver.In": "in", "pycuda.driver.Out": "out", "pycuda.driver.InOut": "in and out"}
 
 
+_HANDLER_NAMES = {name.rsplit(".", 1)[-1] for name in _PYCUDA_HANDLERS}
+
+
+def _last_name(node: ast.expr) -> str:
+    return node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else ""
+
+
 def pycuda_launch(call: ast.Call, frame: Frame, module: PyModule) -> Optional[Launch]:
     """A PyCUDA kernel call with ``drv.In(x)``/``drv.Out(y)``/``drv.InOut(z)`` arguments
     (``func(drv.Out(dest), drv.In(a), block=..., grid=...)``): on every call PyCUDA allocates
@@ -200,6 +209,8 @@ def pycuda_launch(call: ast.Call, frame: Frame, module: PyModule) -> Optional[La
     arrays back after it (a blocking copy that waits for the kernel). A launch on host arrays,
     whose wait is marked ``waits``; None for other calls (and where the file does not import
     PyCUDA: the names resolve only through its import)."""
+    if not any(isinstance(arg, ast.Call) and _last_name(arg.func) in _HANDLER_NAMES for arg in call.args):
+        return None  # (most calls: no name resolved)
     args, copies = [], []
     for arg in call.args:
         handler = module.dotted(arg.func, frame.scope) if isinstance(arg, ast.Call) else None

@@ -116,8 +116,8 @@ def _timed_calls(facts: HostFacts) -> Iterator[Finding]:
         yield host_finding(
             CODE, event.place,
             f"`{event.what}` times {_count(held)} of `{event.detail.get('launched')}` (line "
-            f"{event.detail.get('launch_line')}) and the timed callable does not synchronize after its last "
-            f"launch: {_error(held)}; end the callable with cuda.synchronize(), or time with CUDA events")
+            f"{event.detail.get('launch_line')}) and the timed code does not synchronize after its last "
+            f"launch: {_error(held)}; end the timed code with cuda.synchronize(), or time with CUDA events")
 
 
 def _launches_held(start: Event, launches: List[Event]) -> Optional[int]:

@@ -6,6 +6,7 @@ events. May import ``python.static_types`` and ``analysis.host``.
 from __future__ import annotations
 
 import ast
+import textwrap
 from typing import Dict, List, Optional, Set
 
 from ...analysis.host import Arg, Event, Launch
@@ -280,6 +281,16 @@ def _callable_body(stmt: ast.expr, module: PyModule) -> Optional[List[ast.AST]]:
     of the module it names."""
     if isinstance(stmt, ast.Lambda):
         return [stmt.body]
+    if isinstance(stmt, ast.Constant) and isinstance(stmt.value, str):
+        # `timeit.timeit("k[g, b](x); cuda.synchronize()", globals=globals(), number=100)`
+        try:
+            parsed = ast.parse(textwrap.dedent(stmt.value))
+        except SyntaxError:
+            return None
+        for node in ast.walk(parsed):  # where the string is, for what the message names
+            if hasattr(node, "lineno"):
+                node.lineno = node.end_lineno = stmt.lineno  # type: ignore[attr-defined]
+        return list(parsed.body)
     if isinstance(stmt, ast.Name):
         found = _module_function(stmt.id, module)
         return list(found.body) if found is not None else None

@@ -8,8 +8,8 @@ synchronization, blocking copy to the host or host-array launch in between, and 
 hold fewer than 20,000 launches: the trip counts the code states of the loops between the
 stamps, multiplied by the launches in each iteration (an interval whose count is unknown,
 a loop bound read from input, is left alone). ``timeit.timeit``/``timeit.repeat`` (and
-``timeit.Timer(...).timeit``/``.repeat``) of a callable that launches (a lambda, or a
-function of the module, through the module's functions it calls) and does not wait after
+``timeit.Timer(...).timeit``/``.repeat``) of code that launches (a lambda, a function of
+the module or a statement string, through the module's functions it calls) and does not wait after
 its last launch is the same interval, holding ``number`` times its launches (timeit's
 default, 1,000,000, is not reported).
 

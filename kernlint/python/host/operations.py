@@ -1,6 +1,10 @@
 """Host operations: the calls of host code that allocate device memory, wait for the device,
 copy an array back to the host, read a clock or set the allocator, as ``analysis.host``
-events. May import ``python.static_types`` and ``analysis.host``.
+events; and what costs without a call of its own: indexing device arrays with host data or
+a boolean mask (``subscript_events``), Python iterating a device array (``iterated``), a
+PyCUDA call's ``drv.In``/``drv.Out`` arguments (``pycuda_launch``) and ``timeit`` timing
+code that launches (``timed_statement``). May import ``python.static_types``,
+``analysis.host`` and the host reader's syntax-only parts (``frequency``, ``launches``).
 """
 
 from __future__ import annotations

@@ -118,14 +118,14 @@ def test_realworld_halves_precision_recall_and_shapes(tmp_path):
                for p in result["summary"]["held-out"]["rules"].values())
 
 
-def _recording(folder, root, target_dir, outputs):
+def _recording(folder, root, target_dir, outputs, check_options=()):
     """A recording as ``identical_output.py record`` leaves it: outputs and the manifest."""
     (folder / "t").mkdir(parents=True)
     for name, data in outputs.items():
         (folder / "t" / name).write_bytes(data)
     entry = {"commit": "c", "kernlint_changed_since_commit": False, "root": str(root), "prefix": str(root / ".venv"),
              "timeout": 60.0, "cwd": str(target_dir), "paths": ["."], "outputs": dict.fromkeys(outputs, "-"),
-             "seconds": {"text": 1.0, "json": 1.0}}
+             "seconds": {"text": 1.0, "json": 1.0}, "check_options": list(check_options)}
     (folder / "manifest.json").write_text(json.dumps({"targets": {"t": entry}}))
 
 
@@ -151,3 +151,8 @@ def test_identical_output_compares_what_kernlint_says_not_where_it_ran(tmp_path)
     assert json.loads(result.read_text())["targets"]["t"]["identical"]
     assert identical_output.compare(str(tmp_path / "before"), str(tmp_path / "changed"), str(result)) == 1
     assert json.loads(result.read_text())["targets"]["t"]["differing"] == ["json.stdout"]
+    # the same bytes from two different checks (all rules, the host rules alone) are no proof
+    _recording(tmp_path / "host-only", two, two / "proj", {"json.stdout": output(two, "0x7f7b201dd8a0")},
+               ["--select", "KL5", "--preview"])
+    assert identical_output.compare(str(tmp_path / "before"), str(tmp_path / "host-only"), str(result)) == 1
+    assert json.loads(result.read_text())["targets"]["t"]["differing"] == ["check_options"]

@@ -250,7 +250,7 @@ Progress = Callable[[int, int, str], None]
 def host_checked(discovered: Sequence[str]) -> List[str]:
     """Python files whose host code the host rules read: those that mention CUDA or CuPy, or
     launch (kernels imported from the project's other modules)."""
-    found = []
+    read, bases = [], set()
     for path in discovered:
         if not path.endswith(".py"):
             continue
@@ -258,9 +258,18 @@ def host_checked(discovered: Sequence[str]) -> List[str]:
             data = read_bytes(path)
         except OSError:
             continue
-        if b"cuda" in data or b"cupy" in data or _LAUNCH_BYTES.search(data):
-            found.append(path)
-    return found
+        gpu = b"cuda" in data or b"cupy" in data or bool(_LAUNCH_BYTES.search(data))
+        if gpu:
+            bases.update(name.rsplit(b".", 1)[-1] for name in _BASES.findall(data))
+        read.append((path, gpu, () if gpu else set(_CLASSES.findall(data))))
+    # a base class whose time loop calls methods that GPU subclasses override names no GPU
+    # library itself: its file is read too (what the overrides cost is reported at its calls)
+    return [path for path, gpu, classes in read if gpu or classes & bases]
+
+
+# `class GpuEngine(Engine):`, `class GpuEngine(base.Engine, Mixin):`: the first base's name
+_BASES = re.compile(rb"^\s*class\s+\w+\s*\(\s*([\w.]+)", re.MULTILINE)
+_CLASSES = re.compile(rb"^\s*class\s+(\w+)", re.MULTILINE)
 
 
 # `kernel[grid, block](`: kernels imported from elsewhere (a comma: not `handlers[key](...)`)

@@ -41,9 +41,13 @@ from .kernels import KernelResolver
 from .launches import LAUNCH_TEXT, calls_in_order, compile_target, handed_call, launch_target
 from .loops import LoopReader
 from .names import rebound, target_names
-from .operations import host_operation
+from .operations import host_operation, iterated, subscript_events
 from .sites import compile_site, kernel_ref, launch_site, may_launch_kernels
 from .variants import Variants
+
+
+# statements whose expressions may index device arrays (an `if`'s or a `while`'s test alone)
+_INDEXING = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Expr, ast.Return, ast.If, ast.While)
 
 
 class HostReader:
@@ -152,6 +156,9 @@ class HostReader:
             self._statements.pop()
 
     def _read_statement(self, statement: ast.stmt, frame: Frame) -> None:
+        if self._record and not self._variant and not self._types_only and isinstance(statement, _INDEXING):
+            # `d_x[idx] = host_vals`, `d[mask]`: what indexing device arrays costs
+            self.facts.events.extend(subscript_events(statement, frame, self.module, self.types(frame)))
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
             for decorator in statement.decorator_list:
                 self._expr(decorator, frame)
@@ -212,6 +219,10 @@ class HostReader:
             return
         if isinstance(statement, (ast.For, ast.AsyncFor)):
             self._expr(statement.iter, frame)
+            if self._record and not self._variant and not self._types_only:
+                walked = iterated(statement, frame, self.module, self.types(frame))  # `for v in d_x`
+                if walked is not None:
+                    self.facts.events.append(walked)
             loop = self._loop(statement, "for", frame)
             inner = within(frame, loop)
             values = self._variants.loop_values(statement, frame)
@@ -499,6 +510,10 @@ class HostReader:
         if callee is not None:
             self.facts.events.append(Event("call", place_of(self.module.path, call), frame.qualname, frame.loops,
                                            what=callee, detail={"callee": callee}))
+            for path, override in self._calls.overrides(call, frame):  # what it runs on a subclass's object
+                where = {"path": path} if path != self.module.path else {}
+                self.facts.events.append(Event("call", place_of(self.module.path, call), frame.qualname,
+                                               frame.loops, what=override, detail={"callee": override, **where}))
             return
         if elsewhere is not None:  # another file's function: what it does counts here (HostFacts.expand)
             self.facts.events.append(Event("call", place_of(self.module.path, call), frame.qualname, frame.loops,

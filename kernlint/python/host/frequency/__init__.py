@@ -33,7 +33,7 @@ syntax they share. Nothing here imports kernlint: it is a pure reading of Python
 """
 
 from .facts import LOOP_KINDS, PLACES, Context, Frequency, Level, Loop, Rate, Statement
-from .reading import analyse, analyse_module
+from .reading import analyse, analyse_module, constant_int
 
 __all__ = ["LOOP_KINDS", "PLACES", "Context", "Frequency", "Level", "Loop", "Rate", "Statement", "analyse",
-           "analyse_module"]
+           "analyse_module", "constant_int"]

@@ -5,7 +5,7 @@ parts, test cases), ``setup``, ``few`` or ``unknown``."""
 from __future__ import annotations
 
 import ast
-from typing import Callable, List, Mapping, Optional, Sequence, Set, Tuple
+from typing import Callable, Dict, List, Mapping, Optional, Sequence, Set, Tuple
 
 from .changes import Changes
 from .facts import Context
@@ -51,8 +51,8 @@ class LoopKinds:
             return "sweep", f"test cases: {self.context.test}", trips
         if self.context.setup:
             return "setup", self.context.setup, trips
-        for check in (self._devices, self._search, self._files, self._sizes, self._chunks, self._reduction,
-                      self._fixed_list):
+        for check in (self._devices, self._search, self._files, self._sizes, self._chunks, self._consumed,
+                      self._reduction, self._fixed_list, self._indexes_list):
             found = check()
             if found:
                 return found[0], found[1], trips
@@ -149,6 +149,44 @@ class LoopKinds:
             if isinstance(sub, ast.Slice) and any(
                     part is not None and names_read(part) & variables for part in (sub.lower, sub.upper)):
                 return "sweep", f"chunks of one array: `{short_text(sub)}`"
+        return None
+
+    def _consumed(self):
+        """A ``while`` that works through one job in batches: its deciding counter shrinks by
+        what an offset it passes on grows by (``offset += batch * block`` beside ``remaining -=
+        batch * block``): chunks of one computation, not steps."""
+        if self.is_for:
+            return None
+        deciding = self._deciding_counters()
+        shrinks: Dict[str, str] = {}
+        grows: Dict[str, str] = {}
+        for sub in own_nodes(self.node.body):
+            if isinstance(sub, ast.AugAssign) and isinstance(sub.target, ast.Name):
+                amount = ast.unparse(sub.value)
+                if isinstance(sub.op, ast.Sub) and sub.target.id in deciding:
+                    shrinks[amount] = sub.target.id
+                elif isinstance(sub.op, ast.Add):
+                    grows[amount] = sub.target.id
+        for amount, remaining in shrinks.items():
+            offset = grows.get(amount)
+            if offset is not None and offset not in deciding and any(
+                    isinstance(sub, ast.Call) and any(offset in names_read(a) for a in sub.args)
+                    for sub in own_nodes(self.node.body)):
+                return "sweep", (f"chunks of one job: `{offset}` advances by what `{remaining}` shrinks by "
+                                 f"(`{amount}`)")
+        return None
+
+    def _indexes_list(self):
+        """A ``range`` loop whose variable picks an item of a list the function spells out
+        (``attr_list[i_attr]``, the list written as a literal and appended to): one iteration
+        per item of a handful, whatever bound the ``range`` is given."""
+        if not (self.is_for and is_range_call(self.node.iter)):
+            return None
+        for sub in own_nodes(self.node.body):
+            if isinstance(sub, ast.Subscript) and isinstance(sub.value, ast.Name) and sub.value.id in self.lists() \
+                    and _bare_index(sub.slice) & self.variables:
+                return "few", (f"each iteration takes an item of the list the function spells out "
+                               f"(`{short_text(sub)}`)")
         return None
 
     def _deciding_counters(self) -> Set[str]:

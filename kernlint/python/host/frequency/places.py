@@ -138,3 +138,32 @@ def _once_equality(test: ast.AST, facts: Changes) -> bool:
         if isinstance(counter, ast.Name) and counter.id in facts.counters and not facts.varying(other):
             return True
     return False
+
+
+def catch_up(node: ast.While, changes: Changes) -> str:
+    """The statement by which a ``while`` moves back a value its test compares, where the
+    enclosing loop (``changes``: what it assigns) computes that value anew (not arithmetic
+    over itself: a call's result), or "": a catch-up loop (``while tip >= limit: shift();
+    tip -= 1``) runs only on the iterations where that value crossed its threshold."""
+    test = node.test
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(
+            test.ops[0], (ast.Gt, ast.GtE, ast.Lt, ast.LtE))):
+        return ""
+    compared = names_read(test)
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.AugAssign) and isinstance(sub.op, (ast.Add, ast.Sub)) and isinstance(
+                sub.value, ast.Constant):
+            name = dotted_name(sub.target)
+        elif isinstance(sub, ast.Assign) and len(sub.targets) == 1 and isinstance(sub.value, ast.BinOp) and \
+                isinstance(sub.value.op, (ast.Add, ast.Sub)) and isinstance(sub.value.right, ast.Constant) and \
+                dotted_name(sub.value.left) == dotted_name(sub.targets[0]):
+            name = dotted_name(sub.targets[0])
+        else:
+            continue
+        if not name or name not in compared:
+            continue
+        computed = [v for v in changes.assignments.get(name, ()) if not (
+            isinstance(v, ast.BinOp) and name in names_read(v.left)) and not isinstance(v, ast.Constant)]
+        if computed and all(calls_in(v) for v in computed):
+            return ast.unparse(sub).strip()
+    return ""

@@ -13,8 +13,8 @@ from typing import Dict, Iterator, List, Mapping, Optional, Sequence, Set, Tuple
 from .changes import Changes
 from .facts import Context, Frequency, Loop, Statement
 from .kinds import LoopKinds
-from .places import Guard
-from .syntax import LOOPS, SCOPES, dotted_name, ends_with_exit, int_value, own_nodes
+from .places import Guard, catch_up
+from .syntax import LOOPS, SCOPES, dotted_name, ends_with_exit, int_value, own_nodes, short_text
 
 # constructors and test fixtures' set-up: run once, before the work
 _CONSTRUCTORS = {"__init__", "__post_init__", "__new__", "__enter__", "setUp", "setUpClass", "setup_method",
@@ -140,6 +140,8 @@ class _Reader:
                 following = statement
             leaving = (following or exit_after) if loop is not None else None
             self._place(statement, loop, guards, leaving)
+            if isinstance(statement, ast.While) and loop is not None:
+                self._catch_up(statement, changes)
             self._inside(statement, loop, guards, leaving, changes)
             if isinstance(statement, ast.If) and not statement.orelse and ends_with_exit(statement.body, True):
                 # `if step % every != 0: continue` (or `return`): what follows is the test's false arm
@@ -158,9 +160,21 @@ class _Reader:
                     place, reason = guard_place, guard_reason
         self.frequency.add(Statement(statement, loop, place, reason))
 
+    def _catch_up(self, node: ast.While, changes: Changes) -> None:
+        """A catch-up ``while`` inside a loop (``places.catch_up``) is an event of the
+        enclosing loop, not its every iteration (an inner loop whose counter the iteration
+        resets to a constant is not one)."""
+        statement = self.frequency.of(node)
+        moved = catch_up(node, changes) if statement.place == "every" else ""
+        if moved:
+            self.frequency.add(Statement(
+                node, statement.loop, "event",
+                f"a catch-up loop: `{short_text(node.test)}` holds only when what this iteration computes has "
+                f"crossed it, and the loop moves it back (`{moved}`)"))
+
     def _inside(self, statement: ast.stmt, loop: Optional[Loop], guards, leaving, changes: "Changes") -> None:
         if isinstance(statement, LOOPS):
-            inner, inner_changes = self._loop(statement, loop)
+            inner, inner_changes = self._loop(statement, loop, changes)
             self.block(statement.body, inner, (), None, inner_changes)
             # a loop's `else` runs each time the loop ends, unless a `break` can skip it
             skipped = Guard.fixed("event", "a loop's `else`: when the loop ends without `break`")
@@ -184,10 +198,15 @@ class _Reader:
             for case in statement.cases:
                 self.block(case.body, loop, guards + (case_guard,), leaving, changes)
 
-    def _loop(self, node: ast.stmt, parent: Optional[Loop]) -> Tuple[Loop, Changes]:
-        """The loop ``node`` is, and what its body assigns (its statements' places read it)."""
+    def _loop(self, node: ast.stmt, parent: Optional[Loop], around: Changes) -> Tuple[Loop, Changes]:
+        """The loop ``node`` is, and what its body assigns (its statements' places read it);
+        ``around``: what the enclosing loop (or the body) assigns."""
         changes = Changes(node.body, node)
         kind, reason, trips = LoopKinds(node, self.context, self.constants, changes, lambda: self.lists).decide()
+        moved = catch_up(node, around) if isinstance(node, ast.While) and parent is not None \
+            and not self.context.test else ""
+        if moved:  # its iterations are the few cells the value crossed by, on the rare iteration it did
+            kind, reason = "few", f"a catch-up loop: it moves back (`{moved}`) what the enclosing loop computes"
         loop = Loop(node, kind, reason, parent, trips)
         self.frequency.add_loop(loop)
         return loop, changes
@@ -240,12 +259,46 @@ def _module_constants(tree: ast.Module) -> Dict[str, int]:
         elif isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name) and statement.value:
             bound.setdefault(statement.target.id, []).append(statement.value)
     constants: Dict[str, int] = {}
+    grown: List[Set[str]] = []  # read once, where a literal list asks
     for name, values in bound.items():  # in order: a constant may use the ones above it
         if len(values) == 1:
             value = int_value(values[0], constants)
             if value is not None:
                 constants[name] = value
+            elif isinstance(values[0], (ast.List, ast.Tuple)) and not any(
+                    isinstance(e, ast.Starred) for e in values[0].elts):
+                if not grown:
+                    grown.append(_grown(tree))
+                if name not in grown[0]:
+                    constants[f"len({name})"] = len(values[0].elts)  # `COMPONENTS = ("x", "y", "z")`
     return constants
+
+
+def constant_int(node: ast.AST, tree: ast.Module) -> Optional[int]:
+    """The integer an expression always has in a module: literals, the module's integer
+    constants (``N_RUNS = 1_000``) and their arithmetic; None where it is not fixed."""
+    return int_value(node, _module_constants(tree))
+
+
+_GROWN: Dict[int, Tuple[ast.Module, Set[str]]] = {}  # id(tree) -> (the tree, kept so the id stays its own; its names)
+
+
+def _grown(tree: ast.Module) -> Set[str]:
+    """The names the module appends to, extends or adds to (one walk per tree)."""
+    known = _GROWN.get(id(tree))
+    if known is not None and known[0] is tree:
+        return known[1]
+    if len(_GROWN) > 256:
+        _GROWN.clear()
+    found: Set[str] = set()
+    _GROWN[id(tree)] = (tree, found)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in (
+                "append", "extend", "insert"):
+            found.add(dotted_name(node.func.value))
+        elif isinstance(node, ast.AugAssign):
+            found.add(dotted_name(node.target))
+    return found
 
 
 

@@ -114,6 +114,13 @@ def int_value(node: ast.AST, constants: Mapping[str, int]) -> Optional[int]:
         return node.value
     if isinstance(node, ast.Name):
         return constants.get(node.id)
+    if isinstance(node, ast.Call) and dotted_name(node.func) == "len" and len(node.args) == 1:
+        # `len(("x", "y", "z"))`, `len(COMPONENTS)` of a module-level literal (its length kept as `len(NAME)`)
+        argument = node.args[0]
+        if isinstance(argument, (ast.List, ast.Tuple, ast.Set)) and not any(
+                isinstance(e, ast.Starred) for e in argument.elts):
+            return len(argument.elts)
+        return constants.get(f"len({argument.id})") if isinstance(argument, ast.Name) else None
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
         value = int_value(node.operand, constants)
         return -value if value is not None else None

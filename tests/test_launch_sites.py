@@ -109,6 +109,28 @@ def launched(tmp_path, host: str):
         k[1, 32](out, x)
         getattr(here, name)[1, 32](out, x)
     ''', {4: ["fill"], 6: ["scale"], 7: [None]}),
+    # a registry filled item by item, at module level, in a function, in an object; setattr
+    ('''
+    REGISTRY = {}
+    REGISTRY["scale"] = scale
+
+    def run(out, x):
+        local = {}
+        local[0] = shift
+        REGISTRY["scale"][1, 32](out, x)
+        local[0][1, 32](out, x)
+        REGISTRY["other"][1, 32](out, x)
+
+    class Holder:
+        def __init__(self):
+            self.kernels = {}
+            self.kernels["fill"] = fill
+            setattr(self, "picked", shift)
+
+        def go(self, out, x):
+            self.kernels["fill"][1, 32](out, x)
+            self.picked[1, 32](out, x)
+    ''', {7: ["scale"], 8: ["shift"], 9: [None], 18: ["fill"], 19: ["shift"]}),
     # a loop over a literal tuple of kernels: each of them
     ('''
     def run(out, x):

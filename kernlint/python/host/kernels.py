@@ -23,7 +23,7 @@ from ..syntax import KernelDef, PyModule, Scope, flatten
 from .classes import method_of
 from .frames import Frame, frame_for
 from .launches import launch_target
-from .picks import assigned_to_self, conditions_at, excluded, literal_getattr, literal_item
+from .picks import assigned_to_self, conditions_at, excluded, literal_getattr, literal_item, stored_at
 
 
 class KernelContext(Protocol):
@@ -163,6 +163,30 @@ class KernelResolver:
             item = literal_item(literal, key.value)
             if item is not None:
                 found.append((item, resolver, where))
+        return found or self._stored_items(subscript.value, key.value, frame)
+
+    def _stored_items(self, container: ast.expr, key, frame: Frame) -> List[Tuple[ast.expr, "KernelResolver", Frame]]:
+        """``KERNELS["x"] = kx`` (where ``KERNELS`` is bound: the module's statements, or the
+        function's), ``self.table["x"] = kx`` (in the class's methods): what is stored at ``key``."""
+        if isinstance(container, ast.Name):
+            binding, function = frame.scope.lookup(container.id)
+            if binding is None:
+                return []
+            body = function.body if function is not None else self.module.tree.body
+            where = frame_for(frame, function) if function is not None else (self._context.module_frame() or frame)
+            return [(value, self, where) for value in stored_at(flatten(body), container.id, None, key)]
+        if not _on_self(container, frame) or "." in frame.owner:
+            return []
+        klass = self.module.bindings.get(frame.owner)
+        found = []
+        for method in klass.node.body if klass is not None and klass.kind == "class" else ():
+            if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) and method.args.args:
+                receiver = method.args.args[0].arg
+                where = Frame(method, f"{frame.owner}.{method.name}", Scope(self.module).inner(method),
+                              {receiver: instance(self.module.path, frame.owner)}, Frame(None, "", Scope(self.module)),
+                              frame.owner)
+                stored = stored_at(ast.walk(method), receiver, container.attr, key)
+                found.extend((value, self, where) for value in stored)
         return found
 
     def _containers(self, expr: ast.expr, frame: Frame, depth: int

@@ -8,7 +8,7 @@ can reach a launch). Syntax only; ``kernels`` resolves what these give. May impo
 from __future__ import annotations
 
 import ast
-from typing import List, Optional, Sequence, Tuple
+from typing import Iterable, List, Optional, Sequence, Tuple
 
 from ..syntax import FunctionNode
 
@@ -25,9 +25,14 @@ def literal_getattr(call: ast.Call) -> Optional[str]:
 
 
 def assigned_to_self(method: FunctionNode, receiver: str, attr: str) -> List[ast.expr]:
-    """The values ``self.<attr> = value`` (``self.a, self.b = ka, kb`` too) assigns in a method."""
+    """The values ``self.<attr> = value`` (``self.a, self.b = ka, kb``, ``setattr(self, "attr", value)``
+    too) assigns in a method."""
     found = []
     for node in ast.walk(method):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr" and len(
+                node.args) == 3 and isinstance(node.args[0], ast.Name) and node.args[0].id == receiver and \
+                isinstance(node.args[1], ast.Constant) and node.args[1].value == attr:
+            found.append(node.args[2])  # `setattr(self, "kernel", collide)`
         if not isinstance(node, ast.Assign):
             continue
         for target in node.targets:
@@ -55,6 +60,27 @@ def literal_item(literal: ast.expr, key) -> Optional[ast.expr]:
             isinstance(e, ast.Starred) for e in literal.elts) and -len(literal.elts) <= key < len(literal.elts):
         return literal.elts[key]
     return None
+
+
+def stored_at(nodes: Iterable[ast.AST], name: str, attr: Optional[str], key) -> List[ast.expr]:
+    """The values ``name[key] = value`` (``attr``: ``name.attr[key] = value``) stores, among
+    ``nodes``, with ``key`` a literal."""
+    found = []
+    for node in nodes:
+        if not isinstance(node, ast.Assign):
+            continue
+        for target in node.targets:
+            if not (isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Constant)
+                    and target.slice.value == key and type(target.slice.value) is type(key)):
+                continue
+            holder = target.value
+            if attr is not None:
+                if not (isinstance(holder, ast.Attribute) and holder.attr == attr):
+                    continue
+                holder = holder.value
+            if isinstance(holder, ast.Name) and holder.id == name:
+                found.append(node.value)
+    return found
 
 
 def conditions_at(body: Sequence[ast.stmt], node: ast.AST, conditions: Conditions = ()) -> Conditions:

@@ -315,3 +315,22 @@ def test_what_numba_refuses_even_with_the_stand_in_is_a_kl902_naming_it(tmp_path
     assert found[0]["message"].endswith(
         "(compiled with stand-ins for params.n (int 1 for `importlib.import_module(sys.argv[1])`, known only at "
         "run time))")
+
+
+def test_a_librarys_number_does_not_prune_a_branch_either(tmp_path):
+    """`from physics import C` (a library kernlint does not import) stands in as float64 1.0;
+    `if C > 2.0e8:` must not be decided by that 1.0."""
+    run = _check(tmp_path, """\
+        from kernlint_fixture_missing_physics import C
+        from numba import cuda
+
+
+        @cuda.jit("void(float64[::1])")
+        def scale(x):
+            if C > 2.0e8:
+                print("relativistic")
+            x[0] = x[0] * C
+    """)
+    found = json.loads(run.stdout)
+    assert [(f["code"], f["line"], f["standins"]) for f in found] == [
+        ("KL301", 8, ["C (kernlint_fixture_missing_physics.C)"])]

@@ -46,6 +46,7 @@ class FunctionMaker:
         # reads them (by its def)
         self._run_decided: Dict[Tuple[str, str], Unresolved] = {}
         self._run_reads: Dict[int, RunReads] = {}
+        self._numbers_stood_in: set = set()  # (path, name) of a library's numbers (`from lib import c`)
 
     def prepare(self, module: PyModule, node: FunctionNode) -> None:
         """Put every global the function reads into its module's slice namespace."""
@@ -71,6 +72,8 @@ class FunctionMaker:
                 continue
             if name in namespace:
                 self.ledger.rests_on((module.path, name))
+                if (module.path, name) in self._numbers_stood_in:
+                    self._read_unfolded(node, name, namespace[name])
                 continue
             try:
                 namespace[name] = realise(self.globals.global_value(module, name, line), node, name, line)
@@ -87,6 +90,15 @@ class FunctionMaker:
                 rests_on = self.ledger.standins_of
                 rests_on[(module.path, name)] = rests_on.get((module.path, name), frozenset()) | used
                 namespace[name] = standin
+                if standin is STANDIN_VALUE:  # a library's number: no branch may be pruned by it
+                    self._numbers_stood_in.add((module.path, name))
+                    self._read_unfolded(node, name, standin)
+
+    def _read_unfolded(self, node: FunctionNode, name: str, value: Any) -> None:
+        """Have the function read a stand-in global as a run-time value (``RunReads``)."""
+        reads = self._run_reads.get(id(node)) or RunReads(f"__kernlint_run_{len(self._run_reads)}__")
+        reads.values[name], reads.names[name] = value, name
+        self._run_reads[id(node)] = reads
 
     def _stand_in_for_run(self, module: PyModule, node: FunctionNode, name: str, why: Unresolved,
                           line: int, column: int) -> None:

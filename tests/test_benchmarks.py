@@ -4,6 +4,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from conftest import ROOT
 
 
@@ -177,3 +179,4 @@ def test_compile_cost_measures_both_sides_of_one_kernel(tmp_path):
     assert kernlint["ir_chars"] > 0 and kernlint["findings"] == []
     assert "inline_inlinables" in kernlint["passes"] and "inline_inlinables" in numba["passes"]
     assert row["ratio_kernlint_over_numba"] == row["kernlint_cpu_seconds"] / row["numba_cpu_seconds"]
+    assert row["kernlint_cpu_seconds"] + row["kernlint_reading_cpu_seconds"] == pytest.approx(kernlint["cpu_seconds"])

@@ -271,13 +271,12 @@ def summary(kernel: str, signature: str, runs: Dict[str, List[dict]]) -> dict:
 
 
 def _write(path: str, rows: List[dict], rounds: int) -> None:
-    import numba
-    import numba.cuda
+    from importlib.metadata import version
 
     result = {
         "machine": f"{platform.machine()}, {os.cpu_count()} cores (shared), {platform.python_version()}",
-        "numba": numba.__version__,
-        "numba_cuda": getattr(numba.cuda, "__version__", "?"),
+        "numba": version("numba"),
+        "numba_cuda": version("numba-cuda"),
         "rounds": rounds,
         "kernels": rows,
     }

@@ -350,7 +350,8 @@ def compile_cost_section(cost, largest=None):
                    f"{theirs['passes'].get(longest, 0):.1f} |")
     if largest:
         out += ["", f"fbpic's largest, `deposit_J_gpu_cubic` (compile size 24,526), measured apart on the same day: "
-                    f"numba's side {largest['cpu_seconds']:.1f} s CPU ("
+                    f"numba's side{'' if 'ptxas (nvJitLink): cubin' in largest['phases'] else ' to PTX'} "
+                    f"{largest['cpu_seconds']:.1f} s CPU ("
                     + ", ".join(f"{k} {v:.1f}" for k, v in largest["phases"].items())
                     + f"; longest pass `{max(largest['passes'], key=largest['passes'].get)}` "
                     f"{max(largest['passes'].values()):.1f} s)" + _checked_by_default("deposit_J_gpu_cubic") + "."]

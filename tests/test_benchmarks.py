@@ -4,6 +4,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from conftest import ROOT
 
 
@@ -179,6 +181,8 @@ def test_compile_cost_measures_both_sides_of_one_kernel(tmp_path):
     kernlint, numba = row["runs"]["kernlint"][0], row["runs"]["numba"][0]
     assert numba["options"] == {"debug": False, "lineinfo": False, "opt": True}  # the user's, not kernlint's
     assert numba["ptx_chars"] > 0 and numba["phases"]["NVVM: libdevice, -O3, PTX"] > 0
+    assert numba["phases"]["ptxas (nvJitLink): cubin"] > 0
     assert kernlint["ir_chars"] > 0 and kernlint["findings"] == []
     assert "inline_inlinables" in kernlint["passes"] and "inline_inlinables" in numba["passes"]
     assert row["ratio_kernlint_over_numba"] == row["kernlint_cpu_seconds"] / row["numba_cpu_seconds"]
+    assert row["kernlint_cpu_seconds"] + row["kernlint_reading_cpu_seconds"] == pytest.approx(kernlint["cpu_seconds"])

@@ -10,6 +10,8 @@ from typing import Dict, List, Optional, Sequence, Set, Tuple
 from ..project import Project
 from ..static_types import XOROSHIRO, dtype_name
 from ..syntax import KernelDef, PyModule, Scope, bound_item
+from .allocations import package_widths
+from .evidence import Evidence, kernel_evidence
 from .table import RANK_UNKNOWN
 
 _INT_SOURCES = ("numba.cuda.grid", "numba.cuda.gridsize", "builtins.len", "builtins.range", "builtins.int")
@@ -50,11 +52,16 @@ def closure_use(kernel_node, module: PyModule, scope: Scope, name: str) -> "_Use
     return _parameter_uses(kernel_node, module, scope, set(), (name,))[name]
 
 
-def inferred_signatures(kernel: KernelDef, launches: Sequence[Sequence[Optional[str]]] = ()
-                        ) -> List[Tuple[str, str]]:
+def inferred_signatures(kernel: KernelDef, launches: Sequence[Sequence[Optional[str]]] = (),
+                        evidence: Sequence[Optional[Evidence]] = (),
+                        package: Optional[Dict[str, Tuple[str, str]]] = None) -> List[Tuple[str, str]]:
     """(signature, variant) candidates for a kernel from its body, most likely first. Where
     launches give some argument types (the others unknown), those are taken from them: an
-    argument every such launch types alike."""
+    argument every such launch types alike. Then what the host code says of an argument
+    (``evidence``, one entry per parameter: an annotation, a dtype check, an ``astype``...),
+    then the widths the kernel's code names, then those its package allocates with
+    (``package``), then the body's float64 and int64. A variant that took host evidence
+    ends in ``@`` and what it took (``x: annotation at path:line``)."""
     node = kernel.node
     if node.args.vararg or node.args.kwarg or node.args.kwonlyargs:
         return []
@@ -65,8 +72,23 @@ def inferred_signatures(kernel: KernelDef, launches: Sequence[Sequence[Optional[
     if fitting:
         known = [column[0] if column[0] is not None and len(set(column)) == 1 else None
                  for column in zip(*fitting)]
+    launched = (sum(1 for k in known if k is not None and not k.endswith(RANK_UNKNOWN)),
+                sum(1 for k in known if k is not None and k.endswith(RANK_UNKNOWN)))
+    taken: List[str] = []
+    if len(evidence) == len(params):
+        for index, (param, found) in enumerate(zip(params, evidence)):
+            if known[index] is None and found is not None:
+                known[index] = found.type
+                taken.append(f"{param}: {found.said()}")
     preferred = _widths_written(kernel)
-    return _candidates(params, uses, known, preferred)
+    allocated: List[str] = []
+    for key, (width, why) in (package or {}).items():
+        if key not in preferred:
+            preferred[key] = width
+            allocated.append(why)
+    candidates = _candidates(params, uses, known, preferred, launched, len(taken), bool(allocated))
+    said = "; ".join(taken + allocated)
+    return [(signature, f"{label}@{said}" if said else label) for signature, label in candidates]
 
 
 def _widths_written(kernel: KernelDef) -> Dict[str, str]:
@@ -470,10 +492,12 @@ def _function_def(project: Project, name: str, importer: PyModule, depth: int = 
 
 
 def _candidates(params: List[str], uses: Dict[str, "_Use"], known: Sequence[Optional[str]],
-                preferred: Optional[Dict[str, str]] = None) -> List[Tuple[str, str]]:
+                preferred: Optional[Dict[str, str]] = None, launched: Tuple[int, int] = (0, 0), host: int = 0,
+                allocated: bool = False) -> List[Tuple[str, str]]:
+    """The candidates in the order tried; ``launched``: how many of the ``known`` types
+    launches give whole and as array elements alone, ``host``: how many the host code says."""
     candidates: List[Tuple[str, str]] = []
-    given = sum(1 for k in known if k is not None and not k.endswith(RANK_UNKNOWN))
-    elements = sum(1 for k in known if k is not None and k.endswith(RANK_UNKNOWN))
+    given, elements = launched
     launched_dtypes = {param: text.partition("[")[0] for param, text in zip(params, known)
                        if text is not None and text.endswith("]")}
     for param in params:  # `a[i] = b[j]` with nothing else said of `a`: `b`'s elements
@@ -485,18 +509,21 @@ def _candidates(params: List[str], uses: Dict[str, "_Use"], known: Sequence[Opti
                 use.complex_elements = True
     variants = list(VARIANTS)
     if preferred:
-        label = "as its code writes: " + ", ".join(
-            ["floats as float32"] * ("float" in preferred) + ["integer elements as int32"] * ("int_elements" in preferred))
+        label = ("as its package allocates: " if allocated else "as its code writes: ") + ", ".join(
+            ([f"floats as {preferred['float']}"] if "float" in preferred else [])
+            + ([f"integer elements as {preferred['int_elements']}"] if "int_elements" in preferred else []))
         variants.insert(0, (label, preferred))
     for label, variant in variants:
         types = []
-        for param, launched in zip(params, known):
-            types.append(_type_from_use(uses[param], launched, variant))
+        for param, given_type in zip(params, known):
+            types.append(_type_from_use(uses[param], given_type, variant))
         signature = f"void({', '.join(types)})"
         if given:
             label = f"{label}, {given} of {len(params)} argument types from launch sites"
         if elements:
             label = f"{label}, {elements} array element types from launch sites"
+        if host:
+            label = f"{label}, {host} of {len(params)} argument types from the host code"
         if all(signature != s for s, _ in candidates):
             candidates.append((signature, label))
     return candidates
@@ -775,7 +802,8 @@ def inferred_by_kernel(project: Project, module: PyModule, given: Dict[str, List
             # defs of one name in a factory's branches share the qualified name (the key here):
             # each is tried with every one's candidates, in the order of the defs, and takes
             # the first numba accepts
-            mine = inferred_signatures(kernel, given.get(kernel.qualname, ()))
+            mine = inferred_signatures(kernel, given.get(kernel.qualname, ()), kernel_evidence(project, kernel),
+                                       package_widths(project, module))
             earlier = found.get(kernel.qualname, [])
             found[kernel.qualname] = earlier + [c for c in mine if c not in earlier]
         except RecursionError:

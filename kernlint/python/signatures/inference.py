@@ -5,6 +5,7 @@ numba types one. Each is marked as inferred."""
 from __future__ import annotations
 
 import ast
+import copy
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 from ..project import Project
@@ -75,6 +76,9 @@ def inferred_signatures(kernel: KernelDef, launches: Sequence[Sequence[Optional[
     launched = (sum(1 for k in known if k is not None and not k.endswith(RANK_UNKNOWN)),
                 sum(1 for k in known if k is not None and k.endswith(RANK_UNKNOWN)))
     taken: List[str] = []
+    namesakes = _namesakes(kernel, params, uses, known)
+    for param, sibling in namesakes.items():
+        taken.append(f"{param}: use in `{sibling.name}` at {sibling.module.path}:{sibling.line}")
     if len(evidence) == len(params):
         for index, (param, found) in enumerate(zip(params, evidence)):
             if known[index] is None and found is not None:
@@ -86,9 +90,74 @@ def inferred_signatures(kernel: KernelDef, launches: Sequence[Sequence[Optional[
         if key not in preferred:
             preferred[key] = width
             allocated.append(why)
-    candidates = _candidates(params, uses, known, preferred, launched, len(taken), bool(allocated))
+    candidates = _candidates(params, uses, known, preferred, launched, len(taken) - len(namesakes), bool(allocated),
+                             len(namesakes))
     said = "; ".join(taken + allocated)
     return [(signature, f"{label}@{said}" if said else label) for signature, label in candidates]
+
+
+def _says_nothing(use: "_Use") -> bool:
+    """A parameter the body only passes on (to what cannot be followed) or never reads."""
+    return not (use.array or use.index or use.flag or use.grid or use.unpacked or use.int_tuple
+                or use.complex_elements or use.record or use.zero_d)
+
+
+def _namesakes(kernel: KernelDef, params: List[str], uses: Dict[str, "_Use"], known: Sequence[Optional[str]]
+               ) -> Dict[str, KernelDef]:
+    """Parameters the body says nothing of, typed as the kernels and device functions written
+    with it (the same factory, or the same file's top level) use a parameter of the same
+    name, where every one that uses it says the same: kernels written together name the same
+    arrays alike (``nbflag``, ``sim_box`` passed on by one, indexed by the others). Their
+    uses are put in ``uses``; the kernel each one came from is returned."""
+    # said nothing of, or an array whose elements nothing says
+    quiet = [p for p, k in zip(params, known) if k is None and (
+        _says_nothing(uses[p]) or uses[p].array and _use_elements(uses[p]) is None and not uses[p].copied_from)]
+    siblings = [k for k in kernel.module.kernels if k.outer == kernel.outer and k.node is not kernel.node]
+    if not quiet or not siblings:
+        return {}
+    project = getattr(kernel.module, "project", None)
+    found: Dict[str, KernelDef] = {}
+    for param in quiet:
+        seen = []
+        for sibling in siblings:
+            theirs = [a.arg for a in sibling.node.args.posonlyargs + sibling.node.args.args]
+            if param not in theirs:
+                continue
+            their_uses = project.memo("parameter uses", sibling.node, lambda: _parameter_uses(
+                sibling.node, sibling.module, sibling.scope, set())) if project is not None else _parameter_uses(
+                sibling.node, sibling.module, sibling.scope, set())
+            use = their_uses[param]
+            if not _says_nothing(use):
+                seen.append((sibling, use))
+        mine = uses[param]
+        if mine.array:  # an array already: only what its namesakes say of its elements
+            seen = [(k, u) for k, u in seen if _use_shape(u) == _use_shape(mine) and _use_elements(u) is not None]
+        shapes = {_use_shape(use) for _, use in seen}
+        elements = {_use_elements(use) for _, use in seen} - {None}
+        if len(shapes) == 1 and len(elements) <= 1:
+            # the one that says the elements, where one does
+            sibling, use = next(((k, u) for k, u in seen if _use_elements(u) is not None), seen[0])
+            uses[param] = copy.copy(use)
+            found[param] = sibling
+    return found
+
+
+def _use_shape(use: "_Use"):
+    """What a use says of a value's shape: an array and its rank, a number, a tuple..."""
+    if use.array:
+        return ("array", use.ndim, use.zero_d)
+    return ("scalar", use.index, use.flag, use.grid, use.int_tuple, use.unpacked is not None)
+
+
+def _use_elements(use: "_Use") -> Optional[str]:
+    """What kind of elements an array's use shows (None: it does not say)."""
+    if not use.array:
+        return None
+    if use.record or use.complex_elements:
+        return use.record or "complex"
+    if use.int_elements or use.index and not use.stored_float:
+        return "int"
+    return "float" if use.stored_float else None
 
 
 def _widths_written(kernel: KernelDef) -> Dict[str, str]:
@@ -319,6 +388,10 @@ def _parameter_uses(node, module: PyModule, outer_scope, visiting: Set[int], clo
                         if isinstance(sub, ast.Assign) and isinstance(sub.value, ast.Subscript) and isinstance(
                                 sub.value.value, ast.Name) and sub.value.value.id in uses:
                             use.copied_from.add(sub.value.value.id)
+                        elif isinstance(sub, ast.Assign) and isinstance(sub.value, ast.Call) and sub.value.args \
+                                and isinstance(sub.value.args[0], ast.Name) and sub.value.args[0].id in uses and (
+                                    module.dotted(sub.value.func, scope) or "").startswith("numba.cuda.atomic."):
+                            use.copied_from.add(sub.value.args[0].id)  # an atomic gives the old element back
                         if element == "complex":
                             use.complex_elements = True
                         elif element in ("float", "float32", "float64"):
@@ -493,9 +566,10 @@ def _function_def(project: Project, name: str, importer: PyModule, depth: int = 
 
 def _candidates(params: List[str], uses: Dict[str, "_Use"], known: Sequence[Optional[str]],
                 preferred: Optional[Dict[str, str]] = None, launched: Tuple[int, int] = (0, 0), host: int = 0,
-                allocated: bool = False) -> List[Tuple[str, str]]:
+                allocated: bool = False, together: int = 0) -> List[Tuple[str, str]]:
     """The candidates in the order tried; ``launched``: how many of the ``known`` types
-    launches give whole and as array elements alone, ``host``: how many the host code says."""
+    launches give whole and as array elements alone, ``host``: how many the host code says,
+    ``together``: how many are typed as the kernels written with it use their namesakes."""
     candidates: List[Tuple[str, str]] = []
     given, elements = launched
     launched_dtypes = {param: text.partition("[")[0] for param, text in zip(params, known)
@@ -507,6 +581,10 @@ def _candidates(params: List[str], uses: Dict[str, "_Use"], known: Sequence[Opti
             if any(uses[source].complex_elements for source in use.copied_from) or any(
                     (dtype or "").startswith("complex") for dtype in sources):
                 use.complex_elements = True
+            elif use.copied_from and not use.index and all(
+                    _use_elements(uses[source]) == "int" for source in use.copied_from):
+                use.int_elements = next((uses[source].int_elements for source in sorted(use.copied_from)
+                                         if uses[source].int_elements), "int64")  # `a[i] = cells[j]`: integers
     variants = list(VARIANTS)
     if preferred:
         label = ("as its package allocates: " if allocated else "as its code writes: ") + ", ".join(
@@ -524,6 +602,8 @@ def _candidates(params: List[str], uses: Dict[str, "_Use"], known: Sequence[Opti
             label = f"{label}, {elements} array element types from launch sites"
         if host:
             label = f"{label}, {host} of {len(params)} argument types from the host code"
+        if together:
+            label = f"{label}, {together} of {len(params)} parameters as the code written with it uses them"
         if all(signature != s for s, _ in candidates):
             candidates.append((signature, label))
     return candidates

@@ -140,7 +140,7 @@ def documented_class(kind, project: Project, here: str):
 
 
 # `ndarray of float32`, `array of dtype float32`, `ndarray, dtype float32`, `float32 ndarray`
-_ELEMENTS = (re.compile(r"\b(?:nd)?arrays?\s+of\s+(?:dtype\s+)?(?:np\.|numpy\.|cp\.|cupy\.)?(\w+)"),
+_ELEMENTS = (re.compile(r"(?<![a-z])(?:nd|[1-9]d)?arrays?\s+of\s+(?:dtype\s+)?(?:np\.|numpy\.|cp\.|cupy\.)?(\w+)"),
              re.compile(r"\b(?:nd)?array\b[^,]*?(?:,|\bwith)?\s*\bdtype\s*[=:]?\s*(?:np\.|numpy\.|cp\.|cupy\.)?(\w+)"),
              re.compile(r"^(?:np\.|numpy\.)?(\w+)\s+(?:numpy\s+|np\s+|cupy\s+)?(?:nd)?array\b"))
 

@@ -242,7 +242,7 @@ class _HostEvidence:
                         if isinstance(target, ast.Attribute) and target.attr == attr and isinstance(
                                 target.value, ast.Name) and target.value.id == receiver:
                             found.append(read(module, sub.value, statement, depth + 1))
-            return _agreed_values(found)
+            return _agreed_values(found, all_known=True)  # one assignment not known: it may be anything
         finally:
             self._resolving.discard(key)
 
@@ -334,7 +334,8 @@ class _HostEvidence:
                     if dtype:
                         return Evidence(dtype, True, kind, module.path, sub.lineno)
             if isinstance(sub, ast.Call) and any(isinstance(a, ast.Name) and a.id == name for a in sub.args):
-                called = (module.dotted(sub.func, scope) or getattr(sub.func, "attr", "") or "").rpartition(".")[2]
+                called = (module.dotted(sub.func, scope) or getattr(sub.func, "attr", None)
+                          or getattr(sub.func, "id", "")).rpartition(".")[2]
                 if any(word in called.lower() for word in _VALIDATING) and not called.startswith("as"):
                     others = [a for a in sub.args if not (isinstance(a, ast.Name) and a.id == name)] + [
                         k.value for k in sub.keywords]
@@ -393,13 +394,13 @@ class _HostEvidence:
         if isinstance(expr, ast.Call) and (module.dotted(expr.func, scope) or "").rpartition(".")[2] == "dtype" \
                 and len(expr.args) == 1:
             return self.dtype(module, expr.args[0], function, depth + 1)  # np.dtype(DTYPE)
-        if isinstance(expr, ast.Attribute) and expr.attr == "dtype":
-            found = self.value(module, expr.value, function, depth + 1)
-            return found.dtype if found is not None and found.array else None
         if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and function is not None \
                 and _receiver(function) == expr.value.id:
             found = self._attribute(module, function, expr.attr, depth, self._dtype_evidence)
             return found.dtype if found is not None else None
+        if isinstance(expr, ast.Attribute) and expr.attr == "dtype":
+            found = self.value(module, expr.value, function, depth + 1)
+            return found.dtype if found is not None and found.array else None
         if isinstance(expr, ast.Name):
             found = self._name(module, expr.id, function, depth, self._dtype_evidence, self._dtype_parameter)
             return found.dtype if found is not None else None
@@ -509,7 +510,7 @@ def _one_dtype(module: PyModule, expr: ast.expr, scope) -> Optional[str]:
     return _literal_dtype(module, expr, scope)
 
 
-def _literal_dtype(module: PyModule, expr: ast.expr, scope) -> Optional[str]:
+def _literal_dtype(module: PyModule, expr: ast.expr, scope, depth: int = 0) -> Optional[str]:
     """``np.float32``, ``numba.int32``, ``cp.complex64``, ``"float32"``, ``float``, and a
     module constant bound to one (``DTYPE = np.float32``)."""
     if isinstance(expr, ast.Constant) and isinstance(expr.value, str):
@@ -520,14 +521,21 @@ def _literal_dtype(module: PyModule, expr: ast.expr, scope) -> Optional[str]:
         return _literal_dtype(module, expr.args[0], scope)
     name = module.dotted(expr, scope) if isinstance(expr, (ast.Name, ast.Attribute)) else None
     if not name:
+        if isinstance(expr, ast.Name) and depth < 4:
+            binding, local_to = scope.lookup(expr.id)  # a constant of this module
+            if binding is not None and local_to is None and binding.kind == "assign" and binding.value is not None \
+                    and not binding.path and binding.value is not expr:
+                return _literal_dtype(module, binding.value, Scope(module), depth + 1)
         return None
     library, last = name.partition(".")[0], name.rpartition(".")[2]
     if library in _LIBRARIES or library == "builtins" and last in ("float", "int", "complex"):
         found = dtype_name(last) if last != "bool" else "boolean"
         return found if found and numeric(found) else None
-    if isinstance(expr, ast.Name):
-        binding, local_to = scope.lookup(expr.id)
-        if binding is not None and local_to is None and binding.kind == "assign" and binding.value is not None \
-                and not binding.path and binding.value is not expr:
-            return _literal_dtype(module, binding.value, Scope(module))
+    if depth < 4 and getattr(module, "project", None) is not None:
+        # a constant of the project (`REAL = np.float32`, here or imported from its settings)
+        found = module.project.definition(name, module)
+        if found is not None:
+            owner, binding = found
+            if binding.kind == "assign" and binding.value is not None and not binding.path:
+                return _literal_dtype(owner, binding.value, Scope(owner), depth + 1)
     return None

@@ -105,14 +105,17 @@ def _says_nothing(use: "_Use") -> bool:
 def _namesakes(kernel: KernelDef, params: List[str], uses: Dict[str, "_Use"], known: Sequence[Optional[str]]
                ) -> Dict[str, KernelDef]:
     """Parameters the body says nothing of, typed as the kernels and device functions written
-    with it (the same factory, or the same file's top level) use a parameter of the same
-    name, where every one that uses it says the same: kernels written together name the same
-    arrays alike (``nbflag``, ``sim_box`` passed on by one, indexed by the others). Their
+    with it (made by the same factory) use a parameter of the same
+    name, where every one that uses it says the same: kernels a factory makes together name the
+    same arrays alike (``nbflag``, ``sim_box`` passed on by one, indexed by the others). Their
     uses are put in ``uses``; the kernel each one came from is returned."""
     # said nothing of, or an array whose elements nothing says
     quiet = [p for p, k in zip(params, known) if k is None and (
         _says_nothing(uses[p]) or uses[p].array and _use_elements(uses[p]) is None and not uses[p].copied_from)]
-    siblings = [k for k in kernel.module.kernels if k.outer == kernel.outer and k.node is not kernel.node]
+    # a factory's kernels are made together and launched with the values it is given; a file's
+    # top-level kernels may be unrelated (a test module's)
+    siblings = [k for k in kernel.module.kernels if kernel.scope.functions and k.outer == kernel.outer
+                and k.node is not kernel.node]
     if not quiet or not siblings:
         return {}
     project = getattr(kernel.module, "project", None)

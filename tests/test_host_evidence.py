@@ -197,3 +197,33 @@ def test_show_signatures_names_the_evidence(tmp_path):
         "rows: validation call at hostdtypes/kernels.py:32")
     assert "inferred: out: docstring at hostdtypes/kernels.py:46" in rows["hostdtypes/kernels.py::smooth"]
     assert rows["hostdtypes/kernels.py::shift"].endswith("inferred")  # its evidence disagrees
+
+
+def test_an_array_whose_rows_are_passed_on_takes_the_rank_its_namesakes_index(tmp_path):
+    path = tmp_path / "k.py"
+    path.write_text(textwrap.dedent("""
+        from numba import cuda
+
+        def make(n, distance):
+            @cuda.jit
+            def near(r, box, out):
+                i = cuda.grid(1)
+                if i < n:
+                    out[i] = distance(r[i], r[0], box)
+
+            @cuda.jit
+            def bounce(r, box, out):
+                i = cuda.grid(1)
+                if i < n:
+                    r[i, 0] = r[i, 0] % box[0]
+                    out[i] = r[i, 1]
+            return near, bounce
+        """))
+    kernels = {k.name: k for k in Project().module(str(path)).kernels}
+    [(signature, _), *_] = inferred_signatures(kernels["near"])
+    assert signature == "void(float64[:, ::1], float64[::1], float64[::1])"
+    # a row only read, not passed on: its rank is what its own body says
+    path.write_text(path.read_text().replace("distance(r[i], r[0], box)", "r[i] * box[0]"))
+    kernels = {k.name: k for k in Project().module(str(path)).kernels}
+    [(signature, _), *_] = inferred_signatures(kernels["near"])
+    assert signature == "void(float64[::1], float64[::1], float64[::1])"

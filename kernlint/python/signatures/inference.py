@@ -45,6 +45,7 @@ class _Use:
         self.unpacked: Optional[List["_Use"]] = None  # `dt, n = params`: a tuple, and its items' uses
         self.grid = False  # `g.sync()`: the grid group `cuda.cg.this_grid()` gives
         self.int_tuple = 0  # read only as `p[0]`, `p[1]` of integers: a tuple of that many (a shape)
+        self.passed_view = False  # `f(a[i])`: a part of it passed on, so it may have more dimensions
 
 
 def closure_use(kernel_node, module: PyModule, scope: Scope, name: str) -> "_Use":
@@ -133,8 +134,11 @@ def _namesakes(kernel: KernelDef, params: List[str], uses: Dict[str, "_Use"], kn
             if not _says_nothing(use):
                 seen.append((sibling, use))
         mine = uses[param]
-        if mine.array:  # an array already: only what its namesakes say of its elements
-            seen = [(k, u) for k, u in seen if _use_shape(u) == _use_shape(mine) and _use_elements(u) is not None]
+        if mine.array:
+            # an array already: what its namesakes say of its elements, and of its rank where it
+            # passes a part of itself on (`distance(r[i], ...)`: `r` may have more dimensions)
+            seen = [(k, u) for k, u in seen if u.array and (u.ndim == mine.ndim or mine.passed_view and u.ndim > mine.ndim)
+                    and (_use_elements(u) is not None or u.ndim > mine.ndim)]
         shapes = {_use_shape(use) for _, use in seen}
         elements = {_use_elements(use) for _, use in seen} - {None}
         if len(shapes) == 1 and len(elements) <= 1:
@@ -404,6 +408,11 @@ def _parameter_uses(node, module: PyModule, outer_scope, visiting: Set[int], clo
                             use.int_elements = element
             if isinstance(sub, (ast.If, ast.While)) and isinstance(sub.test, ast.Name) and sub.test.id in uses:
                 uses[sub.test.id].flag = True
+            if isinstance(sub, ast.Call):
+                for arg in sub.args:
+                    chained = _chained_index(arg) if isinstance(arg, ast.Subscript) else None
+                    if chained is not None and chained[0] in uses:
+                        uses[chained[0]].passed_view = True
             if isinstance(sub, ast.Call) and len(visiting) < 8:
                 _merge_callee_uses(sub, module, scope, uses, visiting)
     for name, names in items.items():

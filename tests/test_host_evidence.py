@@ -227,3 +227,23 @@ def test_an_array_whose_rows_are_passed_on_takes_the_rank_its_namesakes_index(tm
     kernels = {k.name: k for k in Project().module(str(path)).kernels}
     [(signature, _), *_] = inferred_signatures(kernels["near"])
     assert signature == "void(float64[::1], float64[::1], float64[::1])"
+
+
+def test_a_file_added_to_the_package_is_read_by_the_next_cached_run(tmp_path):
+    """The widths a package allocates with come from files the kernel's file does not import:
+    a run that keeps what it read (the cache) reads them again when the package's files change."""
+    from kernlint.engine import Options, check_paths
+
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "kernels.py").write_text(
+        "from numba import cuda\n\n\n@cuda.jit\ndef scale(x):\n    i = cuda.grid(1)\n    x[i] *= 0.5\n")
+
+    def checked():
+        report = check_paths([str(tmp_path / "pkg")], Options(cache_root=str(tmp_path)))
+        return [s.signature for s in report.stats if s.kernel == "scale"]
+
+    assert checked() == ["void(float64[::1])"]
+    (tmp_path / "pkg" / "state.py").write_text(
+        "import numpy as np\na = np.zeros(3, np.float32)\nb = np.ones(3, np.float32)\nc = np.empty(3, np.float32)\n")
+    assert checked() == ["void(float32[::1])"]

@@ -28,15 +28,7 @@ def package_widths(project: Project, module: PyModule) -> Dict[str, Tuple[str, s
     the width nearly all of the nearest code's float (integer) allocations have."""
     if _is_test(module.path):
         return {}
-    levels = [(os.path.basename(module.path), [module.path])]
-    directory = os.path.dirname(module.path)
-    if os.path.isfile(os.path.join(directory, "__init__.py")):
-        levels.append((os.path.basename(directory), _files_under(directory)))
-        top = directory
-        while os.path.isfile(os.path.join(os.path.dirname(top), "__init__.py")):
-            top = os.path.dirname(top)
-        if top != directory:
-            levels.append((os.path.basename(top), _files_under(top)))
+    levels = _levels(module.path)
     found: Dict[str, Tuple[str, str]] = {}
     for kind in ("float", "int"):
         for where, paths in levels:
@@ -60,6 +52,26 @@ def package_widths(project: Project, module: PyModule) -> Dict[str, Tuple[str, s
                                         f"({generic} more pass a dtype along)")
             break
     return found
+
+
+def _levels(path: str) -> List[Tuple[str, List[str]]]:
+    """(name, files) of the file itself, its package folder and its top package, nearest first."""
+    levels = [(os.path.basename(path), [path])]
+    directory = os.path.dirname(path)
+    if os.path.isfile(os.path.join(directory, "__init__.py")):
+        levels.append((os.path.basename(directory), _files_under(directory)))
+        top = directory
+        while os.path.isfile(os.path.join(os.path.dirname(top), "__init__.py")):
+            top = os.path.dirname(top)
+        if top != directory:
+            levels.append((os.path.basename(top), _files_under(top)))
+    return levels
+
+
+def package_files(path: str) -> List[str]:
+    """The files whose allocations may decide the widths of ``path``'s kernels (a result kept
+    between runs is valid while these are the same files)."""
+    return sorted({f for _, files in _levels(os.path.abspath(path)) for f in files})
 
 
 def _is_test(path: str) -> bool:

@@ -247,3 +247,31 @@ def test_a_file_added_to_the_package_is_read_by_the_next_cached_run(tmp_path):
     (tmp_path / "pkg" / "state.py").write_text(
         "import numpy as np\na = np.zeros(3, np.float32)\nb = np.ones(3, np.float32)\nc = np.empty(3, np.float32)\n")
     assert checked() == ["void(float32[::1])"]
+
+
+def test_a_factory_s_kernel_is_launched_in_that_factory(tmp_path):
+    """Two factories of a file make a kernel of one name: a launch in one is not the other's."""
+    path = tmp_path / "k.py"
+    path.write_text(textwrap.dedent("""
+        import numpy as np
+        from numba import cuda
+
+        def make_a(n):
+            @cuda.jit
+            def kernel(x):
+                x[cuda.grid(1)] = 0.5
+
+            def run(x):
+                kernel[1, 32](x.astype(np.float32))
+            return run
+
+        def make_b(n):
+            @cuda.jit
+            def kernel(x):
+                x[cuda.grid(1)] = 0.5
+            return kernel
+        """))
+    project = Project()
+    found = {k.qualname: kernel_evidence(project, k) for k in project.module(str(path)).kernels}
+    assert [e.dtype if e else None for e in found["make_a.kernel"]] == ["float32"]
+    assert found["make_b.kernel"] == [None]

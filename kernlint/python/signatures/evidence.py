@@ -100,6 +100,7 @@ def _launches(project: Project, kernel: KernelDef) -> List[Tuple[PyModule, ast.C
     paths = [kernel.module.path] + [p for p in project.files_naming(kernel.module.path, kernel.name)
                                     if p != kernel.module.path]
     found = []
+    inside = _Nodes(kernel.scope.functions[-1]) if kernel.scope.functions else _Nodes(None)
     for path in paths:
         module = project.module(path)
         if module is None:
@@ -110,13 +111,31 @@ def _launches(project: Project, kernel: KernelDef) -> List[Tuple[PyModule, ast.C
             target = call.func.value
             if isinstance(target, ast.Name) and target.id in names:
                 scope = Scope(module).inner(function) if function is not None else Scope(module)
-                if module is kernel.module or module.dotted(target, scope) in qualified:
+                if module is kernel.module and kernel.scope.functions:
+                    # a factory's kernel by its local name: launched in that factory (another
+                    # factory of the file may make a kernel of the same name)
+                    if call in inside:
+                        found.append((module, call, function))
+                elif module is kernel.module or module.dotted(target, scope) in qualified:
                     found.append((module, call, function))
             elif isinstance(target, ast.Attribute) and target.attr in names and (
                     module is kernel.module or kernel.owner is None
                     and module.dotted(target, Scope(module)) in qualified):
                 found.append((module, call, function))  # `self.k[...]`, `Cls.k[...]`, `mod.k[...]`
     return found
+
+
+class _Nodes:
+    """The nodes of a function, by identity (built when first asked)."""
+
+    def __init__(self, function: Optional[FunctionNode]):
+        self.function = function
+        self._ids: Optional[Set[int]] = None
+
+    def __contains__(self, node: ast.AST) -> bool:
+        if self._ids is None:
+            self._ids = {id(n) for n in ast.walk(self.function)} if self.function is not None else set()
+        return id(node) in self._ids
 
 
 def _calls_in(project: Project, module: PyModule) -> List[Tuple[ast.Call, Optional[FunctionNode]]]:

@@ -54,7 +54,7 @@ class KernelStats:
     numba_seconds: float
     kernlint_seconds: float
     signature_source: str = ""
-    signature_from: str = ""  # a launch-site signature: the launch that gave it (`path:line`)
+    signature_from: str = ""  # launch-site: the launch that gave it (`path:line`); inferred: the host evidence taken
     variant: str = ""  # a factory-made kernel: the parameter values it was made with
     host: bool = False  # the host code of a HIP file (its compile and the host rules), not a kernel
     line: int = 0  # its def line: kernels of one file may share a name

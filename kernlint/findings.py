@@ -54,7 +54,7 @@ class Finding:
     kernel_line: int = 0  # the kernel's def line: suppressions there cover the whole kernel
     resources: Optional[Dict[str, Any]] = None  # --resources: the kernel's cost with and without it
     signature_source: str = ""  # where the signature came from (SIGNATURE_SOURCES)
-    signature_from: str = ""  # a launch-site signature: the launch that gave it (`path:line`)
+    signature_from: str = ""  # launch-site: the launch that gave it (`path:line`); inferred: the host evidence taken
     fix: Optional[Fix] = None  # a source fix (kernlint check --fix), if one is offered
     # values the kernel was compiled with stand-ins for: a library's numbers (`c (scipy.constants.c)`), what a factory reads from a parameter no call gives (`D (int 1 for ...)`)
     standins: List[str] = field(default_factory=list)
@@ -98,7 +98,7 @@ class KernelInfo:
     options: Dict[str, Any] = field(default_factory=dict)
     option_lines: Dict[str, Tuple[int, int]] = field(default_factory=dict)  # keyword -> (line, col)
     signature_source: str = ""  # where the signature came from (SIGNATURE_SOURCES)
-    signature_from: str = ""  # a launch-site signature: the launch that gave it (`path:line`)
+    signature_from: str = ""  # launch-site: the launch that gave it (`path:line`); inferred: the host evidence taken
     variant: str = ""  # for a kernel made by a factory: the parameter values it was made with
     standins: Tuple[str, ...] = ()  # values its slice compiled as stand-ins (library numbers, unread factory parameters)
 

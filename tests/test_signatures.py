@@ -1375,11 +1375,15 @@ def test_a_factory_s_kernels_share_the_widths_their_code_writes(tmp_path):
         def buffers(n):
             return np.zeros(n, np.float32), np.zeros(n, dtype=np.int32)
     '''
+    # `total`'s elements shift's body does not say: `zero`, made with it, stores float32 into it
     assert first(factory, "shift") == ("void(float32[::1], float32[::1], int32[::1], int64)",
-                                       "as its code writes: floats as float32, integer elements as int32")
+                                       "as its code writes: floats as float32, integer elements as int32, 1 of 4 "
+                                       f"parameters as the code written with it uses them@total: use in `zero` at "
+                                       f"{tmp_path / 'k.py'}:12")
     assert first(factory, "shift_alone") == ("void(float64[::1], float64[::1], int64)", "as read")
     assert first(factory.replace("np.int32(1)", "np.intp(1)"), "shift") == (
-        "void(float32[::1], float32[::1], int64[::1], int64)", "as its code writes: floats as float32")
+        "void(float32[::1], float32[::1], int64[::1], int64)", "as its code writes: floats as float32, 1 of 4 "
+        f"parameters as the code written with it uses them@total: use in `zero` at {tmp_path / 'k.py'}:12")
     assert first(factory.replace("total[0] = np.float32(0.)", "total[0] = float(n)"), "shift")[0] == \
         "void(float64[::1], float64[::1], int32[::1], int64)"
 

@@ -688,11 +688,14 @@ def _compile_candidate(candidate: _Candidate, source: SourceFile, cc, extra_sign
             _compile_one(candidate, signature, text, origin, cc, runnable, progress, result, reuse=reuse)
     tried: List[Tuple[str, str, str]] = []  # (signature, how it was inferred, why it failed), in order
     for signature, origin in inferred:
-        failure = _compile_one(candidate, signature, signature, "inferred", cc, runnable, progress, result,
-                               report=False, reuse=reuse)
+        # `inferred:<variant>@<host evidence>`: the evidence goes with the signature (where a
+        # launch-site signature names its launch)
+        how, _, evidence = origin.partition(":")[2].partition("@")
+        failure = _compile_one(candidate, signature, signature, "inferred" + (f"@{evidence}" if evidence else ""),
+                               cc, runnable, progress, result, report=False, reuse=reuse)
         if failure is None:
             return
-        tried.append((str(signature), origin.partition(":")[2], failure))
+        tried.append((str(signature), how + (f" from {evidence}" if evidence else ""), failure))
     if inferred:
         result.diagnostics.append(no_signature(
             path, line, column, candidate.name, "no launch site with known argument types, no recorded signature"

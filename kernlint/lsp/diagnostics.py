@@ -188,7 +188,8 @@ class DiagnosticMaker:
             related.insert(0, types.DiagnosticRelatedInformation(
                 types.Location(path_to_uri(finding.path), self.range(finding.path, finding.line, finding.column)),
                 f"{finding.code} is here"))
-        launch = _launch(finding.signature_from)
+        # an inferred signature's `signature_from` is the host evidence it took, not a launch
+        launch = _launch(finding.signature_from) if finding.signature_source == "launch-site" else None
         if launch is not None:  # the launch whose arguments typed the kernel
             related.append(types.DiagnosticRelatedInformation(
                 types.Location(path_to_uri(launch[0]), self.range(launch[0], launch[1], 1)),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import textwrap
 from typing import Dict, List, Optional, Sequence, TextIO, Tuple
 
@@ -169,6 +170,12 @@ def table(rows: Sequence[Sequence[str]], limits: Sequence[int], right: Sequence[
     return out
 
 
+def _evidence_places(evidence: str) -> str:
+    """An inferred signature's host evidence (``x: annotation at /abs/run.py:12; ...``) with
+    its files named as the rest of the output names them."""
+    return re.sub(r"\bat (\S+):(\d+)", lambda m: f"at {_launch_place(m[1] + ':' + m[2])}", evidence)
+
+
 def _launch_place(where: str) -> str:
     """``/abs/main.py:42`` as the rest of the output names files."""
     path, _, line = where.rpartition(":")
@@ -180,7 +187,8 @@ def signatures(report: Report, wrap: bool = False) -> List[str]:
     each value it was compiled with a stand-in for (source ``stand-in``: what stood in, and why)."""
     rows = [("kernel", "signature", "source")]
     entries = [(s.path, s.kernel, s.variant, s.signature, (s.signature_source or "-") + (
-                   f" ({_launch_place(s.signature_from)})" if s.signature_from else "")) for s in report.stats
+                   f": {_evidence_places(s.signature_from)}" if s.signature_source == "inferred" and s.signature_from
+                   else f" ({_launch_place(s.signature_from)})" if s.signature_from else "")) for s in report.stats
                if not s.host]
     stood_in = {(s.path, s.kernel, s.variant, standin) for s in report.stats if not s.host for standin in s.standins}
     for path, kernel, variant, standin in stood_in:  # once a kernel, whatever its signatures

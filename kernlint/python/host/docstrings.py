@@ -137,3 +137,53 @@ def documented_class(kind, project: Project, here: str):
         made = instance(nearest[0], name) if len(nearest) == 1 else None
         break
     return Maybe(made) if isinstance(kind, Maybe) and made is not None else made
+
+
+# `ndarray of float32`, `array of dtype float32`, `ndarray, dtype float32`, `float32 ndarray`
+_ELEMENTS = (re.compile(r"(?<![a-z])(?:nd|[1-9]d)?arrays?\s+of\s+(?:dtype\s+)?(?:np\.|numpy\.|cp\.|cupy\.)?(\w+)"),
+             re.compile(r"\b(?:nd)?array\b[^,]*?(?:,|\bwith)?\s*\bdtype\s*[=:]?\s*(?:np\.|numpy\.|cp\.|cupy\.)?(\w+)"),
+             re.compile(r"^(?:np\.|numpy\.)?(\w+)\s+(?:numpy\s+|np\s+|cupy\s+)?(?:nd)?array\b"))
+
+
+def documented_elements(function: FunctionNode) -> Dict[str, tuple]:
+    """Parameters whose docstring entry gives their element type, whatever it says of the
+    rank (``data : np.ndarray of float32``, ``x : ndarray, dtype float32``, ``float32 ndarray``):
+    (dtype, True); a number (``dt : float``): (its type, False). Alternatives say nothing."""
+    import docstring_parser
+
+    text = ast.get_docstring(function)
+    if not text:
+        return {}
+    text = re.sub(r"^([ \t]*)(\w[\w ]*?):?[ \t]*\n[ \t]*-{3,}[ \t]*$",
+                  lambda m: _numpydoc_title(m[1], _SINGULAR_TITLES.get(m[2], m[2])), text, flags=re.M)
+    try:
+        parsed = docstring_parser.parse(text)
+    except Exception:  # noqa: BLE001 - a docstring the parser cannot read says nothing
+        return {}
+    arguments = function.args
+    names = {a.arg for a in arguments.posonlyargs + arguments.args + arguments.kwonlyargs}
+    found: Dict[str, tuple] = {}
+    for param in parsed.params:
+        kind = _documented_elements(param.type_name or "")
+        if kind is None:
+            continue
+        for name in (n.strip().lstrip("*") for n in param.arg_name.split(",")):
+            if name in names:
+                found[name] = kind
+    return found
+
+
+def _documented_elements(text: str):
+    plain = re.sub(r":\w+:`~?([\w.]+)`", r"\1", text).strip().lower()
+    plain = re.sub(r",\s*optional\b.*$", "", plain)
+    if re.search(r"\bor\b|\||array_like|array-like|\blist\b|\btuple\b|sequence|\bnone\b", plain):
+        return None
+    if "array" in plain:
+        for pattern in _ELEMENTS:
+            match = pattern.search(plain)
+            if match is not None:
+                dtype = documented_scalar(match.group(1)) or documented_scalar(match.group(1).rstrip("s"))
+                return (dtype, True) if dtype else None
+        return None
+    kind = documented_type(text)
+    return (kind.dtype, False) if isinstance(kind, ScalarType) else None

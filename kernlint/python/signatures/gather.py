@@ -5,7 +5,9 @@
    the kernel's project, with every argument's type known statically (``launch_sites``);
 3. **recorded** signatures: ``kernlint record -- COMMAND`` runs the user's program and writes
    the types of every launch to ``kernlint-signatures.toml``, which ``check`` reads (``recorded``);
-4. the **kernel body**, last: array ranks from indexing, integer arrays from their use as
+4. the **kernel body**, last (with what the host code around its launches says of the arrays:
+   ``evidence``, and the widths its package allocates with: ``allocations``): array ranks from
+   indexing, integer arrays from their use as
    indices, scalars from their use; tried in a few variants until numba types one
    (``inference``).
 
@@ -18,6 +20,7 @@ from __future__ import annotations
 from typing import Dict, List, Optional, Sequence
 
 from ..project import Project
+from .allocations import package_files
 from .inference import inferred_by_kernel
 from .launch_sites import launch_signatures
 from .recorded import read_recorded
@@ -49,7 +52,9 @@ def gather(project: Project, checked: Sequence[str], configured: Dict[str, Dict[
         if module is None:
             continue
         given = {kernel.qualname: partial.get((module.path, kernel.qualname), []) for kernel in module.kernels}
-        inferred = facts.get("inferred", path, lambda: inferred_by_kernel(project, module, given), extra=given)
+        # a file added to the package may change the widths it allocates with: the files are the key too
+        inferred = facts.get("inferred", path, lambda: inferred_by_kernel(project, module, given),
+                             extra=[given, package_files(path)])
         for qualname, candidates in inferred.items():
             for signature, variant in candidates:
                 found.setdefault(path, {}).setdefault(qualname, []).append((signature, f"inferred:{variant}"))

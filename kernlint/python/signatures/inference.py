@@ -5,11 +5,14 @@ numba types one. Each is marked as inferred."""
 from __future__ import annotations
 
 import ast
+import copy
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 from ..project import Project
 from ..static_types import XOROSHIRO, dtype_name
 from ..syntax import KernelDef, PyModule, Scope, bound_item
+from .allocations import package_widths
+from .evidence import Evidence, kernel_evidence
 from .table import RANK_UNKNOWN
 
 _INT_SOURCES = ("numba.cuda.grid", "numba.cuda.gridsize", "builtins.len", "builtins.range", "builtins.int")
@@ -42,6 +45,7 @@ class _Use:
         self.unpacked: Optional[List["_Use"]] = None  # `dt, n = params`: a tuple, and its items' uses
         self.grid = False  # `g.sync()`: the grid group `cuda.cg.this_grid()` gives
         self.int_tuple = 0  # read only as `p[0]`, `p[1]` of integers: a tuple of that many (a shape)
+        self.passed_view = False  # `f(a[i])`: a part of it passed on, so it may have more dimensions
 
 
 def closure_use(kernel_node, module: PyModule, scope: Scope, name: str) -> "_Use":
@@ -50,11 +54,16 @@ def closure_use(kernel_node, module: PyModule, scope: Scope, name: str) -> "_Use
     return _parameter_uses(kernel_node, module, scope, set(), (name,))[name]
 
 
-def inferred_signatures(kernel: KernelDef, launches: Sequence[Sequence[Optional[str]]] = ()
-                        ) -> List[Tuple[str, str]]:
+def inferred_signatures(kernel: KernelDef, launches: Sequence[Sequence[Optional[str]]] = (),
+                        evidence: Sequence[Optional[Evidence]] = (),
+                        package: Optional[Dict[str, Tuple[str, str]]] = None) -> List[Tuple[str, str]]:
     """(signature, variant) candidates for a kernel from its body, most likely first. Where
     launches give some argument types (the others unknown), those are taken from them: an
-    argument every such launch types alike."""
+    argument every such launch types alike. Then what the host code says of an argument
+    (``evidence``, one entry per parameter: an annotation, a dtype check, an ``astype``...),
+    then the widths the kernel's code names, then those its package allocates with
+    (``package``), then the body's float64 and int64. A variant that took host evidence
+    ends in ``@`` and what it took (``x: annotation at path:line``)."""
     node = kernel.node
     if node.args.vararg or node.args.kwarg or node.args.kwonlyargs:
         return []
@@ -65,8 +74,97 @@ def inferred_signatures(kernel: KernelDef, launches: Sequence[Sequence[Optional[
     if fitting:
         known = [column[0] if column[0] is not None and len(set(column)) == 1 else None
                  for column in zip(*fitting)]
+    launched = (sum(1 for k in known if k is not None and not k.endswith(RANK_UNKNOWN)),
+                sum(1 for k in known if k is not None and k.endswith(RANK_UNKNOWN)))
+    taken: List[str] = []
+    namesakes = _namesakes(kernel, params, uses, known)
+    for param, sibling in namesakes.items():
+        taken.append(f"{param}: use in `{sibling.name}` at {sibling.module.path}:{sibling.line}")
+    if len(evidence) == len(params):
+        for index, (param, found) in enumerate(zip(params, evidence)):
+            if known[index] is None and found is not None:
+                known[index] = found.type
+                taken.append(f"{param}: {found.said()}")
     preferred = _widths_written(kernel)
-    return _candidates(params, uses, known, preferred)
+    allocated: List[str] = []
+    for key, (width, why) in (package or {}).items():
+        if key not in preferred:
+            preferred[key] = width
+            allocated.append(why)
+    candidates = _candidates(params, uses, known, preferred, launched, len(taken) - len(namesakes), bool(allocated),
+                             len(namesakes))
+    said = "; ".join(taken + allocated)
+    return [(signature, f"{label}@{said}" if said else label) for signature, label in candidates]
+
+
+def _says_nothing(use: "_Use") -> bool:
+    """A parameter the body only passes on (to what cannot be followed) or never reads."""
+    return not (use.array or use.index or use.flag or use.grid or use.unpacked or use.int_tuple
+                or use.complex_elements or use.record or use.zero_d)
+
+
+def _namesakes(kernel: KernelDef, params: List[str], uses: Dict[str, "_Use"], known: Sequence[Optional[str]]
+               ) -> Dict[str, KernelDef]:
+    """Parameters the body says nothing of, typed as the kernels and device functions written
+    with it (made by the same factory) use a parameter of the same
+    name, where every one that uses it says the same: kernels a factory makes together name the
+    same arrays alike (``nbflag``, ``sim_box`` passed on by one, indexed by the others). Their
+    uses are put in ``uses``; the kernel each one came from is returned."""
+    # said nothing of, or an array whose elements nothing says
+    quiet = [p for p, k in zip(params, known) if k is None and (
+        _says_nothing(uses[p]) or uses[p].array and _use_elements(uses[p]) is None and not uses[p].copied_from)]
+    # a factory's kernels are made together and launched with the values it is given; a file's
+    # top-level kernels may be unrelated (a test module's)
+    siblings = [k for k in kernel.module.kernels if kernel.scope.functions and k.outer == kernel.outer
+                and k.node is not kernel.node]
+    if not quiet or not siblings:
+        return {}
+    project = getattr(kernel.module, "project", None)
+    found: Dict[str, KernelDef] = {}
+    for param in quiet:
+        seen = []
+        for sibling in siblings:
+            theirs = [a.arg for a in sibling.node.args.posonlyargs + sibling.node.args.args]
+            if param not in theirs:
+                continue
+            their_uses = project.memo("parameter uses", sibling.node, lambda: _parameter_uses(
+                sibling.node, sibling.module, sibling.scope, set())) if project is not None else _parameter_uses(
+                sibling.node, sibling.module, sibling.scope, set())
+            use = their_uses[param]
+            if not _says_nothing(use):
+                seen.append((sibling, use))
+        mine = uses[param]
+        if mine.array:
+            # an array already: what its namesakes say of its elements, and of its rank where it
+            # passes a part of itself on (`distance(r[i], ...)`: `r` may have more dimensions)
+            seen = [(k, u) for k, u in seen if u.array and (u.ndim == mine.ndim or mine.passed_view and u.ndim > mine.ndim)
+                    and (_use_elements(u) is not None or u.ndim > mine.ndim)]
+        shapes = {_use_shape(use) for _, use in seen}
+        elements = {_use_elements(use) for _, use in seen} - {None}
+        if len(shapes) == 1 and len(elements) <= 1:
+            # the one that says the elements, where one does
+            sibling, use = next(((k, u) for k, u in seen if _use_elements(u) is not None), seen[0])
+            uses[param] = copy.copy(use)
+            found[param] = sibling
+    return found
+
+
+def _use_shape(use: "_Use"):
+    """What a use says of a value's shape: an array and its rank, a number, a tuple..."""
+    if use.array:
+        return ("array", use.ndim, use.zero_d)
+    return ("scalar", use.index, use.flag, use.grid, use.int_tuple, use.unpacked is not None)
+
+
+def _use_elements(use: "_Use") -> Optional[str]:
+    """What kind of elements an array's use shows (None: it does not say)."""
+    if not use.array:
+        return None
+    if use.record or use.complex_elements:
+        return use.record or "complex"
+    if use.int_elements or use.index and not use.stored_float:
+        return "int"
+    return "float" if use.stored_float else None
 
 
 def _widths_written(kernel: KernelDef) -> Dict[str, str]:
@@ -297,6 +395,10 @@ def _parameter_uses(node, module: PyModule, outer_scope, visiting: Set[int], clo
                         if isinstance(sub, ast.Assign) and isinstance(sub.value, ast.Subscript) and isinstance(
                                 sub.value.value, ast.Name) and sub.value.value.id in uses:
                             use.copied_from.add(sub.value.value.id)
+                        elif isinstance(sub, ast.Assign) and isinstance(sub.value, ast.Call) and sub.value.args \
+                                and isinstance(sub.value.args[0], ast.Name) and sub.value.args[0].id in uses and (
+                                    module.dotted(sub.value.func, scope) or "").startswith("numba.cuda.atomic."):
+                            use.copied_from.add(sub.value.args[0].id)  # an atomic gives the old element back
                         if element == "complex":
                             use.complex_elements = True
                         elif element in ("float", "float32", "float64"):
@@ -306,6 +408,11 @@ def _parameter_uses(node, module: PyModule, outer_scope, visiting: Set[int], clo
                             use.int_elements = element
             if isinstance(sub, (ast.If, ast.While)) and isinstance(sub.test, ast.Name) and sub.test.id in uses:
                 uses[sub.test.id].flag = True
+            if isinstance(sub, ast.Call):
+                for arg in sub.args:
+                    chained = _chained_index(arg) if isinstance(arg, ast.Subscript) else None
+                    if chained is not None and chained[0] in uses:
+                        uses[chained[0]].passed_view = True
             if isinstance(sub, ast.Call) and len(visiting) < 8:
                 _merge_callee_uses(sub, module, scope, uses, visiting)
     for name, names in items.items():
@@ -470,10 +577,13 @@ def _function_def(project: Project, name: str, importer: PyModule, depth: int = 
 
 
 def _candidates(params: List[str], uses: Dict[str, "_Use"], known: Sequence[Optional[str]],
-                preferred: Optional[Dict[str, str]] = None) -> List[Tuple[str, str]]:
+                preferred: Optional[Dict[str, str]] = None, launched: Tuple[int, int] = (0, 0), host: int = 0,
+                allocated: bool = False, together: int = 0) -> List[Tuple[str, str]]:
+    """The candidates in the order tried; ``launched``: how many of the ``known`` types
+    launches give whole and as array elements alone, ``host``: how many the host code says,
+    ``together``: how many are typed as the kernels written with it use their namesakes."""
     candidates: List[Tuple[str, str]] = []
-    given = sum(1 for k in known if k is not None and not k.endswith(RANK_UNKNOWN))
-    elements = sum(1 for k in known if k is not None and k.endswith(RANK_UNKNOWN))
+    given, elements = launched
     launched_dtypes = {param: text.partition("[")[0] for param, text in zip(params, known)
                        if text is not None and text.endswith("]")}
     for param in params:  # `a[i] = b[j]` with nothing else said of `a`: `b`'s elements
@@ -483,20 +593,29 @@ def _candidates(params: List[str], uses: Dict[str, "_Use"], known: Sequence[Opti
             if any(uses[source].complex_elements for source in use.copied_from) or any(
                     (dtype or "").startswith("complex") for dtype in sources):
                 use.complex_elements = True
+            elif use.copied_from and not use.index and all(
+                    _use_elements(uses[source]) == "int" for source in use.copied_from):
+                use.int_elements = next((uses[source].int_elements for source in sorted(use.copied_from)
+                                         if uses[source].int_elements), "int64")  # `a[i] = cells[j]`: integers
     variants = list(VARIANTS)
     if preferred:
-        label = "as its code writes: " + ", ".join(
-            ["floats as float32"] * ("float" in preferred) + ["integer elements as int32"] * ("int_elements" in preferred))
+        label = ("as its package allocates: " if allocated else "as its code writes: ") + ", ".join(
+            ([f"floats as {preferred['float']}"] if "float" in preferred else [])
+            + ([f"integer elements as {preferred['int_elements']}"] if "int_elements" in preferred else []))
         variants.insert(0, (label, preferred))
     for label, variant in variants:
         types = []
-        for param, launched in zip(params, known):
-            types.append(_type_from_use(uses[param], launched, variant))
+        for param, given_type in zip(params, known):
+            types.append(_type_from_use(uses[param], given_type, variant))
         signature = f"void({', '.join(types)})"
         if given:
             label = f"{label}, {given} of {len(params)} argument types from launch sites"
         if elements:
             label = f"{label}, {elements} array element types from launch sites"
+        if host:
+            label = f"{label}, {host} of {len(params)} argument types from the host code"
+        if together:
+            label = f"{label}, {together} of {len(params)} parameters as the code written with it uses them"
         if all(signature != s for s, _ in candidates):
             candidates.append((signature, label))
     return candidates
@@ -775,7 +894,8 @@ def inferred_by_kernel(project: Project, module: PyModule, given: Dict[str, List
             # defs of one name in a factory's branches share the qualified name (the key here):
             # each is tried with every one's candidates, in the order of the defs, and takes
             # the first numba accepts
-            mine = inferred_signatures(kernel, given.get(kernel.qualname, ()))
+            mine = inferred_signatures(kernel, given.get(kernel.qualname, ()), kernel_evidence(project, kernel),
+                                       package_widths(project, module))
             earlier = found.get(kernel.qualname, [])
             found[kernel.qualname] = earlier + [c for c in mine if c not in earlier]
         except RecursionError:

@@ -1,0 +1,118 @@
+"""The widths a package allocates its arrays with: where nearly every float array its host
+code makes with a written dtype is float32 (``np.zeros(n, dtype=np.float32)``,
+``cuda.device_array(n, np.float32)``, ``.astype(np.float32)``, a package constant naming one),
+a kernel of that package whose body names no width is given float32 arrays, and so for
+integer arrays. The nearest code decides: the kernel's own file, then its package's directory,
+then the whole top package. Test files are no sign (a test allocates what it tests with)."""
+
+from __future__ import annotations
+
+import ast
+import os
+from collections import Counter
+from typing import Dict, List, Optional, Tuple
+
+from ..project import Project
+from ..syntax import PyModule, Scope
+from .evidence import _CONVERTING, _LIBRARIES, _SIZED, _keyword, _literal_dtype
+
+# a level decides a width when it has this many allocations of that kind, this share of one width
+MIN_ALLOCATIONS = 3
+MIN_SHARE = 0.9
+MAX_PACKAGE_FILES = 400
+GENERIC = "generic"  # an allocation whose dtype is passed along, not written
+
+
+def package_widths(project: Project, module: PyModule) -> Dict[str, Tuple[str, str]]:
+    """``{"float": (width, why), "int_elements": (width, why)}`` for the kernels of ``module``:
+    the width nearly all of the nearest code's float (integer) allocations have."""
+    if _is_test(module.path):
+        return {}
+    levels = _levels(module.path)
+    found: Dict[str, Tuple[str, str]] = {}
+    for kind in ("float", "int"):
+        for where, paths in levels:
+            counts: Counter = Counter()
+            for path in paths:
+                other = project.module(path)
+                if other is not None:
+                    counts.update(w for w in project.memo("allocated widths", other.tree, lambda: _widths(other))
+                                  if w.startswith(kind) or w == GENERIC)
+            # a dtype the code passes along (`dtype=self.dtype`, `x.dtype`) may be any width:
+            # code generic in its dtype names none
+            generic = counts.pop(GENERIC, 0)
+            total = sum(counts.values())
+            if total < MIN_ALLOCATIONS:
+                continue  # too few here to say: the wider level decides
+            width, count = counts.most_common(1)[0]
+            if count / (total + generic) >= MIN_SHARE:
+                found["float" if kind == "float" else "int_elements"] = (
+                    width, f"{count} of {total + generic} {kind} allocations in {where} are {width}"
+                    if not generic else f"{count} of {total} {kind} allocations in {where} are {width} "
+                                        f"({generic} more pass a dtype along)")
+            break
+    return found
+
+
+def _levels(path: str) -> List[Tuple[str, List[str]]]:
+    """(name, files) of the file itself, its package folder and its top package, nearest first."""
+    levels = [(os.path.basename(path), [path])]
+    directory = os.path.dirname(path)
+    if os.path.isfile(os.path.join(directory, "__init__.py")):
+        levels.append((os.path.basename(directory), _files_under(directory)))
+        top = directory
+        while os.path.isfile(os.path.join(os.path.dirname(top), "__init__.py")):
+            top = os.path.dirname(top)
+        if top != directory:
+            levels.append((os.path.basename(top), _files_under(top)))
+    return levels
+
+
+def package_files(path: str) -> List[str]:
+    """The files whose allocations may decide the widths of ``path``'s kernels (a result kept
+    between runs is valid while these are the same files)."""
+    return sorted({f for _, files in _levels(os.path.abspath(path)) for f in files})
+
+
+def _is_test(path: str) -> bool:
+    name = os.path.basename(path)
+    folders = os.path.normpath(path).split(os.sep)[-4:-1]  # the package's own folders, not where it lives
+    return name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py" or any(
+        p in ("tests", "test", "testing") for p in folders)
+
+
+def _files_under(directory: str) -> List[str]:
+    found: List[str] = []
+    for root, dirs, files in os.walk(directory):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in ("tests", "test", "__pycache__"))
+        found.extend(os.path.join(root, f) for f in sorted(files) if f.endswith(".py") and not _is_test(f))
+        if len(found) >= MAX_PACKAGE_FILES:
+            break
+    return found[:MAX_PACKAGE_FILES]
+
+
+def _widths(module: PyModule) -> List[str]:
+    """The widths a module's allocations write out (one entry per allocation)."""
+    found: List[str] = []
+    scope = Scope(module)
+    for node in ast.walk(module.tree):
+        if not isinstance(node, ast.Call):
+            continue
+        given: Optional[ast.expr] = None
+        if isinstance(node.func, ast.Attribute) and node.func.attr == "astype" and node.args:
+            given = node.args[0]
+        else:
+            name = module.dotted(node.func, scope) or ""
+            last = name.rpartition(".")[2]
+            if name.partition(".")[0] in _LIBRARIES and (last in _SIZED or last in _CONVERTING or last in (
+                    "full", "arange", "full_like")):
+                given = _keyword(node, "dtype")
+                position = _SIZED.get(last, _CONVERTING.get(last))
+                if given is None and position is not None and len(node.args) > position:
+                    given = node.args[position]
+        dtype = _literal_dtype(module, given, scope) if given is not None else None
+        if dtype and dtype.startswith(("float", "int", "uint")):
+            found.append(dtype)
+        elif given is not None and dtype is None and not isinstance(given, ast.Constant):
+            found.append(GENERIC)
+    return found

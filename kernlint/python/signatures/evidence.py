@@ -1,0 +1,560 @@
+"""What the host code says about a kernel's arguments where no launch types them (the launch
+is made at run time, or passes what the reader cannot type): the element types of the arrays,
+and scalars' widths, read at each launch of the kernel the project's text shows.
+
+An argument's expression says it (``x.astype(np.float32)``, ``np.zeros(n, dtype=DTYPE)``,
+``cuda.device_array(n, np.int32)``, ``cuda.to_device(a)`` of one of those), or the name it is:
+a local assigned one; an attribute (``self.nblist``) every assignment in its class agrees
+on; a parameter of the function that launches, typed by its annotation
+(``x: npt.NDArray[np.float32]``), a check of its dtype (``assert x.dtype == np.float32``, ``if
+x.dtype != ...: raise``, ``_check_dtype(x, (np.float32,))``), its numpydoc entry (``x :
+ndarray of float32``), or what the functions calling it pass (through calls too). Evidence
+that disagrees (one branch ``astype(int)``, another ``np.zeros(n)``) says nothing.
+
+Inference weighs this below launches, recordings and written signatures and above the body's
+float64 default; the signature stays ``inferred`` and says which evidence it took.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Sequence, Set, Tuple
+
+from ..host.docstrings import documented_elements
+from ..project import Project
+from ..static_types import dtype_name, numeric
+from ..syntax import FunctionNode, KernelDef, PyModule, Scope
+from .table import RANK_UNKNOWN
+
+# how deep a value is followed: names, attributes, calls and callers together
+_DEPTH = 8
+
+_LIBRARIES = ("numpy", "cupy", "numba")
+# allocators whose dtype is their second positional argument (or `dtype=`), float64 without one
+_SIZED = {"zeros": 1, "ones": 1, "empty": 1, "device_array": 1, "pinned_array": 1, "mapped_array": 1,
+          "managed_array": 1}
+# conversions whose dtype is `dtype=` (or the second positional), else their input's
+_CONVERTING = {"array": 1, "asarray": 1, "ascontiguousarray": 1, "asfortranarray": 1, "zeros_like": 1,
+               "ones_like": 1, "empty_like": 1, "device_array_like": None, "pinned_array_like": None,
+               "to_device": None, "as_cuda_array": None, "copy": None}
+# allocators whose dtype is `dtype=` or the positional argument given, else the numbers they are given
+_FILLED = {"arange": 3, "full": 2, "linspace": 5}
+# methods that keep the elements of the array they are called on
+_KEEPING = ("reshape", "ravel", "flatten", "copy", "transpose", "squeeze", "copy_to_device", "copy_to_host",
+            "get", "view")
+# Python numbers as numba types them
+_LITERALS = {int: "int64", float: "float64", bool: "boolean", complex: "complex128"}
+# names of functions that validate an argument's dtype (`_check_dtype(x, (np.float32,))`)
+_VALIDATING = ("dtype", "check", "valid", "ensure", "assert", "require")
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """One argument's type as the host code says it: an array's elements (its rank comes from
+    the kernel's body) or a scalar's type, and where it is said."""
+
+    dtype: str
+    array: bool
+    kind: str  # annotation, dtype check, validation call, docstring, astype, allocation, conversion
+    path: str
+    line: int
+
+    @property
+    def type(self) -> str:
+        """As inference's launch-given types spell it: ``float32[?]`` an array of unknown rank."""
+        return f"{self.dtype}{RANK_UNKNOWN}" if self.array else self.dtype
+
+    def said(self) -> str:
+        return f"{self.kind} at {self.path}:{self.line}"
+
+
+def kernel_evidence(project: Project, kernel: KernelDef) -> List[Optional[Evidence]]:
+    """For each positional parameter of ``kernel``, what its launches in the project pass as
+    the host code says it; None where they say nothing or disagree."""
+    params = kernel.node.args.posonlyargs + kernel.node.args.args
+    reader = _HostEvidence(project)
+    seen: List[List[Evidence]] = [[] for _ in params]
+    for module, call, function in _launches(project, kernel):
+        if call.keywords or any(isinstance(a, ast.Starred) for a in call.args) or len(call.args) != len(params):
+            continue
+        for index, arg in enumerate(call.args):
+            found = reader.value(module, arg, function, 0)
+            if found is not None:
+                seen[index].append(found)
+    return [_agreed(found) for found in seen]
+
+
+def _agreed(found: Sequence[Evidence]) -> Optional[Evidence]:
+    """The one type every piece of evidence gives (the first of them says where); None where
+    they disagree or there is none."""
+    kinds = {(e.dtype, e.array) for e in found}
+    return found[0] if len(kinds) == 1 else None
+
+
+def _launches(project: Project, kernel: KernelDef) -> List[Tuple[PyModule, ast.Call, Optional[FunctionNode]]]:
+    """``k[grid, block](args)`` of this kernel, by its name or an attribute of that name, in
+    its file and in the project's files that name it, each with the function it is in."""
+    names = set(kernel.names) | {kernel.name}
+    qualified = {f"{kernel.module.name}.{name}" for name in names} if kernel.module.name else set()
+    paths = [kernel.module.path] + [p for p in project.files_naming(kernel.module.path, kernel.name)
+                                    if p != kernel.module.path]
+    found = []
+    inside = _Nodes(kernel.scope.functions[-1]) if kernel.scope.functions else _Nodes(None)
+    for path in paths:
+        module = project.module(path)
+        if module is None:
+            continue
+        for call, function in _calls_in(project, module):
+            if not isinstance(call.func, ast.Subscript):
+                continue
+            target = call.func.value
+            if isinstance(target, ast.Name) and target.id in names:
+                scope = Scope(module).inner(function) if function is not None else Scope(module)
+                if module is kernel.module and kernel.scope.functions:
+                    # a factory's kernel by its local name: launched in that factory (another
+                    # factory of the file may make a kernel of the same name)
+                    if call in inside:
+                        found.append((module, call, function))
+                elif module is kernel.module or module.dotted(target, scope) in qualified:
+                    found.append((module, call, function))
+            elif isinstance(target, ast.Attribute) and target.attr in names and (
+                    module is kernel.module or kernel.owner is None
+                    and module.dotted(target, Scope(module)) in qualified):
+                found.append((module, call, function))  # `self.k[...]`, `Cls.k[...]`, `mod.k[...]`
+    return found
+
+
+class _Nodes:
+    """The nodes of a function, by identity (built when first asked)."""
+
+    def __init__(self, function: Optional[FunctionNode]):
+        self.function = function
+        self._ids: Optional[Set[int]] = None
+
+    def __contains__(self, node: ast.AST) -> bool:
+        if self._ids is None:
+            self._ids = {id(n) for n in ast.walk(self.function)} if self.function is not None else set()
+        return id(node) in self._ids
+
+
+def _calls_in(project: Project, module: PyModule) -> List[Tuple[ast.Call, Optional[FunctionNode]]]:
+    """Every call in a module with the innermost function it is in (None: module level)."""
+
+    def compute():
+        found = []
+
+        def visit(node, function):
+            for child in ast.iter_child_nodes(node):
+                inner = child if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)) else function
+                if isinstance(child, ast.Call):
+                    found.append((child, function))
+                visit(child, inner)
+
+        visit(module.tree, None)
+        return found
+
+    return project.memo("calls with their functions", module.tree, compute)
+
+
+def _parents(project: Project, module: PyModule) -> Dict[int, ast.AST]:
+    return project.memo("parents", module.tree, lambda: {
+        id(child): parent for parent in ast.walk(module.tree) for child in ast.iter_child_nodes(parent)})
+
+
+class _HostEvidence:
+    """Reads values in the host code of a project, memoizing what each name says."""
+
+    def __init__(self, project: Project):
+        self.project = project
+        self._resolving: Set[Tuple[int, str]] = set()
+
+    # -- values -------------------------------------------------------------------------
+    def value(self, module: PyModule, expr: ast.expr, function: Optional[FunctionNode], depth: int
+              ) -> Optional[Evidence]:
+        if depth > _DEPTH:
+            return None
+        if isinstance(expr, ast.Constant) and type(expr.value) in _LITERALS:
+            return Evidence(_LITERALS[type(expr.value)], False, "literal", module.path, expr.lineno)
+        if isinstance(expr, ast.Call):
+            return self._call(module, expr, function, depth)
+        if isinstance(expr, ast.Subscript) and any(isinstance(e, ast.Slice) for e in (
+                expr.slice.elts if isinstance(expr.slice, ast.Tuple) else [expr.slice])):
+            return self.value(module, expr.value, function, depth + 1)  # a view: the same elements
+        if isinstance(expr, ast.Attribute) and expr.attr == "T":
+            return self.value(module, expr.value, function, depth + 1)
+        if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and function is not None \
+                and _receiver(function) == expr.value.id:
+            return self._attribute(module, function, expr.attr, depth, self.value)
+        if isinstance(expr, ast.Name):
+            return self._name(module, expr.id, function, depth, self.value, self._parameter)
+        return None
+
+    def _call(self, module: PyModule, call: ast.Call, function, depth: int) -> Optional[Evidence]:
+        scope = _scope(module, function)
+        func = call.func
+        if isinstance(func, ast.Attribute) and func.attr == "astype" and call.args:
+            dtype = self.dtype(module, call.args[0], function, depth + 1)
+            return Evidence(dtype, True, "astype", module.path, call.lineno) if dtype else None
+        name = module.dotted(func, scope) or ""
+        library, last = name.partition(".")[0], name.rpartition(".")[2]
+        if library in _LIBRARIES and last in _FILLED:
+            given = _keyword(call, "dtype")
+            position = _FILLED[last]
+            if given is None and len(call.args) > position:
+                given = call.args[position]
+            if given is not None:
+                dtype = self.dtype(module, given, function, depth + 1)
+            elif last == "linspace":
+                dtype = "float64"
+            else:  # `np.arange(16)`, `np.full(n, 0.5)`: the numbers written
+                numbers = call.args[1:2] if last == "full" else call.args
+                kinds = {type(a.value) if isinstance(a, ast.Constant) else None for a in numbers}
+                dtype = _LITERALS[next(iter(kinds))] if len(kinds) == 1 and kinds <= {int, float} else None
+            return Evidence(dtype, True, "allocation", module.path, call.lineno) if dtype else None
+        if library in _LIBRARIES:
+            given = _keyword(call, "dtype")
+            if last in _SIZED or last in _CONVERTING:
+                position = _SIZED.get(last, _CONVERTING.get(last))
+                if given is None and position is not None and len(call.args) > position:
+                    given = call.args[position]
+                if given is not None:
+                    dtype = self.dtype(module, given, function, depth + 1)
+                    return Evidence(dtype, True, "allocation", module.path, call.lineno) if dtype else None
+                if last in _SIZED:  # NumPy's, CuPy's and numba-cuda's default
+                    return Evidence("float64", True, "allocation", module.path, call.lineno)
+                if call.args:
+                    return self.value(module, call.args[0], function, depth + 1)
+                return None
+            dtype = dtype_name(last) if last not in ("bool", "float", "int", "complex") else None
+            if dtype and numeric(dtype) and len(call.args) == 1 and not call.keywords:
+                return Evidence(dtype, False, "conversion", module.path, call.lineno)  # `np.float32(dt)`
+            return None
+        if isinstance(func, ast.Attribute) and func.attr in _KEEPING and not (
+                func.attr == "view" and call.args):
+            return self.value(module, func.value, function, depth + 1)
+        return None
+
+    def _attribute(self, module: PyModule, function: FunctionNode, attr: str, depth: int, read):
+        """``self.attr``: what every assignment to it in the class's methods (and the class
+        body) says, read with ``read`` (a value or a dtype)."""
+        owner = _owner(self.project, module, function)
+        if owner is None:
+            return None
+        key = (id(owner), "." + attr + ("" if read == self.value else ":dtype"))
+        if key in self._resolving:
+            return None
+        self._resolving.add(key)
+        try:
+            found = []
+            for statement in owner.body:
+                if isinstance(statement, ast.Assign) and any(
+                        isinstance(t, ast.Name) and t.id == attr for t in statement.targets):
+                    found.append(read(module, statement.value, None, depth + 1))
+                if not isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    continue
+                receiver = _receiver(statement)
+                for sub in ast.walk(statement):
+                    targets = sub.targets if isinstance(sub, ast.Assign) else [sub.target] if isinstance(
+                        sub, ast.AnnAssign) and sub.value is not None else []
+                    for target in targets:
+                        if isinstance(target, ast.Attribute) and target.attr == attr and isinstance(
+                                target.value, ast.Name) and target.value.id == receiver:
+                            found.append(read(module, sub.value, statement, depth + 1))
+            return _agreed_values(found, all_known=True)  # one assignment not known: it may be anything
+        finally:
+            self._resolving.discard(key)
+
+    def _name(self, module: PyModule, name: str, function, depth: int, read, parameter):
+        """A name's value: its assignments in the function (and the parameter's own value
+        where one is conditional), else the parameter, else the module's binding of it."""
+        key = (id(function) if function is not None else id(module), name + ("" if read == self.value else ":dtype"))
+        if key in self._resolving:  # `x = np.asarray(x)`: the parameter's own value, else unknown
+            return parameter(module, function, name, depth) if function is not None and name in _parameter_names(
+                function) else None
+        self._resolving.add(key)
+        try:
+            where = function if function is not None else module.tree
+            assigned, nested = _assignments(where, name)
+            found = [read(module, value, function, depth + 1) for value in assigned]
+            is_parameter = function is not None and name in _parameter_names(function)
+            if is_parameter and (nested or not assigned):
+                found.append(parameter(module, function, name, depth))
+            if not assigned and not is_parameter and function is not None:
+                return self._name(module, name, None, depth + 1, read, parameter)
+            return _agreed_values(found, all_known=not is_parameter)
+        finally:
+            self._resolving.discard(key)
+
+    # -- parameters ---------------------------------------------------------------------
+    def _parameter(self, module: PyModule, function: FunctionNode, name: str, depth: int) -> Optional[Evidence]:
+        arg = next(a for a in function.args.posonlyargs + function.args.args + function.args.kwonlyargs
+                   if a.arg == name)
+        scope = _scope(module, function)
+        if arg.annotation is not None:
+            found = self._annotation(module, arg.annotation, scope)
+            if found is not None:
+                dtype, array = found
+                return Evidence(dtype, array, "annotation", module.path, arg.lineno)
+        checked = self._checked(module, function, name, scope)
+        if checked is not None:
+            return checked
+        documented = self.project.memo("documented elements", function, lambda: documented_elements(function)).get(name)
+        if documented is not None:
+            dtype, array = documented
+            return Evidence(dtype, array, "docstring", module.path, function.lineno)
+        if depth >= _DEPTH:
+            return None
+        return _agreed_values([self.value(caller, passed, around, depth + 1)
+                               for caller, passed, around in self._passed(module, function, name)])
+
+    def _annotation(self, module: PyModule, annotation: ast.expr, scope) -> Optional[Tuple[str, bool]]:
+        """(dtype, array) an annotation names: ``npt.NDArray[np.float32]``, ``np.ndarray[Any,
+        np.dtype[np.float32]]``, ``np.float32``, ``float``."""
+        if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+            try:
+                annotation = ast.parse(annotation.value, mode="eval").body
+            except SyntaxError:
+                return None
+        if isinstance(annotation, ast.Subscript):
+            base = (module.dotted(annotation.value, scope) or "").rpartition(".")[2] or (
+                annotation.value.attr if isinstance(annotation.value, ast.Attribute) else "")
+            inner = annotation.slice
+            if base == "NDArray":
+                dtype = _literal_dtype(module, inner, scope)
+                return (dtype, True) if dtype else None
+            if base == "ndarray" and isinstance(inner, ast.Tuple) and len(inner.elts) == 2 and isinstance(
+                    inner.elts[1], ast.Subscript):
+                dtype = _literal_dtype(module, inner.elts[1].slice, scope)
+                return (dtype, True) if dtype else None
+            return None
+        name = module.dotted(annotation, scope) or ""
+        if name.startswith(("numpy.", "numba.", "builtins.")) and name.rpartition(".")[2] in (
+                "float", "int", "complex", "float32", "float64", "int32", "int64", "uint32", "uint64",
+                "complex64", "complex128", "int8", "int16", "uint8", "uint16", "float16"):
+            return dtype_name(name.rpartition(".")[2]), False
+        return None
+
+    def _checked(self, module: PyModule, function: FunctionNode, name: str, scope) -> Optional[Evidence]:
+        """A dtype the function demands of its parameter: ``assert x.dtype == np.float32``,
+        ``if x.dtype != np.float32: raise ...``, ``check_dtype(x, (np.float32,))``."""
+        for sub in ast.walk(function):
+            test, kind = None, "dtype check"
+            if isinstance(sub, ast.Assert):
+                test, wanted = sub.test, (ast.Eq, ast.Is, ast.In)
+            elif isinstance(sub, ast.If) and sub.body and isinstance(sub.body[-1], ast.Raise):
+                test, wanted = sub.test, (ast.NotEq, ast.IsNot, ast.NotIn)
+            if test is not None and isinstance(test, ast.Compare) and len(test.ops) == 1 \
+                    and isinstance(test.ops[0], wanted):
+                sides = [test.left, test.comparators[0]]
+                if any(_dtype_of(side, name) for side in sides):
+                    other = next(side for side in sides if not _dtype_of(side, name))
+                    dtype = _one_dtype(module, other, scope)
+                    if dtype:
+                        return Evidence(dtype, True, kind, module.path, sub.lineno)
+            if isinstance(sub, ast.Call) and any(isinstance(a, ast.Name) and a.id == name for a in sub.args):
+                called = (module.dotted(sub.func, scope) or getattr(sub.func, "attr", None)
+                          or getattr(sub.func, "id", "")).rpartition(".")[2]
+                if any(word in called.lower() for word in _VALIDATING) and not called.startswith("as"):
+                    others = [a for a in sub.args if not (isinstance(a, ast.Name) and a.id == name)] + [
+                        k.value for k in sub.keywords]
+                    dtypes = {d for d in (_one_dtype(module, o, scope) for o in others) if d}
+                    if len(dtypes) == 1:
+                        return Evidence(dtypes.pop(), True, "validation call", module.path, sub.lineno)
+        return None
+
+    def _passed(self, module: PyModule, function: FunctionNode, name: str
+                ) -> List[Tuple[PyModule, ast.expr, Optional[FunctionNode]]]:
+        """What calls of ``function`` in the project pass as its parameter ``name``: calls by
+        its name (resolved to it), and ``self.f(...)`` in its own class."""
+        params = function.args.posonlyargs + function.args.args
+        index = next((i for i, a in enumerate(params) if a.arg == name), None)
+        owner = _owner(self.project, module, function)
+        bound = 1 if owner is not None and _receiver(function) is not None else 0
+        qualified = f"{module.name}.{function.name}" if module.name else None
+        found = []
+        for path in [module.path] + [p for p in self.project.files_naming(module.path, function.name)
+                                     if p != module.path]:
+            other = self.project.module(path)
+            if other is None:
+                continue
+            for call, around in _calls_in(self.project, other):
+                func = call.func
+                if owner is None and isinstance(func, ast.Name) and func.id == function.name:
+                    resolved = other.dotted(func, _scope(other, around))
+                    if not (other is module and _is_module_function(module, function)) and resolved != qualified:
+                        continue
+                    shift = 0
+                elif owner is not None and isinstance(func, ast.Attribute) and func.attr == function.name \
+                        and other is module and around is not None and _owner(self.project, module, around) is owner \
+                        and isinstance(func.value, ast.Name) and func.value.id == _receiver(around):
+                    shift = bound  # `self.f(a, b)`: self is bound
+                else:
+                    continue
+                if any(isinstance(a, ast.Starred) for a in call.args):
+                    continue
+                keyword = _keyword(call, name)
+                if keyword is not None:
+                    found.append((other, keyword, around))
+                elif index is not None and 0 <= index - shift < len(call.args):
+                    found.append((other, call.args[index - shift], around))
+        return found
+
+    # -- dtypes -------------------------------------------------------------------------
+    def dtype(self, module: PyModule, expr: ast.expr, function, depth: int) -> Optional[str]:
+        """The dtype an expression names: a literal one, a constant, ``self.dtype``, a
+        parameter's default or what its callers pass, ``x.dtype`` of an array known."""
+        if depth > _DEPTH:
+            return None
+        scope = _scope(module, function)
+        literal = _literal_dtype(module, expr, scope)
+        if literal:
+            return literal
+        if isinstance(expr, ast.Call) and (module.dotted(expr.func, scope) or "").rpartition(".")[2] == "dtype" \
+                and len(expr.args) == 1:
+            return self.dtype(module, expr.args[0], function, depth + 1)  # np.dtype(DTYPE)
+        if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and function is not None \
+                and _receiver(function) == expr.value.id:
+            found = self._attribute(module, function, expr.attr, depth, self._dtype_evidence)
+            return found.dtype if found is not None else None
+        if isinstance(expr, ast.Attribute) and expr.attr == "dtype":
+            found = self.value(module, expr.value, function, depth + 1)
+            return found.dtype if found is not None and found.array else None
+        if isinstance(expr, ast.Name):
+            found = self._name(module, expr.id, function, depth, self._dtype_evidence, self._dtype_parameter)
+            return found.dtype if found is not None else None
+        return None
+
+    def _dtype_evidence(self, module, expr, function, depth) -> Optional[Evidence]:
+        dtype = self.dtype(module, expr, function, depth)
+        return Evidence(dtype, False, "dtype", module.path, getattr(expr, "lineno", 0)) if dtype else None
+
+    def _dtype_parameter(self, module: PyModule, function: FunctionNode, name: str, depth: int):
+        """A dtype parameter: its default and what the callers pass, where they agree."""
+        arguments = function.args
+        positional = arguments.posonlyargs + arguments.args
+        defaults = dict(zip([a.arg for a in positional[len(positional) - len(arguments.defaults):]],
+                            arguments.defaults))
+        defaults.update({a.arg: d for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults) if d is not None})
+        found = [self._dtype_evidence(module, defaults[name], None, depth + 1)] if name in defaults else []
+        if depth < _DEPTH:
+            found += [self._dtype_evidence(caller, passed, around, depth + 1)
+                      for caller, passed, around in self._passed(module, function, name)]
+        return _agreed_values(found, all_known=True)
+
+
+def _agreed_values(found: Sequence[Optional[Evidence]], all_known: bool = False) -> Optional[Evidence]:
+    """The evidence the known values agree on (all of them known, with ``all_known``)."""
+    known = [f for f in found if f is not None]
+    if not known or all_known and len(known) != len(found):
+        return None
+    return _agreed(known)
+
+
+def _keyword(call: ast.Call, name: str) -> Optional[ast.expr]:
+    return next((k.value for k in call.keywords if k.arg == name), None)
+
+
+def _scope(module: PyModule, function: Optional[FunctionNode]) -> Scope:
+    return Scope(module).inner(function) if function is not None else Scope(module)
+
+
+def _parameter_names(function: FunctionNode) -> Set[str]:
+    arguments = function.args
+    return {a.arg for a in arguments.posonlyargs + arguments.args + arguments.kwonlyargs}
+
+
+def _receiver(function: FunctionNode) -> Optional[str]:
+    """The first parameter's name of a method (``self``); None for a static method."""
+    if any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in function.decorator_list):
+        return None
+    positional = function.args.posonlyargs + function.args.args
+    return positional[0].arg if positional else None
+
+
+def _owner(project: Project, module: PyModule, function: FunctionNode) -> Optional[ast.ClassDef]:
+    """The class whose body defines ``function`` (a method), else None."""
+    parent = _parents(project, module).get(id(function))
+    return parent if isinstance(parent, ast.ClassDef) else None
+
+
+def _is_module_function(module: PyModule, function: FunctionNode) -> bool:
+    return function in module.tree.body
+
+
+def _assignments(where: ast.AST, name: str) -> Tuple[List[ast.expr], bool]:
+    """The values assigned to ``name`` in a function's own body (or a module's top level),
+    not in functions or classes inside it; and whether one is under a branch or a loop."""
+    values: List[ast.expr] = []
+    nested = False
+
+    def visit(statements, inside):
+        nonlocal nested
+        for statement in statements:
+            if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                continue
+            if isinstance(statement, (ast.Assign, ast.AnnAssign)) and statement.value is not None:
+                targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+                if any(isinstance(t, ast.Name) and t.id == name for t in targets):
+                    values.append(statement.value)
+                    nested = nested or inside
+                elif any(isinstance(n, ast.Name) and n.id == name for t in targets for n in ast.walk(t)):
+                    values.append(ast.Constant(None))  # unpacked from something: unknown
+                    nested = nested or inside
+            elif isinstance(statement, (ast.AugAssign, ast.For, ast.With)) and any(
+                    isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store)
+                    for n in ast.walk(statement.target if not isinstance(statement, ast.With) else statement)):
+                values.append(ast.Constant(None))
+                nested = True
+            for field in ("body", "orelse", "finalbody", "handlers"):
+                inner = getattr(statement, field, None)
+                if isinstance(inner, list) and not isinstance(statement, (ast.FunctionDef, ast.ClassDef)):
+                    visit(inner, True)
+
+    visit(where.body if hasattr(where, "body") else [], False)
+    return values, nested
+
+
+def _dtype_of(expr: ast.expr, name: str) -> bool:
+    """``x.dtype`` of the name."""
+    return isinstance(expr, ast.Attribute) and expr.attr == "dtype" and isinstance(expr.value, ast.Name) \
+        and expr.value.id == name
+
+
+def _one_dtype(module: PyModule, expr: ast.expr, scope) -> Optional[str]:
+    """The dtype an expression names, or the one dtype a tuple or list of them names."""
+    if isinstance(expr, (ast.Tuple, ast.List, ast.Set)):
+        dtypes = {_literal_dtype(module, e, scope) for e in expr.elts}
+        return dtypes.pop() if len(dtypes) == 1 and None not in dtypes else None
+    return _literal_dtype(module, expr, scope)
+
+
+def _literal_dtype(module: PyModule, expr: ast.expr, scope, depth: int = 0) -> Optional[str]:
+    """``np.float32``, ``numba.int32``, ``cp.complex64``, ``"float32"``, ``float``, and a
+    module constant bound to one (``DTYPE = np.float32``)."""
+    if isinstance(expr, ast.Constant) and isinstance(expr.value, str):
+        found = dtype_name(expr.value)
+        return found if found and numeric(found) else None
+    if isinstance(expr, ast.Call) and (module.dotted(expr.func, scope) or "").endswith(".dtype") and len(
+            expr.args) == 1:
+        return _literal_dtype(module, expr.args[0], scope)
+    name = module.dotted(expr, scope) if isinstance(expr, (ast.Name, ast.Attribute)) else None
+    if not name:
+        if isinstance(expr, ast.Name) and depth < 4:
+            binding, local_to = scope.lookup(expr.id)  # a constant of this module
+            if binding is not None and local_to is None and binding.kind == "assign" and binding.value is not None \
+                    and not binding.path and binding.value is not expr:
+                return _literal_dtype(module, binding.value, Scope(module), depth + 1)
+        return None
+    library, last = name.partition(".")[0], name.rpartition(".")[2]
+    if library in _LIBRARIES or library == "builtins" and last in ("float", "int", "complex"):
+        found = dtype_name(last) if last != "bool" else "boolean"
+        return found if found and numeric(found) else None
+    if depth < 4 and getattr(module, "project", None) is not None:
+        # a constant of the project (`REAL = np.float32`, here or imported from its settings)
+        found = module.project.definition(name, module)
+        if found is not None:
+            owner, binding = found
+            if binding.kind == "assign" and binding.value is not None and not binding.path:
+                return _literal_dtype(owner, binding.value, Scope(owner), depth + 1)
+    return None

@@ -1,0 +1,277 @@
+"""What the host code says of a kernel's arguments where no launch types them: annotations,
+dtype checks, validation calls, docstrings, astype and allocations at its launches (through
+callers), the widths its package allocates with, and the kernels written with it."""
+import shutil
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from conftest import FIXTURES
+from kernlint.python.host.docstrings import documented_elements
+from kernlint.python.project import Project
+from kernlint.python.signatures.allocations import package_widths
+from kernlint.python.signatures.evidence import kernel_evidence
+from kernlint.python.signatures.inference import inferred_signatures
+
+HEADER = "import numpy as np\nimport numpy.typing as npt\nfrom numba import cuda\n\nDTYPE = np.float32\n\n\n" \
+         "@cuda.jit\ndef k(out, x):\n    i = cuda.grid(1)\n    if i < x.size:\n        out[i] = x[i]\n\n\n"
+
+
+def evidence(tmp_path, host):
+    path = tmp_path / "k.py"
+    path.write_text(HEADER + textwrap.dedent(host))
+    kernel = Project().module(str(path)).kernels[0]
+    return [(e.dtype, e.array, e.kind) if e is not None else None for e in kernel_evidence(Project(), kernel)]
+
+
+F32 = ("float32", True)
+
+
+@pytest.mark.parametrize("host, expected", [
+    # annotations
+    ("def run(out: npt.NDArray[np.float32], x: 'np.ndarray[Any, np.dtype[np.int16]]'):\n    k[1, 32](out, x)",
+     [F32 + ("annotation",), ("int16", True, "annotation")]),
+    # checks of the dtype that raise, or assert
+    ("def run(out, x):\n    assert x.dtype == np.float32\n    if out.dtype != 'float64':\n"
+     "        raise TypeError(out.dtype)\n    k[1, 32](out, x)",
+     [("float64", True, "dtype check"), F32 + ("dtype check",)]),
+    # a test that does not raise demands nothing
+    ("def run(out, x):\n    if x.dtype != np.float32:\n        print('slow')\n    k[1, 32](out, x)", [None, None]),
+    # a validation call naming the one dtype accepted; two accepted say nothing
+    ("def run(out, x):\n    check_dtype(x, (np.float32,))\n    validate(out, [np.float32, np.float64])\n"
+     "    k[1, 32](out, x)", [None, F32 + ("validation call",)]),
+    # conversions and allocations on the way, the module's dtype constant
+    ("def run(n):\n    x = np.asarray(range(n), dtype=DTYPE)\n    k[1, 32](np.zeros(n, dtype=np.int32), x)",
+     [("int32", True, "allocation"), F32 + ("allocation",)]),
+    ("def run(x):\n    k[1, 32](cuda.device_array(x.size), x.astype(DTYPE))",
+     [("float64", True, "allocation"), F32 + ("astype",)]),
+    # through a call, and a view keeps the elements
+    ("def run(out, x):\n    k[1, 32](out, x[1:])\n\ndef main(n):\n    run(np.zeros(n, np.float32), "
+     "np.ones(n).astype(np.float32))", [F32 + ("allocation",), F32 + ("astype",)]),
+    # callers that disagree say nothing
+    ("def run(out, x):\n    k[1, 32](out, x)\n\ndef main(n):\n    run(np.zeros(n, np.float32), np.zeros(n))\n"
+     "    run(np.zeros(n, np.float32), np.arange(n, dtype=np.int64))", [F32 + ("allocation",), None]),
+])
+def test_host_evidence_at_a_launch(tmp_path, host, expected):
+    assert evidence(tmp_path, host) == expected
+
+
+def test_an_attribute_is_what_every_assignment_in_its_class_agrees_on(tmp_path):
+    host = """
+        class Grid:
+            def __init__(self, n, exact, dtype=DTYPE):
+                self.dtype = dtype
+                self.values = cuda.to_device(np.zeros(n, dtype=self.dtype))
+                if exact:
+                    self.offsets = np.arange(n)
+                else:
+                    self.offsets = np.zeros(n)
+
+            def step(self):
+                k[1, 32](self.values, self.offsets)
+        """
+    assert evidence(tmp_path, host) == [F32 + ("allocation",), None]
+
+
+@pytest.mark.parametrize("entry, expected", [
+    ("data : np.ndarray of float32", ("float32", True)),
+    ("data : ndarray, dtype float32", ("float32", True)),
+    ("data : :obj:`numpy.ndarray` with dtype int32", ("int32", True)),
+    ("data : float32 ndarray", ("float32", True)),
+    ("data : 2darray of complex", ("complex128", True)),
+    ("data : float", ("float64", False)),
+    ("data : ndarray of float32 or float64", None),
+    ("data : array_like", None),
+    ("data : ndarray", None),
+])
+def test_docstring_element_types(entry, expected):
+    import ast
+
+    source = f'def f(data):\n    """Does it.\n\n    Parameters\n    ----------\n    {entry}\n        The data.\n    """\n'
+    assert documented_elements(ast.parse(source).body[0]).get("data") == expected
+
+
+def test_host_evidence_types_the_arguments_of_the_inferred_signature(tmp_path):
+    path = tmp_path / "k.py"
+    path.write_text(HEADER + "def run(out: npt.NDArray[np.float32], x: npt.NDArray[np.float32]):\n"
+                    "    k[1, 32](out, x)\n")
+    project = Project()
+    kernel = project.module(str(path)).kernels[0]
+    [(signature, variant), *_] = inferred_signatures(kernel, (), kernel_evidence(project, kernel))
+    assert signature == "void(float32[::1], float32[::1])"
+    assert variant == (f"as read, 2 of 2 argument types from the host code@out: annotation at {path}:15; "
+                       f"x: annotation at {path}:15")
+
+
+def _package(tmp_path, files):
+    for name, text in files.items():
+        target = tmp_path / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(textwrap.dedent(text))
+    return Project()
+
+
+def test_the_widths_a_package_allocates_with(tmp_path):
+    project = _package(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/state.py": """
+            import numpy as np
+            a = np.zeros(3, dtype=np.float32)
+            b = np.ones((3, 3), np.float32)
+            c = np.zeros(3).astype('float32')
+            d = np.zeros(3, dtype=np.int32)
+            e = np.full(3, -1, dtype=np.int64)
+            """,
+        "pkg/kernels.py": "from numba import cuda\n",
+        # a test's allocations are no sign
+        "pkg/tests/test_state.py": "import numpy as np\nx = [np.zeros(3, dtype=np.float64) for _ in range(9)]\n",
+    })
+    found = package_widths(project, project.module(str(tmp_path / "pkg" / "kernels.py")))
+    assert found == {"float": ("float32", "3 of 3 float allocations in pkg are float32")}  # ints: 1 of 2
+
+
+def test_code_generic_in_its_dtype_names_no_width(tmp_path):
+    project = _package(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/ops.py": """
+            import numpy as np
+            class Op:
+                def __init__(self, n, dtype):
+                    self.a = np.zeros(n, dtype=np.float32)
+                    self.b = np.zeros(n, dtype=np.float32)
+                    self.c = np.zeros(n, dtype=np.float32)
+                    self.d = np.zeros(n, dtype=dtype)
+            """,
+    })
+    assert package_widths(project, project.module(str(tmp_path / "pkg" / "ops.py"))) == {}  # 3 of 4
+
+
+def test_a_parameter_the_body_only_passes_on_is_typed_as_the_kernels_written_with_it_use_it(tmp_path):
+    path = tmp_path / "k.py"
+    path.write_text(textwrap.dedent("""
+        from numba import cuda
+
+        def make(n, helper):
+            @cuda.jit
+            def first(x, flag):
+                i = cuda.grid(1)
+                if i < n:
+                    helper(x, flag)
+
+            @cuda.jit
+            def second(x, flag):
+                i = cuda.grid(1)
+                if i < n and x[i] < 0:
+                    flag[0] = 1
+
+            @cuda.jit
+            def third(x, flag):
+                i = cuda.grid(1)
+                if flag:
+                    x[i] = 0.5
+            return first, second, third
+        """))
+    kernels = {k.name: k for k in Project().module(str(path)).kernels}
+    [(signature, variant), *_] = inferred_signatures(kernels["first"])
+    # `second` and `third` disagree on `flag` (an array of integers, a truth value): nothing said;
+    # `x` is an array both index, of floats where `third` stores one
+    assert signature == "void(float64[::1], float64)"
+    assert variant.endswith(f"@x: use in `third` at {path}:18")
+    del kernels
+    path.write_text(path.read_text().replace("if flag:", "if flag[0]:"))
+    kernels = {k.name: k for k in Project().module(str(path)).kernels}
+    [(signature, variant), *_] = inferred_signatures(kernels["first"])
+    assert signature == "void(float64[::1], int64[::1])"
+    assert variant.endswith(f"; flag: use in `second` at {path}:12")
+
+
+def test_show_signatures_names_the_evidence(tmp_path):
+    shutil.copytree(FIXTURES / "shapes" / "hostdtypes", tmp_path / "hostdtypes")
+    run = subprocess.run([sys.executable, "-m", "kernlint", "check", "--no-cache", "--show-signatures", "hostdtypes"],
+                         cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    rows = {line.split()[0]: line for line in run.stdout.splitlines() if "::" in line}
+    assert rows["hostdtypes/kernels.py::take"].endswith(
+        "inferred: out: dtype check at hostdtypes/kernels.py:34; table: dtype check at hostdtypes/kernels.py:33; "
+        "rows: validation call at hostdtypes/kernels.py:32")
+    assert "inferred: out: docstring at hostdtypes/kernels.py:46" in rows["hostdtypes/kernels.py::smooth"]
+    assert rows["hostdtypes/kernels.py::shift"].endswith("inferred")  # its evidence disagrees
+
+
+def test_an_array_whose_rows_are_passed_on_takes_the_rank_its_namesakes_index(tmp_path):
+    path = tmp_path / "k.py"
+    path.write_text(textwrap.dedent("""
+        from numba import cuda
+
+        def make(n, distance):
+            @cuda.jit
+            def near(r, box, out):
+                i = cuda.grid(1)
+                if i < n:
+                    out[i] = distance(r[i], r[0], box)
+
+            @cuda.jit
+            def bounce(r, box, out):
+                i = cuda.grid(1)
+                if i < n:
+                    r[i, 0] = r[i, 0] % box[0]
+                    out[i] = r[i, 1]
+            return near, bounce
+        """))
+    kernels = {k.name: k for k in Project().module(str(path)).kernels}
+    [(signature, _), *_] = inferred_signatures(kernels["near"])
+    assert signature == "void(float64[:, ::1], float64[::1], float64[::1])"
+    # a row only read, not passed on: its rank is what its own body says
+    path.write_text(path.read_text().replace("distance(r[i], r[0], box)", "r[i] * box[0]"))
+    kernels = {k.name: k for k in Project().module(str(path)).kernels}
+    [(signature, _), *_] = inferred_signatures(kernels["near"])
+    assert signature == "void(float64[::1], float64[::1], float64[::1])"
+
+
+def test_a_file_added_to_the_package_is_read_by_the_next_cached_run(tmp_path):
+    """The widths a package allocates with come from files the kernel's file does not import:
+    a run that keeps what it read (the cache) reads them again when the package's files change."""
+    from kernlint.engine import Options, check_paths
+
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "kernels.py").write_text(
+        "from numba import cuda\n\n\n@cuda.jit\ndef scale(x):\n    i = cuda.grid(1)\n    x[i] *= 0.5\n")
+
+    def checked():
+        report = check_paths([str(tmp_path / "pkg")], Options(cache_root=str(tmp_path)))
+        return [s.signature for s in report.stats if s.kernel == "scale"]
+
+    assert checked() == ["void(float64[::1])"]
+    (tmp_path / "pkg" / "state.py").write_text(
+        "import numpy as np\na = np.zeros(3, np.float32)\nb = np.ones(3, np.float32)\nc = np.empty(3, np.float32)\n")
+    assert checked() == ["void(float32[::1])"]
+
+
+def test_a_factory_s_kernel_is_launched_in_that_factory(tmp_path):
+    """Two factories of a file make a kernel of one name: a launch in one is not the other's."""
+    path = tmp_path / "k.py"
+    path.write_text(textwrap.dedent("""
+        import numpy as np
+        from numba import cuda
+
+        def make_a(n):
+            @cuda.jit
+            def kernel(x):
+                x[cuda.grid(1)] = 0.5
+
+            def run(x):
+                kernel[1, 32](x.astype(np.float32))
+            return run
+
+        def make_b(n):
+            @cuda.jit
+            def kernel(x):
+                x[cuda.grid(1)] = 0.5
+            return kernel
+        """))
+    project = Project()
+    found = {k.qualname: kernel_evidence(project, k) for k in project.module(str(path)).kernels}
+    assert [e.dtype if e else None for e in found["make_a.kernel"]] == ["float32"]
+    assert found["make_b.kernel"] == [None]

@@ -485,7 +485,7 @@ def _interleaved(names: List[str]) -> List[str]:
 
 
 def run_files(scratch: Path, environment: Dict[str, str], modules: List[str], names: List[str],
-              children: int, deadline: Optional[float], per_mutant: float) -> int:
+              children: int, deadline: Optional[float], per_mutant: float, second_pass_only: bool = False) -> int:
     """Test each mutant against its module's whole test files (``TESTS``), cheapest first,
     stopping at the first failing test, as mutmut's own runner does (the mutated copy, the
     mutant named in MUTANT_UNDER_TEST), and record the outcome in mutmut's results.
@@ -505,12 +505,17 @@ def run_files(scratch: Path, environment: Dict[str, str], modules: List[str], na
         for name in _statuses(scratch, module):
             module_of[name] = module
     todo = [name for name in _interleaved(names) if name in module_of]
+    if second_pass_only:
+        for name in json.loads((scratch / "partial.json").read_text()) if (scratch / "partial.json").exists() else {}:
+            module_of.setdefault(name, next((m for m in modules if name in _statuses(scratch, m)), None))
     timings = scratch / "times.json"
     seconds = json.loads(timings.read_text()) if timings.exists() else {}
     written = threading.Lock()
 
     partial_file = scratch / "partial.json"  # survivors the slow files have not been run on yet
     partial = json.loads(partial_file.read_text()) if partial_file.exists() else {}
+    stats = scratch / "mutants" / "mutmut-stats.json"
+    reaching = json.loads(stats.read_text())["tests_by_mangled_function_name"] if stats.exists() else {}
 
     def one(name: str, slow: bool = False) -> Optional[int]:
         if deadline is not None and time.time() > deadline:
@@ -518,6 +523,16 @@ def run_files(scratch: Path, environment: Dict[str, str], modules: List[str], na
         module = module_of[name]
         files = sorted((t for t in TESTS[module] if (ROOT / t).exists() and (t in _SLOW_FILES) == slow),
                        key=lambda t: _FILE_ORDER.index(t) if t in _FILE_ORDER else len(_FILE_ORDER))
+        if slow:
+            # of the slow files, the tests mutmut saw reach the function (their subprocesses report
+            # what they reach, see mutation_hooks.py): a test that never reaches it cannot kill it
+            files = sorted(test for test in reaching.get(name.rsplit("__mutmut_", 1)[0], ())
+                           if test.split("::")[0] in files)
+            if not files:
+                with written:
+                    partial.pop(name, None)
+                    partial_file.write_text(json.dumps(partial, indent=1))
+                return 0
         if not files:
             return None
         started = time.monotonic()
@@ -552,9 +567,10 @@ def run_files(scratch: Path, environment: Dict[str, str], modules: List[str], na
         return code
 
     with ThreadPoolExecutor(max_workers=children) as pool:
-        outcomes = list(pool.map(one, todo))
+        outcomes = [] if second_pass_only else list(pool.map(one, todo))
         # the survivors, against the slow files, while there is time
-        outcomes += list(pool.map(lambda name: one(name, slow=True), [n for n in todo if n in partial]))
+        outcomes += list(pool.map(lambda name: one(name, slow=True),
+                                  [n for n in (partial if second_pass_only else todo) if n in partial]))
     return sum(outcome is not None for outcome in outcomes)
 
 
@@ -578,6 +594,8 @@ def main(argv=None) -> int:
                         help="files: test each mutant against its module's whole test files, cheapest "
                              "first (see run_files), in turn per module, until --minutes have passed")
     parser.add_argument("--minutes", type=float, help="with --runner files: start no mutant after this")
+    parser.add_argument("--second-pass", action="store_true",
+                        help="with --runner files: only the survivors a run left before the slow files")
     parser.add_argument("--per-mutant-limit", type=float, default=1800.0,
                         help="with --runner files: seconds before a mutant's tests count as timed out")
     parser.add_argument("--report-only", action="store_true", help="write the JSON from the copy's results")
@@ -591,14 +609,15 @@ def main(argv=None) -> int:
         generate(args.scratch, environment, modules)
         mutants += sample(args.scratch, modules, args.sample, args.seed)
     if not args.report_only and args.runner == "files":
-        if not args.sample and not mutants:
+        if not args.sample and not mutants and not args.second_pass:
             raise SystemExit("--runner files tests a sample (--sample) or named mutants (--mutants)")
         started = time.monotonic()
         deadline = time.time() + 60 * args.minutes if args.minutes else None
         # a mutant tested already keeps its result unless named with --mutants
         fresh = [name for name in dict.fromkeys(mutants[len(args.mutants):] + mutants[:len(args.mutants)])
                  if name in args.mutants or _result(args.scratch, name) is None]
-        run_files(args.scratch, environment, modules, fresh, args.max_children, deadline, args.per_mutant_limit)
+        run_files(args.scratch, environment, modules, fresh, args.max_children, deadline, args.per_mutant_limit,
+                  second_pass_only=args.second_pass)
         wall_seconds = time.monotonic() - started
     elif not args.report_only:
         # one mutmut run for all the modules: its tests (the union of theirs) are run once to

@@ -17,6 +17,16 @@ the repository root, in the environment of ``scripts/setup.sh test``, with the t
 The JSON says how many of how many mutants each module had tested, and the score is then an
 estimate. The mutants are made, and the tests mapped to the functions they reach, once.
 
+On a loaded machine, ``--runner files --minutes M`` tests the sample in turn per module (one
+mutant of each, then a second of each) until M minutes have passed, each against its module's
+test files, cheapest first, and the slow files (kernlint and hipcc subprocesses) only for the
+survivors (``--second-pass``: that pass alone). It is also the runner for rule modules: mutmut
+gives a mutant only the tests it saw reach the function, and what ``fixture_report`` (every
+fixture, checked once per session) reaches is seen by the first test that asked for it alone::
+
+    nice -n 19 .venv/bin/python benchmarks/mutation.py --sample 10 --runner files --minutes 40
+    nice -n 19 .venv/bin/python benchmarks/mutation.py --runner files --second-pass --minutes 10
+
 It writes ``benchmarks/results/mutation.json``: the tool and its version, the modules run,
 ``killed``, ``total``, the score per module and in all, the time taken, and every mutant that
 survived with its place, its diff and the verdict ``benchmarks/mutation_verdicts.toml`` gives

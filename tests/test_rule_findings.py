@@ -213,3 +213,7 @@ def test_kl505_names_the_foreign_arrays_and_the_view_to_make(fixture_report):
     assert called.startswith("`self.phi`, `self.rhs` are CuPy arrays bound before the loop at line 74 (through a "
                              "function the loop calls):")
     assert "(`d_phi = cuda.as_cuda_array(self.phi)`)" in called
+    mixed_line = line_of("host/foreign_arrays.py", "        axpy[64, 256](out, np.float32(0.5), u, field)")
+    mixed = message(fixture_report, "host/foreign_arrays.py", "KL505", mixed_line)
+    assert mixed.startswith(f"`u`, `field` are CuPy arrays / PyTorch tensors bound before the loop at line "
+                            f"{mixed_line - 1}:")

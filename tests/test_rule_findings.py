@@ -88,6 +88,9 @@ def test_debug_true_is_reported_at_the_option_itself(fixture_report):
     debug = finding(fixture_report, "debug_kernel.py", "KL402", 5)
     assert debug.message.startswith("kernel compiled with debug=True: every launch blocks")
     assert debug.column == column_of("debug_kernel.py", 5, "debug=True")
+    # cuda.jit(..., debug=True)(function): no keyword in a decorator, so the kernel's def line
+    called = finding(fixture_report, "debug_kernel.py", "KL402", line_of("debug_kernel.py", "def doubled("))
+    assert called.column == 1 and called.message == debug.message
 
 
 # -- which rules run ----------------------------------------------------------------------------

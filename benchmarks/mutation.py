@@ -81,7 +81,7 @@ TESTS: Dict[str, List[str]] = {
     "fix.py": ["tests/test_fix.py", "tests/test_fixtures.py", "tests/test_safety_conditions.py"],
     "rules/kl401_dropped_exception.py": _RULE_TESTS + ["tests/test_fix.py", "tests/test_safety_conditions.py"],
     "rules/base.py": _RULE_TESTS,
-    "rules/__init__.py": _RULE_TESTS + ["tests/test_cli.py"],
+    "rules/__init__.py": _RULE_TESTS + ["tests/test_preview.py", "tests/test_cli.py"],
     "rules/kl201_error_path_allocates.py": _RULE_TESTS,
     "rules/kl202_hot_path_allocates.py": _RULE_TESTS,
     "rules/kl301_printf_hostcall.py": _RULE_TESTS + ["tests/test_fix.py"],
@@ -461,8 +461,8 @@ def report(scratch: Path, environment: Dict[str, str], modules: List[str], wall_
 # the order a mutant's test files are run in by --runner files: fast, focused files first, so
 # that most mutants are killed before the files that compile every fixture or run hipcc
 _FILE_ORDER = ["tests/test_rule_findings.py", "tests/test_safety_conditions.py", "tests/test_rules_ir.py",
-               "tests/test_docs.py", "tests/test_rewrite.py", "tests/test_decorator.py", "tests/test_fix.py",
-               "tests/test_fixtures.py", "tests/test_cli.py", "tests/test_robustness.py",
+               "tests/test_docs.py", "tests/test_preview.py", "tests/test_rewrite.py", "tests/test_decorator.py",
+               "tests/test_fix.py", "tests/test_fixtures.py", "tests/test_cli.py", "tests/test_robustness.py",
                "tests/test_rewrite_equivalence.py", "tests/test_hip_host.py"]
 
 

@@ -93,22 +93,7 @@ def test_debug_true_is_reported_at_the_option_itself(fixture_report):
     assert called.column == 1 and called.message == debug.message
 
 
-# -- which rules run ----------------------------------------------------------------------------
-
-
-def test_preview_rules_run_only_in_preview_mode_and_stable_rules_always():
-    from kernlint import rules
-
-    assert rules.PREVIEW_CODES == ["KL501", "KL502", "KL503", "KL504", "KL505"]
-    assert rules.enabled("KL101", None, preview=False)
-    assert not rules.enabled("KL501", None, preview=False)
-    assert rules.enabled("KL501", None, preview=True)
-    assert rules.enabled("KL501", ["KL5"], preview=True)
-    assert not rules.enabled("KL101", ["KL5"], preview=True)  # not selected
-    # explicit-preview-rules: a preview rule only by its whole code, a stable one by any prefix
-    assert not rules.enabled("KL501", ["KL5"], preview=True, explicit_preview=True)
-    assert rules.enabled("KL501", ["KL501"], preview=True, explicit_preview=True)
-    assert rules.enabled("KL101", ["KL1"], preview=False, explicit_preview=True)
+# -- what a selection is told (tests/test_preview.py pins which rules run) ------------------------
 
 
 def test_each_selector_that_only_matches_preview_rules_is_warned_about():

@@ -338,9 +338,17 @@ def _generated_none(scratch: Path, module: str) -> bool:
     return meta.exists() and not json.loads(meta.read_text())["exit_code_by_key"]
 
 
-def _mutant_rate(scratch: Path) -> Dict:
-    """The time per mutant of the mutation step alone (mutmut's last "N mutations/second" line),
-    without generating the mutants and running the tests once to map them to functions."""
+def _mutant_rate(scratch: Path, runner: str = "mutmut") -> Dict:
+    """The time per mutant of the mutation step alone (mutmut's last "N mutations/second" line;
+    with --runner files, each mutant's own tests' wall time), without generating the mutants
+    and running the tests once to map them to functions."""
+    if runner == "files":
+        times = scratch / "times.json"
+        seconds = list(json.loads(times.read_text()).values()) if times.exists() else []
+        if not seconds:
+            return {}
+        return {"seconds_per_mutant_testing_only": round(sum(seconds) / len(seconds), 1),
+                "mutants_timed": len(seconds)}
     log = scratch / "mutmut.log"
     rates = re.findall(r"([\d.]+) mutations/second", log.read_text(errors="replace")) if log.exists() else []
     if not rates or float(rates[-1]) == 0:
@@ -396,7 +404,9 @@ def report(scratch: Path, environment: Dict[str, str], modules: List[str], wall_
             "survivors": survivors,
         }
     # results written before sampling was recorded per run had one draw for all of them
-    earlier_draw = previous.get("sampling") if "per_module" in (previous.get("sampling") or {}) else None
+    earlier = previous.get("sampling") or {}
+    earlier_draw = ({"drawn_per_module": earlier["per_module"], "seed": earlier["seed"], "runner": "mutmut"}
+                    if "per_module" in earlier else None)
     runs_before = [{**run, "sampling": run.get("sampling", earlier_draw)} for run in previous.get("runs", [])]
     without_mutants = sorted(set(previous.get("modules_without_mutants", []))
                              | {m for m in modules if m not in per_module and _generated_none(scratch, m)})
@@ -450,7 +460,8 @@ def report(scratch: Path, environment: Dict[str, str], modules: List[str], wall_
                                                "mutants_tested": tested,
                                                "seconds_per_mutant": round(wall_seconds / tested, 1)
                                                if tested else None,
-                                               **_mutant_rate(scratch)}] if wall_seconds else []),
+                                               **_mutant_rate(scratch, (sampling or {}).get("runner", "mutmut"))}]
+                              if wall_seconds else []),
         "modules": per_module,
     }
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
@@ -640,7 +651,9 @@ def main(argv=None) -> int:
         wall_seconds = time.monotonic() - started
         if done.returncode != 0:
             print(f"mutmut run failed ({done.returncode}): see {args.scratch / 'mutmut.log'}", file=sys.stderr)
-    sampling = {"per_module": args.sample, "seed": args.seed, "runner": args.runner} if args.sample else None
+    # drawn: how many of each module's mutants the seeded draw holds; the JSON says how many were tested
+    sampling = ({"drawn_per_module": args.sample, "seed": args.seed, "runner": args.runner,
+                 "mutants_at_once": args.max_children} if args.sample else None)
     result = report(args.scratch, environment, modules, wall_seconds or args.wall_seconds, sampling)
     print(f"killed {result['killed']} of {result['total']} ({result['score']}); results in "
           f"{RESULTS.relative_to(ROOT)}")

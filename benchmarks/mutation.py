@@ -579,7 +579,7 @@ def run_files(scratch: Path, environment: Dict[str, str], modules: List[str], na
             data["exit_code_by_key"][name] = code
             meta.write_text(json.dumps(data, indent=4))
             timings.write_text(json.dumps(seconds, indent=1))
-            if code == 0:  # it passed the new tests among the files
+            if code == 0 and not slow:  # it passed the new tests among the files
                 remembered = scratch / "killers.json"
                 known = json.loads(remembered.read_text()) if remembered.exists() else {}
                 known[_new_tests(module, name)[1]] = None
@@ -620,6 +620,7 @@ def main(argv=None) -> int:
     parser.add_argument("--per-mutant-limit", type=float, default=1800.0,
                         help="with --runner files: seconds before a mutant's tests count as timed out")
     parser.add_argument("--report-only", action="store_true", help="write the JSON from the copy's results")
+    parser.add_argument("--no-report", action="store_true", help="test mutants, and leave the JSON as it is")
     parser.add_argument("--wall-seconds", type=float, help="with --report-only: how long the run took")
     args = parser.parse_args(argv)
     modules = args.modules or (SAFETY_CRITICAL if args.safety_critical else list(TESTS))
@@ -654,6 +655,8 @@ def main(argv=None) -> int:
     # drawn: how many of each module's mutants the seeded draw holds; the JSON says how many were tested
     sampling = ({"drawn_per_module": args.sample, "seed": args.seed, "runner": args.runner,
                  "mutants_at_once": args.max_children} if args.sample else None)
+    if args.no_report:
+        return 0
     result = report(args.scratch, environment, modules, wall_seconds or args.wall_seconds, sampling)
     print(f"killed {result['killed']} of {result['total']} ({result['score']}); results in "
           f"{RESULTS.relative_to(ROOT)}")

@@ -17,6 +17,16 @@ the repository root, in the environment of ``scripts/setup.sh test``, with the t
 The JSON says how many of how many mutants each module had tested, and the score is then an
 estimate. The mutants are made, and the tests mapped to the functions they reach, once.
 
+On a loaded machine, ``--runner files --minutes M`` tests the sample in turn per module (one
+mutant of each, then a second of each) until M minutes have passed, each against its module's
+test files, cheapest first, and the slow files (kernlint and hipcc subprocesses) only for the
+survivors (``--second-pass``: that pass alone). It is also the runner for rule modules: mutmut
+gives a mutant only the tests it saw reach the function, and what ``fixture_report`` (every
+fixture, checked once per session) reaches is seen by the first test that asked for it alone::
+
+    nice -n 19 .venv/bin/python benchmarks/mutation.py --sample 10 --runner files --minutes 40
+    nice -n 19 .venv/bin/python benchmarks/mutation.py --runner files --second-pass --minutes 10
+
 It writes ``benchmarks/results/mutation.json``: the tool and its version, the modules run,
 ``killed``, ``total``, the score per module and in all, the time taken, and every mutant that
 survived with its place, its diff and the verdict ``benchmarks/mutation_verdicts.toml`` gives
@@ -71,7 +81,7 @@ TESTS: Dict[str, List[str]] = {
     "fix.py": ["tests/test_fix.py", "tests/test_fixtures.py", "tests/test_safety_conditions.py"],
     "rules/kl401_dropped_exception.py": _RULE_TESTS + ["tests/test_fix.py", "tests/test_safety_conditions.py"],
     "rules/base.py": _RULE_TESTS,
-    "rules/__init__.py": _RULE_TESTS + ["tests/test_cli.py"],
+    "rules/__init__.py": _RULE_TESTS + ["tests/test_preview.py", "tests/test_cli.py"],
     "rules/kl201_error_path_allocates.py": _RULE_TESTS,
     "rules/kl202_hot_path_allocates.py": _RULE_TESTS,
     "rules/kl301_printf_hostcall.py": _RULE_TESTS + ["tests/test_fix.py"],
@@ -328,9 +338,17 @@ def _generated_none(scratch: Path, module: str) -> bool:
     return meta.exists() and not json.loads(meta.read_text())["exit_code_by_key"]
 
 
-def _mutant_rate(scratch: Path) -> Dict:
-    """The time per mutant of the mutation step alone (mutmut's last "N mutations/second" line),
-    without generating the mutants and running the tests once to map them to functions."""
+def _mutant_rate(scratch: Path, runner: str = "mutmut") -> Dict:
+    """The time per mutant of the mutation step alone (mutmut's last "N mutations/second" line;
+    with --runner files, each mutant's own tests' wall time), without generating the mutants
+    and running the tests once to map them to functions."""
+    if runner == "files":
+        times = scratch / "times.json"
+        seconds = list(json.loads(times.read_text()).values()) if times.exists() else []
+        if not seconds:
+            return {}
+        return {"seconds_per_mutant_testing_only": round(sum(seconds) / len(seconds), 1),
+                "mutants_timed": len(seconds)}
     log = scratch / "mutmut.log"
     rates = re.findall(r"([\d.]+) mutations/second", log.read_text(errors="replace")) if log.exists() else []
     if not rates or float(rates[-1]) == 0:
@@ -386,7 +404,9 @@ def report(scratch: Path, environment: Dict[str, str], modules: List[str], wall_
             "survivors": survivors,
         }
     # results written before sampling was recorded per run had one draw for all of them
-    earlier_draw = previous.get("sampling") if "per_module" in (previous.get("sampling") or {}) else None
+    earlier = previous.get("sampling") or {}
+    earlier_draw = ({"drawn_per_module": earlier["per_module"], "seed": earlier["seed"], "runner": "mutmut"}
+                    if "per_module" in earlier else None)
     runs_before = [{**run, "sampling": run.get("sampling", earlier_draw)} for run in previous.get("runs", [])]
     without_mutants = sorted(set(previous.get("modules_without_mutants", []))
                              | {m for m in modules if m not in per_module and _generated_none(scratch, m)})
@@ -440,7 +460,8 @@ def report(scratch: Path, environment: Dict[str, str], modules: List[str], wall_
                                                "mutants_tested": tested,
                                                "seconds_per_mutant": round(wall_seconds / tested, 1)
                                                if tested else None,
-                                               **_mutant_rate(scratch)}] if wall_seconds else []),
+                                               **_mutant_rate(scratch, (sampling or {}).get("runner", "mutmut"))}]
+                              if wall_seconds else []),
         "modules": per_module,
     }
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
@@ -451,8 +472,8 @@ def report(scratch: Path, environment: Dict[str, str], modules: List[str], wall_
 # the order a mutant's test files are run in by --runner files: fast, focused files first, so
 # that most mutants are killed before the files that compile every fixture or run hipcc
 _FILE_ORDER = ["tests/test_rule_findings.py", "tests/test_safety_conditions.py", "tests/test_rules_ir.py",
-               "tests/test_docs.py", "tests/test_rewrite.py", "tests/test_decorator.py", "tests/test_fix.py",
-               "tests/test_fixtures.py", "tests/test_cli.py", "tests/test_robustness.py",
+               "tests/test_docs.py", "tests/test_preview.py", "tests/test_rewrite.py", "tests/test_decorator.py",
+               "tests/test_fix.py", "tests/test_fixtures.py", "tests/test_cli.py", "tests/test_robustness.py",
                "tests/test_rewrite_equivalence.py", "tests/test_hip_host.py"]
 
 
@@ -485,7 +506,7 @@ def _interleaved(names: List[str]) -> List[str]:
 
 
 def run_files(scratch: Path, environment: Dict[str, str], modules: List[str], names: List[str],
-              children: int, deadline: Optional[float], per_mutant: float) -> int:
+              children: int, deadline: Optional[float], per_mutant: float, second_pass_only: bool = False) -> int:
     """Test each mutant against its module's whole test files (``TESTS``), cheapest first,
     stopping at the first failing test, as mutmut's own runner does (the mutated copy, the
     mutant named in MUTANT_UNDER_TEST), and record the outcome in mutmut's results.
@@ -505,12 +526,17 @@ def run_files(scratch: Path, environment: Dict[str, str], modules: List[str], na
         for name in _statuses(scratch, module):
             module_of[name] = module
     todo = [name for name in _interleaved(names) if name in module_of]
+    if second_pass_only:
+        for name in json.loads((scratch / "partial.json").read_text()) if (scratch / "partial.json").exists() else {}:
+            module_of.setdefault(name, next((m for m in modules if name in _statuses(scratch, m)), None))
     timings = scratch / "times.json"
     seconds = json.loads(timings.read_text()) if timings.exists() else {}
     written = threading.Lock()
 
     partial_file = scratch / "partial.json"  # survivors the slow files have not been run on yet
     partial = json.loads(partial_file.read_text()) if partial_file.exists() else {}
+    stats = scratch / "mutants" / "mutmut-stats.json"
+    reaching = json.loads(stats.read_text())["tests_by_mangled_function_name"] if stats.exists() else {}
 
     def one(name: str, slow: bool = False) -> Optional[int]:
         if deadline is not None and time.time() > deadline:
@@ -518,6 +544,16 @@ def run_files(scratch: Path, environment: Dict[str, str], modules: List[str], na
         module = module_of[name]
         files = sorted((t for t in TESTS[module] if (ROOT / t).exists() and (t in _SLOW_FILES) == slow),
                        key=lambda t: _FILE_ORDER.index(t) if t in _FILE_ORDER else len(_FILE_ORDER))
+        if slow:
+            # of the slow files, the tests mutmut saw reach the function (their subprocesses report
+            # what they reach, see mutation_hooks.py): a test that never reaches it cannot kill it
+            files = sorted(test for test in reaching.get(name.rsplit("__mutmut_", 1)[0], ())
+                           if test.split("::")[0] in files)
+            if not files:
+                with written:
+                    partial.pop(name, None)
+                    partial_file.write_text(json.dumps(partial, indent=1))
+                return 0
         if not files:
             return None
         started = time.monotonic()
@@ -543,7 +579,7 @@ def run_files(scratch: Path, environment: Dict[str, str], modules: List[str], na
             data["exit_code_by_key"][name] = code
             meta.write_text(json.dumps(data, indent=4))
             timings.write_text(json.dumps(seconds, indent=1))
-            if code == 0:  # it passed the new tests among the files
+            if code == 0 and not slow:  # it passed the new tests among the files
                 remembered = scratch / "killers.json"
                 known = json.loads(remembered.read_text()) if remembered.exists() else {}
                 known[_new_tests(module, name)[1]] = None
@@ -552,9 +588,10 @@ def run_files(scratch: Path, environment: Dict[str, str], modules: List[str], na
         return code
 
     with ThreadPoolExecutor(max_workers=children) as pool:
-        outcomes = list(pool.map(one, todo))
+        outcomes = [] if second_pass_only else list(pool.map(one, todo))
         # the survivors, against the slow files, while there is time
-        outcomes += list(pool.map(lambda name: one(name, slow=True), [n for n in todo if n in partial]))
+        outcomes += list(pool.map(lambda name: one(name, slow=True),
+                                  [n for n in (partial if second_pass_only else todo) if n in partial]))
     return sum(outcome is not None for outcome in outcomes)
 
 
@@ -578,9 +615,12 @@ def main(argv=None) -> int:
                         help="files: test each mutant against its module's whole test files, cheapest "
                              "first (see run_files), in turn per module, until --minutes have passed")
     parser.add_argument("--minutes", type=float, help="with --runner files: start no mutant after this")
+    parser.add_argument("--second-pass", action="store_true",
+                        help="with --runner files: only the survivors a run left before the slow files")
     parser.add_argument("--per-mutant-limit", type=float, default=1800.0,
                         help="with --runner files: seconds before a mutant's tests count as timed out")
     parser.add_argument("--report-only", action="store_true", help="write the JSON from the copy's results")
+    parser.add_argument("--no-report", action="store_true", help="test mutants, and leave the JSON as it is")
     parser.add_argument("--wall-seconds", type=float, help="with --report-only: how long the run took")
     args = parser.parse_args(argv)
     modules = args.modules or (SAFETY_CRITICAL if args.safety_critical else list(TESTS))
@@ -591,14 +631,15 @@ def main(argv=None) -> int:
         generate(args.scratch, environment, modules)
         mutants += sample(args.scratch, modules, args.sample, args.seed)
     if not args.report_only and args.runner == "files":
-        if not args.sample and not mutants:
+        if not args.sample and not mutants and not args.second_pass:
             raise SystemExit("--runner files tests a sample (--sample) or named mutants (--mutants)")
         started = time.monotonic()
         deadline = time.time() + 60 * args.minutes if args.minutes else None
         # a mutant tested already keeps its result unless named with --mutants
         fresh = [name for name in dict.fromkeys(mutants[len(args.mutants):] + mutants[:len(args.mutants)])
                  if name in args.mutants or _result(args.scratch, name) is None]
-        run_files(args.scratch, environment, modules, fresh, args.max_children, deadline, args.per_mutant_limit)
+        run_files(args.scratch, environment, modules, fresh, args.max_children, deadline, args.per_mutant_limit,
+                  second_pass_only=args.second_pass)
         wall_seconds = time.monotonic() - started
     elif not args.report_only:
         # one mutmut run for all the modules: its tests (the union of theirs) are run once to
@@ -611,7 +652,11 @@ def main(argv=None) -> int:
         wall_seconds = time.monotonic() - started
         if done.returncode != 0:
             print(f"mutmut run failed ({done.returncode}): see {args.scratch / 'mutmut.log'}", file=sys.stderr)
-    sampling = {"per_module": args.sample, "seed": args.seed, "runner": args.runner} if args.sample else None
+    # drawn: how many of each module's mutants the seeded draw holds; the JSON says how many were tested
+    sampling = ({"drawn_per_module": args.sample, "seed": args.seed, "runner": args.runner,
+                 "mutants_at_once": args.max_children} if args.sample else None)
+    if args.no_report:
+        return 0
     result = report(args.scratch, environment, modules, wall_seconds or args.wall_seconds, sampling)
     print(f"killed {result['killed']} of {result['total']} ({result['score']}); results in "
           f"{RESULTS.relative_to(ROOT)}")

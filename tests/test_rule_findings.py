@@ -88,24 +88,12 @@ def test_debug_true_is_reported_at_the_option_itself(fixture_report):
     debug = finding(fixture_report, "debug_kernel.py", "KL402", 5)
     assert debug.message.startswith("kernel compiled with debug=True: every launch blocks")
     assert debug.column == column_of("debug_kernel.py", 5, "debug=True")
+    # cuda.jit(..., debug=True)(function): no keyword in a decorator, so the kernel's def line
+    called = finding(fixture_report, "debug_kernel.py", "KL402", line_of("debug_kernel.py", "def doubled("))
+    assert called.column == 1 and called.message == debug.message
 
 
-# -- which rules run ----------------------------------------------------------------------------
-
-
-def test_preview_rules_run_only_in_preview_mode_and_stable_rules_always():
-    from kernlint import rules
-
-    assert rules.PREVIEW_CODES == ["KL501", "KL502", "KL503", "KL504", "KL505"]
-    assert rules.enabled("KL101", None, preview=False)
-    assert not rules.enabled("KL501", None, preview=False)
-    assert rules.enabled("KL501", None, preview=True)
-    assert rules.enabled("KL501", ["KL5"], preview=True)
-    assert not rules.enabled("KL101", ["KL5"], preview=True)  # not selected
-    # explicit-preview-rules: a preview rule only by its whole code, a stable one by any prefix
-    assert not rules.enabled("KL501", ["KL5"], preview=True, explicit_preview=True)
-    assert rules.enabled("KL501", ["KL501"], preview=True, explicit_preview=True)
-    assert rules.enabled("KL101", ["KL1"], preview=False, explicit_preview=True)
+# -- what a selection is told (tests/test_preview.py pins which rules run) ------------------------
 
 
 def test_each_selector_that_only_matches_preview_rules_is_warned_about():
@@ -213,3 +201,7 @@ def test_kl505_names_the_foreign_arrays_and_the_view_to_make(fixture_report):
     assert called.startswith("`self.phi`, `self.rhs` are CuPy arrays bound before the loop at line 74 (through a "
                              "function the loop calls):")
     assert "(`d_phi = cuda.as_cuda_array(self.phi)`)" in called
+    mixed_line = line_of("host/foreign_arrays.py", "        axpy[64, 256](out, np.float32(0.5), u, field)")
+    mixed = message(fixture_report, "host/foreign_arrays.py", "KL505", mixed_line)
+    assert mixed.startswith(f"`u`, `field` are CuPy arrays / PyTorch tensors bound before the loop at line "
+                            f"{mixed_line - 1}:")

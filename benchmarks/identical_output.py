@@ -2,14 +2,17 @@
 before and after, then compare.
 
     python benchmarks/identical_output.py record OUT_DIR [CORPUS_DIR] [--only NAME,...] [--timeout S]
-                                                [--commit SHA]
+                                                [--commit SHA] [--check-options "--select KL5 --preview"]
     python benchmarks/identical_output.py --compare BEFORE_DIR AFTER_DIR [RESULT.json] [--control AGAIN_DIR]
 
 ``record`` runs ``kernlint check --no-cache --timeout 1200`` twice over each target — text
 output, and ``--output-format json --show-signatures`` (the findings as JSON on stdout, the
 signature list on stderr) — and keeps stdout, stderr and the exit code of each run in ``OUT_DIR/<target>/``,
 with ``OUT_DIR/manifest.json`` (per target: the commit, the places it was recorded in, the
-outputs' sha256, the time taken). The targets:
+outputs' sha256, the time taken). ``--check-options`` adds options to both runs (``--select KL5
+--preview``: the host rules alone, which compile nothing, on a large corpus); the manifest keeps
+them, and ``--compare`` marks a target recorded with different options on its two sides as
+different. The targets:
 
 - ``examples``: ``examples/``;
 - ``fixtures``: every fixture the suite checks in its one run (the entries of ``fixtures/``
@@ -38,11 +41,12 @@ import importlib.util
 import json
 import os
 import re
+import shlex
 import subprocess
 import sys
 import time
 import tomllib
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -104,7 +108,7 @@ def _commit(given: Optional[str]) -> Dict[str, object]:
 
 
 def record(out_dir: str, corpus_dir: Optional[str], only: Optional[List[str]], timeout: float,
-           commit: Optional[str]) -> int:
+           commit: Optional[str], check_options: Sequence[str] = ()) -> int:
     os.makedirs(out_dir, exist_ok=True)
     manifest_path = os.path.join(out_dir, "manifest.json")
     manifest = {"targets": {}}
@@ -112,7 +116,8 @@ def record(out_dir: str, corpus_dir: Optional[str], only: Optional[List[str]], t
         with open(manifest_path) as handle:
             manifest = json.load(handle)
     # where and from what each target was recorded: the places are left out when comparing
-    made = {**_commit(commit), "root": ROOT, "prefix": sys.prefix, "timeout": timeout}
+    made = {**_commit(commit), "root": ROOT, "prefix": sys.prefix, "timeout": timeout,
+            "check_options": list(check_options)}
     # this checkout's kernlint, whatever is installed; a warm worker server of other code is not
     # reused (its key holds kernlint's code)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [ROOT, os.environ.get("PYTHONPATH")]))}
@@ -125,7 +130,7 @@ def record(out_dir: str, corpus_dir: Optional[str], only: Optional[List[str]], t
         for run, options in RUNS.items():
             started = time.monotonic()
             done = subprocess.run([sys.executable, "-m", "kernlint", "check", "--no-cache", "--timeout", str(timeout),
-                                   *options, *paths], cwd=cwd, env=env, capture_output=True)
+                                   *options, *check_options, *paths], cwd=cwd, env=env, capture_output=True)
             entry["seconds"][run] = round(time.monotonic() - started, 1)
             for stream, data in (("stdout", done.stdout), ("stderr", done.stderr),
                                  ("rc", f"{done.returncode}\n".encode())):
@@ -161,11 +166,15 @@ def compare(before_dir: str, after_dir: str, result: Optional[str], control_dir:
             continue
         differing = sorted(f for f in set(old["outputs"]) | set(new["outputs"])
                            if _normalized(before_dir, old, name, f) != _normalized(after_dir, new, name, f))
+        options = [old.get("check_options", []), new.get("check_options", [])]
+        if options[0] != options[1]:  # two different checks: their outputs say nothing of the change
+            differing.append("check_options")
         # a kernel past the time limit says how busy the machine was, not what kernlint does
         timed_out = {side: _timed_out(folder, name) for side, folder in (("before", before_dir), ("after", after_dir))}
         rows[name] = {"identical": not differing, "differing": differing, "outputs": len(old["outputs"]),
                       "commit_before": old["commit"], "commit_after": new["commit"],
                       "timeout": [old["timeout"], new["timeout"]], "kernels_timed_out": timed_out,
+                      "check_options": options[1],
                       "seconds_before": old["seconds"], "seconds_after": new["seconds"]}
         findings = _findings(os.path.join(before_dir, name, "json.stdout"))
         if findings is not None:
@@ -178,6 +187,9 @@ def compare(before_dir: str, after_dir: str, result: Optional[str], control_dir:
               f" ({findings if findings is not None else '?'} findings"
               + (f"; kernels past the time limit: {timed_out}" if any(timed_out.values()) else "") + ")")
         for file in differing:
+            if file == "check_options":
+                print(f"    recorded with {options[0]} before, {options[1]} after")
+                continue
             _show_difference(_normalized(before_dir, old, name, file), _normalized(after_dir, new, name, file))
     identical = all(row["identical"] for row in rows.values())
     summary = {
@@ -262,9 +274,11 @@ def main(argv: List[str]) -> int:
     parser.add_argument("--timeout", type=float, default=TIMEOUT,
                         help=f"kernlint's --timeout (default {TIMEOUT:g} s)")
     parser.add_argument("--commit", help="the commit this checkout is, where it is no git checkout (a git archive)")
+    parser.add_argument("--check-options", default="",
+                        help="more options for both runs of `kernlint check`, as one string (`--select KL5 --preview`)")
     args = parser.parse_args(argv[1:])
     return record(args.out_dir, args.corpus_dir, args.only.split(",") if args.only else None, args.timeout,
-                  args.commit)
+                  args.commit, shlex.split(args.check_options))
 
 
 if __name__ == "__main__":

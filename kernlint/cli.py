@@ -58,7 +58,8 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--target", choices=("auto", "cuda", "rocm"), default=None,
                         help="which sources: numba.cuda Python, HIP and IR files, or both (default auto)")
     parser.add_argument("--timeout", type=_positive, default=None,
-                        help="seconds allowed to import a file, or to compile one kernel (default 60)")
+                        help="a guard against hangs: seconds allowed to read (or import) a file, or for "
+                             "one numba-cuda compiler pass of a kernel, more for large kernels (default 60)")
     parser.add_argument("--jobs", type=int, default=None, help="files compiled in parallel")
     parser.add_argument("--config", default=None,
                         help="pyproject.toml or setup.cfg to read (default: the nearest one)")
@@ -125,7 +126,8 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--statistics", action="store_true",
                        help="time spent compiling (numba) and analysing (kernlint), per kernel")
     check.add_argument("--show-signatures", action="store_true",
-                       help="list each kernel with the signatures it was checked with and where they came from")
+                       help="list each kernel with the signatures it was checked with and where they came "
+                            "from, and the values it was compiled with stand-ins for")
     _common(check)
     check.add_argument("--select", type=_codes, default=None, help="only these codes (e.g. KL1,KL301)")
     check.add_argument("--ignore", type=_codes, default=None, help="leave out these codes")

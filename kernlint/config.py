@@ -8,7 +8,7 @@
     arch = "sm_90"                       # numba-cuda's compute capability
     offload-arch = "gfx90a"              # HIP's --offload-arch
     mode = "unchecked"                   # kernlint rewrite: unchecked | saturate
-    timeout = 60                         # seconds to import a file, or to compile one kernel
+    timeout = 60                         # seconds to read a file, or for one numba-cuda pass of a kernel
     signatures = { "kernels.py::scale" = ["void(float64[::1], float64)"] }
     safe-imports = ["scipy.special"]     # imported to type kernels, besides numba, numpy and the stdlib's math &co.
     jit-decorators = ["pkg.utils.compile_cupy"]   # the project's own wrappers around numba.cuda.jit

@@ -58,6 +58,7 @@ class KernelStats:
     variant: str = ""  # a factory-made kernel: the parameter values it was made with
     host: bool = False  # the host code of a HIP file (its compile and the host rules), not a kernel
     line: int = 0  # its def line: kernels of one file may share a name
+    standins: List[str] = field(default_factory=list)  # the values it was compiled with stand-ins for
 
 
 @dataclass
@@ -229,6 +230,7 @@ def analyse_result(result: FileResult, options: Optional[Options] = None,
             signature_source=compiled.info.signature_source,
             signature_from=compiled.info.signature_from,
             variant=compiled.info.variant,
+            standins=list(compiled.info.standins),
         ))
         if kernels is not None and compiled.cache_key and not any(
                 f.code.startswith("KL90") for f in found):
@@ -248,7 +250,7 @@ Progress = Callable[[int, int, str], None]
 def host_checked(discovered: Sequence[str]) -> List[str]:
     """Python files whose host code the host rules read: those that mention CUDA or CuPy, or
     launch (kernels imported from the project's other modules)."""
-    found = []
+    read, bases = [], set()
     for path in discovered:
         if not path.endswith(".py"):
             continue
@@ -256,9 +258,18 @@ def host_checked(discovered: Sequence[str]) -> List[str]:
             data = read_bytes(path)
         except OSError:
             continue
-        if b"cuda" in data or b"cupy" in data or _LAUNCH_BYTES.search(data):
-            found.append(path)
-    return found
+        gpu = b"cuda" in data or b"cupy" in data or bool(_LAUNCH_BYTES.search(data))
+        if gpu:
+            bases.update(name.rsplit(b".", 1)[-1] for name in _BASES.findall(data))
+        read.append((path, gpu, () if gpu else set(_CLASSES.findall(data))))
+    # a base class whose time loop calls methods that GPU subclasses override names no GPU
+    # library itself: its file is read too (what the overrides cost is reported at its calls)
+    return [path for path, gpu, classes in read if gpu or classes & bases]
+
+
+# `class GpuEngine(Engine):`, `class GpuEngine(base.Engine, Mixin):`: the first base's name
+_BASES = re.compile(rb"^\s*class\s+\w+\s*\(\s*([\w.]+)", re.MULTILINE)
+_CLASSES = re.compile(rb"^\s*class\s+(\w+)", re.MULTILINE)
 
 
 # `kernel[grid, block](`: kernels imported from elsewhere (a comma: not `handlers[key](...)`)

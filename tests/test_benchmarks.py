@@ -125,14 +125,14 @@ def test_realworld_halves_precision_recall_and_shapes(tmp_path):
     assert list(result["summary"]) == ["held-out-2", "all"]
 
 
-def _recording(folder, root, target_dir, outputs):
+def _recording(folder, root, target_dir, outputs, check_options=()):
     """A recording as ``identical_output.py record`` leaves it: outputs and the manifest."""
     (folder / "t").mkdir(parents=True)
     for name, data in outputs.items():
         (folder / "t" / name).write_bytes(data)
     entry = {"commit": "c", "kernlint_changed_since_commit": False, "root": str(root), "prefix": str(root / ".venv"),
              "timeout": 60.0, "cwd": str(target_dir), "paths": ["."], "outputs": dict.fromkeys(outputs, "-"),
-             "seconds": {"text": 1.0, "json": 1.0}}
+             "seconds": {"text": 1.0, "json": 1.0}, "check_options": list(check_options)}
     (folder / "manifest.json").write_text(json.dumps({"targets": {"t": entry}}))
 
 
@@ -158,3 +158,34 @@ def test_identical_output_compares_what_kernlint_says_not_where_it_ran(tmp_path)
     assert json.loads(result.read_text())["targets"]["t"]["identical"]
     assert identical_output.compare(str(tmp_path / "before"), str(tmp_path / "changed"), str(result)) == 1
     assert json.loads(result.read_text())["targets"]["t"]["differing"] == ["json.stdout"]
+    # the same bytes from two different checks (all rules, the host rules alone) are no proof
+    _recording(tmp_path / "host-only", two, two / "proj", {"json.stdout": output(two, "0x7f7b201dd8a0")},
+               ["--select", "KL5", "--preview"])
+    assert identical_output.compare(str(tmp_path / "before"), str(tmp_path / "host-only"), str(result)) == 1
+    assert json.loads(result.read_text())["targets"]["t"]["differing"] == ["check_options"]
+
+
+def test_compile_cost_measures_both_sides_of_one_kernel(tmp_path):
+    """benchmarks/compile_cost.py on a small project: kernlint's compile and analysis against
+    numba-cuda's first-launch compile (through NVVM to PTX) of the same kernel and signature."""
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "kernels.py").write_text(
+        "import math\n\nfrom numba import cuda\n\n\n"
+        "@cuda.jit(device=True, inline=True)\ndef shape(u):\n    return (1.0 - u) ** 3 + math.ceil(u)\n\n\n"
+        "@cuda.jit\ndef deposit(x, out):\n    i = cuda.grid(1)\n    if i < x.size:\n"
+        "        out[i] = int(shape(x[i]) + shape(x[i] + 1.0))\n")
+    signatures = tmp_path / "signatures.toml"
+    signatures.write_text('[signatures]\n"kernels.py::deposit" = ["void(float64[::1], int64[::1])"]\n')
+    result = tmp_path / "cost.json"
+    run = subprocess.run([sys.executable, "benchmarks/compile_cost.py", str(result), "kernels.py::deposit",
+                          "--project", str(project), "--signatures", str(signatures)],
+                         cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr
+    [row] = json.loads(result.read_text())["kernels"]
+    kernlint, numba = row["runs"]["kernlint"][0], row["runs"]["numba"][0]
+    assert numba["options"] == {"debug": False, "lineinfo": False, "opt": True}  # the user's, not kernlint's
+    assert numba["ptx_chars"] > 0 and numba["phases"]["NVVM: libdevice, -O3, PTX"] > 0
+    assert kernlint["ir_chars"] > 0 and kernlint["findings"] == []
+    assert "inline_inlinables" in kernlint["passes"] and "inline_inlinables" in numba["passes"]
+    assert row["ratio_kernlint_over_numba"] == row["kernlint_cpu_seconds"] / row["numba_cpu_seconds"]

@@ -23,6 +23,50 @@ CASES = {
                 else:
                     pass  # runs: unknown
         """),
+    "a range picking items of a list the function spells out: few pieces": ("exchange.py", """
+        def exchange(species, n_float, send):
+            attr_list = [(species, "x"), (species, "y")]
+            if species.ionizer is not None:
+                attr_list.append((species.ionizer, "level"))
+            for i_attr in range(n_float):  # loop: few
+                array = getattr(attr_list[i_attr][0], attr_list[i_attr][1])
+                split[64, 256](array, send[i_attr])
+                send[i_attr] = array.get()  # not step
+        """),
+    "a range over a short module-level tuple: few pieces; one that grows is not": ("fields.py", """
+        COMPONENTS = ("r", "t", "z")
+        GROWN = ["r", "t"]
+        GROWN.append("z")
+
+        def exchange(fields):
+            for k in range(len(COMPONENTS)):  # loop: few  # trips: 3
+                send(fields[COMPONENTS[k]].copy_to_host())
+            for k in range(len(GROWN)):  # loop: step
+                send(fields[GROWN[k]].copy_to_host())
+        """),
+    "a job worked through in batches: chunks, not steps": ("mesh.py", """
+        def triangulate(verts, size):
+            job_size, offset = size, 0
+            while job_size > 0:  # loop: sweep
+                batch = min(100, job_size // 1024 + 1)
+                fill[batch, 1024](verts, offset)
+                offset += batch * 1024
+                job_size -= batch * 1024
+        """),
+    "a catch-up while runs on the iterations its value crossed": ("frame.py", """
+        def run(d_u, steps, limit):
+            for nt in range(steps):  # loop: step
+                advance[64, 256](d_u, 0.1)
+                tip = tip_position(d_u)
+                while tip >= limit:  # runs: event  # loop: few
+                    shift[64, 256](d_u)
+                    z = d_u.copy_to_host()  # not step
+                    tip = tip - 1
+                sweeps = 0
+                while sweeps < 2:  # runs: every  # loop: step
+                    relax[64, 256](d_u)
+                    sweeps += 1
+        """),
     "periodic output, counter gate": ("sim.py", """
         def run(d_u, steps, out_every):
             since = 0

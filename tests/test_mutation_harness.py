@@ -96,3 +96,43 @@ def test_only_functions_a_module_defines_are_wrapped_and_identity_names_the_muta
 ])
 def test_keys_do_not_depend_on_hash_seeds(value, text):
     assert hooks._stable(value) == text
+
+
+mutation_spec = importlib.util.spec_from_file_location("mutation_benchmark", ROOT / "benchmarks" / "mutation.py")
+mutation = importlib.util.module_from_spec(mutation_spec)
+mutation_spec.loader.exec_module(mutation)
+
+
+def test_every_module_the_run_knows_is_scored_in_exactly_one_group():
+    grouped = [module for members in mutation.GROUPS.values() for module in members]
+    assert sorted(grouped) == sorted(mutation.TESTS)
+
+
+def test_only_the_source_fixs_own_functions_of_source_py_are_in_scope():
+    assert mutation.in_scope("source.py", "kernlint.source.xǁSourceEditsǁdelete__mutmut_3")
+    assert mutation.in_scope("source.py", "kernlint.source.x_apply_edits__mutmut_12")
+    assert not mutation.in_scope("source.py", "kernlint.source.x_read_bytes__mutmut_1")
+    assert not mutation.in_scope("source.py", "kernlint.source.xǁSourceFileǁcolumn__mutmut_2")
+    assert mutation.in_scope("fix.py", "kernlint.fix.x_plan__mutmut_1")
+
+
+def test_the_sample_is_drawn_per_module_and_a_larger_one_extends_a_smaller(tmp_path, monkeypatch):
+    import json
+
+    monkeypatch.setattr(mutation, "VERDICTS", tmp_path / "no-verdicts.toml")
+    made = {"rules/kl201_error_path_allocates.py": 30, "rules/kl303_assert_hostcall.py": 4,
+            "rules/kl903_no_signature.py": 0}
+    for module, count in made.items():
+        meta = tmp_path / "mutants" / "kernlint" / (module + ".meta")
+        meta.parent.mkdir(parents=True, exist_ok=True)
+        stem = "kernlint." + module[:-3].replace("/", ".")
+        meta.write_text(json.dumps({"exit_code_by_key": {f"{stem}.x_check__mutmut_{n}": None
+                                                         for n in range(1, count + 1)}}))
+    small = mutation.sample(tmp_path, list(made), 3, seed=41)
+    large = mutation.sample(tmp_path, list(made), 10, seed=41)
+    per_module = lambda names, part: [n for n in names if part in n]  # noqa: E731
+    assert len(per_module(small, "kl201")) == 3 and len(per_module(small, "kl303")) == 3
+    assert len(per_module(large, "kl201")) == 10 and len(per_module(large, "kl303")) == 4  # all it has
+    assert set(small) <= set(large)
+    assert mutation.sample(tmp_path, list(made), 3, seed=41) == small
+    assert mutation.sample(tmp_path, list(made), 3, seed=7) != small

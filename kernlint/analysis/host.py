@@ -102,12 +102,6 @@ class Loop:
     targets: Set[str] = field(default_factory=set)  # a for loop's own variables (`frame` in `for frame in frames`)
     deciding: Set[str] = field(default_factory=set)  # names its condition or a `break` reads
     rebound: Set[str] = field(default_factory=set)  # names and `self.x` attributes assigned whole in it
-    # the Python reader's older, shape-based reading, which no rule reads any more (the events'
-    # rates replace it): why it is a loop of pieces rather than of steps ("" for a step loop):
-    # "devices" (one iteration per GPU), "sizes" (its variable becomes an allocation's size: a sweep),
-    # "parts" (a fixed list of cases, or launches on the piece its variable indexes: modes)
-    # or "cases" (a loop in a test function or a test class: its iterations are test cases)
-    pieces: str = ""
     frequency: str = ""  # its kind by what the code does (Level.kind); "" where the reader has none
     trips: Optional[int] = None  # the trip count the code states
 

@@ -245,6 +245,99 @@ def _recursion_limit(limit: int) -> Iterator[None]:
         sys.setrecursionlimit(previous)
 
 
+@contextlib.contextmanager
+def pass_events(callback: Optional[Callable[[str], None]]) -> Iterator[None]:
+    """Call ``callback`` with ``"pass [function]"`` as each of numba-cuda's compiler passes
+    starts (its ``run_pass`` events; numba-cuda 0.2x broadcast numba's own): the steps a
+    compile moves through, what tells a long compile from a stuck one."""
+    if callback is None:
+        yield
+        return
+    try:
+        from numba.cuda.core import event
+        kind = "numba-cuda:run_pass"
+    except ImportError:
+        from numba.core import event
+        kind = "numba:run_pass"
+
+    class Passes(event.Listener):
+        def on_start(self, started):
+            callback(str(started.data.get("name", "?")))
+
+        def on_end(self, ended):
+            pass
+
+    with event.install_listener(kind, Passes()):
+        yield
+
+
+def compile_size(dispatcher) -> int:
+    """How much code numba-cuda's passes work through to compile a kernel: its bytecode
+    instructions, and those of each device function numba inlines into its IR
+    (``inline="always"``), once per call site, as numba copies it there. Calls that stay calls
+    are compiled on their own, pass by pass, and are not counted."""
+    import dis
+
+    sizes: Dict[int, int] = {}
+
+    def inlined(value) -> bool:
+        inline = getattr(value, "targetoptions", {}).get("inline", "never")
+        return inline is True or inline == "always" or callable(inline)  # a cost model may inline
+
+    def size(function, depth: int) -> int:
+        code = getattr(function, "__code__", None)
+        if code is None:
+            return 0
+        known = sizes.get(id(code))
+        if known is not None:
+            return known
+        sizes[id(code)] = 0  # a recursive device function is not inlined into itself forever
+        cells = dict(zip(code.co_freevars, function.__closure__ or ()))
+        total = 0
+        for instruction in dis.get_instructions(code):
+            total += 1
+            value = None
+            if instruction.opname == "LOAD_GLOBAL":
+                value = function.__globals__.get(instruction.argval)
+            elif instruction.opname == "LOAD_DEREF" and instruction.argval in cells:
+                try:
+                    value = cells[instruction.argval].cell_contents
+                except ValueError:  # an empty cell
+                    value = None
+            if value is not None and depth < 16 and inlined(value):
+                total += size(getattr(value, "py_func", None), depth + 1)
+        sizes[id(code)] = total
+        return total
+
+    return size(getattr(dispatcher, "py_func", None), 0)
+
+
+@contextlib.contextmanager
+def _hashed_once() -> Iterator[None]:
+    """Hash each of llvmlite's debug-info nodes once, not on every lookup.
+
+    Line info is what kernlint asks for that a user's compile does not (numba's default is
+    none): numba-cuda attaches a ``!DILocation`` to every instruction, and llvmlite finds each
+    one in its module's metadata cache by a hash that walks the location's scope, subprogram,
+    file, compile unit and types, every time. Those nodes are immutable once made, so their
+    hash is kept on them; the IR is the same text (benchmarks/compile_cost.py measures it)."""
+    from llvmlite.ir import values
+
+    original = values.DIValue.__hash__
+
+    def __hash__(self):  # noqa: N807 - llvmlite's own method, kept per node
+        cached = self.__dict__.get("_kernlint_hash")
+        if cached is None:
+            cached = self.__dict__["_kernlint_hash"] = original(self)
+        return cached
+
+    values.DIValue.__hash__ = __hash__
+    try:
+        yield
+    finally:
+        values.DIValue.__hash__ = original
+
+
 def compile_signature(dispatcher, signature, cc, runnable: bool = False):
     """Compile one signature of a dispatcher to numba's LLVM IR modules: (analysed
     modules, entry name, runnable modules or [])."""
@@ -265,7 +358,7 @@ def compile_signature(dispatcher, signature, cc, runnable: bool = False):
                       "fastmath": bool(options.get("fastmath"))},
         cc=cc,
     )
-    with offline_device(cc), _recursion_limit(_COMPILE_RECURSION_LIMIT):
+    with offline_device(cc), _recursion_limit(_COMPILE_RECURSION_LIMIT), _hashed_once():
         cres = compile_cuda(dispatcher.py_func, restype if device else types.void, argtypes,
                             **_accepted(compile_cuda, codegen))
     modules = [str(module) for module in cres.library.modules]
@@ -389,12 +482,17 @@ def compile_file(
     settings: Optional[FrontendSettings] = None,
     reuse: Optional[KernelReuse] = None,
     shard: Tuple[int, int] = (0, 1),
-    starting: Optional[Callable[[tuple], None]] = None,
+    starting: Optional[Callable[[tuple, int], None]] = None,
     skip: Sequence[tuple] = (),
+    passing: Optional[Callable[[str], None]] = None,
+    finished: Optional[Callable[[tuple, "FileResult"], None]] = None,
 ) -> FileResult:
     """Compile every kernel and device function one Python file defines (with ``shard`` =
     (k, n): the k-th of every n of its kernels, and the file's own diagnostics only for k = 0;
-    n workers then share a file of many kernels).
+    n workers then share a file of many kernels). ``starting`` is told each kernel's place
+    and size (``compile_size``) before it compiles, ``passing`` each numba-cuda pass as it starts,
+    and ``finished`` each kernel's place and what it gave (its compiled signatures, diagnostics
+    and reused findings), which the returned result then leaves out.
 
     By default the file is read, not run: each kernel is made from a slice of its module
     (``slicing``). With ``settings.import_modules`` the file is imported whole, as the
@@ -417,14 +515,26 @@ def compile_file(
         progress()
     cc = parse_cc(arch)
     skipped = {tuple(place) for place in skip}
-    for candidate in candidates:
-        place = (candidate.qualname,) + candidate.place
-        if place in skipped:
-            continue  # it ran past the time limit in an earlier worker, which reported it
-        if starting:
-            starting(place)
-        _compile_candidate(candidate, source, cc, extra_signatures or {}, runnable, progress, result, reuse)
+    with pass_events(passing):
+        for candidate in candidates:
+            place = (candidate.qualname,) + candidate.place
+            if place in skipped:
+                continue  # an earlier worker finished it, or was stopped on it: the run has it
+            if starting:
+                starting(place, compile_size(candidate.dispatcher))
+            before = len(result.kernels), len(result.diagnostics), len(result.reused)
+            _compile_candidate(candidate, source, cc, extra_signatures or {}, runnable, progress, result, reuse)
+            if finished:
+                finished(place, _taken(result, *before))
     return result
+
+
+def _taken(result: FileResult, kernels: int, diagnostics: int, reused: int) -> FileResult:
+    """What ``result`` gained past these counts, taken out of it."""
+    part = FileResult(path=result.path, kernels=result.kernels[kernels:],
+                      diagnostics=result.diagnostics[diagnostics:], reused=result.reused[reused:])
+    del result.kernels[kernels:], result.diagnostics[diagnostics:], result.reused[reused:]
+    return part
 
 
 def _sliced_candidates(path: str, source: SourceFile, result: FileResult,
@@ -467,7 +577,8 @@ def _sliced_candidates(path: str, source: SourceFile, result: FileResult,
             except Exception as exc:  # noqa: BLE001 - numba.cuda.jit rejected the options, or kernlint failed
                 _not_made(kernel, exc, path, result, settings.debug, numba_may_raise=True)
                 continue
-            standins = tuple(sorted(f"{name} ({slicer.standins[(where, name)]})" for where, name in used))
+            # keys are (path, name, ...): a name may stand in differently in different functions
+            standins = tuple(sorted(f"{key[1]} ({slicer.standins[key]})" for key in used))
             recorded = env.get(RECORDED)
             candidates.append(_Candidate(kernel.name, kernel.qualname, dispatcher, kernel.node,
                                          kernel.first_line, label, standins,

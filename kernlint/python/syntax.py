@@ -285,6 +285,13 @@ class PyModule:
         history = (self.history if function is None else self._local_history[id(function)]).get(binding.name, [])
         return history[:history.index(binding)] if binding in history else []
 
+    def bindings_of(self, name: str, function: Optional[FunctionNode] = None) -> List[Binding]:
+        """Every binding of ``name`` at module level or in ``function``, in the file's order."""
+        if function is None:
+            return list(self.history.get(name, []))
+        self.local_bindings(function)
+        return list(self._local_history[id(function)].get(name, []))
+
     def local_bindings(self, function: FunctionNode) -> Dict[str, Binding]:
         """A function's own bindings: parameters, then its statements (not nested defs' bodies)."""
         found = self._local.get(id(function))
@@ -465,6 +472,13 @@ class PyModule:
                 self._find_kernels(statement.body, scope.inner(statement), None, found, outer + (statement.name,))
             elif isinstance(statement, ast.ClassDef):
                 self._find_kernels(statement.body, scope, statement, found, outer + (statement.name,))
+            elif isinstance(statement, ast.Return) and scope.functions and statement.value is not None:
+                # a factory's `return cuda.jit(device=False)(step)` of a def of its own
+                applied = self.applied_jit(statement.value, scope)
+                function = applied[1] if applied is not None else None
+                if isinstance(function, ast.Name) and function.id in defs and not any(
+                        k.node is defs[function.id] for k in found):
+                    found.append(KernelDef(defs[function.id], self, applied[0], scope, [function.id], owner, outer))
             elif isinstance(statement, (ast.Assign, ast.AnnAssign)) and statement.value is not None:
                 kernel = self._assigned_kernel(statement, scope, defs, owner, outer)
                 if kernel is not None:

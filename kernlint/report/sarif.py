@@ -99,6 +99,7 @@ def document(report: Report, root: str, help_uri: str = HELP_URI) -> Dict:
             "properties": {"kernel": finding.kernel, "kernels": finding.kernels or [finding.kernel],
                            "signature": finding.signature, "signatureSource": finding.signature_source,
                            "signatureFrom": finding.signature_from,
+                           "standins": list(finding.standins),
                            "fixable": finding.fixable,
                            "fix": finding.fix.applicability if finding.fix else "none"},
         }

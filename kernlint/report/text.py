@@ -53,7 +53,7 @@ def format_finding(finding: Finding, color: bool = False) -> str:
         lines.append(f"    resources {format_resources(finding.resources)}")
     if finding.standins and not finding.code.startswith("KL9"):
         lines.append(f"    compiled with stand-ins for {', '.join(finding.standins)} (values kernlint cannot "
-                     f"read without running code: a library's numbers are float64 1.0)")
+                     f"read without running code)")
     if finding.signature_source == "inferred" and finding.code != "KL903":
         lines.append(f"    signature inferred from the kernel's body: {finding.signature} "
                      f"(pin it: `# kernlint: sig={finding.signature}`)")
@@ -176,16 +176,24 @@ def _launch_place(where: str) -> str:
 
 
 def signatures(report: Report, wrap: bool = False) -> List[str]:
-    """--show-signatures: each kernel, each signature it was checked with, and its source."""
+    """--show-signatures: each kernel, each signature it was checked with, and its source; then
+    each value it was compiled with a stand-in for (source ``stand-in``: what stood in, and why)."""
     rows = [("kernel", "signature", "source")]
     entries = [(s.path, s.kernel, s.variant, s.signature, (s.signature_source or "-") + (
                    f" ({_launch_place(s.signature_from)})" if s.signature_from else "")) for s in report.stats
                if not s.host]
+    stood_in = {(s.path, s.kernel, s.variant, standin) for s in report.stats if not s.host for standin in s.standins}
+    for path, kernel, variant, standin in stood_in:  # once a kernel, whatever its signatures
+        name, _, what = standin.partition(" (")
+        entries.append((path, kernel, variant, name, f"stand-in: {what[:-1] if what.endswith(')') else what}"))
     for f in report.skipped:  # KL903: what was tried, each with why it failed
         entries += [(f.path, f.kernel, "", t["signature"],
                      f"inferred{' (' + t['inferred'] + ')' if t['inferred'] else ''}; failed (KL903): {t['error']}")
                     for t in f.tried] or [(f.path, f.kernel, "", "-", "none (KL903)")]
-    for path, kernel, variant, signature, source in sorted(entries, key=lambda e: (e[0], e[1])):
+    # a kernel's signatures, then what stood in for its values
+    for path, kernel, variant, signature, source in sorted(
+            entries, key=lambda e: (e[0], e[1], e[2], e[4].startswith("stand-in"), e[3] if e[4].startswith(
+                "stand-in") else "")):
         rows.append((f"{display_path(path)}::{kernel}" + (f"[{variant}]" if variant else ""), signature, source))
     return table(rows, limits=(60, 56, 64) if wrap else (0, 0, 0))
 

@@ -19,7 +19,10 @@ Memory Management plugin is set (``cuda.set_memory_manager``, ``NUMBA_CUDA_MEMOR
 and then its allocations are pool hits; CuPy allocates from its memory pool unless the
 file turns it off (``cupy.cuda.set_allocator(None)``): on an H100 (1,000 launch steps, 2^22
 floats), ``cp.empty`` per step with the pool costs 1.05x a reused buffer. A transfer (``cuda.to_device``,
-``cp.asarray`` of host data) costs bandwidth whatever the allocator, and is always reported.
+``cp.asarray`` of host data) costs bandwidth whatever the allocator, and is always reported;
+so is an implicit one: a NumPy array written into a CuPy or numba device array (``d_x[idx]
+= host_vals``) and a NumPy index array indexing a CuPy array (``d_x[host_idx]``, copied to
+the device before it indexes).
 
 ## Why is this bad?
 Each step pays for a device allocation and its release (``cudaMalloc``/``cudaFree``
@@ -37,6 +40,7 @@ for step in range(1000):
     smooth[blocks, threads](tmp, field)
     if step % 100 == 0:
         frames.append(cuda.to_device(field_host))  # every 100 steps: not reported
+    d_field[sources] = amplitudes  # KL501: a NumPy array copied into a device array each step
 ```
 
 Use instead: allocate once before the loop and reuse the buffer (``d.copy_to_device(a)``
@@ -108,6 +112,13 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
         reported.add(event.place)
         how = "" if direct else " (through a function the loop calls)"
         what = _short(event.what)
+        if event.detail.get("implicit"):
+            yield host_finding(
+                CODE, event.place,
+                f"`{what}` {event.detail['implicit']} on every iteration of the loop at line {level.line}, which "
+                f"launches kernels{how}: a synchronous copy from pageable memory each step; keep the data on the "
+                f"device (build it there, or transfer it once before the loop)")
+            continue
         if transfer:
             yield host_finding(
                 CODE, event.place,
@@ -164,6 +175,13 @@ def _through_call(event, call, level, facts: HostFacts, reported: set) -> Iterat
         return
     reported.add(call.place)
     what = _short(event.what)
+    if event.detail.get("implicit"):
+        yield host_finding(
+            CODE, call.place,
+            f"`{call.what}` {event.detail['implicit']} on every call (`{what}` at {_file(event.place.path)}:"
+            f"{event.place.line}), and it is called on every iteration of the loop at line {level.line}, which "
+            f"launches kernels: keep the data on the device (build it there, or transfer it once before the loop)")
+        return
     memory, cost = ("device memory", " and copies host data into it") if transfer else _cost(what, facts)
     yield host_finding(
         CODE, call.place,

@@ -5,7 +5,11 @@ Finds kernel launches that pass a host NumPy array (made by a NumPy constructor,
 ``copy_to_host()`` or a pinned array, as the code shows; a parameter only when every
 call of its function passes one) where the copies repeat: the launch runs on every
 iteration of a step loop (time steps, frames, solver iterations), directly or through a
-function the loop calls. A launch in another file's function is reported at the call.
+function the loop calls. A launch in another file's function is reported at the call; so
+is a method that the loop calls on ``self`` and that a subclass in the project overrides
+with such a launch (a base class's time loop calling ``self.simulation_loop()``). PyCUDA's
+``drv.In(x)``/``drv.Out(y)``/``drv.InOut(z)`` arguments (in a file that imports PyCUDA) are
+host arrays too: each call allocates device memory for them and copies in, out or both.
 
 Only what runs on *every* step is reported: not a launch behind a modulo or counter gate,
 in a branch that leaves the loop, in a retry or convergence loop (the host value decides
@@ -29,6 +33,7 @@ x = np.random.rand(n)
 for step in range(steps):
     scale[blocks, threads](x, 2.0)  # KL502
     peaks.append(smoothed_peak(x))  # KL502: `smoothed_peak` (another file) launches on `x`
+    relax(drv.InOut(u), drv.In(f), block=(256, 1, 1), grid=(n // 256, 1))  # KL502 (PyCUDA)
 ```
 
 Use instead: ``d_x = cuda.to_device(x)`` once, launch on ``d_x``, and
@@ -67,8 +72,13 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
         distinct = list(dict.fromkeys(a.name for a in arrays))  # `k(x, 0.5, x, x)`: x once
         names = ", ".join(f"`{name}`" for name in distinct)
         one = len(distinct) == 1
-        copies = (f"numba-cuda copies {'it' if one else 'them'} to the device and back and waits for the kernel "
-                  f"on every iteration of the loop at line {level.line}")
+        if launch.detail.get("pycuda"):
+            copies = (f"PyCUDA allocates device memory for {'it' if one else 'each'} and copies "
+                      f"{'it' if one else 'them'} as `drv.In`/`drv.Out`/`drv.InOut` say on every iteration of the "
+                      f"loop at line {level.line}")
+        else:
+            copies = (f"numba-cuda copies {'it' if one else 'them'} to the device and back and waits for the "
+                      f"kernel on every iteration of the loop at line {level.line}")
         if call is not None:
             yield host_finding(
                 CODE, at,
@@ -77,7 +87,8 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
                 f"{'a host (NumPy) array' if one else 'host (NumPy) arrays'}: {copies}; move the data to the "
                 f"device once before the loop and pass the device array")
             continue
+        fix = (f"`drv.to_device({arrays[0].name})` (or a `gpuarray`) once before the loop and pass the device "
+               f"allocation" if launch.detail.get("pycuda") else
+               f"`cuda.to_device({arrays[0].name})` once before the loop and launch on the device array")
         yield host_finding(
-            CODE, at,
-            f"{names} {'is a host (NumPy) array' if one else 'are host (NumPy) arrays'}: {copies}; "
-            f"`cuda.to_device({arrays[0].name})` once before the loop and launch on the device array")
+            CODE, at, f"{names} {'is a host (NumPy) array' if one else 'are host (NumPy) arrays'}: {copies}; {fix}")

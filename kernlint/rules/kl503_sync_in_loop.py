@@ -5,8 +5,11 @@ Finds, inside a loop that launches kernels, an operation that makes the host wai
 the GPU on every iteration: ``cuda.synchronize()``, ``stream.synchronize()``,
 ``with stream.auto_synchronize()``, a blocking ``copy_to_host()`` (no stream),
 ``cp.asnumpy``, NumPy functions or ``float()``/``int()`` applied to device data (or to
-one element of it, ``float(d[0])``), ``sum()``/``max()``/``list()`` over a device array,
-and a launch on host arrays (numba-cuda synchronizes after it).
+one element of it, ``float(d[0])``), ``sum()``/``max()``/``list()`` or ``for v in d`` over
+a device array, a CuPy array selected by a boolean mask on the device (``d[d > 0]``: CuPy
+reads the count of selected elements back to size the result), and a launch on host arrays
+(numba-cuda synchronizes after it; PyCUDA after a ``drv.Out``/``drv.InOut`` argument,
+whose copy back waits for the kernel).
 
 ## Why is this bad?
 The host cannot queue the next launch until the GPU has finished the previous one, so
@@ -17,15 +20,16 @@ copy) after the loop; in CUDA C++, a blocking ``cudaMemcpy`` per step 53x.
 
 Only what runs on *every* iteration of a step loop (time steps, frames, solver
 iterations) is reported, directly or through a function the loop calls (another file's:
-at the call, saying what it does). Left alone: a copy behind a modulo or counter gate
+at the call, saying what it does), or through a method the loop calls on ``self`` that a
+subclass in the project overrides (reported at the call, naming the override). Left alone: a copy behind a modulo or counter gate
 (periodic output), in a branch that flips its own test (a rare event) or that leaves the
 loop, in a retry or convergence loop, in set-up code, or in a loop over sizes, devices
 or test cases; a copy whose value decides what the iteration does (``if
 d_err.copy_to_host()[0] > tol: break``, or a name it assigns tested in the loop); and a
 synchronization followed in the same iteration by a clock read (timing each step).
 
-Python iterating a numba device array (``sum(d)``, ``max(d)``, ``list(d)``) makes one
-blocking copy per element: reported even where its value decides (measured on an H100: a
+Python iterating a numba device array (``sum(d)``, ``max(d)``, ``list(d)``, ``for v in
+d``) makes one blocking copy per element: reported even where its value decides (measured on an H100: a
 step of one launch plus ``sum(d)`` over 64 elements 3,386 µs, against 82.8 µs with
 ``d.copy_to_host().sum()``, 41x).
 
@@ -69,9 +73,9 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
             continue
         what = event.what.replace("numba.cuda.", "cuda.").replace("cupy.", "cp.")
         if isinstance(event, Launch):
-            if not event.host_arrays:
-                continue
-            why = f"`{event.what}` is launched on host arrays, so numba-cuda synchronizes after it"
+            if not event.host_arrays or event.detail.get("pycuda") and not event.detail.get("waits"):
+                continue  # PyCUDA's `drv.In` alone copies in and launches: nothing waits for the kernel
+            why = f"`{event.what}` is launched on host arrays, so {_copier(event)} synchronizes after it"
         elif event.detail.get("per_element"):
             # Python iterates the device array: one blocking copy per element, whatever the value decides
             why = (f"`{what}` iterates a device array in Python: one blocking copy to the host per element "
@@ -83,7 +87,8 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
                 continue  # the host needs the value to decide what this iteration does
             if _clock_after(facts, event, level):
                 continue  # timing each iteration: the wait is the point
-            why = f"`{what}`" + (" is a blocking copy to the host" if event.kind == "copy-back" else " blocks")
+            why = f"`{what}`" + (f" {event.detail['reason']}" if event.detail.get("reason") else
+                                 " is a blocking copy to the host" if event.kind == "copy-back" else " blocks")
         if call is not None:
             why = f"`{call.what}` {_callee_does(event, what)}"
         reported.add(at)
@@ -99,11 +104,18 @@ def _callee_does(event, what: str) -> str:
     line = f"{os.path.basename(event.place.path)}:{event.place.line}"
     if isinstance(event, Launch):
         names = ", ".join(dict.fromkeys(f"`{a.name}`" for a in event.host_arrays))
-        return (f"launches `{event.what}` on host arrays ({names}, {line}), so numba-cuda "
+        return (f"launches `{event.what}` on host arrays ({names}, {line}), so {_copier(event)} "
                 f"synchronizes after each call")
     if event.detail.get("per_element"):
         return f"iterates a device array in Python (`{what}`, {line}): one blocking copy per element"
+    if event.detail.get("reason"):
+        return f"{event.detail['reason']} (`{what}`, {line})"
     return f"{'copies device data back' if event.kind == 'copy-back' else 'synchronizes'} (`{what}`, {line})"
+
+
+def _copier(launch) -> str:
+    """Who copies a launch's host arrays and waits: numba-cuda, or PyCUDA's ``drv.Out``."""
+    return "PyCUDA (`drv.Out`/`drv.InOut`)" if launch.detail.get("pycuda") else "numba-cuda"
 
 
 def _clock_after(facts: HostFacts, event, level) -> bool:

@@ -7,7 +7,11 @@ synchronization after the last launch: no ``cuda.synchronize()``, stream or even
 synchronization, blocking copy to the host or host-array launch in between, and that can
 hold fewer than 20,000 launches: the trip counts the code states of the loops between the
 stamps, multiplied by the launches in each iteration (an interval whose count is unknown,
-a loop bound read from input, is left alone).
+a loop bound read from input, is left alone). ``timeit.timeit``/``timeit.repeat`` (and
+``timeit.Timer(...).timeit``/``.repeat``) of code that launches (a lambda, a function of
+the module or a statement string, through the module's functions it calls) and does not wait after
+its last launch is the same interval, holding ``number`` times its launches (timeit's
+default, 1,000,000, is not reported).
 
 ## Why is this bad?
 Kernel launches are asynchronous: the launch returns as soon as the work is queued. The
@@ -29,11 +33,14 @@ start = time.perf_counter()
 for step in range(100_000):  # 100,000 launches: the ~1,000 still queued are under 1%
     relax[blocks, threads](field)
 elapsed = time.perf_counter() - start  # not reported
+
+timeit.timeit(lambda: saxpy[blocks, threads](out, a, x, y), number=100)  # KL504: 100 launches
 ```
 
 Use instead: ``cuda.synchronize()`` before both stamps, or CUDA events
 (``start = cuda.event(); start.record(); ...; end.record(); end.synchronize();
-start.elapsed_time(end)``).
+start.elapsed_time(end)``); in a timed callable, ``cuda.synchronize()`` after its last
+launch (``lambda: (saxpy[blocks, threads](out, a, x, y), cuda.synchronize())``).
 
 ## Fix safety
 No automatic fix.
@@ -63,10 +70,13 @@ MANY = 20_000
 
 
 def _waits(event: Event) -> bool:
+    if isinstance(event, Launch) and event.detail.get("pycuda"):
+        return bool(event.detail.get("waits"))  # `drv.Out` copies back after the kernel: a wait
     return event.kind in ("sync", "copy-back") or (isinstance(event, Launch) and bool(event.host_arrays))
 
 
 def check_host(facts: HostFacts) -> Iterator[Finding]:
+    yield from _timed_calls(facts)
     functions = {e.function for e in facts.events}
     for function in sorted(functions):
         events: List[Event] = facts.expand(facts.of_function(function))
@@ -92,6 +102,22 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
                 f"the wall-clock interval that ends here starts at line {events[start].place.line} and holds "
                 f"{_count(held)} (the last at line {between[last].place.line}) with no synchronization before "
                 f"this stamp: {_error(held)}; cuda.synchronize() before both stamps, or time with CUDA events")
+
+
+def _timed_calls(facts: HostFacts) -> Iterator[Finding]:
+    """``timeit.timeit(lambda: k[g, b](x), number=N)``: each interval timeit measures holds N
+    launches of the callable, and nothing in it waits for the last one."""
+    for event in facts.events:
+        if event.kind != "timed" or event.detail.get("synced"):
+            continue
+        held = event.detail.get("launches")
+        if not isinstance(held, int) or held >= MANY:
+            continue  # not fixed, or so many that the ~1,000 still queued are under 5% of the total
+        yield host_finding(
+            CODE, event.place,
+            f"`{event.what}` times {_count(held)} of `{event.detail.get('launched')}` (line "
+            f"{event.detail.get('launch_line')}) and the timed code does not synchronize after its last "
+            f"launch: {_error(held)}; end the timed code with cuda.synchronize(), or time with CUDA events")
 
 
 def _launches_held(start: Event, launches: List[Event]) -> Optional[int]:

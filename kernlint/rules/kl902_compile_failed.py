@@ -3,11 +3,17 @@
 ## What it does
 Reports a kernel (one of its signatures) that numba-cuda could not compile to
 LLVM IR: a typing error, an unsupported construct, a signature that does not
-parse, or compiler limits (such as unbounded recursion); a global the kernel
-reads that kernlint cannot give without running code (computed from
-``os.environ``, a function of a library it does not import, a factory parameter no
-call gives), at the line that reads it, with how to supply it; and a HIP file
-that hipcc could not compile, at the line of hipcc's first error.
+parse, or compiler limits (such as unbounded recursion); a signature written in
+a way numba-cuda refuses (several in a tuple, ``argtypes=``); a global the kernel
+reads that kernlint cannot give without running code and that no stand-in fits (a
+function of a library it does not import, a value only the run decides used as a
+function or a dtype, a factory parameter no call gives), at the line that reads it,
+with how to supply it; a compile that stopped making progress (one numba-cuda
+compiler pass ran past ``--timeout``, scaled to the kernel's size: a hang), naming
+the pass; and a HIP file that hipcc could not compile, at the line of hipcc's first
+error. A value only the run decides that the kernel uses as a number, a flag or an
+array (``int(sys.argv[1])``, ``params.dx`` of a module imported by a computed name)
+is no KL902: the kernel is compiled with a stand-in and its findings say so.
 
 ## Why is this bad?
 That specialization was not checked. The other kernels of the file still are.
@@ -15,8 +21,10 @@ That specialization was not checked. The other kernels of the file still are.
 ## Example
 ```
 kernels.py:12:1: KL902 kernel `scale` failed to compile for void(float64[::1]): No implementation of function ...
-kernels.py:31:20: KL902 kernel `relax` not compiled: `STEPS` is computed at line 19 from `sys`, ...:
-    give its value in [tool.kernlint] constants = { "kernels.py::STEPS" = ... }, or check the file with --import-modules
+kernels.py:31:20: KL902 kernel `initial` not compiled: `params.profile` comes from a module imported by a name
+    computed at run time (`importlib.import_module(sys.argv[1])`) at line 8, which only the run decides;
+    `initial` calls `params.profile`, and kernlint stands in only for numbers, flags and arrays: ...
+kernels.py:40:1: KL902 kernel `stuck` failed to compile: numba-cuda's `nopython_type_inference` pass on `stuck` made no progress for 60 s (--timeout); raise it to check this kernel
 ```
 
 ## Fix safety

@@ -13,7 +13,9 @@ from ..findings import internal_error
 from ..python.project import construct_line
 
 ALIVE = "alive"  # sent after each step; the result comes last
-STARTING = "starting"  # (STARTING, (qualname, line, column)) before a kernel compiles
+STARTING = "starting"  # (STARTING, (qualname, line, column), size) before a kernel compiles
+PASS = "pass"  # (PASS, "pass [function]") as each of numba-cuda's compiler passes starts
+DONE = "done"  # (DONE, (qualname, line, column), FileResult) as each kernel is done: what it gave
 
 
 def compile_one_file(path: str, arch: str, signatures, runnable: bool, offload_arch: str, settings, buffered,
@@ -35,13 +37,20 @@ def compile_one_file(path: str, arch: str, signatures, runnable: bool, offload_a
     def alive() -> None:  # each finished step (the import, one kernel) restarts the parent's clock
         connection.send(ALIVE)
 
-    def starting(place) -> None:  # the kernel to blame if the clock runs out
-        connection.send((STARTING, place))
+    def starting(place, size) -> None:  # the kernel to blame if the clock runs out, and its allowance
+        connection.send((STARTING, place, size))
+
+    def passing(name) -> None:  # a compile that moves from pass to pass is not stuck
+        connection.send((PASS, name))
+
+    def finished(place, part) -> None:  # kept by the run: a worker stopped later is not asked again
+        connection.send((DONE, place, part))
 
     try:
         result = compile_any(path, arch=arch, extra_signatures=signatures, runnable=runnable,
                              offload_arch=offload_arch, progress=alive, settings=settings, reuse=reuse,
-                             shard=shard, starting=starting, skip=skip)
+                             shard=shard, starting=starting, skip=skip, passing=passing,
+                             finished=finished)
     except BaseException as exc:  # noqa: BLE001 - report, never hang the parent
         if getattr(settings, "debug", False):
             import traceback
@@ -60,11 +69,13 @@ def compile_one_file(path: str, arch: str, signatures, runnable: bool, offload_a
 def compile_any(path: str, arch: str = "sm_90", extra_signatures: Optional[Dict[str, List[str]]] = None,
                 runnable: bool = False, offload_arch: str = "gfx90a",
                 progress: Optional[Callable[[], None]] = None, settings=None, reuse=None, shard=(0, 1),
-                starting: Optional[Callable[[tuple], None]] = None, skip=()):
+                starting: Optional[Callable[[tuple, int], None]] = None, skip=(),
+                passing: Optional[Callable[[str], None]] = None, finished=None):
     """Dispatch on the file's suffix (in a worker process); ``progress`` is called after
     each step that may take long (an import, one kernel's compilation), ``starting`` with a
-    Python kernel's (qualname, line, column) before it compiles; kernels in ``skip`` (those
-    places) are not compiled."""
+    Python kernel's (qualname, line, column) and size before it compiles, ``passing`` with
+    each numba-cuda pass as it starts, ``finished`` with each kernel's place and what it gave
+    (then left out of the result); kernels in ``skip`` (those places) are not compiled."""
     suffix = os.path.splitext(path)[1].lower()
     if suffix == ".hip":
         from ..hip.kernels import compile_hip_file
@@ -77,4 +88,5 @@ def compile_any(path: str, arch: str = "sm_90", extra_signatures: Optional[Dict[
     from ..compile.numba_cuda import compile_file
 
     return compile_file(path, arch=arch, extra_signatures=extra_signatures, runnable=runnable, progress=progress,
-                        settings=settings, reuse=reuse, shard=shard, starting=starting, skip=skip)
+                        settings=settings, reuse=reuse, shard=shard, starting=starting, skip=skip,
+                        passing=passing, finished=finished)

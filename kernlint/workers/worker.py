@@ -21,7 +21,7 @@ from ..compile.numba_cuda import FileResult
 from ..findings import TIMED_OUT, Finding, compile_failed, unreadable_file
 from ..source import buffers
 from . import daemon
-from .job import ALIVE, STARTING, compile_one_file
+from .job import ALIVE, DONE, PASS, STARTING, compile_one_file
 
 _PRELOAD = "kernlint.workers._preload"
 _starters: Dict[str, daemon.Starter] = {}  # this process's worker servers, by their files' base path
@@ -109,6 +109,12 @@ class _Running:
         self.process = process
         self.pid: Optional[int] = None
         self.compiling: Optional[tuple] = None  # (qualname, line, column) of the kernel under way
+        self.size = 0  # its compile size (compile.numba_cuda.compile_size)
+        self.window = 0.0  # the seconds its compile may go without starting a new pass
+        self.stage: Optional[str] = None  # numba-cuda's pass under way: "pass [function]"
+        # the kernels it finished, with what each gave: a worker stopped on a later kernel
+        # hands them to the next one's result instead of compiling them again
+        self.done: List[Tuple[tuple, FileResult]] = []
         self.local = process is not None  # on this run's forkserver
 
     def kill(self) -> None:
@@ -139,13 +145,12 @@ def _launch(path: str, shard: Tuple[int, int], skip: Tuple[tuple, ...], argument
             return _Running(path, shard, skip, connection, time.monotonic() + timeout)
         except OSError:
             connection.close()
-    deadline = time.monotonic() + timeout
     context = _context()
     reader, writer = context.Pipe(duplex=False)
     process = context.Process(target=compile_one_file, args=arguments + (writer,), daemon=True)
-    process.start()
+    process.start()  # returns once the forkserver forked it: after numba-cuda's import, not the file's time
     writer.close()
-    return _Running(path, shard, skip, reader, deadline, process)
+    return _Running(path, shard, skip, reader, time.monotonic() + timeout, process)
 
 
 def compile_files(
@@ -166,11 +171,12 @@ def compile_files(
     if not paths:
         return
     jobs = max(1, jobs or os.cpu_count() or 1)
-    # (path, shard, on this run's forkserver, kernels not to compile: they ran past the time limit)
-    tasks: List[Tuple[str, Tuple[int, int], bool, Tuple[tuple, ...]]] = []
+    # (path, shard, on this run's forkserver, kernels not to compile: they ran past the time limit
+    # or an earlier worker finished them, what those finished gave)
+    tasks: List[Tuple[str, Tuple[int, int], bool, Tuple[tuple, ...], List[Tuple[tuple, FileResult]]]] = []
     for path in paths:
         shards = _shards(kernel_counts.get(os.path.abspath(path), 0) if kernel_counts else 0, jobs, settings)
-        tasks.extend((path, (k, shards), False, ()) for k in range(shards))
+        tasks.extend((path, (k, shards), False, (), []) for k in range(shards))
     # the largest files first: the many-kernel file's shards do not wait behind small files
     tasks.sort(key=lambda task: -(kernel_counts or {}).get(os.path.abspath(task[0]), 0) / task[1][1])
     waiting: Dict[str, List[FileResult]] = {}
@@ -179,10 +185,11 @@ def compile_files(
     timed_out: Dict[Tuple[str, Tuple[int, int]], List[Finding]] = {}  # each kernel past the limit
     while tasks or running:
         while tasks and len(running) < jobs:
-            path, shard, local, skip = tasks.pop(0)
+            path, shard, local, skip, done = tasks.pop(0)
             arguments = (path, arch, (signatures or {}).get(os.path.abspath(path)), runnable, offload_arch,
                          settings, buffers(), reuse, shard, skip)
             job = _launch(path, shard, skip, arguments, timeout, local)
+            job.done = done
             running[job.connection] = job
         next_deadline = min(job.deadline for job in running.values())
         ready = wait(list(running), timeout=max(0.0, next_deadline - time.monotonic()))
@@ -193,23 +200,35 @@ def compile_files(
                 message = connection.recv()
             except (EOFError, OSError):
                 message = None
-            if isinstance(message, str) and message == ALIVE:
-                job.deadline = time.monotonic() + timeout
+            if isinstance(message, str) and message == ALIVE:  # a step done: an import, a kernel's signature
+                job.deadline = time.monotonic() + (job.window or timeout)
+                job.stage = None
                 continue
             if isinstance(message, tuple) and message[0] == "pid":
                 job.pid = message[1]
                 job.deadline = time.monotonic() + timeout
                 continue
             if isinstance(message, tuple) and message[0] == STARTING:
-                job.compiling = tuple(message[1])
+                job.compiling, job.size, job.stage = tuple(message[1]), message[2], None
+                job.window = pass_allowance(timeout, job.size)
+                job.deadline = time.monotonic() + job.window
+                continue
+            if isinstance(message, tuple) and message[0] == DONE:  # every signature of the kernel
+                job.done.append((tuple(message[1]), message[2]))
+                job.compiling, job.window, job.stage = None, 0.0, None
+                job.deadline = time.monotonic() + timeout
+                continue
+            if isinstance(message, tuple) and message[0] == PASS:
+                job.stage = message[1]
+                job.deadline = time.monotonic() + (job.window or timeout)
                 continue
             del running[connection]
             if message is None and job.process is None and job.pid is None:
                 job.end()  # the server went away before it forked a worker: this run's forkserver does it
-                tasks.insert(0, (job.path, job.shard, True, job.skip))
+                tasks.insert(0, (job.path, job.shard, True, job.skip, job.done))
                 continue
             if isinstance(message, FileResult):
-                result = message
+                result = _with_done(message, job.done)
             else:
                 if job.process is not None:
                     job.process.join(5)
@@ -224,12 +243,14 @@ def compile_files(
             job.kill()
             job.end()
             if job.compiling is not None:
-                # one kernel ran past the limit: it is reported, the file's others are compiled again
+                # one kernel's compile is stuck: it is reported, and a new worker compiles the
+                # file's kernels that were neither done nor stuck
                 qualname, line, column = job.compiling
                 timed_out.setdefault((job.path, job.shard), []).append(compile_failed(
                     os.path.abspath(job.path), line, column, qualname.rsplit(".", 1)[-1], "",
-                    f"it took longer than {timeout:g} s {TIMED_OUT}; raise it to check this kernel"))
-                tasks.insert(0, (job.path, job.shard, job.local, job.skip + (job.compiling,)))
+                    _stuck(job, timeout)))
+                done = tuple(place for place, _ in job.done)
+                tasks.insert(0, (job.path, job.shard, job.local, job.skip + done + (job.compiling,), job.done))
                 continue
             finished.append((job.path, job.shard, FileResult(
                 path=os.path.abspath(job.path),
@@ -244,6 +265,42 @@ def compile_files(
             if len(parts) == shards:
                 del waiting[path]
                 yield _merged(parts)
+
+
+# A compile is stuck, not long, when numba-cuda starts no new pass for this long: --timeout for
+# a kernel of up to this compile size (compile_size: bytecode instructions, device functions
+# numba inlines counted at each call site; fbpic's largest kernels measure 12,783 and 24,526,
+# most kernels a few hundred), more for larger ones, growing as the square of the size as
+# numba's inlining and SSA passes grow on unrolled kernels (benchmarks/compile_cost.py).
+SIZE_PER_TIMEOUT = 4000
+
+
+def pass_allowance(timeout: float, size: int) -> float:
+    """The seconds one numba-cuda pass of a kernel of ``size`` may run before it counts as stuck."""
+    return timeout * max(1.0, (size / SIZE_PER_TIMEOUT) ** 2)
+
+
+def _stuck(job: _Running, timeout: float) -> str:
+    """Why a kernel's compile was stopped: the pass it was stuck in and the limit it ran past."""
+    window = job.window or timeout
+    limit = f"{window:g} s {TIMED_OUT}"
+    if window > timeout:
+        limit += f", {timeout:g} s scaled to its compile size {job.size:,}"
+    if job.stage is None:
+        return f"it took longer than {limit}; raise it to check this kernel"
+    name, _, function = job.stage.partition(" [")
+    where = f" on `{function.rstrip(']')}`" if function else ""
+    return f"numba-cuda's `{name}` pass{where} made no progress for {limit}; raise it to check this kernel"
+
+
+def _with_done(result: FileResult, done: List[Tuple[tuple, FileResult]]) -> FileResult:
+    """A worker's result with what its kernels gave as each was done (and what an earlier
+    worker's did, for a file it took over), in the order they were compiled."""
+    for _, part in done:
+        result.diagnostics.extend(part.diagnostics)
+        result.reused.extend(part.reused)
+    result.kernels = [kernel for _, part in done for kernel in part.kernels] + result.kernels
+    return result
 
 
 _KERNELS_PER_SHARD = 16  # below this, a second worker's fork and reading cost more than they save

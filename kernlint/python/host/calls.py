@@ -311,6 +311,33 @@ class ProjectCalls:
         owner, binding = found
         return owner.path, binding.name if binding.kind == "def" else f"{binding.name}.__init__"
 
+    def overrides(self, call: ast.Call, frame: Frame) -> List[Tuple[str, str]]:
+        """(path, Class.method) of each override, in a subclass found in this file or in the
+        project's files that import it, of the method ``self.method(...)`` calls in a method of
+        a module-level class: what the call runs on an object of that subclass (a base class's
+        time loop calling ``self.simulation_loop()`` that GPU engines override)."""
+        func = call.func
+        if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self"
+                and frame.owner and "." not in frame.owner):
+            return []
+        found = [(self.module.path, f"{sub}.{func.attr}") for sub in self._attrs.subclasses_here(frame.owner)
+                 if "." not in sub and _defines(self.module, sub, func.attr)]
+        if not frame.loops:
+            return found  # what a call outside loops runs once costs the same on any object
+        for path in self.project.files_naming(self.module.path, frame.owner):
+            # read from the syntax alone (a base class that names no GPU library is common)
+            if path == self.module.path or self.module.path not in self.project.imports_of_file(path):
+                continue
+            module = self.project.module(path)
+            if module is None or f"def {func.attr}" not in module.text:
+                continue
+            for statement in module.tree.body:
+                if isinstance(statement, ast.ClassDef) and _defines(module, statement.name, func.attr) and any(
+                        _is_class(self.project, module, base, self.module.path, frame.owner)
+                        for base in statement.bases):
+                    found.append((path, f"{statement.name}.{func.attr}"))
+        return found
+
     def constructed(self, call: ast.Call, frame: Frame) -> Optional[str]:
         """``Sim(...)`` of a module-level class of this file: its ``__init__``."""
         if isinstance(call.func, ast.Name):
@@ -432,6 +459,22 @@ class ProjectCalls:
             facts = self._context.facts_of(path)
             if facts is not None:
                 yield facts
+
+
+def _is_class(project: Project, module: PyModule, base: ast.expr, path: str, name: str) -> bool:
+    """Whether a base class expression of ``module`` names the class ``name`` of ``path``."""
+    dotted = module.dotted(base, Scope(module))
+    found = project.definition(dotted, module) if dotted else None
+    return found is not None and found[0].path == path and found[1].name == name
+
+
+def _defines(module: PyModule, klass: str, name: str) -> bool:
+    """Whether a module-level class of ``module`` defines a (host) method of that name itself."""
+    binding = module.bindings.get(klass)
+    if binding is None or binding.kind != "class":
+        return False
+    return any(isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == name
+               and module.kernel_for(s) is None for s in binding.node.body)
 
 
 def interface_array(call: ast.Call, wrapped: Tuple[int, str], reader: TypeReader) -> Optional[ArrayType]:

@@ -1,5 +1,5 @@
-"""The numba.cuda, CuPy and NumPy calls the host reader knows by name: those that allocate,
-wait for the device, read a clock, or take a size. Imports nothing.
+"""The numba.cuda and CuPy calls the host reader knows by name: those that allocate,
+wait for the device or read a clock. Imports nothing.
 """
 
 # numba.cuda and CuPy calls that allocate device (or pinned/mapped) memory
@@ -14,6 +14,3 @@ ALLOCATIONS = {
 SYNCS = {"numba.cuda.synchronize", "cupy.cuda.runtime.deviceSynchronize", "cupy.cuda.Device.synchronize"}
 CLOCKS = {"time.perf_counter", "time.time", "time.monotonic", "time.process_time", "time.perf_counter_ns",
           "time.time_ns", "time.monotonic_ns", "timeit.default_timer"}
-# NumPy/CuPy functions whose first argument is a shape or a size
-SIZED = {"zeros", "ones", "empty", "full", "rand", "randn", "random", "random_sample", "standard_normal", "arange",
-         "linspace", "eye", "identity"}

@@ -1,17 +1,24 @@
 """Host operations: the calls of host code that allocate device memory, wait for the device,
 copy an array back to the host, read a clock or set the allocator, as ``analysis.host``
-events. May import ``python.static_types`` and ``analysis.host``.
+events; and what costs without a call of its own: indexing device arrays with host data or
+a boolean mask (``subscript_events``), Python iterating a device array (``iterated``), a
+PyCUDA call's ``drv.In``/``drv.Out`` arguments (``pycuda_launch``) and ``timeit`` timing
+code that launches (``timed_statement``). May import ``python.static_types``,
+``analysis.host`` and the host reader's syntax-only parts (``frequency``, ``launches``).
 """
 
 from __future__ import annotations
 
 import ast
+import textwrap
 from typing import Dict, List, Optional, Set
 
-from ...analysis.host import Event
+from ...analysis.host import Arg, Event, Launch
 from ..static_types import ArrayType, Opaque, TypeReader
 from ..syntax import PyModule
 from .frames import Frame, place_of
+from .frequency import constant_int
+from .launches import launch_target
 from .library import ALLOCATIONS, CLOCKS, SYNCS
 from .names import bare_names, element_reads, names_in, names_read, target_names
 
@@ -49,6 +56,12 @@ def host_operation(call: ast.Call, frame: Frame, module: PyModule, reader: TypeR
         return event("sync", f"{name}()")
     if name in CLOCKS:
         return event("clock", f"{name}()", minus=minus.get(id(call), ""))
+    handed = pycuda_launch(call, frame, module)
+    if handed is not None:
+        return handed
+    timed = timed_statement(call, name, frame, module, reader)
+    if timed is not None:
+        return event("timed", str(timed.pop("what")), **timed)
     if name == "cupy.asnumpy" and not any(k.arg == "stream" for k in call.keywords):
         return event("copy-back", f"{name}()")
     if isinstance(call.func, ast.Attribute):
@@ -81,6 +94,242 @@ def host_operation(call: ast.Call, frame: Frame, module: PyModule, reader: TypeR
         if isinstance(kind, ArrayType) and kind.where == "device" and kind.library in ("numba", ""):
             return event("copy-back", f"{ast.unparse(call.func)}({ast.unparse(call.args[0])})", per_element=True)
     return None
+
+
+def iterated(loop: ast.For, frame: Frame, module: PyModule, reader: TypeReader) -> Optional[Event]:
+    """``for v in d`` over a numba device array: Python iterates it, each item a blocking copy
+    of one element to the host (an event of the frame the loop is in: it runs where the loop
+    starts), or None."""
+    kind = reader.type_of(loop.iter)
+    if not (isinstance(kind, ArrayType) and kind.where == "device" and kind.library in ("numba", "")):
+        return None
+    what = f"for {ast.unparse(loop.target)} in {ast.unparse(loop.iter)}"
+    return Event("copy-back", place_of(module.path, loop.iter), frame.qualname, frame.loops, what=what,
+                 detail={"assigned": [], "per_element": True})
+
+
+def subscript_events(statement: ast.stmt, frame: Frame, module: PyModule, reader: TypeReader) -> List[Event]:
+    """What indexing device arrays with host data, or by a boolean mask, costs in a statement
+    (its test, for an ``if``/``while``), in the order written:
+
+    - ``d[idx] = vals`` with ``vals`` a NumPy array, into a CuPy or numba device array: a
+      copy of ``vals`` to the device (a transfer, as ``cp.asarray(vals)``);
+    - ``d[idx]`` of a CuPy array with ``idx`` a NumPy array (fancy or boolean): the index is
+      copied to the device first;
+    - ``d[mask]`` read from a CuPy array with a boolean mask on the device (``d[d > 0]``):
+      CuPy reads the number of selected elements back to size the result, a blocking wait
+      (left to ``cp.asnumpy``/``.get()`` where the selection is copied back at once)."""
+    parts = [statement.test] if isinstance(statement, (ast.If, ast.While)) else [
+        child for child in ast.iter_child_nodes(statement) if isinstance(child, ast.expr)]
+    copied_back = set()  # subscripts a copy back takes whole: that copy is the event
+    found: List[Event] = []
+    place = lambda node: place_of(module.path, node)  # noqa: E731 - one line, three uses
+    for part in parts:
+        nodes = list(_own_expressions(part))
+        # an array is indexed through its name or attribute (`d[i]`, `self.d[i]`)
+        subscripts = [n for n in nodes if isinstance(n, ast.Subscript) and isinstance(n.value, (ast.Name, ast.Attribute))]
+        if not subscripts:
+            continue
+        for sub in nodes:
+            if isinstance(sub, ast.Call) and sub.args and _last_name(sub.func) == "asnumpy" and \
+                    module.dotted(sub.func, frame.scope) == "cupy.asnumpy":
+                copied_back.add(id(sub.args[0]))
+            elif isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and sub.func.attr == "get":
+                copied_back.add(id(sub.func.value))
+        for sub in subscripts:
+            whole = reader.type_of(sub.value)
+            if not (isinstance(whole, ArrayType) and whole.where == "device"):
+                continue
+            text = ast.unparse(sub)
+            if isinstance(sub.ctx, ast.Store) and isinstance(statement, (ast.Assign, ast.AugAssign)):
+                value = reader.type_of(statement.value)
+                if isinstance(value, ArrayType) and value.where == "host":
+                    found.append(Event("alloc", place(sub), frame.qualname, frame.loops, what=f"{text} = ...",
+                                       detail={"assigned": [], "reads": [], "bare": [], "elements": [],
+                                               "shape_based": False, "kept": "",
+                                               "implicit": f"copies the host array `{ast.unparse(statement.value)}` "
+                                                           f"into the device array `{ast.unparse(sub.value)}`"}))
+                continue
+            if whole.library != "cupy":
+                continue
+            indices = sub.slice.elts if isinstance(sub.slice, ast.Tuple) else [sub.slice]
+            host = next((i for i in indices if isinstance(reader.type_of(i), ArrayType)
+                         and reader.type_of(i).where == "host"), None)
+            if host is not None:
+                found.append(Event("alloc", place(sub), frame.qualname, frame.loops, what=text,
+                                   detail={"assigned": [], "reads": [], "bare": [], "elements": [],
+                                           "shape_based": False, "kept": "",
+                                           "implicit": f"copies the host index array `{ast.unparse(host)}` to the "
+                                                       f"device to index `{ast.unparse(sub.value)}`"}))
+                continue
+            if isinstance(sub.ctx, ast.Load) and id(sub) not in copied_back and any(
+                    _device_mask(i, reader) for i in indices):
+                found.append(Event("sync", place(sub), frame.qualname, frame.loops, what=text,
+                                   detail={"assigned": [], "reason": "selects by a boolean mask: CuPy reads the "
+                                                                     "number of selected elements back to the host "
+                                                                     "to size the result, a blocking wait"}))
+    return found
+
+
+def _own_expressions(node: ast.AST):
+    """The expressions of ``node``, lambdas' bodies left out (they run when called)."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(child for child in ast.iter_child_nodes(current) if not isinstance(child, ast.Lambda))
+
+
+def _device_mask(index: ast.expr, reader: TypeReader) -> bool:
+    """A boolean mask on the device: a comparison of a device array (``d > 0``, ``(d > 0) &
+    (d < 1)``), or a device array of booleans."""
+    kind = reader.type_of(index)
+    if isinstance(kind, ArrayType):
+        return kind.where == "device" and kind.dtype in ("bool", "bool_", "boolean")
+    if isinstance(index, ast.BinOp) and isinstance(index.op, (ast.BitAnd, ast.BitOr, ast.BitXor)):
+        return _device_mask(index.left, reader) or _device_mask(index.right, reader)
+    if isinstance(index, ast.UnaryOp) and isinstance(index.op, ast.Invert):
+        return _device_mask(index.operand, reader)
+    if isinstance(index, ast.Compare):
+        return any(isinstance(reader.type_of(side), ArrayType) and reader.type_of(side).where == "device"
+                   for side in [index.left] + list(index.comparators))
+    return False
+
+
+# PyCUDA's argument handlers: each wraps a host array that the call copies in, out, or both
+_PYCUDA_HANDLERS = {"pycuda.driver.In": "in", "pycuda.driver.Out": "out", "pycuda.driver.InOut": "in and out"}
+
+
+_HANDLER_NAMES = {name.rsplit(".", 1)[-1] for name in _PYCUDA_HANDLERS}
+
+
+def _last_name(node: ast.expr) -> str:
+    return node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else ""
+
+
+def pycuda_launch(call: ast.Call, frame: Frame, module: PyModule) -> Optional[Launch]:
+    """A PyCUDA kernel call with ``drv.In(x)``/``drv.Out(y)``/``drv.InOut(z)`` arguments
+    (``func(drv.Out(dest), drv.In(a), block=..., grid=...)``): on every call PyCUDA allocates
+    device memory for each, copies ``In`` arrays to the device before the launch and ``Out``
+    arrays back after it (a blocking copy that waits for the kernel). A launch on host arrays,
+    whose wait is marked ``waits``; None for other calls (and where the file does not import
+    PyCUDA: the names resolve only through its import)."""
+    if not any(isinstance(arg, ast.Call) and _last_name(arg.func) in _HANDLER_NAMES for arg in call.args):
+        return None  # (most calls: no name resolved)
+    args, copies = [], []
+    for arg in call.args:
+        handler = module.dotted(arg.func, frame.scope) if isinstance(arg, ast.Call) else None
+        direction = _PYCUDA_HANDLERS.get(handler or "")
+        if direction is not None and len(arg.args) == 1:
+            args.append(Arg(None, "host", ast.unparse(arg.args[0]), array=True, library="numpy"))
+            copies.append(direction)
+        else:
+            args.append(Arg(None, "", ast.unparse(arg)))
+    if not copies:
+        return None
+    return Launch("launch", place_of(module.path, call), frame.qualname, frame.loops, what=ast.unparse(call.func),
+                  detail={"pycuda": True, "waits": any("out" in c for c in copies)}, args=tuple(args))
+
+
+# timeit's own defaults: `timeit.timeit(stmt, setup, timer, number)`, number=1,000,000
+_TIMEIT_DEFAULT = 1_000_000
+_TIMEIT_NUMBER = {"timeit": 3, "repeat": 4}  # where `number` sits among the positional arguments
+
+
+def timed_statement(call: ast.Call, name: str, frame: Frame, module: PyModule,
+                    reader: TypeReader) -> Optional[Dict[str, object]]:
+    """``timeit.timeit(lambda: k[g, b](x), number=100)``, ``timeit.repeat(...)`` and
+    ``timeit.Timer(stmt).timeit(number=...)`` timing a callable that launches kernels: how many
+    launches one interval holds (``number`` times the launches in the callable; None where the
+    number is not fixed), the first launch's text and line, and whether the callable waits for
+    the GPU (a synchronization, a blocking copy, a launch on host arrays) after its last launch."""
+    method = name.rsplit(".", 1)[-1] if name.startswith("timeit.") else ""
+    timer = None
+    if name in ("timeit.timeit", "timeit.repeat"):
+        timer = call
+    elif isinstance(call.func, ast.Attribute) and call.func.attr in ("timeit", "repeat") and isinstance(
+            call.func.value, ast.Call) and module.dotted(call.func.value.func, frame.scope) == "timeit.Timer":
+        timer, method = call.func.value, call.func.attr
+    if timer is None:
+        return None
+    stmt = timer.args[0] if timer.args else next((k.value for k in timer.keywords if k.arg == "stmt"), None)
+    body = _callable_body(stmt, module) if stmt is not None else None
+    if body is None:
+        return None
+    launches, waits_after = [], False
+    for sub in _calls_run(body, module):
+        if launch_target(sub) is not None:
+            launches.append(sub)
+            host = any(isinstance(reader.type_of(a), ArrayType) and reader.type_of(a).where == "host"
+                       for a in sub.args)
+            waits_after = host  # numba-cuda copies host arrays back and waits
+        elif _waits(sub, frame, module, reader):
+            waits_after = True
+    if not launches:
+        return None
+    given = next((k.value for k in call.keywords if k.arg == "number"), None)
+    # `timeit.timeit(stmt, setup, timer, number)`, `Timer(...).timeit(number)`, `.repeat(repeat, number)`
+    position = _TIMEIT_NUMBER[method] if timer is call else (0 if method == "timeit" else 1)
+    if given is None and len(call.args) > position:
+        given = call.args[position]
+    number = _TIMEIT_DEFAULT if given is None else constant_int(given, module.tree)
+    first = launches[0]
+    return {"what": f"timeit.{method}" if timer is call else f"timeit.Timer(...).{method}",
+            "launches": None if number is None else number * len(launches), "synced": waits_after,
+            "launched": ast.unparse(first.func.value if isinstance(first.func, ast.Subscript) else first.func),
+            "launch_line": first.lineno}
+
+
+def _callable_body(stmt: ast.expr, module: PyModule) -> Optional[List[ast.AST]]:
+    """What a callable given to timeit runs: a lambda's expression, or the body of a function
+    of the module it names."""
+    if isinstance(stmt, ast.Lambda):
+        return [stmt.body]
+    if isinstance(stmt, ast.Constant) and isinstance(stmt.value, str):
+        # `timeit.timeit("k[g, b](x); cuda.synchronize()", globals=globals(), number=100)`
+        try:
+            parsed = ast.parse(textwrap.dedent(stmt.value))
+        except SyntaxError:
+            return None
+        for node in ast.walk(parsed):  # where the string is, for what the message names
+            if hasattr(node, "lineno"):
+                node.lineno = node.end_lineno = stmt.lineno  # type: ignore[attr-defined]
+        return list(parsed.body)
+    if isinstance(stmt, ast.Name):
+        found = _module_function(stmt.id, module)
+        return list(found.body) if found is not None else None
+    return None
+
+
+def _module_function(name: str, module: PyModule):
+    """The module's one function definition of that name (None: none, or several)."""
+    found = [n for n in ast.walk(module.tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+             and n.name == name]
+    return found[0] if len(found) == 1 and module.kernel_for(found[0]) is None else None
+
+
+def _calls_run(body: List[ast.AST], module: PyModule, depth: int = 2) -> List[ast.Call]:
+    """The calls a timed callable makes, in the order written, with those of the module's
+    functions it calls (``lambda: step(d_u)``) in their place, ``depth`` calls deep."""
+    found: List[ast.Call] = []
+    for node in body:
+        calls = sorted((sub for sub in ast.walk(node) if isinstance(sub, ast.Call)),
+                       key=lambda c: (c.end_lineno or c.lineno, c.end_col_offset or 0))  # a call runs after its arguments
+        for sub in calls:
+            found.append(sub)
+            callee = _module_function(sub.func.id, module) if isinstance(sub.func, ast.Name) and depth else None
+            if callee is not None:
+                found.extend(_calls_run(list(callee.body), module, depth - 1))
+    return found
+
+
+def _waits(call: ast.Call, frame: Frame, module: PyModule, reader: TypeReader) -> bool:
+    """A call that makes the host wait for the GPU: a synchronization or a copy to the host."""
+    name = module.dotted(call.func, frame.scope) or ""
+    if name in SYNCS or name == "cupy.asnumpy":
+        return True
+    return isinstance(call.func, ast.Attribute) and call.func.attr in (
+        "synchronize", "copy_to_host", "get", "item", "tolist")
 
 
 # builtins that iterate their argument in Python

@@ -20,28 +20,34 @@ from __future__ import annotations
 import ast
 import contextlib
 from dataclasses import replace
-from typing import Dict, List, Optional, Set, Tuple
+from typing import Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
-from ...analysis.host import Arg, Event, HostFacts, KernelRef, Launch
+from ...analysis.host import Event, HostFacts, KernelRef
 from ..project import Project
 from ..static_types import ListType, ScalarType, TupleType, TypeReader, appended, instance, loop_bindings
 from ..syntax import FunctionNode, PyModule, Scope
 from . import rates
 from . import modes
 from .attributes import ClassAttributes, is_self_attribute
-from .branches import DEAD, UNSET, either_type, flag_text, leaves, narrowed, same_type
+from .branches import DEAD, UNSET, either_type, leaves, narrowed
 from .calls import MAX_VARIANT_DEPTH, ProjectCalls
 from .class_modes import ClassModes
-from .classes import method_of, set_on
+from .classes import set_on
+from .device_arrays import exposed_array
+from .flags import FlagSplits
 from .frames import Frame, place_of, within
-from .functions import positional_parameters, receiver_of
+from .functions import receiver_of
 from .kernels import KernelResolver
-from .launches import (GPU_WORDS, LAUNCH_TEXT, calls_in_order, compile_target, handed_call, launch_arg,
-                       launch_target, launches_given, uncopied)
+from .launches import LAUNCH_TEXT, calls_in_order, compile_target, handed_call, launch_target
 from .loops import LoopReader
 from .names import rebound, target_names
-from .operations import host_operation
-from .signature_text import numba_type_text, signature_types
+from .operations import host_operation, iterated, subscript_events
+from .sites import compile_site, kernel_ref, launch_site, may_launch_kernels
+from .variants import Variants
+
+
+# statements whose expressions may index device arrays (an `if`'s or a `while`'s test alone)
+_INDEXING = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Expr, ast.Return, ast.If, ast.While)
 
 
 class HostReader:
@@ -63,61 +69,31 @@ class HostReader:
         self._module_frame: Optional[Frame] = None
         self._next_loop = 0
         # what the file's own calls pass to its functions: qualname -> [(positional, keywords)]
+        # of their types, of the kernels they name, as written (`variants.PassedCalls`)
         self._passed: Dict[str, List[Tuple[List[object], Dict[str, object]]]] = {}
-        # the kernels those calls pass ([positional], {keyword}), beside their types
         self._passed_kernels: Dict[str, List[Tuple[List[Optional[KernelRef]], Dict[str, Optional[KernelRef]]]]] = {}
+        self._passed_exprs: Dict[str, List[Tuple[List[ast.expr], Dict[str, ast.expr], "Frame"]]] = {}
         self._outgoing: Dict[Tuple[str, str], List[Tuple[List[object], Dict[str, object]]]] = {}  # other files' callees
         # types from other files (callers, helpers, subclasses) are read only for code that may
         # launch, or for another file that asks for this one's types (and then one level less deep)
         self._gpu_code = level > 0 and (self._types_only or bool(LAUNCH_TEXT.search(module.text))
-                                        and self._may_launch_kernels())
+                                        and may_launch_kernels(project, module))
         # what calls of the project's own code give (objects, helpers' return types)
         self._calls = ProjectCalls(project, module, self._attrs, self, level, self._types_only, self._gpu_code)
         self._modes = ClassModes(project, module, self._attrs, self)  # this file's classes' modes
         self._targets: List[ast.expr] = []  # the targets the statement being read assigns
         self._minus: Dict[int, str] = {}  # id(call) -> the name subtracted from it (clock() - t0)
-        # reading a loop's body again for one value of its variable (`for dtype in (np.float32,
-        # np.float64)`): its launches give signatures only, nothing else is recorded
+        # reading code again for its launches' signatures (`variants`): nothing else is recorded
         self._variant = False
-        self._kernel_parameters: Dict[str, KernelRef] = {}  # in a call's variant: the kernels it passes
-        # ... and the expressions it passes, with the frame they are read in (`sig=(int32[:],)`)
-        self._parameter_exprs: Dict[str, Tuple[ast.expr, "Frame"]] = {}
-        self._variant_depth = 0  # helpers read within a call's variant (`_nested_variant`)
-        # what the file's own calls pass, as written: qualname -> [(positional, keywords, frame)]
-        self._passed_exprs: Dict[str, List[Tuple[List[ast.expr], Dict[str, ast.expr], "Frame"]]] = {}
+        self._variants = Variants(project, module, self.kernels, self, self._attrs.subclasses_here, MAX_VARIANT_DEPTH)
         self._calls_read: tuple = ({}, {}, {})  # the same three, as the pass being read finds them
         self._reads = 0  # the passes over the file so far
-        # per names (a frame's env, by id, kept with it): a flag's name -> what it was assigned
-        # from (`use_cuda = self.use_cuda`), and a name an `if` on a flag bound differently on its
-        # two sides -> (the flag, its value when the flag holds, when not, the merge after)
-        self._aliases: Dict[int, Tuple[dict, Dict[str, str]]] = {}
-        self._splits: Dict[int, Tuple[dict, Dict[str, tuple]]] = {}
+        self._flags = FlagSplits()  # what `if`s on one flag say of each other
         self._statements: List[ast.stmt] = []  # the statements being read, innermost last
         # reading a class's `__init__` (and its methods that store attributes) again in one
         # world of its mode tests (`modes`): the world and the tests' formulas (the class, and
         # what it stores in that world: `ClassAttributes.world_class`, `world_attributes`)
         self._world: Optional[Tuple[modes.World, Dict[int, tuple]]] = None
-
-    def _may_launch_kernels(self) -> bool:
-        """Whether what looks like a launch (``k[a, b](...)``) can start a kernel: the file names
-        numba, CUDA or CuPy, or a module it imports (or one that module imports: a package's
-        ``__init__``) defines kernels. ``Mapping[str, int](...)`` in a test of typing does not,
-        and reading the types it passes around across the project would take minutes."""
-        if GPU_WORDS.search(self.module.text):
-            return True
-        seen: Set[str] = set()
-        frontier = [self.module.path]
-        for _ in range(2):
-            following = []
-            for path in frontier:
-                for target in sorted(self.project.direct_imports(path) - seen):
-                    seen.add(target)
-                    imported = self.project.module(target)
-                    if imported is not None and imported.kernels:
-                        return True
-                    following.append(target)
-            frontier = following
-        return False
 
     def read(self) -> HostFacts:
         # first pass: what methods store in self.<attr> and what the file's calls pass; the
@@ -136,7 +112,7 @@ class HostReader:
             self.facts = HostFacts(self.module.path)
             frame = Frame(None, "", Scope(self.module))
             self._module_frame = frame
-            self._body(self.module.tree.body, frame)
+            self.read_body(self.module.tree.body, frame)
             if record and self._gpu_code and self._reads + 1 < MAX_READS and repr(self._calls_read[0]) != repr(
                     self._passed):  # (code that launches no kernel: its types matter to no launch)
                 self._passed, self._passed_kernels, self._passed_exprs = self._calls_read
@@ -161,7 +137,7 @@ class HostReader:
 
     # -- statements ---------------------------------------------------------------
 
-    def _body(self, body, frame: Frame) -> None:
+    def read_body(self, body: Sequence[ast.stmt], frame: Frame) -> None:
         for statement in body:
             self._statement(statement, frame)
 
@@ -180,6 +156,9 @@ class HostReader:
             self._statements.pop()
 
     def _read_statement(self, statement: ast.stmt, frame: Frame) -> None:
+        if self._record and not self._variant and not self._types_only and isinstance(statement, _INDEXING):
+            # `d_x[idx] = host_vals`, `d[mask]`: what indexing device arrays costs
+            self.facts.events.extend(subscript_events(statement, frame, self.module, self.types(frame)))
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
             for decorator in statement.decorator_list:
                 self._expr(decorator, frame)
@@ -191,18 +170,19 @@ class HostReader:
             # a method (and what is nested in it) sees the class's `self`
             inner = Frame(statement, qualname, frame.scope.inner(statement), {}, frame, frame.owner)
             inner.env.update(self._calls.parameter_types(statement, qualname, frame, self._passed.get(qualname, []),
-                                                          self._reader(frame)))
+                                                          self.types(frame)))
             receiver = receiver_of(statement, frame)
             if receiver is not None:  # `self`: an object of the class (passed on, `self.x` of a base)
                 inner.env[receiver] = instance(self.module.path, frame.owner)
-            self._body(statement.body, inner)
+            self.read_body(statement.body, inner)
             if self._record and not self._variant and not self._types_only and (self.project.memo(
                     "launches or compiles", statement, lambda: any(
                         isinstance(sub, ast.Call)
                         and (launch_target(sub) is not None or compile_target(sub) is not None)
                         for sub in ast.walk(statement))) or self.project.memo(
-                        "hands to a launcher", statement, lambda: self._hands_to_launcher(statement, frame))):
-                self._call_variants(statement, qualname, frame, inner)
+                        "hands to a launcher", statement, lambda: self._variants.hands_to_launcher(statement, frame))):
+                self._variants.calls(statement, qualname, frame, inner,
+                                     (self._passed, self._passed_kernels, self._passed_exprs))
             return
         if isinstance(statement, ast.ClassDef):
             qualname = f"{frame.qualname}.{statement.name}" if frame.qualname else statement.name
@@ -217,7 +197,7 @@ class HostReader:
             methods = [s for s in statement.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))]
             rest = [s for s in statement.body if s not in methods]
             init = [m for m in methods if m.name == "__init__"]
-            self._body(rest + init + [m for m in methods if m.name != "__init__"], klass)
+            self.read_body(rest + init + [m for m in methods if m.name != "__init__"], klass)
             return
         if isinstance(statement, (ast.Assign, ast.AnnAssign)):
             if statement.value is None:
@@ -233,15 +213,19 @@ class HostReader:
             self._expr(statement.value, frame)
             if isinstance(statement.op, ast.Add) and not self._variant:
                 # `attrs += [(ion, 'w')]`: a list extended by what is added (an array's `+=` keeps its type)
-                added = self._reader(frame).type_of(statement.value)
+                added = self.types(frame).type_of(statement.value)
                 if isinstance(added, ListType):
                     self._append_kind(statement.target, added.item, frame)
             return
         if isinstance(statement, (ast.For, ast.AsyncFor)):
             self._expr(statement.iter, frame)
+            if self._record and not self._variant and not self._types_only:
+                walked = iterated(statement, frame, self.module, self.types(frame))  # `for v in d_x`
+                if walked is not None:
+                    self.facts.events.append(walked)
             loop = self._loop(statement, "for", frame)
             inner = within(frame, loop)
-            values = self._loop_values(statement, frame)
+            values = self._variants.loop_values(statement, frame)
             alike = bool(values) and all(v == values[0] for v in values)
             if isinstance(statement.iter, ast.Call) and self._dotted(statement.iter.func, frame) == "builtins.range":
                 for name in target_names(statement.target):
@@ -250,29 +234,29 @@ class HostReader:
                 for name in target_names(statement.target):  # what every pass binds alike
                     frame.env[name] = values[0].get(name) if values and all(
                         bound.get(name) == values[0].get(name) for bound in values) else None
-                for name, kind in loop_bindings(statement.target, statement.iter, self._reader(frame)):
+                for name, kind in loop_bindings(statement.target, statement.iter, self.types(frame)):
                     if kind is not None:
                         frame.env[name] = kind
-            self._body(statement.body, inner)
+            self.read_body(statement.body, inner)
             if values and not alike and not self._variant and self._record and not self._types_only:
-                self._loop_variants(statement, values, frame, inner)
-            self._body(statement.orelse, frame)
+                self._variants.loop(statement, values, frame, inner)
+            self.read_body(statement.orelse, frame)
             return
         if isinstance(statement, ast.While):
             loop = self._loop(statement, "while", frame)
             inner = within(frame, loop)
             self._expr(statement.test, inner)
-            self._body(statement.body, inner)
-            self._body(statement.orelse, frame)
+            self.read_body(statement.body, inner)
+            self.read_body(statement.orelse, frame)
             return
         if isinstance(statement, ast.If):
             self._expr(statement.test, frame)
             if self._world is not None and id(statement.test) in self._world[1]:
                 held = modes.holds(self._world[1][id(statement.test)], self._world[0])
                 if held is not None:  # a mode test this world decides: only its side runs
-                    self._body(statement.body if held else statement.orelse, frame)
+                    self.read_body(statement.body if held else statement.orelse, frame)
                     return
-            reader = self._reader(frame)
+            reader = self.types(frame)
             when_true, when_false = narrowed(statement.test, reader)
             dead_body, dead_else = when_true.pop(DEAD, False), when_false.pop(DEAD, False)
             # a side that leaves (`if u is None: raise ...`) binds nothing for what follows
@@ -281,21 +265,17 @@ class HostReader:
             attributes = {name for name in set(when_true) | set(when_false) if "." in name and name not in frame.env}
             for name in set(when_true) | set(when_false):
                 frame.env.setdefault(name, reader.type_of(ast.parse(name, mode="eval").body))
-            flag = self._flag_tested(statement.test, frame)
-            splits = self._per_names(self._splits, frame.env)
+            flag = self._flags.tested(statement.test, frame.env)
             if flag is not None:  # names an earlier `if` on the same flag bound: its side's value
-                for name, (tested, if_set, if_not, merged) in list(splits.items()):
-                    if tested == flag[0] and name in frame.env and frame.env[name] == merged:
-                        when_true.setdefault(name, if_not if flag[1] else if_set)
-                        when_false.setdefault(name, if_set if flag[1] else if_not)
+                self._flags.sides(flag, frame.env, when_true, when_false)
             before = dict(frame.env)
             frame.env.update(when_true)
-            self._body(statement.body, frame)
+            self.read_body(statement.body, frame)
             taken = dict(frame.env)
             frame.env.clear()  # the same dict the loops' frames share: changed in place
             frame.env.update(before)
             frame.env.update(when_false)
-            self._body(statement.orelse, frame)
+            self.read_body(statement.orelse, frame)
             if (dead_body or leaves_body) and not (dead_else or leaves_else):
                 pass  # what the side that never runs (or never goes on) binds is not bound after it
             elif (dead_else or leaves_else) and not (dead_body or leaves_body):
@@ -305,19 +285,16 @@ class HostReader:
                 for name in set(taken) | set(frame.env):
                     one, other = taken.get(name, before.get(name)), frame.env.get(name, before.get(name))
                     frame.env[name] = either_type(one, other, name in before or (name in taken and name in frame.env))
-                    if flag is not None and one is not None and other is not None and same_type(one, other) is None \
-                            and "." not in name:
-                        if_set, if_not = (other, one) if flag[1] else (one, other)
-                        splits[name] = (flag[0], if_set, if_not, frame.env[name])
+                    self._flags.merged(flag, name, one, other, frame.env)
             for name in attributes:
                 frame.env.pop(name, None)
             return
         if isinstance(statement, (ast.Try, getattr(ast, "TryStar", ast.Try))):
-            self._body(statement.body, frame)
+            self.read_body(statement.body, frame)
             for handler in statement.handlers:
-                self._body(handler.body, frame)
-            self._body(statement.orelse, frame)
-            self._body(statement.finalbody, frame)
+                self.read_body(handler.body, frame)
+            self.read_body(statement.orelse, frame)
+            self.read_body(statement.finalbody, frame)
             return
         if isinstance(statement, (ast.With, ast.AsyncWith)):
             for item in statement.items:
@@ -325,124 +302,14 @@ class HostReader:
                 if item.optional_vars is not None:
                     for name in target_names(item.optional_vars):
                         frame.env[name] = None
-            self._body(statement.body, frame)
+            self.read_body(statement.body, frame)
             return
         for child in ast.iter_child_nodes(statement):
             if isinstance(child, ast.expr):
                 self._expr(child, frame)
 
-    @staticmethod
-    def _per_names(table: Dict[int, tuple], env: dict) -> dict:
-        """``table``'s entry for these names (a dict that outlives the frame may share its id)."""
-        held = table.get(id(env))
-        if held is None or held[0] is not env:
-            held = table[id(env)] = (env, {})
-        return held[1]
-
-    def _flag_tested(self, test: ast.expr, frame: Frame) -> Optional[Tuple[str, bool]]:
-        """(the flag, whether negated) an ``if`` tests: ``use_cuda``, ``not self.use_cuda``, a
-        name assigned from a flag standing for it; None for any other test."""
-        negated = False
-        while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-            test, negated = test.operand, not negated
-        text = flag_text(test)
-        if text is None:
-            return None
-        return self._per_names(self._aliases, frame.env).get(text, text), negated
-
-    def _loop_values(self, statement: ast.For, frame: Frame) -> Optional[List[Dict[str, object]]]:
-        """What each pass of a loop over a literal tuple or list binds, as types (or dtypes):
-        its one variable (``for dtype in (np.float32, np.float64)``), or the names it unpacks
-        each literal tuple into (``for dtype, values in [(np.int32, [10, 20]), (np.float64,
-        [1.5])]``); None for other loops, and where a pass binds nothing reading can type."""
-        values = statement.iter
-        if isinstance(values, ast.Name):
-            binding, _ = frame.scope.lookup(values.id)
-            values = binding.value if binding is not None and binding.kind == "assign" and not binding.path else None
-        if not isinstance(values, (ast.Tuple, ast.List)) or not values.elts or len(values.elts) > 16:
-            return None
-        target = statement.target
-        if isinstance(target, ast.Name):
-            passes = [{target.id: self._value_type(element, frame)} for element in values.elts]
-        elif isinstance(target, (ast.Tuple, ast.List)) and all(isinstance(t, ast.Name) for t in target.elts) and all(
-                isinstance(e, (ast.Tuple, ast.List)) and len(e.elts) == len(target.elts) for e in values.elts):
-            passes = [{t.id: self._value_type(item, frame) for t, item in zip(target.elts, element.elts)}
-                      for element in values.elts]
-        else:
-            return None
-        return passes if all(any(kind is not None for kind in bound.values()) for bound in passes) else None
-
-    def _loop_variants(self, statement: ast.For, values: List[Dict[str, object]], frame: Frame, inner: Frame
-                       ) -> None:
-        """The loop's body read once more for each pass's values: the launches in it give one
-        signature per pass (as the loop launches them), not events."""
-        with self._variant_reading(frame):
-            for bound in values:
-                frame.env.update(bound)
-                self._body(statement.body, inner)
-
-    def _call_variants(self, function: FunctionNode, qualname: str, outer: Frame, inner: Frame) -> None:
-        """A function that launches a kernel it is given, forwards its ``*args`` to a launch
-        (``def check(kernel, expected, *args): out = cuda.to_device(np.zeros_like(expected));
-        kernel[1, 1](out, *args)``), or launches what its calls give different types
-        (``self._test_count(np.int16)``, ``self._test_count(np.int64)``), read once more for
-        each call of it in the file, its parameters bound to that call's types and kernels:
-        each launch in it gives one signature per call, its locals typed from that call's
-        arguments."""
-        keys = [qualname]
-        if outer.owner is not None and qualname == f"{outer.owner}.{function.name}":
-            # `self.check(...)` in a subclass of this file names the method by the subclass
-            keys += [f"{klass}.{function.name}" for klass in self._attrs.subclasses_here(outer.owner)]
-        calls = [(passed, kernels, ([(e, caller) for e in exprs], {k: (v, caller) for k, v in named.items()}))
-                 for key in keys for passed, kernels, (exprs, named, caller) in zip(
-                     self._passed.get(key, []), self._passed_kernels.get(key, []), self._passed_exprs.get(key, []))]
-        given_to_it = self.project.memo("launches what it is given", function, lambda: launches_given(function)) \
-            or self.project.memo("hands to a launcher", function, lambda: self._hands_to_launcher(function, outer))
-        if not given_to_it and len({repr(passed) for passed, _, _ in calls}) < 2:
-            return  # its calls agree: the first reading had their types
-        self._read_variants(function, outer, inner, calls[:MAX_CALL_VARIANTS])
-
-    def _read_variants(self, function: FunctionNode, outer: Frame, inner: Frame, calls) -> None:
-        """``function``'s body read once for each of ``calls`` ((types, keywords), (kernels,
-        kernel keywords), (expressions, expression keywords), each expression with the frame
-        it is read in)."""
-        positional = positional_parameters(function, outer)
-        arguments = function.args
-        defaults = dict(zip([a.arg for a in positional[len(positional) - len(arguments.defaults):]],
-                            arguments.defaults))
-        reader = self._reader(outer)
-        with self._variant_reading(inner):
-            saved = self._kernel_parameters, self._parameter_exprs
-            try:
-                for (types, keywords), (kernels, kernel_keywords), (exprs, expr_keywords) in calls:
-                    env: Dict[str, object] = {}
-                    given: Dict[str, KernelRef] = {}
-                    written: Dict[str, Tuple[ast.expr, Frame]] = {}
-                    for at, arg in enumerate(positional):
-                        if arg.arg in keywords:
-                            env[arg.arg], kernel = keywords[arg.arg], kernel_keywords.get(arg.arg)
-                            written[arg.arg] = expr_keywords[arg.arg]
-                        elif at < len(types):
-                            env[arg.arg], kernel = types[at], kernels[at]
-                            written[arg.arg] = exprs[at]
-                        else:
-                            env[arg.arg], kernel = reader.type_of(defaults.get(arg.arg)), None
-                        if kernel is not None:
-                            given[arg.arg] = kernel
-                    if arguments.vararg is not None:
-                        env[arguments.vararg.arg] = TupleType(tuple(types[len(positional):]))
-                    inner.env.clear()
-                    inner.env.update({k: v for k, v in env.items() if v is not None})
-                    receiver = receiver_of(function, outer)
-                    if receiver is not None:
-                        inner.env[receiver] = instance(self.module.path, outer.owner)
-                    self._kernel_parameters, self._parameter_exprs = given, written
-                    self._body(function.body, inner)
-            finally:
-                self._kernel_parameters, self._parameter_exprs = saved
-
     @contextlib.contextmanager
-    def _variant_reading(self, frame: Frame):
+    def again(self, frame: Frame) -> Iterator[None]:
         """Reading done again for its launches' signatures alone: what it changes is undone."""
         saved = dict(frame.env), self._attrs.saved(), self._next_loop, dict(self.facts.loops), self._variant
         self._variant = True
@@ -468,18 +335,14 @@ class HostReader:
                 and self._dotted(target.value, frame) == "os.environ"):
             self.facts.pools.add("numba")
         if isinstance(target, ast.Name):
-            frame.env[target.id] = self._value_type(value, frame)
-            self._per_names(self._splits, frame.env).pop(target.id, None)  # what it holds now is this
-            aliases = self._per_names(self._aliases, frame.env)
-            aliases.pop(target.id, None)
-            if isinstance(value, (ast.Name, ast.Attribute)) and flag_text(value) is not None:
-                aliases[target.id] = aliases.get(flag_text(value), flag_text(value))
+            frame.env[target.id] = self.value_type(value, frame)
+            self._flags.assigned(target.id, value, frame.env)
         elif isinstance(target, (ast.Tuple, ast.List)):
             if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(target.elts):
                 for element, item in zip(target.elts, value.elts):
                     self._assign(element, item, frame)
                 return
-            kind = self._value_type(value, frame)
+            kind = self.value_type(value, frame)
             for index, element in enumerate(target.elts):
                 item = kind.items[index] if isinstance(kind, TupleType) and index < len(kind.items) else None
                 if isinstance(element, ast.Name):
@@ -487,10 +350,10 @@ class HostReader:
                 elif is_self_attribute(element, frame):  # self.kz, self.kr = np.meshgrid(kz, kr)
                     self._attrs.store(element.attr, item, None, frame)
         elif is_self_attribute(target, frame):
-            self._attrs.store(target.attr, self._value_type(value, frame), value, frame)
+            self._attrs.store(target.attr, self.value_type(value, frame), value, frame)
 
-    def _value_type(self, value: ast.expr, frame: Frame):
-        reader = self._reader(frame)
+    def value_type(self, value: ast.expr, frame: Frame):
+        reader = self.types(frame)
         kind = reader.type_of(value)
         if kind is None:
             dtype = reader.dtype(value)
@@ -514,9 +377,9 @@ class HostReader:
                     inner = Frame(method, f"{klass}.{method.name}", outer.scope.inner(method), {}, outer, klass)
                     inner.env.update(self._calls.parameter_types(
                         method, f"{klass}.{method.name}", outer, self._passed.get(f"{klass}.{method.name}", []),
-                        self._reader(outer)))
+                        self.types(outer)))
                     inner.env[method.args.args[0].arg] = instance(self.module.path, klass)
-                    self._body(method.body, inner)
+                    self.read_body(method.body, inner)
                 readings.append((tuple(world.items()), self._attrs.world_attributes))
         finally:
             self._variant, self._world, self._attrs.world_class, self._attrs.world_attributes = saved
@@ -534,7 +397,7 @@ class HostReader:
 
     def _append(self, target: ast.expr, item: ast.expr, frame: Frame) -> None:
         """``grids.append(Grid(...))``, ``self.grids.append(...)``: the list's items' type."""
-        self._append_kind(target, self._reader(frame).type_of(item), frame)
+        self._append_kind(target, self.types(frame).type_of(item), frame)
 
     def _append_kind(self, target: ast.expr, kind, frame: Frame) -> None:
         """A list (a name, or ``self.x``) given an item of this type (None: unknown, so mixed)."""
@@ -565,7 +428,7 @@ class HostReader:
             # while it is read, as a `for` loop binds them
             saved: Dict[str, object] = {}
             for generator in generators:
-                for name, kind in loop_bindings(generator.target, generator.iter, self._reader(frame)):
+                for name, kind in loop_bindings(generator.target, generator.iter, self.types(frame)):
                     saved.setdefault(name, frame.env.get(name, UNSET))
                     frame.env[name] = kind
             try:
@@ -591,14 +454,14 @@ class HostReader:
         if not self._variant:
             # this file's own calls in the first pass (the second reads their types); other
             # files' callees in the last, when what later methods store in `self` is known
-            reader = self._reader(frame)
+            reader = self.types(frame)
             callee = self._calls.callee(call, frame, reader) or self._calls.constructed(call, frame)
             elsewhere = None if callee is not None else self._calls.callee_elsewhere(call, frame, reader)
             if (callee is not None or (elsewhere is not None and self._record)) and not any(
                     isinstance(a, ast.Starred) for a in call.args):
                 # a dtype passed (`self._test(np.int16)`) as the dtype string names hold
-                passed = ([self._value_type(a, frame) for a in call.args],
-                          {k.arg: self._value_type(k.value, frame) for k in call.keywords if k.arg})
+                passed = ([self.value_type(a, frame) for a in call.args],
+                          {k.arg: self.value_type(k.value, frame) for k in call.keywords if k.arg})
                 if callee is not None:
                     # the first pass reads them as it goes; the last, those of the pass before it
                     types, kernels, exprs = self._calls_read if self._record else (
@@ -613,50 +476,28 @@ class HostReader:
                     self._outgoing.setdefault(elsewhere, []).append(passed)
             if not self._record or self._types_only:
                 return
-        if self._variant and self._variant_depth < MAX_VARIANT_DEPTH:
-            self._nested_variant(call, frame)
-        compiled = self._compile_site(call, frame)
+        if self._variant:
+            self._variants.nested(call, frame)
+        compiled = compile_site(call, frame, self.module, self.kernels, self._variants.kernel_parameters,
+                                self._variants.parameter_exprs)
         if compiled is not None:
             self.facts.passed_launches.append(compiled)  # the types it compiles for: a signature, not an event
             return
         launched = launch_target(call) or self.kernels.configured_launch(call, frame)
         if launched is not None:
             target, stream = launched
-            kernel = self.kernels.resolve(target, frame)
-            given_kernel = self._kernel_parameters.get(target.id) if (
-                kernel is None and isinstance(target, ast.Name)) else None
-            reader = self._reader(frame)
-            function = frame.function
-            parameters = {a.arg for a in function.args.posonlyargs + function.args.args + function.args.kwonlyargs
-                          } if function is not None else set()
-            args = []
-            forwards = function is not None and function.args.vararg is not None
-            for arg in call.args:
-                if isinstance(arg, ast.Starred):
-                    inner = uncopied(arg.value)
-                    spread = reader.type_of(inner)
-                    if isinstance(spread, TupleType) and all(item is not None for item in spread.items):
-                        # `*args` of a call's variant, `*(a, b)`
-                        args.extend(launch_arg(item, ast.unparse(arg)) for item in spread.items)
-                        continue
-                    if forwards and arg is call.args[-1] and isinstance(inner, ast.Name) and \
-                            inner.id == function.args.vararg.arg:
-                        # `kernel[g, b](out, *args)`: what each call passes beyond the named parameters
-                        args.append(Arg(None, "", "*" + inner.id, parameter=True))
-                        continue
-                    args = None
-                    break
-                args.append(launch_arg(reader.type_of(arg), ast.unparse(arg),
-                                        isinstance(arg, ast.Name) and arg.id in parameters))
-            if args is None or call.keywords:
-                args = [Arg(None, "", "*")]
-            ref = KernelRef(kernel.module.path, kernel.qualname) if kernel is not None else given_kernel
-            launch = Launch("launch", place_of(self.module.path, call), frame.qualname, frame.loops,
-                            what=ast.unparse(target), kernel=ref, args=tuple(args), stream=stream)
+            picked = self.kernels.resolve_all(target, frame)  # one launch, each kernel the code may pick
+            ref = kernel_ref(picked[0] if picked else None, target, self._variants.kernel_parameters)
+            launch = launch_site(call, target, stream, frame, self.module.path, ref, self.types(frame),
+                                 # `__cuda_array_interface__` holders
+                                 lambda kind: exposed_array(self.project, kind, self._calls.member) or kind)
             if ref is not None and launch.signature is None:
+                statement = self._statements[-1] if self._statements else None
                 for typed in self._modes.launch_arguments(  # one signature per mode it may be in
-                        call, args, frame, self._reader(frame), self._statements[-1] if self._statements else None):
+                        call, list(launch.args), frame, self.types(frame), statement):
                     self.facts.passed_launches.append(replace(launch, args=typed))
+            for other in picked[1:]:  # the others it may start: their signatures, one event
+                self.facts.passed_launches.append(replace(launch, kernel=KernelRef(other.module.path, other.qualname)))
             if self._variant:
                 if ref is not None:
                     self.facts.passed_launches.append(launch)  # a signature, not an event
@@ -665,97 +506,23 @@ class HostReader:
             return
         if self._variant:
             return
-        callee = self._calls.callee(call, frame, self._reader(frame))
+        callee = self._calls.callee(call, frame, self.types(frame))
         if callee is not None:
             self.facts.events.append(Event("call", place_of(self.module.path, call), frame.qualname, frame.loops,
                                            what=callee, detail={"callee": callee}))
+            for path, override in self._calls.overrides(call, frame):  # what it runs on a subclass's object
+                where = {"path": path} if path != self.module.path else {}
+                self.facts.events.append(Event("call", place_of(self.module.path, call), frame.qualname,
+                                               frame.loops, what=override, detail={"callee": override, **where}))
             return
         if elsewhere is not None:  # another file's function: what it does counts here (HostFacts.expand)
             self.facts.events.append(Event("call", place_of(self.module.path, call), frame.qualname, frame.loops,
                                            what=elsewhere[1], detail={"callee": elsewhere[1], "path": elsewhere[0]}))
             return
-        event = host_operation(call, frame, self.module, self._reader(frame), self._targets, self._minus,
+        event = host_operation(call, frame, self.module, self.types(frame), self._targets, self._minus,
                                self.facts.pools)
         if event is not None:
             self.facts.events.append(event)
-
-    def _hands_to_launcher(self, function: FunctionNode, outer: Frame) -> bool:
-        """Does a method hand one of its parameters to another method of its class that
-        launches or compiles what it is given (``self._getasm(fn, sig=sig)``)?"""
-        if outer.owner is None:
-            return False
-        arguments = function.args
-        parameters = {a.arg for a in arguments.posonlyargs + arguments.args + arguments.kwonlyargs}
-        for sub in ast.walk(function):
-            if not (isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute)
-                    and isinstance(sub.func.value, ast.Name) and sub.func.value.id == "self"):
-                continue
-            if not any(isinstance(a, ast.Name) and a.id in parameters
-                       for a in sub.args + [k.value for k in sub.keywords]):
-                continue
-            found = method_of(self.project, self.module.path, outer.owner.rsplit(".", 1)[-1], sub.func.attr)
-            if found is not None and found[0] is self.module and self.project.memo(
-                    "launches what it is given", found[2], lambda: launches_given(found[2])):
-                return True
-        return False
-
-    def _nested_variant(self, call: ast.Call, frame: Frame) -> None:
-        """In a call's variant, ``self.helper(fn, sig=sig)`` of a method of this file that
-        launches or compiles what it is given: that method read for this call too, what
-        this variant knows of its own parameters passed on."""
-        func = call.func
-        if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self"
-                and frame.owner) or any(isinstance(a, ast.Starred) for a in call.args):
-            return
-        found = method_of(self.project, self.module.path, frame.owner.rsplit(".", 1)[-1], func.attr)
-        if found is None or found[0] is not self.module:
-            return
-        _, klass, method = found
-        if not self.project.memo("launches what it is given", method, lambda: launches_given(method)):
-            return
-
-        def forwarded(expr: ast.expr):  # (the expression, its frame): a parameter's is its caller's
-            if isinstance(expr, ast.Name) and expr.id in self._parameter_exprs:
-                return self._parameter_exprs[expr.id]
-            return expr, frame
-
-        def kernel_of(expr: ast.expr) -> Optional[KernelRef]:
-            if isinstance(expr, ast.Name) and expr.id in self._kernel_parameters:
-                return self._kernel_parameters[expr.id]
-            return self.kernels.ref(expr, frame)
-
-        keywords = {k.arg: k.value for k in call.keywords if k.arg}
-        one_call = (([self._value_type(a, frame) for a in call.args],
-                     {name: self._value_type(value, frame) for name, value in keywords.items()}),
-                    ([kernel_of(a) for a in call.args], {name: kernel_of(value) for name, value in keywords.items()}),
-                    ([forwarded(a) for a in call.args], {name: forwarded(v) for name, v in keywords.items()}))
-        owner = Frame(None, klass, Scope(self.module), {}, self._module_frame, klass)
-        inner = Frame(method, f"{klass}.{method.name}", owner.scope.inner(method), {}, owner, owner.owner)
-        self._variant_depth += 1
-        try:
-            self._read_variants(method, owner, inner, [one_call])
-        finally:
-            self._variant_depth -= 1
-
-    def _compile_site(self, call: ast.Call, frame: Frame) -> Optional[Launch]:
-        """``k.compile("void(float32[::1])")``, ``k.specialize(float32[::1])``,
-        ``k.inspect_asm((int32[:],))``: where the program makes numba compile a kernel for
-        types it writes, as a launch does for its arguments' types; None for other calls."""
-        found = compile_target(call)
-        if found is None:
-            return None
-        target, written = found
-        kernel = self.kernels.resolve(target, frame)
-        ref = KernelRef(kernel.module.path, kernel.qualname) if kernel is not None else (
-            self._kernel_parameters.get(target.id) if isinstance(target, ast.Name) else None)
-        if ref is None:
-            return None
-        texts = signature_types(written, self.module, frame.scope, self._parameter_exprs) if isinstance(
-            written, ast.expr) else [numba_type_text(expr, self.module, frame.scope) for expr in written]
-        if not texts or any(text is None for text in texts):
-            return None
-        return Launch("launch", place_of(self.module.path, call), frame.qualname, frame.loops,
-                      what=ast.unparse(call.func), kernel=ref, args=tuple(Arg(text, "", text) for text in texts))
 
     # -- what kernel resolution asks (`kernels.KernelContext`) ------------------------------
 
@@ -766,17 +533,19 @@ class HostReader:
         return self._attrs.exprs.get((owner, attr))
 
     def type_of(self, expr: ast.expr, frame: Frame):
-        return self._reader(frame).type_of(expr)
+        return self.types(frame).type_of(expr)
 
     def kernels_of(self, module: PyModule) -> KernelResolver:
         return HostReader(self.project, module).kernels
 
     # (and what calls across the project ask, `calls.CallContext`: `facts_of`; what
-    # class modes ask, `class_modes.ModeContext`: `read_worlds`, `facts_of`)
+    # class modes ask, `class_modes.ModeContext`: `read_worlds`, `facts_of`; what reading
+    # again per variant asks, `variants.VariantContext`: `read_body`, `value_type`, `types`,
+    # `module_frame`, `again`)
 
     # -- helpers ------------------------------------------------------------------------
 
-    def _reader(self, frame: Frame) -> TypeReader:
+    def types(self, frame: Frame) -> TypeReader:
         def lookup(name: str, want_dtype: bool = False):
             current: Optional[Frame] = frame
             while current is not None:
@@ -805,12 +574,8 @@ class HostReader:
 # that a script passes to a simulation's constructor, which passes them on to a field object's,
 # which stores them for a method that launches
 LEVELS = 12
-MAX_CALL_VARIANTS = 64  # calls of one launching helper read for their own signatures
 MAX_READS = 4  # passes over a file, while its calls' types change (`HostReader.read`)
 
-
-# builtins that iterate their argument in Python
-_ITERATING = {f"builtins.{name}" for name in ("sum", "list", "tuple", "max", "min", "any", "all", "sorted", "set")}
 
 
 def read_host(project: Project, module: PyModule, level: int = LEVELS) -> HostFacts:

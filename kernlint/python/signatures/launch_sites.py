@@ -1,15 +1,23 @@
 """Signatures from launch sites: ``k[grid, block](args)`` anywhere in the checked files or
 elsewhere in the kernel's project, with every argument's type known statically (the host
-reader, ``python.host``)."""
+reader, ``python.host``).
+
+A launch whose arrays have known elements but ranks the host code does not say
+(``cupy.empty(data.shape, dtype="f4")`` of a parameter ``data``) still gives the signature
+where the kernel's body indexes each such array with one number of subscripts
+(``out[i, j]``: two): the launch's types, the body's ranks. Anything less goes to inference
+as the types some launches give."""
 
 from __future__ import annotations
 
+import ast
 from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 from ...findings import launch_origin
 from ..host.reader import file_host_facts
 from ..project import Project
 from ..syntax import KernelDef
+from .inference import inferred_signatures
 from .table import RANK_UNKNOWN, PartialLaunches, Signatures, Uncached, add
 
 
@@ -31,6 +39,7 @@ def launch_signatures(project: Project, checked: Sequence[str],
     found: Signatures = {}
     if not kernels:
         return found
+    completed: Dict[tuple, Optional[str]] = {}
     readers = list(dict.fromkeys([p for p in checked if p.endswith(".py")] + _mentioning(
         project, sorted({path for path, _ in kernels}), names)))
     for path in readers:
@@ -38,10 +47,15 @@ def launch_signatures(project: Project, checked: Sequence[str],
                                                                        lambda: _launches(project, path)):
             if (kernel_path, qualname) not in kernels:
                 continue
+            if signature is None and types is not None:
+                key = (kernel_path, qualname, tuple(types))
+                if key not in completed:  # a kernel launched alike in many places: read its body once
+                    completed[key] = with_body_ranks(kernels[(kernel_path, qualname)], types)
+                signature = completed[key]
+                if partial is not None:
+                    partial.setdefault((kernel_path, qualname), []).append(types)
             if signature is not None:
                 add(found, kernel_path, qualname, signature, launch_origin(path, line))
-            elif partial is not None and types is not None:
-                partial.setdefault((kernel_path, qualname), []).append(types)
     return found
 
 
@@ -71,3 +85,75 @@ def _mentioning(project: Project, checked: Iterable[str], names: Set[str]) -> Li
             if name:
                 found.update(project.files_naming(path, name))
     return sorted(found)
+
+
+def with_body_ranks(kernel: KernelDef, types: Sequence[Optional[str]]) -> Optional[str]:
+    """The signature a launch gives where it knows every argument's type but some arrays' ranks
+    (``float32[?]``): each of those ranks the one the kernel's body indexes the array with
+    everywhere; None where a type is unknown or the body does not say one rank."""
+    if any(t is None for t in types):
+        return None
+    params = [a.arg for a in kernel.node.args.posonlyargs + kernel.node.args.args]
+    if len(params) != len(types) or kernel.node.args.vararg or kernel.node.args.kwonlyargs:
+        return None
+    ranks = _ranks_indexed(kernel.node)
+    unknown = [p for p, t in zip(params, types) if t.endswith(RANK_UNKNOWN)]
+    if any(len(ranks.get(p, ())) != 1 for p in unknown):
+        return None
+    candidates = inferred_signatures(kernel, [list(types)])
+    if not candidates:
+        return None
+    signature = candidates[0][0]
+    # the body's reading of each array must be the rank it indexes with (and the launch's elements)
+    texts = _argument_texts(signature)
+    if texts is None or len(texts) != len(params):
+        return None
+    for param, launched, text in zip(params, types, texts):
+        if launched.endswith(RANK_UNKNOWN):
+            dtype, rank = launched[:-len(RANK_UNKNOWN)], next(iter(ranks[param]))
+            if not (text.startswith(dtype + "[") and text.count(",") + 1 == rank):
+                return None
+        elif text != launched:
+            return None
+    return signature
+
+
+def _ranks_indexed(function: ast.AST) -> Dict[str, Set[int]]:
+    """For each name the function subscripts (``a[i, j]``, ``a[i]``, ``a[1:-1, j]``): the
+    numbers of subscripts it is indexed with. A name rebound in the body is left out."""
+    ranks: Dict[str, Set[int]] = {}
+    rebound: Set[str] = set()
+    for node in ast.walk(function):
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name):
+            index = node.slice
+            if isinstance(index, ast.Tuple):
+                if any(isinstance(e, ast.Starred) or isinstance(e, ast.Constant) and e.value is Ellipsis
+                       for e in index.elts):
+                    continue
+                count = len(index.elts)
+            elif isinstance(index, ast.Constant) and index.value is Ellipsis:
+                continue
+            else:
+                count = 1
+            ranks.setdefault(node.value.id, set()).add(count)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            rebound.add(node.id)
+    return {name: found for name, found in ranks.items() if name not in rebound}
+
+
+def _argument_texts(signature: str) -> Optional[List[str]]:
+    """``void(float32[:, ::1], int64)`` -> its argument types, split at top-level commas."""
+    if not signature.startswith("void(") or not signature.endswith(")"):
+        return None
+    inner, texts, depth, start = signature[5:-1], [], 0, 0
+    for at, char in enumerate(inner):
+        if char in "([":
+            depth += 1
+        elif char in ")]":
+            depth -= 1
+        elif char == "," and depth == 0:
+            texts.append(inner[start:at].strip())
+            start = at + 1
+    if inner.strip():
+        texts.append(inner[start:].strip())
+    return texts

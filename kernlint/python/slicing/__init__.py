@@ -9,16 +9,19 @@ operations), device functions and kernels (from their ``def``, made into numba-c
 dispatchers here), user modules (read through the project, never imported).
 
 What cannot be evaluated raises ``Unresolved``, which names the global, the line and
-how to supply it. One exception, by design: a name imported from a library kernlint
+how to supply it. Two exceptions, by design: a name imported from a library kernlint
 does not import (``from scipy.constants import c``) that a kernel only uses as a number
 in arithmetic or comparisons compiles as a float64 stand-in (1.0): the IR's structure,
-and so every finding, does not depend on its value.
+and so every finding, does not depend on its value; and a value only the run decides
+(``sys.argv``, ``os.environ``, a module imported by a computed name, a file read at run
+time: ``runtime``) compiles as a stand-in of the type each function's use asks for, read
+so that numba cannot prune branches by it.
 
 Its modules, by job: ``slicer`` (``Slicer``, the parts wired together), ``module_globals``
 (globals and imports), ``evaluator`` (constant expressions), ``functions`` (functions and
 dispatchers made from defs), ``classes`` (classes made without running their bodies),
 ``variants`` (a nested kernel's closures), ``user_modules``, ``device_arrays`` (device-array
-stand-ins), ``dispatchers`` (what may be called; numba-cuda dispatchers), ``uses`` (what a
+stand-ins), ``runtime`` (values only the run decides, and how a function reads their stand-ins), ``dispatchers`` (what may be called; numba-cuda dispatchers), ``uses`` (what a
 function's syntax says about a name), ``standins``, ``namespaces`` and ``unresolved`` (what
 the parts share). It imports ``project``, ``syntax`` and ``signatures.closures`` of
 ``kernlint.python``, and numba: it runs in the compile workers.

@@ -168,12 +168,35 @@ def make_dispatcher(function, args: Sequence[Any], keywords: Dict[str, Any]):
     signatures: List[Any] = []
     if args:
         first = args[0]
+        # as numba-cuda reads it: a tuple is one signature (its argument types), a list several
         if sigutils.is_signature(first):
             signatures = [first]
-        elif isinstance(first, (list, tuple)) and all(sigutils.is_signature(s) for s in first):
+        elif isinstance(first, list) and all(sigutils.is_signature(s) for s in first):
             signatures = list(first)
     options = {k: v for k, v in keywords.items() if k in JIT_OPTIONS}
-    return remember(numba.cuda.jit(function, **options), signatures, options)
+    # numba-cuda refuses the old signature keywords at decoration: so must the check
+    refused = {k: v for k, v in keywords.items() if k in REFUSED_OPTIONS}
+    made = numba.cuda.jit(function, **options, **refused)
+    return remember(made, [_as_numba_writes_it(s) for s in signatures], options)
+
+
+# numba-cuda's old ways to pass a signature, which its jit refuses (DeprecationError)
+REFUSED_OPTIONS = ("argtypes", "restype", "bind")
+
+
+def _as_numba_writes_it(signature: Any) -> Any:
+    """A string signature parsed as numba parses it (``"void(f4[:], i4)"`` is
+    ``void(float32[:], int32)``), so that it is shown as the others are; one that does not
+    parse stays the string, and its compile says why."""
+    if not isinstance(signature, str):
+        return signature
+    from numba.core import sigutils, typing
+
+    try:
+        argtypes, restype = sigutils.normalize_signature(signature)
+    except Exception:  # noqa: BLE001 - numba's parser raises anything on a bad string
+        return signature
+    return typing.signature(restype, *argtypes) if restype is not None else tuple(argtypes)
 
 
 def remember(dispatcher, signatures, options: Dict[str, Any]):

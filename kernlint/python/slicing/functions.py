@@ -7,16 +7,18 @@ a number, or a closure variable comes from a factory parameter no call gives).""
 from __future__ import annotations
 
 import ast
+import re
 import types
 from typing import Any, Dict, Sequence, Tuple
 
 from ..project import FrontendSettings
 from ..signatures.closures import EMPTY
-from ..syntax import JIT_OPTIONS, FunctionNode, KernelDef, PyModule, Scope
-from .dispatchers import _MEMBER_REGISTRATIONS, _identity, _may_call, make_dispatcher
+from ..syntax import JIT_OPTIONS, FunctionNode, KernelDef, PyModule, Scope, bound_item
+from .dispatchers import _MEMBER_REGISTRATIONS, REFUSED_OPTIONS, _identity, _may_call, make_dispatcher
 from .namespaces import Namespaces
+from .runtime import RunReads, attribute_reads, item_kind, standin_by_use, written_kind
 from .standins import Standins
-from .unresolved import MISSING, RECORDED, STANDIN_VALUE, Unresolved, _known
+from .unresolved import MISSING, RECORDED, STANDIN_VALUE, Unresolved, _hint_constant, _known
 from .user_modules import realise
 from .uses import (_Returns, _annotation_names, _closure_use, _made_in, _numeric_use, _statements_in, _uses,
                    _without_annotations)
@@ -40,25 +42,46 @@ class FunctionMaker:
         # result is read from its return expression
         self.made_from: Dict[int, Tuple[PyModule, FunctionNode, Scope]] = {}
         self._prepared: set = set()
+        # values only the run decides: the globals (by module and name), how each function
+        # reads them (by its def)
+        self._run_decided: Dict[Tuple[str, str], Unresolved] = {}
+        self._run_reads: Dict[int, RunReads] = {}
+        self._numbers_stood_in: set = set()  # (path, name) of a library's numbers (`from lib import c`)
 
     def prepare(self, module: PyModule, node: FunctionNode) -> None:
         """Put every global the function reads into its module's slice namespace."""
         if id(node) in self._prepared:
+            self.ledger.rests_on(("prepared", id(node)))  # another closure of it: the same stand-ins
             return
         self._prepared.add(id(node))
+        with self.ledger.collecting() as used:
+            self._prepare(module, node)
+        self.ledger.standins_of[("prepared", id(node))] = frozenset(used)
+
+    def _prepare(self, module: PyModule, node: FunctionNode) -> None:
         namespace = self.namespaces.of(module)
         global_names, _ = module.outside_names(node)
         annotating = _annotation_names(node)
         for name in global_names:
             if name in annotating:
                 continue  # `its: CudaArray = ...`: the function is made without its annotations
+            line, column = module.first_use_at(node, name)
+            decided = self._run_decided.get((module.path, name))
+            if decided is not None:  # each function its own stand-in, by its own use
+                self._stand_in_for_run(module, node, name, decided, line, column)
+                continue
             if name in namespace:
                 self.ledger.rests_on((module.path, name))
+                if (module.path, name) in self._numbers_stood_in:
+                    self._read_unfolded(node, name, namespace[name])
                 continue
-            line, column = module.first_use_at(node, name)
             try:
                 namespace[name] = realise(self.globals.global_value(module, name, line), node, name, line)
             except Unresolved as exc:
+                if exc.runtime is not None and exc.name == name:  # (not `config.params`: a module's)
+                    self._run_decided[(module.path, name)] = exc
+                    self._stand_in_for_run(module, node, name, exc, line, column)
+                    continue
                 with self.ledger.collecting() as used:
                     standin = self._standin(module, node, name, exc)
                 if standin is MISSING:
@@ -67,6 +90,67 @@ class FunctionMaker:
                 rests_on = self.ledger.standins_of
                 rests_on[(module.path, name)] = rests_on.get((module.path, name), frozenset()) | used
                 namespace[name] = standin
+                if standin is STANDIN_VALUE:  # a library's number: no branch may be pruned by it
+                    self._numbers_stood_in.add((module.path, name))
+                    self._read_unfolded(node, name, standin)
+
+    def _read_unfolded(self, node: FunctionNode, name: str, value: Any) -> None:
+        """Have the function read a stand-in global as a run-time value (``RunReads``)."""
+        reads = self._run_reads.get(id(node)) or RunReads(f"__kernlint_run_{len(self._run_reads)}__")
+        reads.values[name], reads.names[name] = value, name
+        self._run_reads[id(node)] = reads
+
+    def _stand_in_for_run(self, module: PyModule, node: FunctionNode, name: str, why: Unresolved,
+                          line: int, column: int) -> None:
+        """Stand-ins for a global only the run decides (``NX = int(sys.argv[1])``, the
+        attributes of ``params = importlib.import_module(sys.argv[1])``), each of the type the
+        function's use asks for, read as ``RunReads`` says; a configured constant
+        (``params.dx``) is its value. Where no stand-in fits (the function calls it, makes
+        arrays of it), the Unresolved saying so, at its first read."""
+        source = why.runtime
+        reads = self._run_reads.get(id(node)) or RunReads(f"__kernlint_run_{len(self._run_reads)}__")
+
+        def fails(shown: str, use: str):
+            self._prepared.discard(id(node))
+            failed = Unresolved(shown, module.path, why.line,
+                                f"{why.reason}; `{node.name}` {use}, and kernlint stands in only for numbers, "
+                                f"flags and arrays", _hint_constant(module, shown))
+            failed.runtime = source
+            return failed.used_at(module.path, line, column)
+
+        if source.module:
+            found = attribute_reads(node, name)
+            if found is None:
+                raise fails(name, "uses the module otherwise than by reading its attributes")
+            attributes, tree = found
+            for attribute, standing in sorted(attributes.items()):
+                key = f"{name}__{attribute}"
+                configured = self.globals.constant(module, f"{name}.{attribute}")
+                if configured is not MISSING:
+                    reads.values[key], reads.chains[(name, attribute)] = configured, key
+                    continue
+                chosen = standin_by_use(module, tree, standing, None)
+                if isinstance(chosen, str):
+                    raise fails(f"{name}.{attribute}", _naming(chosen, f"{name}.{attribute}"))
+                reads.values[key], reads.chains[(name, attribute)] = chosen[0], key
+                self._stood_in_for_run(module, f"{name}.{attribute}", chosen[1], source)
+        else:
+            binding = self.globals.chosen_binding(module, module.history.get(name, []))
+            written, rest = bound_item(binding.value, binding.path) if binding is not None and \
+                binding.kind == "assign" else (None, ())  # `NX, NY = int(argv[1]), int(argv[2])`: its item
+            known = written is not None and not rest
+            chosen = standin_by_use(module, node, name, written_kind(module, written) if known else None,
+                                    item_kind(module, written) if known else None)
+            if isinstance(chosen, str):
+                raise fails(name, chosen)
+            reads.values[name], reads.names[name] = chosen[0], name
+            self._stood_in_for_run(module, name, chosen[1], source)
+        self._run_reads[id(node)] = reads
+
+    def _stood_in_for_run(self, module: PyModule, shown: str, described: str, source) -> None:
+        # keyed by what stood in too: functions that use the name differently list each their own
+        self.ledger.stood_in((module.path, shown, described),
+                             f"{described} for `{source.text}`, known only at run time")
 
     def _standin(self, module: PyModule, node: FunctionNode, name: str, exc: Unresolved) -> Any:
         """A float64 stand-in for a library value used only as a number; MISSING otherwise."""
@@ -99,6 +183,13 @@ class FunctionMaker:
               values: Sequence[Any]):
         """The Python function of a def, made in the slice namespace with its closure bound."""
         inner = _without_annotations(node)  # numba ignores them; made here, they would be read
+        namespace = self.namespaces.of(module)
+        reads = self._run_reads.get(id(node))
+        if reads is not None:  # values only the run decides, read from their stand-ins
+            inner = reads.rewrite(inner)
+            namespace[reads.holder] = holder = types.ModuleType(reads.holder)
+            holder.__dict__.update(reads.values)
+            namespace.update(reads.constants)
         inner.decorator_list = []
         inner.name = "__kernlint_fn__"  # the def must not bind its own name (recursion goes through globals)
         maker = ast.FunctionDef(
@@ -115,7 +206,6 @@ class FunctionMaker:
         for arg in maker.args.args:
             arg.lineno, arg.col_offset, arg.end_lineno, arg.end_col_offset = node.lineno, 0, node.lineno, 0
         code = compile(ast.Module(body=[maker], type_ignores=[]), module.path, "exec")
-        namespace = self.namespaces.of(module)
         scratch: Dict[str, Any] = {}
         exec(code, namespace, scratch)  # defines __kernlint_closure__ only: no user code runs
         function = scratch["__kernlint_closure__"](*values)
@@ -286,8 +376,16 @@ class FunctionMaker:
             if recorded is None:
                 raise
             args = []  # the run's launches give the signatures
+        if args and _signatures_in_a_tuple(args[0]):
+            raise Unresolved(ast.unparse(written[0].expr)[:60], module.path, written[0].expr.lineno,
+                             "is a tuple of signatures, which numba-cuda refuses: it reads a tuple as one "
+                             "signature's argument types", "write the signatures in a list"
+                             ).used_at(module.path, written[0].expr.lineno, written[0].expr.col_offset + 1)
         keywords = {}
         for keyword, argument in kernel.jit.keywords.items():
+            if keyword in REFUSED_OPTIONS:  # numba-cuda refuses it whatever its value
+                keywords[keyword] = ast.unparse(argument.expr)
+                continue
             if keyword not in JIT_OPTIONS:
                 continue  # link=, lto=, cache=... act after the IR kernlint reads
             try:
@@ -314,6 +412,10 @@ class FunctionMaker:
         with self.ledger.collecting() as used:
             made = self._new_dispatcher(kernel, module, key, frees, values, args, keywords, env)
         self.ledger.standins_of[("dispatcher", key)] = frozenset(used)
+        if not kernel.nested and self.namespaces.of(module).get(kernel.name) is made:
+            # a kernel that reads it by its name later rests on its stand-ins too
+            own = (module.path, kernel.name)
+            self.ledger.standins_of[own] = self.ledger.standins_of.get(own, frozenset()) | used
         return made
 
     def _new_dispatcher(self, kernel: KernelDef, module: PyModule, key, frees, values, args, keywords,
@@ -332,9 +434,25 @@ class FunctionMaker:
         try:
             self._register_methods(kernel, env)
             self.prepare(module, kernel.node)
+            if id(kernel.node) in self._run_reads:  # its reads of the run's values, as prepared
+                code = self.make(module, kernel.node, kernel.qualname, frees, values).__code__
+                function.__code__ = dispatcher.func_code = dispatcher.__code__ = code
         except BaseException:
             del self._made[key]
             if own is not None:
                 namespace.pop(own, None)
             raise
         return dispatcher
+
+
+def _signatures_in_a_tuple(written: Any) -> bool:
+    """``cuda.jit((void(f4[:]), void(f8[:])))``: numba-cuda takes several signatures only in a list."""
+    from numba.core.typing import Signature
+
+    return isinstance(written, tuple) and bool(written) and all(isinstance(s, (Signature, str)) for s in written)
+
+
+def _naming(phrase: str, shown: str) -> str:
+    """What a function does with a value, said of it by name: "calls it" -> "calls `p.f`",
+    "reads its attribute `x`" -> "reads `p.g`'s attribute `x`"."""
+    return re.sub(r"\bit\b", f"`{shown}`", re.sub(r"\bits\b", f"`{shown}`'s", phrase, count=1), count=1)

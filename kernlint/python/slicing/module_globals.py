@@ -15,6 +15,7 @@ from ..project import FrontendSettings, Project
 from ..syntax import Binding, KernelDef, PyModule, Scope, bound_item
 from .device_arrays import _CUPY_SCALARS, _cupy_scalars
 from .namespaces import Namespaces
+from .runtime import run_source
 from .standins import Standins
 from .unresolved import MISSING, Unresolved, _hint_constant, _known
 from .user_modules import UserModule, _source_of
@@ -83,21 +84,30 @@ class GlobalResolver:
                 return self.namespaces.of(module)[name]
             raise Unresolved(name, module.path, line, "is not defined in this module or by its imports")
         env: Dict[str, Any] = {}
-        if binding.kind == "assign" and any(isinstance(n, ast.Name) and n.id == name
-                                            for n in ast.walk(binding.value)):
-            # `push = cuda.jit(push, device=True)`: the right-hand side reads the binding before
-            earlier = self.chosen_binding(module, module.bindings_before(binding))
-            if earlier is None:
-                raise Unresolved(name, module.path, binding.line, f"is read at line {binding.line} before "
-                                                                  f"it is bound")
-            env[name] = self.binding_value(module, earlier, Scope(module), {})
         handled = self._handler_binding(module, binding) if self._try_fails(module, binding) else None
         if handled is not None:  # the try body's imports fail here: Python runs the handler
             return self.binding_value(module, handled, Scope(module), {})
         try:
+            if binding.kind == "assign" and any(isinstance(n, ast.Name) and n.id == name
+                                                for n in ast.walk(binding.value)):
+                # `push = cuda.jit(push, device=True)`: the right-hand side reads the binding before
+                earlier = self.chosen_binding(module, module.bindings_before(binding))
+                if earlier is None:
+                    raise Unresolved(name, module.path, binding.line, f"is read at line {binding.line} before "
+                                                                      f"it is bound")
+                env[name] = self.binding_value(module, earlier, Scope(module), {})
             return self.binding_value(module, binding, Scope(module), env)
         except Unresolved as exc:
-            if exc.name == name or binding.kind in ("def", "import"):
+            if binding.kind in ("def", "import"):
+                raise
+            source = run_source(module, binding)
+            if source is not None:  # only the run decides it: a kernel may take a stand-in
+                failed = Unresolved(name, module.path, binding.line,
+                                    f"comes from {source.said} at line {binding.line}, which only the run decides",
+                                    _hint_constant(module, name))
+                failed.runtime = source
+                raise failed from None
+            if exc.name == name:
                 raise
             raise Unresolved(name, module.path, binding.line,
                              f"is computed at line {binding.line} from `{exc.name}`, which {exc.reason}",

@@ -12,7 +12,8 @@ class Standins:
     """Shared by the slicer's parts: each reports the stand-ins it makes and the values it reuses."""
 
     def __init__(self):
-        self.described: Dict[Tuple[str, str], str] = {}  # (path, name) -> what it stands for
+        # (path, name, ...) -> what it stands for (a name may stand in differently in two functions)
+        self.described: Dict[Tuple[str, ...], str] = {}
         # which stand-ins each global and kernel rests on: the sets being collected (innermost
         # last), and what each global's or dispatcher's making used
         self._collecting: List[set] = []
@@ -31,7 +32,7 @@ class Standins:
             for outer in self._collecting:
                 outer |= used
 
-    def stood_in(self, key: Tuple[str, str], what: str) -> None:
+    def stood_in(self, key: Tuple[str, ...], what: str) -> None:
         self.described[key] = what
         for frame in self._collecting:
             frame.add(key)

@@ -38,6 +38,9 @@ class Unresolved(Exception):
         # the value needs a factory parameter no call gives (`_Unread`): (the parameter, the
         # factory); a kernel's closure variable computed from it may get a stand-in by its use
         self.unread: Optional[Tuple[str, str]] = None
+        # the value comes from what only the run decides (`sys.argv`, a file): a kernel that
+        # reads it gets a stand-in by its use (`runtime.RunSource`)
+        self.runtime = None
 
     def of_local(self, binding: Binding, function: FunctionNode) -> "Unresolved":
         self.local = (binding, function)
@@ -51,6 +54,7 @@ class Unresolved(Exception):
         located.use = (path, line, column)
         located.local = self.local
         located.unread = self.unread
+        located.runtime = self.runtime
         return located
 
     @property

@@ -1,0 +1,39 @@
+"""How often a statement runs: the fact the host rules stand on.
+
+A host finding says "on every iteration of the loop"; it is true only where the loop
+repeats the same work and the statement runs on each of its iterations. This module reads
+a function's (or a module's) syntax tree and gives
+
+- every loop its **kind**: ``step`` (time steps, frames, batches, solver iterations: the
+  same work again), ``search`` (retry, convergence: a value computed in the loop decides
+  whether to go on, so the loop normally runs once or a few times and its host reads are
+  the point), ``sweep`` (sizes, parameters, devices, files, parts, chunks, test cases:
+  pieces of the work), ``setup`` (construction, warm-up: once before the work), ``few`` (a
+  small literal count of pieces, a reduction tree) or ``unknown``;
+- every statement its **place** in its innermost loop: ``every`` iteration, ``periodic``
+  (a modulo or counter gate), ``event`` (a flag or state test the branch itself flips, a
+  test that holds on one iteration, an exception handler), ``leaving`` (followed by
+  ``return``/``break``/``raise``) or ``unknown``;
+- through calls, a :class:`Rate` that composes: a callee's statement runs at its call
+  site's rate followed by its own (``site.through(inner)``).
+
+What the code does decides: a test is what pytest collects (functions named ``test*``,
+methods of ``Test*`` classes without ``__init__`` or of ``unittest.TestCase`` subclasses,
+in ``test_*.py``/``*_test.py`` files), a loop over devices is one that selects the device
+its variable names (``cuda.select_device(k)``, ``cuda.gpus[k]``) or iterates ``cuda.gpus``;
+a variable's name (``gpus``, ``n_layers``) never counts. The one name read is a warm-up
+method's (``compile``, ``warmup``), and only where no loop of the module calls it. Unknown
+is silent: a rule reports only :attr:`Rate.every_step`.
+
+The parts: ``reading`` walks a body in statement order (``analyse``) or every body of a
+module (``analyse_module``); ``kinds`` decides a loop's kind; ``places`` a statement's place
+from the branches on the way to it; ``changes`` what a loop's body assigns (counters, clocks);
+``facts`` holds what the reading gives (:class:`Frequency`, :class:`Rate`); ``syntax`` the
+syntax they share. Nothing here imports kernlint: it is a pure reading of Python's ``ast``.
+"""
+
+from .facts import LOOP_KINDS, PLACES, Context, Frequency, Level, Loop, Rate, Statement
+from .reading import analyse, analyse_module, constant_int
+
+__all__ = ["LOOP_KINDS", "PLACES", "Context", "Frequency", "Level", "Loop", "Rate", "Statement", "analyse",
+           "analyse_module", "constant_int"]

@@ -1,0 +1,378 @@
+"""A loop's kind, from what its code does: ``step`` (the same work again), ``search``
+(a value computed in it decides whether to go on), ``sweep`` (devices, files, sizes, chunks,
+parts, test cases), ``setup``, ``few`` or ``unknown``."""
+
+from __future__ import annotations
+
+import ast
+from typing import Callable, Dict, List, Mapping, Optional, Sequence, Set, Tuple
+
+from .changes import Changes
+from .facts import Context
+from .syntax import (ARITHMETIC, CLOCKS, LOOPS, SCOPES, assigned_names, calls_in, dotted_name, int_value, is_range_call,
+                     is_true, names_read, names_read_in_order, own_nodes, short_text)
+
+# a literal count up to this is a few pieces of one computation (layers, chunks), not steps
+FEW = 16
+# array attributes and methods: the loop's item used through them is still the item (data)
+_ARRAY_ATTRIBUTES = {"size", "shape", "ndim", "dtype", "nbytes", "T", "ravel", "flatten", "reshape", "astype",
+                     "copy", "view", "transpose", "squeeze", "item", "tolist", "sum", "mean", "max", "min"}
+# allocations whose first argument (or `shape=`) is a size: a loop variable there sweeps sizes
+_SIZED = {"device_array", "pinned_array", "mapped_array", "managed_array", "zeros", "ones", "empty", "full", "rand",
+          "randn", "random", "random_sample", "standard_normal", "arange", "linspace", "eye", "identity"}
+# calls that put data on a device or allocate there (a loop sending each item is a stream)
+_TO_DEVICE = {"to_device", "asarray", "array", "copy_to_device", "device_array", "device_array_like", "empty",
+              "zeros", "ones", "empty_like", "zeros_like", "from_numpy", "pinned_array", "mapped_array"}
+# iterating these visits files
+_FILES = {"glob", "iglob", "rglob", "listdir", "scandir", "walk", "iterdir"}
+# calls that split one array into pieces: `np.array_split(x, 8)`
+_SPLITS = {"array_split", "split", "hsplit", "vsplit", "dsplit"}
+# calls that select a GPU: a loop whose variable reaches one is a loop over devices
+_SELECT_DEVICE = {"select_device", "set_device", "Device", "use_device"}
+# the GPUs there are: `cuda.list_devices()`, CuPy's and PyTorch's device counts
+_DEVICE_COUNTS = {"list_devices", "getDeviceCount", "device_count"}
+
+
+class LoopKinds:
+    """A loop's kind, from what its code does (in this order): a test's loop, set-up,
+    devices, a value computed in it deciding whether to go on, files, sizes, chunks, a few
+    literal iterations, a fixed list of values, parts (objects), then the step loops."""
+
+    def __init__(self, node: ast.stmt, context: Context, constants: Mapping[str, int], changes: Changes,
+                 lists: Callable[[], Set[str]] = set):
+        self.node, self.context, self.constants, self.lists = node, context, constants, lists
+        self.facts = changes
+        self.is_for = isinstance(node, (ast.For, ast.AsyncFor))
+        self.variables = set(assigned_names(node.target)) if self.is_for else set()
+
+    def decide(self) -> Tuple[str, str, Optional[int]]:
+        trips = self._trips()
+        if self.context.test:
+            return "sweep", f"test cases: {self.context.test}", trips
+        if self.context.setup:
+            return "setup", self.context.setup, trips
+        for check in (self._devices, self._search, self._files, self._sizes, self._chunks, self._consumed,
+                      self._reduction, self._fixed_list, self._indexes_list):
+            found = check()
+            if found:
+                return found[0], found[1], trips
+        if self.is_for and trips is not None and trips <= FEW and not isinstance(self.node.iter, (
+                ast.List, ast.Tuple, ast.Set)) and self._variable_used():
+            return "few", f"{trips} iterations (`{short_text(self.node.iter)}`), each on its own piece", trips
+        if self.is_for and isinstance(self.node.iter, (ast.List, ast.Tuple, ast.Set)):
+            return "sweep", f"a fixed list of {len(self.node.iter.elts)} values", trips
+        for check in (self._parts, self._steps):
+            found = check()
+            if found:
+                return found[0], found[1], trips
+        return "unknown", self._unknown(), trips
+
+    def _variable_used(self) -> bool:
+        """Whether the body reads the loop's variable (a repeat loop, ``for _ in range(10)``,
+        does the same work each time: steps, however few)."""
+        return any(isinstance(sub, ast.Name) and sub.id in self.variables and isinstance(sub.ctx, ast.Load)
+                   for sub in own_nodes(self.node.body))
+
+    def _trips(self) -> Optional[int]:
+        return _trips(self.node.iter, self.constants) if self.is_for else None
+
+    def _devices(self):
+        """A loop over GPUs, by what it does: it iterates ``cuda.gpus``/``list_devices()``,
+        or selects the device its variable names."""
+        if not self.is_for:
+            return None
+        for sub in ast.walk(self.node.iter):
+            if isinstance(sub, ast.Attribute) and dotted_name(sub).endswith("cuda.gpus") or isinstance(
+                    sub, ast.Call) and dotted_name(sub.func).rsplit(".", 1)[-1] in _DEVICE_COUNTS:
+                return "sweep", f"devices: iterates `{short_text(self.node.iter)}`"
+        for sub in own_nodes(self.node.body):
+            if isinstance(sub, ast.Call) and dotted_name(sub.func).rsplit(".", 1)[-1] in _SELECT_DEVICE and any(
+                    names_read(a) & self.variables for a in sub.args):
+                return "sweep", f"devices: selects `{short_text(sub)}` on each iteration"
+            if isinstance(sub, ast.Subscript) and dotted_name(sub.value).endswith(".gpus") and (
+                    names_read(sub.slice) & self.variables):
+                return "sweep", f"devices: `{short_text(sub)}` on each iteration"
+        return None
+
+    def _deciding_tests(self) -> List[ast.AST]:
+        """The tests that decide whether the loop goes on: a ``while``'s condition and the
+        tests of branches that ``break`` out of it or ``return``."""
+        tests: List[ast.AST] = []
+        if isinstance(self.node, ast.While) and not is_true(self.node.test):
+            tests.append(self.node.test)
+        for sub in own_nodes(self.node.body):
+            if isinstance(sub, ast.If) and any(_exits_loop(arm) for arm in (sub.body, sub.orelse)):
+                tests.append(sub.test)
+        return tests
+
+    def _search(self):
+        """A value the loop computes (not a counter, not a clock) decides whether it goes
+        on: a retry, a convergence; a call in the deciding test counts the same."""
+        facts = self.facts
+        for test in self._deciding_tests():
+            for name in names_read_in_order(test):
+                if name not in facts.changed:
+                    continue
+                if name in facts.counters or name in facts.clocks or name in self.variables:
+                    continue
+                return "search", f"`{name}`, computed in the loop, decides whether it goes on (`{short_text(test)}`)"
+            for call in calls_in(test):
+                callee = dotted_name(call.func).rsplit(".", 1)[-1]
+                if callee not in CLOCKS and callee not in ARITHMETIC:
+                    return "search", f"`{short_text(call)}` decides whether it goes on"
+        return None
+
+    def _files(self):
+        if self.is_for and any(isinstance(sub, ast.Call) and dotted_name(sub.func).rsplit(".", 1)[-1] in _FILES
+                               for sub in ast.walk(self.node.iter)):
+            return "sweep", f"files: `{short_text(self.node.iter)}`"
+        return None
+
+    def _sizes(self):
+        """Its variable (bare, or an item it indexes) becomes an allocation's size."""
+        variables = self.variables | (self.facts.counters if not self.is_for else set())
+        if not variables:
+            return None
+        for sub in own_nodes(self.node.body):
+            if isinstance(sub, ast.Call) and dotted_name(sub.func).rsplit(".", 1)[-1] in _SIZED:
+                shapes = list(sub.args[:2] if dotted_name(sub.func).endswith(("rand", "randn")) else sub.args[:1])
+                shapes += [k.value for k in sub.keywords if k.arg in ("shape", "size")]
+                if any(_size_names(s) & variables for s in shapes):
+                    return "sweep", f"sizes: `{short_text(sub)}` on each iteration"
+        return None
+
+    def _chunks(self):
+        """Iterations work on slices of the same data bounded by the loop's own variable
+        (a ``for``'s, or the counter a ``while`` tests)."""
+        variables = self.variables | (self._deciding_counters() if not self.is_for else set())
+        for sub in own_nodes(self.node.body):
+            if isinstance(sub, ast.Slice) and any(
+                    part is not None and names_read(part) & variables for part in (sub.lower, sub.upper)):
+                return "sweep", f"chunks of one array: `{short_text(sub)}`"
+        return None
+
+    def _consumed(self):
+        """A ``while`` that works through one job in batches: its deciding counter shrinks by
+        what an offset it passes on grows by (``offset += batch * block`` beside ``remaining -=
+        batch * block``): chunks of one computation, not steps."""
+        if self.is_for:
+            return None
+        deciding = self._deciding_counters()
+        shrinks: Dict[str, str] = {}
+        grows: Dict[str, str] = {}
+        for sub in own_nodes(self.node.body):
+            if isinstance(sub, ast.AugAssign) and isinstance(sub.target, ast.Name):
+                amount = ast.unparse(sub.value)
+                if isinstance(sub.op, ast.Sub) and sub.target.id in deciding:
+                    shrinks[amount] = sub.target.id
+                elif isinstance(sub.op, ast.Add):
+                    grows[amount] = sub.target.id
+        for amount, remaining in shrinks.items():
+            offset = grows.get(amount)
+            if offset is not None and offset not in deciding and any(
+                    isinstance(sub, ast.Call) and any(offset in names_read(a) for a in sub.args)
+                    for sub in own_nodes(self.node.body)):
+                return "sweep", (f"chunks of one job: `{offset}` advances by what `{remaining}` shrinks by "
+                                 f"(`{amount}`)")
+        return None
+
+    def _indexes_list(self):
+        """A ``range`` loop whose variable picks an item of a list the function spells out
+        (``attr_list[i_attr]``, the list written as a literal and appended to): one iteration
+        per item of a handful, whatever bound the ``range`` is given."""
+        if not (self.is_for and is_range_call(self.node.iter)):
+            return None
+        for sub in own_nodes(self.node.body):
+            if isinstance(sub, ast.Subscript) and isinstance(sub.value, ast.Name) and sub.value.id in self.lists() \
+                    and _bare_index(sub.slice) & self.variables:
+                return "few", (f"each iteration takes an item of the list the function spells out "
+                               f"(`{short_text(sub)}`)")
+        return None
+
+    def _deciding_counters(self) -> Set[str]:
+        tests = self._deciding_tests()
+        return set().union(*(names_read(t) for t in tests)) & self.facts.counters if tests else set()
+
+    def _reduction(self):
+        """A ``while`` whose deciding counter is divided on each iteration (``blocks =
+        ceil(blocks / threads)``, ``n //= 2``): a reduction tree, a few iterations."""
+        if self.is_for:
+            return None
+        names, assignments = set(self._deciding_counters()), self.facts.assignments
+        while True:  # the counters they are computed from
+            grown = names | {n for name in names for v in assignments.get(name, ()) for n in names_read(v)
+                             if n in self.facts.counters}
+            if grown == names:
+                break
+            names = grown
+        for name in sorted(names):
+            for value in assignments.get(name, ()):
+                if any(isinstance(sub, ast.BinOp) and isinstance(sub.op, (ast.Div, ast.FloorDiv, ast.RShift))
+                       for sub in ast.walk(value)):
+                    return "few", f"`{name}` is divided on each iteration: a reduction, a few iterations"
+        return None
+
+    def _fixed_list(self):
+        """A ``for`` over a list the function spells out (``attr_list = [(species, 'x'), ...]``),
+        directly, by ``enumerate`` or by ``range(len(...))``."""
+        if not self.is_for:
+            return None
+        iterable = self.node.iter
+        while isinstance(iterable, ast.Call) and dotted_name(iterable.func) in ("enumerate", "range", "len",
+                                                                            "reversed") and iterable.args:
+            iterable = iterable.args[-1] if dotted_name(iterable.func) == "range" else iterable.args[0]
+        if isinstance(iterable, ast.Name) and iterable.id in self.lists():
+            return "sweep", f"a fixed list the function spells out (`{iterable.id}`)"
+        return None
+
+    def _parts(self):
+        """A ``for`` over objects whose own attributes it works on (``part.d_state``), or
+        over indices of objects whose arrays it launches on (``grid[m].Er``: modes, species)."""
+        if not self.is_for:
+            return None
+        if is_range_call(self.node.iter):
+            # names bound to the piece the variable indexes (`kernel = kernels[i]`)
+            pieces = {name for sub in own_nodes(self.node.body) if isinstance(sub, ast.Assign)
+                      and _indexed_by(sub.value, self.variables) for t in sub.targets for name in assigned_names(t)}
+            # every launch on the piece: a time loop also launches on what stays (a source term's
+            # `J_SRC[n]` beside the field updates)
+            indexed = []
+            for sub in own_nodes(self.node.body):
+                if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Subscript):
+                    parts = [sub.func.value] + list(sub.args)
+                    bases = [p.value if isinstance(p, (ast.Starred, ast.Attribute)) else p for p in parts]
+                    piece = next((part for part, base in zip(parts, bases) if _indexed_by(base, self.variables)
+                                  or isinstance(base, ast.Name) and base.id in pieces), None)
+                    if piece is None:
+                        return None
+                    indexed.append(piece)
+            if indexed:
+                return "sweep", f"parts: each iteration launches on another piece (`{short_text(indexed[0])}`)"
+            return None
+        for sub in own_nodes(self.node.body):
+            if isinstance(sub, ast.Attribute) and isinstance(sub.value, ast.Name) and sub.value.id in self.variables \
+                    and sub.attr not in _ARRAY_ATTRIBUTES:
+                return "sweep", f"parts: each iteration works on another object (`{short_text(sub)}`)"
+        return None
+
+    def _steps(self):
+        """The same work again: a ``range`` of a count the code does not fix at a few, a
+        ``while`` ended by a counter or a clock (or by nothing it computes), a stream of items
+        each used whole as data."""
+        node, facts = self.node, self.facts
+        if self.is_for and is_range_call(node.iter):
+            return "step", f"repeats its body `{short_text(node.iter)}` times"
+        if isinstance(node, ast.While):
+            tests = self._deciding_tests()
+            names = set().union(*(names_read(t) for t in tests)) if tests else set()
+            if names & (facts.counters | facts.clocks) or any(
+                    dotted_name(c.func).rsplit(".", 1)[-1] in CLOCKS for t in tests for c in calls_in(t)):
+                return "step", "a counter or a clock ends it"
+            if not tests and is_true(node.test):
+                return "step", "`while True` that nothing it computes ends"
+            return None
+        if self.is_for:
+            for sub in own_nodes(node.body):
+                if isinstance(sub, ast.Call) and dotted_name(sub.func).rsplit(".", 1)[-1] in _TO_DEVICE and any(
+                        _item_as_data(a, self.variables) for a in sub.args):
+                    return "step", f"a stream of items, each sent to the GPU (`{short_text(sub)}`)"
+        return None
+
+    def _unknown(self) -> str:
+        if isinstance(self.node, ast.While):
+            return f"its condition (`{short_text(self.node.test)}`) reads nothing the loop changes"
+        return f"nothing says what `{short_text(self.node.iter)}` holds"
+
+
+
+def _exits_loop(statements: Sequence[ast.stmt]) -> bool:
+    """A ``break`` of this loop or a ``return`` in these statements (nested loops' own
+    ``break`` left out)."""
+    stack = list(statements)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.Break, ast.Return)):
+            return True
+        if isinstance(node, LOOPS):
+            stack.extend(s for s in ast.walk(node) if isinstance(s, ast.Return))
+            continue
+        if isinstance(node, SCOPES):
+            continue
+        stack.extend(child for child in ast.iter_child_nodes(node) if isinstance(child, ast.stmt))
+    return False
+
+
+
+def _size_names(shape: ast.AST) -> Set[str]:
+    """Names a shape expression uses as a size: bare (``n``, ``2 * n``, ``(n, n)``) or
+    indexing a table (``sizes[i]``), not through an attribute (``frame.size``)."""
+    if isinstance(shape, ast.Name):
+        return {shape.id}
+    if isinstance(shape, (ast.Tuple, ast.List)):
+        return set().union(*(_size_names(e) for e in shape.elts)) if shape.elts else set()
+    if isinstance(shape, ast.BinOp):
+        return _size_names(shape.left) | _size_names(shape.right)
+    if isinstance(shape, ast.Subscript):
+        return names_read(shape.slice)
+    if isinstance(shape, ast.Call) and dotted_name(shape.func) in ARITHMETIC:
+        return set().union(*(_size_names(a) for a in shape.args)) if shape.args else set()
+    return set()
+
+
+
+def _indexed_by(node: ast.AST, variables: Set[str]) -> bool:
+    """``X[m]`` (or ``X[:, m]``) with ``m`` one of the variables, used whole."""
+    return isinstance(node, ast.Subscript) and bool(_bare_index(node.slice) & variables)
+
+
+
+def _bare_index(index: ast.AST) -> Set[str]:
+    """Names used whole as an index (``m`` in ``grid[m]`` and ``d[:, m]``, not ``i % 2``)."""
+    if isinstance(index, ast.Name):
+        return {index.id}
+    if isinstance(index, ast.Tuple):
+        return {e.id for e in index.elts if isinstance(e, ast.Name)}
+    return set()
+
+
+
+def _item_as_data(argument: ast.AST, variables: Set[str]) -> bool:
+    """The loop's item passed as data: bare, indexed, or through an array attribute."""
+    node = argument
+    while True:
+        if isinstance(node, ast.Name):
+            return node.id in variables
+        if isinstance(node, ast.Subscript):
+            if isinstance(node.value, ast.Name) and node.value.id not in variables and (
+                    names_read(node.slice) & variables):
+                return True  # `frames[i]`
+            node = node.value
+        elif isinstance(node, ast.Attribute) and node.attr in _ARRAY_ATTRIBUTES:
+            node = node.value
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and (
+                node.func.attr in _ARRAY_ATTRIBUTES):
+            node = node.func.value
+        else:
+            return False
+
+
+
+def _trips(iterable: ast.AST, constants: Mapping[str, int]) -> Optional[int]:
+    """How many items an iterable the code spells out has: a literal list, ``range`` of
+    constants, ``np.array_split(x, 8)``; through ``enumerate`` and ``reversed``."""
+    if isinstance(iterable, (ast.List, ast.Tuple, ast.Set)):
+        return len(iterable.elts)
+    if not isinstance(iterable, ast.Call):
+        return None
+    name = dotted_name(iterable.func).rsplit(".", 1)[-1]
+    if name == "range" and 1 <= len(iterable.args) <= 3:
+        values = [int_value(a, constants) for a in iterable.args]
+        if any(v is None for v in values):
+            return None
+        start, stop, step = (0, values[0], 1) if len(values) == 1 else tuple((values + [1])[:3])
+        return len(range(start, stop, step)) if step else None  # type: ignore[arg-type]
+    if name in _SPLITS and len(iterable.args) >= 2:
+        return int_value(iterable.args[1], constants)
+    if name in ("enumerate", "reversed") and iterable.args:
+        return _trips(iterable.args[0], constants)
+    return None

@@ -1,0 +1,169 @@
+"""A statement's place in its innermost loop, from the branches on the way to it:
+``every`` iteration, ``periodic`` (a modulo or counter gate), ``event`` (a flag or state test
+the branch itself flips, a test that holds once, an exception handler) or ``unknown``."""
+
+from __future__ import annotations
+
+import ast
+from functools import cached_property
+from typing import Optional, Sequence, Tuple
+
+from .changes import Changes
+from .syntax import assigned_names, calls_in, dotted_name, ends_with_exit, names_read, short_text
+
+
+class Guard:
+    """One arm of an ``if`` between a loop (or a body) and a statement, and the place it
+    gives. ``arm``: the statements the arm guards where they are not the ``if``'s own (after
+    ``if step % every != 0: continue``, the rest of the block is the test's false arm)."""
+
+    def __init__(self, node: Optional[ast.If], body_arm: bool, other: Sequence[ast.stmt],
+                 changes: Optional[Changes], fixed: Optional[Tuple[str, str]] = None,
+                 arm: Optional[Sequence[ast.stmt]] = None):
+        self.node, self.body_arm, self.other, self.changes = node, body_arm, other, changes
+        self._fixed = fixed
+        self._arm = arm
+
+    @classmethod
+    def fixed(cls, place: str, reason: str) -> "Guard":
+        return cls(None, True, (), None, (place, reason))
+
+    @cached_property
+    def place(self) -> Tuple[str, str]:
+        if self._fixed is not None:
+            return self._fixed
+        assert self.node is not None and self.changes is not None
+        test, changes = self.node.test, self.changes
+        text = short_text(test)
+        arm = self._arm if self._arm is not None else self.node.body if self.body_arm else self.node.orelse
+        rare = _rare_modulo_arm(test)
+        if rare is self.body_arm and (changes.varying(test) or not changes.in_loop):
+            return "periodic", f"every few iterations: `{text}`" + ("" if rare else " is false")
+        flipped = _flips_own_test(test, arm)
+        if flipped:
+            return "event", f"the branch switches its own test off (`{flipped}`): once"
+        if self.body_arm:
+            reset = _counter_reset(test, arm, changes)
+            if reset:
+                return "periodic", f"a counter gate: `{text}`, `{reset}` in the branch"
+            moved = _moves_own_threshold(test, arm, changes)
+            if moved:
+                return "periodic", f"the branch moves its own threshold (`{moved}`): `{text}`"
+            if _once_equality(test, changes):
+                return "event", f"holds once: `{text}`"
+        if self.other and ends_with_exit(self.other):
+            return "every", "the other branch leaves: this one runs each time the code goes on"
+        if not changes.varying(test) and not calls_in(test):
+            return "every", f"a test that does not change here (`{text}`): each time or never"
+        return "unknown", f"a test of what changes here: `{text}`"
+
+
+
+def _rare_modulo_arm(test: ast.AST) -> Optional[bool]:
+    """Which arm of a modulo test is the rare one: True the ``if``'s own (``step % every ==
+    0``, ``not step % every``), False its ``else`` (``step % every != 0``, ``step % every``);
+    None for a test that is not a modulo gate."""
+    if isinstance(test, ast.BinOp) and isinstance(test.op, ast.Mod):
+        return False  # truthy when not a multiple: the multiples are the `else`
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        inner = _rare_modulo_arm(test.operand)
+        return None if inner is None else not inner
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and any(
+            isinstance(side, ast.BinOp) and isinstance(side.op, ast.Mod) for side in (test.left, test.comparators[0])):
+        return {ast.Eq: True, ast.NotEq: False}.get(type(test.ops[0]))
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        return True if any(_rare_modulo_arm(value) is True for value in test.values) else None
+    return None
+
+
+
+def _counter_reset(test: ast.AST, arm: Sequence[ast.stmt], changes: Changes) -> str:
+    """A counter gate: the test reads a name the code increments, and the branch sets it
+    back to a constant (``since += 1`` ... ``if since == every: since = 0``)."""
+    for statement in arm:
+        if isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Constant):
+            for target in statement.targets:
+                for name in assigned_names(target):
+                    if name in names_read(test) and name in changes.incremented:
+                        return ast.unparse(statement).strip()
+    return ""
+
+
+
+def _moves_own_threshold(test: ast.AST, arm: Sequence[ast.stmt], changes: Changes) -> str:
+    """The branch advances what its test compares with while something else in the test
+    advances on its own (``t += dt`` ... ``if t >= next_out: ...; next_out += every``): it
+    runs once per interval. A branch that advances the loop's own counter (``if k < n - 1:
+    k += 1``) is not one."""
+    read = names_read(test)
+    for statement in arm:
+        if isinstance(statement, ast.AugAssign) and isinstance(statement.op, (ast.Add, ast.Sub)):
+            moved = set(assigned_names(statement.target)) & read
+            others = read - moved - {n.split(".", 1)[0] for n in moved}
+            # in a loop the other side must change on its own; in a called body it changes between calls
+            advancing = others & changes.changed if changes.in_loop else others - changes.changed
+            if moved and advancing:
+                return ast.unparse(statement).strip()
+    return ""
+
+
+
+def _flips_own_test(test: ast.AST, arm: Sequence[ast.stmt]) -> str:
+    """The branch sets a flag its test reads to a constant (``self.burning = False``), or
+    gives a value to what its test checks for ``None``: it runs once."""
+    read = names_read(test)
+    none_tested = {dotted_name(c.left) for c in ast.walk(test) if isinstance(c, ast.Compare) and
+                   any(isinstance(o, ast.Is) for o in c.ops) and
+                   any(isinstance(x, ast.Constant) and x.value is None for x in c.comparators)}
+    for statement in arm:
+        if not isinstance(statement, ast.Assign):
+            continue
+        for target in statement.targets:
+            for name in assigned_names(target):
+                if name in read and isinstance(statement.value, ast.Constant) and isinstance(
+                        statement.value.value, (bool, type(None))):
+                    return ast.unparse(statement).strip()
+                if name in none_tested:
+                    return ast.unparse(statement).strip()
+    return ""
+
+
+
+def _once_equality(test: ast.AST, facts: Changes) -> bool:
+    """``step == 0``, ``step == steps - 1``: the loop's counter equal to what it does not change."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
+        return False
+    left, right = test.left, test.comparators[0]
+    for counter, other in ((left, right), (right, left)):
+        if isinstance(counter, ast.Name) and counter.id in facts.counters and not facts.varying(other):
+            return True
+    return False
+
+
+def catch_up(node: ast.While, changes: Changes) -> str:
+    """The statement by which a ``while`` moves back a value its test compares, where the
+    enclosing loop (``changes``: what it assigns) computes that value anew (not arithmetic
+    over itself: a call's result), or "": a catch-up loop (``while tip >= limit: shift();
+    tip -= 1``) runs only on the iterations where that value crossed its threshold."""
+    test = node.test
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(
+            test.ops[0], (ast.Gt, ast.GtE, ast.Lt, ast.LtE))):
+        return ""
+    compared = names_read(test)
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.AugAssign) and isinstance(sub.op, (ast.Add, ast.Sub)) and isinstance(
+                sub.value, ast.Constant):
+            name = dotted_name(sub.target)
+        elif isinstance(sub, ast.Assign) and len(sub.targets) == 1 and isinstance(sub.value, ast.BinOp) and \
+                isinstance(sub.value.op, (ast.Add, ast.Sub)) and isinstance(sub.value.right, ast.Constant) and \
+                dotted_name(sub.value.left) == dotted_name(sub.targets[0]):
+            name = dotted_name(sub.targets[0])
+        else:
+            continue
+        if not name or name not in compared:
+            continue
+        computed = [v for v in changes.assignments.get(name, ()) if not (
+            isinstance(v, ast.BinOp) and name in names_read(v.left)) and not isinstance(v, ast.Constant)]
+        if computed and all(calls_in(v) for v in computed):
+            return ast.unparse(sub).strip()
+    return ""

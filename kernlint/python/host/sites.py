@@ -1,0 +1,109 @@
+"""Launch and compile sites as facts: a launch's ``Launch`` with the kernel it starts and what
+it passes (each argument's type, a spread tuple, ``*args`` forwarded from the function's own
+parameters), and the types a program makes numba compile a kernel for (``k.compile(sig)``,
+``k.specialize(...)``, ``k.inspect_asm(...)``); and whether a file can start kernels at all.
+
+The statement reading hands in what it knows: the kernel a target resolves to, the types of
+expressions in the frame, and, in a call's variant, the kernels and expressions that call
+passes to the function's parameters (``variants.Variants``). May import the rest of
+``kernlint.python`` and ``analysis.host``; never compiles.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Callable, List, Mapping, Optional, Set, Tuple
+
+from ...analysis.host import Arg, KernelRef, Launch
+from ..project import Project
+from ..static_types import TupleType, TypeReader
+from ..syntax import KernelDef, PyModule
+from .frames import Frame, place_of
+from .kernels import KernelResolver
+from .launches import GPU_WORDS, compile_target, launch_arg, uncopied
+from .signature_text import numba_type_text, signature_types
+
+
+def kernel_ref(kernel: Optional[KernelDef], target: ast.expr, given: Mapping[str, KernelRef]) -> Optional[KernelRef]:
+    """The kernel a launch or compile target starts: the one it resolves to, else, for a
+    parameter of a call's variant, the kernel that call passes (``given``)."""
+    if kernel is not None:
+        return KernelRef(kernel.module.path, kernel.qualname)
+    return given.get(target.id) if isinstance(target, ast.Name) else None
+
+
+def launch_site(call: ast.Call, target: ast.expr, stream: bool, frame: Frame, path: str, ref: Optional[KernelRef],
+                types: TypeReader, exposed: Callable[[object], object] = lambda kind: kind) -> Launch:
+    """The launch ``target[grid, block, stream](...)`` at ``call``, its arguments typed in
+    ``frame`` (``exposed``: the array an argument's type hands numba, if any); a launch whose arguments cannot be told one by one (keywords, a spread of
+    unknown length) passes one unknown ``*``."""
+    function = frame.function
+    parameters = {a.arg for a in function.args.posonlyargs + function.args.args + function.args.kwonlyargs
+                  } if function is not None else set()
+    args: Optional[List[Arg]] = []
+    forwards = function is not None and function.args.vararg is not None
+    for arg in call.args:
+        if isinstance(arg, ast.Starred):
+            inner = uncopied(arg.value)
+            spread = types.type_of(inner)
+            if isinstance(spread, TupleType) and all(item is not None for item in spread.items):
+                # `*args` of a call's variant, `*(a, b)`
+                args.extend(launch_arg(item, ast.unparse(arg)) for item in spread.items)
+                continue
+            if forwards and arg is call.args[-1] and isinstance(inner, ast.Name) and \
+                    inner.id == function.args.vararg.arg:
+                # `kernel[g, b](out, *args)`: what each call passes beyond the named parameters
+                args.append(Arg(None, "", "*" + inner.id, parameter=True))
+                continue
+            args = None
+            break
+        args.append(launch_arg(exposed(types.type_of(arg)), ast.unparse(arg),
+                               isinstance(arg, ast.Name) and arg.id in parameters))
+    if args is None or call.keywords:
+        args = [Arg(None, "", "*")]
+    return Launch("launch", place_of(path, call), frame.qualname, frame.loops,
+                  what=ast.unparse(target), kernel=ref, args=tuple(args), stream=stream)
+
+
+def compile_site(call: ast.Call, frame: Frame, module: PyModule, kernels: KernelResolver,
+                 given: Mapping[str, KernelRef], parameter_exprs: Mapping[str, Tuple[ast.expr, Frame]]
+                 ) -> Optional[Launch]:
+    """``k.compile("void(float32[::1])")``, ``k.specialize(float32[::1])``,
+    ``k.inspect_asm((int32[:],))``: where the program makes numba compile a kernel for
+    types it writes, as a launch does for its arguments' types; None for other calls.
+    ``given``, ``parameter_exprs``: what a call's variant passes to the function's parameters."""
+    found = compile_target(call)
+    if found is None:
+        return None
+    target, written = found
+    ref = kernel_ref(kernels.resolve(target, frame), target, given)
+    if ref is None:
+        return None
+    texts = signature_types(written, module, frame.scope, parameter_exprs) if isinstance(
+        written, ast.expr) else [numba_type_text(expr, module, frame.scope) for expr in written]
+    if not texts or any(text is None for text in texts):
+        return None
+    return Launch("launch", place_of(module.path, call), frame.qualname, frame.loops,
+                  what=ast.unparse(call.func), kernel=ref, args=tuple(Arg(text, "", text) for text in texts))
+
+
+def may_launch_kernels(project: Project, module: PyModule) -> bool:
+    """Whether what looks like a launch (``k[a, b](...)``) in ``module`` can start a kernel:
+    the file names numba, CUDA or CuPy, or a module it imports (or one that module imports: a
+    package's ``__init__``) defines kernels. ``Mapping[str, int](...)`` in a test of typing
+    does not, and reading the types it passes around across the project would take minutes."""
+    if GPU_WORDS.search(module.text):
+        return True
+    seen: Set[str] = set()
+    frontier = [module.path]
+    for _ in range(2):
+        following = []
+        for path in frontier:
+            for target in sorted(project.direct_imports(path) - seen):
+                seen.add(target)
+                imported = project.module(target)
+                if imported is not None and imported.kernels:
+                    return True
+                following.append(target)
+        frontier = following
+    return False

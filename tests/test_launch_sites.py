@@ -1,0 +1,332 @@
+"""Launches the reader follows without running anything: which kernels a launch may start when
+the code picks one (attributes, branches, literal dicts and lists), and the signature a launch
+gives when it knows every element type but the body says the ranks."""
+import os
+import re
+import shutil
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from conftest import FIXTURES, ROOT
+from kernlint.python.host.reader import file_host_facts
+from kernlint.python.project import Project
+from kernlint.python.signatures.launch_sites import with_body_ranks
+
+LATTICE = FIXTURES / "shapes" / "lattice"
+
+KERNELS = '''
+    from numba import cuda
+
+    @cuda.jit
+    def scale(out, x):
+        i = cuda.grid(1)
+        out[i] = x[i] * 2
+
+    @cuda.jit
+    def shift(out, x):
+        i = cuda.grid(1)
+        out[i] = x[i] + 1
+
+    @cuda.jit
+    def fill(out, x):
+        i = cuda.grid(1)
+        out[i] = x[0]
+'''
+
+
+def launched(tmp_path, host: str):
+    """{launch line: [kernels it may start, in order]} of a file holding KERNELS and ``host``
+    (lines counted from the ``def`` or statement that opens ``host`` as line 1)."""
+    path = tmp_path / "host.py"
+    path.write_text(textwrap.dedent(KERNELS) + textwrap.dedent(host))
+    facts = file_host_facts(Project(), str(path))
+    found = {}
+    for launch in facts.launches + facts.passed_launches:
+        kernels = found.setdefault(launch.place.line, [])
+        name = launch.kernel.qualname if launch.kernel else None
+        if name not in kernels:
+            kernels.append(name)
+    first = len(textwrap.dedent(KERNELS).splitlines()) + 1  # `host` opens with a blank line
+    return {line - first: kernels for line, kernels in sorted(found.items())}
+
+
+@pytest.mark.parametrize("host, expected", [
+    # a conditional expression: both kernels
+    ('''
+    def run(flag, out, x):
+        k = scale if flag else shift
+        k[1, 32](out, x)
+    ''', {3: ["scale", "shift"]}),
+    # both sides of an `if`
+    ('''
+    def run(flag, out, x):
+        if flag:
+            k = scale
+        else:
+            k = shift
+        k[1, 32](out, x)
+    ''', {6: ["scale", "shift"]}),
+    # a name bound again: each launch starts the kernel bound before it
+    ('''
+    def run(out, x):
+        k = scale
+        k[1, 32](out, x)
+        k = shift
+        k[1, 32](out, x)
+    ''', {3: ["scale"], 5: ["shift"]}),
+    # a launch on one side of an `if` does not see the binding on the other side
+    ('''
+    def run(flag, out, x):
+        if flag:
+            k = scale
+            k[1, 32](out, x)
+        else:
+            k = shift
+            k[1, 32](out, x)
+    ''', {4: ["scale"], 7: ["shift"]}),
+    # literal dicts and lists, with literal keys; a computed key is not followed
+    ('''
+    KERNELS = {"scale": scale, "shift": shift}
+    ORDER = [fill, scale]
+    TABLE = dict(up=shift)
+
+    def run(out, x, name):
+        KERNELS["shift"][1, 32](out, x)
+        ORDER[-1][1, 32](out, x)
+        TABLE["up"][1, 32](out, x)
+        KERNELS[name][1, 32](out, x)
+    ''', {6: ["shift"], 7: ["scale"], 8: ["shift"], 9: [None]}),
+    # getattr with a literal name; a computed name is not followed
+    ('''
+    import host as here
+
+    def run(out, x, name):
+        getattr(here, "fill")[1, 32](out, x)
+        k = getattr(here, "scale")
+        k[1, 32](out, x)
+        getattr(here, name)[1, 32](out, x)
+    ''', {4: ["fill"], 6: ["scale"], 7: [None]}),
+    # a registry filled item by item, at module level, in a function, in an object; setattr
+    ('''
+    REGISTRY = {}
+    REGISTRY["scale"] = scale
+
+    def run(out, x):
+        local = {}
+        local[0] = shift
+        REGISTRY["scale"][1, 32](out, x)
+        local[0][1, 32](out, x)
+        REGISTRY["other"][1, 32](out, x)
+
+    class Holder:
+        def __init__(self):
+            self.kernels = {}
+            self.kernels["fill"] = fill
+            setattr(self, "picked", shift)
+
+        def go(self, out, x):
+            self.kernels["fill"][1, 32](out, x)
+            self.picked[1, 32](out, x)
+    ''', {7: ["scale"], 8: ["shift"], 9: [None], 18: ["fill"], 19: ["shift"]}),
+    # a loop over a literal tuple of kernels: each of them
+    ('''
+    def run(out, x):
+        for kernel in (scale, shift):
+            kernel[1, 32](out, x)
+    ''', {3: ["scale", "shift"]}),
+    # an attribute a base class sets, to a kernel or to a factory's result; a dict attribute
+    ('''
+    def make(n):
+        def body(out, x):
+            out[0] = x[0] * n
+        return cuda.jit(body)
+
+    class Base:
+        def __init__(self, gpu):
+            self.made = make(3)
+            self.table = {"fill": fill}
+            if gpu:
+                self.kernel = scale
+            else:
+                self.kernel = shift
+
+    class Child(Base):
+        def run(self, out, x):
+            self.kernel[1, 32, 0](out, x)
+            self.made[1, 32](out, x)
+            self.table["fill"][1, 32](out, x)
+    ''', {17: ["scale", "shift"], 18: ["make.body"], 19: ["fill"]}),
+])
+def test_a_launch_starts_each_kernel_the_code_may_pick(tmp_path, host, expected):
+    assert launched(tmp_path, host) == expected
+
+
+def test_a_base_class_launches_what_each_subclass_stores(tmp_path):
+    """``Operator.apply`` launches ``self.kernel``; the subclasses, here and in another file of
+    the package, store their own kernels in it."""
+    package = tmp_path / "ops"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "base.py").write_text(textwrap.dedent(KERNELS) + textwrap.dedent('''
+        class Operator:
+            def apply(self, out, x):
+                self.kernel[1, 32](out, x)
+
+        class Scaling(Operator):
+            def __init__(self):
+                self.kernel = scale
+    '''))
+    (package / "more.py").write_text(textwrap.dedent('''
+        from .base import Operator, shift
+
+        class Shifting(Operator):
+            def __init__(self):
+                self.kernel = shift
+    '''))
+    facts = file_host_facts(Project(), str(package / "base.py"))
+    assert sorted(launch.kernel.qualname for launch in facts.launches + facts.passed_launches) == ["scale", "shift"]
+
+
+def test_a_launch_picking_between_kernels_gives_each_its_argument_types(tmp_path):
+    path = tmp_path / "host.py"
+    path.write_text(textwrap.dedent(KERNELS) + textwrap.dedent('''
+        import numpy as np
+
+        def run(flag):
+            out = cuda.device_array(64, dtype=np.float32)
+            x = cuda.to_device(np.ones(64, dtype=np.float32))
+            k = scale if flag else shift
+            k[1, 64](out, x)
+    '''))
+    facts = file_host_facts(Project(), str(path))
+    signatures = {(launch.kernel.qualname, launch.signature) for launch in facts.launches + facts.passed_launches}
+    assert signatures == {("scale", "void(float32[::1], float32[::1])"),
+                          ("shift", "void(float32[::1], float32[::1])")}
+    assert len(facts.launches) == 1  # one launch for the host rules, whichever kernel it starts
+
+
+def _kernel(tmp_path, source):
+    path = tmp_path / "kernels.py"
+    path.write_text(textwrap.dedent(source))
+    return Project().module(str(path)).kernels[0]
+
+
+@pytest.mark.parametrize("body, types, expected", [
+    ("out[i, j] = grid[i, j] * a", ["float32[?]", "float32[?]", "float32"],
+     "void(float32[:, ::1], float32[:, ::1], float32)"),
+    ("out[i, j] = grid[i] * a", ["float32[?]", "float64[:, ::1]", "float32"],
+     "void(float32[:, ::1], float64[:, ::1], float32)"),
+    # indexed with two numbers of subscripts: the body does not say one rank
+    ("out[i, j] = grid[i, j] + grid[i]", ["float32[?]", "float32[?]", "float32"], None),
+    # never indexed (`a` is a scalar the launch knows; `grid` only passed on)
+    ("out[i, j] = a", ["float32[?]", "float32[?]", "float32"], None),
+    # an argument the launch does not type
+    ("out[i, j] = grid[i, j] * a", ["float32[?]", "float32[?]", None], None),
+])
+def test_a_launch_of_known_elements_takes_the_ranks_the_body_indexes_with(tmp_path, body, types, expected):
+    kernel = _kernel(tmp_path, f'''
+        from numba import cuda
+
+        @cuda.jit
+        def k(out, grid, a):
+            i, j = cuda.grid(2)
+            {body}
+    ''')
+    assert with_body_ranks(kernel, types) == expected
+
+
+def test_the_lattice_package_shows_each_kernel_typed_from_its_launch(tmp_path):
+    """The fixture package as a user runs it: every kernel's row in ``--show-signatures`` says
+    the launch that gave its types."""
+    shutil.copytree(LATTICE, tmp_path / "lattice")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env.pop("NUMBA_ENABLE_CUDASIM", None)
+    run = subprocess.run([sys.executable, "-m", "kernlint", "check", "--no-cache", "--show-signatures", "lattice"],
+                         cwd=tmp_path, capture_output=True, text=True, timeout=600, env=env)
+    rows = {}
+    for line in run.stdout.splitlines():
+        match = re.match(r"lattice/kernels\.py::(\w+)(?:\[[^\]]*\])?\s+(void\(.*\))\s+(\S+) \((\S+)\)$", line.strip())
+        if match:
+            rows[match.group(1)] = (match.group(2), match.group(3), match.group(4))
+
+    def line_of(file, text):
+        lines = (LATTICE / file).read_text().splitlines()
+        return f"lattice/{file}:{next(n for n, line in enumerate(lines, 1) if text in line)}"
+
+    assert rows["sharpen"] == ("void(float32[:, ::1], float32[:, ::1])", "launch-site",
+                               line_of("dispatch.py", "kernel[griddim, blockdim](grid, out)"))
+    assert rows["smooth"] == rows["sharpen"]
+    assert rows["stream_mrt"] == ("void(float32[:, ::1], int32[::1])", "launch-site",
+                                  line_of("dispatch.py", "kernel[launch_config(n)](f, shifts)"))
+    assert rows["stream_bgk"][:2] == rows["stream_mrt"][:2]  # that launch's, or the dict's: the same types
+    assert rows["collide"] == ("void(float32[:, ::1], float32[:, ::1], float32)", "launch-site",
+                               line_of("solver.py", "self.collide_kernel["))
+    assert rows["relax_populations"] == ("void(float64[:, ::1], float64)", "launch-site",
+                                         line_of("solver.py", "self.relax_kernel["))
+    assert rows["velocity"] == ("void(float32[::1], float32[::1])", "launch-site",
+                                line_of("dispatch.py", "MOMENTS[1][cfg]"))
+    assert rows["to_cells"] == ("void(float64[::1], int64[::1])", "launch-site", line_of("dispatch.py", ".forall("))
+    assert {kernel for kernel, (_, source, _) in rows.items() if source == "launch-site"} == {
+        node.name for node in _kernel_defs(LATTICE / "kernels.py")}
+    assert "lattice/kernels.py:" in run.stdout and "KL301" in run.stdout  # density's print, checked as launched
+
+
+def _kernel_defs(path):
+    import ast
+
+    return [node for node in ast.walk(ast.parse(path.read_text())) if isinstance(node, ast.FunctionDef)
+            and node.decorator_list]
+
+
+def test_objects_with_an_array_interface_launch_as_the_array_it_describes(tmp_path):
+    path = tmp_path / "held.py"
+    path.write_text(textwrap.dedent('''
+        import cupy as cp
+        from numba import cuda
+
+        @cuda.jit
+        def add(out, x):
+            i = cuda.grid(1)
+            out[i] += x[i]
+
+        class Buffer:
+            def __init__(self, n):
+                self.data = cp.zeros(n, dtype=cp.float32)
+
+            @property
+            def __cuda_array_interface__(self):
+                return self.data.__cuda_array_interface__
+
+        class Raw:
+            def __init__(self, ptr, n):
+                self.ptr, self.n = ptr, n
+
+            @property
+            def __cuda_array_interface__(self):
+                return {"shape": (self.n, 3), "typestr": "<i4", "data": (self.ptr, False), "version": 3}
+
+        class Strided(Raw):
+            @property
+            def __cuda_array_interface__(self):
+                return {"shape": (self.n,), "typestr": "<f8", "strides": (16,), "data": (self.ptr, False)}
+
+        class Opaque:
+            @property
+            def __cuda_array_interface__(self):
+                return make_interface()
+
+        def run():
+            b, r, s = Buffer(100), Raw(0, 100), Strided(0, 100)
+            add[1, 128](b, b)
+            add[1, 128](r, r)
+            add[1, 128](s, s)
+            add[1, 128](Opaque(), b)
+    '''))
+    facts = file_host_facts(Project(), str(path))
+    assert [[a.type for a in launch.args] for launch in facts.launches] == [
+        ["float32[::1]", "float32[::1]"], ["int32[:, ::1]", "int32[:, ::1]"], ["float64[:]", "float64[:]"],
+        [None, "float32[::1]"]]
+    assert {a.where for a in facts.launches[0].args} == {"device"}

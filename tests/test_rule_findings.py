@@ -1,0 +1,215 @@
+"""What each rule beyond KL101 says and where it points, on the fixtures: the callee it names,
+which path it says the call is on, and the column of the call in the user's source (found by
+mutation testing, benchmarks/mutation.py: the fixtures' inline expectations pin only code and
+line)."""
+import shutil
+
+import pytest
+from conftest import FIXTURES
+
+needs_hipcc = pytest.mark.skipif(shutil.which("hipcc") is None, reason="needs hipcc (scripts/setup.sh)")
+# the fixtures these tests read: checked once, not every fixture (mutation testing runs this file
+# against each mutant)
+CHECKED = ["allocation.py", "debug_kernel.py", "hip_kernels.hip", "ir/julia_hostcall_box.ll", "host"]
+
+
+@pytest.fixture(scope="module")
+def fixture_report():
+    from kernlint.engine import Options, check_paths
+
+    # preview on: the host rules are preview rules
+    return check_paths([str(FIXTURES / name) for name in CHECKED], Options(timeout=120, preview=True))
+
+
+def finding(report, name, code, line):
+    path = str(FIXTURES / name)
+    found = [f for f in report.findings if f.path == path and f.code == code and f.line == line]
+    assert len(found) == 1, f"{code} at {name}:{line}: {found}"
+    return found[0]
+
+
+def column_of(name, line, text):
+    """The 1-based column of ``text`` on a fixture's line: where a finding must point."""
+    source = (FIXTURES / name).read_text().splitlines()[line - 1]
+    assert text in source
+    return source.index(text) + 1
+
+
+def line_of(name, text):
+    """The 1-based number of the fixture's line that starts with ``text``."""
+    lines = (FIXTURES / name).read_text().splitlines()
+    return next(number for number, line in enumerate(lines, 1) if line.startswith(text))
+
+
+def test_device_allocations_name_the_allocator_say_which_path_and_point_at_the_call(fixture_report):
+    hot = finding(fixture_report, "allocation.py", "KL202", 14)
+    assert hot.message.startswith("`NRT_MemInfo_alloc_aligned` allocates device memory on the kernel's "
+                                  "normal path: every thread goes through the device heap")
+    assert hot.column == column_of("allocation.py", 14, "np.zeros(")
+    # a suppression on the kernel's def line covers the findings inside the kernel
+    assert hot.kernel_line == line_of("allocation.py", "def hot_alloc(")
+    cold = finding(fixture_report, "allocation.py", "KL201", 25)
+    assert cold.message.startswith("`malloc` allocates device memory on an error path: the never-taken "
+                                   "allocation still costs")
+    assert cold.column == column_of("allocation.py", 25, "malloc(")
+
+
+def test_print_says_which_path_it_is_on_and_names_the_host_call(fixture_report):
+    cold = finding(fixture_report, "allocation.py", "KL301", 26)
+    assert cold.message.startswith("print/printf on an error path becomes a host call (`vprintf`)")
+    assert cold.column == column_of("allocation.py", 26, "print(")
+
+
+@needs_hipcc
+def test_hip_printf_on_the_normal_path(fixture_report):
+    hot = finding(fixture_report, "hip_kernels.hip", "KL301", 54)
+    assert hot.message.startswith("print/printf on the kernel's normal path becomes a host call "
+                                  "(`__ockl_hostcall_internal`)")
+
+
+def test_host_calls_in_ir_without_debug_info_point_at_the_instruction(fixture_report):
+    name = "ir/julia_hostcall_box.ll"
+    boxed = finding(fixture_report, name, "KL302", 13)
+    assert boxed.message.startswith("host call `__malloc_hostcall` on an error path: the hostcall packet")
+    released = finding(fixture_report, name, "KL302", 37)
+    assert released.message.startswith("host call `__free_hostcall` on the kernel's normal path")
+    # the line's first character: the instruction, after the IR's indentation
+    assert boxed.column == released.column == column_of(name, 13, "%hc")
+
+
+@needs_hipcc
+def test_hip_device_assert_names_the_assert_call_and_points_at_the_assert(fixture_report):
+    asserted = finding(fixture_report, "hip_kernels.hip", "KL303", 33)
+    assert asserted.message.startswith("assertion `__assert_fail` reports through the host and traps")
+    assert asserted.column == column_of("hip_kernels.hip", 33, "assert(")
+
+
+def test_debug_true_is_reported_at_the_option_itself(fixture_report):
+    debug = finding(fixture_report, "debug_kernel.py", "KL402", 5)
+    assert debug.message.startswith("kernel compiled with debug=True: every launch blocks")
+    assert debug.column == column_of("debug_kernel.py", 5, "debug=True")
+
+
+# -- which rules run ----------------------------------------------------------------------------
+
+
+def test_preview_rules_run_only_in_preview_mode_and_stable_rules_always():
+    from kernlint import rules
+
+    assert rules.PREVIEW_CODES == ["KL501", "KL502", "KL503", "KL504", "KL505"]
+    assert rules.enabled("KL101", None, preview=False)
+    assert not rules.enabled("KL501", None, preview=False)
+    assert rules.enabled("KL501", None, preview=True)
+    assert rules.enabled("KL501", ["KL5"], preview=True)
+    assert not rules.enabled("KL101", ["KL5"], preview=True)  # not selected
+    # explicit-preview-rules: a preview rule only by its whole code, a stable one by any prefix
+    assert not rules.enabled("KL501", ["KL5"], preview=True, explicit_preview=True)
+    assert rules.enabled("KL501", ["KL501"], preview=True, explicit_preview=True)
+    assert rules.enabled("KL101", ["KL1"], preview=False, explicit_preview=True)
+
+
+def test_each_selector_that_only_matches_preview_rules_is_warned_about():
+    from kernlint import rules
+
+    # the stable selector first: it must not end the look at the ones after it
+    warnings = rules.selection_warnings(["KL1", "KL5", "KL50"], preview=False)
+    assert [w.split("`")[1] for w in warnings] == ["KL5", "KL50"]
+    assert all("preview is not enabled" in w for w in warnings)
+    assert rules.selection_warnings(["KL5"], preview=True) == []
+    explicit = rules.selection_warnings(["KL1", "KL5", "KL501"], preview=True, explicit_preview=True)
+    assert [w.split("`")[1] for w in explicit] == ["KL5"]
+    assert "whole code" in explicit[0]
+
+
+def test_a_preview_rules_page_says_so_right_under_its_title():
+    from kernlint import rules
+
+    stable = rules.documentation("KL101")
+    assert stable == rules.BY_CODE["KL101"].__doc__.strip()  # a stable rule: its docstring as it is
+    page = rules.documentation("KL501").split("\n")
+    assert page[0] == rules.BY_CODE["KL501"].__doc__.strip().split("\n")[0]
+    assert page[1] == "" and page[2].startswith("This rule is in preview: it runs only with `--preview`")
+    assert "\n".join(page[3:]) == rules.BY_CODE["KL501"].__doc__.strip().partition("\n")[2]
+
+
+# -- host rules: the advice names what the code does ---------------------------------------------
+
+
+def message(report, name, code, line):
+    return finding(report, name, code, line).message
+
+
+def test_kl501_says_what_is_allocated_how_often_and_what_to_do_instead(fixture_report):
+    direct = message(fixture_report, "host/allocation.py", "KL501", 13)
+    assert direct == ("`cuda.device_array` allocates device memory (cudaMalloc and cudaFree: no pool allocator is "
+                      "set) on every iteration of the loop at line 12, which launches kernels: allocate once before "
+                      "the loop and reuse the buffer (6.5x faster on an H100), or use a pool allocator (numba-cuda "
+                      "External Memory Management: RMM, CuPy's pool)")
+    called = message(fixture_report, "host/allocation.py", "KL501", 24)
+    assert "at line 19, which launches kernels (through a function the loop calls): allocate once" in called
+    transfer = message(fixture_report, "host/allocation.py", "KL501", 14)
+    assert transfer.startswith("`cuda.to_device` allocates device memory and copies host data into it on every "
+                               "iteration of the loop at line 12, which launches kernels: transfer once before")
+    pinned = message(fixture_report, "host/allocation.py", "KL501", 42)
+    assert pinned.startswith("`cuda.pinned_array` allocates page-locked host memory (cudaHostAlloc, which "
+                             "synchronizes) on every iteration")
+    per_item = message(fixture_report, "host/allocation.py", "KL501", 91)
+    assert "for each `frame` of the loop at line 90" in per_item and "where sizes differ" in per_item
+    cupy = message(fixture_report, "host/pools.py", "KL501", 12)
+    assert cupy.startswith("`cp.empty` allocates device memory (cudaMalloc: CuPy's pool is turned off by "
+                           "`set_allocator(None)`)")
+
+
+def test_kl502_names_each_host_array_once_and_says_it_or_them(fixture_report):
+    one = message(fixture_report, "host/host_arrays.py", "KL502", 18)
+    assert one == ("`staging` is a host (NumPy) array: numba-cuda copies it to the device and back and waits for "
+                   "the kernel on every iteration of the loop at line 17; `cuda.to_device(staging)` once before "
+                   "the loop and launch on the device array")
+    lines = (FIXTURES / "host" / "host_arrays.py").read_text().splitlines()
+    two = lines.index("        axpy[64, 256](out, np.float32(2.0), x, y)  # KL502, KL503") + 1
+    both = message(fixture_report, "host/host_arrays.py", "KL502", two)
+    assert both.startswith("`x`, `y` are host (NumPy) arrays: numba-cuda copies them to the device and back")
+    twice = message(fixture_report, "host/host_arrays.py", "KL502", two + 1)  # `x, x`: x once
+    assert twice.startswith("`x` is a host (NumPy) array: numba-cuda copies it to the device and back")
+    called = message(fixture_report, "host/frequency/through_calls.py", "KL502", 16)
+    assert called.startswith("`smoothed_peak` launches `advance` on `u` (helpers.py:11), a host (NumPy) array: "
+                             "numba-cuda copies it")
+
+
+def test_kl503_says_what_blocks_the_host_in_the_loop(fixture_report):
+    sync = message(fixture_report, "host/syncs.py", "KL503", 15)
+    assert sync == ("`stream.synchronize()` blocks: the host waits for the GPU on every iteration of the loop at "
+                    "line 13, which launches kernels; synchronize once after the loop (async copies on a stream "
+                    "into pinned memory where the host needs data each step)")
+    copy = message(fixture_report, "host/syncs.py", "KL503", 17)
+    assert copy.startswith("`d_x.copy_to_host()` is a blocking copy to the host: the host waits")
+    launch = message(fixture_report, "host/host_arrays.py", "KL503", 18)
+    assert launch.startswith("`scale` is launched on host arrays, so numba-cuda synchronizes after it: the host")
+    called = message(fixture_report, "host/frequency/through_calls.py", "KL503", 16)
+    assert called.startswith("`smoothed_peak` launches `advance` on host arrays (`u`, helpers.py:11), so "
+                             "numba-cuda synchronizes after each call")
+
+
+def test_kl504_counts_the_launches_the_interval_holds(fixture_report):
+    one = message(fixture_report, "host/timing.py", "KL504", 14)
+    assert one.startswith("the wall-clock interval that ends here starts at line 12 and holds one launch (the "
+                          "last at line 13) with no synchronization before this stamp")
+    many = message(fixture_report, "host/timing.py", "KL504", 18)
+    assert many.startswith("the wall-clock interval that ends here starts at line 15 and holds 100 launches (the "
+                           "last at line 17)")
+    nested = message(fixture_report, "host/frequency/timing.py", "KL504", 45)
+    assert "starts at line 42 and holds 10 launches (the last at line 44)" in nested
+
+
+def test_kl505_names_the_foreign_arrays_and_the_view_to_make(fixture_report):
+    cupy = message(fixture_report, "host/foreign_arrays.py", "KL505", 14)
+    assert cupy.startswith("`u`, `v` are CuPy arrays bound before the loop at line 13: numba-cuda converts each "
+                           "`__cuda_array_interface__` argument on every launch")
+    assert "(`d_u = cuda.as_cuda_array(u)`)" in cupy and cupy.endswith("valid while they are not reallocated")
+    torch = message(fixture_report, "host/foreign_arrays.py", "KL505", 23)
+    assert torch.startswith("`field` is a PyTorch tensor bound before the loop at line 22:")
+    assert torch.endswith("valid while it is not reallocated")
+    called = message(fixture_report, "host/foreign_arrays.py", "KL505", 68)
+    assert called.startswith("`self.phi`, `self.rhs` are CuPy arrays bound before the loop at line 74 (through a "
+                             "function the loop calls):")
+    assert "(`d_phi = cuda.as_cuda_array(self.phi)`)" in called

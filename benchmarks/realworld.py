@@ -1,7 +1,7 @@
 """kernlint on real code: a corpus of public numba.cuda projects, read from local copies.
 
     python benchmarks/realworld.py CORPUS_DIR [CORPUS_DIR ...] [OUT.json] [--jobs N]
-        [--half developed|held-out|all] [--select CODES]
+        [--half developed|held-out|held-out-2|all] [--select CODES]
 
 CORPUS_DIR holds one directory per project (the corpus stays out of this repository;
 ``benchmarks/realworld_corpus.toml`` names each project's repository and commit, and how
@@ -19,10 +19,12 @@ command is the corpus entry's ``record``), the project is measured a second time
 copied to the project's root as a user would commit it: kernels checked and launched kernels
 by signature source, with what that run saw (signatures, and what factory-made kernels closed over).
 
-The corpus is split in two halves (``half`` in ``benchmarks/realworld_corpus.toml``): the rules
-were developed on one, the other is held out and judges them. ``--half`` picks the projects of
-the CORPUS_DIRs that are run: ``developed`` (the default), ``held-out`` (only when asked: the
-held-out half is run once, at the end) or ``all``. Besides precision, each rule gets its recall
+The corpus is split in halves (``half`` in ``benchmarks/realworld_corpus.toml``): the rules
+were developed on one, the others are held out and judge them. ``held-out`` was read once its
+final run was done, so it no longer judges honestly; ``held-out-2`` is a fresh set, its true
+patterns labelled before anything ran on it. ``--half`` picks the projects of the CORPUS_DIRs
+that are run: ``developed`` (the default), ``held-out`` or ``held-out-2`` (only when asked: a
+held-out set is run once, at the end) or ``all``. Besides precision, each rule gets its recall
 against the true patterns found by reading the projects' host code (``[expected."<project>"]``
 in the verdicts file), and the output's ``summary`` gives both per half and per rule, with the
 false findings counted by their shape (the ``[shape]`` a false verdict names). ``--select``
@@ -134,7 +136,7 @@ def _host_nodes(module):
                 pending.append(child)
 
 
-HALVES = ("developed", "held-out")
+HALVES = ("developed", "held-out", "held-out-2")
 
 
 def load_verdicts(path: str = VERDICTS) -> Tuple[Dict[str, Dict[str, str]], Dict[str, List[dict]]]:

@@ -74,14 +74,15 @@ for step in range(1000):
 
 
 def test_realworld_halves_precision_recall_and_shapes(tmp_path):
-    """The held-out half runs only when asked; each rule gets its precision over the judged
+    """A held-out set runs only when asked; each rule gets its precision over the judged
     findings, its recall against the patterns read in the code, and its false findings by shape."""
-    developed, held_out = tmp_path / "corpus", tmp_path / "heldout"
-    for corpus, name in ((developed, "dev+steps"), (held_out, "new+steps")):
+    developed, held_out, fresh = tmp_path / "corpus", tmp_path / "heldout", tmp_path / "heldout2"
+    for corpus, name in ((developed, "dev+steps"), (held_out, "new+steps"), (fresh, "fresh+steps")):
         (corpus / name).mkdir(parents=True)
         (corpus / name / "run.py").write_text(STEP_SCRIPT)
     manifest = tmp_path / "corpus.toml"
-    manifest.write_text('[project."dev+steps"]\nhalf = "developed"\n\n[project."new+steps"]\nhalf = "held-out"\n')
+    manifest.write_text('[project."dev+steps"]\nhalf = "developed"\n\n[project."new+steps"]\nhalf = "held-out"\n\n'
+                        '[project."fresh+steps"]\nhalf = "held-out-2"\n')
     verdicts = tmp_path / "verdicts.toml"
     verdicts.write_text(
         '["dev+steps"]\n'
@@ -92,8 +93,8 @@ def test_realworld_halves_precision_recall_and_shapes(tmp_path):
 
     def run(*extra):
         out = tmp_path / "out.json"
-        done = subprocess.run([sys.executable, "benchmarks/realworld.py", str(developed), str(held_out), str(out),
-                               "--select", "KL5", "--jobs", "1", "--manifest", str(manifest),
+        done = subprocess.run([sys.executable, "benchmarks/realworld.py", str(developed), str(held_out), str(fresh),
+                               str(out), "--select", "KL5", "--jobs", "1", "--manifest", str(manifest),
                                "--verdicts", str(verdicts), *extra],
                               cwd=ROOT, capture_output=True, text=True, timeout=600)
         assert done.returncode == 0, done.stderr
@@ -118,6 +119,12 @@ def test_realworld_halves_precision_recall_and_shapes(tmp_path):
     assert all(f["verdict"] == "unjudged" for f in result["projects"][0]["findings"])
     assert all(p["precision"] is None and p["recall"] is None
                for p in result["summary"]["held-out"]["rules"].values())
+
+    # the second held-out set is its own half: neither `held-out` nor `developed` runs it
+    stdout, result = run("--half", "held-out-2")
+    assert "not run (not in the held-out-2 half): dev+steps, new+steps" in stdout
+    assert [(row["project"], row["half"]) for row in result["projects"]] == [("fresh+steps", "held-out-2")]
+    assert list(result["summary"]) == ["held-out-2", "all"]
 
 
 def _recording(folder, root, target_dir, outputs, check_options=()):

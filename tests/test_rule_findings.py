@@ -185,8 +185,8 @@ def test_kl504_counts_the_launches_the_interval_holds(fixture_report):
     many = message(fixture_report, "host/timing.py", "KL504", 18)
     assert many.startswith("the wall-clock interval that ends here starts at line 15 and holds 100 launches (the "
                            "last at line 17)")
-    nested = message(fixture_report, "host/frequency/timing.py", "KL504", 45)
-    assert "starts at line 42 and holds 10 launches (the last at line 44)" in nested
+    nested = message(fixture_report, "host/frequency/timing.py", "KL504", 47)
+    assert "starts at line 44 and holds 10 launches (the last at line 46)" in nested
 
 
 def test_kl505_names_the_foreign_arrays_and_the_view_to_make(fixture_report):

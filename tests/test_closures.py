@@ -274,3 +274,27 @@ def test_a_library_function_held_as_it_is_is_that_function_not_its_def(tmp_path)
         closure_table("loads.py::make_load.load", 5, "void(int8[::1], int8[::1])", operator=ldca))
     assert checked(tmp_path, "loads.py", "--no-cache") == [
         "loads.py::load[recorded] void(int8[::1], int8[::1]) recorded"]
+
+
+def test_a_device_function_decorated_by_a_factory_parameter_is_a_located_finding_not_a_crash(tmp_path):
+    """A factory that wraps its device function with a decorator it is given (a parameter no
+    call in the file passes): kernlint does not run it; the kernel is checked with the device
+    function stood in, and the stand-in is named."""
+    project(tmp_path, "wrapped", glyphs_py=(
+        "from numba import cuda, jit\n\n\n"
+        "def build(expand):\n"
+        "    @jit(nopython=True)\n"
+        "    @expand\n"
+        "    def segment(i, xs, out):\n"
+        "        out[i] = xs[i]\n\n"
+        "    @cuda.jit\n"
+        "    def extend_cuda(xs, out):\n"
+        "        i = cuda.grid(1)\n"
+        "        if i < xs.shape[0]:\n"
+        "            segment(i, xs, out)\n\n"
+        "    return extend_cuda\n"))
+    run = kernlint("check", "--no-cache", "--output-format", "json", "glyphs.py", cwd=tmp_path)
+    assert json.loads(run.stdout) == [], run.stdout + run.stderr  # no KL905
+    assert checked(tmp_path, "glyphs.py", "--no-cache") == [
+        "glyphs.py::extend_cuda[expand=?] segment stand-in: a device function that does nothing for `build`'s `expand`",
+        "glyphs.py::extend_cuda[expand=?] void(float64[::1], float64[::1]) inferred"]

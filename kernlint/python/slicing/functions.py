@@ -230,7 +230,8 @@ class FunctionMaker:
         applied; any other decorator is the user's code, which is not run."""
         decorators = []
         for decorator in node.decorator_list:
-            value = self.evaluator.evaluate(decorator, scope, env)
+            # a factory parameter no call gives (`@wrap` where `wrap` is passed in) is unknown
+            value = _known(self.evaluator.evaluate(decorator, scope, env))
             if not self.classes.extension_decorator(decorator, scope, env) and not _may_call(value, self.settings):
                 raise Unresolved(node.name, module.path, node.lineno,
                                  f"is decorated with `{ast.unparse(decorator)}`, which kernlint does not run",

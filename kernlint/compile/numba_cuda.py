@@ -218,6 +218,10 @@ def _option_lines(node) -> Dict[str, Tuple[int, int]]:
             for keyword in decorator.keywords:
                 if keyword.arg in CODEGEN_OPTIONS:
                     found[keyword.arg] = (keyword.lineno, keyword.col_offset + 1)
+            for keyword in decorator.keywords:
+                if keyword.arg is None:  # `**OPTIONS`: where an option not written out comes from
+                    for option in CODEGEN_OPTIONS:
+                        found.setdefault(option, (keyword.lineno, keyword.col_offset + 1))
     return found
 
 

@@ -517,8 +517,7 @@ class PyModule:
         if self.is_jit(expr.func, scope):
             first = expr.args[0]
             if isinstance(first, ast.Name) and not _looks_like_signature(first, scope):
-                spec = JitSpec([JitArg(a, scope) for a in expr.args[1:]],
-                               {k.arg: JitArg(k.value, scope) for k in expr.keywords if k.arg})
+                spec = JitSpec([JitArg(a, scope) for a in expr.args[1:]], _jit_keywords(expr.keywords, scope))
                 return spec, first
             return None
         if len(expr.args) == 1 and not expr.keywords:
@@ -533,8 +532,7 @@ class PyModule:
         if self.is_jit(decorator, scope):
             return JitSpec()
         if isinstance(decorator, ast.Call) and self.is_jit(decorator.func, scope):
-            return JitSpec([JitArg(a, scope) for a in decorator.args],
-                           {k.arg: JitArg(k.value, scope) for k in decorator.keywords if k.arg})
+            return JitSpec([JitArg(a, scope) for a in decorator.args], _jit_keywords(decorator.keywords, scope))
         if self.project is None:
             return None
         call = decorator if isinstance(decorator, ast.Call) else None
@@ -746,6 +744,27 @@ def _configured_spec(call: Optional[ast.Call], scope: Scope, via: str) -> JitSpe
         if keyword.arg in JIT_OPTIONS:
             spec.keywords[keyword.arg] = JitArg(keyword.value, scope)
     return spec
+
+
+def _jit_keywords(keywords: List[ast.keyword], scope: Scope) -> Dict[str, JitArg]:
+    """The options a jit call passes: its keywords, and ``**OPTIONS`` where ``OPTIONS`` is a
+    dict literal with string keys, bound once (``OPTIONS = {"debug": True}``)."""
+    found: Dict[str, JitArg] = {}
+    for keyword in keywords:
+        if keyword.arg:
+            found[keyword.arg] = JitArg(keyword.value, scope)
+            continue
+        spread = keyword.value
+        if isinstance(spread, ast.Name):
+            binding, function = scope.lookup(spread.id)
+            once = binding is not None and binding.kind == "assign" and not binding.path and \
+                len(scope.module.bindings_of(spread.id, function)) == 1
+            spread = binding.value if once else None
+        if isinstance(spread, ast.Dict):
+            for key, value in zip(spread.keys, spread.values):
+                if isinstance(key, ast.Constant) and isinstance(key.value, str):
+                    found[key.value] = JitArg(value, scope)
+    return found
 
 
 def _looks_like_signature(expr: ast.expr, scope: Scope) -> bool:

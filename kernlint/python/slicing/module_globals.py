@@ -9,7 +9,7 @@ import ast
 import builtins
 import importlib
 import os
-from typing import Any, Dict, Optional, Sequence, Tuple
+from typing import Any, Dict, Optional, Sequence, Set, Tuple
 
 from ..project import FrontendSettings, Project
 from ..syntax import Binding, KernelDef, PyModule, Scope, bound_item
@@ -82,6 +82,9 @@ class GlobalResolver:
                 return getattr(builtins, name)
             if name in ("__file__", "__name__"):
                 return self.namespaces.of(module)[name]
+            starred = self._star_imported(module, name, line, set())
+            if starred is not MISSING:
+                return starred
             raise Unresolved(name, module.path, line, "is not defined in this module or by its imports")
         env: Dict[str, Any] = {}
         handled = self._handler_binding(module, binding) if self._try_fails(module, binding) else None
@@ -112,6 +115,38 @@ class GlobalResolver:
             raise Unresolved(name, module.path, binding.line,
                              f"is computed at line {binding.line} from `{exc.name}`, which {exc.reason}",
                              _hint_constant(module, name), library=exc.library) from None
+
+    def _star_imported(self, module: PyModule, name: str, line: int, seen: Set[str]) -> Any:
+        """``from .constants import *``: a name the module binds nowhere else, from the last
+        module-level star import that exports it (its ``__all__``, else its public names): a
+        project module's value, or a safe library's; MISSING where none does."""
+        if name.startswith("_") or module.path in seen:
+            return MISSING
+        seen.add(module.path)
+        stars = [statement for statement in module.tree.body if isinstance(statement, ast.ImportFrom)
+                 and any(alias.name == "*" for alias in statement.names)]
+        for statement in reversed(stars):
+            target = module.absolute_module(statement.module or "", statement.level)
+            if not target:
+                continue
+            if self.settings.is_safe(target):
+                try:
+                    imported = importlib.import_module(target)
+                except Exception:  # noqa: BLE001 - a library that fails to import exports nothing here
+                    continue
+                exported = getattr(imported, "__all__", None)
+                if (name in exported if exported is not None else True) and hasattr(imported, name):
+                    return getattr(imported, name)
+                continue
+            owner = self.project.module_named(target, module)
+            if owner is None or not _exports(owner, name):
+                continue
+            if owner.history.get(name):
+                return self.global_value(owner, name, line)
+            found = self._star_imported(owner, name, line, seen)
+            if found is not MISSING:
+                return found
+        return MISSING
 
     def _handler_binding(self, module: PyModule, binding: Binding) -> Optional[Binding]:
         """The binding of the same name in the ``except`` handler of the ``try`` whose body
@@ -274,3 +309,12 @@ class GlobalResolver:
             name, module.path, line, f"{what}, a library kernlint does not import",
             f"add `{target.split('.')[0]}` to [tool.kernlint] safe-imports if importing it is safe, "
             f"or {_hint_constant(module, name)}", library=binding.imported)
+
+
+def _exports(module: PyModule, name: str) -> bool:
+    """Whether ``from module import *`` binds ``name``: its literal ``__all__`` says, else every
+    public name does."""
+    declared = module.history.get("__all__", [])
+    if len(declared) == 1 and isinstance(declared[0].value, (ast.List, ast.Tuple)):
+        return any(isinstance(item, ast.Constant) and item.value == name for item in declared[0].value.elts)
+    return True

@@ -1,0 +1,42 @@
+"""`from module import *` in a kernel's module: the names it binds, as Python binds them."""
+import json
+import os
+import subprocess
+import sys
+
+from conftest import ROOT
+
+
+def check(project, *files):
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    run = subprocess.run([sys.executable, "-m", "kernlint", "check", "--no-cache", "--output-format", "json", *files],
+                         cwd=project, capture_output=True, text=True, timeout=600, env=env)
+    return json.loads(run.stdout)
+
+
+def package(tmp_path, kernel_reads):
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "starred"\n')
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "constants.py").write_text('__all__ = ["NX"]\n\nNX = 64\nLEAKED = 3\n_PRIVATE = 2\n')
+    (pkg / "solver.py").write_text(
+        "from numba import cuda\n\nfrom .constants import *\n\n\n"
+        "@cuda.jit('void(float64[::1])')\n"
+        "def fill(out):\n"
+        "    i = cuda.grid(1)\n"
+        f"    if i < NX:\n        out[i] = {kernel_reads}\n")
+    return tmp_path
+
+
+def test_a_name_the_star_import_binds_is_its_value(tmp_path):
+    assert check(package(tmp_path, "NX * 2.0"), "pkg/solver.py") == []
+
+
+def test_names_outside_all_or_private_are_not_bound_by_a_star_import(tmp_path):
+    for name in ("LEAKED", "_PRIVATE"):
+        root = tmp_path / name
+        root.mkdir()
+        findings = check(package(root, f"{name} * 2.0"), "pkg/solver.py")
+        assert [f["code"] for f in findings] == ["KL902"], findings
+        assert f"`{name}` is not defined in this module or by its imports" in findings[0]["message"]

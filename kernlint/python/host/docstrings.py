@@ -29,6 +29,12 @@ def documented_types(function: FunctionNode) -> Dict[str, object]:
     array of known rank and elements (``kz : 2darray of float``, ``x : ndarray of complex, shape
     (n, m)``; contiguous, wherever it lives). A type with alternatives (``float or array``,
     ``array_like``) says none."""
+    return _documented(function, documented_type)
+
+
+def _documented(function: FunctionNode, read_type) -> Dict[str, object]:
+    """Each parameter the docstring documents, with what ``read_type`` makes of its type text
+    (None: says nothing)."""
     import docstring_parser
 
     text = ast.get_docstring(function)
@@ -46,7 +52,7 @@ def documented_types(function: FunctionNode) -> Dict[str, object]:
     names = {a.arg for a in arguments.posonlyargs + arguments.args + arguments.kwonlyargs}
     found: Dict[str, object] = {}
     for param in parsed.params:
-        kind = documented_type(param.type_name or "")
+        kind = read_type(param.type_name or "")
         if kind is None:
             continue
         for name in (n.strip().lstrip("*") for n in param.arg_name.split(",")):
@@ -149,28 +155,7 @@ def documented_elements(function: FunctionNode) -> Dict[str, tuple]:
     """Parameters whose docstring entry gives their element type, whatever it says of the
     rank (``data : np.ndarray of float32``, ``x : ndarray, dtype float32``, ``float32 ndarray``):
     (dtype, True); a number (``dt : float``): (its type, False). Alternatives say nothing."""
-    import docstring_parser
-
-    text = ast.get_docstring(function)
-    if not text:
-        return {}
-    text = re.sub(r"^([ \t]*)(\w[\w ]*?):?[ \t]*\n[ \t]*-{3,}[ \t]*$",
-                  lambda m: _numpydoc_title(m[1], _SINGULAR_TITLES.get(m[2], m[2])), text, flags=re.M)
-    try:
-        parsed = docstring_parser.parse(text)
-    except Exception:  # noqa: BLE001 - a docstring the parser cannot read says nothing
-        return {}
-    arguments = function.args
-    names = {a.arg for a in arguments.posonlyargs + arguments.args + arguments.kwonlyargs}
-    found: Dict[str, tuple] = {}
-    for param in parsed.params:
-        kind = _documented_elements(param.type_name or "")
-        if kind is None:
-            continue
-        for name in (n.strip().lstrip("*") for n in param.arg_name.split(",")):
-            if name in names:
-                found[name] = kind
-    return found
+    return _documented(function, _documented_elements)
 
 
 def _documented_elements(text: str):

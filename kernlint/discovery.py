@@ -126,7 +126,7 @@ class Matcher:
     def ignored_by_git(self, path: str) -> bool:
         if not self.rules.respect_gitignore:
             return False
-        top = _git_top(os.path.dirname(path) if not os.path.isdir(path) else path)
+        top = git_top(os.path.dirname(path) if not os.path.isdir(path) else path)
         if top is None:
             return False
         scope = self.scope or path
@@ -145,7 +145,7 @@ class Matcher:
 
 
 @lru_cache(maxsize=None)
-def _git_top(directory: str) -> Optional[str]:
+def git_top(directory: str) -> Optional[str]:
     """The work tree holding ``directory``, found as git does (a ``.git`` folder or file above)."""
     current = os.path.abspath(directory)
     while True:

@@ -9,6 +9,7 @@ from typing import Dict, List, TextIO
 from urllib.parse import quote
 
 from .. import __version__, rules
+from ..discovery import git_top
 from ..engine import Report
 from ..rules.page import anchor
 
@@ -20,14 +21,7 @@ HELP_URI = "docs/rules.md"
 
 def repository_root(start: str) -> str:
     """The enclosing git checkout (URIs are relative to it, as code scanning expects), else start."""
-    directory = os.path.abspath(start)
-    while True:
-        if os.path.exists(os.path.join(directory, ".git")):
-            return directory
-        parent = os.path.dirname(directory)
-        if parent == directory:
-            return os.path.abspath(start)
-        directory = parent
+    return git_top(start) or os.path.abspath(start)
 
 
 def _section(doc: str, heading: str) -> str:

@@ -24,7 +24,7 @@ from typing import Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
 from ...analysis.host import Event, HostFacts, KernelRef
 from ..project import Project
-from ..static_types import ListType, ScalarType, TupleType, TypeReader, appended, instance, loop_bindings
+from ..static_types import NONE, ListType, ScalarType, TupleType, TypeReader, appended, instance, instance_of, loop_bindings
 from ..syntax import FunctionNode, PyModule, Scope
 from . import rates
 from . import modes
@@ -112,9 +112,12 @@ class HostReader:
             self.facts = HostFacts(self.module.path)
             frame = Frame(None, "", Scope(self.module))
             self._module_frame = frame
+            stored = repr(self._attrs.through_parameters)
             self.read_body(self.module.tree.body, frame)
-            if record and self._gpu_code and self._reads + 1 < MAX_READS and repr(self._calls_read[0]) != repr(
-                    self._passed):  # (code that launches no kernel: its types matter to no launch)
+            # (a helper below the launch storing in the object it is given: read again too)
+            if record and self._gpu_code and self._reads + 1 < MAX_READS and (repr(self._calls_read[0]) != repr(
+                    self._passed) or stored != repr(self._attrs.through_parameters)):
+                # (code that launches no kernel: its types matter to no launch)
                 self._passed, self._passed_kernels, self._passed_exprs = self._calls_read
                 passes.append(True)
             self._reads += 1
@@ -351,6 +354,22 @@ class HostReader:
                     self._attrs.store(element.attr, item, None, frame)
         elif is_self_attribute(target, frame):
             self._attrs.store(target.attr, self.value_type(value, frame), value, frame)
+        elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
+            # `sim.d_u = cuda.to_device(u)` on an object of a project class a parameter holds
+            where = instance_of(self.types(frame).type_of(target.value))
+            if where is not None:
+                self._attrs.store_through(where, target.attr, self.value_type(value, frame))
+
+    def _member(self, obj, attr: str, depth: int = 0):
+        """An attribute of an object of a project class: what its class stores, else (where
+        that is nothing or None) what this file's functions store in such objects."""
+        value = self._calls.member(obj, attr, depth)
+        if value is None or value == NONE:
+            where = instance_of(obj)
+            stored = self._attrs.stored_through(where, attr) if where is not None else None
+            if stored is not None:
+                return stored
+        return value
 
     def value_type(self, value: ast.expr, frame: Frame):
         reader = self.types(frame)
@@ -559,9 +578,9 @@ class HostReader:
             return value if value is not None and isinstance(value, str) == want_dtype else None
 
         def attribute(expr: ast.Attribute):  # `self.x` / `cls.x` in the class's methods
-            return self._calls.member(instance(self.module.path, frame.owner), expr.attr) if frame.owner else None
+            return self._member(instance(self.module.path, frame.owner), expr.attr) if frame.owner else None
 
-        reader = TypeReader(lambda e: self._dotted(e, frame), lookup, attribute, self._calls.member,
+        reader = TypeReader(lambda e: self._dotted(e, frame), lookup, attribute, self._member,
                             lambda call: self._calls.project_call(call, self.module, frame.scope, reader))
         return reader
 

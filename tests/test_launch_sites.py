@@ -302,6 +302,62 @@ def test_attributes_a_helper_stores_in_the_object_it_is_given_type_its_launches(
     assert signatures == ([expected] if expected else [])
 
 
+def test_a_subclass_launches_with_what_its_base_hands_a_helper_module_to_store(tmp_path):
+    """The base class's file imports a helper module and calls ``gpu.send_to_gpu(self)``, which
+    stores the device arrays in the object (its parameter: the one class having the attributes
+    it reads and sets); a subclass in a third file launches with them and with an item its own
+    method stores at a literal key of a dict of values of many kinds."""
+    package = tmp_path / "pf"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "gpu.py").write_text(textwrap.dedent('''
+        from numba import cuda
+
+
+        def send_to_gpu(sim):
+            sim.d_u = cuda.to_device(sim.u)
+            sim.d_v = cuda.to_device(sim.v)
+    '''))
+    (package / "simulation.py").write_text(textwrap.dedent('''
+        import numpy as np
+        from . import gpu
+
+
+        class Simulation:
+            def __init__(self, n):
+                self.u = np.zeros((n, n), dtype=np.float32)
+                self.v = np.zeros(n)
+                self.d_u = None
+                self.d_v = None
+                self.user_data = {"label": "run", "scale": 2.0}
+
+            def to_gpu(self):
+                gpu.send_to_gpu(self)
+    '''))
+    (package / "engine.py").write_text(textwrap.dedent('''
+        from numba import cuda
+        from numba.cuda.random import create_xoroshiro128p_states
+        from .simulation import Simulation
+
+
+        @cuda.jit
+        def noise(u, states):
+            i, j = cuda.grid(2)
+            u[i, j] += states.shape[0]
+
+
+        class Engine(Simulation):
+            def setup(self):
+                self.user_data["states"] = create_xoroshiro128p_states(256, seed=1)
+
+            def step(self):
+                noise[(16, 16), (16, 16)](self.d_u, self.user_data["states"])
+    '''))
+    from kernlint.python.signatures.launch_sites import launch_signatures
+    found = launch_signatures(Project(), [str(package / "engine.py")])
+    assert [s for s, _ in found[str(package / "engine.py")]["noise"]] == ["void(float32[:, ::1], xoroshiro128p[::1])"]
+
+
 def test_the_lattice_package_shows_each_kernel_typed_from_its_launch(tmp_path):
     """The fixture package as a user runs it: every kernel's row in ``--show-signatures`` says
     the launch that gave its types."""

@@ -157,5 +157,8 @@ class ClassAttributes:
         for (owner, attr), places in self.places.items():
             facts.class_places.setdefault(owner, {})[attr] = set(places)
         facts.class_bases = dict(self.bases)
+        for (path, owner, attr), value in self.through_parameters.items():
+            if value is not CONFLICTING:
+                facts.stored_through.setdefault((path, owner), {})[attr] = value
         for owner, attr in self.types:
             facts.class_attributes.setdefault(owner, {})[attr] = self.stored((owner, attr), set())

@@ -359,17 +359,45 @@ class HostReader:
             where = instance_of(self.types(frame).type_of(target.value))
             if where is not None:
                 self._attrs.store_through(where, target.attr, self.value_type(value, frame))
+        elif isinstance(target, ast.Subscript) and _keyed(target) is not None:
+            # `self.user_data["rng"] = create_xoroshiro128p_states(...)`: what that key holds
+            where = instance_of(self.types(frame).type_of(target.value.value))
+            if where is not None:
+                self._attrs.store_through(where, _keyed(target), self.value_type(value, frame))
 
     def _member(self, obj, attr: str, depth: int = 0):
         """An attribute of an object of a project class: what its class stores, else (where
         that is nothing or None) what this file's functions store in such objects."""
         value = self._calls.member(obj, attr, depth)
         if value is None or value == NONE:
-            where = instance_of(obj)
-            stored = self._attrs.stored_through(where, attr) if where is not None else None
+            stored = self._stored_through(instance_of(obj), attr)
             if stored is not None:
                 return stored
         return value
+
+    def _stored_through(self, where: Optional[Tuple[str, str]], attr: str, depth: int = 0):
+        """What functions store in ``<attr>`` of objects of the class at ``where`` (path, name),
+        or of a base: this file's functions, and those of the files the class's file imports
+        (a class's method calling ``gpu_utils.send_to_gpu(self)``)."""
+        if where is None or depth > 4:
+            return None
+        found = self._attrs.stored_through(where, attr)
+        path, klass = where
+        if found is None and path != self.module.path:
+            for helper in sorted(self.project.direct_imports(path)):
+                facts = self.facts_of(helper) if helper != self.module.path else None
+                found = facts.stored_through.get(where, {}).get(attr) if facts is not None else None
+                if found is not None:
+                    return found
+        if found is None:
+            facts = self.facts_of(path) if path != self.module.path else None
+            bases = self._attrs.bases.get(klass, []) if path == self.module.path else (
+                facts.class_bases.get(klass, []) if facts is not None else [])
+            for base in bases:
+                found = self._stored_through(base, attr, depth + 1)
+                if found is not None:
+                    break
+        return found
 
     def value_type(self, value: ast.expr, frame: Frame):
         reader = self.types(frame)
@@ -580,13 +608,28 @@ class HostReader:
         def attribute(expr: ast.Attribute):  # `self.x` / `cls.x` in the class's methods
             return self._member(instance(self.module.path, frame.owner), expr.attr) if frame.owner else None
 
+        def item(expr: ast.Subscript):  # `obj.attr["key"]`: what the code stores there
+            key = _keyed(expr)
+            where = instance_of(reader.type_of(expr.value.value)) if key is not None else None
+            return self._stored_through(where, key) if where is not None else None
+
         reader = TypeReader(lambda e: self._dotted(e, frame), lookup, attribute, self._member,
-                            lambda call: self._calls.project_call(call, self.module, frame.scope, reader))
+                            lambda call: self._calls.project_call(call, self.module, frame.scope, reader), item)
         return reader
 
     def _dotted(self, expr: ast.AST, frame: Frame) -> Optional[str]:
         return self.module.dotted(expr, frame.scope)
 
+
+
+def _keyed(subscript: ast.Subscript) -> Optional[str]:
+    """``obj.attr["key"]`` / ``obj.attr[0]`` with ``obj`` a name: the item's name among the
+    object's stored attributes (``attr['key']``); None for any other subscript."""
+    holder, key = subscript.value, subscript.slice
+    if isinstance(holder, ast.Attribute) and isinstance(holder.value, ast.Name) and isinstance(
+            key, ast.Constant) and type(key.value) in (str, int):
+        return f"{holder.attr}[{key.value!r}]"
+    return None
 
 
 # how many files deep a file's own reading looks across the project: a launch's arguments

@@ -225,6 +225,11 @@ def _kernel(tmp_path, source):
     ("out[i, j] = a", ["float32[?]", "float32[?]", "float32"], None),
     # an argument the launch does not type
     ("out[i, j] = grid[i, j] * a", ["float32[?]", "float32[?]", None], None),
+    # chained subscripts index as many dimensions as they hold together
+    ("out[i][j] = grid[0][i][j] * a", ["float32[?]", "float64[?]", "float32"],
+     "void(float32[:, ::1], float64[:, :, ::1], float32)"),
+    # a row taken whole and the array indexed in full: two ranks, the body does not say one
+    ("out[i][j] = grid[0][i][j] + grid[0][i]", ["float32[?]", "float32[?]", "float32"], None),
 ])
 def test_a_launch_of_known_elements_takes_the_ranks_the_body_indexes_with(tmp_path, body, types, expected):
     kernel = _kernel(tmp_path, f'''
@@ -236,6 +241,121 @@ def test_a_launch_of_known_elements_takes_the_ranks_the_body_indexes_with(tmp_pa
             {body}
     ''')
     assert with_body_ranks(kernel, types) == expected
+
+
+@pytest.mark.parametrize("stored, expected", [
+    # stored by a helper the class's method hands `self` to: the launch's types
+    ("sim.d_fields = cuda.to_device(fields)", "void(float64[:, :, ::1])"),
+    # arrays of different element types, on either side of an `if`: not known
+    ("if len(sim.dims) == 3:\n        sim.d_fields = cuda.to_device(fields.astype(np.float32))\n"
+     "    else:\n        sim.d_fields = cuda.to_device(fields)", None),
+])
+def test_attributes_a_helper_stores_in_the_object_it_is_given_type_its_launches(tmp_path, stored, expected):
+    """`def send_to_gpu(sim): sim.d_fields = cuda.to_device(...)`, called as `send_to_gpu(self)`
+    from the class's method: the attribute holds that array where another helper launches
+    with it, though the class itself only sets it to None; the array of a list of arrays
+    (`np.array(fields)`) has their element type, its rank the kernel's indexing says."""
+    (tmp_path / "gpu.py").write_text(textwrap.dedent('''
+        import numpy as np
+        from numba import cuda
+
+
+        @cuda.jit
+        def periodic(fields):
+            i, j = cuda.grid(2)
+            fields[0][i][j] = fields[1][i][j]
+
+
+        def apply_bc(sim):
+            periodic[sim.blocks, sim.threads](sim.d_fields)
+
+
+        def send_to_gpu(sim):
+            fields = []
+            for field in sim.fields:
+                fields.append(field)
+            fields = np.array(fields)
+            STORED
+
+
+        class Simulation:
+            def __init__(self, dims):
+                self.dims = dims
+                self.fields = []
+                self.d_fields = None
+                self.blocks = (16, 16)
+                self.threads = (16, 16)
+
+            def add_field(self):
+                self.fields.append(np.zeros(list(self.dims)))
+
+            def to_gpu(self):
+                send_to_gpu(self)
+
+            def step(self):
+                apply_bc(self)
+    ''').replace("STORED", stored))
+    project = Project()
+    from kernlint.python.signatures.launch_sites import launch_signatures
+    found = launch_signatures(project, [str(tmp_path / "gpu.py")])
+    signatures = [signature for signature, _ in found.get(str(tmp_path / "gpu.py"), {}).get("periodic", [])]
+    assert signatures == ([expected] if expected else [])
+
+
+def test_a_subclass_launches_with_what_its_base_hands_a_helper_module_to_store(tmp_path):
+    """The base class's file imports a helper module and calls ``gpu.send_to_gpu(self)``, which
+    stores the device arrays in the object (its parameter: the one class having the attributes
+    it reads and sets); a subclass in a third file launches with them and with an item its own
+    method stores at a literal key of a dict of values of many kinds."""
+    package = tmp_path / "pf"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "gpu.py").write_text(textwrap.dedent('''
+        from numba import cuda
+
+
+        def send_to_gpu(sim):
+            sim.d_u = cuda.to_device(sim.u)
+            sim.d_v = cuda.to_device(sim.v)
+    '''))
+    (package / "simulation.py").write_text(textwrap.dedent('''
+        import numpy as np
+        from . import gpu
+
+
+        class Simulation:
+            def __init__(self, n):
+                self.u = np.zeros((n, n), dtype=np.float32)
+                self.v = np.zeros(n)
+                self.d_u = None
+                self.d_v = None
+                self.user_data = {"label": "run", "scale": 2.0}
+
+            def to_gpu(self):
+                gpu.send_to_gpu(self)
+    '''))
+    (package / "engine.py").write_text(textwrap.dedent('''
+        from numba import cuda
+        from numba.cuda.random import create_xoroshiro128p_states
+        from .simulation import Simulation
+
+
+        @cuda.jit
+        def noise(u, states):
+            i, j = cuda.grid(2)
+            u[i, j] += states.shape[0]
+
+
+        class Engine(Simulation):
+            def setup(self):
+                self.user_data["states"] = create_xoroshiro128p_states(256, seed=1)
+
+            def step(self):
+                noise[(16, 16), (16, 16)](self.d_u, self.user_data["states"])
+    '''))
+    from kernlint.python.signatures.launch_sites import launch_signatures
+    found = launch_signatures(Project(), [str(package / "engine.py")])
+    assert [s for s, _ in found[str(package / "engine.py")]["noise"]] == ["void(float32[:, ::1], xoroshiro128p[::1])"]
 
 
 def test_the_lattice_package_shows_each_kernel_typed_from_its_launch(tmp_path):

@@ -119,26 +119,37 @@ def with_body_ranks(kernel: KernelDef, types: Sequence[Optional[str]]) -> Option
 
 
 def _ranks_indexed(function: ast.AST) -> Dict[str, Set[int]]:
-    """For each name the function subscripts (``a[i, j]``, ``a[i]``, ``a[1:-1, j]``): the
-    numbers of subscripts it is indexed with. A name rebound in the body is left out."""
+    """For each name the function subscripts (``a[i, j]``, ``a[i]``, ``a[1:-1, j]``, and
+    chained: ``a[k][j][i]``: three): the numbers of subscripts it is indexed with. A name
+    rebound in the body is left out."""
     ranks: Dict[str, Set[int]] = {}
     rebound: Set[str] = set()
+    inner = {id(node.value) for node in ast.walk(function)
+             if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Subscript)}
     for node in ast.walk(function):
-        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name):
-            index = node.slice
-            if isinstance(index, ast.Tuple):
-                if any(isinstance(e, ast.Starred) or isinstance(e, ast.Constant) and e.value is Ellipsis
-                       for e in index.elts):
-                    continue
-                count = len(index.elts)
-            elif isinstance(index, ast.Constant) and index.value is Ellipsis:
-                continue
-            else:
-                count = 1
-            ranks.setdefault(node.value.id, set()).add(count)
+        if isinstance(node, ast.Subscript) and id(node) not in inner:
+            count, base = 0, node
+            while isinstance(base, ast.Subscript) and count is not None:
+                one = _subscripts(base.slice)
+                count = None if one is None else count + one
+                base = base.value
+            if count is not None and isinstance(base, ast.Name):
+                ranks.setdefault(base.id, set()).add(count)
         elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
             rebound.add(node.id)
     return {name: found for name, found in ranks.items() if name not in rebound}
+
+
+def _subscripts(index: ast.expr) -> Optional[int]:
+    """How many dimensions one ``[...]`` indexes; None where it does not say (``...``, ``*idx``)."""
+    if isinstance(index, ast.Tuple):
+        if any(isinstance(e, ast.Starred) or isinstance(e, ast.Constant) and e.value is Ellipsis
+               for e in index.elts):
+            return None
+        return len(index.elts)
+    if isinstance(index, ast.Constant) and index.value is Ellipsis:
+        return None
+    return 1
 
 
 def _argument_texts(signature: str) -> Optional[List[str]]:

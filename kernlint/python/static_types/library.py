@@ -8,7 +8,7 @@ from dataclasses import replace
 from typing import List, Optional, Tuple
 
 from .dtypes import XOROSHIRO, _ARRAY_MODULES, _INT_ORDER, _numpy_spelling, dtype_name, numeric
-from .values import ArrayType, ListType, Opaque, ScalarType, TupleType, Type, _result_type, _shaped
+from .values import ArrayType, ListType, Opaque, ScalarType, TupleType, Type, _not_none, _result_type, _shaped
 
 
 _TORCH_FACTORIES = ("zeros", "ones", "empty", "rand", "randn", "full", "arange", "tensor", "as_tensor",
@@ -188,6 +188,9 @@ class LibraryCalls:
             if ndim:
                 dtype = explicit if "dtype" in keywords else element
                 return ArrayType(dtype, ndim, layout, where)
+            if "dtype" not in keywords and isinstance(base, ListType) and isinstance(base.item, ArrayType):
+                # a list of arrays of one element type but unknown rank: that element type
+                return ArrayType(base.item.dtype, None, layout, where)
             return ArrayType(explicit, None, layout, where)
         if module.endswith("random"):
             return self._random(function, expr, keywords, where)
@@ -371,7 +374,7 @@ class LibraryCalls:
         explicit = self.reader.dtype(keywords.get("dtype"))
         if function in ("to_device", "as_cuda_array", "from_cuda_array_interface"):
             source = args[0] if args else keywords.get("obj", keywords.get("ary"))
-            base = self.reader.type_of(source)
+            base = _not_none(self.reader.type_of(source))  # of None it raises: the array
             if isinstance(base, ArrayType):
                 return replace(base, where="device", layout="C" if base.layout == "A" else base.layout)
             ndim, element = _literal_shape(source)  # `cuda.to_device([0] * 100)`: NumPy makes the array
@@ -389,7 +392,7 @@ class LibraryCalls:
                      "managed_array": "mapped"}[function]
             return ArrayType(dtype, ndim, layout, where)
         if function in ("device_array_like", "pinned_array_like", "mapped_array_like"):
-            base = self.reader.type_of(args[0] if args else None)
+            base = _not_none(self.reader.type_of(args[0] if args else None))
             where = {"device_array_like": "device", "pinned_array_like": "host",
                      "mapped_array_like": "mapped"}[function]
             if not isinstance(base, ArrayType):

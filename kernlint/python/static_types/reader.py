@@ -112,7 +112,7 @@ class TypeReader:
     ``lookup(name)`` gives a local or module-level name's type; both come from the host
     reader, which walks the statements in order."""
 
-    def __init__(self, dotted, lookup, attribute=None, member=None, construct=None):
+    def __init__(self, dotted, lookup, attribute=None, member=None, construct=None, item=None):
         self.dotted = dotted
         self.lookup = lookup
         self.attribute = attribute or (lambda expr: None)  # self.x -> its type
@@ -120,6 +120,8 @@ class TypeReader:
         self.member = member or (lambda obj, attr: None)
         # a call -> the object it makes, where it constructs a class of the project
         self.construct = construct or (lambda call: None)
+        # `obj.attr["key"]` -> what the code stores at that literal key of that attribute
+        self.item = item or (lambda expr: None)
 
     # -- dtypes -----------------------------------------------------------------
 
@@ -337,6 +339,10 @@ class TypeReader:
 
     def _subscript(self, expr: ast.Subscript) -> Type:
         base = _not_none(self.type_of(expr.value))
+        if (base is None or isinstance(base, (DictType, ListType))) and isinstance(expr.value, ast.Attribute):
+            stored = self.item(expr)  # `self.user_data["rng"]`: a dict of many kinds, one key's
+            if stored is not None:
+                return stored
         if isinstance(base, DictType):
             return base.value if base.value is not MIXED else None
         if isinstance(base, ListType):

@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 import functools
 import operator
-from typing import Any, Dict, List, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 from ..project import FrontendSettings, Project
 from ..syntax import Binding, FunctionNode, PyModule, Scope, _target_names, wrapped_argument, wrapped_interface
@@ -29,6 +29,16 @@ _UNARY = {ast.UAdd: operator.pos, ast.USub: operator.neg, ast.Not: operator.not_
 _COMPARE = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
             ast.Gt: operator.gt, ast.GtE: operator.ge, ast.Is: operator.is_, ast.IsNot: operator.is_not,
             ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b}
+
+def _parameter(function: FunctionNode, name: str) -> Optional[Binding]:
+    """The binding of ``function``'s parameter ``name``; None where it has none."""
+    arguments = function.args
+    for arg in arguments.posonlyargs + arguments.args + arguments.kwonlyargs + [
+            a for a in (arguments.vararg, arguments.kwarg) if a is not None]:
+        if arg.arg == name:
+            return Binding(name, "param", arg, 0, line=function.lineno)
+    return None
+
 
 class _ReadLambda:
     """A ``lambda`` passed to a safe library call (``np.apply_along_axis(lambda r: np.where(r)[0],
@@ -88,6 +98,9 @@ class Evaluator:
                                             for n in ast.walk(binding.value)):
             # `f = numba.njit(f)` in a function: its right-hand side reads the binding before it
             earlier = self.globals.chosen_binding(module, module.bindings_before(binding, function))
+            if earlier is None:
+                # `if isinstance(f, str): f = library.pick(f)`: the parameter it rebinds
+                earlier = _parameter(function, name)
             if earlier is None:
                 raise Unresolved(name, module.path, binding.line,
                                  f"is read at line {binding.line} of `{function.name}` before it is bound")

@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 import functools
 import operator
-from typing import Any, Dict, List, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 from ..project import FrontendSettings, Project
 from ..syntax import Binding, FunctionNode, PyModule, Scope, _target_names, wrapped_argument, wrapped_interface
@@ -29,6 +29,48 @@ _UNARY = {ast.UAdd: operator.pos, ast.USub: operator.neg, ast.Not: operator.not_
 _COMPARE = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
             ast.Gt: operator.gt, ast.GtE: operator.ge, ast.Is: operator.is_, ast.IsNot: operator.is_not,
             ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b}
+
+def _parameter(function: FunctionNode, name: str) -> Optional[Binding]:
+    """The binding of ``function``'s parameter ``name``; None where it has none."""
+    arguments = function.args
+    for arg in arguments.posonlyargs + arguments.args + arguments.kwonlyargs + [
+            a for a in (arguments.vararg, arguments.kwarg) if a is not None]:
+        if arg.arg == name:
+            return Binding(name, "param", arg, 0, line=function.lineno)
+    return None
+
+
+class _ReadLambda:
+    """A ``lambda`` passed to a safe library call (``np.apply_along_axis(lambda r: np.where(r)[0],
+    0, m)``): called by the library, it evaluates its body with this evaluator, its parameters
+    bound to the call's values, so nothing of the user's runs. At most MAX_ITEMS calls: a
+    constant expression, not a loop kernlint would spin in."""
+
+    def __init__(self, evaluator: "Evaluator", node: ast.Lambda, scope: Scope, env: Dict[str, Any]):
+        self.evaluator, self.node, self.scope, self.env = evaluator, node, scope, env
+        self.calls = 0
+
+    def __call__(self, *args: Any, **keywords: Any) -> Any:
+        node, module = self.node, self.scope.module
+        self.calls += 1
+        if self.calls > MAX_ITEMS:
+            raise Unresolved("lambda", module.path, node.lineno, f"is called more than {MAX_ITEMS} times")
+        arguments = node.args
+        if arguments.vararg or arguments.kwarg or arguments.kwonlyargs or arguments.posonlyargs:
+            raise Unresolved("lambda", module.path, node.lineno,
+                             "takes keyword-only, positional-only or starred parameters, which kernlint does not bind")
+        names = [a.arg for a in arguments.args]
+        defaults = dict(zip(names[len(names) - len(arguments.defaults):], arguments.defaults))
+        if len(args) > len(names) or set(keywords) - set(names):
+            raise Unresolved("lambda", module.path, node.lineno, "is called with arguments it does not take")
+        bound = dict(self.env, **dict(zip(names, args)), **keywords)
+        for name in names[len(args):]:
+            if name not in bound:
+                if name not in defaults:
+                    raise Unresolved("lambda", module.path, node.lineno, f"is called without `{name}`")
+                bound[name] = _known(self.evaluator.evaluate(defaults[name], self.scope, self.env))
+        return _known(self.evaluator.evaluate(node.body, self.scope, bound))
+
 
 class Evaluator:
     """Evaluates expressions in a scope; ``env`` binds the locals a variant gives. Reads globals
@@ -56,6 +98,9 @@ class Evaluator:
                                             for n in ast.walk(binding.value)):
             # `f = numba.njit(f)` in a function: its right-hand side reads the binding before it
             earlier = self.globals.chosen_binding(module, module.bindings_before(binding, function))
+            if earlier is None:
+                # `if isinstance(f, str): f = library.pick(f)`: the parameter it rebinds
+                earlier = _parameter(function, name)
             if earlier is None:
                 raise Unresolved(name, module.path, binding.line,
                                  f"is read at line {binding.line} of `{function.name}` before it is bound")
@@ -140,13 +185,16 @@ class Evaluator:
                     return result
             return result
         if isinstance(expr, ast.Compare):
-            left = value(expr.left)
-            for op, right_node in zip(expr.ops, expr.comparators):
+            # as Python does: the first false link's result, else the last one's (one link
+            # may be an array: `[-E[i, 0], E[i, 1]] == E`)
+            left, result = value(expr.left), True
+            for at, (op, right_node) in enumerate(zip(expr.ops, expr.comparators)):
                 right = value(right_node)
-                if not _operate(expr, module.path, _COMPARE[type(op)], left, right):
-                    return False
+                result = _operate(expr, module.path, _COMPARE[type(op)], left, right)
+                if at < len(expr.ops) - 1 and not result:
+                    return result
                 left = right
-            return True
+            return result
         if isinstance(expr, ast.IfExp):
             return value(expr.body) if value(expr.test) else value(expr.orelse)
         if isinstance(expr, ast.Subscript):
@@ -406,19 +454,28 @@ class Evaluator:
             raise Unresolved(described, module.path, line,
                              "is called at import time, and kernlint does not run it",
                              _hint_constant(module, described))
+        def argument(node: ast.expr) -> Any:
+            # a lambda argument is read, not run, when the library calls it (not made a value
+            # elsewhere: numba could not compile it in a kernel)
+            if isinstance(node, ast.Lambda):
+                return _ReadLambda(self, node, scope, env)
+            return _known(self.evaluate(node, scope, env))
+
         args: List[Any] = []
         for arg in expr.args:
             if isinstance(arg, ast.Starred):
                 args.extend(_known(self.evaluate(arg.value, scope, env)))
             else:
-                args.append(_known(self.evaluate(arg, scope, env)))
+                args.append(argument(arg))
         keywords: Dict[str, Any] = {}
         for keyword in expr.keywords:
             if keyword.arg is None:
                 keywords.update(_known(self.evaluate(keyword.value, scope, env)))
             elif not _after_ir(callee, keyword.arg):
-                keywords[keyword.arg] = _known(self.evaluate(keyword.value, scope, env))
+                keywords[keyword.arg] = argument(keyword.value)
         if _is_cuda_jit(callee):
+            if any(isinstance(v, _ReadLambda) for v in args):
+                raise Unresolved(described, module.path, line, "is given a lambda, which kernlint does not compile")
             return make_dispatcher(args[0], args[1:], keywords) if args and callable(args[0]) else (
                 lambda function: make_dispatcher(function, args, keywords))
         if any(_users_function(v) for v in _may_be_called(callee, args, keywords)):

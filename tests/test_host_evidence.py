@@ -53,6 +53,19 @@ F32 = ("float32", True)
     # callers that disagree say nothing
     ("def run(out, x):\n    k[1, 32](out, x)\n\ndef main(n):\n    run(np.zeros(n, np.float32), np.zeros(n))\n"
      "    run(np.zeros(n, np.float32), np.arange(n, dtype=np.int64))", [F32 + ("allocation",), None]),
+    # an FFT's result is complex of its input's width, an inverse real FFT's real; whatever
+    # module it is called on (`xp = get_array_module(x)`)
+    ("def run(x, xp):\n    k[1, 32](xp.fft.rfft(x), np.fft.irfft(x.astype(np.float32)))",
+     [("complex128", True, "fft"), F32 + ("fft",)]),
+    # arithmetic: NumPy 2's promotion, a Python number taking an array's type where of one kind
+    ("def run(n):\n    k[1, 32](np.zeros(n, np.float32) * 2.0, np.arange(n) * 0.5)",
+     [F32 + ("allocation",), ("float64", True, "allocation")]),
+    ("def run(n):\n    k[1, 32](np.zeros(n, np.int32) / 2, -np.arange(n, dtype=np.int16) + 1)",
+     [("float64", True, "allocation"), ("int16", True, "allocation")]),
+    # `dt, dh = 0.005, 1` pairs its items; `np.arange(count)` of a count no reading says is a
+    # float holds integers, `np.arange` of a float step floats
+    ("def run(par):\n    dt, dh = 0.005, 1\n    k[1, 32](np.arange(par['n']) * dh, np.arange(0, par['n'], dt))",
+     [("int64", True, "allocation"), ("float64", True, "allocation")]),
 ])
 def test_host_evidence_at_a_launch(tmp_path, host, expected):
     assert evidence(tmp_path, host) == expected
@@ -275,3 +288,59 @@ def test_a_factory_s_kernel_is_launched_in_that_factory(tmp_path):
     found = {k.qualname: kernel_evidence(project, k) for k in project.module(str(path)).kernels}
     assert [e.dtype if e else None for e in found["make_a.kernel"]] == ["float32"]
     assert found["make_b.kernel"] == [None]
+
+
+def test_a_class_s_arrays_come_from_its_constructor_s_callers_the_package_s_first(tmp_path):
+    """``self.h`` set from ``__init__``'s parameter: what ``Op(...)`` is called with, found
+    through the package's star re-export; the package's own calls before its tests' and
+    examples', and an update of itself by an integer keeps its elements."""
+    project = _package(tmp_path, {
+        "pyproject.toml": "",
+        "pkg/__init__.py": "from .op import *\n",
+        "pkg/op.py": """
+            import numpy as np
+            from numba import cuda
+
+            __all__ = ["Op"]
+
+            @cuda.jit
+            def k(t, h):
+                i = cuda.grid(1)
+                t[i] = h[i]
+
+            class Op:
+                def __init__(self, t, h, squared=False):
+                    self.t, self.h = t, h
+                    if squared:
+                        self.h = self.h ** 2
+
+                def apply(self):
+                    k[1, 32](self.t, self.h)
+            """,
+        "tests/test_op.py": """
+            import numpy as np
+            import pkg
+
+            def test_op():
+                dt, dh = 0.5, 1
+                pkg.Op(np.arange(8) * dt, np.arange(8) * dh).apply()
+            """,
+        "examples/plot_op.py": "import numpy as np\nfrom pkg import Op\nOp(np.zeros(3), np.linspace(0, 1, 3))\n",
+    })
+    kernel = project.module(str(tmp_path / "pkg" / "op.py")).kernels[0]
+    # the test and the example agree on `t`, disagree on `h` (then it says nothing)
+    assert [e.dtype if e else None for e in kernel_evidence(project, kernel)] == ["float64", None]
+    (tmp_path / "pkg" / "grid.py").write_text(
+        "import numpy as np\nfrom .op import Op\n\ndef grid(n):\n    return Op(np.zeros(n, np.float32), "
+        "np.arange(n, dtype=np.int32))\n")
+    project = Project()
+    kernel = project.module(str(tmp_path / "pkg" / "op.py")).kernels[0]
+    found = kernel_evidence(project, kernel)
+    assert [(e.dtype, e.path) for e in found] == [("float32", str(tmp_path / "pkg" / "grid.py")),
+                                                  ("int32", str(tmp_path / "pkg" / "grid.py"))]
+    # without the example, the test's `np.arange(8) * dh` (an integer step): int64
+    (tmp_path / "pkg" / "grid.py").unlink()
+    (tmp_path / "examples" / "plot_op.py").unlink()
+    project = Project()
+    kernel = project.module(str(tmp_path / "pkg" / "op.py")).kernels[0]
+    assert [e.dtype for e in kernel_evidence(project, kernel)] == ["float64", "int64"]

@@ -13,7 +13,7 @@ from kernlint.python.host.docstrings import documented_elements
 from kernlint.python.project import Project
 from kernlint.python.signatures.allocations import package_widths
 from kernlint.python.signatures.evidence import kernel_evidence
-from kernlint.python.signatures.inference import inferred_signatures
+from kernlint.python.signatures.inference import inferred_by_kernel, inferred_signatures
 
 HEADER = "import numpy as np\nimport numpy.typing as npt\nfrom numba import cuda\n\nDTYPE = np.float32\n\n\n" \
          "@cuda.jit\ndef k(out, x):\n    i = cuda.grid(1)\n    if i < x.size:\n        out[i] = x[i]\n\n\n"
@@ -344,3 +344,54 @@ def test_a_class_s_arrays_come_from_its_constructor_s_callers_the_package_s_firs
     project = Project()
     kernel = project.module(str(tmp_path / "pkg" / "op.py")).kernels[0]
     assert [e.dtype for e in kernel_evidence(project, kernel)] == ["float64", "int64"]
+
+
+def test_what_the_body_does_not_say_comes_from_the_package_s_attributes_and_kernels(tmp_path):
+    """A kernel a factory makes, whose body passes ``r_im`` on to a function it is given and
+    never reads ``grid``, ``mass`` or ``box``: ``r_im`` and ``mass`` are the arrays the package
+    keeps in attributes of those names (their elements and rank), ``box`` the array another
+    kernel of the package indexes, and ``grid`` a placeholder's int64."""
+    project = _package(tmp_path, {
+        "pyproject.toml": "",
+        "pkg/__init__.py": "",
+        "pkg/state.py": """
+            import numpy as np
+            from numba import cuda
+
+            class State:
+                def __init__(self, n, itype=np.int32):
+                    self.itype = itype
+                    shape = (n, 3)
+                    self.r_im = np.zeros(shape, dtype=self.itype)
+                    self.mass = np.ones(n, np.float32)
+                    self.d_mass = cuda.to_device(self.mass)
+
+                def load(self, saved):
+                    self.r_im = saved["r_im"]  # not known: the known ones decide
+            """,
+        "pkg/walls.py": """
+            from numba import cuda
+
+            @cuda.jit
+            def wrap(r, box):
+                i = cuda.grid(1)
+                r[i, 0] = r[i, 0] % box[0]
+            """,
+        "pkg/step.py": """
+            from numba import cuda
+
+            def make(n, fold):
+                def step(grid, r, r_im, mass, box):
+                    i = cuda.grid(1)
+                    if i < n:
+                        r[i, 0] = r[i, 1] * 0.5
+                        fold(r[i], r_im[i])
+                return cuda.jit(step)
+            """,
+    })
+    module = project.module(str(tmp_path / "pkg" / "step.py"))
+    [(signature, variant), *_] = inferred_by_kernel(project, module, {})["make.step"]
+    assert signature == "void(int64, float64[:, ::1], int32[:, ::1], float32[::1], float64[::1])"
+    state, walls = tmp_path / "pkg" / "state.py", tmp_path / "pkg" / "walls.py"
+    assert variant.endswith(f"@r_im: allocated as `r_im` at {state}:9; mass: allocated as `mass` at {state}:10; "
+                            f"box: use in `wrap` at {walls}:5; grid: never read")

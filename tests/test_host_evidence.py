@@ -50,6 +50,10 @@ F32 = ("float32", True)
     # through a call, and a view keeps the elements
     ("def run(out, x):\n    k[1, 32](out, x[1:])\n\ndef main(n):\n    run(np.zeros(n, np.float32), "
      "np.ones(n).astype(np.float32))", [F32 + ("allocation",), F32 + ("astype",)]),
+    # a function a factory returns is called where the factory's result is bound
+    ("def make(scale):\n    def run(out, x):\n        k[1, 32](out, x)\n    return run\n\n"
+     "def main(n):\n    run = make(2)\n    run(np.zeros(n, np.float32), np.arange(n, dtype=np.int16))",
+     [F32 + ("allocation",), ("int16", True, "allocation")]),
     # callers that disagree say nothing
     ("def run(out, x):\n    k[1, 32](out, x)\n\ndef main(n):\n    run(np.zeros(n, np.float32), np.zeros(n))\n"
      "    run(np.zeros(n, np.float32), np.arange(n, dtype=np.int64))", [F32 + ("allocation",), None]),

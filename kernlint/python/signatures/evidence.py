@@ -431,9 +431,26 @@ class _HostEvidence:
     def _passed(self, module: PyModule, function: FunctionNode, name: str
                 ) -> List[Tuple[PyModule, ast.expr, Optional[FunctionNode]]]:
         """What calls of ``function`` in the project pass as its parameter ``name``: calls by
-        its name (resolved to it), and ``self.f(...)`` in its own class."""
+        its name (resolved to it), ``self.f(...)`` in its own class, ``Cls(...)`` for its
+        ``__init__``, and calls of what a factory returning it gave (``run = make(f)`` then
+        ``run(a)``)."""
         params = function.args.posonlyargs + function.args.args
         index = next((i for i, a in enumerate(params) if a.arg == name), None)
+        found = []
+        for other, call, around, shift in self._calls_of(module, function) + self._returned_calls(module, function):
+            if any(isinstance(a, ast.Starred) for a in call.args):
+                continue
+            keyword = _keyword(call, name)
+            if keyword is not None:
+                found.append((other, keyword, around))
+            elif index is not None and 0 <= index - shift < len(call.args):
+                found.append((other, call.args[index - shift], around))
+        return found
+
+    def _calls_of(self, module: PyModule, function: FunctionNode
+                  ) -> List[Tuple[PyModule, ast.Call, Optional[FunctionNode], int]]:
+        """(module, call, the function it is in, how many parameters the call binds before
+        its arguments) of each call of ``function`` the project shows."""
         owner = _owner(self.project, module, function)
         bound = 1 if owner is not None and _receiver(function) is not None else 0
         qualified = f"{module.name}.{function.name}" if module.name else None
@@ -464,13 +481,28 @@ class _HostEvidence:
                     shift = bound  # `self.f(a, b)`: self is bound
                 else:
                     continue
-                if any(isinstance(a, ast.Starred) for a in call.args):
-                    continue
-                keyword = _keyword(call, name)
-                if keyword is not None:
-                    found.append((other, keyword, around))
-                elif index is not None and 0 <= index - shift < len(call.args):
-                    found.append((other, call.args[index - shift], around))
+                found.append((other, call, around, shift))
+        return found
+
+    def _returned_calls(self, module: PyModule, function: FunctionNode
+                        ) -> List[Tuple[PyModule, ast.Call, Optional[FunctionNode], int]]:
+        """Calls of a function its factory returns (``def make(f): ... def run(x): ...;
+        return run``): where a call of the factory is bound to a name (``run = make(g)``),
+        the calls of that name in the same function (or module level)."""
+        factory = _parents(self.project, module).get(id(function))
+        if not isinstance(factory, (ast.FunctionDef, ast.AsyncFunctionDef)) or not any(
+                isinstance(s, ast.Return) and isinstance(s.value, ast.Name) and s.value.id == function.name
+                for s in factory.body):
+            return []
+        found = []
+        for other, call, around, shift in self._calls_of(module, factory):
+            bound = _parents(self.project, other).get(id(call))
+            if shift or not (isinstance(bound, ast.Assign) and len(bound.targets) == 1
+                             and isinstance(bound.targets[0], ast.Name)):
+                continue
+            name = bound.targets[0].id
+            found.extend((other, made, where, 0) for made, where in _calls_in(self.project, other)
+                         if where is around and isinstance(made.func, ast.Name) and made.func.id == name)
         return found
 
     def _is_class(self, other: PyModule, func: ast.expr, around, module: PyModule, cls: ast.ClassDef) -> bool:

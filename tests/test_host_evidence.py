@@ -353,8 +353,9 @@ def test_a_class_s_arrays_come_from_its_constructor_s_callers_the_package_s_firs
 def test_what_the_body_does_not_say_comes_from_the_package_s_attributes_and_kernels(tmp_path):
     """A kernel a factory makes, whose body passes ``r_im`` on to a function it is given and
     never reads ``grid``, ``mass`` or ``box``: ``r_im`` and ``mass`` are the arrays the package
-    keeps in attributes of those names (their elements and rank), ``box`` the array another
-    kernel of the package indexes, and ``grid`` a placeholder's int64."""
+    keeps in attributes of those names (their elements and rank), ``box`` the array the
+    package's other kernels index (two of them: one alone does not decide), and ``grid`` a
+    placeholder's int64."""
     project = _package(tmp_path, {
         "pyproject.toml": "",
         "pkg/__init__.py": "",
@@ -380,6 +381,10 @@ def test_what_the_body_does_not_say_comes_from_the_package_s_attributes_and_kern
             def wrap(r, box):
                 i = cuda.grid(1)
                 r[i, 0] = r[i, 0] % box[0]
+
+            @cuda.jit
+            def volume(box, out):
+                out[0] = box[0] * box[1]
             """,
         "pkg/step.py": """
             from numba import cuda
@@ -399,3 +404,8 @@ def test_what_the_body_does_not_say_comes_from_the_package_s_attributes_and_kern
     state, walls = tmp_path / "pkg" / "state.py", tmp_path / "pkg" / "walls.py"
     assert variant.endswith(f"@r_im: allocated as `r_im` at {state}:9; mass: allocated as `mass` at {state}:10; "
                             f"box: use in `wrap` at {walls}:5; grid: never read")
+    walls.write_text(walls.read_text().partition("@cuda.jit\ndef volume")[0])
+    project = Project()
+    module = project.module(str(tmp_path / "pkg" / "step.py"))
+    [(signature, _), *_] = inferred_by_kernel(project, module, {})["make.step"]
+    assert signature == "void(int64, float64[:, ::1], int32[:, ::1], float32[::1], int64)"

@@ -187,11 +187,14 @@ def _namesakes(kernel: KernelDef, params: List[str], uses: Dict[str, "_Use"], kn
     of the same name, where every one that uses it says the same: kernels a factory makes
     together name the same arrays alike (``nbflag``, ``sim_box`` passed on by one, indexed by
     the others). With ``package`` (kernels written apart, which may reuse a name for another
-    thing), only uses that say it is an array count: a package names its arrays alike. Their
-    uses are put in ``uses``; the kernel each one came from is returned."""
+    thing: ``y`` an output here, a complex one there), only a parameter the body says nothing
+    of is typed, and only where two or more kernels say it is an array, alike: a package
+    names the arrays it hands around alike. Their uses are put in ``uses``; the kernel each
+    one came from is returned."""
     # said nothing of, or an array whose elements nothing says
     quiet = [p for p, k in zip(params, known) if k is None and (
-        _says_nothing(uses[p]) or uses[p].array and _use_elements(uses[p]) is None and not uses[p].copied_from)]
+        _says_nothing(uses[p]) or not package and uses[p].array and _use_elements(uses[p]) is None
+        and not uses[p].copied_from)]
     if not quiet or not siblings:
         return {}
     project = getattr(kernel.module, "project", None)
@@ -216,7 +219,7 @@ def _namesakes(kernel: KernelDef, params: List[str], uses: Dict[str, "_Use"], kn
                     and (_use_elements(u) is not None or u.ndim > mine.ndim)]
         shapes = {_use_shape(use) for _, use in seen}
         elements = {_use_elements(use) for _, use in seen} - {None}
-        if len(shapes) == 1 and len(elements) <= 1:
+        if len(shapes) == 1 and len(elements) <= 1 and (not package or len(seen) > 1):
             # the one that says the elements, where one does
             sibling, use = next(((k, u) for k, u in seen if _use_elements(u) is not None), seen[0])
             uses[param] = copy.copy(use)

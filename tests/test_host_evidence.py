@@ -354,8 +354,9 @@ def test_what_the_body_does_not_say_comes_from_the_package_s_attributes_and_kern
     """A kernel a factory makes, whose body passes ``r_im`` on to a function it is given and
     never reads ``grid``, ``mass`` or ``box``: ``r_im`` and ``mass`` are the arrays the package
     keeps in attributes of those names (their elements and rank), ``box`` the array the
-    package's other kernels index (two of them: one alone does not decide), and ``grid`` a
-    placeholder's int64."""
+    package's other kernels index (two of them: one alone does not decide), and ``grid``, a
+    grid group in the package's device functions, a placeholder's int64 (a host cannot pass
+    a grid group)."""
     project = _package(tmp_path, {
         "pyproject.toml": "",
         "pkg/__init__.py": "",
@@ -385,6 +386,10 @@ def test_what_the_body_does_not_say_comes_from_the_package_s_attributes_and_kern
             @cuda.jit
             def volume(box, out):
                 out[0] = box[0] * box[1]
+
+            @cuda.jit(device=True)
+            def settle(grid, r):
+                grid.sync()
             """,
         "pkg/step.py": """
             from numba import cuda
@@ -403,9 +408,11 @@ def test_what_the_body_does_not_say_comes_from_the_package_s_attributes_and_kern
     assert signature == "void(int64, float64[:, ::1], int32[:, ::1], float32[::1], float64[::1])"
     state, walls = tmp_path / "pkg" / "state.py", tmp_path / "pkg" / "walls.py"
     assert variant.endswith(f"@r_im: allocated as `r_im` at {state}:9; mass: allocated as `mass` at {state}:10; "
-                            f"box: use in `wrap` at {walls}:5; grid: never read")
+                            f"box: use in `wrap` at {walls}:5; grid: never read, a grid group in `settle` at "
+                            f"{walls}:14: a placeholder")
+    # one kernel alone does not decide `box`, nor a grid group `grid`: the body's scalars
     walls.write_text(walls.read_text().partition("@cuda.jit\ndef volume")[0])
     project = Project()
     module = project.module(str(tmp_path / "pkg" / "step.py"))
     [(signature, _), *_] = inferred_by_kernel(project, module, {})["make.step"]
-    assert signature == "void(int64, float64[:, ::1], int32[:, ::1], float32[::1], int64)"
+    assert signature == "void(float64, float64[:, ::1], int32[:, ::1], float32[::1], float64)"

@@ -67,7 +67,7 @@ def inferred_signatures(kernel: KernelDef, launches: Sequence[Sequence[Optional[
     then typed as the kernels its factory makes with it use it, as the package allocates the
     attribute of its name (``attributes``: ``self.r_im = np.zeros((n, 3), np.int32)``), as
     the package's other kernels (``package_kernels``) use their parameter of that name, and
-    one never read is a placeholder's int64. Then the widths the kernel's code names, then
+    one never read that they take as a grid group is a placeholder's int64. Then the widths the kernel's code names, then
     those its package allocates with (``package``), then the body's float64 and int64. A
     variant that took host evidence ends in ``@`` and what it took (``x: annotation at
     path:line``)."""
@@ -113,10 +113,14 @@ def inferred_signatures(kernel: KernelDef, launches: Sequence[Sequence[Optional[
         taken.append(f"{param}: use in `{sibling.name}` at {sibling.module.path}:{sibling.line}")
     unread = _never_read(node, params)
     for index, param in enumerate(params):
-        if known[index] is None and param in unread and param not in namesakes and param not in others \
-                and _says_nothing(uses[param]):
-            known[index] = "int64"  # what a placeholder (`k[g, b](0, x)`) is: no code reads it
-            taken.append(f"{param}: never read")
+        if known[index] is None and param in unread and param not in namesakes and param not in others:
+            group = _grid_group_namesake(param, list(siblings) + list(package_kernels))
+            if group is not None:
+                # a kernel cannot take the grid group the device-function form of it takes
+                # (`cuda.jit(device=gridsync)(step)`): its host passes a placeholder (`0`)
+                known[index] = "int64"
+                taken.append(f"{param}: never read, a grid group in `{group.name}` at {group.module.path}:"
+                             f"{group.line}: a placeholder")
     preferred = _widths_written(kernel)
     allocated: List[str] = []
     for key, (width, why) in (package or {}).items():
@@ -148,6 +152,25 @@ def _take_allocated(use: "_Use", rank: Optional[int]) -> bool:
         use.ndim = max(use.ndim, rank or 0)
         return True
     return False
+
+
+def _grid_group_namesake(param: str, kernels: Sequence[KernelDef]) -> Optional[KernelDef]:
+    """The first of ``kernels`` (device functions) whose parameter named ``param`` is a grid
+    group (``grid.sync()``), where none of them uses it as anything else."""
+    found = None
+    for other in kernels:
+        if param not in [a.arg for a in other.node.args.posonlyargs + other.node.args.args]:
+            continue
+        project = getattr(other.module, "project", None)
+        their = project.memo("parameter uses", other.node, lambda: _parameter_uses(
+            other.node, other.module, other.scope, set())) if project is not None else _parameter_uses(
+            other.node, other.module, other.scope, set())
+        use = their[param]
+        if use.grid and found is None:
+            found = other
+        elif not use.grid and not _says_nothing(use):
+            return None
+    return found
 
 
 def _never_read(node, params: List[str]) -> Set[str]:

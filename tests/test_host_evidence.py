@@ -214,6 +214,9 @@ def test_show_signatures_names_the_evidence(tmp_path):
         "rows: validation call at hostdtypes/kernels.py:32")
     assert "inferred: out: docstring at hostdtypes/kernels.py:46" in rows["hostdtypes/kernels.py::smooth"]
     assert rows["hostdtypes/kernels.py::shift"].endswith("inferred")  # its evidence disagrees
+    # `axis` is typed by its launch (the launch reader follows it), the FFT's results by the host code
+    assert rows["hostdtypes/kernels.py::weigh"].endswith(
+        "inferred: out: fft at hostdtypes/kernels.py:108; spectrum: fft at hostdtypes/kernels.py:108")
 
 
 def test_an_array_whose_rows_are_passed_on_takes_the_rank_its_namesakes_index(tmp_path):

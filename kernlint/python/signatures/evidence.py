@@ -219,8 +219,7 @@ class _HostEvidence:
             # a NumPy scalar (`np.float32(dt)`) keeps its width as an array does (NEP 50)
             return ScalarType(found.dtype, weak=True) if found.kind == "literal" else ArrayType(found.dtype, 1)
 
-        result = array_arithmetic(expr.op, typed(left), typed(right)) if left.kind != "literal" or \
-            right.kind != "literal" else None
+        result = array_arithmetic(expr.op, typed(left), typed(right))
         if result is None or result.dtype is None:
             return None
         said = left if left.array or not right.array else right

@@ -11,7 +11,7 @@ from typing import Dict, List, Optional, Sequence, Set, Tuple
 from ..project import Project
 from ..static_types import XOROSHIRO, dtype_name
 from ..syntax import KernelDef, PyModule, Scope, bound_item
-from .allocations import attribute_allocations, package_widths
+from .allocations import _is_test, _levels, attribute_allocations, package_widths
 from .evidence import Evidence, kernel_evidence
 from .table import RANK_UNKNOWN
 
@@ -66,11 +66,11 @@ def inferred_signatures(kernel: KernelDef, launches: Sequence[Sequence[Optional[
     A parameter the body says nothing of (or an array whose elements it does not say) is
     then typed as the kernels its factory makes with it use it, as the package allocates the
     attribute of its name (``attributes``: ``self.r_im = np.zeros((n, 3), np.int32)``), as
-    the package's other kernels (``package_kernels``) use their parameter of that name, and
-    one never read that they take as a grid group is a placeholder's int64. Then the widths the kernel's code names, then
-    those its package allocates with (``package``), then the body's float64 and int64. A
-    variant that took host evidence ends in ``@`` and what it took (``x: annotation at
-    path:line``)."""
+    the package's other kernels (``package_kernels``) use their parameter of that name; one
+    never read that they take as a grid group is a placeholder's int64. Then the widths the
+    kernel's code names, then those its package allocates with (``package``), then the
+    body's float64 and int64. A variant that took host evidence ends in ``@`` and what it
+    took (``x: annotation at path:line``)."""
     node = kernel.node
     if node.args.vararg or node.args.kwarg or node.args.kwonlyargs:
         return []
@@ -161,16 +161,21 @@ def _grid_group_namesake(param: str, kernels: Sequence[KernelDef]) -> Optional[K
     for other in kernels:
         if param not in [a.arg for a in other.node.args.posonlyargs + other.node.args.args]:
             continue
-        project = getattr(other.module, "project", None)
-        their = project.memo("parameter uses", other.node, lambda: _parameter_uses(
-            other.node, other.module, other.scope, set())) if project is not None else _parameter_uses(
-            other.node, other.module, other.scope, set())
-        use = their[param]
+        use = _uses_of(other)[param]
         if use.grid and found is None:
             found = other
         elif not use.grid and not _says_nothing(use):
             return None
     return found
+
+
+def _uses_of(kernel: KernelDef) -> Dict[str, "_Use"]:
+    """What a kernel's body shows of its parameters, read once a run (its project keeps it)."""
+    project = getattr(kernel.module, "project", None)
+    if project is None:
+        return _parameter_uses(kernel.node, kernel.module, kernel.scope, set())
+    return project.memo("parameter uses", kernel.node, lambda: _parameter_uses(
+        kernel.node, kernel.module, kernel.scope, set()))
 
 
 def _never_read(node, params: List[str]) -> Set[str]:
@@ -182,8 +187,6 @@ def _never_read(node, params: List[str]) -> Set[str]:
 def package_kernels(project: Project, module: PyModule) -> List[KernelDef]:
     """The kernels and device functions of the package ``module`` is in (its top package,
     tests aside), as its other kernels name their parameters; none for a lone file."""
-    from .allocations import _is_test, _levels
-
     levels = _levels(module.path)
     if len(levels) < 2 or _is_test(module.path):
         return []
@@ -220,7 +223,6 @@ def _namesakes(kernel: KernelDef, params: List[str], uses: Dict[str, "_Use"], kn
         and not uses[p].copied_from)]
     if not quiet or not siblings:
         return {}
-    project = getattr(kernel.module, "project", None)
     found: Dict[str, KernelDef] = {}
     for param in quiet:
         seen = []
@@ -228,10 +230,7 @@ def _namesakes(kernel: KernelDef, params: List[str], uses: Dict[str, "_Use"], kn
             theirs = [a.arg for a in sibling.node.args.posonlyargs + sibling.node.args.args]
             if param not in theirs:
                 continue
-            their_uses = project.memo("parameter uses", sibling.node, lambda: _parameter_uses(
-                sibling.node, sibling.module, sibling.scope, set())) if project is not None else _parameter_uses(
-                sibling.node, sibling.module, sibling.scope, set())
-            use = their_uses[param]
+            use = _uses_of(sibling)[param]
             if not _says_nothing(use) and not (package and not use.array):
                 seen.append((sibling, use))
         mine = uses[param]

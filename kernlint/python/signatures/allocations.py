@@ -3,7 +3,11 @@ code makes with a written dtype is float32 (``np.zeros(n, dtype=np.float32)``,
 ``cuda.device_array(n, np.float32)``, ``.astype(np.float32)``, a package constant naming one),
 a kernel of that package whose body names no width is given float32 arrays, and so for
 integer arrays. The nearest code decides: the kernel's own file, then its package's directory,
-then the whole top package. Test files are no sign (a test allocates what it tests with)."""
+then the whole top package. Test files are no sign (a test allocates what it tests with).
+
+And the arrays a package keeps in attributes (``self.r_im = np.zeros((N, D), dtype=self.itype)``,
+``conf.ptype = np.zeros(N, np.int32)``): their elements and rank, by the attribute's name,
+where every allocation of that name in the package agrees (``attribute_allocations``)."""
 
 from __future__ import annotations
 
@@ -14,7 +18,8 @@ from typing import Dict, List, Optional, Tuple
 
 from ..project import Project
 from ..syntax import PyModule, Scope
-from .evidence import _CONVERTING, _LIBRARIES, _SIZED, _keyword, _literal_dtype
+from .evidence import _CONVERTING, _FILLED, _LIBRARIES, _SIZED, Evidence, _assignments, _calls_in, _HostEvidence, \
+    _keyword, _literal_dtype
 
 # a level decides a width when it has this many allocations of that kind, this share of one width
 MIN_ALLOCATIONS = 3
@@ -116,3 +121,76 @@ def _widths(module: PyModule) -> List[str]:
         elif given is not None and dtype is None and not isinstance(given, ast.Constant):
             found.append(GENERIC)
     return found
+
+
+def attribute_allocations(project: Project, module: PyModule) -> Dict[str, Tuple[Evidence, Optional[int]]]:
+    """Attribute name -> (its elements, its rank or None) for the arrays the package of
+    ``module`` (its top package; tests aside) allocates into attributes, where every
+    allocation into an attribute of that name whose dtype reading finds agrees. A package
+    keeps its state in attributes and hands them to its kernels under the same names."""
+    if _is_test(module.path):
+        return {}
+    levels = _levels(module.path)
+    if len(levels) < 2:
+        return {}  # a lone script: its attributes are no package's state
+    files = tuple(levels[-1][1])
+    anchor = project.module(files[0]) if files else None
+    if anchor is None:
+        return {}
+    return project.memo("attribute allocations", anchor.tree, lambda: _attribute_allocations(project, files))
+
+
+def _attribute_allocations(project: Project, files) -> Dict[str, Tuple[Evidence, Optional[int]]]:
+    reader = _HostEvidence(project)
+    seen: Dict[str, List[Tuple[Evidence, Optional[int]]]] = {}
+    for path in files:
+        module = project.module(path)
+        if module is None:
+            continue
+        functions = {id(call): function for call, function in _calls_in(project, module)}
+        for node in ast.walk(module.tree):
+            if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(
+                    node.targets[0], ast.Attribute) and isinstance(node.value, ast.Call)):
+                continue
+            rank = _allocated_rank(module, node.value, functions.get(id(node.value)))
+            if rank is False:
+                continue  # not an allocation
+            found = reader.value(module, node.value, functions.get(id(node.value)), 0)
+            if found is not None and found.array:
+                name = node.targets[0].attr
+                seen.setdefault(name, []).append((found, rank))
+                if name.startswith(("d_", "h_")) and len(name) > 2:
+                    # `self.d_r_im = cuda.to_device(self.r_im)`: the device copy of `r_im`
+                    seen.setdefault(name[2:], []).append((found, rank))
+    agreed: Dict[str, Tuple[Evidence, Optional[int]]] = {}
+    for name, entries in seen.items():
+        ranks = {rank for _, rank in entries} - {None}
+        if len({e.dtype for e, _ in entries}) == 1 and len(ranks) <= 1:
+            agreed[name] = (entries[0][0], ranks.pop() if ranks else None)
+    return agreed
+
+
+def _allocated_rank(module: PyModule, call: ast.Call, function):
+    """The rank of the array an allocation makes where its shape says (``np.zeros((n, 3))``:
+    2; ``np.zeros(n)``, ``np.zeros(self.N)``: a size, 1), None where it does not (a shape
+    taken from elsewhere, a conversion); False where the call allocates nothing."""
+    if isinstance(call.func, ast.Attribute) and call.func.attr == "astype":
+        return None
+    name = module.dotted(call.func, Scope(module) if function is None else Scope(module).inner(function)) or ""
+    last = name.rpartition(".")[2]
+    if name.partition(".")[0] not in _LIBRARIES or not (last in _SIZED or last in _CONVERTING or last in _FILLED):
+        return False
+    if last not in _SIZED and last != "full":
+        return 1 if last in ("arange", "linspace") else None
+    shape = call.args[0] if call.args else _keyword(call, "shape")
+    if isinstance(shape, ast.Name) and function is not None:
+        assigned, _ = _assignments(function, shape.id)  # `shape = (n, 3)` first
+        if len(assigned) == 1:
+            shape = assigned[0]
+    if isinstance(shape, (ast.Tuple, ast.List)):
+        return len(shape.elts) if not any(isinstance(e, ast.Starred) for e in shape.elts) else None
+    if isinstance(shape, ast.Constant):
+        return 1 if type(shape.value) is int else None
+    if isinstance(shape, ast.Attribute) and shape.attr == "shape" or isinstance(shape, ast.Subscript):
+        return None  # another array's shape, or a part of one
+    return 1 if isinstance(shape, (ast.Name, ast.Attribute, ast.BinOp)) else None

@@ -88,7 +88,8 @@ PREVIEW = True
 def check_host(facts: HostFacts) -> Iterator[Finding]:
     reported = set()
     for event, level, loop in facts.stepping(("alloc",)):
-        direct = event.function == loop.function and not event.calls
+        # the loop's own function: calls that lead to it from its callers do not make it indirect
+        direct = event.function == loop.function and event.call_in(loop.function) is None
         call = facts.reported_at(event, loop)
         if call is not None:  # what a function called in the loop does: reported at the call
             yield from _through_call(event, call, level, facts, reported)

@@ -163,14 +163,15 @@ def subscript_events(statement: ast.stmt, frame: Frame, module: PyModule, reader
             if whole.library != "cupy":
                 continue
             indices = sub.slice.elts if isinstance(sub.slice, ast.Tuple) else [sub.slice]
-            host = next((i for i in indices if isinstance(reader.type_of(i), ArrayType)
-                         and reader.type_of(i).where == "host"), None)
-            if host is not None:
+            hosts = [i for i in indices if isinstance(reader.type_of(i), ArrayType)
+                     and reader.type_of(i).where == "host"]
+            if hosts:
+                named = " and ".join(f"`{ast.unparse(h)}`" for h in hosts)
                 found.append(Event("alloc", place(sub), frame.qualname, frame.loops, what=text,
                                    detail={"assigned": [], "reads": [], "bare": [], "elements": [],
                                            "shape_based": False, "kept": "",
-                                           "implicit": f"copies the host index array `{ast.unparse(host)}` to the "
-                                                       f"device to index `{ast.unparse(sub.value)}`"}))
+                                           "implicit": f"copies the host index {'arrays' if len(hosts) > 1 else 'array'} "
+                                                       f"{named} to the device to index `{ast.unparse(sub.value)}`"}))
                 continue
             if isinstance(sub.ctx, ast.Load) and id(sub) not in copied_back and any(
                     _device_mask(i, reader) for i in indices):

@@ -41,7 +41,8 @@ from .kernels import KernelResolver
 from .launches import LAUNCH_TEXT, calls_in_order, compile_target, handed_call, launch_target
 from .loops import LoopReader
 from .names import rebound, target_names
-from .operations import configured_gpu_kernel, host_operation, iterated, subscript_events, ufunc_launch
+from .operations import (configured_gpu_kernel, host_operation, iterated, pycuda_launch, subscript_events,
+                         ufunc_launch)
 from .sites import compile_site, kernel_ref, launch_site, may_launch_kernels
 from .variants import Variants
 
@@ -512,9 +513,11 @@ class HostReader:
             return
         if self._variant:
             return
-        ufunc = ufunc_launch(call, frame, self.module, self.types(frame))
-        if ufunc is not None:  # a CUDA ufunc's call: a launch, though the project defines the function
-            self.facts.events.append(ufunc)
+        # a CUDA ufunc's call, a PyCUDA function's with `drv.In(x)`: launches, though the project
+        # defines the function or binds it to an attribute
+        started = ufunc_launch(call, frame, self.module, self.types(frame)) or pycuda_launch(call, frame, self.module)
+        if started is not None:
+            self.facts.events.append(started)
             return
         callee = self._calls.callee(call, frame, self.types(frame))
         if callee is not None:

@@ -88,7 +88,8 @@ PREVIEW = True
 def check_host(facts: HostFacts) -> Iterator[Finding]:
     reported = set()
     for event, level, loop in facts.stepping(("alloc",)):
-        direct = event.function == loop.function and not event.calls
+        # the loop's own function: calls that lead to it from its callers do not make it indirect
+        direct = event.function == loop.function and event.call_in(loop.function) is None
         call = facts.reported_at(event, loop)
         if call is not None:  # what a function called in the loop does: reported at the call
             yield from _through_call(event, call, level, facts, reported)
@@ -118,6 +119,14 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
                 f"`{what}` {event.detail['implicit']} on every iteration of the loop at line {level.line}, which "
                 f"launches kernels{how}: a synchronous copy from pageable memory each step; keep the data on the "
                 f"device (build it there, or transfer it once before the loop)")
+            continue
+        if transfer and event.detail.get("into"):
+            yield host_finding(
+                CODE, event.place,
+                f"`{what}` copies host data into the device buffer `{event.detail['into']}` on every iteration "
+                f"of the loop at line {level.line}, which launches kernels{how}: a host-to-device transfer per "
+                f"step; where the data does not change from step to step, transfer it once before the loop, and "
+                f"where a kernel writes all of it, skip the copy")
             continue
         if transfer:
             yield host_finding(
@@ -181,6 +190,14 @@ def _through_call(event, call, level, facts: HostFacts, reported: set) -> Iterat
             f"`{call.what}` {event.detail['implicit']} on every call (`{what}` at {_file(event.place.path)}:"
             f"{event.place.line}), and it is called on every iteration of the loop at line {level.line}, which "
             f"launches kernels: keep the data on the device (build it there, or transfer it once before the loop)")
+        return
+    if transfer and event.detail.get("into"):
+        yield host_finding(
+            CODE, call.place,
+            f"`{call.what}` copies host data into the device buffer `{event.detail['into']}` on every call "
+            f"(`{what}` at {_file(event.place.path)}:{event.place.line}), and it is called on every iteration of "
+            f"the loop at line {level.line}, which launches kernels: a host-to-device transfer per step; transfer "
+            f"once before the loop where the data does not change")
         return
     memory, cost = ("device memory", " and copies host data into it") if transfer else _cost(what, facts)
     yield host_finding(

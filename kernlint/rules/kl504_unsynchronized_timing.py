@@ -48,6 +48,7 @@ No automatic fix.
 
 from __future__ import annotations
 
+import os
 from typing import Iterator, List, Optional
 
 from ..analysis.host import Event, HostFacts, Launch
@@ -85,9 +86,23 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
                   and not e.calls]
         for position, (end_index, end) in enumerate(clocks):
             start = _start_of(end, clocks[:position], intervals)
+            wrapped = None
+            loop = end.loops[-1] if end.loops else None
+            if loop is not None and (start is None or loop not in events[start].loops):
+                # `t0 = time()` at the end of an iteration, read at the next: from the second
+                # iteration on the interval crosses the loop's back edge (the rest of that
+                # iteration, then this one up to the end stamp), whatever the first one read
+                later = [(i, e) for i, e in clocks[position + 1:] if loop in e.loops]
+                crossing = _start_of(end, later, intervals)
+                if crossing is not None:
+                    start, wrapped = crossing, loop
             if start is None:
                 continue
-            between = events[start + 1:end_index]
+            if wrapped is None:
+                between = events[start + 1:end_index]
+            else:
+                between = [e for e in events[start + 1:] if wrapped in _own_loops(e)] + [
+                    e for e in events[:end_index] if wrapped in _own_loops(e)]
             launches = [i for i, e in enumerate(between) if e.kind == "launch"]
             if not launches:
                 continue
@@ -97,11 +112,25 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
             held = _launches_held(events[start], [between[i] for i in launches])
             if held is None or held >= MANY:
                 continue  # unknown, or so many that the ~1,000 still queued are under 5% of the total
+            crossing = " (in the iteration before: the interval crosses the loop's back edge)" if wrapped else ""
             yield host_finding(
                 CODE, end.place,
-                f"the wall-clock interval that ends here starts at line {events[start].place.line} and holds "
-                f"{_count(held)} (the last at line {between[last].place.line}) with no synchronization before "
+                f"the wall-clock interval that ends here starts at line {events[start].place.line}{crossing} and holds "
+                f"{_count(held)} (the last at {_line(between[last], end)}) with no synchronization before "
                 f"this stamp: {_error(held)}; cuda.synchronize() before both stamps, or time with CUDA events")
+
+
+def _line(event: Event, here: Event) -> str:
+    """Where an event is, as seen from ``here``: its line, with its file's name where that differs."""
+    if event.place.path == here.place.path:
+        return f"line {event.place.line}"
+    return f"{os.path.basename(event.place.path)}:{event.place.line}"
+
+
+def _own_loops(event: Event):
+    """The loops of the function being read around an event: a callee's event sits where its
+    outermost call does."""
+    return event.calls[0].loops if event.calls else event.loops
 
 
 def _timed_calls(facts: HostFacts) -> Iterator[Finding]:

@@ -41,7 +41,8 @@ from .kernels import KernelResolver
 from .launches import LAUNCH_TEXT, calls_in_order, compile_target, handed_call, launch_target
 from .loops import LoopReader
 from .names import rebound, target_names
-from .operations import host_operation, iterated, subscript_events
+from .operations import (configured_gpu_kernel, host_operation, iterated, pycuda_launch, subscript_events,
+                         ufunc_launch)
 from .sites import compile_site, kernel_ref, launch_site, may_launch_kernels
 from .variants import Variants
 
@@ -300,12 +301,17 @@ class HostReader:
             self.read_body(statement.finalbody, frame)
             return
         if isinstance(statement, (ast.With, ast.AsyncWith)):
+            entering = len(self.facts.events)
             for item in statement.items:
                 self._expr(item.context_expr, frame)
                 if item.optional_vars is not None:
                     for name in target_names(item.optional_vars):
                         frame.env[name] = None
+            # `with stream.auto_synchronize():` waits for the stream when the block is left, after its body
+            leaving = [e for e in self.facts.events[entering:] if e.detail.get("on_exit")]
+            self.facts.events[entering:] = [e for e in self.facts.events[entering:] if not e.detail.get("on_exit")]
             self.read_body(statement.body, frame)
+            self.facts.events.extend(leaving)
             return
         for child in ast.iter_child_nodes(statement):
             if isinstance(child, ast.expr):
@@ -530,7 +536,8 @@ class HostReader:
         if compiled is not None:
             self.facts.passed_launches.append(compiled)  # the types it compiles for: a signature, not an event
             return
-        launched = launch_target(call) or self.kernels.configured_launch(call, frame)
+        launched = launch_target(call) or self.kernels.configured_launch(call, frame) or configured_gpu_kernel(
+            call, frame, self.module)
         if launched is not None:
             target, stream = launched
             picked = self.kernels.resolve_all(target, frame)  # one launch, each kernel the code may pick
@@ -552,6 +559,12 @@ class HostReader:
             self.facts.events.append(launch)  # a kernel it is given, `*args`: each call's variant types it
             return
         if self._variant:
+            return
+        # a CUDA ufunc's call, a PyCUDA function's with `drv.In(x)`: launches, though the project
+        # defines the function or binds it to an attribute
+        started = ufunc_launch(call, frame, self.module, self.types(frame)) or pycuda_launch(call, frame, self.module)
+        if started is not None:
+            self.facts.events.append(started)
             return
         callee = self._calls.callee(call, frame, self.types(frame))
         if callee is not None:

@@ -114,6 +114,11 @@ class LibraryCalls:
         args = expr.args
         scalar = dtype_name(function)
         if scalar and module in _ARRAY_MODULES and function not in ("bool", "int", "float", "complex"):
+            given = self._host_operand(args[0]) if len(args) == 1 and not keywords else None
+            if given is not None:
+                # `np.int32(rec_x / dx)` converts a host array; CuPy's scalar types are NumPy's
+                # (`cp.int32 is np.int32`), so `cp.int32(host)` is a NumPy array too
+                return ArrayType(scalar, given.ndim, "C", "host", "numpy")
             return ScalarType(scalar)  # np.float32(1.5)
         explicit = self.reader.dtype(keywords.get("dtype"))
         order = keywords.get("order")
@@ -419,6 +424,8 @@ class LibraryCalls:
             # `data.moon().astype(np.float32)`: an array of those elements, its rank and place unknown
             dtype = self.reader.dtype(expr.args[0] if expr.args else keywords.get("dtype"))
             return ArrayType(dtype, None, "C", "") if dtype else None
+        if method == "to_numpy" and not isinstance(base, ArrayType):
+            return ArrayType(None, None, "C", "host", "numpy")  # pandas', xarray's: a NumPy array
         if not isinstance(base, ArrayType):
             return None
         if method == "astype":
@@ -468,6 +475,23 @@ class LibraryCalls:
             return None
         same_size = numpy.dtype(spelled[0]).itemsize == numpy.dtype(spelled[1]).itemsize
         return replace(base, dtype=dtype) if same_size or base.layout == "C" and base.ndim else None
+
+    def _host_operand(self, expr: ast.expr) -> Optional[ArrayType]:
+        """The host array an expression is, or is arithmetic on (``rec_x / dx`` with ``rec_x`` a
+        NumPy array of elements not known: NumPy's operators keep it on the host); None otherwise."""
+        kind = self.reader.type_of(expr)
+        if isinstance(kind, ArrayType):
+            return kind if kind.where == "host" else None
+        if isinstance(expr, ast.UnaryOp):
+            return self._host_operand(expr.operand)
+        if not isinstance(expr, ast.BinOp):
+            return None
+        sides = [self._host_operand(expr.left), self._host_operand(expr.right)]
+        others = [self.reader.type_of(side) for side in (expr.left, expr.right)]
+        if any(isinstance(o, ArrayType) and o.where != "host" for o in others):
+            return None  # with a device array the operator is the device library's
+        found = [side for side in sides if side is not None]
+        return replace(found[0], dtype=None, ndim=None) if found else None
 
     def _ndim_of_shape(self, shape: Optional[ast.expr]) -> Optional[int]:
         """Dimensions of a shape argument (an int, a tuple of ints, another array's shape);

@@ -346,7 +346,9 @@ class LoopKinds:
         # an inner loop's launches are its own state
         for index, launch in enumerate(_launches(self.node.body, inner_loops=False)):
             for argument in launch.args:
-                name = dotted_name(argument.value if isinstance(argument, ast.Starred) else argument)
+                while isinstance(argument, (ast.Starred, ast.Subscript)):  # `*fields`, `d_u[0]`: the array
+                    argument = argument.value
+                name = dotted_name(argument)
                 if not name or name in self.facts.changed or name in self.variables or name in self.constants:
                     continue
                 if seen.setdefault(name, index) != index:

@@ -1,6 +1,7 @@
-"""A loop's kind, from what its code does: ``step`` (the same work again), ``search``
-(a value computed in it decides whether to go on), ``sweep`` (devices, files, sizes, chunks,
-parts, test cases), ``setup``, ``few`` or ``unknown``."""
+"""A loop's kind, from what its code does: ``step`` (the same work again, on evidence),
+``search`` (a value computed in it decides whether to go on), ``sweep`` (devices, files,
+sizes, launch configurations, chunks, parts, runs of a whole step loop, test cases),
+``setup``, ``few``, ``benchmark`` (timed, its subject a transfer) or ``unknown``."""
 
 from __future__ import annotations
 
@@ -51,7 +52,8 @@ _TIMED_WITHIN = 3
 class LoopKinds:
     """A loop's kind, from what its code does (in this order): a test's loop, set-up,
     devices, a value computed in it deciding whether to go on, files, sizes, chunks, a few
-    literal iterations, a fixed list of values, parts (objects), then the step loops."""
+    literal iterations, a fixed list of values, parts (objects), launch configurations, a
+    benchmark, the evidence of steps, runs of an inner step loop, and last a step-like name."""
 
     def __init__(self, node: ast.stmt, context: Context, constants: Mapping[str, int], changes: Changes,
                  lists: Callable[[], Set[str]] = set,

@@ -12,7 +12,13 @@ gate, in a branch that flips its own test or leaves the loop, in set-up or warm-
 (``__init__``, a ``compile()`` no loop calls), once per size of a sweep, once per GPU of a
 loop over ``cuda.gpus``/``select_device``, in a few fixed pieces of one computation (three
 layers, eight chunks) or in a test's loop (what pytest collects), nor what a whole
-computation called in the loop allocates before its own loop.
+computation called in the loop allocates before its own loop, nor in a loop that runs a
+whole time loop per iteration (independent events, shots), nor in a benchmark: a loop a
+clock or CUDA events time whose work is the transfer it measures.
+A loop is a step loop only where the code shows it: state one iteration carries to the
+next (``t += dt``, ``step += 1``, ``a, b = b, a``, an output that becomes the next input),
+launches sharing arrays the loop keeps, a ``while`` a counter or a clock ends; a name like
+``n_steps`` only breaks a tie. Any other loop is unknown, and unknown is silent.
 
 Only what costs is reported: numba-cuda allocates with ``cudaMalloc`` unless an External
 Memory Management plugin is set (``cuda.set_memory_manager``, ``NUMBA_CUDA_MEMORY_MANAGER``),

@@ -13,8 +13,13 @@ host arrays too: each call allocates device memory for them and copies in, out o
 
 Only what runs on *every* step is reported: not a launch behind a modulo or counter gate,
 in a branch that leaves the loop, in a retry or convergence loop (the host value decides
-whether to go on), in set-up or warm-up code, or in a loop over sizes, devices, files or
-test cases.
+whether to go on), in set-up or warm-up code, in a loop over sizes, devices, files,
+launch configurations or test cases, or in a benchmark (a loop a clock or CUDA events
+time, carrying no state, whose work is a transfer it measures).
+A loop is a step loop only where the code shows it: state one iteration carries to the
+next (``t += dt``, ``step += 1``, ``a, b = b, a``, an output that becomes the next input),
+launches sharing arrays the loop keeps, a ``while`` a counter or a clock ends; a name like
+``n_steps`` only breaks a tie. Any other loop is unknown, and unknown is silent.
 
 ## Why is this bad?
 numba-cuda copies a host array to the device before the launch, copies it back after,

@@ -122,6 +122,7 @@ class _Reader:
         self.context = context
         self.constants = constants
         self.statements = statements
+        self.around: Dict[int, Tuple[Sequence[ast.stmt], Sequence[ast.stmt]]] = {}  # a loop's block, split at it
 
     @cached_property
     def lists(self) -> Set[str]:
@@ -142,6 +143,8 @@ class _Reader:
             self._place(statement, loop, guards, leaving)
             if isinstance(statement, ast.While) and loop is not None:
                 self._catch_up(statement, changes)
+            if isinstance(statement, LOOPS):
+                self.around[id(statement)] = (statements[:index], statements[index + 1:])
             self._inside(statement, loop, guards, leaving, changes)
             if isinstance(statement, ast.If) and not statement.orelse and ends_with_exit(statement.body, True):
                 # `if step % every != 0: continue` (or `return`): what follows is the test's false arm
@@ -202,7 +205,8 @@ class _Reader:
         """The loop ``node`` is, and what its body assigns (its statements' places read it);
         ``around``: what the enclosing loop (or the body) assigns."""
         changes = Changes(node.body, node)
-        kind, reason, trips = LoopKinds(node, self.context, self.constants, changes, lambda: self.lists).decide()
+        kind, reason, trips = LoopKinds(node, self.context, self.constants, changes, lambda: self.lists,
+                                        self.around.get(id(node), ((), ()))).decide()
         moved = catch_up(node, around) if isinstance(node, ast.While) and parent is not None \
             and not self.context.test else ""
         if moved:  # its iterations are the few cells the value crossed by, on the rare iteration it did

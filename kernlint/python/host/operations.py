@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ast
 import textwrap
-from typing import Dict, List, Optional, Set
+from typing import Callable, Dict, List, Optional, Set
 
 from ...analysis.host import Arg, Event, Launch
 from ..static_types import ArrayType, Opaque, TypeReader
@@ -273,18 +273,51 @@ def ufunc_launch(call: ast.Call, frame: Frame, module: PyModule, reader: TypeRea
                   stream=any(k.arg == "stream" for k in call.keywords), detail={"ufunc": True})
 
 
-def configured_gpu_kernel(call: ast.Call, frame: Frame, module: PyModule):
-    """``run = step[grid, block, stream]`` then ``run(...)`` with ``step`` made by
-    ``@jit(..., target='gpu')``: a launch, as ``launch_target`` gives it; None otherwise."""
+def configured_gpu_kernel(call: ast.Call, frame: Frame, module: PyModule, is_kernel: Callable[[ast.expr], bool]):
+    """A call of a kernel configured for launch where it was bound: ``run = step[grid, block,
+    stream]`` then ``run(...)``, or a loop over a list of them (``runs = [k[g, b, s] for s in
+    streams]`` then ``for run, a in zip(runs, arrays): run(a)``), with ``step`` made by
+    ``@jit(..., target='gpu')`` or a kernel by ``is_kernel``: a launch, as ``launch_target``
+    gives it; None otherwise."""
     if not isinstance(call.func, ast.Name):
         return None
     binding, _ = frame.scope.lookup(call.func.id)
-    if binding is None or binding.kind != "assign" or binding.path or not isinstance(binding.value, ast.Subscript):
+    if binding is None:
         return None
-    configured = launch_target(ast.Call(func=binding.value, args=[], keywords=[]))
-    if configured is None or _gpu_function(configured[0], frame, module) != "kernel":
+    if binding.kind == "assign" and not binding.path and isinstance(binding.value, ast.Subscript):
+        configured = launch_target(ast.Call(func=binding.value, args=[], keywords=[]))
+    elif binding.kind == "loop":
+        configured = _listed_configuration(binding.value, binding.path, frame)
+    else:
+        return None
+    if configured is None or not (is_kernel(configured[0]) or _gpu_function(configured[0], frame, module) == "kernel"):
         return None
     return configured
+
+
+def _listed_configuration(iterable: ast.expr, path, frame: Frame):
+    """What ``launch_target`` gives for the configured kernels a loop variable takes from a list
+    written out (``[k[g, b, s] for s in streams]``, ``[k[g, b, s1], k[g, b, s2]]``), directly
+    or as one of ``zip``'s sequences; None otherwise."""
+    if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.func.id == "zip" \
+            and path and 0 <= path[0] < len(iterable.args):
+        iterable, path = iterable.args[path[0]], path[1:]
+    if path:
+        return None
+    if isinstance(iterable, ast.Name):
+        binding, _ = frame.scope.lookup(iterable.id)
+        iterable = binding.value if binding is not None and binding.kind == "assign" and not binding.path else None
+    if isinstance(iterable, ast.ListComp):
+        items = [iterable.elt]
+    elif isinstance(iterable, (ast.List, ast.Tuple)) and iterable.elts:
+        items = list(iterable.elts)
+    else:
+        return None
+    found = [launch_target(ast.Call(func=item, args=[], keywords=[])) if isinstance(item, ast.Subscript) else None
+             for item in items]
+    if any(f is None for f in found) or len({ast.unparse(f[0]) for f in found}) != 1:
+        return None  # one kernel, configured for each element
+    return found[0]
 
 
 # timeit's own defaults: `timeit.timeit(stmt, setup, timer, number)`, number=1,000,000

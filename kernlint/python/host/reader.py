@@ -490,7 +490,7 @@ class HostReader:
             self.facts.passed_launches.append(compiled)  # the types it compiles for: a signature, not an event
             return
         launched = launch_target(call) or self.kernels.configured_launch(call, frame) or configured_gpu_kernel(
-            call, frame, self.module)
+            call, frame, self.module, lambda target: self.kernels.resolve(target, frame) is not None)
         if launched is not None:
             target, stream = launched
             picked = self.kernels.resolve_all(target, frame)  # one launch, each kernel the code may pick

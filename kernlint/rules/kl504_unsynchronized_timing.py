@@ -11,7 +11,11 @@ a loop bound read from input, is left alone). ``timeit.timeit``/``timeit.repeat`
 ``timeit.Timer(...).timeit``/``.repeat``) of code that launches (a lambda, a function of
 the module or a statement string, through the module's functions it calls) and does not wait after
 its last launch is the same interval, holding ``number`` times its launches (timeit's
-default, 1,000,000, is not reported).
+default, 1,000,000, is not reported). A stamp read at the end of an iteration and subtracted
+at the next (``step_time = time() - last`` ... ``last = time()``) starts an interval that
+crosses the loop's back edge: the rest of that iteration, then this one up to the end stamp.
+Leaving ``with stream.auto_synchronize():`` synchronizes, as a copy to the host without a
+stream, a launch on host arrays and ``cuda.synchronize()`` in a called function do.
 
 ## Why is this bad?
 Kernel launches are asynchronous: the launch returns as soon as the work is queued. The
@@ -35,6 +39,12 @@ for step in range(100_000):  # 100,000 launches: the ~1,000 still queued are und
 elapsed = time.perf_counter() - start  # not reported
 
 timeit.timeit(lambda: saxpy[blocks, threads](out, a, x, y), number=100)  # KL504: 100 launches
+
+last = time.time()
+for step in range(steps):
+    relax[blocks, threads](field)
+    print(time.time() - last)  # KL504: one launch since `last`, read at the end of the step before
+    last = time.time()
 ```
 
 Use instead: ``cuda.synchronize()`` before both stamps, or CUDA events

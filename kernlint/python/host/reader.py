@@ -24,7 +24,8 @@ from typing import Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
 from ...analysis.host import Event, HostFacts, KernelRef
 from ..project import Project
-from ..static_types import ListType, ScalarType, TupleType, TypeReader, appended, instance, loop_bindings
+from ..static_types import (ListType, ScalarType, TupleType, TypeReader, appended, instance, keyed_item,
+                            loop_bindings)
 from ..syntax import FunctionNode, PyModule, Scope
 from . import rates
 from . import modes
@@ -357,6 +358,9 @@ class HostReader:
                     self._attrs.store(element.attr, item, None, frame)
         elif is_self_attribute(target, frame):
             self._attrs.store(target.attr, self.value_type(value, frame), value, frame)
+        elif keyed_item(target) is not None and is_self_attribute(target.value, frame):
+            # `self.data["params"] = np.array(p)`: kept as an attribute of its own, read back by key
+            self._attrs.store(keyed_item(target), self.value_type(value, frame), value, frame)
 
     def value_type(self, value: ast.expr, frame: Frame):
         reader = self.types(frame)

@@ -167,11 +167,12 @@ def subscript_events(statement: ast.stmt, frame: Frame, module: PyModule, reader
                      and reader.type_of(i).where == "host"]
             if hosts:
                 named = " and ".join(f"`{ast.unparse(h)}`" for h in hosts)
+                arrays = "arrays" if len(hosts) > 1 else "array"
                 found.append(Event("alloc", place(sub), frame.qualname, frame.loops, what=text,
                                    detail={"assigned": [], "reads": [], "bare": [], "elements": [],
                                            "shape_based": False, "kept": "",
-                                           "implicit": f"copies the host index {'arrays' if len(hosts) > 1 else 'array'} "
-                                                       f"{named} to the device to index `{ast.unparse(sub.value)}`"}))
+                                           "implicit": f"copies the host index {arrays} {named} to the device "
+                                                       f"to index `{ast.unparse(sub.value)}`"}))
                 continue
             if isinstance(sub.ctx, ast.Load) and id(sub) not in copied_back and any(
                     _device_mask(i, reader) for i in indices):

@@ -245,7 +245,17 @@ def pycuda_launch(call: ast.Call, frame: Frame, module: PyModule) -> Optional[La
 
 def _gpu_function(expr: ast.expr, frame: Frame, module: PyModule) -> Optional[str]:
     """What numba builds for the GPU from the function ``expr`` names (``launches.gpu_compiled``),
-    the function found in the project by its imports; None otherwise."""
+    the function found in the project by its imports; None otherwise. Asked of every call the
+    host reader reads, on each of its passes: kept per call site."""
+    memo = getattr(module.project, "memo", None)
+    if memo is None:
+        return _gpu_function_named(expr, frame, module)
+    return memo("gpu function", expr, lambda: _gpu_function_named(expr, frame, module))
+
+
+def _gpu_function_named(expr: ast.expr, frame: Frame, module: PyModule) -> Optional[str]:
+    if not isinstance(expr, (ast.Name, ast.Attribute)):
+        return None
     qualified = module.dotted(expr, frame.scope)
     if not qualified:
         return None

@@ -28,7 +28,13 @@ floats), ``cp.empty`` per step with the pool costs 1.05x a reused buffer. A tran
 ``cp.asarray`` of host data) costs bandwidth whatever the allocator, and is always reported;
 so is an implicit one: a NumPy array written into a CuPy or numba device array (``d_x[idx]
 = host_vals``) and a NumPy index array indexing a CuPy array (``d_x[host_idx]``, copied to
-the device before it indexes).
+the device before it indexes; ``table["x"].to_numpy()`` and ``cp.int32(host / dx)`` are
+NumPy arrays, CuPy's scalar types being NumPy's). A copy into a buffer the code already has
+(``cuda.to_device(x, to=buf)``, ``buf.copy_to_device(host)``) allocates nothing but is still
+a host-to-device transfer per step, and is reported as one. A loop launches kernels also
+through a CUDA ufunc's call (``@vectorize(..., target='cuda')``), a kernel of numbapro's
+``@jit(..., target='gpu')``, and a kernel configured where it was bound (``run = k[g, b, s]``,
+or a list of them iterated: ``for run, d in zip(runs, parts): run(d)``).
 
 ## Why is this bad?
 Each step pays for a device allocation and its release (``cudaMalloc``/``cudaFree``

@@ -9,7 +9,11 @@ function the loop calls. A launch in another file's function is reported at the 
 is a method that the loop calls on ``self`` and that a subclass in the project overrides
 with such a launch (a base class's time loop calling ``self.simulation_loop()``). PyCUDA's
 ``drv.In(x)``/``drv.Out(y)``/``drv.InOut(z)`` arguments (in a file that imports PyCUDA) are
-host arrays too: each call allocates device memory for them and copies in, out or both.
+host arrays too: each call allocates device memory for them and copies in, out or both
+(also where the PyCUDA function is kept in an attribute, ``self.inject(drv.In(a), ...)``).
+A call of a CUDA ufunc (``@vectorize(..., target='cuda')``, ``@guvectorize(...,
+target='cuda')``) is a launch on its array arguments and ``out=``: numba copies host arrays
+in, the result back, and waits, as for a kernel.
 
 Only what runs on *every* step is reported: not a launch behind a modulo or counter gate,
 in a branch that leaves the loop, in a retry or convergence loop (the host value decides
@@ -39,6 +43,7 @@ for step in range(steps):
     scale[blocks, threads](x, 2.0)  # KL502
     peaks.append(smoothed_peak(x))  # KL502: `smoothed_peak` (another file) launches on `x`
     relax(drv.InOut(u), drv.In(f), block=(256, 1, 1), grid=(n // 256, 1))  # KL502 (PyCUDA)
+    x = decay(x, 0.1)  # KL502: `decay` is a `@vectorize(..., target='cuda')` ufunc
 ```
 
 Use instead: ``d_x = cuda.to_device(x)`` once, launch on ``d_x``, and

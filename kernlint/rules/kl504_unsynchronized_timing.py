@@ -11,7 +11,14 @@ a loop bound read from input, is left alone). ``timeit.timeit``/``timeit.repeat`
 ``timeit.Timer(...).timeit``/``.repeat``) of code that launches (a lambda, a function of
 the module or a statement string, through the module's functions it calls) and does not wait after
 its last launch is the same interval, holding ``number`` times its launches (timeit's
-default, 1,000,000, is not reported).
+default, 1,000,000, is not reported). A stamp read at the end of an iteration and subtracted
+at the next (``step_time = time() - last`` ... ``last = time()``) starts an interval that
+crosses the loop's back edge: the rest of that iteration, then this one up to the end stamp.
+It is reported only where the whole loop holds fewer than 20,000 launches: the queue carries
+over from step to step, so in a longer loop each step's time is the GPU's once the first
+~1,000 launches are queued (a progress or ETA estimate averaged over it is right).
+Leaving ``with stream.auto_synchronize():`` synchronizes, as a copy to the host without a
+stream, a launch on host arrays and ``cuda.synchronize()`` in a called function do.
 
 ## Why is this bad?
 Kernel launches are asynchronous: the launch returns as soon as the work is queued. The
@@ -35,6 +42,12 @@ for step in range(100_000):  # 100,000 launches: the ~1,000 still queued are und
 elapsed = time.perf_counter() - start  # not reported
 
 timeit.timeit(lambda: saxpy[blocks, threads](out, a, x, y), number=100)  # KL504: 100 launches
+
+last = time.time()
+for step in range(steps):
+    relax[blocks, threads](field)
+    print(time.time() - last)  # KL504 (with steps = 100): one launch since `last`, read at the end of the step before
+    last = time.time()
 ```
 
 Use instead: ``cuda.synchronize()`` before both stamps, or CUDA events
@@ -112,6 +125,14 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
             held = _launches_held(events[start], [between[i] for i in launches])
             if held is None or held >= MANY:
                 continue  # unknown, or so many that the ~1,000 still queued are under 5% of the total
+            if wrapped is not None:
+                # one iteration's stamps with nothing waiting in the loop: the queue carries over from
+                # step to step, so past the first ~1,000 launches each step's time is the GPU's (an
+                # ETA's running average over a long loop is right); only a loop that cannot fill the
+                # queue for long reads short
+                trips = facts.loops[wrapped].trips
+                if trips is None or held * trips >= MANY:
+                    continue
             crossing = " (in the iteration before: the interval crosses the loop's back edge)" if wrapped else ""
             yield host_finding(
                 CODE, end.place,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ast
 import textwrap
-from typing import Dict, List, Optional, Set
+from typing import Callable, Dict, List, Optional, Set
 
 from ...analysis.host import Arg, Event, Launch
 from ..static_types import ArrayType, Opaque, TypeReader
@@ -167,11 +167,12 @@ def subscript_events(statement: ast.stmt, frame: Frame, module: PyModule, reader
                      and reader.type_of(i).where == "host"]
             if hosts:
                 named = " and ".join(f"`{ast.unparse(h)}`" for h in hosts)
+                arrays = "arrays" if len(hosts) > 1 else "array"
                 found.append(Event("alloc", place(sub), frame.qualname, frame.loops, what=text,
                                    detail={"assigned": [], "reads": [], "bare": [], "elements": [],
                                            "shape_based": False, "kept": "",
-                                           "implicit": f"copies the host index {'arrays' if len(hosts) > 1 else 'array'} "
-                                                       f"{named} to the device to index `{ast.unparse(sub.value)}`"}))
+                                           "implicit": f"copies the host index {arrays} {named} to the device "
+                                                       f"to index `{ast.unparse(sub.value)}`"}))
                 continue
             if isinstance(sub.ctx, ast.Load) and id(sub) not in copied_back and any(
                     _device_mask(i, reader) for i in indices):
@@ -244,7 +245,17 @@ def pycuda_launch(call: ast.Call, frame: Frame, module: PyModule) -> Optional[La
 
 def _gpu_function(expr: ast.expr, frame: Frame, module: PyModule) -> Optional[str]:
     """What numba builds for the GPU from the function ``expr`` names (``launches.gpu_compiled``),
-    the function found in the project by its imports; None otherwise."""
+    the function found in the project by its imports; None otherwise. Asked of every call the
+    host reader reads, on each of its passes: kept per call site."""
+    memo = getattr(module.project, "memo", None)
+    if memo is None:
+        return _gpu_function_named(expr, frame, module)
+    return memo("gpu function", expr, lambda: _gpu_function_named(expr, frame, module))
+
+
+def _gpu_function_named(expr: ast.expr, frame: Frame, module: PyModule) -> Optional[str]:
+    if not isinstance(expr, (ast.Name, ast.Attribute)):
+        return None
     qualified = module.dotted(expr, frame.scope)
     if not qualified:
         return None
@@ -273,18 +284,51 @@ def ufunc_launch(call: ast.Call, frame: Frame, module: PyModule, reader: TypeRea
                   stream=any(k.arg == "stream" for k in call.keywords), detail={"ufunc": True})
 
 
-def configured_gpu_kernel(call: ast.Call, frame: Frame, module: PyModule):
-    """``run = step[grid, block, stream]`` then ``run(...)`` with ``step`` made by
-    ``@jit(..., target='gpu')``: a launch, as ``launch_target`` gives it; None otherwise."""
+def configured_gpu_kernel(call: ast.Call, frame: Frame, module: PyModule, is_kernel: Callable[[ast.expr], bool]):
+    """A call of a kernel configured for launch where it was bound: ``run = step[grid, block,
+    stream]`` then ``run(...)``, or a loop over a list of them (``runs = [k[g, b, s] for s in
+    streams]`` then ``for run, a in zip(runs, arrays): run(a)``), with ``step`` made by
+    ``@jit(..., target='gpu')`` or a kernel by ``is_kernel``: a launch, as ``launch_target``
+    gives it; None otherwise."""
     if not isinstance(call.func, ast.Name):
         return None
     binding, _ = frame.scope.lookup(call.func.id)
-    if binding is None or binding.kind != "assign" or binding.path or not isinstance(binding.value, ast.Subscript):
+    if binding is None:
         return None
-    configured = launch_target(ast.Call(func=binding.value, args=[], keywords=[]))
-    if configured is None or _gpu_function(configured[0], frame, module) != "kernel":
+    if binding.kind == "assign" and not binding.path and isinstance(binding.value, ast.Subscript):
+        configured = launch_target(ast.Call(func=binding.value, args=[], keywords=[]))
+    elif binding.kind == "loop":
+        configured = _listed_configuration(binding.value, binding.path, frame)
+    else:
+        return None
+    if configured is None or not (is_kernel(configured[0]) or _gpu_function(configured[0], frame, module) == "kernel"):
         return None
     return configured
+
+
+def _listed_configuration(iterable: ast.expr, path, frame: Frame):
+    """What ``launch_target`` gives for the configured kernels a loop variable takes from a list
+    written out (``[k[g, b, s] for s in streams]``, ``[k[g, b, s1], k[g, b, s2]]``), directly
+    or as one of ``zip``'s sequences; None otherwise."""
+    if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.func.id == "zip" \
+            and path and 0 <= path[0] < len(iterable.args):
+        iterable, path = iterable.args[path[0]], path[1:]
+    if path:
+        return None
+    if isinstance(iterable, ast.Name):
+        binding, _ = frame.scope.lookup(iterable.id)
+        iterable = binding.value if binding is not None and binding.kind == "assign" and not binding.path else None
+    if isinstance(iterable, ast.ListComp):
+        items = [iterable.elt]
+    elif isinstance(iterable, (ast.List, ast.Tuple)) and iterable.elts:
+        items = list(iterable.elts)
+    else:
+        return None
+    found = [launch_target(ast.Call(func=item, args=[], keywords=[])) if isinstance(item, ast.Subscript) else None
+             for item in items]
+    if any(f is None for f in found) or len({ast.unparse(f[0]) for f in found}) != 1:
+        return None  # one kernel, configured for each element
+    return found[0]
 
 
 # timeit's own defaults: `timeit.timeit(stmt, setup, timer, number)`, number=1,000,000

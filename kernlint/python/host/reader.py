@@ -24,7 +24,12 @@ from typing import Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
 from ...analysis.host import Event, HostFacts, KernelRef
 from ..project import Project
+<<<<<<< HEAD
 from ..static_types import NONE, ListType, ScalarType, TupleType, TypeReader, appended, instance, instance_of, loop_bindings
+=======
+from ..static_types import (ListType, ScalarType, TupleType, TypeReader, appended, instance, keyed_item,
+                            loop_bindings)
+>>>>>>> issue-45r-s13
 from ..syntax import FunctionNode, PyModule, Scope
 from . import rates
 from . import modes
@@ -360,6 +365,7 @@ class HostReader:
                     self._attrs.store(element.attr, item, None, frame)
         elif is_self_attribute(target, frame):
             self._attrs.store(target.attr, self.value_type(value, frame), value, frame)
+<<<<<<< HEAD
         elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
             # `sim.d_u = cuda.to_device(u)` on an object of a project class a parameter holds
             where = instance_of(self.types(frame).type_of(target.value))
@@ -404,6 +410,11 @@ class HostReader:
                 if found is not None:
                     break
         return found
+=======
+        elif keyed_item(target) is not None and is_self_attribute(target.value, frame):
+            # `self.data["params"] = np.array(p)`: kept as an attribute of its own, read back by key
+            self._attrs.store(keyed_item(target), self.value_type(value, frame), value, frame)
+>>>>>>> issue-45r-s13
 
     def value_type(self, value: ast.expr, frame: Frame):
         reader = self.types(frame)
@@ -537,7 +548,7 @@ class HostReader:
             self.facts.passed_launches.append(compiled)  # the types it compiles for: a signature, not an event
             return
         launched = launch_target(call) or self.kernels.configured_launch(call, frame) or configured_gpu_kernel(
-            call, frame, self.module)
+            call, frame, self.module, lambda target: self.kernels.resolve(target, frame) is not None)
         if launched is not None:
             target, stream = launched
             picked = self.kernels.resolve_all(target, frame)  # one launch, each kernel the code may pick

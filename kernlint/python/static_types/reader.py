@@ -338,6 +338,12 @@ class TypeReader:
         return None
 
     def _subscript(self, expr: ast.Subscript) -> Type:
+        keyed = keyed_item(expr)
+        if keyed is not None and isinstance(expr.value, ast.Attribute):
+            # `self.data["params"]`: what the class stores under that key (a dict of mixed values)
+            value = self.attribute(ast.Attribute(value=expr.value.value, attr=keyed, ctx=ast.Load()))
+            if value is not None:
+                return value
         base = _not_none(self.type_of(expr.value))
         if (base is None or isinstance(base, (DictType, ListType))) and isinstance(expr.value, ast.Attribute):
             stored = self.item(expr)  # `self.user_data["rng"]`: a dict of many kinds, one key's
@@ -491,3 +497,13 @@ class TypeReader:
             return None
         found = [self.member(obj, attr) for attr in sorted(name.values)]
         return found[0] if all(f == found[0] for f in found) else None
+
+
+def keyed_item(expr: ast.expr) -> Optional[str]:
+    """``self.data["params"]``, a string key of a dict on ``self``: the name its value is kept
+    under among the object's attributes (``data['params']``); None for anything else."""
+    if not (isinstance(expr, ast.Subscript) and isinstance(expr.value, ast.Attribute)
+            and isinstance(expr.value.value, ast.Name) and expr.value.value.id in ("self", "cls")
+            and isinstance(expr.slice, ast.Constant) and isinstance(expr.slice.value, str)):
+        return None
+    return f"{expr.value.attr}[{expr.slice.value!r}]"

@@ -148,11 +148,11 @@ class Evaluator:
     def _rebound(self, name: str, function: FunctionNode, module: PyModule, outer: Scope, env: Dict[str, Any],
                  value: Any) -> Any:
         for rebinding in module.bindings_of(name, function):
-            if rebinding.kind != "assign":
-                return MISSING
+            if rebinding.kind != "assign" or any(test is None for test, _ in rebinding.conditions):
+                return MISSING  # one in a try body: whether it ran is not known
             current = dict(env, **{name: value})
             try:
-                holds = all(test is not None and bool(_known(self.evaluate(test, outer, current))) == branch
+                holds = all(bool(_known(self.evaluate(test, outer, current))) == branch
                             for test, branch in rebinding.conditions)
             except Unresolved:
                 return MISSING

@@ -45,3 +45,30 @@ def test_a_lambda_outside_a_library_call_is_not_a_value(tmp_path, expression):
 def test_a_lambda_given_to_cuda_jit_is_not_compiled(tmp_path):
     found = value_of(tmp_path, "from numba import cuda\nK = cuda.jit(lambda a: None)\n", "K")
     assert isinstance(found, Unresolved) and "lambda" in found.reason
+
+
+CHOOSER = '''
+def choose(kind, scale=2.0):
+    half = scale / 2
+    if kind == "full":
+        return scale
+    elif kind == "half":
+        return half
+    raise ValueError(kind)
+'''
+
+
+@pytest.mark.parametrize("call, expected", [('choose("full")', 2.0), ('choose("half", scale=6.0)', 3.0)])
+def test_a_helper_choosing_its_return_by_its_arguments_is_read(tmp_path, call, expected):
+    assert value_of(tmp_path, CHOOSER + f"X = {call}\n", "X") == expected
+
+
+@pytest.mark.parametrize("source, reason", [
+    (CHOOSER + 'X = choose("none")\n', "raises for these arguments"),
+    # a branch that assigns as well: not read (its binding would not be the branch's)
+    ("def pick(k):\n    if k:\n        v = 1\n        return v\n    return 0\nX = pick(1)\n", "does not run it"),
+    ("import os\ndef pick(k):\n    if os.environ.get(k):\n        return 1\n    return 0\nX = pick('A')\n", ""),
+])
+def test_a_helper_whose_choice_cannot_be_read_is_not_run(tmp_path, source, reason):
+    found = value_of(tmp_path, source, "X")
+    assert isinstance(found, Unresolved) and reason in found.reason

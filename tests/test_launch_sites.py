@@ -1,6 +1,7 @@
 """Launches the reader follows without running anything: which kernels a launch may start when
 the code picks one (attributes, branches, literal dicts and lists), and the signature a launch
 gives when it knows every element type but the body says the ranks."""
+import ast
 import os
 import re
 import shutil
@@ -13,7 +14,7 @@ import pytest
 from conftest import FIXTURES, ROOT
 from kernlint.python.host.reader import file_host_facts
 from kernlint.python.project import Project
-from kernlint.python.signatures.launch_sites import with_body_ranks
+from kernlint.python.signatures.launch_sites import _ranks_indexed, with_body_ranks
 
 LATTICE = FIXTURES / "shapes" / "lattice"
 
@@ -356,6 +357,30 @@ def test_a_subclass_launches_with_what_its_base_hands_a_helper_module_to_store(t
     from kernlint.python.signatures.launch_sites import launch_signatures
     found = launch_signatures(Project(), [str(package / "engine.py")])
     assert [s for s, _ in found[str(package / "engine.py")]["noise"]] == ["void(float32[:, ::1], xoroshiro128p[::1])"]
+
+
+@pytest.mark.parametrize("loop, expected", [
+    # a walked array's items are numbers: it has one dimension
+    ("for v in grid:\n    if v == a or math.isnan(v):\n        out[i, j] = v * 2.0",
+     "void(float32[:, ::1], float32[::1], float32)"),
+    # an item passed to the user's function, or bound to another name, may be taken whole
+    ("for v in grid:\n    out[i, j] = helper(v)", None),
+    ("for v in grid:\n    w = v\n    out[i, j] = w[0]", None),
+    # a loop variable rebound in the body says nothing of the array
+    ("for v in grid:\n    v = a\n    out[i, j] = v", None),
+])
+def test_a_walked_array_has_one_more_dimension_than_its_items(tmp_path, loop, expected):
+    body = textwrap.indent(loop, " " * 4)
+    kernel = _kernel(tmp_path, "import math\nfrom numba import cuda\n\n\n"
+                               "@cuda.jit(device=True)\ndef helper(x):\n    return 0.0\n\n\n"
+                               "@cuda.jit\ndef k(out, grid, a):\n    i, j = cuda.grid(2)\n" + body + "\n")
+    kernel = next(k for k in kernel.module.kernels if k.name == "k")
+    assert with_body_ranks(kernel, ["float32[?]", "float32[?]", "float32"]) == expected
+
+
+def test_a_walked_array_whose_items_are_indexed_has_their_rank_plus_one():
+    function = ast.parse("def k(out, grid, a):\n    for row in grid:\n        out[0, 1] += row[1] * a\n").body[0]
+    assert _ranks_indexed(function) == {"out": {2}, "row": {1}, "grid": {2}}
 
 
 def test_the_lattice_package_shows_each_kernel_typed_from_its_launch(tmp_path):

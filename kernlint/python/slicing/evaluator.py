@@ -30,6 +30,21 @@ _COMPARE = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, as
             ast.Gt: operator.gt, ast.GtE: operator.ge, ast.Is: operator.is_, ast.IsNot: operator.is_not,
             ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b}
 
+def _reads_as_returns(body: List[ast.stmt]) -> bool:
+    """Is a helper's body one the evaluator reads: defs and plain assignments (read as the
+    return needs them), then ``return`` statements chosen by ``if`` tests whose branches hold
+    only returns, raises and further such tests?"""
+    def choice(statements: List[ast.stmt]) -> bool:
+        return all(isinstance(s, ast.Return) and s.value is not None or isinstance(s, ast.Raise)
+                   or isinstance(s, ast.If) and choice(s.body) and choice(s.orelse) for s in statements)
+
+    settled = 0
+    while settled < len(body) and isinstance(body[settled], (ast.FunctionDef, ast.Assign)):
+        settled += 1
+    rest = body[settled:]
+    return bool(rest) and choice(rest) and any(isinstance(s, (ast.Return, ast.If)) for s in rest)
+
+
 def _parameter(function: FunctionNode, name: str) -> Optional[Binding]:
     """The binding of ``function``'s parameter ``name``; None where it has none."""
     arguments = function.args
@@ -85,11 +100,13 @@ class Evaluator:
         self.functions = None
         self.classes = None
         self._returning = 0  # helpers being read, one inside another
+        self._rebinding: set = set()  # (id(function), parameter) whose rebindings are being read
 
     def name_value(self, node: ast.Name, scope: Scope, env: Dict[str, Any]) -> Any:
         name = node.id
         if name in env:
-            return env[name]
+            rebound = self._rebound_parameter(name, scope, env)
+            return env[name] if rebound is MISSING else rebound
         module = scope.module
         binding, function = scope.lookup(name)
         if function is None:
@@ -107,6 +124,41 @@ class Evaluator:
             previous = self._local_value(module, earlier, function, scope, env, node)
             return self._local_value(module, binding, function, scope, dict(env, **{name: previous}), node)
         return self._local_value(module, binding, function, scope, env, node)
+
+    def _rebound_parameter(self, name: str, scope: Scope, env: Dict[str, Any]) -> Any:
+        """A factory's parameter the factory rebinds before its kernel reads it (``if
+        isinstance(f, str): f = pick(f)``), given its value in ``env``: the value its
+        rebindings make, each taken where its tests hold for that value. MISSING where the
+        name is not such a parameter, or a test is one kernlint cannot decide (the parameter's
+        own value then stands, as the branch not taken)."""
+        binding, function = scope.lookup(name)
+        if function is None or binding is None or binding.kind != "assign" or _parameter(function, name) is None:
+            return MISSING
+        key = (id(function), name)
+        if key in self._rebinding:  # the rebinding's own reading of the value before it
+            return MISSING
+        module, outer = scope.module, scope.within(function)
+        value = env[name]
+        self._rebinding.add(key)
+        try:
+            return self._rebound(name, function, module, outer, env, value)
+        finally:
+            self._rebinding.discard(key)
+
+    def _rebound(self, name: str, function: FunctionNode, module: PyModule, outer: Scope, env: Dict[str, Any],
+                 value: Any) -> Any:
+        for rebinding in module.bindings_of(name, function):
+            if rebinding.kind != "assign" or any(test is None for test, _ in rebinding.conditions):
+                return MISSING  # one in a try body: whether it ran is not known
+            current = dict(env, **{name: value})
+            try:
+                holds = all(bool(_known(self.evaluate(test, outer, current))) == branch
+                            for test, branch in rebinding.conditions)
+            except Unresolved:
+                return MISSING
+            if holds:
+                value = self.globals.binding_value(module, rebinding, outer, current)
+        return value
 
     def _local_value(self, module: PyModule, binding: Binding, function: FunctionNode, scope: Scope,
                      env: Dict[str, Any], node: ast.Name) -> Any:
@@ -372,22 +424,23 @@ class Evaluator:
         return self.evaluate(assigned_value, inner, env)
 
     def _helper_result(self, function: Any, expr: ast.Call, scope: Scope, env: Dict[str, Any]) -> Any:
-        """What a call of the user's one-return helper gives (``def make(a): return
-        cuda.to_device(a)``, also after defs and plain assignments: a factory of device
-        functions): its return expression, read by this evaluator with the parameters bound
-        to the call's values. Any other function is not run."""
+        """What a call of the user's helper gives (``def make(a): return cuda.to_device(a)``,
+        also after defs and plain assignments: a factory of device functions; and a choice by
+        its arguments, ``if name == "harmonic": return _harmonic``): the return expression its
+        tests lead to, read by this evaluator with the parameters bound to the call's values.
+        Any other function is not run."""
         module, node, outer = self.functions.made_from[id(function)]
         described = ast.unparse(expr.func)
         body = node.body[1:] if node.body and isinstance(node.body[0], ast.Expr) and isinstance(
             node.body[0].value, ast.Constant) else node.body
-        # a factory of device functions (`def utils(n): @cuda.jit(device=True) def f(...): ...;
-        # return f, g`): its defs and plain assignments are read as its return needs them
-        made = all(isinstance(s, (ast.FunctionDef, ast.Assign)) for s in body[:-1])
-        if not body or not made or not isinstance(body[-1], ast.Return) or body[-1].value is None or \
-                self._returning > 4:
-            raise Unresolved(described, scope.module.path, expr.lineno,
-                             "is called at import time, and kernlint does not run it",
-                             _hint_constant(scope.module, described))
+
+        def not_run() -> Unresolved:
+            return Unresolved(described, scope.module.path, expr.lineno,
+                              "is called at import time, and kernlint does not run it",
+                              _hint_constant(scope.module, described))
+
+        if not _reads_as_returns(body) or self._returning > 4:
+            raise not_run()
         args, keywords = self._plain_arguments(expr, scope, env)
         import inspect
 
@@ -396,9 +449,22 @@ class Evaluator:
         except TypeError as exc:
             raise Unresolved(described, scope.module.path, expr.lineno, f"is called wrongly ({exc})") from None
         bound.apply_defaults()
+        inner, arguments = outer.inner(node), dict(bound.arguments)
         self._returning += 1
         try:
-            return self.evaluate(body[-1].value, outer.inner(node), dict(bound.arguments))
+            statements = list(body)
+            while statements:
+                statement = statements.pop(0)
+                if isinstance(statement, ast.If):
+                    # a test kernlint cannot decide leaves the call unread
+                    taken = _known(self.evaluate(statement.test, inner, arguments))
+                    statements[:0] = statement.body if taken else statement.orelse
+                elif isinstance(statement, ast.Return):
+                    return self.evaluate(statement.value, inner, arguments)
+                elif isinstance(statement, ast.Raise):
+                    raise Unresolved(described, scope.module.path, expr.lineno,
+                                     f"raises for these arguments (line {statement.lineno})")
+            raise not_run()  # falls off its end: None, which no kernel reads
         finally:
             self._returning -= 1
 

@@ -175,9 +175,8 @@ class LibraryCalls:
             source = args[0] if args else keywords.get("object", keywords.get("a"))
             base = self.reader.type_of(source)
             ndim, element = _literal_shape(source)
-            if not ndim and isinstance(source, (ast.List, ast.Tuple)) and source.elts and not any(
-                    isinstance(e, ast.Starred) for e in source.elts):
-                ndim, element = self._items_shape([self.reader.type_of(e) for e in source.elts])
+            if not ndim and isinstance(source, (ast.List, ast.Tuple)) and source.elts:
+                ndim, element = self._nested_shape(source)
             if isinstance(base, ArrayType):
                 dtype = explicit if "dtype" in keywords else base.dtype
                 if function == "asfortranarray" and (base.ndim or 0) > 1:
@@ -200,6 +199,21 @@ class LibraryCalls:
         if module.endswith("random"):
             return self._random(function, expr, keywords, where)
         return self._elementwise(function, expr, keywords, where)
+
+    def _nested_shape(self, source: ast.expr) -> Tuple[int, Optional[str]]:
+        """(ndim, dtype) of an array made from a (nested) list display: ``[[1, 0], [0,
+        np.cos(a)]]`` is 2-d of the promoted type of its numbers, ``[xx, yy]`` of arrays one
+        more than theirs; (0, None) where rows differ in length or an item is not known."""
+        if any(isinstance(e, ast.Starred) for e in source.elts):
+            return 0, None
+        if all(isinstance(e, (ast.List, ast.Tuple)) for e in source.elts):
+            if len({len(e.elts) for e in source.elts}) != 1 or not source.elts[0].elts:
+                return 0, None
+            rows = [self._nested_shape(e) for e in source.elts]
+            if not rows[0][0] or any(r[0] != rows[0][0] for r in rows):
+                return 0, None
+            return rows[0][0] + 1, _result_type([ScalarType(r[1]) for r in rows]) if all(r[1] for r in rows) else None
+        return self._items_shape([self.reader.type_of(e) for e in source.elts])
 
     @staticmethod
     def _items_shape(kinds: List[Type]) -> Tuple[int, Optional[str]]:

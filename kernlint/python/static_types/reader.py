@@ -43,6 +43,19 @@ _CUDA_ALLOCATORS = frozenset({"device_array", "pinned_array", "mapped_array", "m
                               "device_array_like", "pinned_array_like", "mapped_array_like"})
 
 
+def _matmul(left: Type, right: Type) -> Type:
+    """``a @ b`` of two arrays, by NumPy's rule: a vector's axis is contracted (1-d @ 1-d a
+    number, 2-d @ 1-d a vector), stacks of matrices broadcast; the elements promoted. None
+    for a number (NumPy refuses it) or an array of unknown elements or rank."""
+    if not (isinstance(left, ArrayType) and isinstance(right, ArrayType)) or not left.ndim or not right.ndim:
+        return None
+    made = _array_arithmetic(ast.Mult(), left, right)  # the elements, as any arithmetic of the two
+    if made is None:
+        return None
+    ndim = max(left.ndim, right.ndim) if min(left.ndim, right.ndim) > 1 else left.ndim + right.ndim - 2
+    return replace(made, ndim=ndim, layout="C") if ndim else ScalarType(made.dtype)
+
+
 def _indexed_layout(layout: str, indices: List[ast.expr], ndim: int) -> str:
     """The layout of ``a[indices]`` (integers and slices), by numba's rule: a C array stays C
     where integers come first and only the innermost index given may be a slice without a
@@ -296,6 +309,8 @@ class TypeReader:
             if right.weak and not left.weak and _same_kind(left.dtype, right.dtype):
                 return ScalarType(left.dtype)
             return ScalarType(_promote(left.dtype, right.dtype), weak=left.weak and right.weak)
+        if isinstance(expr.op, ast.MatMult):
+            return _matmul(left, right)
         if isinstance(left, ArrayType) or isinstance(right, ArrayType):
             return _array_arithmetic(expr.op, left, right)
         return None

@@ -150,8 +150,12 @@ class AttributeAllocations:
             return None
         found = self.project.memo("attribute allocations", anchor.tree, dict)
         if name not in found:
-            found[name] = self._read(name)
-        return found[name]
+            with self.project.recording() as looked:
+                found[name] = (self._read(name), looked)
+        value, looked = found[name]
+        # a kept reading of the asking file is keyed by what this one looked at
+        self.project.note_again(("attribute allocations", self.files[0], name), looked)
+        return value
 
     def _read(self, name: str) -> Optional[Tuple[Evidence, Optional[int]]]:
         reader = _HostEvidence(self.project)

@@ -198,15 +198,12 @@ def package_kernels(project: Project, module: PyModule) -> List[KernelDef]:
     if anchor is None:
         return []
 
-    def compute():
-        found = []
-        for path in files:
-            other = project.module(path)
-            if other is not None:
-                found.extend(other.kernels)
-        return found
-
-    return project.memo("package kernels", anchor.tree, compute)
+    found = []
+    for path in files:  # each time: a kept reading of this file is keyed by the files it looked at
+        other = project.module(path)
+        if other is not None:
+            found.extend(other.kernels)
+    return found
 
 
 def _namesakes(kernel: KernelDef, params: List[str], uses: Dict[str, "_Use"], known: Sequence[Optional[str]],

@@ -167,13 +167,9 @@ class AttributeAllocations:
             module = self.project.module(path)
             if module is None:
                 continue
-            functions = {id(call): function for call, function in _calls_in(self.project, module)}
-            for node in ast.walk(module.tree):
-                if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(
-                        node.targets[0], ast.Attribute) and node.targets[0].attr in names
-                        and isinstance(node.value, ast.Call)):
-                    continue
-                function = functions.get(id(node.value))
+            assigned = self.project.memo("calls assigned to attributes", module.tree, lambda: _assigned_calls(
+                self.project, module))
+            for node, function in [found for n in names for found in assigned.get(n, ())]:
                 rank = _allocated_rank(module, node.value, function)
                 if rank is False:
                     continue  # not an allocation
@@ -184,6 +180,18 @@ class AttributeAllocations:
         if entries and len({e.dtype for e, _ in entries}) == 1 and len(ranks) <= 1:
             return entries[0][0], (ranks.pop() if ranks else None)
         return None
+
+
+def _assigned_calls(project: Project, module: PyModule) -> Dict[str, List[Tuple[ast.Assign, Optional[ast.AST]]]]:
+    """Attribute name -> the assignments of a call to it in a module (``x.name = f(...)``),
+    each with the function it is in."""
+    functions = {id(call): function for call, function in _calls_in(project, module)}
+    found: Dict[str, List[Tuple[ast.Assign, Optional[ast.AST]]]] = {}
+    for node in ast.walk(module.tree):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(
+                node.targets[0], ast.Attribute) and isinstance(node.value, ast.Call):
+            found.setdefault(node.targets[0].attr, []).append((node, functions.get(id(node.value))))
+    return found
 
 
 def _allocated_rank(module: PyModule, call: ast.Call, function):

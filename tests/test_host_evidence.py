@@ -419,3 +419,25 @@ def test_what_the_body_does_not_say_comes_from_the_package_s_attributes_and_kern
     module = project.module(str(tmp_path / "pkg" / "step.py"))
     [(signature, _), *_] = inferred_by_kernel(project, module, {})["make.step"]
     assert signature == "void(float64, float64[:, ::1], int32[:, ::1], float32[::1], float64)"
+
+
+def test_a_kept_reading_is_read_again_when_the_attribute_s_allocation_changes(tmp_path):
+    """An inferred signature that took a package attribute's allocation is kept between runs
+    (the cache) only while the file that allocates it is the same."""
+    from kernlint.engine import Options, check_paths
+
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "state.py").write_text(
+        "import numpy as np\n\n\nclass State:\n    def __init__(self, n):\n        self.mass = np.ones(n, np.float32)\n")
+    (tmp_path / "pkg" / "kernels.py").write_text(
+        "from numba import cuda\n\n\n@cuda.jit\ndef clear(out, mass):\n    out[cuda.grid(1)] = 0.5\n")
+
+    def checked():
+        report = check_paths([str(tmp_path / "pkg" / "kernels.py")], Options(cache_root=str(tmp_path)))
+        return [s.signature for s in report.stats if s.kernel == "clear"]
+
+    assert checked() == ["void(float64[::1], float32[::1])"]
+    (tmp_path / "pkg" / "state.py").write_text(
+        (tmp_path / "pkg" / "state.py").read_text().replace("np.float32", "np.int16"))
+    assert checked() == ["void(float64[::1], int16[::1])"]

@@ -123,51 +123,75 @@ def _widths(module: PyModule) -> List[str]:
     return found
 
 
-def attribute_allocations(project: Project, module: PyModule) -> Dict[str, Tuple[Evidence, Optional[int]]]:
-    """Attribute name -> (its elements, its rank or None) for the arrays the package of
-    ``module`` (its top package; tests aside) allocates into attributes, where every
-    allocation into an attribute of that name whose dtype reading finds agrees. A package
-    keeps its state in attributes and hands them to its kernels under the same names."""
-    if _is_test(module.path):
-        return {}
-    levels = _levels(module.path)
-    if len(levels) < 2:
-        return {}  # a lone script: its attributes are no package's state
-    files = tuple(levels[-1][1])
-    anchor = project.module(files[0]) if files else None
-    if anchor is None:
-        return {}
-    return project.memo("attribute allocations", anchor.tree, lambda: _attribute_allocations(project, files))
+def attribute_allocations(project: Project, module: PyModule) -> "AttributeAllocations":
+    """What the package of ``module`` (its top package; tests aside) allocates into attributes,
+    asked by name: a package keeps its state in attributes and hands them to its kernels
+    under the same names."""
+    return AttributeAllocations(project, module)
 
 
-def _attribute_allocations(project: Project, files) -> Dict[str, Tuple[Evidence, Optional[int]]]:
-    reader = _HostEvidence(project)
-    seen: Dict[str, List[Tuple[Evidence, Optional[int]]]] = {}
-    for path in files:
-        module = project.module(path)
-        if module is None:
-            continue
-        functions = {id(call): function for call, function in _calls_in(project, module)}
-        for node in ast.walk(module.tree):
-            if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(
-                    node.targets[0], ast.Attribute) and isinstance(node.value, ast.Call)):
+class AttributeAllocations:
+    """Attribute name -> (its elements, its rank or None): the arrays a package allocates into
+    attributes of that name (``self.r_im = ...``, its device copy ``self.d_r_im = ...``),
+    where every allocation whose dtype reading finds agrees. Read only for the names asked
+    (reading an allocation may follow its dtype through callers), once a run."""
+
+    def __init__(self, project: Project, module: PyModule):
+        self.project = project
+        levels = _levels(module.path)
+        # a lone script's attributes are no package's state; a test's are what it tests with
+        self.files = tuple(levels[-1][1]) if len(levels) > 1 and not _is_test(module.path) else ()
+
+    def get(self, name: str) -> Optional[Tuple[Evidence, Optional[int]]]:
+        if not self.files:
+            return None
+        anchor = self.project.module(self.files[0])
+        if anchor is None:
+            return None
+        found = self.project.memo("attribute allocations", anchor.tree, dict)
+        if name not in found:
+            with self.project.recording() as looked:
+                found[name] = (self._read(name), looked)
+        value, looked = found[name]
+        # a kept reading of the asking file is keyed by what this one looked at
+        self.project.note_again(("attribute allocations", self.files[0], name), looked)
+        return value
+
+    def _read(self, name: str) -> Optional[Tuple[Evidence, Optional[int]]]:
+        reader = _HostEvidence(self.project)
+        inside = set(self.files)
+        names = (name, "d_" + name, "h_" + name)
+        paths = sorted({p for n in names for p in self.project.files_naming(self.files[0], n) if p in inside})
+        entries: List[Tuple[Evidence, Optional[int]]] = []
+        for path in paths:
+            module = self.project.module(path)
+            if module is None:
                 continue
-            rank = _allocated_rank(module, node.value, functions.get(id(node.value)))
-            if rank is False:
-                continue  # not an allocation
-            found = reader.value(module, node.value, functions.get(id(node.value)), 0)
-            if found is not None and found.array:
-                name = node.targets[0].attr
-                seen.setdefault(name, []).append((found, rank))
-                if name.startswith(("d_", "h_")) and len(name) > 2:
-                    # `self.d_r_im = cuda.to_device(self.r_im)`: the device copy of `r_im`
-                    seen.setdefault(name[2:], []).append((found, rank))
-    agreed: Dict[str, Tuple[Evidence, Optional[int]]] = {}
-    for name, entries in seen.items():
+            assigned = self.project.memo("calls assigned to attributes", module.tree, lambda: _assigned_calls(
+                self.project, module))
+            for node, function in [found for n in names for found in assigned.get(n, ())]:
+                rank = _allocated_rank(module, node.value, function)
+                if rank is False:
+                    continue  # not an allocation
+                found = reader.value(module, node.value, function, 0)
+                if found is not None and found.array:
+                    entries.append((found, rank))
         ranks = {rank for _, rank in entries} - {None}
-        if len({e.dtype for e, _ in entries}) == 1 and len(ranks) <= 1:
-            agreed[name] = (entries[0][0], ranks.pop() if ranks else None)
-    return agreed
+        if entries and len({e.dtype for e, _ in entries}) == 1 and len(ranks) <= 1:
+            return entries[0][0], (ranks.pop() if ranks else None)
+        return None
+
+
+def _assigned_calls(project: Project, module: PyModule) -> Dict[str, List[Tuple[ast.Assign, Optional[ast.AST]]]]:
+    """Attribute name -> the assignments of a call to it in a module (``x.name = f(...)``),
+    each with the function it is in."""
+    functions = {id(call): function for call, function in _calls_in(project, module)}
+    found: Dict[str, List[Tuple[ast.Assign, Optional[ast.AST]]]] = {}
+    for node in ast.walk(module.tree):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(
+                node.targets[0], ast.Attribute) and isinstance(node.value, ast.Call):
+            found.setdefault(node.targets[0].attr, []).append((node, functions.get(id(node.value))))
+    return found
 
 
 def _allocated_rank(module: PyModule, call: ast.Call, function):

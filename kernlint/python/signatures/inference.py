@@ -11,7 +11,7 @@ from typing import Dict, List, Optional, Sequence, Set, Tuple
 from ..project import Project
 from ..static_types import XOROSHIRO, dtype_name
 from ..syntax import KernelDef, PyModule, Scope, bound_item
-from .allocations import _is_test, _levels, attribute_allocations, package_widths
+from .allocations import AttributeAllocations, _is_test, _levels, attribute_allocations, package_widths
 from .evidence import Evidence, kernel_evidence
 from .table import RANK_UNKNOWN
 
@@ -57,7 +57,7 @@ def closure_use(kernel_node, module: PyModule, scope: Scope, name: str) -> "_Use
 def inferred_signatures(kernel: KernelDef, launches: Sequence[Sequence[Optional[str]]] = (),
                         evidence: Sequence[Optional[Evidence]] = (),
                         package: Optional[Dict[str, Tuple[str, str]]] = None,
-                        attributes: Optional[Dict[str, Tuple[Evidence, Optional[int]]]] = None,
+                        attributes: Optional[AttributeAllocations] = None,
                         package_kernels: Sequence[KernelDef] = ()) -> List[Tuple[str, str]]:
     """(signature, variant) candidates for a kernel from its body, most likely first. Where
     launches give some argument types (the others unknown), those are taken from them: an
@@ -99,8 +99,11 @@ def inferred_signatures(kernel: KernelDef, launches: Sequence[Sequence[Optional[
                 taken.append(f"{param}: {found.said()}")
                 host += 1
     for index, param in enumerate(params):
-        if known[index] is None and param not in namesakes and (attributes or {}).get(param) is not None:
-            found, rank = attributes[param]
+        # asked only where the body leaves something to say (reading one follows callers)
+        allocated_as = attributes.get(param) if attributes is not None and known[index] is None \
+            and param not in namesakes and (_says_nothing(uses[param]) or uses[param].array) else None
+        if allocated_as is not None:
+            found, rank = allocated_as
             if _take_allocated(uses[param], rank):
                 known[index] = found.type
                 taken.append(f"{param}: allocated as `{param}` at {found.path}:{found.line}")
@@ -195,15 +198,12 @@ def package_kernels(project: Project, module: PyModule) -> List[KernelDef]:
     if anchor is None:
         return []
 
-    def compute():
-        found = []
-        for path in files:
-            other = project.module(path)
-            if other is not None:
-                found.extend(other.kernels)
-        return found
-
-    return project.memo("package kernels", anchor.tree, compute)
+    found = []
+    for path in files:  # each time: a kept reading of this file is keyed by the files it looked at
+        other = project.module(path)
+        if other is not None:
+            found.extend(other.kernels)
+    return found
 
 
 def _namesakes(kernel: KernelDef, params: List[str], uses: Dict[str, "_Use"], known: Sequence[Optional[str]],

@@ -24,12 +24,8 @@ from typing import Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
 from ...analysis.host import Event, HostFacts, KernelRef
 from ..project import Project
-<<<<<<< HEAD
-from ..static_types import NONE, ListType, ScalarType, TupleType, TypeReader, appended, instance, instance_of, loop_bindings
-=======
-from ..static_types import (ListType, ScalarType, TupleType, TypeReader, appended, instance, keyed_item,
-                            loop_bindings)
->>>>>>> issue-45r-s13
+from ..static_types import (NONE, ListType, ScalarType, TupleType, TypeReader, appended, instance, instance_of,
+                            keyed_item, loop_bindings)
 from ..syntax import FunctionNode, PyModule, Scope
 from . import rates
 from . import modes
@@ -365,12 +361,14 @@ class HostReader:
                     self._attrs.store(element.attr, item, None, frame)
         elif is_self_attribute(target, frame):
             self._attrs.store(target.attr, self.value_type(value, frame), value, frame)
-<<<<<<< HEAD
         elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
             # `sim.d_u = cuda.to_device(u)` on an object of a project class a parameter holds
             where = instance_of(self.types(frame).type_of(target.value))
             if where is not None:
                 self._attrs.store_through(where, target.attr, self.value_type(value, frame))
+        elif keyed_item(target) is not None and is_self_attribute(target.value, frame):
+            # `self.data["params"] = np.array(p)`: kept as an attribute of its own, read back by key
+            self._attrs.store(keyed_item(target), self.value_type(value, frame), value, frame)
         elif isinstance(target, ast.Subscript) and _keyed(target) is not None:
             # `self.user_data["rng"] = create_xoroshiro128p_states(...)`: what that key holds
             where = instance_of(self.types(frame).type_of(target.value.value))
@@ -410,11 +408,6 @@ class HostReader:
                 if found is not None:
                     break
         return found
-=======
-        elif keyed_item(target) is not None and is_self_attribute(target.value, frame):
-            # `self.data["params"] = np.array(p)`: kept as an attribute of its own, read back by key
-            self._attrs.store(keyed_item(target), self.value_type(value, frame), value, frame)
->>>>>>> issue-45r-s13
 
     def value_type(self, value: ast.expr, frame: Frame):
         reader = self.types(frame)

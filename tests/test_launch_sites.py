@@ -358,6 +358,41 @@ def test_a_subclass_launches_with_what_its_base_hands_a_helper_module_to_store(t
     assert [s for s, _ in found[str(package / "engine.py")]["noise"]] == ["void(float32[:, ::1], xoroshiro128p[::1])"]
 
 
+def test_an_array_a_helper_returns_keeps_the_dtype_its_file_imports(tmp_path):
+    """`def make(n): return cuda.to_device(np.zeros(n, dtype=DTYPE))` with `from .config import
+    DTYPE`: the launch with what it returns (and a `device_array_like` of it) is float32."""
+    package = tmp_path / "pk"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "config.py").write_text("import numpy as np\n\nDTYPE = np.float32\n")
+    (package / "run.py").write_text(textwrap.dedent('''
+        import numpy as np
+        from numba import cuda
+        from .config import DTYPE
+
+
+        @cuda.jit
+        def scale(a, s):
+            i = cuda.grid(1)
+            if i < a.shape[0]:
+                a[i] *= s
+
+
+        def make(n):
+            return cuda.to_device(np.zeros(n, dtype=DTYPE))
+
+
+        def run(n):
+            b = make(n)
+            scale[1, 32](b, np.float32(2))
+            scale[1, 32](cuda.device_array_like(b), np.int16(2))
+    '''))
+    from kernlint.python.signatures.launch_sites import launch_signatures
+    found = launch_signatures(Project(), [str(package / "run.py")])
+    assert sorted(s for s, _ in found[str(package / "run.py")]["scale"]) == [
+        "void(float32[::1], float32)", "void(float32[::1], int16)"]
+
+
 def test_the_lattice_package_shows_each_kernel_typed_from_its_launch(tmp_path):
     """The fixture package as a user runs it: every kernel's row in ``--show-signatures`` says
     the launch that gave its types."""

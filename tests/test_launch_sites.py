@@ -159,6 +159,19 @@ def launched(tmp_path, host: str):
             self.made[1, 32](out, x)
             self.table["fill"][1, 32](out, x)
     ''', {17: ["scale", "shift"], 18: ["make.body"], 19: ["fill"]}),
+    # a parameter's default: the kernel a call that leaves it out launches; none: not known
+    ('''
+    class Runner:
+        def __init__(self, kernel=shift):
+            self.kernel = kernel
+
+        def run(self, out, x):
+            self.kernel[1, 32](out, x)
+
+    def launch(out, x, k=scale, other=None):
+        k[1, 32](out, x)
+        other[1, 32](out, x)
+    ''', {6: ["shift"], 9: ["scale"], 10: [None]}),
 ])
 def test_a_launch_starts_each_kernel_the_code_may_pick(tmp_path, host, expected):
     assert launched(tmp_path, host) == expected

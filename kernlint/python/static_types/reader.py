@@ -339,7 +339,7 @@ class TypeReader:
 
     def _subscript(self, expr: ast.Subscript) -> Type:
         base = _not_none(self.type_of(expr.value))
-        if (base is None or isinstance(base, (DictType, ListType))) and isinstance(expr.value, ast.Attribute):
+        if isinstance(base, (DictType, ListType)) and isinstance(expr.value, ast.Attribute):
             stored = self.item(expr)  # `self.user_data["rng"]`: a dict of many kinds, one key's
             if stored is not None:
                 return stored

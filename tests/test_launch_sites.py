@@ -160,6 +160,19 @@ def launched(tmp_path, host: str):
             self.made[1, 32](out, x)
             self.table["fill"][1, 32](out, x)
     ''', {17: ["scale", "shift"], 18: ["make.body"], 19: ["fill"]}),
+    # a parameter's default: the kernel a call that leaves it out launches; none: not known
+    ('''
+    class Runner:
+        def __init__(self, kernel=shift):
+            self.kernel = kernel
+
+        def run(self, out, x):
+            self.kernel[1, 32](out, x)
+
+    def launch(out, x, k=scale, other=None):
+        k[1, 32](out, x)
+        other[1, 32](out, x)
+    ''', {6: ["shift"], 9: ["scale"], 10: [None]}),
 ])
 def test_a_launch_starts_each_kernel_the_code_may_pick(tmp_path, host, expected):
     assert launched(tmp_path, host) == expected
@@ -381,6 +394,41 @@ def test_a_walked_array_has_one_more_dimension_than_its_items(tmp_path, loop, ex
 def test_a_walked_array_whose_items_are_indexed_has_their_rank_plus_one():
     function = ast.parse("def k(out, grid, a):\n    for row in grid:\n        out[0, 1] += row[1] * a\n").body[0]
     assert _ranks_indexed(function) == {"out": {2}, "row": {1}, "grid": {2}}
+
+
+def test_an_array_a_helper_returns_keeps_the_dtype_its_file_imports(tmp_path):
+    """`def make(n): return cuda.to_device(np.zeros(n, dtype=DTYPE))` with `from .config import
+    DTYPE`: the launch with what it returns (and a `device_array_like` of it) is float32."""
+    package = tmp_path / "pk"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "config.py").write_text("import numpy as np\n\nDTYPE = np.float32\n")
+    (package / "run.py").write_text(textwrap.dedent('''
+        import numpy as np
+        from numba import cuda
+        from .config import DTYPE
+
+
+        @cuda.jit
+        def scale(a, s):
+            i = cuda.grid(1)
+            if i < a.shape[0]:
+                a[i] *= s
+
+
+        def make(n):
+            return cuda.to_device(np.zeros(n, dtype=DTYPE))
+
+
+        def run(n):
+            b = make(n)
+            scale[1, 32](b, np.float32(2))
+            scale[1, 32](cuda.device_array_like(b), np.int16(2))
+    '''))
+    from kernlint.python.signatures.launch_sites import launch_signatures
+    found = launch_signatures(Project(), [str(package / "run.py")])
+    assert sorted(s for s, _ in found[str(package / "run.py")]["scale"]) == [
+        "void(float32[::1], float32)", "void(float32[::1], int16)"]
 
 
 def test_the_lattice_package_shows_each_kernel_typed_from_its_launch(tmp_path):

@@ -116,10 +116,10 @@ class HostReader:
             self._module_frame = frame
             stored = repr(self._attrs.through_parameters)
             self.read_body(self.module.tree.body, frame)
-            # (a helper below the launch storing in the object it is given: read again too)
+            # (code that launches no kernel: its types matter to no launch; a helper below the
+            # launch storing in the object it is handed is read again as well)
             if record and self._gpu_code and self._reads + 1 < MAX_READS and (repr(self._calls_read[0]) != repr(
                     self._passed) or stored != repr(self._attrs.through_parameters)):
-                # (code that launches no kernel: its types matter to no launch)
                 self._passed, self._passed_kernels, self._passed_exprs = self._calls_read
                 passes.append(True)
             self._reads += 1

@@ -111,9 +111,15 @@ class Evaluator:
         binding, function = scope.lookup(name)
         if function is None:
             return self.globals.global_value(module, name, getattr(node, "lineno", 0))
+        return self._reaching_value(module, binding, function, scope, env, node)
+
+    def _reaching_value(self, module: PyModule, binding: Binding, function: FunctionNode, scope: Scope,
+                        env: Dict[str, Any], node: ast.Name) -> Any:
+        """A local binding's value where its right-hand side reads the name it binds (`f =
+        numba.njit(f)`, `c = c * k` then `c = c.astype(t)`): each reads the binding before it."""
+        name = binding.name
         if binding.kind == "assign" and any(isinstance(n, ast.Name) and n.id == name
                                             for n in ast.walk(binding.value)):
-            # `f = numba.njit(f)` in a function: its right-hand side reads the binding before it
             earlier = self.globals.chosen_binding(module, module.bindings_before(binding, function))
             if earlier is None:
                 # `if isinstance(f, str): f = library.pick(f)`: the parameter it rebinds
@@ -121,7 +127,7 @@ class Evaluator:
             if earlier is None:
                 raise Unresolved(name, module.path, binding.line,
                                  f"is read at line {binding.line} of `{function.name}` before it is bound")
-            previous = self._local_value(module, earlier, function, scope, env, node)
+            previous = self._reaching_value(module, earlier, function, scope, env, node)
             return self._local_value(module, binding, function, scope, dict(env, **{name: previous}), node)
         return self._local_value(module, binding, function, scope, env, node)
 

@@ -360,7 +360,7 @@ class TypeReader:
             if value is not None:
                 return value
         base = _not_none(self.type_of(expr.value))
-        if (base is None or isinstance(base, (DictType, ListType))) and isinstance(expr.value, ast.Attribute):
+        if isinstance(base, (DictType, ListType)) and isinstance(expr.value, ast.Attribute):
             stored = self.item(expr)  # `self.user_data["rng"]`: a dict of many kinds, one key's
             if stored is not None:
                 return stored

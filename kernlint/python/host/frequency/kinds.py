@@ -334,7 +334,10 @@ class LoopKinds:
                 timing.add(name)
         for statement in _simple_statements(self.node.body):
             reads, writes = _reads_writes(statement)
-            for name in sorted(reads):
+            # what the work reads (a call's or a launch's argument), a counter, a swap: not a
+            # value only compared (`if best is None or t < best: best = t` keeps a record)
+            used = _argument_reads(statement) | (self.facts.incremented & reads) | _swapped(statement)
+            for name in sorted(reads & used):
                 if name in self.facts.changed and name not in assigned and name not in self.variables and (
                         name not in timing):
                     return name
@@ -623,3 +626,22 @@ def _arithmetic(value: ast.AST) -> bool:
     file's given numbers), no subscript of data: a parameter, not an array."""
     return not any(isinstance(sub, ast.Call) and dotted_name(sub.func).rsplit(".", 1)[-1] in _TO_DEVICE | _SIZED
                    or isinstance(sub, ast.Attribute) and sub.attr in _ARRAY_ATTRIBUTES for sub in ast.walk(value))
+
+
+
+def _argument_reads(unit: ast.AST) -> Set[str]:
+    """What a statement passes to calls and launches."""
+    found: Set[str] = set()
+    for call in calls_in(unit):
+        for argument in list(call.args) + [k.value for k in call.keywords]:
+            found |= _loaded(argument)
+    return found
+
+
+
+def _swapped(unit: ast.AST) -> Set[str]:
+    """``a, b = b, a``: the names a tuple assignment exchanges."""
+    if isinstance(unit, ast.Assign) and len(unit.targets) == 1 and isinstance(unit.targets[0], ast.Tuple) and \
+            isinstance(unit.value, ast.Tuple):
+        return set(assigned_names(unit.targets[0])) & _loaded(unit.value)
+    return set()

@@ -486,11 +486,21 @@ def _item_as_data(argument: ast.AST, variables: Set[str]) -> bool:
 
 
 
+def trips(iterable: ast.AST, constants: Mapping[str, int]) -> Optional[int]:
+    """How many items an iterable the code spells out has (None where it is not fixed)."""
+    return _trips(iterable, constants)
+
+
 def _trips(iterable: ast.AST, constants: Mapping[str, int]) -> Optional[int]:
     """How many items an iterable the code spells out has: a literal list, ``range`` of
     constants, ``np.array_split(x, 8)``; through ``enumerate`` and ``reversed``."""
     if isinstance(iterable, (ast.List, ast.Tuple, ast.Set)):
         return len(iterable.elts)
+    if isinstance(iterable, ast.Name):  # a comprehension the function binds once (`reading._comprehensions`)
+        return constants.get(f"len({iterable.id})")
+    if isinstance(iterable, (ast.GeneratorExp, ast.ListComp)) and len(iterable.generators) == 1 and not (
+            iterable.generators[0].ifs):
+        return _trips(iterable.generators[0].iter, constants)
     if not isinstance(iterable, ast.Call):
         return None
     name = dotted_name(iterable.func).rsplit(".", 1)[-1]

@@ -309,13 +309,14 @@ class LoopKinds:
     def _measured(self):
         """A benchmark: a clock (or CUDA event) times the loop, from just before to just after
         it or around its body's work, the body transfers or allocates, and no state goes from
-        one iteration to the next: the transfer is what the code measures."""
+        one iteration to the next (no name carried, no launches sharing an array the loop
+        keeps): the transfer is what the code measures."""
         before, after = self.around
         body = self.node.body
         around = _stamps(before[-_TIMED_WITHIN:]) and _stamps(after[:_TIMED_WITHIN])
         inside = len(body) >= 2 and _stamps(body[:1]) and _stamps(body[1:])
-        if not (around or inside) or self._carried():
-            return None
+        if not (around or inside) or self._carried() or self._shared_state():
+            return None  # a timed simulation: its state goes on from one iteration to the next
         for sub in own_nodes(body):
             if isinstance(sub, ast.Call) and dotted_name(sub.func).rsplit(".", 1)[-1] in _MEASURED:
                 where = "around it" if around else "around its body"

@@ -309,13 +309,14 @@ class LoopKinds:
     def _measured(self):
         """A benchmark: a clock (or CUDA event) times the loop, from just before to just after
         it or around its body's work, the body transfers or allocates, and no state goes from
-        one iteration to the next: the transfer is what the code measures."""
+        one iteration to the next (no name carried, no launches sharing an array the loop
+        keeps): the transfer is what the code measures."""
         before, after = self.around
         body = self.node.body
         around = _stamps(before[-_TIMED_WITHIN:]) and _stamps(after[:_TIMED_WITHIN])
         inside = len(body) >= 2 and _stamps(body[:1]) and _stamps(body[1:])
-        if not (around or inside) or self._carried():
-            return None
+        if not (around or inside) or self._carried() or self._shared_state():
+            return None  # a timed simulation: its state goes on from one iteration to the next
         for sub in own_nodes(body):
             if isinstance(sub, ast.Call) and dotted_name(sub.func).rsplit(".", 1)[-1] in _MEASURED:
                 where = "around it" if around else "around its body"
@@ -334,7 +335,10 @@ class LoopKinds:
                 timing.add(name)
         for statement in _simple_statements(self.node.body):
             reads, writes = _reads_writes(statement)
-            for name in sorted(reads):
+            # what the work reads (a call's or a launch's argument), a counter, a swap: not a
+            # value only compared (`if best is None or t < best: best = t` keeps a record)
+            used = _argument_reads(statement) | (self.facts.incremented & reads) | _swapped(statement)
+            for name in sorted(reads & used):
                 if name in self.facts.changed and name not in assigned and name not in self.variables and (
                         name not in timing):
                     return name
@@ -483,11 +487,21 @@ def _item_as_data(argument: ast.AST, variables: Set[str]) -> bool:
 
 
 
+def trips(iterable: ast.AST, constants: Mapping[str, int]) -> Optional[int]:
+    """How many items an iterable the code spells out has (None where it is not fixed)."""
+    return _trips(iterable, constants)
+
+
 def _trips(iterable: ast.AST, constants: Mapping[str, int]) -> Optional[int]:
     """How many items an iterable the code spells out has: a literal list, ``range`` of
     constants, ``np.array_split(x, 8)``; through ``enumerate`` and ``reversed``."""
     if isinstance(iterable, (ast.List, ast.Tuple, ast.Set)):
         return len(iterable.elts)
+    if isinstance(iterable, ast.Name):  # a comprehension the function binds once (`reading._comprehensions`)
+        return constants.get(f"len({iterable.id})")
+    if isinstance(iterable, (ast.GeneratorExp, ast.ListComp)) and len(iterable.generators) == 1 and not (
+            iterable.generators[0].ifs):
+        return _trips(iterable.generators[0].iter, constants)
     if not isinstance(iterable, ast.Call):
         return None
     name = dotted_name(iterable.func).rsplit(".", 1)[-1]
@@ -623,3 +637,22 @@ def _arithmetic(value: ast.AST) -> bool:
     file's given numbers), no subscript of data: a parameter, not an array."""
     return not any(isinstance(sub, ast.Call) and dotted_name(sub.func).rsplit(".", 1)[-1] in _TO_DEVICE | _SIZED
                    or isinstance(sub, ast.Attribute) and sub.attr in _ARRAY_ATTRIBUTES for sub in ast.walk(value))
+
+
+
+def _argument_reads(unit: ast.AST) -> Set[str]:
+    """What a statement passes to calls and launches."""
+    found: Set[str] = set()
+    for call in calls_in(unit):
+        for argument in list(call.args) + [k.value for k in call.keywords]:
+            found |= _loaded(argument)
+    return found
+
+
+
+def _swapped(unit: ast.AST) -> Set[str]:
+    """``a, b = b, a``: the names a tuple assignment exchanges."""
+    if isinstance(unit, ast.Assign) and len(unit.targets) == 1 and isinstance(unit.targets[0], ast.Tuple) and \
+            isinstance(unit.value, ast.Tuple):
+        return set(assigned_names(unit.targets[0])) & _loaded(unit.value)
+    return set()

@@ -12,7 +12,7 @@ from typing import Dict, Iterator, List, Mapping, Optional, Sequence, Set, Tuple
 
 from .changes import Changes
 from .facts import Context, Frequency, Loop, Statement
-from .kinds import LoopKinds
+from .kinds import LoopKinds, trips
 from .places import Guard, catch_up
 from .syntax import LOOPS, SCOPES, dotted_name, ends_with_exit, int_value, own_nodes, short_text
 
@@ -33,6 +33,7 @@ def analyse(body: Body, context: Context = Context()) -> Frequency:
     constants = dict(context.constants)
     if function is not None:
         constants.update(_defaults(function.args, constants))
+        constants.update(_comprehensions(statements, constants))
     reader = _Reader(context, constants, function.lineno if function is not None else 0, statements)
     reader.block(statements, None, (), None, Changes(statements))
     return reader.frequency
@@ -343,3 +344,24 @@ def _called_in_loops(tree: ast.Module) -> Set[str]:
         else:
             stack.extend((child, in_loop) for child in ast.iter_child_nodes(node))
     return called
+
+
+
+def _comprehensions(statements: Sequence[ast.stmt], constants: Mapping[str, int]) -> Dict[str, int]:
+    """``len(NAME)`` of names a body binds once to a comprehension over a fixed count
+    (``LAYERS = ((1 / 2**i, 2**i) for i in range(16))``): a loop over NAME has that many trips."""
+    bound: Dict[str, List[ast.AST]] = {}
+    for sub in own_nodes(statements):
+        if isinstance(sub, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            for target in sub.targets if isinstance(sub, ast.Assign) else [sub.target]:
+                if isinstance(target, ast.Name):
+                    bound.setdefault(target.id, []).append(sub.value)
+    grown = {dotted_name(sub.func.value) for sub in own_nodes(statements) if isinstance(sub, ast.Call) and
+             isinstance(sub.func, ast.Attribute) and sub.func.attr in ("append", "extend", "insert")}
+    found: Dict[str, int] = {}
+    for name, values in bound.items():
+        if len(values) == 1 and isinstance(values[0], (ast.GeneratorExp, ast.ListComp)) and name not in grown:
+            count = trips(values[0], constants)
+            if count is not None:
+                found[f"len({name})"] = count
+    return found

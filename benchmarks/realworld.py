@@ -51,6 +51,7 @@ from typing import Dict, List, Tuple
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from kernlint.engine import Options, check_paths, discover, worth_checking  # noqa: E402
+from kernlint.python.host.reader import file_host_facts  # noqa: E402
 from kernlint.python.project import Project  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -88,7 +89,9 @@ def kernels_present(root: str) -> Tuple[Dict[str, List[Tuple[str, int]]], set]:
     defines; the (path, def line) of those launched somewhere in the project: a ``name[...](...)``
     call in any of its files' host code naming one of the names the kernel is bound to, where
     that file defines no kernel of that name itself (then the launch is of its own); one inside a
-    kernel's body is not a launch: numba.cuda launches no kernel from the GPU)."""
+    kernel's body is not a launch: numba.cuda launches no kernel from the GPU), and every kernel
+    a launch the host reader follows starts (through attributes, dicts, picks, a kernel passed
+    to a launching helper: the facts the signatures are read from), whatever its name there."""
     project = Project()
     found: Dict[str, List[Tuple[str, int]]] = {}
     names: Dict[tuple, set] = defaultdict(set)
@@ -116,7 +119,7 @@ def kernels_present(root: str) -> Tuple[Dict[str, List[Tuple[str, int]]], set]:
             found[path] = [(k.qualname, k.line) for k in kernels]
             for kernel in kernels:
                 names[(path, kernel.line)].update(kernel.names or [kernel.name])
-    launched = set()
+    launched = _followed(project, launched_in)
     for key, bound in names.items():
         for path, called in launched_in.items():
             reaching = called if path == key[0] else called - defined_in[path]
@@ -124,6 +127,20 @@ def kernels_present(root: str) -> Tuple[Dict[str, List[Tuple[str, int]]], set]:
                 launched.add(key)
                 break
     return found, launched
+
+
+def _followed(project: Project, paths) -> set:
+    """(path, def line) of the kernels the host reader's launches in ``paths`` start."""
+    started = set()
+    for path in paths:
+        facts = file_host_facts(project, path)
+        for launch in (facts.launches + facts.passed_launches) if facts is not None else ():
+            module = project.module(launch.kernel.path) if launch.kernel is not None else None
+            kernel = next((k for k in module.kernels if k.qualname == launch.kernel.qualname), None) \
+                if module is not None else None
+            if kernel is not None and not kernel.device:
+                started.add((module.path, kernel.line))
+    return started
 
 
 def _host_nodes(module):

@@ -52,6 +52,31 @@ def test_realworld_counts_a_kernel_launched_by_host_code_only(tmp_path):
     assert launched == {(kernels, 11), (script, 6)}
 
 
+def test_realworld_counts_a_kernel_the_reader_follows_a_launch_to_under_another_name(tmp_path):
+    """`self.kernel = scale` in a class, launched as `self.kernel[...]`; a kernel picked from a
+    dict by a literal key: launched, by the facts the signatures are read from, though no launch
+    names them. One never reached stays unlaunched."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        import realworld
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    (tmp_path / "kernels.py").write_text(
+        "from numba import cuda\n\n\n"
+        "@cuda.jit\ndef scale(a):\n    a[0] *= 2\n\n\n"
+        "@cuda.jit\ndef shift(a):\n    a[0] += 1\n\n\n"
+        "@cuda.jit\ndef unused(a):\n    a[0] = 0\n")
+    (tmp_path / "run.py").write_text(
+        "import numpy as np\nfrom kernels import scale, shift\n\n"
+        "TABLE = {\"shift\": shift}\n\n\n"
+        "class Stepper:\n    def __init__(self):\n        self.kernel = scale\n\n"
+        "    def step(self, a):\n        self.kernel[1, 1](a)\n        TABLE[\"shift\"][1, 1](a)\n")
+    found, launched = realworld.kernels_present(str(tmp_path))
+    kernels = str(tmp_path / "kernels.py")
+    assert found == {kernels: [("scale", 5), ("shift", 10), ("unused", 15)]}
+    assert launched == {(kernels, 5), (kernels, 10)}
+
+
 STEP_SCRIPT = """\
 import numpy as np
 from numba import cuda

@@ -41,7 +41,7 @@ CASES = {
         def exchange(fields):
             for k in range(len(COMPONENTS)):  # loop: few  # trips: 3
                 send(fields[COMPONENTS[k]].copy_to_host())
-            for k in range(len(GROWN)):  # loop: step
+            for k in range(len(GROWN)):  # loop: unknown
                 send(fields[GROWN[k]].copy_to_host())
         """),
     "a job worked through in batches: chunks, not steps": ("mesh.py", """
@@ -63,7 +63,7 @@ CASES = {
                     z = d_u.copy_to_host()  # not step
                     tip = tip - 1
                 sweeps = 0
-                while sweeps < 2:  # runs: every  # loop: step
+                while sweeps < 2:  # runs: every  # loop: few
                     relax[64, 256](d_u)
                     sweeps += 1
         """),
@@ -272,11 +272,13 @@ CASES = {
                     d_u = cuda.to_device(u0)
         """),
     "a name that says gpus is not a device loop": ("frames.py", """
-        def share(frames, rank, gpus):
+        def share(frames, rank, gpus, d_state):
             for i in range(rank, len(frames), gpus):  # loop: step
                 d_frame = cuda.to_device(frames[i])  # step
             for n_gpus in range(gpus):  # loop: step
                 d_x = cuda.device_array(1024)  # step
+                fill[4, 256](d_x, d_state)
+                relax[4, 256](d_state)
         """),
     "files and parameters": ("batch.py", """
         def each_file(root):
@@ -304,7 +306,7 @@ CASES = {
                 dense[1, 256](d_out, d_x, weights[layer])
             for chunk in np.array_split(x, 8):  # loop: few  # trips: 8
                 d_chunk = cuda.to_device(chunk)
-            for _ in range(10):  # loop: step  # trips: 10
+            for _ in range(10):  # loop: few  # trips: 10
                 dense[1, 256](d_out, d_x, weights[0])
         """),
     "few inside a step still runs on every step": ("net.py", """

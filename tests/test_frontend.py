@@ -405,6 +405,30 @@ def test_a_factory_kernel_stands_in_for_what_it_reads_of_parameters_no_call_give
     ]
 
 
+def test_a_chain_of_rebindings_each_reading_the_one_before_is_followed(tmp_path):
+    """`c = c * scale` then `c = c + 1.0` in a factory: each right-hand side reads the binding
+    before it, all the way to the first (it used to read its own binding again, without end)."""
+    (tmp_path / "factory.py").write_text(textwrap.dedent('''
+        from numba import cuda
+
+
+        def make(offset=0.5):
+            c = 2.0
+            c = c * 3.0
+            c = c + offset
+
+            @cuda.jit("void(float64[::1])")
+            def kernel(out):
+                out[0] = c
+                if out[0] != 6.5:
+                    print("not the value the factory made")  # KL301
+            return kernel
+    '''))
+    report = check_paths([str(tmp_path)], Options(timeout=60))
+    assert [f.code for f in report.findings] == ["KL301"]
+    assert [s.kernel for s in report.stats if not s.host] == ["kernel"]
+
+
 def test_what_a_method_returns_and_attributes_set_elsewhere_stand_in(tmp_path):
     """`self.make_update()` is a method kernlint does not run, `self.offset` is set outside
     the class: run-time values, each stood in for by the kernel's use of it."""

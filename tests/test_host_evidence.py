@@ -13,7 +13,7 @@ from kernlint.python.host.docstrings import documented_elements
 from kernlint.python.project import Project
 from kernlint.python.signatures.allocations import package_widths
 from kernlint.python.signatures.evidence import kernel_evidence
-from kernlint.python.signatures.inference import inferred_signatures
+from kernlint.python.signatures.inference import inferred_by_kernel, inferred_signatures
 
 HEADER = "import numpy as np\nimport numpy.typing as npt\nfrom numba import cuda\n\nDTYPE = np.float32\n\n\n" \
          "@cuda.jit\ndef k(out, x):\n    i = cuda.grid(1)\n    if i < x.size:\n        out[i] = x[i]\n\n\n"
@@ -50,9 +50,26 @@ F32 = ("float32", True)
     # through a call, and a view keeps the elements
     ("def run(out, x):\n    k[1, 32](out, x[1:])\n\ndef main(n):\n    run(np.zeros(n, np.float32), "
      "np.ones(n).astype(np.float32))", [F32 + ("allocation",), F32 + ("astype",)]),
+    # a function a factory returns is called where the factory's result is bound
+    ("def make(scale):\n    def run(out, x):\n        k[1, 32](out, x)\n    return run\n\n"
+     "def main(n):\n    run = make(2)\n    run(np.zeros(n, np.float32), np.arange(n, dtype=np.int16))",
+     [F32 + ("allocation",), ("int16", True, "allocation")]),
     # callers that disagree say nothing
     ("def run(out, x):\n    k[1, 32](out, x)\n\ndef main(n):\n    run(np.zeros(n, np.float32), np.zeros(n))\n"
      "    run(np.zeros(n, np.float32), np.arange(n, dtype=np.int64))", [F32 + ("allocation",), None]),
+    # an FFT's result is complex of its input's width, an inverse real FFT's real; whatever
+    # module it is called on (`xp = get_array_module(x)`)
+    ("def run(x, xp):\n    k[1, 32](xp.fft.rfft(x), np.fft.irfft(x.astype(np.float32)))",
+     [("complex128", True, "fft"), F32 + ("fft",)]),
+    # arithmetic: NumPy 2's promotion, a Python number taking an array's type where of one kind
+    ("def run(n):\n    k[1, 32](np.zeros(n, np.float32) * 2.0, np.arange(n) * 0.5)",
+     [F32 + ("allocation",), ("float64", True, "allocation")]),
+    ("def run(n):\n    k[1, 32](np.zeros(n, np.int32) / 2, -np.arange(n, dtype=np.int16) + 1)",
+     [("float64", True, "allocation"), ("int16", True, "allocation")]),
+    # `dt, dh = 0.005, 1` pairs its items; `np.arange(count)` of a count no reading says is a
+    # float holds integers, `np.arange` of a float step floats
+    ("def run(par):\n    dt, dh = 0.005, 1\n    k[1, 32](np.arange(par['n']) * dh, np.arange(0, par['n'], dt))",
+     [("int64", True, "allocation"), ("float64", True, "allocation")]),
 ])
 def test_host_evidence_at_a_launch(tmp_path, host, expected):
     assert evidence(tmp_path, host) == expected
@@ -197,6 +214,9 @@ def test_show_signatures_names_the_evidence(tmp_path):
         "rows: validation call at hostdtypes/kernels.py:32")
     assert "inferred: out: docstring at hostdtypes/kernels.py:46" in rows["hostdtypes/kernels.py::smooth"]
     assert rows["hostdtypes/kernels.py::shift"].endswith("inferred")  # its evidence disagrees
+    # `axis` is typed by its launch (the launch reader follows it), the FFT's results by the host code
+    assert rows["hostdtypes/kernels.py::weigh"].endswith(
+        "inferred: out: fft at hostdtypes/kernels.py:108; spectrum: fft at hostdtypes/kernels.py:108")
 
 
 def test_an_array_whose_rows_are_passed_on_takes_the_rank_its_namesakes_index(tmp_path):
@@ -275,3 +295,149 @@ def test_a_factory_s_kernel_is_launched_in_that_factory(tmp_path):
     found = {k.qualname: kernel_evidence(project, k) for k in project.module(str(path)).kernels}
     assert [e.dtype if e else None for e in found["make_a.kernel"]] == ["float32"]
     assert found["make_b.kernel"] == [None]
+
+
+def test_a_class_s_arrays_come_from_its_constructor_s_callers_the_package_s_first(tmp_path):
+    """``self.h`` set from ``__init__``'s parameter: what ``Op(...)`` is called with, found
+    through the package's star re-export; the package's own calls before its tests' and
+    examples', and an update of itself by an integer keeps its elements."""
+    project = _package(tmp_path, {
+        "pyproject.toml": "",
+        "pkg/__init__.py": "from .op import *\n",
+        "pkg/op.py": """
+            import numpy as np
+            from numba import cuda
+
+            __all__ = ["Op"]
+
+            @cuda.jit
+            def k(t, h):
+                i = cuda.grid(1)
+                t[i] = h[i]
+
+            class Op:
+                def __init__(self, t, h, squared=False):
+                    self.t, self.h = t, h
+                    if squared:
+                        self.h = self.h ** 2
+
+                def apply(self):
+                    k[1, 32](self.t, self.h)
+            """,
+        "tests/test_op.py": """
+            import numpy as np
+            import pkg
+
+            def test_op():
+                dt, dh = 0.5, 1
+                pkg.Op(np.arange(8) * dt, np.arange(8) * dh).apply()
+            """,
+        "examples/plot_op.py": "import numpy as np\nfrom pkg import Op\nOp(np.zeros(3), np.linspace(0, 1, 3))\n",
+    })
+    kernel = project.module(str(tmp_path / "pkg" / "op.py")).kernels[0]
+    # the test and the example agree on `t`, disagree on `h` (then it says nothing)
+    assert [e.dtype if e else None for e in kernel_evidence(project, kernel)] == ["float64", None]
+    (tmp_path / "pkg" / "grid.py").write_text(
+        "import numpy as np\nfrom .op import Op\n\ndef grid(n):\n    return Op(np.zeros(n, np.float32), "
+        "np.arange(n, dtype=np.int32))\n")
+    project = Project()
+    kernel = project.module(str(tmp_path / "pkg" / "op.py")).kernels[0]
+    found = kernel_evidence(project, kernel)
+    assert [(e.dtype, e.path) for e in found] == [("float32", str(tmp_path / "pkg" / "grid.py")),
+                                                  ("int32", str(tmp_path / "pkg" / "grid.py"))]
+    # without the example, the test's `np.arange(8) * dh` (an integer step): int64
+    (tmp_path / "pkg" / "grid.py").unlink()
+    (tmp_path / "examples" / "plot_op.py").unlink()
+    project = Project()
+    kernel = project.module(str(tmp_path / "pkg" / "op.py")).kernels[0]
+    assert [e.dtype for e in kernel_evidence(project, kernel)] == ["float64", "int64"]
+
+
+def test_what_the_body_does_not_say_comes_from_the_package_s_attributes_and_kernels(tmp_path):
+    """A kernel a factory makes, whose body passes ``r_im`` on to a function it is given and
+    never reads ``grid``, ``mass`` or ``box``: ``r_im`` and ``mass`` are the arrays the package
+    keeps in attributes of those names (their elements and rank), ``box`` the array the
+    package's other kernels index (two of them: one alone does not decide), and ``grid``, a
+    grid group in the package's device functions, a placeholder's int64 (a host cannot pass
+    a grid group)."""
+    project = _package(tmp_path, {
+        "pyproject.toml": "",
+        "pkg/__init__.py": "",
+        "pkg/state.py": """
+            import numpy as np
+            from numba import cuda
+
+            class State:
+                def __init__(self, n, itype=np.int32):
+                    self.itype = itype
+                    shape = (n, 3)
+                    self.r_im = np.zeros(shape, dtype=self.itype)
+                    self.mass = np.ones(n, np.float32)
+                    self.d_mass = cuda.to_device(self.mass)
+
+                def load(self, saved):
+                    self.r_im = saved["r_im"]  # not known: the known ones decide
+            """,
+        "pkg/walls.py": """
+            from numba import cuda
+
+            @cuda.jit
+            def wrap(r, box):
+                i = cuda.grid(1)
+                r[i, 0] = r[i, 0] % box[0]
+
+            @cuda.jit
+            def volume(box, out):
+                out[0] = box[0] * box[1]
+
+            @cuda.jit(device=True)
+            def settle(grid, r):
+                grid.sync()
+            """,
+        "pkg/step.py": """
+            from numba import cuda
+
+            def make(n, fold):
+                def step(grid, r, r_im, mass, box):
+                    i = cuda.grid(1)
+                    if i < n:
+                        r[i, 0] = r[i, 1] * 0.5
+                        fold(r[i], r_im[i])
+                return cuda.jit(step)
+            """,
+    })
+    module = project.module(str(tmp_path / "pkg" / "step.py"))
+    [(signature, variant), *_] = inferred_by_kernel(project, module, {})["make.step"]
+    assert signature == "void(int64, float64[:, ::1], int32[:, ::1], float32[::1], float64[::1])"
+    state, walls = tmp_path / "pkg" / "state.py", tmp_path / "pkg" / "walls.py"
+    assert variant.endswith(f"@r_im: allocated as `r_im` at {state}:9; mass: allocated as `mass` at {state}:10; "
+                            f"box: use in `wrap` at {walls}:5; grid: never read, a grid group in `settle` at "
+                            f"{walls}:14: a placeholder")
+    # one kernel alone does not decide `box`, nor a grid group `grid`: the body's scalars
+    walls.write_text(walls.read_text().partition("@cuda.jit\ndef volume")[0])
+    project = Project()
+    module = project.module(str(tmp_path / "pkg" / "step.py"))
+    [(signature, _), *_] = inferred_by_kernel(project, module, {})["make.step"]
+    assert signature == "void(float64, float64[:, ::1], int32[:, ::1], float32[::1], float64)"
+
+
+def test_a_kept_reading_is_read_again_when_the_attribute_s_allocation_changes(tmp_path):
+    """An inferred signature that took a package attribute's allocation is kept between runs
+    (the cache) only while the file that allocates it is the same."""
+    from kernlint.engine import Options, check_paths
+
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "state.py").write_text(
+        "import numpy as np\n\n\nclass State:\n    def __init__(self, n):\n        self.mass = np.ones(n, np.float32)\n")
+    (tmp_path / "pkg" / "kernels.py").write_text(
+        "from numba import cuda\n\n\n@cuda.jit\ndef clear(out, mass):\n    out[cuda.grid(1)] = 0.5\n")
+
+    def checked():
+        report = check_paths([str(tmp_path / "pkg" / "kernels.py")], Options(cache_root=str(tmp_path)))
+        return [s.signature for s in report.stats if s.kernel == "clear"]
+
+    assert checked() == ["void(float64[::1], float32[::1])"]
+    (tmp_path / "pkg" / "state.py").write_text(
+        (tmp_path / "pkg" / "state.py").read_text().replace("np.float32", "np.int16"))
+    assert checked() == ["void(float64[::1], int16[::1])"]

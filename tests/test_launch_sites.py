@@ -1,6 +1,7 @@
 """Launches the reader follows without running anything: which kernels a launch may start when
 the code picks one (attributes, branches, literal dicts and lists), and the signature a launch
 gives when it knows every element type but the body says the ranks."""
+import ast
 import os
 import re
 import shutil
@@ -13,7 +14,7 @@ import pytest
 from conftest import FIXTURES, ROOT
 from kernlint.python.host.reader import file_host_facts
 from kernlint.python.project import Project
-from kernlint.python.signatures.launch_sites import with_body_ranks
+from kernlint.python.signatures.launch_sites import _ranks_indexed, with_body_ranks
 
 LATTICE = FIXTURES / "shapes" / "lattice"
 
@@ -159,6 +160,19 @@ def launched(tmp_path, host: str):
             self.made[1, 32](out, x)
             self.table["fill"][1, 32](out, x)
     ''', {17: ["scale", "shift"], 18: ["make.body"], 19: ["fill"]}),
+    # a parameter's default: the kernel a call that leaves it out launches; none: not known
+    ('''
+    class Runner:
+        def __init__(self, kernel=shift):
+            self.kernel = kernel
+
+        def run(self, out, x):
+            self.kernel[1, 32](out, x)
+
+    def launch(out, x, k=scale, other=None):
+        k[1, 32](out, x)
+        other[1, 32](out, x)
+    ''', {6: ["shift"], 9: ["scale"], 10: [None]}),
 ])
 def test_a_launch_starts_each_kernel_the_code_may_pick(tmp_path, host, expected):
     assert launched(tmp_path, host) == expected
@@ -225,6 +239,11 @@ def _kernel(tmp_path, source):
     ("out[i, j] = a", ["float32[?]", "float32[?]", "float32"], None),
     # an argument the launch does not type
     ("out[i, j] = grid[i, j] * a", ["float32[?]", "float32[?]", None], None),
+    # chained subscripts index as many dimensions as they hold together
+    ("out[i][j] = grid[0][i][j] * a", ["float32[?]", "float64[?]", "float32"],
+     "void(float32[:, ::1], float64[:, :, ::1], float32)"),
+    # a row taken whole and the array indexed in full: two ranks, the body does not say one
+    ("out[i][j] = grid[0][i][j] + grid[0][i]", ["float32[?]", "float32[?]", "float32"], None),
 ])
 def test_a_launch_of_known_elements_takes_the_ranks_the_body_indexes_with(tmp_path, body, types, expected):
     kernel = _kernel(tmp_path, f'''
@@ -236,6 +255,180 @@ def test_a_launch_of_known_elements_takes_the_ranks_the_body_indexes_with(tmp_pa
             {body}
     ''')
     assert with_body_ranks(kernel, types) == expected
+
+
+@pytest.mark.parametrize("stored, expected", [
+    # stored by a helper the class's method hands `self` to: the launch's types
+    ("sim.d_fields = cuda.to_device(fields)", "void(float64[:, :, ::1])"),
+    # arrays of different element types, on either side of an `if`: not known
+    ("if len(sim.dims) == 3:\n        sim.d_fields = cuda.to_device(fields.astype(np.float32))\n"
+     "    else:\n        sim.d_fields = cuda.to_device(fields)", None),
+])
+def test_attributes_a_helper_stores_in_the_object_it_is_given_type_its_launches(tmp_path, stored, expected):
+    """`def send_to_gpu(sim): sim.d_fields = cuda.to_device(...)`, called as `send_to_gpu(self)`
+    from the class's method: the attribute holds that array where another helper launches
+    with it, though the class itself only sets it to None; the array of a list of arrays
+    (`np.array(fields)`) has their element type, its rank the kernel's indexing says."""
+    (tmp_path / "gpu.py").write_text(textwrap.dedent('''
+        import numpy as np
+        from numba import cuda
+
+
+        @cuda.jit
+        def periodic(fields):
+            i, j = cuda.grid(2)
+            fields[0][i][j] = fields[1][i][j]
+
+
+        def apply_bc(sim):
+            periodic[sim.blocks, sim.threads](sim.d_fields)
+
+
+        def send_to_gpu(sim):
+            fields = []
+            for field in sim.fields:
+                fields.append(field)
+            fields = np.array(fields)
+            STORED
+
+
+        class Simulation:
+            def __init__(self, dims):
+                self.dims = dims
+                self.fields = []
+                self.d_fields = None
+                self.blocks = (16, 16)
+                self.threads = (16, 16)
+
+            def add_field(self):
+                self.fields.append(np.zeros(list(self.dims)))
+
+            def to_gpu(self):
+                send_to_gpu(self)
+
+            def step(self):
+                apply_bc(self)
+    ''').replace("STORED", stored))
+    project = Project()
+    from kernlint.python.signatures.launch_sites import launch_signatures
+    found = launch_signatures(project, [str(tmp_path / "gpu.py")])
+    signatures = [signature for signature, _ in found.get(str(tmp_path / "gpu.py"), {}).get("periodic", [])]
+    assert signatures == ([expected] if expected else [])
+
+
+def test_a_subclass_launches_with_what_its_base_hands_a_helper_module_to_store(tmp_path):
+    """The base class's file imports a helper module and calls ``gpu.send_to_gpu(self)``, which
+    stores the device arrays in the object (its parameter: the one class having the attributes
+    it reads and sets); a subclass in a third file launches with them and with an item its own
+    method stores at a literal key of a dict of values of many kinds."""
+    package = tmp_path / "pf"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "gpu.py").write_text(textwrap.dedent('''
+        from numba import cuda
+
+
+        def send_to_gpu(sim):
+            sim.d_u = cuda.to_device(sim.u)
+            sim.d_v = cuda.to_device(sim.v)
+    '''))
+    (package / "simulation.py").write_text(textwrap.dedent('''
+        import numpy as np
+        from . import gpu
+
+
+        class Simulation:
+            def __init__(self, n):
+                self.u = np.zeros((n, n), dtype=np.float32)
+                self.v = np.zeros(n)
+                self.d_u = None
+                self.d_v = None
+                self.user_data = {"label": "run", "scale": 2.0}
+
+            def to_gpu(self):
+                gpu.send_to_gpu(self)
+    '''))
+    (package / "engine.py").write_text(textwrap.dedent('''
+        from numba import cuda
+        from numba.cuda.random import create_xoroshiro128p_states
+        from .simulation import Simulation
+
+
+        @cuda.jit
+        def noise(u, states):
+            i, j = cuda.grid(2)
+            u[i, j] += states.shape[0]
+
+
+        class Engine(Simulation):
+            def setup(self):
+                self.user_data["states"] = create_xoroshiro128p_states(256, seed=1)
+
+            def step(self):
+                noise[(16, 16), (16, 16)](self.d_u, self.user_data["states"])
+    '''))
+    from kernlint.python.signatures.launch_sites import launch_signatures
+    found = launch_signatures(Project(), [str(package / "engine.py")])
+    assert [s for s, _ in found[str(package / "engine.py")]["noise"]] == ["void(float32[:, ::1], xoroshiro128p[::1])"]
+
+
+@pytest.mark.parametrize("loop, expected", [
+    # a walked array's items are numbers: it has one dimension
+    ("for v in grid:\n    if v == a or math.isnan(v):\n        out[i, j] = v * 2.0",
+     "void(float32[:, ::1], float32[::1], float32)"),
+    # an item passed to the user's function, or bound to another name, may be taken whole
+    ("for v in grid:\n    out[i, j] = helper(v)", None),
+    ("for v in grid:\n    w = v\n    out[i, j] = w[0]", None),
+    # a loop variable rebound in the body says nothing of the array
+    ("for v in grid:\n    v = a\n    out[i, j] = v", None),
+])
+def test_a_walked_array_has_one_more_dimension_than_its_items(tmp_path, loop, expected):
+    body = textwrap.indent(loop, " " * 4)
+    kernel = _kernel(tmp_path, "import math\nfrom numba import cuda\n\n\n"
+                               "@cuda.jit(device=True)\ndef helper(x):\n    return 0.0\n\n\n"
+                               "@cuda.jit\ndef k(out, grid, a):\n    i, j = cuda.grid(2)\n" + body + "\n")
+    kernel = next(k for k in kernel.module.kernels if k.name == "k")
+    assert with_body_ranks(kernel, ["float32[?]", "float32[?]", "float32"]) == expected
+
+
+def test_a_walked_array_whose_items_are_indexed_has_their_rank_plus_one():
+    function = ast.parse("def k(out, grid, a):\n    for row in grid:\n        out[0, 1] += row[1] * a\n").body[0]
+    assert _ranks_indexed(function) == {"out": {2}, "row": {1}, "grid": {2}}
+
+
+def test_an_array_a_helper_returns_keeps_the_dtype_its_file_imports(tmp_path):
+    """`def make(n): return cuda.to_device(np.zeros(n, dtype=DTYPE))` with `from .config import
+    DTYPE`: the launch with what it returns (and a `device_array_like` of it) is float32."""
+    package = tmp_path / "pk"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "config.py").write_text("import numpy as np\n\nDTYPE = np.float32\n")
+    (package / "run.py").write_text(textwrap.dedent('''
+        import numpy as np
+        from numba import cuda
+        from .config import DTYPE
+
+
+        @cuda.jit
+        def scale(a, s):
+            i = cuda.grid(1)
+            if i < a.shape[0]:
+                a[i] *= s
+
+
+        def make(n):
+            return cuda.to_device(np.zeros(n, dtype=DTYPE))
+
+
+        def run(n):
+            b = make(n)
+            scale[1, 32](b, np.float32(2))
+            scale[1, 32](cuda.device_array_like(b), np.int16(2))
+    '''))
+    from kernlint.python.signatures.launch_sites import launch_signatures
+    found = launch_signatures(Project(), [str(package / "run.py")])
+    assert sorted(s for s, _ in found[str(package / "run.py")]["scale"]) == [
+        "void(float32[::1], float32)", "void(float32[::1], int16)"]
 
 
 def test_the_lattice_package_shows_each_kernel_typed_from_its_launch(tmp_path):

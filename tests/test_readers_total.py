@@ -183,7 +183,7 @@ def test_an_internal_error_is_one_located_diagnostic_and_the_run_goes_on(tmp_pat
 
         x = np.zeros(100, dtype=np.float32)
         y = SURPRISE
-        for step in range(10):
+        for step in range(100):
             scale[1, 100](x)
         """))
     (tmp_path / "b.py").write_text(textwrap.dedent("""\
@@ -196,7 +196,7 @@ def test_an_internal_error_is_one_located_diagnostic_and_the_run_goes_on(tmp_pat
             y[i] = 1.0
 
         y = np.zeros(10)
-        for step in range(10):
+        for step in range(100):
             fill[1, 10](y)
         """))
     # a stand-in for any bug in a reader: the type reader fails on the name SURPRISE

@@ -173,6 +173,18 @@ def type_text(source, **names):
     ("np.array([x, 1])", (None, "host")),  # an unknown item: its rank is unknown too
     ("np.fmod(np.arange(3), 2)", ("int64[::1]", "host")),
     ("np.argsort(np.zeros((3, 4)), axis=None)", ("int64[::1]", "host")),
+    # nested list displays: one dimension per level, rows of one length; numbers computed too
+    ("a = 0.3\nnp.array([[1, 0], [0, np.cos(a)]])", ("float64[:, ::1]", "host")),
+    ("np.array([[1, 2], [3, 4]], dtype=np.float32)", ("float32[:, ::1]", "host")),
+    ("a = np.zeros(3, np.float32)\nnp.array([[a, a], [a, a]])", ("float32[:, :, ::1]", "host")),
+    ("a = 0.3\nnp.array([[1, 0], [np.cos(a)]])", (None, "host")),  # ragged: NumPy refuses it
+    ("np.array([[1, 0], [0, x]])", (None, "host")),
+    # the matrix product contracts a vector's axis
+    ("np.zeros((3, 3)) @ np.zeros((3, 3), np.float32)", ("float64[:, ::1]", "host")),
+    ("np.zeros((3, 3), np.float32) @ np.zeros(3, np.float32)", ("float32[::1]", "host")),
+    ("np.zeros(3) @ np.zeros(3)", ("float64", "")),
+    ("np.zeros((2, 3, 3)) @ np.zeros((3, 3))", ("float64[:, :, ::1]", "host")),
+    ("np.zeros((3, 3)) @ 2.0", None),  # NumPy refuses a number
 ])
 def test_host_value_types(source, expected):
     assert type_text(source) == expected

@@ -166,6 +166,10 @@ class HostFacts:
     class_bases: Dict[str, List[Tuple[str, str]]] = field(default_factory=dict, repr=False, compare=False)
     # each class's attributes' types (static_types values): `grid.E` of an object of it in another file
     class_attributes: Dict[str, Dict[str, object]] = field(default_factory=dict, repr=False, compare=False)
+    # what the file's functions store in objects of a class (its path, name) their parameters
+    # hold (`def to_gpu(sim): sim.d_u = ...`), attribute by attribute: that class's file calls them
+    stored_through: Dict[Tuple[str, str], Dict[str, object]] = field(default_factory=dict, repr=False,
+                                                                     compare=False)
 
     # a class's attributes whose types depend on its mode (another attribute's value): per
     # world (((attr, "None" | "== v" | "true"), holds), ...), those attributes' types in it
@@ -175,7 +179,7 @@ class HostFacts:
     def types(self) -> tuple:
         """What another file's reading may take from these facts (its types, callers, classes)."""
         return (self.globals, self.class_attributes, self.class_bases, self.class_places, self.outgoing,
-                self.class_modes)
+                self.class_modes, self.stored_through)
     # calls of other files' functions and classes: (their path, qualified name) -> the argument
     # types of each call ([positional], {keyword}); parameter types flow across the package
     outgoing: Dict[Tuple[str, str], List[Tuple[list, dict]]] = field(default_factory=dict, repr=False,

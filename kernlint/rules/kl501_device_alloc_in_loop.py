@@ -12,7 +12,13 @@ gate, in a branch that flips its own test or leaves the loop, in set-up or warm-
 (``__init__``, a ``compile()`` no loop calls), once per size of a sweep, once per GPU of a
 loop over ``cuda.gpus``/``select_device``, in a few fixed pieces of one computation (three
 layers, eight chunks) or in a test's loop (what pytest collects), nor what a whole
-computation called in the loop allocates before its own loop.
+computation called in the loop allocates before its own loop, nor in a loop that runs a
+whole time loop per iteration (independent events, shots), nor in a benchmark: a loop a
+clock or CUDA events time whose work is the transfer it measures.
+A loop is a step loop only where the code shows it: state one iteration carries to the
+next (``t += dt``, ``step += 1``, ``a, b = b, a``, an output that becomes the next input),
+launches sharing arrays the loop keeps, a ``while`` a counter or a clock ends; a name like
+``n_steps`` only breaks a tie. Any other loop is unknown, and unknown is silent.
 
 Only what costs is reported: numba-cuda allocates with ``cudaMalloc`` unless an External
 Memory Management plugin is set (``cuda.set_memory_manager``, ``NUMBA_CUDA_MEMORY_MANAGER``),
@@ -22,7 +28,13 @@ floats), ``cp.empty`` per step with the pool costs 1.05x a reused buffer. A tran
 ``cp.asarray`` of host data) costs bandwidth whatever the allocator, and is always reported;
 so is an implicit one: a NumPy array written into a CuPy or numba device array (``d_x[idx]
 = host_vals``) and a NumPy index array indexing a CuPy array (``d_x[host_idx]``, copied to
-the device before it indexes).
+the device before it indexes; ``table["x"].to_numpy()`` and ``cp.int32(host / dx)`` are
+NumPy arrays, CuPy's scalar types being NumPy's). A copy into a buffer the code already has
+(``cuda.to_device(x, to=buf)``, ``buf.copy_to_device(host)``) allocates nothing but is still
+a host-to-device transfer per step, and is reported as one. A loop launches kernels also
+through a CUDA ufunc's call (``@vectorize(..., target='cuda')``), a kernel of numbapro's
+``@jit(..., target='gpu')``, and a kernel configured where it was bound (``run = k[g, b, s]``,
+or a list of them iterated: ``for run, d in zip(runs, parts): run(d)``).
 
 ## Why is this bad?
 Each step pays for a device allocation and its release (``cudaMalloc``/``cudaFree``
@@ -88,7 +100,8 @@ PREVIEW = True
 def check_host(facts: HostFacts) -> Iterator[Finding]:
     reported = set()
     for event, level, loop in facts.stepping(("alloc",)):
-        direct = event.function == loop.function and not event.calls
+        # the loop's own function: calls that lead to it from its callers do not make it indirect
+        direct = event.function == loop.function and event.call_in(loop.function) is None
         call = facts.reported_at(event, loop)
         if call is not None:  # what a function called in the loop does: reported at the call
             yield from _through_call(event, call, level, facts, reported)
@@ -118,6 +131,14 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
                 f"`{what}` {event.detail['implicit']} on every iteration of the loop at line {level.line}, which "
                 f"launches kernels{how}: a synchronous copy from pageable memory each step; keep the data on the "
                 f"device (build it there, or transfer it once before the loop)")
+            continue
+        if transfer and event.detail.get("into"):
+            yield host_finding(
+                CODE, event.place,
+                f"`{what}` copies host data into the device buffer `{event.detail['into']}` on every iteration "
+                f"of the loop at line {level.line}, which launches kernels{how}: a host-to-device transfer per "
+                f"step; where the data does not change from step to step, transfer it once before the loop, and "
+                f"where a kernel writes all of it, skip the copy")
             continue
         if transfer:
             yield host_finding(
@@ -181,6 +202,14 @@ def _through_call(event, call, level, facts: HostFacts, reported: set) -> Iterat
             f"`{call.what}` {event.detail['implicit']} on every call (`{what}` at {_file(event.place.path)}:"
             f"{event.place.line}), and it is called on every iteration of the loop at line {level.line}, which "
             f"launches kernels: keep the data on the device (build it there, or transfer it once before the loop)")
+        return
+    if transfer and event.detail.get("into"):
+        yield host_finding(
+            CODE, call.place,
+            f"`{call.what}` copies host data into the device buffer `{event.detail['into']}` on every call "
+            f"(`{what}` at {_file(event.place.path)}:{event.place.line}), and it is called on every iteration of "
+            f"the loop at line {level.line}, which launches kernels: a host-to-device transfer per step; transfer "
+            f"once before the loop where the data does not change")
         return
     memory, cost = ("device memory", " and copies host data into it") if transfer else _cost(what, facts)
     yield host_finding(

@@ -9,12 +9,21 @@ function the loop calls. A launch in another file's function is reported at the 
 is a method that the loop calls on ``self`` and that a subclass in the project overrides
 with such a launch (a base class's time loop calling ``self.simulation_loop()``). PyCUDA's
 ``drv.In(x)``/``drv.Out(y)``/``drv.InOut(z)`` arguments (in a file that imports PyCUDA) are
-host arrays too: each call allocates device memory for them and copies in, out or both.
+host arrays too: each call allocates device memory for them and copies in, out or both
+(also where the PyCUDA function is kept in an attribute, ``self.inject(drv.In(a), ...)``).
+A call of a CUDA ufunc (``@vectorize(..., target='cuda')``, ``@guvectorize(...,
+target='cuda')``) is a launch on its array arguments and ``out=``: numba copies host arrays
+in, the result back, and waits, as for a kernel.
 
 Only what runs on *every* step is reported: not a launch behind a modulo or counter gate,
 in a branch that leaves the loop, in a retry or convergence loop (the host value decides
-whether to go on), in set-up or warm-up code, or in a loop over sizes, devices, files or
-test cases.
+whether to go on), in set-up or warm-up code, in a loop over sizes, devices, files,
+launch configurations or test cases, or in a benchmark (a loop a clock or CUDA events
+time, carrying no state, whose work is a transfer it measures).
+A loop is a step loop only where the code shows it: state one iteration carries to the
+next (``t += dt``, ``step += 1``, ``a, b = b, a``, an output that becomes the next input),
+launches sharing arrays the loop keeps, a ``while`` a counter or a clock ends; a name like
+``n_steps`` only breaks a tie. Any other loop is unknown, and unknown is silent.
 
 ## Why is this bad?
 numba-cuda copies a host array to the device before the launch, copies it back after,
@@ -34,6 +43,7 @@ for step in range(steps):
     scale[blocks, threads](x, 2.0)  # KL502
     peaks.append(smoothed_peak(x))  # KL502: `smoothed_peak` (another file) launches on `x`
     relax(drv.InOut(u), drv.In(f), block=(256, 1, 1), grid=(n // 256, 1))  # KL502 (PyCUDA)
+    x = decay(x, 0.1)  # KL502: `decay` is a `@vectorize(..., target='cuda')` ufunc
 ```
 
 Use instead: ``d_x = cuda.to_device(x)`` once, launch on ``d_x``, and

@@ -23,10 +23,13 @@ iterations) is reported, directly or through a function the loop calls (another 
 at the call, saying what it does), or through a method the loop calls on ``self`` that a
 subclass in the project overrides (reported at the call, naming the override). Left alone: a copy behind a modulo or counter gate
 (periodic output), in a branch that flips its own test (a rare event) or that leaves the
-loop, in a retry or convergence loop, in set-up code, or in a loop over sizes, devices
-or test cases; a copy whose value decides what the iteration does (``if
+loop, in a retry or convergence loop, in set-up code, in a loop over sizes, devices
+or test cases, or in a timed loop whose work is the copy it measures (a benchmark); a copy whose value decides what the iteration does (``if
 d_err.copy_to_host()[0] > tol: break``, or a name it assigns tested in the loop); and a
 synchronization followed in the same iteration by a clock read (timing each step).
+A loop is a step loop only where the code shows it (state carried from one iteration to the
+next, launches sharing arrays the loop keeps, a ``while`` a counter or a clock ends; a name
+like ``n_steps`` only breaks a tie); any other loop is unknown, and unknown is silent.
 
 Python iterating a numba device array (``sum(d)``, ``max(d)``, ``list(d)``, ``for v in
 d``) makes one blocking copy per element: reported even where its value decides (measured on an H100: a

@@ -11,7 +11,14 @@ a loop bound read from input, is left alone). ``timeit.timeit``/``timeit.repeat`
 ``timeit.Timer(...).timeit``/``.repeat``) of code that launches (a lambda, a function of
 the module or a statement string, through the module's functions it calls) and does not wait after
 its last launch is the same interval, holding ``number`` times its launches (timeit's
-default, 1,000,000, is not reported).
+default, 1,000,000, is not reported). A stamp read at the end of an iteration and subtracted
+at the next (``step_time = time() - last`` ... ``last = time()``) starts an interval that
+crosses the loop's back edge: the rest of that iteration, then this one up to the end stamp.
+It is reported only where the whole loop holds fewer than 20,000 launches: the queue carries
+over from step to step, so in a longer loop each step's time is the GPU's once the first
+~1,000 launches are queued (a progress or ETA estimate averaged over it is right).
+Leaving ``with stream.auto_synchronize():`` synchronizes, as a copy to the host without a
+stream, a launch on host arrays and ``cuda.synchronize()`` in a called function do.
 
 ## Why is this bad?
 Kernel launches are asynchronous: the launch returns as soon as the work is queued. The
@@ -35,6 +42,12 @@ for step in range(100_000):  # 100,000 launches: the ~1,000 still queued are und
 elapsed = time.perf_counter() - start  # not reported
 
 timeit.timeit(lambda: saxpy[blocks, threads](out, a, x, y), number=100)  # KL504: 100 launches
+
+last = time.time()
+for step in range(steps):
+    relax[blocks, threads](field)
+    print(time.time() - last)  # KL504 (with steps = 100): one launch since `last`, read at the end of the step before
+    last = time.time()
 ```
 
 Use instead: ``cuda.synchronize()`` before both stamps, or CUDA events
@@ -48,6 +61,7 @@ No automatic fix.
 
 from __future__ import annotations
 
+import os
 from typing import Iterator, List, Optional
 
 from ..analysis.host import Event, HostFacts, Launch
@@ -85,9 +99,23 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
                   and not e.calls]
         for position, (end_index, end) in enumerate(clocks):
             start = _start_of(end, clocks[:position], intervals)
+            wrapped = None
+            loop = end.loops[-1] if end.loops else None
+            if loop is not None and (start is None or loop not in events[start].loops):
+                # `t0 = time()` at the end of an iteration, read at the next: from the second
+                # iteration on the interval crosses the loop's back edge (the rest of that
+                # iteration, then this one up to the end stamp), whatever the first one read
+                later = [(i, e) for i, e in clocks[position + 1:] if loop in e.loops]
+                crossing = _start_of(end, later, intervals)
+                if crossing is not None:
+                    start, wrapped = crossing, loop
             if start is None:
                 continue
-            between = events[start + 1:end_index]
+            if wrapped is None:
+                between = events[start + 1:end_index]
+            else:
+                between = [e for e in events[start + 1:] if wrapped in _own_loops(e)] + [
+                    e for e in events[:end_index] if wrapped in _own_loops(e)]
             launches = [i for i, e in enumerate(between) if e.kind == "launch"]
             if not launches:
                 continue
@@ -97,11 +125,33 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
             held = _launches_held(events[start], [between[i] for i in launches])
             if held is None or held >= MANY:
                 continue  # unknown, or so many that the ~1,000 still queued are under 5% of the total
+            if wrapped is not None:
+                # one iteration's stamps with nothing waiting in the loop: the queue carries over from
+                # step to step, so past the first ~1,000 launches each step's time is the GPU's (an
+                # ETA's running average over a long loop is right); only a loop that cannot fill the
+                # queue for long reads short
+                trips = facts.loops[wrapped].trips
+                if trips is None or held * trips >= MANY:
+                    continue
+            crossing = " (in the iteration before: the interval crosses the loop's back edge)" if wrapped else ""
             yield host_finding(
                 CODE, end.place,
-                f"the wall-clock interval that ends here starts at line {events[start].place.line} and holds "
-                f"{_count(held)} (the last at line {between[last].place.line}) with no synchronization before "
+                f"the wall-clock interval that ends here starts at line {events[start].place.line}{crossing} and holds "
+                f"{_count(held)} (the last at {_line(between[last], end)}) with no synchronization before "
                 f"this stamp: {_error(held)}; cuda.synchronize() before both stamps, or time with CUDA events")
+
+
+def _line(event: Event, here: Event) -> str:
+    """Where an event is, as seen from ``here``: its line, with its file's name where that differs."""
+    if event.place.path == here.place.path:
+        return f"line {event.place.line}"
+    return f"{os.path.basename(event.place.path)}:{event.place.line}"
+
+
+def _own_loops(event: Event):
+    """The loops of the function being read around an event: a callee's event sits where its
+    outermost call does."""
+    return event.calls[0].loops if event.calls else event.loops
 
 
 def _timed_calls(facts: HostFacts) -> Iterator[Finding]:

@@ -40,6 +40,10 @@ class ClassAttributes:
         # class, and what it stores in that world (instead of the above)
         self.world_class: Optional[str] = None
         self.world_attributes: Optional[Dict[str, object]] = None
+        # (class's file, class, attr) -> type: what the file's functions store in the objects
+        # their parameters hold (`def to_gpu(sim): sim.d_u = cuda.to_device(sim.u)`, called as
+        # `to_gpu(self)`), where the object's class is known
+        self.through_parameters: Dict[Tuple[str, str, str], object] = {}
 
     def new_pass(self) -> None:
         """A new pass over the file: what subclasses store is read again."""
@@ -73,6 +77,24 @@ class ClassAttributes:
             self.types[key] = kind
             if value is not None:
                 self.exprs[key] = (value, frame)
+
+    def store_through(self, where: Tuple[str, str], attr: str, kind) -> None:
+        """``obj.<attr> = value`` in a function of the file, ``obj`` an object of the class at
+        ``where`` (path, class): its first known type; two of different numba types: unknown."""
+        key = (*where, attr)
+        old = self.through_parameters.get(key)
+        if old is CONFLICTING or kind is None:
+            return
+        if isinstance(old, (ArrayType, ScalarType)) and isinstance(kind, (ArrayType, ScalarType)) and (
+                old.text and kind.text and old.text != kind.text or old.dtype != kind.dtype):
+            self.through_parameters[key] = CONFLICTING
+        elif old is None or knowledge(kind) > knowledge(old):
+            self.through_parameters[key] = kind
+
+    def stored_through(self, where: Tuple[str, str], attr: str):
+        """What the file's functions store in ``<attr>`` of objects of the class at ``where``; None: nothing."""
+        value = self.through_parameters.get((*where, attr))
+        return None if value is CONFLICTING else value
 
     def append(self, key: Tuple[str, str], kind) -> None:
         """A list attribute given an item of this type (None: unknown, so mixed)."""
@@ -124,15 +146,19 @@ class ClassAttributes:
 
     def saved(self) -> tuple:
         """What a reading done again (for its launches' signatures alone) may change."""
-        return dict(self.types), dict(self.exprs), {key: set(places) for key, places in self.places.items()}
+        return (dict(self.types), dict(self.exprs), {key: set(places) for key, places in self.places.items()},
+                dict(self.through_parameters))
 
     def restore(self, saved: tuple) -> None:
-        self.types, self.exprs, self.places = saved
+        self.types, self.exprs, self.places, self.through_parameters = saved
 
     def finish(self, facts: HostFacts) -> None:
         """The file's facts of its classes: where each attribute's arrays live, the bases, the types."""
         for (owner, attr), places in self.places.items():
             facts.class_places.setdefault(owner, {})[attr] = set(places)
         facts.class_bases = dict(self.bases)
+        for (path, owner, attr), value in self.through_parameters.items():
+            if value is not CONFLICTING:
+                facts.stored_through.setdefault((path, owner), {})[attr] = value
         for owner, attr in self.types:
             facts.class_attributes.setdefault(owner, {})[attr] = self.stored((owner, attr), set())

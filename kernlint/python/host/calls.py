@@ -176,6 +176,8 @@ class ProjectCalls:
 
         def lookup(name: str, want_dtype: bool = False):
             value = local[name] if name in local else bound.get(name, module_names.get(name))
+            if value is None and name not in local and name not in bound:
+                value = self.imported(name, owner)  # `from .config import DTYPE` in the helper's file
             if isinstance(value, tuple) and value and value[0] == "default":
                 value = callee_reader.type_of(value[1]) or callee_reader.dtype(value[1])
             return value if value is not None and isinstance(value, str) == want_dtype else None
@@ -251,13 +253,14 @@ class ProjectCalls:
                     break
         return value if not isinstance(value, str) else None
 
-    def imported(self, name: str):
+    def imported(self, name: str, importer: Optional[PyModule] = None):
         """The type (or dtype alias) of a module-level name another file of the project binds
-        and this one imports: ``from .config import DTYPE``."""
-        binding = self.module.bindings.get(name)
+        and this one (or ``importer``) imports: ``from .config import DTYPE``."""
+        importer = importer or self.module
+        binding = importer.bindings.get(name)
         if binding is None or binding.kind != "import" or not binding.attr or not binding.module:
             return None
-        found = self.project.definition(binding.imported, self.module)
+        found = self.project.definition(binding.imported, importer)
         if found is None:
             return None
         module, defined = found

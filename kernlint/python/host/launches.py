@@ -169,3 +169,28 @@ def launch_arg(kind, name: str, parameter: bool = False) -> Arg:
     array = isinstance(kind, ArrayType)
     return Arg(getattr(kind, "text", None) if kind is not None else None, kind.where if array else "", name, array,
                kind.library if array else "", parameter, (kind.dtype or "") if array else "")
+
+
+# numba's (and numbapro's, its CUDA predecessor's) compilers that build for the GPU given
+# `target='cuda'` (`'gpu'` in numbapro's spelling): a call of what `vectorize`/`guvectorize`
+# make is a launch, as `k[grid, block](...)` is for what `jit` makes
+_GPU_COMPILERS = {"vectorize": "ufunc", "guvectorize": "ufunc", "jit": "kernel", "autojit": "kernel"}
+
+
+def gpu_compiled(function: ast.AST, module: PyModule, scope) -> Optional[str]:
+    """``"ufunc"`` for a function decorated ``@vectorize(..., target='cuda')`` or
+    ``@guvectorize(..., target='cuda')``, ``"kernel"`` for ``@jit(..., target='gpu')`` (both
+    spellings of the target each time), of numba or numbapro; None otherwise."""
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    for decorator in function.decorator_list:
+        if not isinstance(decorator, ast.Call):
+            continue
+        name = module.dotted(decorator.func, scope) or ""
+        library, _, last = name.rpartition(".")
+        if library.split(".")[0] not in ("numba", "numbapro") or last not in _GPU_COMPILERS:
+            continue
+        target = next((k.value for k in decorator.keywords if k.arg == "target"), None)
+        if isinstance(target, ast.Constant) and target.value in ("cuda", "gpu"):
+            return _GPU_COMPILERS[last]
+    return None

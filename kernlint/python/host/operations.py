@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import ast
 import textwrap
-from typing import Dict, List, Optional, Set
+from typing import Callable, Dict, List, Optional, Set
 
 from ...analysis.host import Arg, Event, Launch
 from ..static_types import ArrayType, Opaque, TypeReader
-from ..syntax import PyModule
+from ..syntax import PyModule, Scope
 from .frames import Frame, place_of
 from .frequency import constant_int
-from .launches import launch_target
+from .launches import gpu_compiled, launch_arg, launch_target
 from .library import ALLOCATIONS, CLOCKS, SYNCS
 from .names import bare_names, element_reads, names_in, names_read, target_names
 
@@ -50,8 +50,11 @@ def host_operation(call: ast.Call, frame: Frame, module: PyModule, reader: TypeR
         size = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg in (
             "shape", "size", "n")), None)
         bare = sorted(bare_names(size)) if size is not None else []
+        # `cuda.to_device(x, to=buf)`: a transfer into a buffer the code already has, no allocation
+        into = next((ast.unparse(k.value) for k in call.keywords if k.arg == "to"), "") \
+            if name == "numba.cuda.to_device" else ""
         return event("alloc", name, reads=reads, bare=bare, elements=sorted(element_reads(size)),
-                     shape_based=not copies, kept=kept(targets, frame, module))
+                     shape_based=not copies, kept=kept(targets, frame, module), into=into)
     if name in SYNCS:
         return event("sync", f"{name}()")
     if name in CLOCKS:
@@ -71,13 +74,20 @@ def host_operation(call: ast.Call, frame: Frame, module: PyModule, reader: TypeR
         if method in ("synchronize", "auto_synchronize") and (
                 isinstance(receiver, Opaque) and receiver.kind in ("stream", "event")
                 or receiver_name.startswith(("numba.cuda", "cupy.cuda"))):
-            return event("sync", f"{ast.unparse(call.func)}()")
+            # `with stream.auto_synchronize():` synchronizes when the block is left (the reader moves it there)
+            return event("sync", f"{ast.unparse(call.func)}()", on_exit=method == "auto_synchronize")
         if method == "copy_to_host":
             if len(call.args) >= 2 or any(k.arg == "stream" for k in call.keywords):
                 return None  # on a stream: asynchronous into pinned memory
             if isinstance(receiver, ArrayType) and receiver.where != "device":
                 return None
             return event("copy-back", f"{ast.unparse(call.func)}()")
+        if method == "copy_to_device" and len(call.args) == 1 and isinstance(receiver, ArrayType) and \
+                receiver.where == "device" and receiver.library in ("numba", ""):
+            source = reader.type_of(call.args[0])  # `d.copy_to_device(host)`: a transfer into `d`
+            if isinstance(source, ArrayType) and source.where == "host":
+                return event("alloc", f"{ast.unparse(call.func)}", reads=sorted(names_read(call.args[0])), bare=[],
+                             elements=[], shape_based=False, kept="", into=ast.unparse(call.func.value))
         if method in ("get", "item", "tolist") and isinstance(receiver, ArrayType) and receiver.where == "device":
             return event("copy-back", f"{ast.unparse(call.func)}()")
     if name.startswith("numpy.") or name in ("builtins.float", "builtins.int", "builtins.bool"):
@@ -153,14 +163,16 @@ def subscript_events(statement: ast.stmt, frame: Frame, module: PyModule, reader
             if whole.library != "cupy":
                 continue
             indices = sub.slice.elts if isinstance(sub.slice, ast.Tuple) else [sub.slice]
-            host = next((i for i in indices if isinstance(reader.type_of(i), ArrayType)
-                         and reader.type_of(i).where == "host"), None)
-            if host is not None:
+            hosts = [i for i in indices if isinstance(reader.type_of(i), ArrayType)
+                     and reader.type_of(i).where == "host"]
+            if hosts:
+                named = " and ".join(f"`{ast.unparse(h)}`" for h in hosts)
+                arrays = "arrays" if len(hosts) > 1 else "array"
                 found.append(Event("alloc", place(sub), frame.qualname, frame.loops, what=text,
                                    detail={"assigned": [], "reads": [], "bare": [], "elements": [],
                                            "shape_based": False, "kept": "",
-                                           "implicit": f"copies the host index array `{ast.unparse(host)}` to the "
-                                                       f"device to index `{ast.unparse(sub.value)}`"}))
+                                           "implicit": f"copies the host index {arrays} {named} to the device "
+                                                       f"to index `{ast.unparse(sub.value)}`"}))
                 continue
             if isinstance(sub.ctx, ast.Load) and id(sub) not in copied_back and any(
                     _device_mask(i, reader) for i in indices):
@@ -229,6 +241,94 @@ def pycuda_launch(call: ast.Call, frame: Frame, module: PyModule) -> Optional[La
         return None
     return Launch("launch", place_of(module.path, call), frame.qualname, frame.loops, what=ast.unparse(call.func),
                   detail={"pycuda": True, "waits": any("out" in c for c in copies)}, args=tuple(args))
+
+
+def _gpu_function(expr: ast.expr, frame: Frame, module: PyModule) -> Optional[str]:
+    """What numba builds for the GPU from the function ``expr`` names (``launches.gpu_compiled``),
+    the function found in the project by its imports; None otherwise. Asked of every call the
+    host reader reads, on each of its passes: kept per call site."""
+    memo = getattr(module.project, "memo", None)
+    if memo is None:
+        return _gpu_function_named(expr, frame, module)
+    return memo("gpu function", expr, lambda: _gpu_function_named(expr, frame, module))
+
+
+def _gpu_function_named(expr: ast.expr, frame: Frame, module: PyModule) -> Optional[str]:
+    if not isinstance(expr, (ast.Name, ast.Attribute)):
+        return None
+    qualified = module.dotted(expr, frame.scope)
+    if not qualified:
+        return None
+    if "." not in qualified:  # a module without a package name: its own definitions
+        binding, defined = module.bindings.get(qualified), module
+    else:
+        # the reader's project resolves imports across files (`PyModule.project` is typed by
+        # what the syntax layer needs of it)
+        definition = getattr(module.project, "definition", None)
+        found = definition(qualified, module) if definition is not None else None
+        defined, binding = found if found is not None else (None, None)
+    if binding is None or binding.kind != "def":
+        return None
+    return gpu_compiled(binding.node, defined, Scope(defined))
+
+
+def ufunc_launch(call: ast.Call, frame: Frame, module: PyModule, reader: TypeReader) -> Optional[Launch]:
+    """A call of a CUDA ufunc (``@vectorize([...], target='cuda')``, ``@guvectorize``): a launch,
+    on its array arguments and ``out=``. numba copies host arrays to the device, the result back
+    and waits for the kernel, as for a kernel launched on them; None for other calls."""
+    if any(isinstance(a, ast.Starred) for a in call.args) or _gpu_function(call.func, frame, module) != "ufunc":
+        return None
+    given = list(call.args) + [k.value for k in call.keywords if k.arg == "out"]
+    return Launch("launch", place_of(module.path, call), frame.qualname, frame.loops, what=ast.unparse(call.func),
+                  args=tuple(launch_arg(reader.type_of(a), ast.unparse(a)) for a in given),
+                  stream=any(k.arg == "stream" for k in call.keywords), detail={"ufunc": True})
+
+
+def configured_gpu_kernel(call: ast.Call, frame: Frame, module: PyModule, is_kernel: Callable[[ast.expr], bool]):
+    """A call of a kernel configured for launch where it was bound: ``run = step[grid, block,
+    stream]`` then ``run(...)``, or a loop over a list of them (``runs = [k[g, b, s] for s in
+    streams]`` then ``for run, a in zip(runs, arrays): run(a)``), with ``step`` made by
+    ``@jit(..., target='gpu')`` or a kernel by ``is_kernel``: a launch, as ``launch_target``
+    gives it; None otherwise."""
+    if not isinstance(call.func, ast.Name):
+        return None
+    binding, _ = frame.scope.lookup(call.func.id)
+    if binding is None:
+        return None
+    if binding.kind == "assign" and not binding.path and isinstance(binding.value, ast.Subscript):
+        configured = launch_target(ast.Call(func=binding.value, args=[], keywords=[]))
+    elif binding.kind == "loop":
+        configured = _listed_configuration(binding.value, binding.path, frame)
+    else:
+        return None
+    if configured is None or not (is_kernel(configured[0]) or _gpu_function(configured[0], frame, module) == "kernel"):
+        return None
+    return configured
+
+
+def _listed_configuration(iterable: ast.expr, path, frame: Frame):
+    """What ``launch_target`` gives for the configured kernels a loop variable takes from a list
+    written out (``[k[g, b, s] for s in streams]``, ``[k[g, b, s1], k[g, b, s2]]``), directly
+    or as one of ``zip``'s sequences; None otherwise."""
+    if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.func.id == "zip" \
+            and path and 0 <= path[0] < len(iterable.args):
+        iterable, path = iterable.args[path[0]], path[1:]
+    if path:
+        return None
+    if isinstance(iterable, ast.Name):
+        binding, _ = frame.scope.lookup(iterable.id)
+        iterable = binding.value if binding is not None and binding.kind == "assign" and not binding.path else None
+    if isinstance(iterable, ast.ListComp):
+        items = [iterable.elt]
+    elif isinstance(iterable, (ast.List, ast.Tuple)) and iterable.elts:
+        items = list(iterable.elts)
+    else:
+        return None
+    found = [launch_target(ast.Call(func=item, args=[], keywords=[])) if isinstance(item, ast.Subscript) else None
+             for item in items]
+    if any(f is None for f in found) or len({ast.unparse(f[0]) for f in found}) != 1:
+        return None  # one kernel, configured for each element
+    return found[0]
 
 
 # timeit's own defaults: `timeit.timeit(stmt, setup, timer, number)`, number=1,000,000

@@ -24,7 +24,8 @@ from typing import Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
 from ...analysis.host import Event, HostFacts, KernelRef
 from ..project import Project
-from ..static_types import ListType, ScalarType, TupleType, TypeReader, appended, instance, loop_bindings
+from ..static_types import (NONE, ListType, ScalarType, TupleType, TypeReader, appended, instance, instance_of,
+                            keyed_item, loop_bindings)
 from ..syntax import FunctionNode, PyModule, Scope
 from . import rates
 from . import modes
@@ -41,7 +42,8 @@ from .kernels import KernelResolver
 from .launches import LAUNCH_TEXT, calls_in_order, compile_target, handed_call, launch_target
 from .loops import LoopReader
 from .names import rebound, target_names
-from .operations import host_operation, iterated, subscript_events
+from .operations import (configured_gpu_kernel, host_operation, iterated, pycuda_launch, subscript_events,
+                         ufunc_launch)
 from .sites import compile_site, kernel_ref, launch_site, may_launch_kernels
 from .variants import Variants
 
@@ -112,9 +114,12 @@ class HostReader:
             self.facts = HostFacts(self.module.path)
             frame = Frame(None, "", Scope(self.module))
             self._module_frame = frame
+            stored = repr(self._attrs.through_parameters)
             self.read_body(self.module.tree.body, frame)
-            if record and self._gpu_code and self._reads + 1 < MAX_READS and repr(self._calls_read[0]) != repr(
-                    self._passed):  # (code that launches no kernel: its types matter to no launch)
+            # (code that launches no kernel: its types matter to no launch; a helper below the
+            # launch storing in the object it is handed is read again as well)
+            if record and self._gpu_code and self._reads + 1 < MAX_READS and (repr(self._calls_read[0]) != repr(
+                    self._passed) or stored != repr(self._attrs.through_parameters)):
                 self._passed, self._passed_kernels, self._passed_exprs = self._calls_read
                 passes.append(True)
             self._reads += 1
@@ -297,12 +302,17 @@ class HostReader:
             self.read_body(statement.finalbody, frame)
             return
         if isinstance(statement, (ast.With, ast.AsyncWith)):
+            entering = len(self.facts.events)
             for item in statement.items:
                 self._expr(item.context_expr, frame)
                 if item.optional_vars is not None:
                     for name in target_names(item.optional_vars):
                         frame.env[name] = None
+            # `with stream.auto_synchronize():` waits for the stream when the block is left, after its body
+            leaving = [e for e in self.facts.events[entering:] if e.detail.get("on_exit")]
+            self.facts.events[entering:] = [e for e in self.facts.events[entering:] if not e.detail.get("on_exit")]
             self.read_body(statement.body, frame)
+            self.facts.events.extend(leaving)
             return
         for child in ast.iter_child_nodes(statement):
             if isinstance(child, ast.expr):
@@ -351,6 +361,53 @@ class HostReader:
                     self._attrs.store(element.attr, item, None, frame)
         elif is_self_attribute(target, frame):
             self._attrs.store(target.attr, self.value_type(value, frame), value, frame)
+        elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
+            # `sim.d_u = cuda.to_device(u)` on an object of a project class a parameter holds
+            where = instance_of(self.types(frame).type_of(target.value))
+            if where is not None:
+                self._attrs.store_through(where, target.attr, self.value_type(value, frame))
+        elif keyed_item(target) is not None and is_self_attribute(target.value, frame):
+            # `self.data["params"] = np.array(p)`: kept as an attribute of its own, read back by key
+            self._attrs.store(keyed_item(target), self.value_type(value, frame), value, frame)
+        elif isinstance(target, ast.Subscript) and _keyed(target) is not None:
+            # `self.user_data["rng"] = create_xoroshiro128p_states(...)`: what that key holds
+            where = instance_of(self.types(frame).type_of(target.value.value))
+            if where is not None:
+                self._attrs.store_through(where, _keyed(target), self.value_type(value, frame))
+
+    def _member(self, obj, attr: str, depth: int = 0):
+        """An attribute of an object of a project class: what its class stores, else (where
+        that is nothing or None) what this file's functions store in such objects."""
+        value = self._calls.member(obj, attr, depth)
+        if value is None or value == NONE:
+            stored = self._stored_through(instance_of(obj), attr)
+            if stored is not None:
+                return stored
+        return value
+
+    def _stored_through(self, where: Optional[Tuple[str, str]], attr: str, depth: int = 0):
+        """What functions store in ``<attr>`` of objects of the class at ``where`` (path, name),
+        or of a base: this file's functions, and those of the files the class's file imports
+        (a class's method calling ``gpu_utils.send_to_gpu(self)``)."""
+        if where is None or depth > 4:
+            return None
+        found = self._attrs.stored_through(where, attr)
+        path, klass = where
+        if found is None and path != self.module.path:
+            for helper in sorted(self.project.direct_imports(path)):
+                facts = self.facts_of(helper) if helper != self.module.path else None
+                found = facts.stored_through.get(where, {}).get(attr) if facts is not None else None
+                if found is not None:
+                    return found
+        if found is None:
+            facts = self.facts_of(path) if path != self.module.path else None
+            bases = self._attrs.bases.get(klass, []) if path == self.module.path else (
+                facts.class_bases.get(klass, []) if facts is not None else [])
+            for base in bases:
+                found = self._stored_through(base, attr, depth + 1)
+                if found is not None:
+                    break
+        return found
 
     def value_type(self, value: ast.expr, frame: Frame):
         reader = self.types(frame)
@@ -483,7 +540,8 @@ class HostReader:
         if compiled is not None:
             self.facts.passed_launches.append(compiled)  # the types it compiles for: a signature, not an event
             return
-        launched = launch_target(call) or self.kernels.configured_launch(call, frame)
+        launched = launch_target(call) or self.kernels.configured_launch(call, frame) or configured_gpu_kernel(
+            call, frame, self.module, lambda target: self.kernels.resolve(target, frame) is not None)
         if launched is not None:
             target, stream = launched
             picked = self.kernels.resolve_all(target, frame)  # one launch, each kernel the code may pick
@@ -505,6 +563,12 @@ class HostReader:
             self.facts.events.append(launch)  # a kernel it is given, `*args`: each call's variant types it
             return
         if self._variant:
+            return
+        # a CUDA ufunc's call, a PyCUDA function's with `drv.In(x)`: launches, though the project
+        # defines the function or binds it to an attribute
+        started = ufunc_launch(call, frame, self.module, self.types(frame)) or pycuda_launch(call, frame, self.module)
+        if started is not None:
+            self.facts.events.append(started)
             return
         callee = self._calls.callee(call, frame, self.types(frame))
         if callee is not None:
@@ -559,15 +623,30 @@ class HostReader:
             return value if value is not None and isinstance(value, str) == want_dtype else None
 
         def attribute(expr: ast.Attribute):  # `self.x` / `cls.x` in the class's methods
-            return self._calls.member(instance(self.module.path, frame.owner), expr.attr) if frame.owner else None
+            return self._member(instance(self.module.path, frame.owner), expr.attr) if frame.owner else None
 
-        reader = TypeReader(lambda e: self._dotted(e, frame), lookup, attribute, self._calls.member,
-                            lambda call: self._calls.project_call(call, self.module, frame.scope, reader))
+        def item(expr: ast.Subscript):  # `obj.attr["key"]`: what the code stores there
+            key = _keyed(expr)
+            where = instance_of(reader.type_of(expr.value.value)) if key is not None else None
+            return self._stored_through(where, key) if where is not None else None
+
+        reader = TypeReader(lambda e: self._dotted(e, frame), lookup, attribute, self._member,
+                            lambda call: self._calls.project_call(call, self.module, frame.scope, reader), item)
         return reader
 
     def _dotted(self, expr: ast.AST, frame: Frame) -> Optional[str]:
         return self.module.dotted(expr, frame.scope)
 
+
+
+def _keyed(subscript: ast.Subscript) -> Optional[str]:
+    """``obj.attr["key"]`` / ``obj.attr[0]`` with ``obj`` a name: the item's name among the
+    object's stored attributes (``attr['key']``); None for any other subscript."""
+    holder, key = subscript.value, subscript.slice
+    if isinstance(holder, ast.Attribute) and isinstance(holder.value, ast.Name) and isinstance(
+            key, ast.Constant) and type(key.value) in (str, int):
+        return f"{holder.attr}[{key.value!r}]"
+    return None
 
 
 # how many files deep a file's own reading looks across the project: a launch's arguments

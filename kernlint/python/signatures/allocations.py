@@ -3,7 +3,11 @@ code makes with a written dtype is float32 (``np.zeros(n, dtype=np.float32)``,
 ``cuda.device_array(n, np.float32)``, ``.astype(np.float32)``, a package constant naming one),
 a kernel of that package whose body names no width is given float32 arrays, and so for
 integer arrays. The nearest code decides: the kernel's own file, then its package's directory,
-then the whole top package. Test files are no sign (a test allocates what it tests with)."""
+then the whole top package. Test files are no sign (a test allocates what it tests with).
+
+And the arrays a package keeps in attributes (``self.r_im = np.zeros((N, D), dtype=self.itype)``,
+``conf.ptype = np.zeros(N, np.int32)``): their elements and rank, by the attribute's name,
+where every allocation of that name in the package agrees (``attribute_allocations``)."""
 
 from __future__ import annotations
 
@@ -14,7 +18,8 @@ from typing import Dict, List, Optional, Tuple
 
 from ..project import Project
 from ..syntax import PyModule, Scope
-from .evidence import _CONVERTING, _LIBRARIES, _SIZED, _keyword, _literal_dtype
+from .evidence import _CONVERTING, _FILLED, _LIBRARIES, _SIZED, Evidence, _assignments, _calls_in, _HostEvidence, \
+    _keyword, _literal_dtype
 
 # a level decides a width when it has this many allocations of that kind, this share of one width
 MIN_ALLOCATIONS = 3
@@ -116,3 +121,100 @@ def _widths(module: PyModule) -> List[str]:
         elif given is not None and dtype is None and not isinstance(given, ast.Constant):
             found.append(GENERIC)
     return found
+
+
+def attribute_allocations(project: Project, module: PyModule) -> "AttributeAllocations":
+    """What the package of ``module`` (its top package; tests aside) allocates into attributes,
+    asked by name: a package keeps its state in attributes and hands them to its kernels
+    under the same names."""
+    return AttributeAllocations(project, module)
+
+
+class AttributeAllocations:
+    """Attribute name -> (its elements, its rank or None): the arrays a package allocates into
+    attributes of that name (``self.r_im = ...``, its device copy ``self.d_r_im = ...``),
+    where every allocation whose dtype reading finds agrees. Read only for the names asked
+    (reading an allocation may follow its dtype through callers), once a run."""
+
+    def __init__(self, project: Project, module: PyModule):
+        self.project = project
+        levels = _levels(module.path)
+        # a lone script's attributes are no package's state; a test's are what it tests with
+        self.files = tuple(levels[-1][1]) if len(levels) > 1 and not _is_test(module.path) else ()
+
+    def get(self, name: str) -> Optional[Tuple[Evidence, Optional[int]]]:
+        if not self.files:
+            return None
+        anchor = self.project.module(self.files[0])
+        if anchor is None:
+            return None
+        found = self.project.memo("attribute allocations", anchor.tree, dict)
+        if name not in found:
+            with self.project.recording() as looked:
+                found[name] = (self._read(name), looked)
+        value, looked = found[name]
+        # a kept reading of the asking file is keyed by what this one looked at
+        self.project.note_again(("attribute allocations", self.files[0], name), looked)
+        return value
+
+    def _read(self, name: str) -> Optional[Tuple[Evidence, Optional[int]]]:
+        reader = _HostEvidence(self.project)
+        inside = set(self.files)
+        names = (name, "d_" + name, "h_" + name)
+        paths = sorted({p for n in names for p in self.project.files_naming(self.files[0], n) if p in inside})
+        entries: List[Tuple[Evidence, Optional[int]]] = []
+        for path in paths:
+            module = self.project.module(path)
+            if module is None:
+                continue
+            assigned = self.project.memo("calls assigned to attributes", module.tree, lambda: _assigned_calls(
+                self.project, module))
+            for node, function in [found for n in names for found in assigned.get(n, ())]:
+                rank = _allocated_rank(module, node.value, function)
+                if rank is False:
+                    continue  # not an allocation
+                found = reader.value(module, node.value, function, 0)
+                if found is not None and found.array:
+                    entries.append((found, rank))
+        ranks = {rank for _, rank in entries} - {None}
+        if entries and len({e.dtype for e, _ in entries}) == 1 and len(ranks) <= 1:
+            return entries[0][0], (ranks.pop() if ranks else None)
+        return None
+
+
+def _assigned_calls(project: Project, module: PyModule) -> Dict[str, List[Tuple[ast.Assign, Optional[ast.AST]]]]:
+    """Attribute name -> the assignments of a call to it in a module (``x.name = f(...)``),
+    each with the function it is in."""
+    functions = {id(call): function for call, function in _calls_in(project, module)}
+    found: Dict[str, List[Tuple[ast.Assign, Optional[ast.AST]]]] = {}
+    for node in ast.walk(module.tree):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(
+                node.targets[0], ast.Attribute) and isinstance(node.value, ast.Call):
+            found.setdefault(node.targets[0].attr, []).append((node, functions.get(id(node.value))))
+    return found
+
+
+def _allocated_rank(module: PyModule, call: ast.Call, function):
+    """The rank of the array an allocation makes where its shape says (``np.zeros((n, 3))``:
+    2; ``np.zeros(n)``, ``np.zeros(self.N)``: a size, 1), None where it does not (a shape
+    taken from elsewhere, a conversion); False where the call allocates nothing."""
+    if isinstance(call.func, ast.Attribute) and call.func.attr == "astype":
+        return None
+    name = module.dotted(call.func, Scope(module) if function is None else Scope(module).inner(function)) or ""
+    last = name.rpartition(".")[2]
+    if name.partition(".")[0] not in _LIBRARIES or not (last in _SIZED or last in _CONVERTING or last in _FILLED):
+        return False
+    if last not in _SIZED and last != "full":
+        return 1 if last in ("arange", "linspace") else None
+    shape = call.args[0] if call.args else _keyword(call, "shape")
+    if isinstance(shape, ast.Name) and function is not None:
+        assigned, _ = _assignments(function, shape.id)  # `shape = (n, 3)` first
+        if len(assigned) == 1:
+            shape = assigned[0]
+    if isinstance(shape, (ast.Tuple, ast.List)):
+        return len(shape.elts) if not any(isinstance(e, ast.Starred) for e in shape.elts) else None
+    if isinstance(shape, ast.Constant):
+        return 1 if type(shape.value) is int else None
+    if isinstance(shape, ast.Attribute) and shape.attr == "shape" or isinstance(shape, ast.Subscript):
+        return None  # another array's shape, or a part of one
+    return 1 if isinstance(shape, (ast.Name, ast.Attribute, ast.BinOp)) else None

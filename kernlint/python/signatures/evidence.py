@@ -18,12 +18,13 @@ float64 default; the signature stays ``inferred`` and says which evidence it too
 from __future__ import annotations
 
 import ast
+import os
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 from ..host.docstrings import documented_elements
 from ..project import Project
-from ..static_types import dtype_name, numeric
+from ..static_types import ArrayType, ScalarType, array_arithmetic, dtype_name, numeric
 from ..syntax import FunctionNode, KernelDef, PyModule, Scope
 from .table import RANK_UNKNOWN
 
@@ -45,6 +46,11 @@ _KEEPING = ("reshape", "ravel", "flatten", "copy", "transpose", "squeeze", "copy
             "get", "view")
 # Python numbers as numba types them
 _LITERALS = {int: "int64", float: "float64", bool: "boolean", complex: "complex128"}
+# NumPy's (and CuPy's, SciPy's) FFTs: complex results, of the input's width; the inverse real
+# ones real
+_FFT_COMPLEX = ("fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "rfft2", "rfftn", "ihfft")
+_FFT_REAL = ("irfft", "irfft2", "irfftn", "hfft")
+_ARITHMETIC = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow)
 # names of functions that validate an argument's dtype (`_check_dtype(x, (np.float32,))`)
 _VALIDATING = ("dtype", "check", "valid", "ensure", "assert", "require")
 
@@ -74,15 +80,15 @@ def kernel_evidence(project: Project, kernel: KernelDef) -> List[Optional[Eviden
     the host code says it; None where they say nothing or disagree."""
     params = kernel.node.args.posonlyargs + kernel.node.args.args
     reader = _HostEvidence(project)
-    seen: List[List[Evidence]] = [[] for _ in params]
+    seen: List[List[Tuple[PyModule, Evidence]]] = [[] for _ in params]
     for module, call, function in _launches(project, kernel):
         if call.keywords or any(isinstance(a, ast.Starred) for a in call.args) or len(call.args) != len(params):
             continue
         for index, arg in enumerate(call.args):
             found = reader.value(module, arg, function, 0)
             if found is not None:
-                seen[index].append(found)
-    return [_agreed(found) for found in seen]
+                seen[index].append((module, found))
+    return [_by_priority(found) for found in seen]
 
 
 def _agreed(found: Sequence[Evidence]) -> Optional[Evidence]:
@@ -178,6 +184,10 @@ class _HostEvidence:
             return Evidence(_LITERALS[type(expr.value)], False, "literal", module.path, expr.lineno)
         if isinstance(expr, ast.Call):
             return self._call(module, expr, function, depth)
+        if isinstance(expr, ast.BinOp) and isinstance(expr.op, _ARITHMETIC):
+            return self._arithmetic(module, expr, function, depth)
+        if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, (ast.USub, ast.UAdd)):
+            return self.value(module, expr.operand, function, depth + 1)
         if isinstance(expr, ast.Subscript) and any(isinstance(e, ast.Slice) for e in (
                 expr.slice.elts if isinstance(expr.slice, ast.Tuple) else [expr.slice])):
             return self.value(module, expr.value, function, depth + 1)  # a view: the same elements
@@ -190,12 +200,48 @@ class _HostEvidence:
             return self._name(module, expr.id, function, depth, self.value, self._parameter)
         return None
 
+    def _arithmetic(self, module: PyModule, expr: ast.BinOp, function, depth: int) -> Optional[Evidence]:
+        """``np.arange(n) * dh``, ``x.astype(np.float32) / 2``: the elements NumPy 2's rules give
+        an array and a number (a Python number takes the array's type where it is of the
+        same kind) or two arrays; None where an operand is not known."""
+        left = self.value(module, expr.left, function, depth + 1)
+        right = self.value(module, expr.right, function, depth + 1) if left is not None else None
+        if left is None or right is None or not (numeric(left.dtype) and numeric(right.dtype)):
+            return None
+        if not (left.array or right.array) and left.kind == right.kind == "literal":
+            python = {"boolean": 0, "int64": 1, "float64": 2, "complex128": 3}
+            dtype = max(left.dtype, right.dtype, key=python.get)  # Python's own numbers
+            if isinstance(expr.op, ast.Div) and dtype in ("boolean", "int64"):
+                dtype = "float64"
+            return Evidence(dtype, False, "literal", module.path, expr.lineno)
+
+        def typed(found: Evidence):
+            # a NumPy scalar (`np.float32(dt)`) keeps its width as an array does (NEP 50)
+            return ScalarType(found.dtype, weak=True) if found.kind == "literal" else ArrayType(found.dtype, 1)
+
+        result = array_arithmetic(expr.op, typed(left), typed(right))
+        if result is None or result.dtype is None:
+            return None
+        said = left if left.array or not right.array else right
+        return Evidence(result.dtype, left.array or right.array, said.kind, said.path, said.line)
+
     def _call(self, module: PyModule, call: ast.Call, function, depth: int) -> Optional[Evidence]:
         scope = _scope(module, function)
         func = call.func
         if isinstance(func, ast.Attribute) and func.attr == "astype" and call.args:
             dtype = self.dtype(module, call.args[0], function, depth + 1)
             return Evidence(dtype, True, "astype", module.path, call.lineno) if dtype else None
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Attribute) and func.value.attr == "fft" \
+                and func.attr in _FFT_COMPLEX + _FFT_REAL and call.args:
+            # `xp.fft.rfft(x)` whatever module `xp` is (`get_array_module(x)`): complex of the
+            # input's width, float64's where the input is not known
+            given = self.value(module, call.args[0], function, depth + 1)
+            single = given is not None and given.dtype in ("float32", "complex64", "float16")
+            if func.attr in _FFT_REAL:
+                dtype = "float32" if single else "float64"
+            else:
+                dtype = "complex64" if single else "complex128"
+            return Evidence(dtype, True, "fft", module.path, call.lineno)
         name = module.dotted(func, scope) or ""
         library, last = name.partition(".")[0], name.rpartition(".")[2]
         if library in _LIBRARIES and last in _FILLED:
@@ -207,10 +253,9 @@ class _HostEvidence:
                 dtype = self.dtype(module, given, function, depth + 1)
             elif last == "linspace":
                 dtype = "float64"
-            else:  # `np.arange(16)`, `np.full(n, 0.5)`: the numbers written
+            else:  # `np.arange(16)`, `np.full(n, 0.5)`: the numbers given
                 numbers = call.args[1:2] if last == "full" else call.args
-                kinds = {type(a.value) if isinstance(a, ast.Constant) else None for a in numbers}
-                dtype = _LITERALS[next(iter(kinds))] if len(kinds) == 1 and kinds <= {int, float} else None
+                dtype = self._numbers(module, numbers, function, depth, count=last == "arange")
             return Evidence(dtype, True, "allocation", module.path, call.lineno) if dtype else None
         if library in _LIBRARIES:
             given = _keyword(call, "dtype")
@@ -235,6 +280,22 @@ class _HostEvidence:
             return self.value(module, func.value, function, depth + 1)
         return None
 
+    def _numbers(self, module: PyModule, numbers: Sequence[ast.expr], function, depth: int, count: bool
+                 ) -> Optional[str]:
+        """The dtype NumPy gives an array made of these numbers (``np.arange(0, n, 0.5)``,
+        ``np.full(n, fill)``): float64 where one is a float, int64 where all are integers.
+        With ``count`` (``np.arange(n)``), one number no reading says is a float is a count:
+        an integer."""
+        kinds = []
+        for number in numbers:
+            found = self.value(module, number, function, depth + 1)
+            kinds.append(found.dtype if found is not None and not found.array and numeric(found.dtype) else None)
+        if any(k is not None and k.startswith(("float", "complex")) for k in kinds):
+            return "complex128" if any(k and k.startswith("complex") for k in kinds) else "float64"
+        if kinds and all(k is not None for k in kinds):
+            return "int64"
+        return "int64" if count and len(kinds) == 1 else None
+
     def _attribute(self, module: PyModule, function: FunctionNode, attr: str, depth: int, read):
         """``self.attr``: what every assignment to it in the class's methods (and the class
         body) says, read with ``read`` (a value or a dtype)."""
@@ -258,9 +319,12 @@ class _HostEvidence:
                     targets = sub.targets if isinstance(sub, ast.Assign) else [sub.target] if isinstance(
                         sub, ast.AnnAssign) and sub.value is not None else []
                     for target in targets:
-                        if isinstance(target, ast.Attribute) and target.attr == attr and isinstance(
-                                target.value, ast.Name) and target.value.id == receiver:
-                            found.append(read(module, sub.value, statement, depth + 1))
+                        for item, value in _paired(target, sub.value):  # `self.a, self.b = a, b`
+                            if isinstance(item, ast.Attribute) and item.attr == attr and isinstance(
+                                    item.value, ast.Name) and item.value.id == receiver:
+                                if not _updates_itself(value, item):
+                                    found.append(read(module, value, statement, depth + 1) if value is not None
+                                                 else None)
             return _agreed_values(found, all_known=True)  # one assignment not known: it may be anything
         finally:
             self._resolving.discard(key)
@@ -305,8 +369,8 @@ class _HostEvidence:
             return Evidence(dtype, array, "docstring", module.path, function.lineno)
         if depth >= _DEPTH:
             return None
-        return _agreed_values([self.value(caller, passed, around, depth + 1)
-                               for caller, passed, around in self._passed(module, function, name)])
+        return _by_priority([(caller, self.value(caller, passed, around, depth + 1))
+                             for caller, passed, around in self._passed(module, function, name)])
 
     def _annotation(self, module: PyModule, annotation: ast.expr, scope) -> Optional[Tuple[str, bool]]:
         """(dtype, array) an annotation names: ``npt.NDArray[np.float32]``, ``np.ndarray[Any,
@@ -366,21 +430,46 @@ class _HostEvidence:
     def _passed(self, module: PyModule, function: FunctionNode, name: str
                 ) -> List[Tuple[PyModule, ast.expr, Optional[FunctionNode]]]:
         """What calls of ``function`` in the project pass as its parameter ``name``: calls by
-        its name (resolved to it), and ``self.f(...)`` in its own class."""
+        its name (resolved to it), ``self.f(...)`` in its own class, ``Cls(...)`` for its
+        ``__init__``, and calls of what a factory returning it gave (``run = make(f)`` then
+        ``run(a)``)."""
         params = function.args.posonlyargs + function.args.args
         index = next((i for i, a in enumerate(params) if a.arg == name), None)
+        found = []
+        for other, call, around, shift in self._calls_of(module, function) + self._returned_calls(module, function):
+            if any(isinstance(a, ast.Starred) for a in call.args):
+                continue
+            keyword = _keyword(call, name)
+            if keyword is not None:
+                found.append((other, keyword, around))
+            elif index is not None and 0 <= index - shift < len(call.args):
+                found.append((other, call.args[index - shift], around))
+        return found
+
+    def _calls_of(self, module: PyModule, function: FunctionNode
+                  ) -> List[Tuple[PyModule, ast.Call, Optional[FunctionNode], int]]:
+        """(module, call, the function it is in, how many parameters the call binds before
+        its arguments) of each call of ``function`` the project shows."""
         owner = _owner(self.project, module, function)
         bound = 1 if owner is not None and _receiver(function) is not None else 0
         qualified = f"{module.name}.{function.name}" if module.name else None
+        # `Op(t, h)` calls `Op.__init__(self, t, h)`: the class by its name, here or imported
+        constructed = owner if owner is not None and function.name == "__init__" and bound else None
         found = []
-        for path in [module.path] + [p for p in self.project.files_naming(module.path, function.name)
-                                     if p != module.path]:
+        for path in [module.path] + [p for p in self.project.files_naming(
+                module.path, constructed.name if constructed is not None else function.name) if p != module.path]:
             other = self.project.module(path)
             if other is None:
                 continue
             for call, around in _calls_in(self.project, other):
                 func = call.func
-                if owner is None and isinstance(func, ast.Name) and func.id == function.name:
+                if constructed is not None:
+                    if not (isinstance(func, (ast.Name, ast.Attribute)) and (
+                            func.id if isinstance(func, ast.Name) else func.attr) == constructed.name
+                            and self._is_class(other, func, around, module, constructed)):
+                        continue
+                    shift = 1
+                elif owner is None and isinstance(func, ast.Name) and func.id == function.name:
                     resolved = other.dotted(func, _scope(other, around))
                     if not (other is module and _is_module_function(module, function)) and resolved != qualified:
                         continue
@@ -391,14 +480,43 @@ class _HostEvidence:
                     shift = bound  # `self.f(a, b)`: self is bound
                 else:
                     continue
-                if any(isinstance(a, ast.Starred) for a in call.args):
-                    continue
-                keyword = _keyword(call, name)
-                if keyword is not None:
-                    found.append((other, keyword, around))
-                elif index is not None and 0 <= index - shift < len(call.args):
-                    found.append((other, call.args[index - shift], around))
+                found.append((other, call, around, shift))
         return found
+
+    def _returned_calls(self, module: PyModule, function: FunctionNode
+                        ) -> List[Tuple[PyModule, ast.Call, Optional[FunctionNode], int]]:
+        """Calls of a function its factory returns (``def make(f): ... def run(x): ...;
+        return run``): where a call of the factory is bound to a name (``run = make(g)``),
+        the calls of that name in the same function (or module level)."""
+        factory = _parents(self.project, module).get(id(function))
+        if not isinstance(factory, (ast.FunctionDef, ast.AsyncFunctionDef)) or not any(
+                isinstance(s, ast.Return) and isinstance(s.value, ast.Name) and s.value.id == function.name
+                for s in factory.body):
+            return []
+        found = []
+        for other, call, around, shift in self._calls_of(module, factory):
+            bound = _parents(self.project, other).get(id(call))
+            if shift or not (isinstance(bound, ast.Assign) and len(bound.targets) == 1
+                             and isinstance(bound.targets[0], ast.Name)):
+                continue
+            name = bound.targets[0].id
+            found.extend((other, made, where, 0) for made, where in _calls_in(self.project, other)
+                         if where is around and isinstance(made.func, ast.Name) and made.func.id == name)
+        return found
+
+    def _is_class(self, other: PyModule, func: ast.expr, around, module: PyModule, cls: ast.ClassDef) -> bool:
+        """Whether ``func`` (a name or ``pkg.mod.Name``) in ``other`` is the class ``cls`` of
+        ``module``, defined there or imported (through a package's re-export too)."""
+        if other is module and isinstance(func, ast.Name) and cls in module.tree.body:
+            return True
+        resolved = other.dotted(func, _scope(other, around))
+        if not resolved:
+            return False
+        found = self.project.definition(resolved, other)
+        if found is not None:
+            return found[0] is module and getattr(found[1], "node", None) is cls
+        package = self.project.module_named(resolved.rpartition(".")[0], other)
+        return package is not None and _star_exports(self.project, package, module, cls.name, 0)
 
     # -- dtypes -------------------------------------------------------------------------
     def dtype(self, module: PyModule, expr: ast.expr, function, depth: int) -> Optional[str]:
@@ -441,6 +559,43 @@ class _HostEvidence:
             found += [self._dtype_evidence(caller, passed, around, depth + 1)
                       for caller, passed, around in self._passed(module, function, name)]
         return _agreed_values(found, all_known=True)
+
+
+def _star_exports(project: Project, package: PyModule, module: PyModule, name: str, depth: int) -> bool:
+    """Whether ``package`` exports ``module``'s ``name`` through ``from .mod import *``
+    (directly or through another such module), as ``pkg.Name`` is found at run time."""
+    if depth > 3 or name.startswith("_"):
+        return False
+    for statement in package.tree.body:
+        if not (isinstance(statement, ast.ImportFrom) and any(alias.name == "*" for alias in statement.names)):
+            continue
+        target = package.absolute_module(statement.module or "", statement.level)
+        if target == module.name:
+            exported = module.bindings.get("__all__")
+            if exported is None or not isinstance(exported.value, (ast.List, ast.Tuple)):
+                return True  # no `__all__`: its public names
+            return any(isinstance(e, ast.Constant) and e.value == name for e in exported.value.elts)
+        inner = project.module_named(target, package) if target else None
+        if inner is not None and inner is not package and _star_exports(project, inner, module, name, depth + 1):
+            return True
+    return False
+
+
+def _by_priority(found: Sequence[Tuple[PyModule, Optional[Evidence]]]) -> Optional[Evidence]:
+    """What callers pass, the package's own code first: where its callers agree, that;
+    where none of them says, what the project's tests and examples agree on (they call the
+    public API with the dtypes it is used with)."""
+    package = [e for caller, e in found if not _is_test_or_example(caller.path)]
+    return _agreed_values(package) or (None if any(e is not None for e in package) else _agreed_values(
+        [e for caller, e in found if _is_test_or_example(caller.path)]))
+
+
+def _is_test_or_example(path: str) -> bool:
+    name = os.path.basename(path)
+    folders = os.path.normpath(path).split(os.sep)[-4:-1]
+    return name.startswith(("test_", "plot_")) or name.endswith("_test.py") or name == "conftest.py" or any(
+        f in ("tests", "test", "testing", "pytests", "examples", "example", "tutorials", "benchmarks")
+        for f in folders)
 
 
 def _agreed_values(found: Sequence[Optional[Evidence]], all_known: bool = False) -> Optional[Evidence]:
@@ -495,8 +650,11 @@ def _assignments(where: ast.AST, name: str) -> Tuple[List[ast.expr], bool]:
                 continue
             if isinstance(statement, (ast.Assign, ast.AnnAssign)) and statement.value is not None:
                 targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
-                if any(isinstance(t, ast.Name) and t.id == name for t in targets):
-                    values.append(statement.value)
+                paired = [value for t in targets for item, value in _paired(t, statement.value)
+                          if isinstance(item, ast.Name) and item.id == name]
+                if paired:
+                    # `dt, dh = 0.005, 1` pairs its items; unpacked from anything else: unknown
+                    values.extend(v if v is not None else ast.Constant(None) for v in paired)
                     nested = nested or inside
                 elif any(isinstance(n, ast.Name) and n.id == name for t in targets for n in ast.walk(t)):
                     values.append(ast.Constant(None))  # unpacked from something: unknown
@@ -513,6 +671,34 @@ def _assignments(where: ast.AST, name: str) -> Tuple[List[ast.expr], bool]:
 
     visit(where.body if hasattr(where, "body") else [], False)
     return values, nested
+
+
+def _paired(target: ast.expr, value: ast.expr) -> List[Tuple[ast.expr, Optional[ast.expr]]]:
+    """(target, the value it is given) of an assignment, a tuple written on both sides paired
+    item by item (``a, b = x, y``); an item unpacked from anything else is given None."""
+    if not isinstance(target, (ast.Tuple, ast.List)):
+        return [(target, value)]
+    if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(target.elts) and not any(
+            isinstance(e, ast.Starred) for e in target.elts + value.elts):
+        return [pair for item, given in zip(target.elts, value.elts) for pair in _paired(item, given)]
+    return [(item, None) for element in target.elts for item in ast.walk(element)
+            if isinstance(item, (ast.Name, ast.Attribute))]
+
+
+def _updates_itself(value: Optional[ast.expr], target: ast.expr) -> bool:
+    """``self.h = self.h ** 2``, ``self.h = -self.h``: an update of a value by an integer
+    constant, which keeps its elements (what its other assignments say)."""
+    same = ast.dump(target.value) if isinstance(target, ast.Attribute) else None
+
+    def itself(expr):
+        return isinstance(expr, ast.Attribute) and expr.attr == target.attr and ast.dump(expr.value) == same
+
+    if isinstance(value, ast.UnaryOp) and isinstance(value.op, ast.USub):
+        return itself(value.operand)
+    if isinstance(value, ast.BinOp) and not isinstance(value.op, ast.Div):
+        other = value.right if itself(value.left) else value.left if itself(value.right) else None
+        return isinstance(other, ast.Constant) and type(other.value) is int
+    return False
 
 
 def _dtype_of(expr: ast.expr, name: str) -> bool:

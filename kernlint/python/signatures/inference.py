@@ -11,7 +11,7 @@ from typing import Dict, List, Optional, Sequence, Set, Tuple
 from ..project import Project
 from ..static_types import XOROSHIRO, dtype_name
 from ..syntax import KernelDef, PyModule, Scope, bound_item
-from .allocations import package_widths
+from .allocations import AttributeAllocations, _is_test, _levels, attribute_allocations, package_widths
 from .evidence import Evidence, kernel_evidence
 from .table import RANK_UNKNOWN
 
@@ -56,14 +56,21 @@ def closure_use(kernel_node, module: PyModule, scope: Scope, name: str) -> "_Use
 
 def inferred_signatures(kernel: KernelDef, launches: Sequence[Sequence[Optional[str]]] = (),
                         evidence: Sequence[Optional[Evidence]] = (),
-                        package: Optional[Dict[str, Tuple[str, str]]] = None) -> List[Tuple[str, str]]:
+                        package: Optional[Dict[str, Tuple[str, str]]] = None,
+                        attributes: Optional[AttributeAllocations] = None,
+                        package_kernels: Sequence[KernelDef] = ()) -> List[Tuple[str, str]]:
     """(signature, variant) candidates for a kernel from its body, most likely first. Where
     launches give some argument types (the others unknown), those are taken from them: an
     argument every such launch types alike. Then what the host code says of an argument
-    (``evidence``, one entry per parameter: an annotation, a dtype check, an ``astype``...),
-    then the widths the kernel's code names, then those its package allocates with
-    (``package``), then the body's float64 and int64. A variant that took host evidence
-    ends in ``@`` and what it took (``x: annotation at path:line``)."""
+    (``evidence``, one entry per parameter: an annotation, a dtype check, an ``astype``...).
+    A parameter the body says nothing of (or an array whose elements it does not say) is
+    then typed as the kernels its factory makes with it use it, as the package allocates the
+    attribute of its name (``attributes``: ``self.r_im = np.zeros((n, 3), np.int32)``), as
+    the package's other kernels (``package_kernels``) use their parameter of that name; one
+    never read that they take as a grid group is a placeholder's int64. Then the widths the
+    kernel's code names, then those its package allocates with (``package``), then the
+    body's float64 and int64. A variant that took host evidence ends in ``@`` and what it
+    took (``x: annotation at path:line``)."""
     node = kernel.node
     if node.args.vararg or node.args.kwarg or node.args.kwonlyargs:
         return []
@@ -77,22 +84,54 @@ def inferred_signatures(kernel: KernelDef, launches: Sequence[Sequence[Optional[
     launched = (sum(1 for k in known if k is not None and not k.endswith(RANK_UNKNOWN)),
                 sum(1 for k in known if k is not None and k.endswith(RANK_UNKNOWN)))
     taken: List[str] = []
-    namesakes = _namesakes(kernel, params, uses, known)
+    # a factory's kernels are made together and launched with the values it is given; a file's
+    # top-level kernels may be unrelated (a test module's)
+    siblings = [k for k in kernel.module.kernels if kernel.scope.functions and k.outer == kernel.outer
+                and k.node is not kernel.node]
+    namesakes = _namesakes(kernel, params, uses, known, siblings)
     for param, sibling in namesakes.items():
         taken.append(f"{param}: use in `{sibling.name}` at {sibling.module.path}:{sibling.line}")
+    host = 0
     if len(evidence) == len(params):
         for index, (param, found) in enumerate(zip(params, evidence)):
             if known[index] is None and found is not None:
                 known[index] = found.type
                 taken.append(f"{param}: {found.said()}")
+                host += 1
+    for index, param in enumerate(params):
+        # asked only where the body leaves something to say (reading one follows callers)
+        allocated_as = attributes.get(param) if attributes is not None and known[index] is None \
+            and param not in namesakes and (_says_nothing(uses[param]) or uses[param].array) else None
+        if allocated_as is not None:
+            found, rank = allocated_as
+            if _take_allocated(uses[param], rank):
+                known[index] = found.type
+                taken.append(f"{param}: allocated as `{param}` at {found.path}:{found.line}")
+                host += 1
+    # the package's other kernels: the arrays they name alike
+    others = _namesakes(kernel, params, uses, [k if k is None and p not in namesakes else "taken"
+                                               for p, k in zip(params, known)],
+                        [k for k in package_kernels if k.node is not kernel.node], package=True)
+    for param, sibling in others.items():
+        taken.append(f"{param}: use in `{sibling.name}` at {sibling.module.path}:{sibling.line}")
+    unread = _never_read(node, params)
+    for index, param in enumerate(params):
+        if known[index] is None and param in unread and param not in namesakes and param not in others:
+            group = _grid_group_namesake(param, list(siblings) + list(package_kernels))
+            if group is not None:
+                # a kernel cannot take the grid group the device-function form of it takes
+                # (`cuda.jit(device=gridsync)(step)`): its host passes a placeholder (`0`)
+                known[index] = "int64"
+                taken.append(f"{param}: never read, a grid group in `{group.name}` at {group.module.path}:"
+                             f"{group.line}: a placeholder")
     preferred = _widths_written(kernel)
     allocated: List[str] = []
     for key, (width, why) in (package or {}).items():
         if key not in preferred:
             preferred[key] = width
             allocated.append(why)
-    candidates = _candidates(params, uses, known, preferred, launched, len(taken) - len(namesakes), bool(allocated),
-                             len(namesakes))
+    candidates = _candidates(params, uses, known, preferred, launched, host, bool(allocated),
+                             len(namesakes) + len(others))
     said = "; ".join(taken + allocated)
     return [(signature, f"{label}@{said}" if said else label) for signature, label in candidates]
 
@@ -103,23 +142,87 @@ def _says_nothing(use: "_Use") -> bool:
                 or use.complex_elements or use.record or use.zero_d)
 
 
-def _namesakes(kernel: KernelDef, params: List[str], uses: Dict[str, "_Use"], known: Sequence[Optional[str]]
-               ) -> Dict[str, KernelDef]:
-    """Parameters the body says nothing of, typed as the kernels and device functions written
-    with it (made by the same factory) use a parameter of the same
-    name, where every one that uses it says the same: kernels a factory makes together name the
-    same arrays alike (``nbflag``, ``sim_box`` passed on by one, indexed by the others). Their
-    uses are put in ``uses``; the kernel each one came from is returned."""
+def _take_allocated(use: "_Use", rank: Optional[int]) -> bool:
+    """Whether an attribute allocated with ``rank`` dimensions (None: not known) fits a
+    parameter's use, and then puts its rank in ``use``: one the body says nothing of (a 1-d
+    array where the allocation does not say), or an array whose elements the body does not
+    say, of that rank (more, where the body passes a part of it on)."""
+    if _says_nothing(use):
+        use.array, use.ndim = True, rank or 1
+        return True
+    if use.array and _use_elements(use) is None and not use.copied_from and not use.zero_d and (
+            rank is None or rank == use.ndim or use.passed_view and rank > use.ndim):
+        use.ndim = max(use.ndim, rank or 0)
+        return True
+    return False
+
+
+def _grid_group_namesake(param: str, kernels: Sequence[KernelDef]) -> Optional[KernelDef]:
+    """The first of ``kernels`` (device functions) whose parameter named ``param`` is a grid
+    group (``grid.sync()``), where none of them uses it as anything else."""
+    found = None
+    for other in kernels:
+        if param not in [a.arg for a in other.node.args.posonlyargs + other.node.args.args]:
+            continue
+        use = _uses_of(other)[param]
+        if use.grid and found is None:
+            found = other
+        elif not use.grid and not _says_nothing(use):
+            return None
+    return found
+
+
+def _uses_of(kernel: KernelDef) -> Dict[str, "_Use"]:
+    """What a kernel's body shows of its parameters, read once a run (its project keeps it)."""
+    project = getattr(kernel.module, "project", None)
+    if project is None:
+        return _parameter_uses(kernel.node, kernel.module, kernel.scope, set())
+    return project.memo("parameter uses", kernel.node, lambda: _parameter_uses(
+        kernel.node, kernel.module, kernel.scope, set()))
+
+
+def _never_read(node, params: List[str]) -> Set[str]:
+    """The parameters a function's body never names."""
+    named = {sub.id for statement in node.body for sub in ast.walk(statement) if isinstance(sub, ast.Name)}
+    return set(params) - named
+
+
+def package_kernels(project: Project, module: PyModule) -> List[KernelDef]:
+    """The kernels and device functions of the package ``module`` is in (its top package,
+    tests aside), as its other kernels name their parameters; none for a lone file."""
+    levels = _levels(module.path)
+    if len(levels) < 2 or _is_test(module.path):
+        return []
+    files = levels[-1][1]
+    anchor = project.module(files[0]) if files else None
+    if anchor is None:
+        return []
+
+    found = []
+    for path in files:  # each time: a kept reading of this file is keyed by the files it looked at
+        other = project.module(path)
+        if other is not None:
+            found.extend(other.kernels)
+    return found
+
+
+def _namesakes(kernel: KernelDef, params: List[str], uses: Dict[str, "_Use"], known: Sequence[Optional[str]],
+               siblings: Sequence[KernelDef], package: bool = False) -> Dict[str, KernelDef]:
+    """Parameters the body says nothing of, typed as ``siblings`` (the kernels and device
+    functions written with it: made by the same factory, or the package's) use a parameter
+    of the same name, where every one that uses it says the same: kernels a factory makes
+    together name the same arrays alike (``nbflag``, ``sim_box`` passed on by one, indexed by
+    the others). With ``package`` (kernels written apart, which may reuse a name for another
+    thing: ``y`` an output here, a complex one there), only a parameter the body says nothing
+    of is typed, and only where two or more kernels say it is an array, alike: a package
+    names the arrays it hands around alike. Their uses are put in ``uses``; the kernel each
+    one came from is returned."""
     # said nothing of, or an array whose elements nothing says
     quiet = [p for p, k in zip(params, known) if k is None and (
-        _says_nothing(uses[p]) or uses[p].array and _use_elements(uses[p]) is None and not uses[p].copied_from)]
-    # a factory's kernels are made together and launched with the values it is given; a file's
-    # top-level kernels may be unrelated (a test module's)
-    siblings = [k for k in kernel.module.kernels if kernel.scope.functions and k.outer == kernel.outer
-                and k.node is not kernel.node]
+        _says_nothing(uses[p]) or not package and uses[p].array and _use_elements(uses[p]) is None
+        and not uses[p].copied_from)]
     if not quiet or not siblings:
         return {}
-    project = getattr(kernel.module, "project", None)
     found: Dict[str, KernelDef] = {}
     for param in quiet:
         seen = []
@@ -127,11 +230,8 @@ def _namesakes(kernel: KernelDef, params: List[str], uses: Dict[str, "_Use"], kn
             theirs = [a.arg for a in sibling.node.args.posonlyargs + sibling.node.args.args]
             if param not in theirs:
                 continue
-            their_uses = project.memo("parameter uses", sibling.node, lambda: _parameter_uses(
-                sibling.node, sibling.module, sibling.scope, set())) if project is not None else _parameter_uses(
-                sibling.node, sibling.module, sibling.scope, set())
-            use = their_uses[param]
-            if not _says_nothing(use):
+            use = _uses_of(sibling)[param]
+            if not _says_nothing(use) and not (package and not use.array):
                 seen.append((sibling, use))
         mine = uses[param]
         if mine.array:
@@ -141,7 +241,7 @@ def _namesakes(kernel: KernelDef, params: List[str], uses: Dict[str, "_Use"], kn
                     and (_use_elements(u) is not None or u.ndim > mine.ndim)]
         shapes = {_use_shape(use) for _, use in seen}
         elements = {_use_elements(use) for _, use in seen} - {None}
-        if len(shapes) == 1 and len(elements) <= 1:
+        if len(shapes) == 1 and len(elements) <= 1 and (not package or len(seen) > 1):
             # the one that says the elements, where one does
             sibling, use = next(((k, u) for k, u in seen if _use_elements(u) is not None), seen[0])
             uses[param] = copy.copy(use)
@@ -895,7 +995,8 @@ def inferred_by_kernel(project: Project, module: PyModule, given: Dict[str, List
             # each is tried with every one's candidates, in the order of the defs, and takes
             # the first numba accepts
             mine = inferred_signatures(kernel, given.get(kernel.qualname, ()), kernel_evidence(project, kernel),
-                                       package_widths(project, module))
+                                       package_widths(project, module), attribute_allocations(project, module),
+                                       package_kernels(project, module))
             earlier = found.get(kernel.qualname, [])
             found[kernel.qualname] = earlier + [c for c in mine if c not in earlier]
         except RecursionError:

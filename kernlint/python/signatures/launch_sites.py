@@ -96,7 +96,7 @@ def with_body_ranks(kernel: KernelDef, types: Sequence[Optional[str]]) -> Option
     params = [a.arg for a in kernel.node.args.posonlyargs + kernel.node.args.args]
     if len(params) != len(types) or kernel.node.args.vararg or kernel.node.args.kwonlyargs:
         return None
-    ranks = _ranks_indexed(kernel.node)
+    ranks = _ranks_indexed(kernel.node, lambda expr: kernel.module.dotted(expr, kernel.scope))
     unknown = [p for p, t in zip(params, types) if t.endswith(RANK_UNKNOWN)]
     if any(len(ranks.get(p, ())) != 1 for p in unknown):
         return None
@@ -118,27 +118,86 @@ def with_body_ranks(kernel: KernelDef, types: Sequence[Optional[str]]) -> Option
     return signature
 
 
-def _ranks_indexed(function: ast.AST) -> Dict[str, Set[int]]:
-    """For each name the function subscripts (``a[i, j]``, ``a[i]``, ``a[1:-1, j]``): the
-    numbers of subscripts it is indexed with. A name rebound in the body is left out."""
+def _ranks_indexed(function: ast.AST, dotted=lambda expr: None) -> Dict[str, Set[int]]:
+    """For each name the function subscripts (``a[i, j]``, ``a[i]``, ``a[1:-1, j]``, and
+    chained: ``a[k][j][i]``: three) or walks (``for v in a:``): the numbers of subscripts it is
+    indexed with. A name rebound in the body is left out. ``dotted`` names what a callee refers to."""
     ranks: Dict[str, Set[int]] = {}
     rebound: Set[str] = set()
+    iterated: List[Tuple[str, str]] = []  # (array, loop variable) of `for v in a:`
+    loop_targets: Set[int] = set()  # their targets: bound by the walk, not rebound
+    nested = {id(node.value) for node in ast.walk(function)
+              if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Subscript)}
     for node in ast.walk(function):
-        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name):
-            index = node.slice
-            if isinstance(index, ast.Tuple):
-                if any(isinstance(e, ast.Starred) or isinstance(e, ast.Constant) and e.value is Ellipsis
-                       for e in index.elts):
-                    continue
-                count = len(index.elts)
-            elif isinstance(index, ast.Constant) and index.value is Ellipsis:
-                continue
-            else:
-                count = 1
-            ranks.setdefault(node.value.id, set()).add(count)
-        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+        if isinstance(node, ast.For) and isinstance(node.iter, ast.Name) and isinstance(node.target, ast.Name):
+            iterated.append((node.iter.id, node.target.id))
+            loop_targets.add(id(node.target))
+        if isinstance(node, ast.Subscript) and id(node) not in nested:
+            count, base = 0, node
+            while isinstance(base, ast.Subscript) and count is not None:
+                one = _subscripts(base.slice)
+                count = None if one is None else count + one
+                base = base.value
+            if count is not None and isinstance(base, ast.Name):
+                ranks.setdefault(base.id, set()).add(count)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) and id(node) not in loop_targets:
             rebound.add(node.id)
+    # `for v in a:` walks a's first axis: a has one more dimension than v, and a v that is
+    # neither indexed nor walked in turn is a number (numba iterates arrays only)
+    for array, variable in iterated:
+        if variable in rebound:
+            continue
+        if variable in ranks:
+            inner = ranks[variable]
+        elif variable in {a for a, _ in iterated} or _read_as_array(function, variable, dotted):
+            continue
+        else:
+            inner = {0}
+        ranks.setdefault(array, set()).update(rank + 1 for rank in inner)
     return {name: found for name, found in ranks.items() if name not in rebound}
+
+
+def _subscripts(index: ast.expr) -> Optional[int]:
+    """How many dimensions one ``[...]`` indexes; None where it does not say (``...``, ``*idx``)."""
+    if isinstance(index, ast.Tuple):
+        if any(isinstance(e, ast.Starred) or isinstance(e, ast.Constant) and e.value is Ellipsis
+               for e in index.elts):
+            return None
+        return len(index.elts)
+    if isinstance(index, ast.Constant) and index.value is Ellipsis:
+        return None
+    return 1
+
+
+# callees that take numbers only: an argument of theirs is a scalar
+_NUMBER_MODULES = ("math.", "cmath.")
+_NUMBER_BUILTINS = frozenset({"builtins.abs", "builtins.min", "builtins.max", "builtins.float", "builtins.int",
+                              "builtins.round", "builtins.bool", "builtins.complex"})
+
+
+def _read_as_array(function: ast.AST, name: str, dotted) -> bool:
+    """May the function read ``name`` as an array? Only where every read of it is a number's:
+    an operand of arithmetic or a comparison, an index, an argument of ``math``'s functions
+    or a numeric builtin; anything else (``v.shape``, ``t = v``, a call of the user's) may
+    take it whole."""
+    parents = {id(child): node for node in ast.walk(function) for child in ast.iter_child_nodes(node)}
+    for node in ast.walk(function):
+        if not (isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load)):
+            continue
+        parent = parents.get(id(node))
+        if isinstance(parent, (ast.Compare, ast.BinOp, ast.UnaryOp, ast.BoolOp)):
+            continue
+        if isinstance(parent, ast.AugAssign) and parent.value is node:
+            continue
+        if isinstance(parent, ast.Subscript) and parent.slice is node or isinstance(parent, ast.Tuple) and isinstance(
+                parents.get(id(parent)), ast.Subscript) and parents[id(parent)].slice is parent:
+            continue
+        if isinstance(parent, ast.Call) and node in parent.args:
+            callee = dotted(parent.func) or ""
+            if callee.startswith(_NUMBER_MODULES) or callee in _NUMBER_BUILTINS:
+                continue
+        return True
+    return False
 
 
 def _argument_texts(signature: str) -> Optional[List[str]]:

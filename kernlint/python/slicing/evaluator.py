@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 import functools
 import operator
-from typing import Any, Dict, List, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 from ..project import FrontendSettings, Project
 from ..syntax import Binding, FunctionNode, PyModule, Scope, _target_names, wrapped_argument, wrapped_interface
@@ -30,6 +30,63 @@ _COMPARE = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, as
             ast.Gt: operator.gt, ast.GtE: operator.ge, ast.Is: operator.is_, ast.IsNot: operator.is_not,
             ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b}
 
+def _reads_as_returns(body: List[ast.stmt]) -> bool:
+    """Is a helper's body one the evaluator reads: defs and plain assignments (read as the
+    return needs them), then ``return`` statements chosen by ``if`` tests whose branches hold
+    only returns, raises and further such tests?"""
+    def choice(statements: List[ast.stmt]) -> bool:
+        return all(isinstance(s, ast.Return) and s.value is not None or isinstance(s, ast.Raise)
+                   or isinstance(s, ast.If) and choice(s.body) and choice(s.orelse) for s in statements)
+
+    settled = 0
+    while settled < len(body) and isinstance(body[settled], (ast.FunctionDef, ast.Assign)):
+        settled += 1
+    rest = body[settled:]
+    return bool(rest) and choice(rest) and any(isinstance(s, (ast.Return, ast.If)) for s in rest)
+
+
+def _parameter(function: FunctionNode, name: str) -> Optional[Binding]:
+    """The binding of ``function``'s parameter ``name``; None where it has none."""
+    arguments = function.args
+    for arg in arguments.posonlyargs + arguments.args + arguments.kwonlyargs + [
+            a for a in (arguments.vararg, arguments.kwarg) if a is not None]:
+        if arg.arg == name:
+            return Binding(name, "param", arg, 0, line=function.lineno)
+    return None
+
+
+class _ReadLambda:
+    """A ``lambda`` passed to a safe library call (``np.apply_along_axis(lambda r: np.where(r)[0],
+    0, m)``): called by the library, it evaluates its body with this evaluator, its parameters
+    bound to the call's values, so nothing of the user's runs. At most MAX_ITEMS calls: a
+    constant expression, not a loop kernlint would spin in."""
+
+    def __init__(self, evaluator: "Evaluator", node: ast.Lambda, scope: Scope, env: Dict[str, Any]):
+        self.evaluator, self.node, self.scope, self.env = evaluator, node, scope, env
+        self.calls = 0
+
+    def __call__(self, *args: Any, **keywords: Any) -> Any:
+        node, module = self.node, self.scope.module
+        self.calls += 1
+        if self.calls > MAX_ITEMS:
+            raise Unresolved("lambda", module.path, node.lineno, f"is called more than {MAX_ITEMS} times")
+        arguments = node.args
+        if arguments.vararg or arguments.kwarg or arguments.kwonlyargs or arguments.posonlyargs:
+            raise Unresolved("lambda", module.path, node.lineno,
+                             "takes keyword-only, positional-only or starred parameters, which kernlint does not bind")
+        names = [a.arg for a in arguments.args]
+        defaults = dict(zip(names[len(names) - len(arguments.defaults):], arguments.defaults))
+        if len(args) > len(names) or set(keywords) - set(names):
+            raise Unresolved("lambda", module.path, node.lineno, "is called with arguments it does not take")
+        bound = dict(self.env, **dict(zip(names, args)), **keywords)
+        for name in names[len(args):]:
+            if name not in bound:
+                if name not in defaults:
+                    raise Unresolved("lambda", module.path, node.lineno, f"is called without `{name}`")
+                bound[name] = _known(self.evaluator.evaluate(defaults[name], self.scope, self.env))
+        return _known(self.evaluator.evaluate(node.body, self.scope, bound))
+
+
 class Evaluator:
     """Evaluates expressions in a scope; ``env`` binds the locals a variant gives. Reads globals
     through ``globals``, makes the functions and numba types it meets through ``functions``
@@ -43,25 +100,71 @@ class Evaluator:
         self.functions = None
         self.classes = None
         self._returning = 0  # helpers being read, one inside another
+        self._rebinding: set = set()  # (id(function), parameter) whose rebindings are being read
 
     def name_value(self, node: ast.Name, scope: Scope, env: Dict[str, Any]) -> Any:
         name = node.id
         if name in env:
-            return env[name]
+            rebound = self._rebound_parameter(name, scope, env)
+            return env[name] if rebound is MISSING else rebound
         module = scope.module
         binding, function = scope.lookup(name)
         if function is None:
             return self.globals.global_value(module, name, getattr(node, "lineno", 0))
+        return self._reaching_value(module, binding, function, scope, env, node)
+
+    def _reaching_value(self, module: PyModule, binding: Binding, function: FunctionNode, scope: Scope,
+                        env: Dict[str, Any], node: ast.Name) -> Any:
+        """A local binding's value where its right-hand side reads the name it binds (`f =
+        numba.njit(f)`, `c = c * k` then `c = c.astype(t)`): each reads the binding before it."""
+        name = binding.name
         if binding.kind == "assign" and any(isinstance(n, ast.Name) and n.id == name
                                             for n in ast.walk(binding.value)):
-            # `f = numba.njit(f)` in a function: its right-hand side reads the binding before it
             earlier = self.globals.chosen_binding(module, module.bindings_before(binding, function))
+            if earlier is None:
+                # `if isinstance(f, str): f = library.pick(f)`: the parameter it rebinds
+                earlier = _parameter(function, name)
             if earlier is None:
                 raise Unresolved(name, module.path, binding.line,
                                  f"is read at line {binding.line} of `{function.name}` before it is bound")
-            previous = self._local_value(module, earlier, function, scope, env, node)
+            previous = self._reaching_value(module, earlier, function, scope, env, node)
             return self._local_value(module, binding, function, scope, dict(env, **{name: previous}), node)
         return self._local_value(module, binding, function, scope, env, node)
+
+    def _rebound_parameter(self, name: str, scope: Scope, env: Dict[str, Any]) -> Any:
+        """A factory's parameter the factory rebinds before its kernel reads it (``if
+        isinstance(f, str): f = pick(f)``), given its value in ``env``: the value its
+        rebindings make, each taken where its tests hold for that value. MISSING where the
+        name is not such a parameter, or a test is one kernlint cannot decide (the parameter's
+        own value then stands, as the branch not taken)."""
+        binding, function = scope.lookup(name)
+        if function is None or binding is None or binding.kind != "assign" or _parameter(function, name) is None:
+            return MISSING
+        key = (id(function), name)
+        if key in self._rebinding:  # the rebinding's own reading of the value before it
+            return MISSING
+        module, outer = scope.module, scope.within(function)
+        value = env[name]
+        self._rebinding.add(key)
+        try:
+            return self._rebound(name, function, module, outer, env, value)
+        finally:
+            self._rebinding.discard(key)
+
+    def _rebound(self, name: str, function: FunctionNode, module: PyModule, outer: Scope, env: Dict[str, Any],
+                 value: Any) -> Any:
+        for rebinding in module.bindings_of(name, function):
+            if rebinding.kind != "assign" or any(test is None for test, _ in rebinding.conditions):
+                return MISSING  # one in a try body: whether it ran is not known
+            current = dict(env, **{name: value})
+            try:
+                holds = all(bool(_known(self.evaluate(test, outer, current))) == branch
+                            for test, branch in rebinding.conditions)
+            except Unresolved:
+                return MISSING
+            if holds:
+                value = self.globals.binding_value(module, rebinding, outer, current)
+        return value
 
     def _local_value(self, module: PyModule, binding: Binding, function: FunctionNode, scope: Scope,
                      env: Dict[str, Any], node: ast.Name) -> Any:
@@ -140,13 +243,16 @@ class Evaluator:
                     return result
             return result
         if isinstance(expr, ast.Compare):
-            left = value(expr.left)
-            for op, right_node in zip(expr.ops, expr.comparators):
+            # as Python does: the first false link's result, else the last one's (one link
+            # may be an array: `[-E[i, 0], E[i, 1]] == E`)
+            left, result = value(expr.left), True
+            for at, (op, right_node) in enumerate(zip(expr.ops, expr.comparators)):
                 right = value(right_node)
-                if not _operate(expr, module.path, _COMPARE[type(op)], left, right):
-                    return False
+                result = _operate(expr, module.path, _COMPARE[type(op)], left, right)
+                if at < len(expr.ops) - 1 and not result:
+                    return result
                 left = right
-            return True
+            return result
         if isinstance(expr, ast.IfExp):
             return value(expr.body) if value(expr.test) else value(expr.orelse)
         if isinstance(expr, ast.Subscript):
@@ -324,22 +430,23 @@ class Evaluator:
         return self.evaluate(assigned_value, inner, env)
 
     def _helper_result(self, function: Any, expr: ast.Call, scope: Scope, env: Dict[str, Any]) -> Any:
-        """What a call of the user's one-return helper gives (``def make(a): return
-        cuda.to_device(a)``, also after defs and plain assignments: a factory of device
-        functions): its return expression, read by this evaluator with the parameters bound
-        to the call's values. Any other function is not run."""
+        """What a call of the user's helper gives (``def make(a): return cuda.to_device(a)``,
+        also after defs and plain assignments: a factory of device functions; and a choice by
+        its arguments, ``if name == "harmonic": return _harmonic``): the return expression its
+        tests lead to, read by this evaluator with the parameters bound to the call's values.
+        Any other function is not run."""
         module, node, outer = self.functions.made_from[id(function)]
         described = ast.unparse(expr.func)
         body = node.body[1:] if node.body and isinstance(node.body[0], ast.Expr) and isinstance(
             node.body[0].value, ast.Constant) else node.body
-        # a factory of device functions (`def utils(n): @cuda.jit(device=True) def f(...): ...;
-        # return f, g`): its defs and plain assignments are read as its return needs them
-        made = all(isinstance(s, (ast.FunctionDef, ast.Assign)) for s in body[:-1])
-        if not body or not made or not isinstance(body[-1], ast.Return) or body[-1].value is None or \
-                self._returning > 4:
-            raise Unresolved(described, scope.module.path, expr.lineno,
-                             "is called at import time, and kernlint does not run it",
-                             _hint_constant(scope.module, described))
+
+        def not_run() -> Unresolved:
+            return Unresolved(described, scope.module.path, expr.lineno,
+                              "is called at import time, and kernlint does not run it",
+                              _hint_constant(scope.module, described))
+
+        if not _reads_as_returns(body) or self._returning > 4:
+            raise not_run()
         args, keywords = self._plain_arguments(expr, scope, env)
         import inspect
 
@@ -348,9 +455,22 @@ class Evaluator:
         except TypeError as exc:
             raise Unresolved(described, scope.module.path, expr.lineno, f"is called wrongly ({exc})") from None
         bound.apply_defaults()
+        inner, arguments = outer.inner(node), dict(bound.arguments)
         self._returning += 1
         try:
-            return self.evaluate(body[-1].value, outer.inner(node), dict(bound.arguments))
+            statements = list(body)
+            while statements:
+                statement = statements.pop(0)
+                if isinstance(statement, ast.If):
+                    # a test kernlint cannot decide leaves the call unread
+                    taken = _known(self.evaluate(statement.test, inner, arguments))
+                    statements[:0] = statement.body if taken else statement.orelse
+                elif isinstance(statement, ast.Return):
+                    return self.evaluate(statement.value, inner, arguments)
+                elif isinstance(statement, ast.Raise):
+                    raise Unresolved(described, scope.module.path, expr.lineno,
+                                     f"raises for these arguments (line {statement.lineno})")
+            raise not_run()  # falls off its end: None, which no kernel reads
         finally:
             self._returning -= 1
 
@@ -406,19 +526,28 @@ class Evaluator:
             raise Unresolved(described, module.path, line,
                              "is called at import time, and kernlint does not run it",
                              _hint_constant(module, described))
+        def argument(node: ast.expr) -> Any:
+            # a lambda argument is read, not run, when the library calls it (not made a value
+            # elsewhere: numba could not compile it in a kernel)
+            if isinstance(node, ast.Lambda):
+                return _ReadLambda(self, node, scope, env)
+            return _known(self.evaluate(node, scope, env))
+
         args: List[Any] = []
         for arg in expr.args:
             if isinstance(arg, ast.Starred):
                 args.extend(_known(self.evaluate(arg.value, scope, env)))
             else:
-                args.append(_known(self.evaluate(arg, scope, env)))
+                args.append(argument(arg))
         keywords: Dict[str, Any] = {}
         for keyword in expr.keywords:
             if keyword.arg is None:
                 keywords.update(_known(self.evaluate(keyword.value, scope, env)))
             elif not _after_ir(callee, keyword.arg):
-                keywords[keyword.arg] = _known(self.evaluate(keyword.value, scope, env))
+                keywords[keyword.arg] = argument(keyword.value)
         if _is_cuda_jit(callee):
+            if any(isinstance(v, _ReadLambda) for v in args):
+                raise Unresolved(described, module.path, line, "is given a lambda, which kernlint does not compile")
             return make_dispatcher(args[0], args[1:], keywords) if args and callable(args[0]) else (
                 lambda function: make_dispatcher(function, args, keywords))
         if any(_users_function(v) for v in _may_be_called(callee, args, keywords)):

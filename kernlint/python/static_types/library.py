@@ -8,7 +8,7 @@ from dataclasses import replace
 from typing import List, Optional, Tuple
 
 from .dtypes import XOROSHIRO, _ARRAY_MODULES, _INT_ORDER, _numpy_spelling, dtype_name, numeric
-from .values import ArrayType, ListType, Opaque, ScalarType, TupleType, Type, _result_type, _shaped
+from .values import ArrayType, ListType, Opaque, ScalarType, TupleType, Type, _not_none, _result_type, _shaped
 
 
 _TORCH_FACTORIES = ("zeros", "ones", "empty", "rand", "randn", "full", "arange", "tensor", "as_tensor",
@@ -114,6 +114,11 @@ class LibraryCalls:
         args = expr.args
         scalar = dtype_name(function)
         if scalar and module in _ARRAY_MODULES and function not in ("bool", "int", "float", "complex"):
+            given = self._host_operand(args[0]) if len(args) == 1 and not keywords else None
+            if given is not None:
+                # `np.int32(rec_x / dx)` converts a host array; CuPy's scalar types are NumPy's
+                # (`cp.int32 is np.int32`), so `cp.int32(host)` is a NumPy array too
+                return ArrayType(scalar, given.ndim, "C", "host", "numpy")
             return ScalarType(scalar)  # np.float32(1.5)
         explicit = self.reader.dtype(keywords.get("dtype"))
         order = keywords.get("order")
@@ -170,9 +175,8 @@ class LibraryCalls:
             source = args[0] if args else keywords.get("object", keywords.get("a"))
             base = self.reader.type_of(source)
             ndim, element = _literal_shape(source)
-            if not ndim and isinstance(source, (ast.List, ast.Tuple)) and source.elts and not any(
-                    isinstance(e, ast.Starred) for e in source.elts):
-                ndim, element = self._items_shape([self.reader.type_of(e) for e in source.elts])
+            if not ndim and isinstance(source, (ast.List, ast.Tuple)) and source.elts:
+                ndim, element = self._nested_shape(source)
             if isinstance(base, ArrayType):
                 dtype = explicit if "dtype" in keywords else base.dtype
                 if function == "asfortranarray" and (base.ndim or 0) > 1:
@@ -188,10 +192,28 @@ class LibraryCalls:
             if ndim:
                 dtype = explicit if "dtype" in keywords else element
                 return ArrayType(dtype, ndim, layout, where)
+            if "dtype" not in keywords and isinstance(base, ListType) and isinstance(base.item, ArrayType):
+                # a list of arrays of one element type but unknown rank: that element type
+                return ArrayType(base.item.dtype, None, layout, where)
             return ArrayType(explicit, None, layout, where)
         if module.endswith("random"):
             return self._random(function, expr, keywords, where)
         return self._elementwise(function, expr, keywords, where)
+
+    def _nested_shape(self, source: ast.expr) -> Tuple[int, Optional[str]]:
+        """(ndim, dtype) of an array made from a (nested) list display: ``[[1, 0], [0,
+        np.cos(a)]]`` is 2-d of the promoted type of its numbers, ``[xx, yy]`` of arrays one
+        more than theirs; (0, None) where rows differ in length or an item is not known."""
+        if any(isinstance(e, ast.Starred) for e in source.elts):
+            return 0, None
+        if all(isinstance(e, (ast.List, ast.Tuple)) for e in source.elts):
+            if len({len(e.elts) for e in source.elts}) != 1 or not source.elts[0].elts:
+                return 0, None
+            rows = [self._nested_shape(e) for e in source.elts]
+            if not rows[0][0] or any(r[0] != rows[0][0] for r in rows):
+                return 0, None
+            return rows[0][0] + 1, _result_type([ScalarType(r[1]) for r in rows]) if all(r[1] for r in rows) else None
+        return self._items_shape([self.reader.type_of(e) for e in source.elts])
 
     @staticmethod
     def _items_shape(kinds: List[Type]) -> Tuple[int, Optional[str]]:
@@ -371,7 +393,7 @@ class LibraryCalls:
         explicit = self.reader.dtype(keywords.get("dtype"))
         if function in ("to_device", "as_cuda_array", "from_cuda_array_interface"):
             source = args[0] if args else keywords.get("obj", keywords.get("ary"))
-            base = self.reader.type_of(source)
+            base = _not_none(self.reader.type_of(source))  # of None it raises: the array
             if isinstance(base, ArrayType):
                 return replace(base, where="device", layout="C" if base.layout == "A" else base.layout)
             ndim, element = _literal_shape(source)  # `cuda.to_device([0] * 100)`: NumPy makes the array
@@ -389,7 +411,7 @@ class LibraryCalls:
                      "managed_array": "mapped"}[function]
             return ArrayType(dtype, ndim, layout, where)
         if function in ("device_array_like", "pinned_array_like", "mapped_array_like"):
-            base = self.reader.type_of(args[0] if args else None)
+            base = _not_none(self.reader.type_of(args[0] if args else None))
             where = {"device_array_like": "device", "pinned_array_like": "host",
                      "mapped_array_like": "mapped"}[function]
             if not isinstance(base, ArrayType):
@@ -416,6 +438,8 @@ class LibraryCalls:
             # `data.moon().astype(np.float32)`: an array of those elements, its rank and place unknown
             dtype = self.reader.dtype(expr.args[0] if expr.args else keywords.get("dtype"))
             return ArrayType(dtype, None, "C", "") if dtype else None
+        if method == "to_numpy" and not isinstance(base, ArrayType):
+            return ArrayType(None, None, "C", "host", "numpy")  # pandas', xarray's: a NumPy array
         if not isinstance(base, ArrayType):
             return None
         if method == "astype":
@@ -465,6 +489,23 @@ class LibraryCalls:
             return None
         same_size = numpy.dtype(spelled[0]).itemsize == numpy.dtype(spelled[1]).itemsize
         return replace(base, dtype=dtype) if same_size or base.layout == "C" and base.ndim else None
+
+    def _host_operand(self, expr: ast.expr) -> Optional[ArrayType]:
+        """The host array an expression is, or is arithmetic on (``rec_x / dx`` with ``rec_x`` a
+        NumPy array of elements not known: NumPy's operators keep it on the host); None otherwise."""
+        kind = self.reader.type_of(expr)
+        if isinstance(kind, ArrayType):
+            return kind if kind.where == "host" else None
+        if isinstance(expr, ast.UnaryOp):
+            return self._host_operand(expr.operand)
+        if not isinstance(expr, ast.BinOp):
+            return None
+        sides = [self._host_operand(expr.left), self._host_operand(expr.right)]
+        others = [self.reader.type_of(side) for side in (expr.left, expr.right)]
+        if any(isinstance(o, ArrayType) and o.where != "host" for o in others):
+            return None  # with a device array the operator is the device library's
+        found = [side for side in sides if side is not None]
+        return replace(found[0], dtype=None, ndim=None) if found else None
 
     def _ndim_of_shape(self, shape: Optional[ast.expr]) -> Optional[int]:
         """Dimensions of a shape argument (an int, a tuple of ints, another array's shape);

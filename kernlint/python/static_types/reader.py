@@ -43,6 +43,19 @@ _CUDA_ALLOCATORS = frozenset({"device_array", "pinned_array", "mapped_array", "m
                               "device_array_like", "pinned_array_like", "mapped_array_like"})
 
 
+def _matmul(left: Type, right: Type) -> Type:
+    """``a @ b`` of two arrays, by NumPy's rule: a vector's axis is contracted (1-d @ 1-d a
+    number, 2-d @ 1-d a vector), stacks of matrices broadcast; the elements promoted. None
+    for a number (NumPy refuses it) or an array of unknown elements or rank."""
+    if not (isinstance(left, ArrayType) and isinstance(right, ArrayType)) or not left.ndim or not right.ndim:
+        return None
+    made = _array_arithmetic(ast.Mult(), left, right)  # the elements, as any arithmetic of the two
+    if made is None:
+        return None
+    ndim = max(left.ndim, right.ndim) if min(left.ndim, right.ndim) > 1 else left.ndim + right.ndim - 2
+    return replace(made, ndim=ndim, layout="C") if ndim else ScalarType(made.dtype)
+
+
 def _indexed_layout(layout: str, indices: List[ast.expr], ndim: int) -> str:
     """The layout of ``a[indices]`` (integers and slices), by numba's rule: a C array stays C
     where integers come first and only the innermost index given may be a slice without a
@@ -112,7 +125,7 @@ class TypeReader:
     ``lookup(name)`` gives a local or module-level name's type; both come from the host
     reader, which walks the statements in order."""
 
-    def __init__(self, dotted, lookup, attribute=None, member=None, construct=None):
+    def __init__(self, dotted, lookup, attribute=None, member=None, construct=None, item=None):
         self.dotted = dotted
         self.lookup = lookup
         self.attribute = attribute or (lambda expr: None)  # self.x -> its type
@@ -120,6 +133,8 @@ class TypeReader:
         self.member = member or (lambda obj, attr: None)
         # a call -> the object it makes, where it constructs a class of the project
         self.construct = construct or (lambda call: None)
+        # `obj.attr["key"]` -> what the code stores at that literal key of that attribute
+        self.item = item or (lambda expr: None)
 
     # -- dtypes -----------------------------------------------------------------
 
@@ -294,6 +309,8 @@ class TypeReader:
             if right.weak and not left.weak and _same_kind(left.dtype, right.dtype):
                 return ScalarType(left.dtype)
             return ScalarType(_promote(left.dtype, right.dtype), weak=left.weak and right.weak)
+        if isinstance(expr.op, ast.MatMult):
+            return _matmul(left, right)
         if isinstance(left, ArrayType) or isinstance(right, ArrayType):
             return _array_arithmetic(expr.op, left, right)
         return None
@@ -336,7 +353,17 @@ class TypeReader:
         return None
 
     def _subscript(self, expr: ast.Subscript) -> Type:
+        keyed = keyed_item(expr)
+        if keyed is not None and isinstance(expr.value, ast.Attribute):
+            # `self.data["params"]`: what the class stores under that key (a dict of mixed values)
+            value = self.attribute(ast.Attribute(value=expr.value.value, attr=keyed, ctx=ast.Load()))
+            if value is not None:
+                return value
         base = _not_none(self.type_of(expr.value))
+        if isinstance(base, (DictType, ListType)) and isinstance(expr.value, ast.Attribute):
+            stored = self.item(expr)  # `self.user_data["rng"]`: a dict of many kinds, one key's
+            if stored is not None:
+                return stored
         if isinstance(base, DictType):
             return base.value if base.value is not MIXED else None
         if isinstance(base, ListType):
@@ -485,3 +512,13 @@ class TypeReader:
             return None
         found = [self.member(obj, attr) for attr in sorted(name.values)]
         return found[0] if all(f == found[0] for f in found) else None
+
+
+def keyed_item(expr: ast.expr) -> Optional[str]:
+    """``self.data["params"]``, a string key of a dict on ``self``: the name its value is kept
+    under among the object's attributes (``data['params']``); None for anything else."""
+    if not (isinstance(expr, ast.Subscript) and isinstance(expr.value, ast.Attribute)
+            and isinstance(expr.value.value, ast.Name) and expr.value.value.id in ("self", "cls")
+            and isinstance(expr.slice, ast.Constant) and isinstance(expr.slice.value, str)):
+        return None
+    return f"{expr.value.attr}[{expr.slice.value!r}]"

@@ -5,11 +5,14 @@ repeats the same work and the statement runs on each of its iterations. This mod
 a function's (or a module's) syntax tree and gives
 
 - every loop its **kind**: ``step`` (time steps, frames, batches, solver iterations: the
-  same work again), ``search`` (retry, convergence: a value computed in the loop decides
+  same work again, on evidence only: state carried from one iteration to the next, launches
+  sharing arrays the loop keeps, a counter or a clock ending a ``while``; a name like
+  ``n_steps`` breaks a tie, no more), ``benchmark`` (timed, carrying nothing, transferring:
+  the transfer is what it measures), ``search`` (retry, convergence: a value computed in the loop decides
   whether to go on, so the loop normally runs once or a few times and its host reads are
   the point), ``sweep`` (sizes, parameters, devices, files, parts, chunks, test cases:
   pieces of the work), ``setup`` (construction, warm-up: once before the work), ``few`` (a
-  small literal count of pieces, a reduction tree) or ``unknown``;
+  small literal count, a reduction tree) or ``unknown`` (no evidence either way);
 - every statement its **place** in its innermost loop: ``every`` iteration, ``periodic``
   (a modulo or counter gate), ``event`` (a flag or state test the branch itself flips, a
   test that holds on one iteration, an exception handler), ``leaving`` (followed by

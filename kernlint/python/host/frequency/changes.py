@@ -94,7 +94,10 @@ class Changes:
         accumulators = {name for name in incremented
                         if all(isinstance(v, ast.BinOp) and isinstance(v.op, (ast.Add, ast.Sub)) and
                                name in names_read(v.left) for v in assignments[name])}
-        counters = set(assignments) - clocks - accumulators
+        # a flag (`build = False`) ends a loop by what the iteration found, not by counting
+        flags = {name for name, values in assignments.items() if all(
+            isinstance(v, ast.Constant) and isinstance(v.value, (bool, type(None))) for v in values)}
+        counters = set(assignments) - clocks - accumulators - flags
         while True:  # arithmetic over what does not change and over counters
             kept = {name for name in counters
                     if all(_arithmetic_over(v, lambda n: n not in changed or n in counters or n in accumulators)

@@ -7,7 +7,7 @@ import ast
 from dataclasses import dataclass, field
 from typing import Dict, Iterator, List, Optional, Tuple
 
-LOOP_KINDS = ("step", "search", "sweep", "setup", "few", "unknown")
+LOOP_KINDS = ("step", "search", "sweep", "setup", "few", "benchmark", "unknown")
 PLACES = ("every", "periodic", "event", "leaving", "unknown")
 
 

@@ -1,14 +1,17 @@
-"""A loop's kind, from what its code does: ``step`` (the same work again), ``search``
-(a value computed in it decides whether to go on), ``sweep`` (devices, files, sizes, chunks,
-parts, test cases), ``setup``, ``few`` or ``unknown``."""
+"""A loop's kind, from what its code does: ``step`` (the same work again, on evidence),
+``search`` (a value computed in it decides whether to go on), ``sweep`` (devices, files,
+sizes, launch configurations, chunks, parts, runs of a whole step loop, test cases),
+``setup``, ``few``, ``benchmark`` (timed, its subject a transfer) or ``unknown``."""
 
 from __future__ import annotations
 
 import ast
-from typing import Callable, Dict, List, Mapping, Optional, Sequence, Set, Tuple
+import re
+from typing import Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Set, Tuple
 
 from .changes import Changes
 from .facts import Context
+from .places import catch_up
 from .syntax import (ARITHMETIC, CLOCKS, LOOPS, SCOPES, assigned_names, calls_in, dotted_name, int_value, is_range_call,
                      is_true, names_read, names_read_in_order, own_nodes, short_text)
 
@@ -31,16 +34,34 @@ _SPLITS = {"array_split", "split", "hsplit", "vsplit", "dsplit"}
 _SELECT_DEVICE = {"select_device", "set_device", "Device", "use_device"}
 # the GPUs there are: `cuda.list_devices()`, CuPy's and PyTorch's device counts
 _DEVICE_COUNTS = {"list_devices", "getDeviceCount", "device_count"}
+# transfers and allocations: what a timed loop doing them measures
+_MEASURED = _TO_DEVICE | {"copy_to_host", "asnumpy", "get", "managed_array", "pinned_array_like",
+                          "mapped_array_like", "device_array_like", "to_host"}
+# what stamps a time: clock reads, CUDA events
+_STAMPS = CLOCKS | {"record", "elapsed_time", "event_elapsed_time", "timeit", "repeat"}
+# the words of a name that says time steps (a tie-breaker only: what the code does decides first)
+# what a method that advances an object by a step is called (`sim.step()`, `beam.advance(dt)`)
+_STEP_CALLS = {"step", "advance", "evolve", "integrate", "propagate", "timestep", "time_step", "update"}
+_STEP_WORDS = {"t", "step", "steps", "nstep", "nsteps", "timestep", "timesteps", "tstep", "nt", "it", "iter", "iters",
+               "niter", "niters", "maxiter", "iteration", "iterations", "frame", "frames", "nframes", "epoch",
+               "epochs", "generation", "generations", "cycle", "cycles", "kt", "istep", "itime"}
+# how many statements before and after a loop a clock read times it
+_TIMED_WITHIN = 3
 
 
 class LoopKinds:
     """A loop's kind, from what its code does (in this order): a test's loop, set-up,
     devices, a value computed in it deciding whether to go on, files, sizes, chunks, a few
-    literal iterations, a fixed list of values, parts (objects), then the step loops."""
+    literal iterations, a fixed list of values, parts (objects), launch configurations, a
+    benchmark, the evidence of steps, runs of an inner step loop, and last a step-like name."""
 
     def __init__(self, node: ast.stmt, context: Context, constants: Mapping[str, int], changes: Changes,
-                 lists: Callable[[], Set[str]] = set):
+                 lists: Callable[[], Set[str]] = set,
+                 around: Tuple[Sequence[ast.stmt], Sequence[ast.stmt]] = ((), ())):
+        """``around``: the statements of the loop's block before it and after it (a clock
+        read there times the loop)."""
         self.node, self.context, self.constants, self.lists = node, context, constants, lists
+        self.around = around
         self.facts = changes
         self.is_for = isinstance(node, (ast.For, ast.AsyncFor))
         self.variables = set(assigned_names(node.target)) if self.is_for else set()
@@ -57,21 +78,15 @@ class LoopKinds:
             if found:
                 return found[0], found[1], trips
         if self.is_for and trips is not None and trips <= FEW and not isinstance(self.node.iter, (
-                ast.List, ast.Tuple, ast.Set)) and self._variable_used():
-            return "few", f"{trips} iterations (`{short_text(self.node.iter)}`), each on its own piece", trips
+                ast.List, ast.Tuple, ast.Set)):
+            return "few", f"{trips} iterations (`{short_text(self.node.iter)}`): a few, not steps", trips
         if self.is_for and isinstance(self.node.iter, (ast.List, ast.Tuple, ast.Set)):
             return "sweep", f"a fixed list of {len(self.node.iter.elts)} values", trips
-        for check in (self._parts, self._steps):
+        for check in (self._parts, self._configurations, self._measured, self._steps, self._runs, self._named):
             found = check()
             if found:
                 return found[0], found[1], trips
         return "unknown", self._unknown(), trips
-
-    def _variable_used(self) -> bool:
-        """Whether the body reads the loop's variable (a repeat loop, ``for _ in range(10)``,
-        does the same work each time: steps, however few)."""
-        return any(isinstance(sub, ast.Name) and sub.id in self.variables and isinstance(sub.ctx, ast.Load)
-                   for sub in own_nodes(self.node.body))
 
     def _trips(self) -> Optional[int]:
         return _trips(self.node.iter, self.constants) if self.is_for else None
@@ -128,9 +143,22 @@ class LoopKinds:
             return "sweep", f"files: `{short_text(self.node.iter)}`"
         return None
 
+    def _derived(self) -> Set[str]:
+        """The loop's variables and the names the body computes from them by arithmetic
+        (``blksz = warp * multiplier``, ``n = blksz * grid``): the iteration's parameters, not
+        its data."""
+        derived, assignments = set(self.variables), self.facts.assignments
+        while True:
+            grown = derived | {name for name, values in assignments.items()
+                               if any(names_read(v) & derived and _arithmetic(v) for v in values)}
+            if grown == derived:
+                return derived
+            derived = grown
+
     def _sizes(self):
-        """Its variable (bare, or an item it indexes) becomes an allocation's size."""
-        variables = self.variables | (self.facts.counters if not self.is_for else set())
+        """Its variable (bare, or an item it indexes), or a name computed from it, becomes an
+        allocation's size."""
+        variables = self._derived() if self.is_for else self.facts.counters
         if not variables:
             return None
         for sub in own_nodes(self.node.body):
@@ -255,22 +283,105 @@ class LoopKinds:
                 return "sweep", f"parts: each iteration works on another object (`{short_text(sub)}`)"
         return None
 
+    def _configurations(self):
+        """Its variable (or a name computed from it) sets a launch's grid or block: a sweep
+        over launch configurations."""
+        if not self.is_for:
+            return None
+        derived = self._derived()
+        for launch in _launches(self.node.body):
+            config = launch.func.slice if isinstance(launch.func, ast.Subscript) else None
+            parts = config.elts[:2] if isinstance(config, ast.Tuple) else [config] if config is not None else []
+            if any(_size_names(part) & derived for part in parts):  # `frame.size` is the item's, not a parameter
+                return "sweep", f"launch configurations: `{short_text(launch.func)}` on each iteration"
+        return None
+
+    def _runs(self):
+        """Each iteration runs a whole step loop of its own (events, shots, repetitions of a
+        simulation): what the loop itself does is once per run, not per step."""
+        for sub in own_nodes(self.node.body):
+            if isinstance(sub, LOOPS) and not (isinstance(sub, ast.While) and catch_up(sub, self.facts)):
+                inner = LoopKinds(sub, self.context, self.constants, Changes(sub.body, sub), self.lists)
+                if inner.decide()[0] == "step":
+                    return "sweep", f"runs: each iteration runs the whole step loop at line {sub.lineno}"
+        return None
+
+    def _measured(self):
+        """A benchmark: a clock (or CUDA event) times the loop, from just before to just after
+        it or around its body's work, the body transfers or allocates, and no state goes from
+        one iteration to the next (no name carried, no launches sharing an array the loop
+        keeps): the transfer is what the code measures."""
+        before, after = self.around
+        body = self.node.body
+        around = _stamps(before[-_TIMED_WITHIN:]) and _stamps(after[:_TIMED_WITHIN])
+        inside = len(body) >= 2 and _stamps(body[:1]) and _stamps(body[1:])
+        if not (around or inside) or self._carried() or self._shared_state():
+            return None  # a timed simulation: its state goes on from one iteration to the next
+        for sub in own_nodes(body):
+            if isinstance(sub, ast.Call) and dotted_name(sub.func).rsplit(".", 1)[-1] in _MEASURED:
+                where = "around it" if around else "around its body"
+                return "benchmark", f"timed {where}, it measures `{short_text(sub)}`: the cost is its subject"
+        return None
+
+    def _carried(self) -> str:
+        """A name one iteration assigns and the next reads (``t += dt``, ``step += 1``, ``a, b =
+        b, a``, ``d_last = d_paths`` after a launch on ``d_last``): state carried from one
+        iteration to the next. Clock reads and what is computed from them (``elapsed += time()
+        - t0``) are the timing's, not the work's."""
+        assigned: Set[str] = set()
+        timing = set(self.facts.clocks)
+        for name, values in self.facts.assignments.items():
+            if any(_reads_clock(v, timing) for v in values):
+                timing.add(name)
+        for statement in _simple_statements(self.node.body):
+            reads, writes = _reads_writes(statement)
+            # what the work reads (a call's or a launch's argument), a counter, a swap: not a
+            # value only compared (`if best is None or t < best: best = t` keeps a record)
+            used = _argument_reads(statement) | (self.facts.incremented & reads) | _swapped(statement)
+            for name in sorted(reads & used):
+                if name in self.facts.changed and name not in assigned and name not in self.variables and (
+                        name not in timing):
+                    return name
+            assigned |= writes
+        return ""
+
+    def _shared_state(self) -> str:
+        """Two launches of the body share an argument the loop does not rebind: what one
+        launch writes, the next one (and the next iteration) reads."""
+        seen: Dict[str, int] = {}
+        # an inner loop's launches are its own state
+        for index, launch in enumerate(_launches(self.node.body, inner_loops=False)):
+            for argument in launch.args:
+                while isinstance(argument, (ast.Starred, ast.Subscript)):  # `*fields`, `d_u[0]`: the array
+                    argument = argument.value
+                name = dotted_name(argument)
+                if not name or name in self.facts.changed or name in self.variables or name in self.constants:
+                    continue
+                if seen.setdefault(name, index) != index:
+                    return name
+        return ""
+
     def _steps(self):
-        """The same work again: a ``range`` of a count the code does not fix at a few, a
-        ``while`` ended by a counter or a clock (or by nothing it computes), a stream of items
-        each used whole as data."""
+        """The same work again, with evidence that it is: state carried from one iteration to
+        the next, launches sharing arrays the loop keeps, a ``while`` ended by a counter or a
+        clock, a stream of items each sent to the GPU. A ``while`` counting up to a small
+        literal is a few iterations."""
         node, facts = self.node, self.facts
-        if self.is_for and is_range_call(node.iter):
-            return "step", f"repeats its body `{short_text(node.iter)}` times"
         if isinstance(node, ast.While):
             tests = self._deciding_tests()
             names = set().union(*(names_read(t) for t in tests)) if tests else set()
             if names & (facts.counters | facts.clocks) or any(
                     dotted_name(c.func).rsplit(".", 1)[-1] in CLOCKS for t in tests for c in calls_in(t)):
+                bound = _small_bound(node.test, facts.counters, self.constants)
+                if bound is not None:
+                    return "few", f"a counter up to {bound} ends it (`{short_text(node.test)}`)"
                 return "step", "a counter or a clock ends it"
-            if not tests and is_true(node.test):
-                return "step", "`while True` that nothing it computes ends"
-            return None
+        carried = self._carried()
+        if carried:
+            return "step", f"`{carried}` is carried from one iteration to the next"
+        shared = self._shared_state()
+        if shared:
+            return "step", f"its launches share `{shared}`, which the loop keeps: one launch's output is the next's input"
         if self.is_for:
             for sub in own_nodes(node.body):
                 if isinstance(sub, ast.Call) and dotted_name(sub.func).rsplit(".", 1)[-1] in _TO_DEVICE and any(
@@ -278,10 +389,29 @@ class LoopKinds:
                     return "step", f"a stream of items, each sent to the GPU (`{short_text(sub)}`)"
         return None
 
+    def _named(self):
+        """A tie-breaker where the code shows neither steps nor pieces: the loop's variable or
+        its bound named like time steps (``for it in range(n_iter)``), in a loop that calls or
+        launches something."""
+        names = set(self.variables)
+        if self.is_for and is_range_call(self.node.iter):
+            names |= {n.rsplit(".", 1)[-1] for a in self.node.iter.args for n in names_read(a)}
+        calls = [sub for sub in own_nodes(self.node.body) if isinstance(sub, ast.Call)]
+        for name in sorted(names):
+            words = {w for w in re.split(r"[_\d]+", name.lower()) if w}
+            words |= {w[len(p):] for w in words for p in ("max", "num", "n") if w.startswith(p)}  # `maxt`, `nsteps`
+            if words & _STEP_WORDS and calls:
+                return "step", f"nothing else says, and `{name}` is named like time steps"
+        for call in calls:  # `beam.step(dt)` on an object the loop keeps
+            owner = dotted_name(call.func.value) if isinstance(call.func, ast.Attribute) else ""
+            if owner and call.func.attr.lower() in _STEP_CALLS and owner not in self.facts.changed | self.variables:
+                return "step", f"nothing else says, and `{short_text(call.func)}` advances an object the loop keeps"
+        return None
+
     def _unknown(self) -> str:
         if isinstance(self.node, ast.While):
-            return f"its condition (`{short_text(self.node.test)}`) reads nothing the loop changes"
-        return f"nothing says what `{short_text(self.node.iter)}` holds"
+            return f"nothing shows that `{short_text(self.node.test)}` repeats the same work"
+        return f"nothing shows that `{short_text(self.node.iter)}` repeats the same work: no state carried"
 
 
 
@@ -357,11 +487,21 @@ def _item_as_data(argument: ast.AST, variables: Set[str]) -> bool:
 
 
 
+def trips(iterable: ast.AST, constants: Mapping[str, int]) -> Optional[int]:
+    """How many items an iterable the code spells out has (None where it is not fixed)."""
+    return _trips(iterable, constants)
+
+
 def _trips(iterable: ast.AST, constants: Mapping[str, int]) -> Optional[int]:
     """How many items an iterable the code spells out has: a literal list, ``range`` of
     constants, ``np.array_split(x, 8)``; through ``enumerate`` and ``reversed``."""
     if isinstance(iterable, (ast.List, ast.Tuple, ast.Set)):
         return len(iterable.elts)
+    if isinstance(iterable, ast.Name):  # a comprehension the function binds once (`reading._comprehensions`)
+        return constants.get(f"len({iterable.id})")
+    if isinstance(iterable, (ast.GeneratorExp, ast.ListComp)) and len(iterable.generators) == 1 and not (
+            iterable.generators[0].ifs):
+        return _trips(iterable.generators[0].iter, constants)
     if not isinstance(iterable, ast.Call):
         return None
     name = dotted_name(iterable.func).rsplit(".", 1)[-1]
@@ -376,3 +516,143 @@ def _trips(iterable: ast.AST, constants: Mapping[str, int]) -> Optional[int]:
     if name in ("enumerate", "reversed") and iterable.args:
         return _trips(iterable.args[0], constants)
     return None
+
+
+
+def _launches(statements: Sequence[ast.stmt], inner_loops: bool = True) -> List[ast.Call]:
+    """Kernel launches among these statements: ``k[grid, block](...)``, ``k.forall(n)(...)``;
+    ``inner_loops`` False: those of loops inside them left out."""
+    nodes = own_nodes(statements) if inner_loops else _outside_loops(statements)
+    return [sub for sub in nodes if isinstance(sub, ast.Call) and (
+        isinstance(sub.func, ast.Subscript) or isinstance(sub.func, ast.Call) and
+        dotted_name(sub.func.func).endswith("forall"))]
+
+
+
+def _stamps(statements: Sequence[ast.stmt]) -> bool:
+    """Whether these statements read a clock or record a CUDA event."""
+    return any(isinstance(sub, ast.Call) and dotted_name(sub.func).rsplit(".", 1)[-1] in _STAMPS
+               for sub in own_nodes(statements))
+
+
+
+def _reads_clock(value: ast.AST, timing: Set[str]) -> bool:
+    return bool(names_read(value) & timing) or any(
+        dotted_name(c.func).rsplit(".", 1)[-1] in CLOCKS for c in calls_in(value))
+
+
+
+def _simple_statements(statements: Sequence[ast.stmt]) -> Iterator[ast.AST]:
+    """The body in execution order, as units that read and then write: simple statements,
+    and the tests and iterables of compound ones before their bodies."""
+    for statement in statements:
+        if isinstance(statement, SCOPES):
+            continue
+        if isinstance(statement, (ast.If, ast.While)):
+            yield statement.test
+            yield from _simple_statements(statement.body)
+            yield from _simple_statements(statement.orelse)
+        elif isinstance(statement, (ast.For, ast.AsyncFor)):
+            yield ast.Assign([statement.target], statement.iter)  # it reads its iterable, then binds its target
+            yield from _simple_statements(statement.body)
+            yield from _simple_statements(statement.orelse)
+        elif isinstance(statement, (ast.With, ast.AsyncWith)):
+            for item in statement.items:
+                yield item.context_expr if item.optional_vars is None else ast.Assign(
+                    [item.optional_vars], item.context_expr)
+            yield from _simple_statements(statement.body)
+        elif isinstance(statement, ast.Try):
+            yield from _simple_statements(statement.body)
+            for handler in statement.handlers:
+                yield from _simple_statements(handler.body)
+            yield from _simple_statements(statement.orelse)
+            yield from _simple_statements(statement.finalbody)
+        else:
+            yield statement
+
+
+
+def _reads_writes(unit: ast.AST) -> Tuple[Set[str], Set[str]]:
+    """What a statement (or an expression) reads before it writes, and what it writes."""
+    if isinstance(unit, ast.Assign):
+        writes = {n for t in unit.targets for n in assigned_names(t)}
+        reads = _loaded(unit.value) | {n for t in unit.targets if not isinstance(t, (ast.Name, ast.Attribute,
+                                                                                     ast.Tuple, ast.List))
+                                       for n in _loaded(t)}
+        return reads, writes
+    if isinstance(unit, ast.AugAssign):
+        names = set(assigned_names(unit.target))
+        return _loaded(unit.value) | names, names
+    if isinstance(unit, ast.AnnAssign):
+        names = set(assigned_names(unit.target))
+        return (_loaded(unit.value) if unit.value is not None else set()), names
+    return _loaded(unit), set()
+
+
+
+def _loaded(node: ast.AST) -> Set[str]:
+    """Names and ``self.x`` chains an expression reads (not what it only stores into, nor
+    a comprehension's own variables)."""
+    found: Set[str] = set()
+    own = {n.id for sub in ast.walk(node) if isinstance(sub, ast.comprehension) for n in ast.walk(sub.target)
+           if isinstance(n, ast.Name)}
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Name) and sub.id in own:
+            continue
+        if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load):
+            found.add(sub.id)
+        elif isinstance(sub, ast.Attribute) and isinstance(sub.ctx, ast.Load):
+            dotted = dotted_name(sub)
+            if dotted:
+                found.add(dotted)
+    return found
+
+
+
+def _small_bound(test: ast.AST, counters: Set[str], constants: Mapping[str, int]) -> Optional[int]:
+    """``k < 3``: a counter compared with a literal count up to :data:`FEW`."""
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Lt, ast.LtE)) and (
+            isinstance(test.left, ast.Name) and test.left.id in counters):
+        bound = int_value(test.comparators[0], constants)
+        if bound is not None and bound <= FEW:
+            return bound
+    return None
+
+
+
+def _outside_loops(statements: Sequence[ast.stmt]) -> Iterator[ast.AST]:
+    """The nodes of these statements, nested loops, functions and classes left out."""
+    stack: List[ast.AST] = list(reversed(statements))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, LOOPS + SCOPES):
+            continue
+        yield node
+        stack.extend(reversed(list(ast.iter_child_nodes(node))))
+
+
+
+def _arithmetic(value: ast.AST) -> bool:
+    """No call in it but arithmetic's (``int``, ``min``, ``math.ceil``, a helper of the
+    file's given numbers), no subscript of data: a parameter, not an array."""
+    return not any(isinstance(sub, ast.Call) and dotted_name(sub.func).rsplit(".", 1)[-1] in _TO_DEVICE | _SIZED
+                   or isinstance(sub, ast.Attribute) and sub.attr in _ARRAY_ATTRIBUTES for sub in ast.walk(value))
+
+
+
+def _argument_reads(unit: ast.AST) -> Set[str]:
+    """What a statement passes to calls and launches."""
+    found: Set[str] = set()
+    for call in calls_in(unit):
+        for argument in list(call.args) + [k.value for k in call.keywords]:
+            found |= _loaded(argument)
+    return found
+
+
+
+def _swapped(unit: ast.AST) -> Set[str]:
+    """``a, b = b, a``: the names a tuple assignment exchanges."""
+    if isinstance(unit, ast.Assign) and len(unit.targets) == 1 and isinstance(unit.targets[0], ast.Tuple) and \
+            isinstance(unit.value, ast.Tuple):
+        return set(assigned_names(unit.targets[0])) & _loaded(unit.value)
+    return set()

@@ -12,7 +12,7 @@ from typing import Dict, Iterator, List, Mapping, Optional, Sequence, Set, Tuple
 
 from .changes import Changes
 from .facts import Context, Frequency, Loop, Statement
-from .kinds import LoopKinds
+from .kinds import LoopKinds, trips
 from .places import Guard, catch_up
 from .syntax import LOOPS, SCOPES, dotted_name, ends_with_exit, int_value, own_nodes, short_text
 
@@ -33,6 +33,7 @@ def analyse(body: Body, context: Context = Context()) -> Frequency:
     constants = dict(context.constants)
     if function is not None:
         constants.update(_defaults(function.args, constants))
+        constants.update(_comprehensions(statements, constants))
     reader = _Reader(context, constants, function.lineno if function is not None else 0, statements)
     reader.block(statements, None, (), None, Changes(statements))
     return reader.frequency
@@ -122,6 +123,7 @@ class _Reader:
         self.context = context
         self.constants = constants
         self.statements = statements
+        self.around: Dict[int, Tuple[Sequence[ast.stmt], Sequence[ast.stmt]]] = {}  # a loop's block, split at it
 
     @cached_property
     def lists(self) -> Set[str]:
@@ -142,6 +144,8 @@ class _Reader:
             self._place(statement, loop, guards, leaving)
             if isinstance(statement, ast.While) and loop is not None:
                 self._catch_up(statement, changes)
+            if isinstance(statement, LOOPS):
+                self.around[id(statement)] = (statements[:index], statements[index + 1:])
             self._inside(statement, loop, guards, leaving, changes)
             if isinstance(statement, ast.If) and not statement.orelse and ends_with_exit(statement.body, True):
                 # `if step % every != 0: continue` (or `return`): what follows is the test's false arm
@@ -202,7 +206,8 @@ class _Reader:
         """The loop ``node`` is, and what its body assigns (its statements' places read it);
         ``around``: what the enclosing loop (or the body) assigns."""
         changes = Changes(node.body, node)
-        kind, reason, trips = LoopKinds(node, self.context, self.constants, changes, lambda: self.lists).decide()
+        kind, reason, trips = LoopKinds(node, self.context, self.constants, changes, lambda: self.lists,
+                                        self.around.get(id(node), ((), ()))).decide()
         moved = catch_up(node, around) if isinstance(node, ast.While) and parent is not None \
             and not self.context.test else ""
         if moved:  # its iterations are the few cells the value crossed by, on the rare iteration it did
@@ -339,3 +344,24 @@ def _called_in_loops(tree: ast.Module) -> Set[str]:
         else:
             stack.extend((child, in_loop) for child in ast.iter_child_nodes(node))
     return called
+
+
+
+def _comprehensions(statements: Sequence[ast.stmt], constants: Mapping[str, int]) -> Dict[str, int]:
+    """``len(NAME)`` of names a body binds once to a comprehension over a fixed count
+    (``LAYERS = ((1 / 2**i, 2**i) for i in range(16))``): a loop over NAME has that many trips."""
+    bound: Dict[str, List[ast.AST]] = {}
+    for sub in own_nodes(statements):
+        if isinstance(sub, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            for target in sub.targets if isinstance(sub, ast.Assign) else [sub.target]:
+                if isinstance(target, ast.Name):
+                    bound.setdefault(target.id, []).append(sub.value)
+    grown = {dotted_name(sub.func.value) for sub in own_nodes(statements) if isinstance(sub, ast.Call) and
+             isinstance(sub.func, ast.Attribute) and sub.func.attr in ("append", "extend", "insert")}
+    found: Dict[str, int] = {}
+    for name, values in bound.items():
+        if len(values) == 1 and isinstance(values[0], (ast.GeneratorExp, ast.ListComp)) and name not in grown:
+            count = trips(values[0], constants)
+            if count is not None:
+                found[f"len({name})"] = count
+    return found

@@ -40,3 +40,32 @@ def test_names_outside_all_or_private_are_not_bound_by_a_star_import(tmp_path):
         findings = check(package(root, f"{name} * 2.0"), "pkg/solver.py")
         assert [f["code"] for f in findings] == ["KL902"], findings
         assert f"`{name}` is not defined in this module or by its imports" in findings[0]["message"]
+
+
+def jit_through_a_star_import(tmp_path, common_all):
+    """`cuda` bound only by `from .common import *`, common.py importing it from numba."""
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "layers"\n')
+    pkg = tmp_path / "layers"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "common.py").write_text(f"{common_all}from numba import cuda\nimport numpy as np\n")
+    (pkg / "relu.py").write_text(
+        "from .common import *\n\n\n"
+        "@cuda.jit('void(float32[::1])')\n"
+        "def relu(x):\n"
+        "    i = cuda.grid(1)\n"
+        "    if i < x.shape[0]:\n"
+        "        x[i] = max(x[i], 0.0)\n"
+        "        print(i)\n")
+    return tmp_path
+
+
+def test_a_kernel_whose_cuda_comes_from_a_star_import_is_checked(tmp_path):
+    findings = check(jit_through_a_star_import(tmp_path, ""), "layers/relu.py")
+    assert [(f["code"], f["line"]) for f in findings] == [("KL301", 9)], findings
+
+
+def test_a_cuda_the_star_import_does_not_export_makes_no_kernel(tmp_path):
+    # `__all__` leaves `cuda` out: Python binds no `cuda`, so there is no kernel to check
+    findings = check(jit_through_a_star_import(tmp_path, '__all__ = ["np"]\n'), "layers/relu.py")
+    assert [f["code"] for f in findings if f["code"] == "KL301"] == [], findings

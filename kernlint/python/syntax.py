@@ -20,7 +20,7 @@ import re
 import symtable
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Dict, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Dict, Iterator, List, Optional, Sequence, Set, Tuple, Union
 
 JIT = "numba.cuda.jit"
 # Options of numba.cuda.jit that change the code it generates, or whether it is a kernel.
@@ -331,7 +331,7 @@ class PyModule:
             return None
         binding, function = scope.lookup(expr.id)
         if binding is None:
-            return f"builtins.{expr.id}" if expr.id in _BUILTIN_NAMES else None
+            return f"builtins.{expr.id}" if expr.id in _BUILTIN_NAMES else self.star_imported(expr.id)
         if binding.kind == "import":
             if binding.attr and binding.module and self.project is not None:
                 return self._reexported(binding.imported)
@@ -343,6 +343,31 @@ class PyModule:
             return binding.value.args[0].value  # cp = pytest.importorskip("cupy"): the module
         if binding.kind in ("def", "class") and function is None:
             return f"{self.name}.{expr.id}" if self.name else expr.id
+        return None
+
+    def star_imported(self, name: str, _seen: Optional[Set[str]] = None) -> Optional[str]:
+        """The qualified name a module-level ``from pkg.common import *`` binds ``name`` to, where
+        the project's ``pkg/common.py`` binds it (``from numba import cuda``: ``numba.cuda``)
+        and exports it; the last such import wins, as in Python. None where no star import of
+        the project's modules binds it (a library's star import is not read: what it binds
+        depends on its version)."""
+        if name.startswith("_") or self.project is None or "*" not in self.text:
+            return None
+        seen = _seen if _seen is not None else set()
+        if self.path in seen:
+            return None
+        seen.add(self.path)
+        stars = [statement for statement in self.tree.body if isinstance(statement, ast.ImportFrom)
+                 and any(alias.name == "*" for alias in statement.names)]
+        for statement in reversed(stars):
+            owner = self.project.module_named(self.absolute_module(statement.module or "", statement.level), self)
+            if owner is None or owner is self or not exports(owner, name):
+                continue
+            if name in owner.bindings:
+                return owner.dotted(ast.Name(id=name, ctx=ast.Load()))
+            found = owner.star_imported(name, seen)
+            if found is not None:
+                return found
         return None
 
     def _reexported(self, imported: str) -> str:
@@ -551,6 +576,8 @@ class ProjectLike:  # pragma: no cover - the interface PyModule needs from the p
     jit_decorators: Sequence[str]
 
     def wrapper(self, qualified: str, importer: "PyModule") -> Optional["Wrapper"]: ...
+
+    def module_named(self, dotted: str, importer: "PyModule") -> Optional["PyModule"]: ...
 
 
 @dataclass
@@ -909,3 +936,12 @@ def wrapped_argument(call: ast.Call, wrapped: Tuple[int, str]) -> Optional[ast.e
     if position < len(call.args):
         return call.args[position]
     return next((k.value for k in call.keywords if k.arg == name), None)
+
+
+def exports(module: PyModule, name: str) -> bool:
+    """Whether ``from module import *`` binds ``name``: its literal ``__all__`` says, else every
+    public name does."""
+    declared = module.history.get("__all__", [])
+    if len(declared) == 1 and isinstance(declared[0].value, (ast.List, ast.Tuple)):
+        return any(isinstance(item, ast.Constant) and item.value == name for item in declared[0].value.elts)
+    return True

@@ -12,7 +12,7 @@ import os
 from typing import Any, Dict, Optional, Sequence, Set, Tuple
 
 from ..project import FrontendSettings, Project
-from ..syntax import Binding, KernelDef, PyModule, Scope, bound_item
+from ..syntax import Binding, KernelDef, PyModule, Scope, bound_item, exports
 from .device_arrays import _CUPY_SCALARS, _cupy_scalars
 from .namespaces import Namespaces
 from .runtime import run_source
@@ -139,7 +139,7 @@ class GlobalResolver:
                     return getattr(imported, name)
                 continue
             owner = self.project.module_named(target, module)
-            if owner is None or not _exports(owner, name):
+            if owner is None or not exports(owner, name):
                 continue
             if owner.history.get(name):
                 return self.global_value(owner, name, line)
@@ -309,12 +309,3 @@ class GlobalResolver:
             name, module.path, line, f"{what}, a library kernlint does not import",
             f"add `{target.split('.')[0]}` to [tool.kernlint] safe-imports if importing it is safe, "
             f"or {_hint_constant(module, name)}", library=binding.imported)
-
-
-def _exports(module: PyModule, name: str) -> bool:
-    """Whether ``from module import *`` binds ``name``: its literal ``__all__`` says, else every
-    public name does."""
-    declared = module.history.get("__all__", [])
-    if len(declared) == 1 and isinstance(declared[0].value, (ast.List, ast.Tuple)):
-        return any(isinstance(item, ast.Constant) and item.value == name for item in declared[0].value.elts)
-    return True

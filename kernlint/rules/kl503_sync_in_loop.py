@@ -88,6 +88,8 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
             if set(event.detail.get("assigned", ())) & loop.deciding or event.detail.get("decides") or (
                     entry is not None and entry.detail.get("decides")):
                 continue  # the host needs the value to decide what this iteration does
+            if event.detail.get("read") or entry is not None and event.place in entry.detail.get("uses_copy", ()):
+                continue  # the host reads the copy on this iteration (writes it out, passes it on)
             if _clock_after(facts, event, level):
                 continue  # timing each iteration: the wait is the point
             why = f"`{what}`" + (f" {event.detail['reason']}" if event.detail.get("reason") else

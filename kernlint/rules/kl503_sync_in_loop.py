@@ -95,7 +95,9 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
             why = f"`{what}`" + (f" {event.detail['reason']}" if event.detail.get("reason") else
                                  " is a blocking copy to the host" if event.kind == "copy-back" else " blocks")
         if call is not None:
-            why = f"`{call.what}` {_callee_does(event, what)}"
+            runs = f"`{call.detail['default']}` (its default, `{call.what}`)" if call.detail.get("default") else \
+                f"`{call.what}`"
+            why = f"{runs} {_callee_does(event, what)}"
         reported.add(at)
         yield host_finding(
             CODE, at,

@@ -101,7 +101,8 @@ def _functions(tree: ast.Module):
             for decorator in node.decorator_list:
                 functions.setdefault(decorator.lineno, node)
         elif isinstance(node, ast.ClassDef):
-            methods[node.name] = {f.name: f for f in node.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))}
+            methods[node.name] = {f.name: f for f in node.body
+                                  if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))}
     return functions, methods
 
 

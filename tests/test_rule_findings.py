@@ -205,3 +205,11 @@ def test_kl505_names_the_foreign_arrays_and_the_view_to_make(fixture_report):
     mixed = message(fixture_report, "host/foreign_arrays.py", "KL505", mixed_line)
     assert mixed.startswith(f"`u`, `field` are CuPy arrays / PyTorch tensors bound before the loop at line "
                             f"{mixed_line - 1}:")
+
+
+def test_kl503_through_a_parameters_default_names_the_parameter_and_what_it_runs(fixture_report):
+    line = line_of("host/defaults.py", "        d_x = timestep(d_x)  # KL503")
+    text = message(fixture_report, "host/defaults.py", "KL503", line)
+    assert text.startswith("`timestep` (its default, `step_and_peek`) copies device data back (`float(d_x[0])`, "
+                           "defaults.py:11): the host waits for the GPU on every iteration of the loop at line "
+                           f"{line - 1}")

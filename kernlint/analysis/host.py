@@ -282,12 +282,13 @@ class HostFacts:
         for the event's own line: that line, in this file, reads as part of the step where it
         runs on each call of the functions between (none of their loops around it); an event
         of another file, or one in a loop of a function the step calls (a retry loop), is what
-        the call does on each step."""
+        the call does on each step, and so is what a parameter's default runs (the call picks it)."""
         call = event.call_in(loop.function)
         if call is None:
             return None
         between = event.calls[event.calls.index(call) + 1:]
-        if event.place.path == self.path and not event.loops and not any(c.loops for c in between):
+        if event.place.path == self.path and not event.loops and not any(c.loops for c in between) and not any(
+                c.detail.get("default") for c in (call,) + between):
             return None
         return call
 

@@ -21,11 +21,16 @@ copy) after the loop; in CUDA C++, a blocking ``cudaMemcpy`` per step 53x.
 Only what runs on *every* iteration of a step loop (time steps, frames, solver
 iterations) is reported, directly or through a function the loop calls (another file's:
 at the call, saying what it does), or through a method the loop calls on ``self`` that a
-subclass in the project overrides (reported at the call, naming the override). Left alone: a copy behind a modulo or counter gate
+subclass in the project overrides (reported at the call, naming the override), or through a
+parameter whose default is a project function (``def simulate(..., timestep=step)`` calling
+``timestep(...)``: reported at that call, naming the parameter and its default). Left alone: a copy behind a modulo or counter gate
 (periodic output), in a branch that flips its own test (a rare event) or that leaves the
 loop, in a retry or convergence loop, in set-up code, in a loop over sizes, devices
 or test cases, or in a timed loop whose work is the copy it measures (a benchmark); a copy whose value decides what the iteration does (``if
-d_err.copy_to_host()[0] > tol: break``, or a name it assigns tested in the loop); and a
+d_err.copy_to_host()[0] > tol: break``, or a name it assigns tested in the loop); a copy
+whose value the host reads later in the same iteration (passes to a call such as ``np.save``,
+or stores in ``self.<attr>`` that a method the loop calls next reads; storing it into another
+array or list is followed, so a history kept for after the loop is still reported); and a
 synchronization followed in the same iteration by a clock read (timing each step).
 A loop is a step loop only where the code shows it (state carried from one iteration to the
 next, launches sharing arrays the loop keeps, a ``while`` a counter or a clock ends; a name
@@ -41,6 +46,11 @@ step of one launch plus ``sum(d)`` over 64 elements 3,386 µs, against 82.8 µs 
 for step in range(steps):
     relax[blocks, threads](d_field)
     cuda.synchronize()  # KL503
+
+for step in range(steps):
+    relax[blocks, threads](d_field)
+    frame = d_field.copy_to_host()  # not reported: the host writes it out on this step
+    np.save(f"frames/{step:05}", frame)
 ```
 
 Use instead: one ``cuda.synchronize()`` after the loop; where the host needs data every
@@ -88,12 +98,16 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
             if set(event.detail.get("assigned", ())) & loop.deciding or event.detail.get("decides") or (
                     entry is not None and entry.detail.get("decides")):
                 continue  # the host needs the value to decide what this iteration does
+            if event.detail.get("read") or entry is not None and event.place in entry.detail.get("uses_copy", ()):
+                continue  # the host reads the copy on this iteration (writes it out, passes it on)
             if _clock_after(facts, event, level):
                 continue  # timing each iteration: the wait is the point
             why = f"`{what}`" + (f" {event.detail['reason']}" if event.detail.get("reason") else
                                  " is a blocking copy to the host" if event.kind == "copy-back" else " blocks")
         if call is not None:
-            why = f"`{call.what}` {_callee_does(event, what)}"
+            runs = f"`{call.detail['default']}` (its default, `{call.what}`)" if call.detail.get("default") else \
+                f"`{call.what}`"
+            why = f"{runs} {_callee_does(event, what)}"
         reported.add(at)
         yield host_finding(
             CODE, at,

@@ -26,8 +26,8 @@ from .branches import DEAD, agreed_type, either_type, narrowed, tests_above
 from .classes import class_attributes, method_of
 from .docstrings import documented_class, documented_types
 from .frames import Frame, nested_qualname
-from .functions import (attributes_read, evident_scalars, memoized_returns, positional_parameters, receiver_of,
-                        returned_type)
+from .functions import (attributes_read, default_of, evident_scalars, memoized_returns, positional_parameters,
+                        receiver_of, returned_type)
 from .launches import launches_within
 
 MAX_RETURN_DEPTH = 2  # helpers whose return types are read within one another's
@@ -290,6 +290,14 @@ class ProjectCalls:
                 if function is None:
                     return func.id
                 return nested_qualname(frame, function, func.id)
+            if binding is not None and binding.kind == "param" and function is not None and \
+                    function is frame.scope.functions[0]:
+                # `def simulate(..., timestep=step)` calling `timestep(...)`: what a call that leaves
+                # it out runs (the default is read where the module-level function is defined)
+                default = default_of(function, func.id)
+                bound = self.module.bindings.get(default.id) if isinstance(default, ast.Name) else None
+                if bound is not None and bound.kind == "def" and self.module.kernel_for(bound.node) is None:
+                    return default.id
         if (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
                 and func.value.id == "self" and frame.owner):
             return f"{frame.owner}.{func.attr}"

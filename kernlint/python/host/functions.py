@@ -132,3 +132,12 @@ def memoized_returns(function: FunctionNode) -> Set[int]:
     return {id(node) for node in nodes if isinstance(node, ast.Return) and isinstance(node.value, ast.Subscript)
             and isinstance(node.value.value, ast.Name) and filled.get(node.value.value.id)
             and filled[node.value.value.id] <= returned}
+
+
+def default_of(function: ast.AST, name: str) -> Optional[ast.expr]:
+    """The default value a function's parameter ``name`` has; None where it has none."""
+    arguments = function.args
+    positional = arguments.posonlyargs + arguments.args
+    pairs = list(zip(positional[len(positional) - len(arguments.defaults):], arguments.defaults)) + [
+        (arg, default) for arg, default in zip(arguments.kwonlyargs, arguments.kw_defaults) if default is not None]
+    return next((default for arg, default in pairs if arg.arg == name), None)

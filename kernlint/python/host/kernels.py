@@ -22,6 +22,7 @@ from ..static_types import instance, instance_of
 from ..syntax import KernelDef, PyModule, Scope, flatten
 from .classes import method_of
 from .frames import Frame, frame_for
+from .functions import default_of
 from .launches import launch_target
 from .picks import assigned_to_self, conditions_at, excluded, literal_getattr, literal_item, stored_at
 
@@ -68,7 +69,7 @@ class KernelResolver:
             if binding.kind == "param" and function is not None and function is frame.scope.functions[0]:
                 # `def __init__(self, n, kernel=axpy)`: the kernel a call that leaves it out launches
                 # (the default is read where the module-level function or method is defined)
-                default = _default_of(function, expr.id)
+                default = default_of(function, expr.id)
                 return self.resolve(default, self._context.module_frame() or frame, depth + 1) \
                     if default is not None else None
             if function is not None:
@@ -379,15 +380,6 @@ class KernelResolver:
         """The kernel a name refers to, as a reference; None for anything else."""
         kernel = self.resolve(expr, frame) if isinstance(expr, ast.Name) else None
         return KernelRef(kernel.module.path, kernel.qualname) if kernel is not None else None
-
-
-def _default_of(function: ast.AST, name: str) -> Optional[ast.expr]:
-    """The default value a function's parameter ``name`` has; None where it has none."""
-    arguments = function.args
-    positional = arguments.posonlyargs + arguments.args
-    pairs = list(zip(positional[len(positional) - len(arguments.defaults):], arguments.defaults)) + [
-        (arg, default) for arg, default in zip(arguments.kwonlyargs, arguments.kw_defaults) if default is not None]
-    return next((default for arg, default in pairs if arg.arg == name), None)
 
 
 def _unique(kernels: Sequence[Optional[KernelDef]]) -> List[KernelDef]:

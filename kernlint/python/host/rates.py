@@ -14,6 +14,7 @@ from typing import Dict, Set
 
 from ...analysis.host import Event, HostFacts, Level, Rate
 from . import frequency
+from .uses import RETURNED, copy_outputs, read_after
 
 _TESTS = (ast.If, ast.While, ast.Assert)
 
@@ -40,6 +41,94 @@ def attach(facts: HostFacts, tree: ast.Module) -> None:
                                 for level in rate.levels))
         if event.kind in ("copy-back", "sync", "call") and _decides(body, event):
             event.detail["decides"] = True
+    _mark_reads(facts, tree, bodies)
+
+
+def _mark_reads(facts: HostFacts, tree: ast.Module, bodies: Dict[str, frequency.Frequency]) -> None:
+    """Mark a blocking copy whose value the host reads later in the same iteration ``read``; one in
+    a function with no loop of its own, whose value outlives the function (``self.<attr>``,
+    returned), ``carried`` (what holds it); and a call in a loop after which the loop reads what
+    the callee's copy carried ``uses_copy`` (the copies' places)."""
+    functions, methods = _functions(tree)
+    for event in facts.events:
+        if event.kind != "copy-back" or event.detail.get("per_element"):
+            continue
+        found = _region(bodies, functions, event)
+        if found is None:
+            continue
+        region, after, node, in_loop = found
+        outputs = copy_outputs(node, event.place.line)
+        if not outputs:
+            continue
+        read, tracked = read_after(region, after, outputs, _class_methods(methods, event.function))
+        if read:
+            event.detail["read"] = True
+        elif not in_loop:
+            carried = {t for t in tracked if t.startswith("self.") or t == RETURNED}
+            if carried:
+                event.detail["carried"] = sorted(carried)
+    carried_by = {}
+    for event in facts.events:
+        if event.detail.get("carried"):
+            carried_by.setdefault(event.function, []).append(event)
+    for call in facts.events:
+        copies = carried_by.get(str(call.detail.get("callee", ""))) if call.kind == "call" and not call.detail.get(
+            "path") else None
+        if not copies:
+            continue
+        found = _region(bodies, functions, call)
+        if found is None or not found[3]:
+            continue
+        region, after, node, _ = found
+        own = _class_methods(methods, call.function)
+        used = []
+        for copy in copies:
+            carried = set(copy.detail["carried"])
+            tracked = {t for t in carried if t != RETURNED} | (_assigned(node) if RETURNED in carried else set())
+            if tracked and read_after(region, after, tracked, own)[0]:
+                used.append(copy.place)
+        if used:
+            call.detail["uses_copy"] = used
+
+
+def _functions(tree: ast.Module):
+    """Each function's node by its ``def`` line, and each class's methods by name (by class name)."""
+    functions: Dict[int, ast.AST] = {}
+    methods: Dict[str, Dict[str, ast.AST]] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            functions[node.lineno] = node
+            for decorator in node.decorator_list:
+                functions.setdefault(decorator.lineno, node)
+        elif isinstance(node, ast.ClassDef):
+            methods[node.name] = {f.name: f for f in node.body
+                                  if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    return functions, methods
+
+
+def _class_methods(methods, qualname: str) -> Dict[str, ast.AST]:
+    """The methods of the class a method (``Class.method``) belongs to; none for a function."""
+    owner = qualname.rsplit(".", 1)[0] if "." in qualname else ""
+    return methods.get(owner.rsplit(".", 1)[-1], {}) if owner else {}
+
+
+def _region(bodies, functions, event: Event):
+    """The statements that run after ``event`` in the same iteration (its innermost loop's
+    body, or its function's where it has none there), the line they start after, the
+    statement holding the event, and whether that statement is in a loop."""
+    body = bodies.get(event.function)
+    statement = body.at(event.place.line) if body is not None else None
+    if statement is None:
+        return None
+    node = statement.node
+    simple = not hasattr(node, "body")
+    after = (node.end_lineno or node.lineno) if simple else event.place.line
+    if statement.loop is not None:
+        return statement.loop.node.body, after, node, True
+    function = functions.get(body.line)
+    if function is None:
+        return None
+    return function.body, after, node, False
 
 
 def _decides(body: frequency.Frequency, event: Event) -> bool:

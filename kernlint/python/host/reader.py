@@ -572,8 +572,11 @@ class HostReader:
             return
         callee = self._calls.callee(call, frame, self.types(frame))
         if callee is not None:
+            # a parameter's default runs where a caller leaves it out: the call picks it, not the line
+            binding = frame.scope.lookup(call.func.id)[0] if isinstance(call.func, ast.Name) else None
+            picked = {"default": call.func.id} if binding is not None and binding.kind == "param" else {}
             self.facts.events.append(Event("call", place_of(self.module.path, call), frame.qualname, frame.loops,
-                                           what=callee, detail={"callee": callee}))
+                                           what=callee, detail={"callee": callee, **picked}))
             for path, override in self._calls.overrides(call, frame):  # what it runs on a subclass's object
                 where = {"path": path} if path != self.module.path else {}
                 self.facts.events.append(Event("call", place_of(self.module.path, call), frame.qualname,

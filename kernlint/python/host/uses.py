@@ -1,0 +1,153 @@
+"""Whether the host reads what a blocking copy brings back on the same iteration: the copy's
+result (a name or ``self.<attr>`` it assigns, the array ``d.copy_to_host(out)`` fills) read
+later in its loop's body (or, in a function with no loop of its own, later in the function and
+then after its call in the caller's loop), directly, as a call's argument, or by a method of the
+class called there. Storing it whole or in part into another array (``hist[i] = x``,
+``self.out[:, 0] = x``, ``hist.append(x)``) is not a read: that array is followed instead, so a copy kept for later
+(a history read after the loop) is still a copy nothing reads. Syntax only.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Dict, Iterator, List, Optional, Set, Tuple
+
+_ASSIGNS = (ast.Assign, ast.AnnAssign, ast.AugAssign)
+_KEEPS = ("append", "extend", "insert", "appendleft")  # a list's methods that keep a value for later
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+RETURNED = "<return>"  # among what carries a copy's value: the function returns it
+MAX_METHOD_DEPTH = 2  # methods calling methods, followed for the attributes they read
+
+
+def copy_outputs(statement: ast.stmt, line: int) -> Set[str]:
+    """What the copy on ``line`` of ``statement`` fills: the names and ``self.<attr>`` it is
+    assigned to, and the array a ``copy_to_host(out)`` writes into."""
+    found: Set[str] = set()
+    if isinstance(statement, _ASSIGNS):
+        targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+        for target in targets:
+            found |= _stored(target)
+    for node in ast.walk(statement):
+        if isinstance(node, ast.Call) and getattr(node, "lineno", 0) == line and isinstance(node.func, ast.Attribute) \
+                and node.func.attr == "copy_to_host":
+            out = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "ary"), None)
+            if out is not None:
+                found |= _stored(out)
+    return found
+
+
+def read_after(region: List[ast.stmt], after: int, tracked: Set[str],
+               methods: Dict[str, ast.AST]) -> Tuple[bool, Set[str]]:
+    """Whether the statements of ``region`` that start after line ``after`` read one of
+    ``tracked`` (names, ``self.<attr>``), and what carries the value at the region's end
+    (``tracked`` grown by what the value was stored into); ``methods``: the class's methods by name."""
+    tracked = set(tracked)
+    for item in _flat(region):
+        if getattr(item, "lineno", 0) <= after:
+            continue
+        if _reads(item, tracked, methods, 0):
+            return True, tracked
+    return False, tracked
+
+
+def _reads(item: ast.AST, tracked: Set[str], methods: Dict[str, ast.AST], depth: int) -> bool:
+    """Whether one flat item (a simple statement, or a compound statement's header expression)
+    reads ``tracked``; an assignment of a tracked value adds its targets to ``tracked``."""
+    if isinstance(item, ast.Return):
+        if item.value is not None and _mentions(item.value, tracked):
+            tracked.add(RETURNED)  # given back to the caller: its reading decides
+        return False
+    if isinstance(item, ast.Expr) and isinstance(item.value, ast.Call) and isinstance(item.value.func, ast.Attribute) \
+            and item.value.func.attr in _KEEPS and not _mentions(item.value.func.value, tracked):
+        call = item.value
+        if any(_mentions(a, tracked) for a in call.args):
+            tracked |= _stored(call.func.value)  # `history.append(x.mean())`: kept for later, like `hist[i] = x`
+        return False
+    if isinstance(item, _ASSIGNS):
+        value = item.value
+        if value is None:
+            return False
+        if _mentions(value, tracked) and not _called_with(value, tracked, methods, depth):
+            # stored, not read: `y = x`, `hist[i] = x`, `self.out[:, 0] = x[:n]`
+            targets = item.targets if isinstance(item, ast.Assign) else [item.target]
+            for target in targets:
+                tracked |= _stored(target)
+            return False
+        return _called_with(value, tracked, methods, depth)
+    return _mentions(item, tracked) or _self_call_reads(item, tracked, methods, depth)
+
+
+def _called_with(node: ast.AST, tracked: Set[str], methods: Dict[str, ast.AST], depth: int) -> bool:
+    """A call in ``node`` that reads ``tracked``: as an argument, or a method of the class reading it."""
+    for call in ast.walk(node):
+        if isinstance(call, ast.Call) and (
+                any(_mentions(a, tracked) for a in list(call.args) + [k.value for k in call.keywords])
+                or _method_reads(call, tracked, methods, depth)):
+            return True
+    return False
+
+
+def _self_call_reads(node: ast.AST, tracked: Set[str], methods: Dict[str, ast.AST], depth: int) -> bool:
+    return any(isinstance(call, ast.Call) and _method_reads(call, tracked, methods, depth) for call in ast.walk(node))
+
+
+def _method_reads(call: ast.Call, tracked: Set[str], methods: Dict[str, ast.AST], depth: int) -> bool:
+    """``self.m(...)``, ``m`` a method of the class, reading one of the tracked ``self.<attr>``."""
+    func = call.func
+    attrs = {t for t in tracked if t.startswith("self.")}
+    if not attrs or depth >= MAX_METHOD_DEPTH or not (
+            isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self"):
+        return False
+    method = methods.get(func.attr)
+    if method is None:
+        return False
+    inside = set(attrs)
+    return any(_reads(item, inside, methods, depth + 1) for item in _flat(method.body))
+
+
+def _flat(body: List[ast.stmt]) -> Iterator[ast.AST]:
+    """The simple statements of a body in the order they are written, each compound
+    statement's header expressions (test, iterable, context managers) before its bodies."""
+    for statement in body:
+        if isinstance(statement, _SCOPES):
+            continue
+        if isinstance(statement, (ast.If, ast.While)):
+            yield statement.test
+        elif isinstance(statement, (ast.For, ast.AsyncFor)):
+            yield statement.iter
+        elif isinstance(statement, (ast.With, ast.AsyncWith)):
+            yield from (item.context_expr for item in statement.items)
+        elif not isinstance(statement, ast.Try):
+            yield statement
+            continue
+        for field in ("body", "orelse", "handlers", "finalbody"):
+            for part in getattr(statement, field, ()):
+                yield from _flat(part.body if isinstance(part, ast.ExceptHandler) else [part])
+
+
+def _mentions(node: ast.AST, tracked: Set[str]) -> bool:
+    """``node`` reads a tracked name or ``self.<attr>`` (an assignment's targets are not reads)."""
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load) and sub.id in tracked:
+            return True
+        if isinstance(sub, ast.Attribute) and isinstance(sub.ctx, ast.Load) and _text(sub) in tracked:
+            return True
+    return False
+
+
+def _stored(target: ast.expr) -> Set[str]:
+    """The names and ``self.<attr>`` an assignment target stores into (the array of a subscript)."""
+    while isinstance(target, (ast.Subscript, ast.Starred)):
+        target = target.value
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return {n for e in target.elts for n in _stored(e)}
+    text = _text(target)
+    return {text} if text else set()
+
+
+def _text(node: ast.expr) -> Optional[str]:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
+        return f"self.{node.attr}"
+    return None

@@ -13,6 +13,7 @@ from typing import Any, Dict, Optional, Sequence, Set, Tuple
 
 from ..project import FrontendSettings, Project
 from ..syntax import Binding, KernelDef, PyModule, Scope, bound_item, exports
+from .class_constants import StaticClass
 from .device_arrays import _CUPY_SCALARS, _cupy_scalars
 from .namespaces import Namespaces
 from .runtime import run_source
@@ -245,6 +246,9 @@ class GlobalResolver:
                 made = self.classes.extension_class(module, binding.node, scope, env)
             if made is not None:
                 return made
+            static = StaticClass(self.evaluator, module, binding.node, scope)
+            if static.readable():  # its attributes are read one at a time, where they are read
+                return static
             raise Unresolved(name, module.path, line, "is a class, whose body kernlint does not run",
                              "check the file with --import-modules")
         if binding.kind == "param":

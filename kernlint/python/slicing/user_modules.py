@@ -10,6 +10,7 @@ import types
 from typing import Any, Optional, Sequence
 
 from ..syntax import FunctionNode, PyModule
+from .class_constants import is_static
 from .unresolved import Unresolved
 from .uses import _attribute_chains
 
@@ -53,8 +54,9 @@ class UserModule:
 
 
 def realise(value: Any, node: FunctionNode, name: str, line: int = 0) -> Any:
-    """What goes into a namespace for ``name``: user modules become module objects."""
-    if isinstance(value, UserModule):
+    """What goes into a namespace for ``name``: user modules, and classes and objects read
+    one attribute at a time, become module objects."""
+    if isinstance(value, UserModule) or is_static(value):
         return value.as_module(_attribute_chains(node, name), line)
     return value
 

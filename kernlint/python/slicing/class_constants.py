@@ -71,6 +71,10 @@ class StaticClass:
         self._reading: set = set()
 
     @property
+    def path(self) -> str:
+        return self.module.path
+
+    @property
     def dataclass(self) -> bool:
         for decorator in self.node.decorator_list:
             target = decorator.func if isinstance(decorator, ast.Call) else decorator
@@ -141,6 +145,10 @@ class StaticInstance:
         self.keywords = dict(keywords)
         self.line = line
 
+    @property
+    def path(self) -> str:
+        return self.owner.module.path
+
     def attribute(self, attr: str, line: int = 0) -> Any:
         owner, node = self.owner, self.owner.node
         changed = _changed_outside(owner.module, node, attr)
@@ -197,24 +205,42 @@ class StaticInstance:
         return owner.evaluator.evaluate(value, inner, env)
 
     def as_module(self, chains: Sequence[Sequence[str]], line: int = 0) -> types.ModuleType:
-        return _holder(self, self.owner.node.name, chains, line)
+        # each object its own name: numba tells modules apart by theirs
+        return _holder(self, f"{self.owner.node.name}(...)@{id(self):x}", chains, line)
 
 
 def _holder(reading: Any, name: str, chains: Sequence[Sequence[str]], line: int) -> types.ModuleType:
     """A module object with the attributes a kernel reads (numba folds a module's attributes
     as constants); one read as anything but an attribute chain cannot be held so."""
     held = types.ModuleType(name)
+    held.__kernlint_reading__ = reading  # another function of the module may read more of it
+    fill(held, chains, line)
+    return held
+
+
+def fill(held: types.ModuleType, chains: Sequence[Sequence[str]], line: int = 0) -> None:
+    """Add to a holder the attributes of ``chains`` it does not hold yet."""
+    reading = held.__kernlint_reading__
     tails: Dict[str, List[Sequence[str]]] = {}
     for chain in chains:
         if chain:
             tails.setdefault(chain[0], []).append(chain[1:])
     for attr, rest in tails.items():
+        current = getattr(held, attr, None)
+        if isinstance(current, types.ModuleType) and hasattr(current, "__kernlint_reading__"):
+            fill(current, rest, line)
+            continue
+        if current is not None:
+            continue
         value = reading.attribute(attr, line)
         if isinstance(value, (StaticClass, StaticInstance)):
             value = value.as_module(rest, line)
         setattr(held, attr, value)
-    return held
 
 
 def is_static(value: Any) -> bool:
     return isinstance(value, (StaticClass, StaticInstance))
+
+
+def is_holder(value: Any) -> bool:
+    return isinstance(value, types.ModuleType) and hasattr(value, "__kernlint_reading__")

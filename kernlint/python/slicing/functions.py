@@ -19,7 +19,7 @@ from .namespaces import Namespaces
 from .runtime import RunReads, attribute_reads, item_kind, standin_by_use, written_kind
 from .standins import Standins
 from .unresolved import MISSING, RECORDED, STANDIN_VALUE, Unresolved, _hint_constant, _known
-from .user_modules import realise
+from .user_modules import realise, refill
 from .uses import (_Returns, _annotation_names, _closure_use, _made_in, _numeric_use, _statements_in, _uses,
                    _without_annotations)
 
@@ -71,6 +71,11 @@ class FunctionMaker:
                 self._stand_in_for_run(module, node, name, decided, line, column)
                 continue
             if name in namespace:
+                try:
+                    refill(namespace[name], node, name, line)
+                except Unresolved as exc:
+                    self._prepared.discard(id(node))
+                    raise exc.used_at(module.path, line, column) from None
                 self.ledger.rests_on((module.path, name))
                 if (module.path, name) in self._numbers_stood_in:
                     self._read_unfolded(node, name, namespace[name])

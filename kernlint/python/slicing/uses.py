@@ -161,6 +161,36 @@ def _annotation_names(node: ast.AST) -> set:
     return annotating - elsewhere
 
 
+def _default_names(module_tree: ast.Module, node: FunctionNode) -> List[str]:
+    """The globals a module-level def's default values read (``def k(a, xp=np)``): Python
+    evaluates them where the def statement runs, so the function's own table omits them. A def
+    inside a function or class reads its defaults there, and gets none here."""
+    def at_top(body) -> bool:
+        for statement in body:
+            if statement is node:
+                return True
+            if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+                continue
+            if any(at_top(getattr(statement, field, None) or []) for field in ("body", "orelse", "finalbody")) or \
+                    any(at_top(handler.body) for handler in getattr(statement, "handlers", [])):
+                return True
+        return False
+
+    defaults = [d for d in node.args.defaults + node.args.kw_defaults if d is not None]
+    if not defaults or not at_top(module_tree.body):
+        return []
+    bound = {n.id for d in defaults for n in ast.walk(d) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    bound |= {a.arg for d in defaults for n in ast.walk(d) if isinstance(n, ast.Lambda) for a in ast.walk(n.args)
+              if isinstance(a, ast.arg)}
+    names: List[str] = []
+    for default in defaults:
+        for found in ast.walk(default):
+            if isinstance(found, ast.Name) and isinstance(found.ctx, ast.Load) and found.id not in bound \
+                    and found.id not in names:
+                names.append(found.id)
+    return names
+
+
 def _without_annotations(node: FunctionNode) -> FunctionNode:
     """A copy of a def with no annotations on its parameters, its return or its locals."""
     class Strip(ast.NodeTransformer):

@@ -1,5 +1,6 @@
-"""A kernel's default values are read where its def statement runs: the module's globals
-they name are in the slice even when the body never reads them."""
+"""What a module binds is read as Python binds it: a kernel's default values where its def
+statement runs (the module's globals they name are in the slice even when the body never reads
+them), a list changed in place after its assignment not as that assignment alone."""
 import json
 import os
 import subprocess
@@ -48,3 +49,29 @@ def test_a_default_naming_what_the_slice_cannot_give_names_it(tmp_path):
         ''')
     assert [(code, kernel) for code, kernel, _ in found] == [("KL902", "scale")]
     assert "`sc` is the module `scipy.constants`, a library kernlint does not import" in found[0][2]
+
+
+def test_a_list_filled_after_its_assignment_is_not_read_as_empty(tmp_path):
+    """``fns = []`` then ``fns.append(...)`` in a loop: the value a kernel reads is not the
+    empty list of the assignment; the KL902 says why, not "cannot type empty list"."""
+    found = check(tmp_path, '''
+        from numba import cuda
+
+        SCALES = []
+        for k in range(3):
+            SCALES.append(k * 0.5)
+        _WIDTHS = [1, 2]  # never changed: read as assigned
+        WIDTHS = tuple(_WIDTHS)
+
+
+        @cuda.jit("void(float64[::1])")
+        def scaled(out):
+            out[0] = SCALES[0]
+
+
+        @cuda.jit("void(float64[::1])")
+        def widths(out):
+            out[0] = WIDTHS[1]
+        ''')
+    assert [(code, kernel) for code, kernel, _ in found] == [("KL902", "scaled")]
+    assert "`SCALES` is changed in place after its assignment (`SCALES.append(...)` at line 6)" in found[0][2]

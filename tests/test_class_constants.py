@@ -86,6 +86,17 @@ def test_an_attribute_changed_or_set_twice_is_not_read(tmp_path):
 
 
         twice = Twice()
+
+
+        class Options:
+            level = 1
+
+            def __init__(self, **given):
+                for key, value in given.items():
+                    setattr(self, key, value)
+
+
+        options = Options(level=3)
         quiet.dt = 0.5
         SIZES = Grid(3).sizes
 
@@ -106,13 +117,20 @@ def test_an_attribute_changed_or_set_twice_is_not_read(tmp_path):
 
 
         @cuda.jit("void(float32[::1])")
+        def set_by_name(u):
+            u[0] = options.level
+
+
+        @cuda.jit("void(float32[::1])")
         def made_in_the_kernel(u):
             u[0] = Grid(3).nx
         ''')
     assert [(code, kernel) for code, kernel, _ in found] == [
-        ("KL902", "changed"), ("KL902", "set_twice"), ("KL902", "made_by_a_call"), ("KL902", "made_in_the_kernel")]
+        ("KL902", "changed"), ("KL902", "set_twice"), ("KL902", "made_by_a_call"), ("KL902", "set_by_name"),
+        ("KL902", "made_in_the_kernel")]
     messages = [message for _, _, message in found]
     assert "`Run(...).dt` may be changed at line" in messages[0]
     assert "`Twice(...).n` is set more than once, conditionally or by a method other than `__init__`" in messages[1]
     assert "from `Grid.sizes`, which is a dataclass field made by a call" in messages[2]
-    assert "`Grid` is a class, or an object of one, that the kernel uses whole" in messages[3]
+    assert "`Options(...).level` may be set by name in `Options`" in messages[3]
+    assert "`Grid` is a class, or an object of one, that the kernel uses whole" in messages[4]

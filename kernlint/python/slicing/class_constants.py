@@ -49,7 +49,8 @@ def _changed_outside(module: PyModule, node: ast.ClassDef, attr: str) -> Optiona
             return found.lineno
         if isinstance(found, ast.Call) and isinstance(found.func, ast.Name) and found.func.id == "setattr" \
                 and len(found.args) > 1 and not (isinstance(found.args[1], ast.Constant)
-                                                 and found.args[1].value != attr):
+                                                 and found.args[1].value != attr) \
+                and not (isinstance(found.args[0], ast.Name) and found.args[0].id == "self"):
             return found.lineno
     return None
 
@@ -154,6 +155,12 @@ class StaticInstance:
         changed = _changed_outside(owner.module, node, attr)
         if changed is not None:
             raise owner._unresolved(attr, line, f"may be changed at line {changed}", made=True)
+        dynamic = next((n.lineno for n in ast.walk(node) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+                        and n.func.id in ("setattr", "vars") or isinstance(n, ast.Attribute) and n.attr in (
+                            "__dict__", "__setattr__") or isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+                        and n.name in ("__getattr__", "__getattribute__", "__new__")), None)
+        if dynamic is not None:  # attributes made by name: which ones is known only when it runs
+            raise owner._unresolved(attr, line, f"may be set by name in `{node.name}` (line {dynamic})", made=True)
         methods = [m for m in node.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))]
         init = next((m for m in methods if m.name == "__init__"), None)
         assigned = [(method, statement) for method in methods for statement in ast.walk(method)

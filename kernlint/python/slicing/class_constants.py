@@ -15,7 +15,7 @@ from ..syntax import PyModule, Scope
 from .unresolved import Unresolved, _known
 from .uses import _changed_in
 
-_DATACLASS = ("dataclasses.dataclass",)
+_DATACLASS = ("dataclasses.dataclass",)  # the decorator that keeps a class readable
 
 
 def _class_body_assignments(node: ast.ClassDef, attr: str) -> List[ast.stmt]:
@@ -111,7 +111,8 @@ class StaticClass:
                 and isinstance(statement.targets[0], ast.Name)
                 or isinstance(statement, ast.AnnAssign) and statement.value is not None):
             raise self._unresolved(attr, line, f"is not set by one plain assignment in class `{self.node.name}`")
-        if self.dataclass and isinstance(statement, ast.AnnAssign) and isinstance(statement.value, ast.Call):
+        if self.dataclass and isinstance(statement, ast.AnnAssign) and isinstance(statement.value, ast.Call) \
+                and self.module.dotted(statement.value.func, self.scope) == "dataclasses.field":
             # `field(default=...)`, `field(default_factory=...)`: the class attribute is not the call
             raise self._unresolved(attr, line, "is a dataclass field made by a call, which kernlint does not run")
         if attr in self._reading:
@@ -132,7 +133,7 @@ class StaticClass:
         return StaticInstance(self, args, keywords, line)
 
     def as_module(self, chains: Sequence[Sequence[str]], line: int = 0) -> types.ModuleType:
-        return _holder(self, self.node.name, chains, line)
+        return _holder(self, f"{self.node.name}@{id(self):x}", chains, line)
 
 
 class StaticInstance:

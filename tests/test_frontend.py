@@ -241,8 +241,9 @@ def test_an_overload_made_from_a_factory_parameter_gets_its_stand_in(tmp_path):
 def test_only_extension_classes_of_methods_and_constants_are_made(tmp_path):
     """A class is made only for numba's extension API (a numba type, a class it types) and
     only from methods, a docstring and constants, and a numba type is instantiated only where
-    its constructor just names it; a body or constructor that does anything else, or a plain
-    class instantiated at import time, is a KL902 and nothing of it runs."""
+    its constructor just names it; a body or constructor that does anything else is a KL902.
+    A plain class's object made at import time is read, not made: ``SETTINGS.n`` is what
+    ``__init__``'s one assignment gives. Nothing of any of them runs."""
     source = tmp_path / "types_here.py"
     source.write_text(textwrap.dedent('''
         from numba import cuda
@@ -290,10 +291,10 @@ def test_only_extension_classes_of_methods_and_constants_are_made(tmp_path):
     report = check_paths([str(tmp_path)], Options(timeout=60))
     assert not (tmp_path / "types_here.py.MARKER").exists()
     messages = {f.kernel: f.message for f in report.findings}
-    assert set(messages) == {"uses_loud", "uses_settings", "uses_writer"}
+    assert set(messages) == {"uses_loud", "uses_writer"}
     assert "constructor does more than name it" in messages["uses_writer"]
     assert "`Loud`, which is a class, whose body kernlint does not run" in messages["uses_loud"]
-    assert "`Settings`, which is a class, whose body kernlint does not run" in messages["uses_settings"]
+    assert [s.kernel for s in report.stats] == ["uses_settings"]
 
 
 def test_an_attribute_of_self_is_read_only_where_nothing_changes_it(tmp_path):

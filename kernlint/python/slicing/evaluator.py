@@ -13,6 +13,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from ..project import FrontendSettings, Project
 from ..syntax import Binding, FunctionNode, PyModule, Scope, _target_names, wrapped_argument, wrapped_interface
+from .class_constants import StaticClass, is_static
 from .device_arrays import _DEVICE_MAKERS, DeviceArrayStandin, _captures_device_arrays
 from .dispatchers import _after_ir, _is_cuda_jit, _may_be_called, _may_call, _users_function, make_dispatcher
 from .standins import Standins
@@ -206,7 +207,7 @@ class Evaluator:
                 return found
         if isinstance(expr, ast.Attribute):
             base = value(expr.value)
-            if isinstance(base, UserModule):
+            if isinstance(base, UserModule) or is_static(base):
                 return base.attribute(expr.attr, line)
             try:
                 return getattr(base, expr.attr)
@@ -506,6 +507,9 @@ class Evaluator:
         standin = self._device_array_standin(callee, expr, scope, env)
         if standin is not MISSING:
             return standin
+        if isinstance(callee, StaticClass):  # `p = Params()`: its attributes are read, not run
+            args, keywords = self._plain_arguments(expr, scope, env)
+            return callee.instance(args, keywords, line)
         if id(callee) in self.functions.made_from and _users_function(callee):
             return self._helper_result(callee, expr, scope, env)
         if id(callee) in self.classes.numba_types:

@@ -19,8 +19,8 @@ from .namespaces import Namespaces
 from .runtime import RunReads, attribute_reads, item_kind, standin_by_use, written_kind
 from .standins import Standins
 from .unresolved import MISSING, RECORDED, STANDIN_VALUE, Unresolved, _hint_constant, _known
-from .user_modules import realise
-from .uses import (_Returns, _annotation_names, _closure_use, _made_in, _numeric_use, _statements_in, _uses,
+from .user_modules import realise, refill
+from .uses import (_Returns, _annotation_names, _default_names, _closure_use, _made_in, _numeric_use, _statements_in, _uses,
                    _without_annotations)
 
 
@@ -71,6 +71,11 @@ class FunctionMaker:
                 self._stand_in_for_run(module, node, name, decided, line, column)
                 continue
             if name in namespace:
+                try:
+                    refill(namespace[name], node, name, line)
+                except Unresolved as exc:
+                    self._prepared.discard(id(node))
+                    raise exc.used_at(module.path, line, column) from None
                 self.ledger.rests_on((module.path, name))
                 if (module.path, name) in self._numbers_stood_in:
                     self._read_unfolded(node, name, namespace[name])
@@ -184,6 +189,12 @@ class FunctionMaker:
         """The Python function of a def, made in the slice namespace with its closure bound."""
         inner = _without_annotations(node)  # numba ignores them; made here, they would be read
         namespace = self.namespaces.of(module)
+        for name in _default_names(module.tree, node):  # `def k(a, xp=np)`: read as the def runs
+            if name not in namespace:
+                try:
+                    namespace[name] = realise(self.globals.global_value(module, name, node.lineno), node, name)
+                except Unresolved as exc:
+                    raise exc.used_at(module.path, node.lineno, node.col_offset + 1) from None
         reads = self._run_reads.get(id(node))
         if reads is not None:  # values only the run decides, read from their stand-ins
             inner = reads.rewrite(inner)

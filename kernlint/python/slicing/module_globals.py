@@ -13,12 +13,14 @@ from typing import Any, Dict, Optional, Sequence, Set, Tuple
 
 from ..project import FrontendSettings, Project
 from ..syntax import Binding, KernelDef, PyModule, Scope, bound_item, exports
+from .class_constants import StaticClass
 from .device_arrays import _CUPY_SCALARS, _cupy_scalars
 from .namespaces import Namespaces
 from .runtime import run_source
 from .standins import Standins
 from .unresolved import MISSING, Unresolved, _hint_constant, _known
 from .user_modules import UserModule, _source_of
+from .uses import _is_container, _mutated_after
 
 
 _BUILTIN_VALUES = {"True": True, "False": False, "None": None, "Ellipsis": Ellipsis,
@@ -229,6 +231,13 @@ class GlobalResolver:
                 kernel = module.applied_kernel(binding.value) or self._kernel_named(module, applied[1], scope)
                 if kernel is not None:
                     return self.functions.dispatcher(kernel, env)
+            if not binding.path and _is_container(binding.value):
+                where = scope.functions[-1] if scope.functions else module.tree
+                changed = _mutated_after(where, name, getattr(binding.node, "end_lineno", line) or line)
+                if changed is not None:  # `fns = []` then `fns.append(f)` in a loop: not the empty list
+                    raise Unresolved(name, module.path, line, f"is changed in place after its assignment "
+                                     f"(`{changed[1]}` at line {changed[0]}), which kernlint does not follow",
+                                     "" if scope.functions else _hint_constant(module, name))
             expr, path = bound_item(binding.value, binding.path)  # only the item bound is read
             value = self.evaluator.evaluate(expr, scope, env)
             for index in path:
@@ -245,6 +254,9 @@ class GlobalResolver:
                 made = self.classes.extension_class(module, binding.node, scope, env)
             if made is not None:
                 return made
+            static = StaticClass(self.evaluator, module, binding.node, scope)
+            if static.readable():  # its attributes are read one at a time, where they are read
+                return static
             raise Unresolved(name, module.path, line, "is a class, whose body kernlint does not run",
                              "check the file with --import-modules")
         if binding.kind == "param":

@@ -4,14 +4,16 @@ become module objects holding what a kernel reads of them."""
 
 from __future__ import annotations
 
+import ast
 import importlib
 import os
 import types
 from typing import Any, Optional, Sequence
 
 from ..syntax import FunctionNode, PyModule
+from .class_constants import fill, is_holder, is_static
 from .unresolved import Unresolved
-from .uses import _attribute_chains
+from .uses import _attribute_chains, _uses
 
 
 class UserModule:
@@ -53,10 +55,23 @@ class UserModule:
 
 
 def realise(value: Any, node: FunctionNode, name: str, line: int = 0) -> Any:
-    """What goes into a namespace for ``name``: user modules become module objects."""
-    if isinstance(value, UserModule):
+    """What goes into a namespace for ``name``: user modules, and classes and objects read
+    one attribute at a time, become module objects."""
+    if is_static(value) and any(not parents or not isinstance(parents[0], ast.Attribute)
+                                for _, parents in _uses(node, name)):
+        # called or passed whole (`Params()` in the kernel): only attributes are held
+        raise Unresolved(name, value.path, line,
+                         "is a class, or an object of one, that the kernel uses whole; kernlint reads only "
+                         "its attributes", "check the file with --import-modules")
+    if isinstance(value, UserModule) or is_static(value):
         return value.as_module(_attribute_chains(node, name), line)
     return value
+
+
+def refill(value: Any, node: FunctionNode, name: str, line: int = 0) -> None:
+    """A class's or object's holder already in the namespace: add what this function reads of it."""
+    if is_holder(value):
+        fill(value, _attribute_chains(node, name), line)
 
 
 def _source_of(dotted: str) -> Optional[str]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import ast
 import copy
 from dataclasses import dataclass
-from typing import Any, Dict, List, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ..syntax import FunctionNode, KernelDef, PyModule, Scope
 from .unresolved import STANDIN_VALUE
@@ -159,6 +159,76 @@ def _annotation_names(node: ast.AST) -> set:
     annotating = {n.id for annotation in _annotations(node) for n in ast.walk(annotation) if isinstance(n, ast.Name)}
     elsewhere = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and id(n) not in inside}
     return annotating - elsewhere
+
+
+_MUTATORS = {"append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault", "popitem", "add",
+             "discard", "sort", "reverse", "__setitem__", "__delitem__"}
+
+
+def _is_container(expr: ast.expr) -> bool:
+    """A list, dict or set display or comprehension, or ``list()``/``dict()``/``set()``."""
+    return isinstance(expr, (ast.List, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp)) or (
+        isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id in ("list", "dict", "set"))
+
+
+def _mutated_after(where: ast.AST, name: str, line: int) -> Optional[Tuple[int, str]]:
+    """Where a container bound to ``name`` at ``line`` is changed in place after it, in
+    ``where`` (``fns.append(x)`` in a loop, ``table[k] = v``, ``xs += [...]``): its line and
+    the change. The binding alone then is not the value the program reads. None where
+    nothing after it changes it."""
+    def is_it(node: ast.AST) -> bool:
+        return isinstance(node, ast.Name) and node.id == name
+
+    def walk(node: ast.AST):  # a module's own statements: its functions change it when they run, if ever
+        yield node
+        for child in ast.iter_child_nodes(node):
+            if isinstance(where, ast.Module) and isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef,
+                                                                     ast.ClassDef, ast.Lambda)):
+                continue
+            yield from walk(child)
+
+    for node in walk(where):
+        at = getattr(node, "lineno", 0)
+        if at <= line:
+            continue
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and is_it(node.func.value) \
+                and node.func.attr in _MUTATORS:
+            return at, f"{name}.{node.func.attr}(...)"
+        if isinstance(node, ast.Subscript) and isinstance(node.ctx, (ast.Store, ast.Del)) and is_it(node.value):
+            return at, f"{name}[...] = ..."
+        if isinstance(node, ast.AugAssign) and is_it(node.target):
+            return at, f"{name} {type(node.op).__name__.lower()}="
+    return None
+
+
+def _default_names(module_tree: ast.Module, node: FunctionNode) -> List[str]:
+    """The globals a module-level def's default values read (``def k(a, xp=np)``): Python
+    evaluates them where the def statement runs, so the function's own table omits them. A def
+    inside a function or class reads its defaults there, and gets none here."""
+    def at_top(body) -> bool:
+        for statement in body:
+            if statement is node:
+                return True
+            if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+                continue
+            if any(at_top(getattr(statement, field, None) or []) for field in ("body", "orelse", "finalbody")) or \
+                    any(at_top(handler.body) for handler in getattr(statement, "handlers", [])):
+                return True
+        return False
+
+    defaults = [d for d in node.args.defaults + node.args.kw_defaults if d is not None]
+    if not defaults or not at_top(module_tree.body):
+        return []
+    bound = {n.id for d in defaults for n in ast.walk(d) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    bound |= {a.arg for d in defaults for n in ast.walk(d) if isinstance(n, ast.Lambda) for a in ast.walk(n.args)
+              if isinstance(a, ast.arg)}
+    names: List[str] = []
+    for default in defaults:
+        for found in ast.walk(default):
+            if isinstance(found, ast.Name) and isinstance(found.ctx, ast.Load) and found.id not in bound \
+                    and found.id not in names:
+                names.append(found.id)
+    return names
 
 
 def _without_annotations(node: FunctionNode) -> FunctionNode:

@@ -69,3 +69,21 @@ def test_a_cuda_the_star_import_does_not_export_makes_no_kernel(tmp_path):
     # `__all__` leaves `cuda` out: Python binds no `cuda`, so there is no kernel to check
     findings = check(jit_through_a_star_import(tmp_path, '__all__ = ["np"]\n'), "layers/relu.py")
     assert [f["code"] for f in findings if f["code"] == "KL301"] == [], findings
+
+
+def test_a_star_import_of_a_namespace_package_above_the_file_is_read(tmp_path):
+    """`from model.layers.common import *` in model/layers/relu.py, no `__init__.py` anywhere:
+    the script that imports it runs from the folder holding `model`."""
+    layers = tmp_path / "model" / "layers"
+    layers.mkdir(parents=True)
+    (layers / "common.py").write_text("from numba import cuda\n\nLIMIT = 6.0\n")
+    (layers / "relu.py").write_text(
+        "from model.layers.common import *\n\n\n"
+        "@cuda.jit('void(float32[::1])')\n"
+        "def relu6(x):\n"
+        "    i = cuda.grid(1)\n"
+        "    if i < x.shape[0]:\n"
+        "        x[i] = min(max(x[i], 0.0), LIMIT)\n"
+        "        print(i)\n")
+    findings = check(tmp_path, "model/layers/relu.py")
+    assert [(f["code"], f["line"]) for f in findings] == [("KL301", 9)], findings

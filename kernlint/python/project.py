@@ -229,7 +229,7 @@ class Project:
         not found)."""
         parts = dotted.split(".")
         absent: List[str] = []
-        for base in self.search_path(importer):
+        for base in self.search_path(importer) + _enclosing_bases(importer.path, parts[0]):
             stem = os.path.join(base, *parts)
             for candidate in (stem + ".py", os.path.join(stem, "__init__.py")):
                 if os.path.isfile(candidate):
@@ -480,3 +480,18 @@ def construct_line(exc: BaseException) -> int:
                 line = value.lineno
                 break
     return line
+
+
+def _enclosing_bases(path: str, top: str) -> List[str]:
+    """The directories above a file that hold a folder named ``top`` among the file's own
+    ancestors: ``app/model/layers/relu.py`` importing ``model.layers.common`` (folders without
+    ``__init__.py``) runs with ``app`` on ``sys.path``, the script that imports it being there."""
+    bases = []
+    directory = os.path.dirname(os.path.abspath(path))
+    while True:
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            return bases
+        if os.path.basename(directory) == top:
+            bases.append(parent)
+        directory = parent

@@ -366,14 +366,14 @@ class HostReader:
             where = instance_of(self.types(frame).type_of(target.value))
             if where is not None:
                 self._attrs.store_through(where, target.attr, self.value_type(value, frame))
-        elif keyed_item(target) is not None and is_self_attribute(target.value, frame):
+        elif keyed_item(target, keys=(str,)) is not None and is_self_attribute(target.value, frame):
             # `self.data["params"] = np.array(p)`: kept as an attribute of its own, read back by key
-            self._attrs.store(keyed_item(target), self.value_type(value, frame), value, frame)
-        elif isinstance(target, ast.Subscript) and _keyed(target) is not None:
+            self._attrs.store(keyed_item(target, keys=(str,)), self.value_type(value, frame), value, frame)
+        elif keyed_item(target) is not None:
             # `self.user_data["rng"] = create_xoroshiro128p_states(...)`: what that key holds
             where = instance_of(self.types(frame).type_of(target.value.value))
             if where is not None:
-                self._attrs.store_through(where, _keyed(target), self.value_type(value, frame))
+                self._attrs.store_through(where, keyed_item(target), self.value_type(value, frame))
 
     def _member(self, obj, attr: str, depth: int = 0):
         """An attribute of an object of a project class: what its class stores, else (where
@@ -629,7 +629,7 @@ class HostReader:
             return self._member(instance(self.module.path, frame.owner), expr.attr) if frame.owner else None
 
         def item(expr: ast.Subscript):  # `obj.attr["key"]`: what the code stores there
-            key = _keyed(expr)
+            key = keyed_item(expr)
             where = instance_of(reader.type_of(expr.value.value)) if key is not None else None
             return self._stored_through(where, key) if where is not None else None
 
@@ -639,17 +639,6 @@ class HostReader:
 
     def _dotted(self, expr: ast.AST, frame: Frame) -> Optional[str]:
         return self.module.dotted(expr, frame.scope)
-
-
-
-def _keyed(subscript: ast.Subscript) -> Optional[str]:
-    """``obj.attr["key"]`` / ``obj.attr[0]`` with ``obj`` a name: the item's name among the
-    object's stored attributes (``attr['key']``); None for any other subscript."""
-    holder, key = subscript.value, subscript.slice
-    if isinstance(holder, ast.Attribute) and isinstance(holder.value, ast.Name) and isinstance(
-            key, ast.Constant) and type(key.value) in (str, int):
-        return f"{holder.attr}[{key.value!r}]"
-    return None
 
 
 # how many files deep a file's own reading looks across the project: a launch's arguments

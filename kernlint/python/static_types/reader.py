@@ -353,7 +353,7 @@ class TypeReader:
         return None
 
     def _subscript(self, expr: ast.Subscript) -> Type:
-        keyed = keyed_item(expr)
+        keyed = keyed_item(expr, holders=("self", "cls"), keys=(str,))
         if keyed is not None and isinstance(expr.value, ast.Attribute):
             # `self.data["params"]`: what the class stores under that key (a dict of mixed values)
             value = self.attribute(ast.Attribute(value=expr.value.value, attr=keyed, ctx=ast.Load()))
@@ -514,11 +514,13 @@ class TypeReader:
         return found[0] if all(f == found[0] for f in found) else None
 
 
-def keyed_item(expr: ast.expr) -> Optional[str]:
-    """``self.data["params"]``, a string key of a dict on ``self``: the name its value is kept
-    under among the object's attributes (``data['params']``); None for anything else."""
+def keyed_item(expr: ast.expr, holders: Optional[Tuple[str, ...]] = None,
+               keys: Tuple[type, ...] = (str, int)) -> Optional[str]:
+    """``obj.data["params"]`` / ``obj.parts[0]``, a literal key of a dict or list kept on an
+    object a name holds (one of ``holders`` where given): the name its value is kept under
+    among the object's attributes (``data['params']``); None for anything else."""
     if not (isinstance(expr, ast.Subscript) and isinstance(expr.value, ast.Attribute)
-            and isinstance(expr.value.value, ast.Name) and expr.value.value.id in ("self", "cls")
-            and isinstance(expr.slice, ast.Constant) and isinstance(expr.slice.value, str)):
+            and isinstance(expr.value.value, ast.Name) and (holders is None or expr.value.value.id in holders)
+            and isinstance(expr.slice, ast.Constant) and type(expr.slice.value) in keys):
         return None
     return f"{expr.value.attr}[{expr.slice.value!r}]"

@@ -102,14 +102,15 @@ def test_realworld_halves_precision_recall_and_shapes(tmp_path):
     """A held-out set runs only when asked; each rule gets its precision over the judged
     findings, its recall against the patterns read in the code, and its false findings by shape."""
     developed, held_out, fresh = tmp_path / "corpus", tmp_path / "heldout", tmp_path / "heldout2"
-    third = tmp_path / "heldout3"
+    third, fourth = tmp_path / "heldout3", tmp_path / "heldout4"
     for corpus, name in ((developed, "dev+steps"), (held_out, "new+steps"), (fresh, "fresh+steps"),
-                         (third, "third+steps")):
+                         (third, "third+steps"), (fourth, "fourth+steps")):
         (corpus / name).mkdir(parents=True)
         (corpus / name / "run.py").write_text(STEP_SCRIPT)
     manifest = tmp_path / "corpus.toml"
     manifest.write_text('[project."dev+steps"]\nhalf = "developed"\n\n[project."new+steps"]\nhalf = "held-out"\n\n'
-                        '[project."fresh+steps"]\nhalf = "held-out-2"\n\n[project."third+steps"]\nhalf = "held-out-3"\n')
+                        '[project."fresh+steps"]\nhalf = "held-out-2"\n\n[project."third+steps"]\nhalf = "held-out-3"\n\n'
+                        '[project."fourth+steps"]\nhalf = "held-out-4"\n')
     verdicts = tmp_path / "verdicts.toml"
     verdicts.write_text(
         '["dev+steps"]\n'
@@ -121,7 +122,7 @@ def test_realworld_halves_precision_recall_and_shapes(tmp_path):
     def run(*extra):
         out = tmp_path / "out.json"
         done = subprocess.run([sys.executable, "benchmarks/realworld.py", str(developed), str(held_out), str(fresh),
-                               str(third), str(out), "--select", "KL5", "--jobs", "1", "--manifest", str(manifest),
+                               str(third), str(fourth), str(out), "--select", "KL5", "--jobs", "1", "--manifest", str(manifest),
                                "--verdicts", str(verdicts), *extra],
                               cwd=ROOT, capture_output=True, text=True, timeout=600)
         assert done.returncode == 0, done.stderr
@@ -149,15 +150,20 @@ def test_realworld_halves_precision_recall_and_shapes(tmp_path):
 
     # the second held-out set is its own half: neither `held-out` nor `developed` runs it
     stdout, result = run("--half", "held-out-2")
-    assert "not run (not in the held-out-2 half): dev+steps, new+steps, third+steps" in stdout
+    assert "not run (not in the held-out-2 half): dev+steps, new+steps, third+steps, fourth+steps" in stdout
     assert [(row["project"], row["half"]) for row in result["projects"]] == [("fresh+steps", "held-out-2")]
     assert list(result["summary"]) == ["held-out-2", "all"]
 
     # and so is the third: only `--half held-out-3` runs it
     stdout, result = run("--half", "held-out-3")
-    assert "not run (not in the held-out-3 half): dev+steps, new+steps, fresh+steps" in stdout
+    assert "not run (not in the held-out-3 half): dev+steps, new+steps, fresh+steps, fourth+steps" in stdout
     assert [(row["project"], row["half"]) for row in result["projects"]] == [("third+steps", "held-out-3")]
     assert list(result["summary"]) == ["held-out-3", "all"]
+
+    # and the fourth, the fresh one
+    stdout, result = run("--half", "held-out-4")
+    assert "not run (not in the held-out-4 half): dev+steps, new+steps, fresh+steps, third+steps" in stdout
+    assert [(row["project"], row["half"]) for row in result["projects"]] == [("fourth+steps", "held-out-4")]
 
 
 def _recording(folder, root, target_dir, outputs, check_options=()):

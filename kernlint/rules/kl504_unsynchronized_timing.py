@@ -122,6 +122,8 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
             last = launches[-1]
             if _waits(between[last]) or any(_waits(e) for e in between[last + 1:]):
                 continue
+            if wrapped is None and _also_evented(events, start, end_index):
+                continue  # the same launches are timed with CUDA events too: the wall-clock reading is the contrast
             held = _launches_held(events[start], [between[i] for i in launches])
             if held is None or held >= MANY:
                 continue  # unknown, or so many that the ~1,000 still queued are under 5% of the total
@@ -139,6 +141,21 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
                 f"the wall-clock interval that ends here starts at line {events[start].place.line}{crossing} and holds "
                 f"{_count(held)} (the last at {_line(between[last], end)}) with no synchronization before "
                 f"this stamp: {_error(held)}; cuda.synchronize() before both stamps, or time with CUDA events")
+
+
+def _also_evented(events: List[Event], start: int, end: int) -> bool:
+    """Does the program record a CUDA event just before the start stamp and another just after
+    the end stamp (no launch between either and its stamp)? It then measures the same launches
+    on the GPU's clock as well, and the wall-clock interval beside it is what it compares with
+    (numbapro's and numba's examples print both: the launch returns before the kernel ends)."""
+    def recorded(stretch) -> bool:
+        for event in stretch:
+            if event.kind == "launch":
+                return False
+            if event.kind == "record" and event.loops == events[start].loops:
+                return True
+        return False
+    return recorded(reversed(events[:start])) and recorded(events[end + 1:])
 
 
 def _line(event: Event, here: Event) -> str:

@@ -18,7 +18,11 @@ It is reported only where the whole loop holds fewer than 20,000 launches: the q
 over from step to step, so in a longer loop each step's time is the GPU's once the first
 ~1,000 launches are queued (a progress or ETA estimate averaged over it is right).
 Leaving ``with stream.auto_synchronize():`` synchronizes, as a copy to the host without a
-stream, a launch on host arrays and ``cuda.synchronize()`` in a called function do.
+stream, a launch on host arrays and ``cuda.synchronize()`` in a called function do; a launch
+through a launcher that takes its arrays as parameters or ``*args`` is on the arrays the
+call hands it (host arrays there: the launch waits). An interval whose launches the program
+also times with CUDA events (one recorded just before the start stamp, one just after the end
+stamp) is the contrast it prints beside the events' time, and is left alone.
 
 ## Why is this bad?
 Kernel launches are asynchronous: the launch returns as soon as the work is queued. The
@@ -42,6 +46,10 @@ for step in range(100_000):  # 100,000 launches: the ~1,000 still queued are und
 elapsed = time.perf_counter() - start  # not reported
 
 timeit.timeit(lambda: saxpy[blocks, threads](out, a, x, y), number=100)  # KL504: 100 launches
+
+start = time.perf_counter()
+over_items(saxpy, n, out, x_host, y_host)  # `def over_items(kernel, n, *args)`: host arrays
+elapsed = time.perf_counter() - start  # not reported: the launch copied back and waited
 
 last = time.time()
 for step in range(steps):

@@ -113,7 +113,7 @@ class Loop:
 class Event:
     """Something host code does at one place."""
 
-    kind: str  # launch | alloc | free | sync | copy-back | clock | record (a CUDA event's) | timed | call
+    kind: str  # launch | alloc | free | sync | copy-back | clock | record (a CUDA event's) | barrier | timed | call
     place: Place
     function: str  # where it happens ("" at module level)
     loops: Tuple[int, ...]  # the loops around it in its function, outermost first
@@ -259,6 +259,8 @@ class HostFacts:
                 rate = event.rate.through(e.rate) if event.rate is not None and e.rate is not None else None
                 if isinstance(e, Launch) and any(a.via for a in e.args):
                     e = replace(e, args=_bound_args(e.args, binding))
+                if isinstance(e, Launch) and isinstance(binding.get(e.what), Arg) and not e.calls:
+                    e = replace(e, what=binding[e.what].name)  # `kernel[g, b](...)` of the kernel the call names
                 found.append(replace(e, rate=rate, calls=(event,) + e.calls))
         return found
 

@@ -592,6 +592,12 @@ class HostReader:
         event = host_operation(call, frame, self.module, self.types(frame), self._targets, self._minus,
                                self.facts.pools)
         if event is not None:
+            previous = self.facts.events[-1] if self.facts.events else None
+            if previous is not None and previous.function == frame.qualname and previous.loops == frame.loops and {
+                    previous.kind, event.kind} == {"sync", "barrier"}:
+                # `cuda.synchronize(); comm.Barrier()`: the ranks meet once their device work is done
+                # (the next kernel reads what the others wrote: halos over CUDA IPC)
+                (previous if previous.kind == "sync" else event).detail["rendezvous"] = True
             self.facts.events.append(event)
 
     def _passed_args(self, call: ast.Call, frame: Frame) -> dict:

@@ -44,7 +44,7 @@ from .loops import LoopReader
 from .names import rebound, target_names
 from .operations import (configured_gpu_kernel, host_operation, iterated, pycuda_launch, subscript_events,
                          ufunc_launch)
-from .sites import compile_site, kernel_ref, launch_site, launches_through_imports, may_launch_kernels, passed_args
+from .sites import compile_site, kernel_ref, launch_site, may_launch_kernels, passed_args
 from .variants import Variants
 
 
@@ -78,8 +78,8 @@ class HostReader:
         self._outgoing: Dict[Tuple[str, str], List[Tuple[List[object], Dict[str, object]]]] = {}  # other files' callees
         # types from other files (callers, helpers, subclasses) are read only for code that may
         # launch, or for another file that asks for this one's types (and then one level less deep)
-        self._gpu_code = level > 0 and (self._types_only or may_launch_kernels(project, module) and (
-            bool(LAUNCH_TEXT.search(module.text)) or launches_through_imports(project, module)))
+        self._gpu_code = level > 0 and (self._types_only or bool(LAUNCH_TEXT.search(module.text))
+                                        and may_launch_kernels(project, module))
         # what calls of the project's own code give (objects, helpers' return types)
         self._calls = ProjectCalls(project, module, self._attrs, self, level, self._types_only, self._gpu_code)
         self._modes = ClassModes(project, module, self._attrs, self)  # this file's classes' modes

@@ -21,7 +21,7 @@ from ..static_types import TupleType, TypeReader
 from ..syntax import KernelDef, PyModule
 from .frames import Frame, place_of
 from .kernels import KernelResolver
-from .launches import GPU_WORDS, LAUNCH_TEXT, compile_target, launch_arg, uncopied
+from .launches import GPU_WORDS, compile_target, launch_arg, uncopied
 from .signature_text import numba_type_text, signature_types
 
 
@@ -134,15 +134,4 @@ def may_launch_kernels(project: Project, module: PyModule) -> bool:
                     return True
                 following.append(target)
         frontier = following
-    return False
-
-
-def launches_through_imports(project: Project, module: PyModule) -> bool:
-    """Whether a project module ``module`` imports launches kernels itself (a launcher its
-    functions call with their arrays: ``my_loop(kernel, n, *arrays)``), so that the types
-    its callers pass matter here too."""
-    for target in sorted(project.direct_imports(module.path)):
-        imported = project.module(target)
-        if imported is not None and LAUNCH_TEXT.search(imported.text):
-            return True
     return False

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import replace
-from typing import Dict, FrozenSet, List, Optional, Set
+from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 
 from ..static_types import ArrayType, TupleType
 from ..syntax import FunctionNode, own_nodes
@@ -39,6 +39,15 @@ def receiver_of(function: FunctionNode, outer: Frame) -> Optional[str]:
         return None
     positional = function.args.posonlyargs + function.args.args
     return positional[0].arg if positional else None
+
+
+def call_parameters(function: FunctionNode, outer: Frame) -> Tuple[Tuple[str, ...], str, Tuple[str, ...]]:
+    """The parameters a call binds: (the positional ones as callers pass them, the name of its
+    ``*args`` or "", every one a keyword may name)."""
+    arguments = function.args
+    return (tuple(a.arg for a in positional_parameters(function, outer)),
+            arguments.vararg.arg if arguments.vararg is not None else "",
+            tuple(a.arg for a in arguments.args + arguments.kwonlyargs))
 
 
 def evident_scalars(function: FunctionNode) -> Dict[str, str]:

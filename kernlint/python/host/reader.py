@@ -37,14 +37,14 @@ from .classes import set_on
 from .device_arrays import exposed_array
 from .flags import FlagSplits
 from .frames import Frame, place_of, within
-from .functions import receiver_of
+from .functions import call_parameters, receiver_of
 from .kernels import KernelResolver
 from .launches import LAUNCH_TEXT, calls_in_order, compile_target, handed_call, launch_target
 from .loops import LoopReader
 from .names import rebound, target_names
 from .operations import (configured_gpu_kernel, host_operation, iterated, pycuda_launch, subscript_events,
                          ufunc_launch)
-from .sites import compile_site, kernel_ref, launch_site, may_launch_kernels
+from .sites import compile_site, kernel_ref, launch_site, may_launch_kernels, passed_args
 from .variants import Variants
 
 
@@ -172,6 +172,7 @@ class HostReader:
             qualname = f"{frame.qualname}.{statement.name}" if frame.qualname else statement.name
             if not self._types_only:
                 self.facts.rebound[qualname] = rebound(statement.body)
+                self.facts.parameters[qualname] = call_parameters(statement, frame)
             # a method (and what is nested in it) sees the class's `self`
             inner = Frame(statement, qualname, frame.scope.inner(statement), {}, frame, frame.owner)
             inner.env.update(self._calls.parameter_types(statement, qualname, frame, self._passed.get(qualname, []),
@@ -576,7 +577,8 @@ class HostReader:
             binding = frame.scope.lookup(call.func.id)[0] if isinstance(call.func, ast.Name) else None
             picked = {"default": call.func.id} if binding is not None and binding.kind == "param" else {}
             self.facts.events.append(Event("call", place_of(self.module.path, call), frame.qualname, frame.loops,
-                                           what=callee, detail={"callee": callee, **picked}))
+                                           what=callee, detail={"callee": callee, **picked,
+                                                                **self._passed_args(call, frame)}))
             for path, override in self._calls.overrides(call, frame):  # what it runs on a subclass's object
                 where = {"path": path} if path != self.module.path else {}
                 self.facts.events.append(Event("call", place_of(self.module.path, call), frame.qualname,
@@ -584,12 +586,32 @@ class HostReader:
             return
         if elsewhere is not None:  # another file's function: what it does counts here (HostFacts.expand)
             self.facts.events.append(Event("call", place_of(self.module.path, call), frame.qualname, frame.loops,
-                                           what=elsewhere[1], detail={"callee": elsewhere[1], "path": elsewhere[0]}))
+                                           what=elsewhere[1], detail={"callee": elsewhere[1], "path": elsewhere[0],
+                                                                      **self._passed_args(call, frame)}))
             return
         event = host_operation(call, frame, self.module, self.types(frame), self._targets, self._minus,
                                self.facts.pools)
         if event is not None:
+            previous = self.facts.events[-1] if self.facts.events else None
+            if previous is not None and previous.function == frame.qualname and previous.loops == frame.loops and {
+                    previous.kind, event.kind} == {"sync", "barrier"}:
+                # `cuda.synchronize(); comm.Barrier()`: the ranks meet once their device work is done
+                # (the next kernel reads what the others wrote: halos over CUDA IPC)
+                (previous if previous.kind == "sync" else event).detail["rendezvous"] = True
             self.facts.events.append(event)
+
+    def _passed_args(self, call: ast.Call, frame: Frame) -> dict:
+        """``{"passed": ...}``: what the call passes, for the callee's launches on its parameters
+        (``HostFacts.expand``); nothing where the call cannot be bound plainly (a method called
+        through its class, `Cls.method(obj, x)`, shifts the arguments)."""
+        if isinstance(call.func, ast.Attribute):
+            dotted = self._dotted(call.func.value, frame)
+            found = self.project.definition(dotted, self.module) if dotted else None
+            if found is not None and found[1].kind == "class":
+                return {}
+        passed = passed_args(call, frame, self.types(frame),
+                             lambda kind: exposed_array(self.project, kind, self._calls.member) or kind)
+        return {"passed": passed} if passed is not None else {}
 
     # -- what kernel resolution asks (`kernels.KernelContext`) ------------------------------
 

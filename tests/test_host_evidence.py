@@ -213,7 +213,12 @@ def test_show_signatures_names_the_evidence(tmp_path):
         "inferred: out: dtype check at hostdtypes/kernels.py:34; table: dtype check at hostdtypes/kernels.py:33; "
         "rows: validation call at hostdtypes/kernels.py:32")
     assert "inferred: out: docstring at hostdtypes/kernels.py:46" in rows["hostdtypes/kernels.py::smooth"]
-    assert rows["hostdtypes/kernels.py::shift"].endswith("inferred")  # its evidence disagrees
+    # an allocator's unstated default yields to the dtype another branch states
+    assert rows["hostdtypes/kernels.py::shift"].endswith("inferred: x: astype at hostdtypes/kernels.py:90")
+    # so too where the package's attributes are read by name (`iz`: two stated dtypes, nothing said)
+    assert rows["hostdtypes/kernels.py::aperture"].endswith(
+        "inferred: ix: allocated as `ix` at hostdtypes/kernels.py:133; iy: allocated as `iy` at "
+        "hostdtypes/kernels.py:134")
     # `axis` is typed by its launch (the launch reader follows it), the FFT's results by the host code
     assert rows["hostdtypes/kernels.py::weigh"].endswith(
         "inferred: out: fft at hostdtypes/kernels.py:108; spectrum: fft at hostdtypes/kernels.py:108")

@@ -70,6 +70,14 @@ F32 = ("float32", True)
     # float holds integers, `np.arange` of a float step floats
     ("def run(par):\n    dt, dh = 0.005, 1\n    k[1, 32](np.arange(par['n']) * dh, np.arange(0, par['n'], dt))",
      [("int64", True, "allocation"), ("float64", True, "allocation")]),
+    # a local's branches: the allocator's unstated default yields to the dtype the other states;
+    # two stated dtypes, or two unstated ones, say nothing
+    ("def run(x, n, exact):\n    if exact:\n        a = x.astype(np.float32).reshape(-1)\n"
+     "        c = np.arange(n)\n    else:\n        a = np.zeros(n)\n        c = np.zeros(n)\n    k[1, 32](a, c)",
+     [F32 + ("astype",), None]),
+    ("def run(x, n, exact):\n    if exact:\n        b = x.astype(np.int32)\n    else:\n"
+     "        b = x.astype(np.int64)\n    k[1, 32](b, np.zeros(n))",
+     [None, ("float64", True, "allocation")]),
 ])
 def test_host_evidence_at_a_launch(tmp_path, host, expected):
     assert evidence(tmp_path, host) == expected

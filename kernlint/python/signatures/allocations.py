@@ -214,7 +214,7 @@ def _allocated_rank(module: PyModule, call: ast.Call, function):
         if call.func.attr in ("ravel", "flatten"):
             return 1
         sizes = call.args[0].elts if len(call.args) == 1 and isinstance(call.args[0], ast.Tuple) else call.args
-        if len(sizes) == 1 and not (isinstance(sizes[0], ast.Constant) or isinstance(sizes[0], ast.UnaryOp)):
+        if len(sizes) == 1 and not isinstance(sizes[0], (ast.Constant, ast.UnaryOp)):
             return None  # `reshape(shape)`: a shape taken from elsewhere
         return len(sizes) if sizes and not any(isinstance(e, ast.Starred) for e in sizes) else None
     name = module.dotted(call.func, Scope(module) if function is None else Scope(module).inner(function)) or ""

@@ -24,8 +24,8 @@ from typing import Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
 from ...analysis.host import Event, HostFacts, KernelRef
 from ..project import Project
-from ..static_types import (NONE, ListType, ScalarType, TupleType, TypeReader, appended, instance, instance_of,
-                            keyed_item, loop_bindings)
+from ..static_types import (NONE, ArrayType, ListType, Maybe, ScalarType, TupleType, TypeReader, appended, instance,
+                            instance_of, keyed_item, loop_bindings)
 from ..syntax import FunctionNode, PyModule, Scope
 from . import rates
 from . import modes
@@ -353,6 +353,11 @@ class HostReader:
                     self._assign(element, item, frame)
                 return
             kind = self.value_type(value, frame)
+            held = self.types(frame).type_of(value.value) if isinstance(value, ast.Attribute) else None
+            if kind is None and held is not None and value.attr == "shape" and isinstance(
+                    held.value if isinstance(held, Maybe) else held, ArrayType):
+                # `b, c, h, w = img.shape` of an array of unknown rank: its sizes are Python ints all the same
+                kind = TupleType(tuple(ScalarType("int64", weak=True) for _ in target.elts))
             for index, element in enumerate(target.elts):
                 item = kind.items[index] if isinstance(kind, TupleType) and index < len(kind.items) else None
                 if isinstance(element, ast.Name):

@@ -444,7 +444,8 @@ class LibraryCalls:
             return None
         if method == "astype":
             dtype = self.reader.dtype(expr.args[0] if expr.args else keywords.get("dtype"))
-            return ArrayType(dtype, base.ndim, "C" if base.layout != "F" else "F", base.where)
+            # a copy of the same library's (NumPy's astype gives a NumPy array, CuPy's a CuPy one)
+            return ArrayType(dtype, base.ndim, "C" if base.layout != "F" else "F", base.where, base.library)
         if method == "copy":
             return replace(base, layout="C" if base.layout == "A" else base.layout)
         if method == "view" and len(expr.args) == 1 and not keywords:

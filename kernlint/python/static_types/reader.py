@@ -14,7 +14,7 @@ from .dtypes import (_ARRAY_MODULES, _FLOAT_ORDER, _literal_ints, _numpy_spellin
 from .library import _TORCH_FACTORIES, LibraryCalls
 from .values import (MIXED, NONE, ArrayType, DictType, FunctionRef, ListType, NamedTupleClass, OneOf, ScalarType,
                      StrType, TupleType, Type, _array_arithmetic, _items_of_one, _not_none, appended, instance_of,
-                     named_tuple_class, strings, unpacked)
+                     is_array_instance, named_tuple_class, strings, unpacked)
 
 
 def named_tuple_subclass(node: ast.ClassDef, bases: Sequence[Optional[str]]) -> Optional[NamedTupleClass]:
@@ -266,9 +266,25 @@ class TypeReader:
         if isinstance(expr, ast.Call):
             return self._call(expr)
         if isinstance(expr, ast.IfExp):
+            # `cuda.to_device(a) if isinstance(a, np.ndarray) else a`: the side the array's class picks
+            decided = self.array_test(expr.test)
+            if decided is not None:
+                return self.type_of(expr.body if decided else expr.orelse)
             body, orelse = self.type_of(expr.body), self.type_of(expr.orelse)
             return body if body == orelse else None
         return None
+
+    def array_test(self, test: ast.expr) -> Optional[bool]:
+        """Whether ``isinstance(a, np.ndarray)`` (``not``, a tuple of classes) holds of an array
+        whose library is known; None for any other test."""
+        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            inner = self.array_test(test.operand)
+            return None if inner is None else not inner
+        if not (isinstance(test, ast.Call) and self.dotted(test.func) == "builtins.isinstance"
+                and len(test.args) == 2 and not test.keywords):
+            return None
+        named = test.args[1].elts if isinstance(test.args[1], ast.Tuple) else [test.args[1]]
+        return is_array_instance(_not_none(self.type_of(test.args[0])), [self.dotted(n) for n in named])
 
     def _compare(self, expr: ast.Compare) -> Type:
         """A comparison of numbers is a boolean; of an array, an array of booleans (``i < n``
@@ -426,8 +442,8 @@ class TypeReader:
                     return replace(base, layout="A")
                 layout = {"C": "F", "F": "C"}.get(base.layout, "A") if base.ndim > 1 else base.layout
                 return replace(base, layout=layout)
-            if expr.attr == "shape" and base.ndim is not None:
-                return TupleType(tuple(ScalarType("int64") for _ in range(base.ndim)))
+            if expr.attr == "shape" and base.ndim is not None:  # Python ints: NumPy arithmetic keeps its dtype
+                return TupleType(tuple(ScalarType("int64", weak=True) for _ in range(base.ndim)))
             if expr.attr in ("real", "imag") and base.dtype and base.dtype.startswith("complex"):
                 return replace(base, dtype="float32" if base.dtype == "complex64" else "float64", layout="A")
         if base is None:

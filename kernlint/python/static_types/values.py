@@ -360,3 +360,26 @@ def _array_arithmetic(op: ast.operator, left: Type, right: Type) -> Type:
         return None
     base = arrays[0]
     return ArrayType(dtype, ndim, "C", base.where, base.library)
+
+
+# the array classes `isinstance` tests name, and the (library, where) of the arrays each holds:
+# numba's mapped and managed arrays are NumPy arrays too, so a test of one stays undecided
+_ARRAY_CLASSES = {
+    "numpy.ndarray": ("numpy", "host"),
+    "cupy.ndarray": ("cupy", "device"),
+    "torch.Tensor": ("torch", None),
+    "numba.cuda.cudadrv.devicearray.DeviceNDArray": ("numba", "device"),
+    "numba.cuda.devicearray.DeviceNDArray": ("numba", "device"),
+}
+
+
+def is_array_instance(kind: "Type", classes: Sequence[Optional[str]]) -> Optional[bool]:
+    """Whether ``isinstance(x, classes)`` holds of an array of this type: True or False where
+    its library says and every class named is an array class above; None where either is not
+    known (an array of unknown library, a mapped array, a class of the user's)."""
+    if not isinstance(kind, ArrayType) or not kind.library or kind.where == "mapped" or not classes:
+        return None
+    if any(name not in _ARRAY_CLASSES for name in classes):
+        return None
+    return any(kind.library == library and where in (None, kind.where)
+               for library, where in (_ARRAY_CLASSES[name] for name in classes))

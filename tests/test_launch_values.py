@@ -1,0 +1,130 @@
+"""Values the host reader follows to a launch without running anything: the side of an
+``isinstance`` test a known array takes, the sizes an array's shape unpacks into, and the
+command-line options ``argparse`` parses. Each launch's signature is pinned exactly: a launch
+typed wrongly is worse than one left to inference."""
+import textwrap
+
+import pytest
+
+from kernlint.python.host.reader import file_host_facts
+from kernlint.python.project import Project
+
+KERNELS = '''
+    import argparse
+    import math
+
+    import numpy as np
+    from numba import cuda
+    from numba.cuda.cudadrv.devicearray import DeviceNDArray
+
+    @cuda.jit
+    def conv(img, out, channels):
+        x, b = cuda.grid(2)
+        if b < img.shape[0]:
+            out[b, 0, 0, x] = img[b, channels - 1, 0, x]
+
+    @cuda.jit
+    def scale(out, x, factor):
+        i = cuda.grid(1)
+        if i < x.size:
+            out[i] = x[i] * factor
+'''
+
+
+def signatures(tmp_path, host: str):
+    """The signatures of the launches in a file holding KERNELS and ``host``: None for a
+    launch whose arguments are not all known."""
+    path = tmp_path / "host.py"
+    path.write_text(textwrap.dedent(KERNELS) + textwrap.dedent(host))
+    facts = file_host_facts(Project(), str(path))
+    return sorted({launch.signature or "None" for launch in facts.launches + facts.passed_launches})
+
+
+CONV_LAYER = '''
+    def conv_layer(img, weight):
+        batch, channels, height, width = img.shape
+        d_img = cuda.to_device(img) if {test} else img
+        out = cuda.device_array((batch, 1, height, width), dtype=img.dtype)
+        conv[(math.ceil(height * width / 256), batch), (256,)](d_img, out, channels)
+        return out.copy_to_host()
+
+    img = {made}
+    conv_layer(img, np.ones(4, dtype=np.float32))
+'''
+
+
+@pytest.mark.parametrize("test, made, expected", [
+    # a NumPy array: moved to the device; the sizes of its shape are ints
+    ("isinstance(img, np.ndarray)", "np.random.rand(4, 64, 32, 32).astype(np.float32)",
+     ["void(float32[:, :, :, ::1], float32[:, :, :, ::1], int64)"]),
+    ("not isinstance(img, DeviceNDArray)", "np.zeros((2, 3, 8, 8), dtype=np.int16)",
+     ["void(int16[:, :, :, ::1], int16[:, :, :, ::1], int64)"]),
+    # a numba device array is no NumPy array: passed as it is
+    ("isinstance(img, np.ndarray)", "cuda.device_array((2, 3, 8, 8), dtype=np.float64, order='F')",
+     ["void(float64[::1, :, :, :], float64[:, :, :, ::1], int64)"]),
+    ("isinstance(img, (np.ndarray, DeviceNDArray))", "cuda.device_array((2, 3, 8, 8), dtype=np.float64)",
+     ["void(float64[:, :, :, ::1], float64[:, :, :, ::1], int64)"]),
+    # a mapped array is both a NumPy and a device array; an array of unknown library either: unknown
+    ("isinstance(img, np.ndarray)", "cuda.mapped_array((2, 3, 8, 8), dtype=np.float32)", ["None"]),
+    ("isinstance(img, np.ndarray)", "load_images().astype(np.float32)", ["None"]),
+    # a class of the user's: the test says nothing the reader knows
+    ("isinstance(img, ImageBatch)", "np.zeros((2, 3, 8, 8), dtype=np.float32)", ["None"]),
+])
+def test_a_conditional_expression_takes_the_side_the_arrays_class_picks(tmp_path, test, made, expected):
+    assert signatures(tmp_path, CONV_LAYER.format(test=test, made=made)) == expected
+
+
+def test_an_if_statement_on_the_arrays_class_binds_one_side(tmp_path):
+    host = '''
+    def to_gpu(img):
+        if isinstance(img, np.ndarray):
+            d_img = cuda.to_device(img)
+        else:
+            d_img = img.view()
+        out = cuda.device_array_like(d_img)
+        scale[4, 32](out, d_img, 2)
+        return out
+
+    to_gpu(np.arange(128, dtype=np.int32))
+    '''
+    assert signatures(tmp_path, host) == ["void(int32[::1], int32[::1], int64)"]
+
+
+@pytest.mark.parametrize("made, expected", [
+    # an array of unknown rank: its shape unpacks into Python ints (weak: float32 stays float32)
+    ("np.load(path).astype(np.float32)", ["void(float32[::1], float32[::1], float32)"]),
+    # the sizes of an array of known rank alike
+    ("np.zeros((16, 8), dtype=np.float32)", ["void(float32[::1], float32[::1], float32)"]),
+    # a project object's `shape` is not an array's: unknown
+    ("Grid(path)", ["None"]),
+])
+def test_the_sizes_of_an_arrays_shape_are_python_ints(tmp_path, made, expected):
+    host = f'''
+    class Grid:
+        def __init__(self, path):
+            self.path = path
+            self.shape = read_header(path)
+
+    def normalise(path):
+        data = {made}
+        rows, cols = data.shape
+        step = 2.0 / rows
+        x = np.arange(cols, dtype=np.float32) * step + 1.0
+        out = np.empty_like(x)
+        factor = x.max()
+        scale[1, cols](out, x, factor)
+    '''
+    assert signatures(tmp_path, host) == expected
+
+
+def test_a_numpy_scalar_size_is_not_weak(tmp_path):
+    """The neighbour of the shape's Python ints: a NumPy int64 promotes a float32 array."""
+    host = '''
+    def normalise(cols):
+        rows = np.int64(16)
+        step = 2.0 / rows
+        x = np.arange(cols, dtype=np.float32) * step
+        out = np.empty_like(x)
+        scale[1, 32](out, x, x.max())
+    '''
+    assert signatures(tmp_path, host) == ["void(float64[::1], float64[::1], float64)"]

@@ -128,3 +128,59 @@ def test_a_numpy_scalar_size_is_not_weak(tmp_path):
         scale[1, 32](out, x, x.max())
     '''
     assert signatures(tmp_path, host) == ["void(float64[::1], float64[::1], float64)"]
+
+
+STEP_SCRIPT = '''
+    def run(x, dt, steps):
+        out = cuda.device_array_like(x)
+        for _ in range(steps):
+            scale[4, 32](out, x, dt)
+
+    if __name__ == "__main__":
+        parser = argparse.ArgumentParser(description="steps")
+        OPTION
+        parser.add_argument("-n", "--num-bodies", type=int, default=1000)
+        args = parser.parse_args()
+        x = cuda.to_device(np.ones(args.num_bodies, dtype=np.float32))
+        run(x, args.ARG, args.num_bodies)
+'''
+
+
+@pytest.mark.parametrize("option, arg, expected", [
+    # `type=float`: a Python float, whatever the default says as a string or a float
+    ('parser.add_argument("-dt", "--dt", type=float, default=0.01, help="step")', "dt",
+     ["void(float32[::1], float32[::1], float64)"]),
+    ('parser.add_argument("--time-step", type=float, default="0.5")', "time_step",
+     ["void(float32[::1], float32[::1], float64)"]),
+    ('parser.add_argument("--step", dest="dt", type=int, required=True)', "dt",
+     ["void(float32[::1], float32[::1], int64)"]),
+    ('group = parser.add_argument_group("physics")\n        group.add_argument("factor", type=float)',
+     "factor", ["void(float32[::1], float32[::1], float64)"]),
+    ('parser.add_argument("--double", action="store_true")', "double",
+     ["void(float32[::1], float32[::1], boolean)"]),
+    # what argparse may leave None, a list, a string, or a converter of the user's: unknown
+    ('parser.add_argument("--dt", type=float)', "dt", ["None"]),
+    ('parser.add_argument("--dt", type=float, nargs=2)', "dt", ["None"]),
+    ('parser.add_argument("--dt", default=0.01)', "dt", ["None"]),
+    ('parser.add_argument("--dt", type=int, default=0.5)', "dt", ["None"]),
+    ('parser.add_argument("--dt", type=parse_time, default=0.5)', "dt", ["None"]),
+    ('parser.add_argument("--dt", type=float, default=0.5)\n        parser.set_defaults(dt=None)', "dt", ["None"]),
+])
+def test_command_line_options_are_typed_as_argparse_makes_them(tmp_path, option, arg, expected):
+    assert signatures(tmp_path, STEP_SCRIPT.replace("OPTION", option).replace("ARG", arg)) == expected
+
+
+def test_options_parsed_at_the_top_level_are_read_in_functions(tmp_path):
+    host = '''
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--alpha", "-a", type=float, default=0.1)
+    parser.add_argument("--size", "-s", type=int, default=1 << 20)
+    args = parser.parse_args()
+
+    def update(x, out):
+        scale[(args.size + 255) // 256, 256](out, x, args.alpha * 2)
+
+    x = cuda.to_device(np.zeros(args.size, dtype=np.float64))
+    update(x, cuda.device_array_like(x))
+    '''
+    assert signatures(tmp_path, host) == ["void(float64[::1], float64[::1], float64)"]

@@ -44,6 +44,7 @@ from .loops import LoopReader
 from .names import rebound, target_names
 from .operations import (configured_gpu_kernel, host_operation, iterated, pycuda_launch, subscript_events,
                          ufunc_launch)
+from .options import parsed_options
 from .sites import compile_site, kernel_ref, launch_site, may_launch_kernels
 from .variants import Variants
 
@@ -417,6 +418,8 @@ class HostReader:
     def value_type(self, value: ast.expr, frame: Frame):
         reader = self.types(frame)
         kind = reader.type_of(value)
+        if kind is None and isinstance(value, ast.Call):  # `args = parser.parse_args()`
+            kind = parsed_options(value, frame.function or self.module.tree, reader)
         if kind is None:
             dtype = reader.dtype(value)
             if dtype is not None and not isinstance(value, ast.Constant):

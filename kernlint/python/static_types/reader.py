@@ -12,9 +12,9 @@ from typing import Dict, List, Optional, Sequence, Tuple, Union
 from .dtypes import (_ARRAY_MODULES, _FLOAT_ORDER, _literal_ints, _numpy_spelling, _promote, _same_kind,
                      _time_arithmetic, dtype_name, numeric)
 from .library import _TORCH_FACTORIES, LibraryCalls
-from .values import (MIXED, NONE, ArrayType, DictType, FunctionRef, ListType, NamedTupleClass, OneOf, ScalarType,
-                     StrType, TupleType, Type, _array_arithmetic, _items_of_one, _not_none, appended, instance_of,
-                     is_array_instance, named_tuple_class, strings, unpacked)
+from .values import (MIXED, NONE, ArrayType, DictType, FunctionRef, ListType, NamedTupleClass, Namespace, OneOf,
+                     ScalarType, StrType, TupleType, Type, _array_arithmetic, _items_of_one, _not_none, appended,
+                     instance_of, is_array_instance, named_tuple_class, strings, unpacked)
 
 
 def named_tuple_subclass(node: ast.ClassDef, bases: Sequence[Optional[str]]) -> Optional[NamedTupleClass]:
@@ -434,6 +434,8 @@ class TypeReader:
         base = _not_none(self.type_of(expr.value))
         if instance_of(base) is not None:
             return self.member(base, expr.attr)
+        if isinstance(base, Namespace):  # `args.dt` of `args = parser.parse_args()`
+            return base.option(expr.attr)
         if isinstance(base, TupleType) and base.named is not None and expr.attr in base.named.fields:
             return base.items[base.named.fields.index(expr.attr)]
         if isinstance(base, ArrayType):

@@ -201,6 +201,18 @@ class OneOf(_HostOnly):
     kinds: FrozenSet["TupleType"]
 
 
+@dataclass(frozen=True)
+class Namespace(_HostOnly):
+    """What ``parser.parse_args()`` gives: the options a parser declares, each with the type
+    its ``add_argument`` says (``type=float``: a Python float; ``action="store_true"``: a
+    bool); an option whose value reading cannot tell is None."""
+
+    options: Tuple[Tuple[str, "Type"], ...]
+
+    def option(self, name: str) -> "Type":
+        return next((kind for option, kind in self.options if option == name), None)
+
+
 # the tuples of different types a list's items may be (more: mixed)
 MAX_ALTERNATIVES = 16
 
@@ -236,7 +248,7 @@ def appended(kind: "ListType", item: "Type") -> "ListType":
 
 
 Type = Union[ArrayType, ScalarType, TupleType, ListType, DictType, StrType, FunctionRef, NamedTupleClass, Maybe,
-             OneOf, Opaque, None]
+             OneOf, Opaque, Namespace, None]
 
 # how many literal values a string keeps (more: any string)
 MAX_STRINGS = 64

@@ -184,3 +184,32 @@ def test_options_parsed_at_the_top_level_are_read_in_functions(tmp_path):
     update(x, cuda.device_array_like(x))
     '''
     assert signatures(tmp_path, host) == ["void(float64[::1], float64[::1], float64)"]
+
+
+@pytest.mark.parametrize("made, expected", [
+    # a new axis of length one: one more dimension, laid out as before (numba's typeof agrees)
+    ("np.arange(n, dtype=np.float32)[..., None] * np.arange(12, dtype=np.float32)", "float32[:, ::1]"),
+    ("np.arange(n, dtype=np.float32)[:, None]", "float32[:, ::1]"),
+    ("np.zeros((n, 4), dtype=np.int16, order='F')[:, None]", "int16[::1, :, :]"),
+    ("np.zeros((n, 4), dtype=np.int16)[None]", "int16[:, :, ::1]"),
+    # a Python float from `float(...)`: the float32 array stays float32
+    ("2 * np.pi * np.arange(n, dtype=np.float32)[..., None] / float(n)", "float32[:, ::1]"),
+    ("np.arange(n, dtype=np.float32) / np.float64(n)", "float64[::1]"),
+    # a new axis beside a bounded slice or an integer: not read
+    ("np.arange(n, dtype=np.float32)[1:, None]", None),
+    ("np.zeros((n, 4), dtype=np.int16)[0, None]", None),
+])
+def test_new_axes_and_python_numbers_in_array_arithmetic(tmp_path, made, expected):
+    host = f'''
+    def phases(n):
+        table = {made}
+        return cuda.to_device(table)
+
+    def run(n):
+        d_table = phases(n)
+        conv[1, 32](d_table, d_table, n)
+
+    run(64)
+    '''
+    found = signatures(tmp_path, host)
+    assert found == ([f"void({expected}, {expected}, int64)"] if expected else ["None"])

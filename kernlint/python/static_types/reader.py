@@ -70,6 +70,18 @@ def _indexed_layout(layout: str, indices: List[ast.expr], ndim: int) -> str:
     return layout
 
 
+def _new_axes(base: ArrayType, indices: List[ast.expr]) -> Type:
+    """``a[..., None]``, ``a[:, None]``, ``a[None]``: a view with a new axis of length one for
+    each ``None``; with whole slices and one ``...`` only, the data stay laid out as they were
+    (an axis of length one breaks no contiguity). None for any other index."""
+    whole = [i for i in indices if isinstance(i, ast.Slice) and i.lower is None and i.upper is None and i.step is None]
+    added = sum(1 for i in indices if isinstance(i, ast.Constant) and i.value is None)
+    ellipses = sum(1 for i in indices if isinstance(i, ast.Constant) and i.value is Ellipsis)
+    if len(whole) + added + ellipses != len(indices) or ellipses > 1 or len(whole) > base.ndim:
+        return None
+    return replace(base, ndim=base.ndim + added)
+
+
 def loop_bindings(target: ast.expr, iterable: ast.expr, reader: "TypeReader") -> List[Tuple[str, "Type"]]:
     """(name, type) a ``for`` loop or a comprehension binds: ``range(n)`` an int; a list of
     one type its items (``for m, grid in enumerate(grids)``, ``zip(grids, coefs)``); a dict's
@@ -397,8 +409,8 @@ class TypeReader:
         indices = expr.slice.elts if isinstance(expr.slice, ast.Tuple) else [expr.slice]
         if base.ndim is None:
             return replace(base, layout="A") if all(isinstance(i, ast.Slice) for i in indices) else None
-        if any(isinstance(i, ast.Constant) and i.value is Ellipsis for i in indices):
-            return None
+        if any(isinstance(i, ast.Constant) and i.value in (None, Ellipsis) for i in indices):
+            return _new_axes(base, indices)
         removed = 0
         for index in indices:
             if isinstance(index, ast.Slice):
@@ -483,15 +495,15 @@ class TypeReader:
                 made, ArrayType) else made
         if name in ("collections.namedtuple", "typing.NamedTuple"):
             return named_tuple_class(expr, function)
-        if module == "builtins":
+        if module == "builtins":  # Python numbers: weak in NumPy arithmetic (`a_f32 / float(n)` stays float32)
             if function in ("float",):
-                return ScalarType("float64")
+                return ScalarType("float64", weak=True)
             if function in ("int", "len", "round") and not (function == "round" and len(expr.args) > 1):
-                return ScalarType("int64")
+                return ScalarType("int64", weak=True)
             if function == "bool":
-                return ScalarType("boolean")
+                return ScalarType("boolean", weak=True)
             if function == "complex":
-                return ScalarType("complex128")
+                return ScalarType("complex128", weak=True)
             if function == "str":
                 return StrType()
             if function == "tuple" and not expr.keywords and len(expr.args) <= 1:  # `tuple()`, `tuple(t)`

@@ -213,3 +213,94 @@ def test_new_axes_and_python_numbers_in_array_arithmetic(tmp_path, made, expecte
     '''
     found = signatures(tmp_path, host)
     assert found == ([f"void({expected}, {expected}, int64)"] if expected else ["None"])
+
+
+def project_signatures(tmp_path, files: dict, launching: str):
+    """The launch signatures of ``launching``, one file of a small project (``files``: name ->
+    text), as the host reader reads it across the project's files."""
+    for name, text in files.items():
+        (tmp_path / name).write_text(textwrap.dedent(text))
+    facts = file_host_facts(Project(), str(tmp_path / launching))
+    return sorted({launch.signature or "None" for launch in facts.launches + facts.passed_launches})
+
+
+STATE = '''
+    import numpy as np
+
+
+    def initial_state(counts, limits=(64, 64, 0)):
+        total = int(sum(counts))
+        pos = np.random.rand(3, total) * np.array(limits)[:, None]
+        state = {
+            "pos_x": pos[0],
+            "pos_y": pos[1],
+            "limits": limits,
+            "counts": counts,
+            "kinds": np.zeros(total, dtype=np.int16),
+        }
+        CHANGE
+        return state
+'''
+
+SIMULATION = '''
+    import numpy as np
+    from numba import cuda
+
+    from state import initial_state
+
+
+    @cuda.jit
+    def wrap(x, y, kinds, width, n):
+        i = cuda.grid(1)
+        if i < n:
+            x[i] = x[i] % width + kinds[i]
+            y[i] = y[i] % width
+
+
+    class Swarm:
+        def __init__(self, counts, limits=(64, 64, 0)):
+            self.state = initial_state(np.array(counts, dtype=np.int32), limits=limits)
+            self.limits = np.array(self.state["limits"])
+            self.n = np.sum(self.state["counts"])
+            self.d_x = cuda.to_device(self.state["pos_x"])
+            self.d_y = cuda.to_device(self.state["pos_y"])
+            self.d_kinds = cuda.to_device(self.state["kinds"])
+
+        def step(self):
+            wrap[(self.n + 127) // 128, 128](self.d_x, self.d_y, self.d_kinds, self.limits[0], self.n)
+'''
+
+
+@pytest.mark.parametrize("change, expected", [
+    # each key of the literal its own type; a sum of int32 counts is an int64 (NumPy widens it)
+    ("", ["void(float64[::1], float64[::1], int16[::1], int64, int64)"]),
+    ('state["kinds"] = state["kinds"].astype(np.int8)', ["void(float64[::1], float64[::1], int8[::1], int64, int64)"]),
+    # a key the code sets with a computed name, or a dict it updates: unknown from there on
+    ('state[str(total)] = pos', ["None"]),
+    ('state.update(extra_fields())', ["None"]),
+])
+def test_a_state_dict_returned_from_another_file_keeps_each_keys_type(tmp_path, change, expected):
+    files = {"state.py": STATE.replace("CHANGE", change), "simulation.py": SIMULATION}
+    assert project_signatures(tmp_path, files, "simulation.py") == expected
+
+
+@pytest.mark.parametrize("reduced, expected", [
+    ("np.sum(np.ones(8, dtype=np.int32))", "int64"),
+    ("np.ones(8, dtype=np.uint16).sum()", "uint64"),
+    ("np.max(np.ones(8, dtype=np.int16))", "int16"),
+    ("np.ones(8, dtype=np.float32).mean()", "float32"),
+    ("np.ones(8, dtype=np.int32).mean()", "float64"),
+    ("np.ones((2, 3), dtype=np.float32).prod()", "float32"),
+    ("np.array((3, 4, 5.5))[0]", "float64"),
+    ("np.array((3, 4, 5))[0]", "int64"),
+    ("np.sum(np.ones(8, dtype=np.int32), axis=0)", None),  # along an axis: not read
+])
+def test_reductions_and_arrays_of_tuples_have_numpys_dtypes(tmp_path, reduced, expected):
+    host = f'''
+    def run(x):
+        factor = {reduced}
+        scale[1, 32](x, x, factor)
+
+    run(cuda.device_array(32, dtype=np.float32))
+    '''
+    assert signatures(tmp_path, host) == ([f"void(float32[::1], float32[::1], {expected})"] if expected else ["None"])

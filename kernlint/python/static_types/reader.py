@@ -253,8 +253,12 @@ class TypeReader:
             return made
         if isinstance(expr, ast.Dict) and None not in expr.keys:  # (`**other` spreads unknown values)
             made = DictType(None)
-            for value in expr.values:
-                made = DictType(appended(ListType(made.value), self.type_of(value)).item)
+            kinds = [self.type_of(value) for value in expr.values]
+            for kind in kinds:
+                made = DictType(appended(ListType(made.value), kind).item)
+            if all(isinstance(k, ast.Constant) and isinstance(k.value, str) for k in expr.keys) and len(
+                    {k.value for k in expr.keys}) == len(expr.keys):
+                made = replace(made, keys=tuple((k.value, kind) for k, kind in zip(expr.keys, kinds)))
             return made
         if isinstance(expr, (ast.ListComp, ast.DictComp)):
             return self._comprehension(expr)
@@ -393,6 +397,8 @@ class TypeReader:
             if stored is not None:
                 return stored
         if isinstance(base, DictType):
+            if isinstance(expr.slice, ast.Constant) and isinstance(expr.slice.value, str) and base.keys:
+                return base.at(expr.slice.value)[1]  # `state["pos_x"]` of a literal with that key
             return base.value if base.value is not MIXED else None
         if isinstance(base, ListType):
             if isinstance(expr.slice, ast.Slice):

@@ -99,10 +99,19 @@ class ListType(_HostOnly):
 @dataclass(frozen=True)
 class DictType(_HostOnly):
     """A Python dict whose values share one type (``{'E': np.empty(...), 'B': ...}``, or a
-    comprehension); its keys are not read. ``value`` None: unknown. Numba launches no dict:
-    its values are (``buffers[kind]``)."""
+    comprehension). ``value`` None: unknown. A literal with string keys also keeps each key's
+    type (``keys``: a state dict of arrays, sizes and parameters, read back by key). Numba
+    launches no dict: its values are (``buffers[kind]``, ``state["pos_x"]``)."""
 
     value: "Type"
+    keys: Tuple[Tuple[str, "Type"], ...] = ()
+
+    def at(self, key: str) -> Tuple[bool, "Type"]:
+        """(whether the dict's literal has the key, the type of its value there)."""
+        for name, kind in self.keys:
+            if name == key:
+                return True, kind
+        return False, None
 
 
 @dataclass(frozen=True)

@@ -304,3 +304,35 @@ def test_reductions_and_arrays_of_tuples_have_numpys_dtypes(tmp_path, reduced, e
     run(cuda.device_array(32, dtype=np.float32))
     '''
     assert signatures(tmp_path, host) == ([f"void(float32[::1], float32[::1], {expected})"] if expected else ["None"])
+
+
+@pytest.mark.parametrize("passed, expected", [
+    # every call passes None: the side of `is None` that computes the step is the one that runs
+    (["None"], ["void(float64[::1], float64[::1], float64)"]),
+    # a step given: the other side's float32
+    (["np.float32(0.5)"], ["void(float64[::1], float64[::1], float32)"]),
+    # either: no one type for the function read alone, each call's own for its variant
+    (["None", "np.float32(0.5)"], ["None", "void(float64[::1], float64[::1], float32)",
+                                   "void(float64[::1], float64[::1], float64)"]),
+])
+def test_a_parameter_every_call_passes_none_to(tmp_path, passed, expected):
+    calls = "\n".join(f"            advance(self.x, self.out, timestep={p})" for p in passed)
+    host = f'''
+    def advance(x, out, timestep=None):
+        if timestep is None:
+            fastest = np.sqrt(x[-1])
+            if fastest > 1e-6:
+                timestep = 0.4 / fastest
+            else:
+                timestep = 0.1
+        scale[4, 32](out, x, timestep)
+
+    class Integrator:
+        def __init__(self):
+            self.x = cuda.to_device(np.ones(1024))
+            self.out = cuda.device_array_like(self.x)
+
+        def run(self):
+{calls}
+    '''
+    assert signatures(tmp_path, host) == expected

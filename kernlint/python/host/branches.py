@@ -128,7 +128,8 @@ def narrowed(test: ast.expr, reader: TypeReader) -> Tuple[Dict[str, object], Dic
             # never None: the side where it is never runs
             none = {DEAD: True} if held is not None and knowledge(held) else {}
             return (none, {}) if isinstance(op, ast.Is) else ({}, none)
-        none, value = {name: NONE}, ({name: held.value} if held.value is not None else {})
+        # the constant None itself (`timestep=None` passed by every call): the other side never runs
+        none, value = {name: NONE}, ({name: held.value} if held.value is not None else {DEAD: True})
         return (none, value) if isinstance(op, ast.Is) else (value, none)
     if isinstance(op, (ast.Eq, ast.NotEq)):
         literals = [against]

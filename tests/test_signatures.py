@@ -155,7 +155,8 @@ def type_text(source, **names):
     # dicts of buffers, comprehensions with their loop variables typed, functions named as values
     ("buffers = {'E': np.zeros((2, 3), dtype=np.complex128), 'B': np.ones((2, 3), dtype=np.complex128)}\n"
      "buffers[kind]", ("complex128[:, ::1]", "host")),
-    ("{'E': np.zeros(3), 'B': np.zeros(3, np.int8)}['E']", None),  # values of two types: unknown
+    ("{'E': np.zeros(3), 'B': np.zeros(3, np.int8)}['E']", ("float64[::1]", "host")),  # a literal key: its value
+    ("{'E': np.zeros(3), 'B': np.zeros(3, np.int8)}[k]", None),  # values of two types at a computed key: unknown
     ("host = {'E': np.zeros(3)}\ngpu = {k: cp.asarray(v) for k, v in host.items()}\ngpu['E']",
      ("float64[::1]", "device")),
     ("grids = [cp.zeros((4, 4)) * m for m in range(3)]\ngrids[0]", ("float64[:, ::1]", "device")),

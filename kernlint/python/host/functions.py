@@ -150,3 +150,29 @@ def default_of(function: ast.AST, name: str) -> Optional[ast.expr]:
     pairs = list(zip(positional[len(positional) - len(arguments.defaults):], arguments.defaults)) + [
         (arg, default) for arg, default in zip(arguments.kwonlyargs, arguments.kw_defaults) if default is not None]
     return next((default for arg, default in pairs if arg.arg == name), None)
+
+
+# a dict's methods that change what it holds at its keys
+DICT_CHANGES = frozenset({"update", "pop", "popitem", "setdefault", "clear"})
+
+
+def changed_dicts(function: ast.AST) -> FrozenSet[str]:
+    """Names whose dict the function (or module) changes otherwise than by storing at a
+    literal string key (``state["x"] = v``, read in order): a method that changes it
+    (``state.update(...)``), an item stored at a computed key, added to or deleted, or the
+    dict handed to a call (which may change it). What such a dict holds at each key is not
+    known."""
+    found: Set[str] = set()
+    for node in own_nodes(function):
+        if isinstance(node, ast.Call):
+            if isinstance(node.func, ast.Attribute) and node.func.attr in DICT_CHANGES and isinstance(
+                    node.func.value, ast.Name):
+                found.add(node.func.value.id)
+            found.update(a.id for a in list(node.args) + [k.value for k in node.keywords] if isinstance(a, ast.Name))
+        elif isinstance(node, (ast.Delete, ast.AugAssign)):
+            targets = node.targets if isinstance(node, ast.Delete) else [node.target]
+            found.update(t.value.id for t in targets if isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name))
+        elif isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store) and isinstance(node.value, ast.Name) \
+                and not (isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str)):
+            found.add(node.value.id)
+    return frozenset(found)

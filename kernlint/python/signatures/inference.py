@@ -422,6 +422,10 @@ def _parameter_uses(node, module: PyModule, outer_scope, visiting: Set[int], clo
             if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and sub.func.attr == "sync" \
                     and isinstance(sub.func.value, ast.Name) and sub.func.value.id in uses:
                 uses[sub.func.value.id].grid = True
+            if isinstance(sub, (ast.For, ast.comprehension)) and isinstance(sub.iter, ast.Name) \
+                    and sub.iter.id in uses:  # `for v in values`: a scalar cannot be iterated
+                uses[sub.iter.id].array = True
+                uses[sub.iter.id].ndim = max(uses[sub.iter.id].ndim, 1)
             if isinstance(sub, ast.Call):
                 name = module.dotted(sub.func, scope) or ""
                 if name == "builtins.range" or name in _INTEGER_PREDICATES:
@@ -430,6 +434,10 @@ def _parameter_uses(node, module: PyModule, outer_scope, visiting: Set[int], clo
                 if name in ("builtins.min", "builtins.max") and any(is_int(arg) for arg in sub.args):
                     for arg in sub.args:
                         _mark_integer_terms(arg, uses)  # `min(ir, Nr - 1)`: clamps an index
+                if name == "builtins.enumerate" and sub.args and isinstance(sub.args[0], ast.Name) \
+                        and sub.args[0].id in uses:  # `enumerate(freqs)`: iterated, so an array
+                    uses[sub.args[0].id].array = True
+                    uses[sub.args[0].id].ndim = max(uses[sub.args[0].id].ndim, 1)
                 if name == "builtins.len" and sub.args and isinstance(sub.args[0], ast.Name) and sub.args[0].id in uses:
                     uses[sub.args[0].id].array = True
                     uses[sub.args[0].id].ndim = max(uses[sub.args[0].id].ndim, 1)

@@ -2,6 +2,7 @@
 
     python benchmarks/realworld.py CORPUS_DIR [CORPUS_DIR ...] [OUT.json] [--jobs N]
         [--half developed|held-out|held-out-2|held-out-3|held-out-4|all] [--select CODES]
+    python benchmarks/realworld.py --combine RUN.json [RUN.json ...] OUT.json
 
 CORPUS_DIR holds one directory per project (the corpus stays out of this repository;
 ``benchmarks/realworld_corpus.toml`` names each project's repository and commit, and how
@@ -32,6 +33,10 @@ false findings counted by their shape (the ``[shape]`` a false verdict names). `
 reports only those rules (``KL5``: the host rules); with host rules alone no kernel is compiled
 (the coverage fields then say so), and the recorded run is skipped. Preview rules run (``preview=True``): they
 are what is measured before a rule leaves preview.
+
+``--combine`` puts runs made separately (one per half, or per corpus directory to use more
+cores) into one file, each finding judged again with the verdicts file as it is now, and the
+summary per half and per rule over them all: ``benchmarks/results/realworld.json`` is made so.
 """
 
 from __future__ import annotations
@@ -327,6 +332,26 @@ def projects(corpus_dirs: List[str], manifest: Dict[str, dict],
     return chosen, left_out
 
 
+def rejudge(row: dict, verdicts: Dict[str, str], expected: List[dict], half=None) -> dict:
+    """A measured row judged again with the verdicts and true patterns as the files hold them now
+    (the findings are what the run printed; only their judgement changes)."""
+    row = dict(row, half=half or row.get("half"))
+    findings = [dict(f, verdict=verdicts.get(f["key"], "unjudged")) for f in row["findings"]]
+    for finding in findings:
+        finding["shape"] = shape(finding["verdict"])
+    precision = {}
+    for code in sorted({f["key"].rsplit(":", 1)[1] for f in findings}):
+        mine = [f for f in findings if f["key"].rsplit(":", 1)[1] == code]
+        judged = [f for f in mine if f["verdict"] != "unjudged"]
+        true = [f for f in judged if f["verdict"].startswith("true")]
+        precision[code] = {"findings": len(mine), "judged": len(judged), "true": len(true),
+                           "precision": round(len(true) / len(judged), 3) if judged else None}
+    keys = {f["key"] for f in findings}
+    patterns = [{**entry, "reported": f"{entry['path']}:{entry['line']}:{entry['code']}" in keys} for entry in expected]
+    row.update(findings=findings, precision=precision, expected=patterns, scores=rule_scores(findings, patterns))
+    return row
+
+
 def summary(rows: List[dict]) -> Dict[str, Dict[str, Dict[str, object]]]:
     """Per half (and `all`), per rule: rule_scores over the half's projects together."""
     out = {}
@@ -336,6 +361,38 @@ def summary(rows: List[dict]) -> Dict[str, Dict[str, Dict[str, object]]]:
                      "rules": rule_scores([f for row in mine for f in row["findings"]],
                                           [e for row in mine for e in row["expected"]])}
     return out
+
+
+def combine(inputs: List[str], out: str, manifest_path: str, verdicts_path: str) -> int:
+    """Earlier runs' projects in one file, judged with today's verdicts (a project measured twice:
+    the later input wins), each run's `half` and `select` kept per project."""
+    if not inputs or not out.endswith(".json"):
+        raise SystemExit("realworld.py --combine IN.json [IN.json ...] OUT.json")
+    verdicts, expected = load_verdicts(verdicts_path)
+    manifest = {}
+    if os.path.isfile(manifest_path):
+        with open(manifest_path, "rb") as handle:
+            manifest = tomllib.load(handle).get("project", {})
+    rows: Dict[str, dict] = {}
+    for path in inputs:
+        with open(path) as handle:
+            for row in json.load(handle)["projects"]:
+                name = row["project"]
+                rows[name] = rejudge(row, verdicts.get(name, {}), expected.get(name, []),
+                                     manifest.get(name, {}).get("half"))
+    ordered = sorted(rows.values(), key=lambda r: (HALVES.index(r["half"]) if r["half"] in HALVES else len(HALVES),
+                                                  r["project"]))
+    totals = summary(ordered)
+    with open(out, "w") as handle:
+        json.dump({"half": "all", "select": None, "sources": [os.path.basename(p) for p in inputs],
+                   "projects": ordered, "summary": totals}, handle, indent=1)
+        handle.write("\n")
+    for half, part in totals.items():
+        print(f"{half} ({len(part['projects'])} projects):")
+        for code, p in part["rules"].items():
+            print(f"    {code}: precision {p['precision']} ({p['true']}/{p['judged']} of {p['findings']}); "
+                  f"recall {p['recall']} ({p['expected_reported']}/{p['expected']})")
+    return 0
 
 
 def main(argv: List[str]) -> int:
@@ -350,7 +407,12 @@ def main(argv: List[str]) -> int:
                         help="the corpus list (default: benchmarks/realworld_corpus.toml)")
     parser.add_argument("--verdicts", default=VERDICTS,
                         help="the hand verdicts (default: benchmarks/realworld_verdicts.toml)")
+    parser.add_argument("--combine", action="store_true",
+                        help="the paths are earlier outputs (the last one is written): their projects in one "
+                             "file, judged again with the verdicts file as it is now, with the summary per half")
     options = parser.parse_args(argv)
+    if options.combine:
+        return combine(options.paths[:-1], options.paths[-1], options.manifest, options.verdicts)
     outs = [p for p in options.paths if p.endswith(".json")]
     corpus_dirs = [p for p in options.paths if not p.endswith(".json")]
     if len(outs) > 1 or not corpus_dirs:

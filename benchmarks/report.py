@@ -188,7 +188,7 @@ def _judged(findings) -> str:
 
 def realworld_section(rows):
     out = ["## Real code (`benchmarks/realworld.py`; projects and commits in `benchmarks/realworld_corpus.toml`)", "",
-           "| project | kernels present | checked | by signature source | launched in the project: by signature "
+           "| project (half) | kernels present | checked | by signature source | launched in the project: by signature "
            "source (share from a launch or written) | KL902 / KL903 by cause | findings by rule "
            "(judged true / judged / found) | KL905 | seconds |", "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for row in rows:
@@ -200,7 +200,8 @@ def realworld_section(rows):
         launched = ", ".join(f"{k} {v}" for k, v in sorted(row.get("launched_by_signature_source", {}).items()))
         share = row.get("launched_share_from_launch_or_written")
         launched = f"{launched or '—'} ({share})" if share is not None else "—"
-        out.append(f"| {row['project']} | {row['kernels_present']} | {row['kernels_checked']} | {sources} | "
+        name = f"{row['project']} ({row['half']})" if row.get("half") else row["project"]
+        out.append(f"| {name} | {row['kernels_present']} | {row['kernels_checked']} | {sources} | "
                    f"{launched} | {causes} | {judged} | {len(row['internal_errors'])} | {row['seconds']} |")
     out += ["", "Kernels are matched by file and def line (kernels of one file often share a name). "
             "numba-cuda-tests was read with its test dependency `filecheck` installed (its "

@@ -232,3 +232,34 @@ def test_compile_cost_measures_both_sides_of_one_kernel(tmp_path):
     assert "inline_inlinables" in kernlint["passes"] and "inline_inlinables" in numba["passes"]
     assert row["ratio_kernlint_over_numba"] == row["kernlint_cpu_seconds"] / row["numba_cpu_seconds"]
     assert row["kernlint_cpu_seconds"] + row["kernlint_reading_cpu_seconds"] == pytest.approx(kernlint["cpu_seconds"])
+
+
+def test_realworld_combine_judges_earlier_runs_again(tmp_path):
+    """Runs made per half become one file, judged with the verdicts as they are now: a verdict
+    written after the run counts, and each half keeps its own summary."""
+    def row(name, half, keys):
+        return {"project": name, "half": half, "findings": [{"key": k, "verdict": "unjudged"} for k in keys],
+                "expected": [], "kernels_present": 1, "kernels_checked": 1}
+    first, second, out = tmp_path / "a.json", tmp_path / "b.json", tmp_path / "all.json"
+    first.write_text(json.dumps({"projects": [row("dev+steps", "developed", ["run.py:17:KL503"])]}))
+    second.write_text(json.dumps({"projects": [row("new+steps", "held-out", ["run.py:9:KL504", "run.py:16:KL503"])]}))
+    manifest = tmp_path / "corpus.toml"
+    manifest.write_text('[project."dev+steps"]\nhalf = "developed"\n\n[project."new+steps"]\nhalf = "held-out"\n')
+    verdicts = tmp_path / "verdicts.toml"
+    verdicts.write_text('["new+steps"]\n"run.py:16:KL503" = "false [periodic]: a snapshot every 100 steps"\n'
+                        '"run.py:9:KL504" = "true: 50 launches timed unsynchronized"\n\n'
+                        '[["expected"."new+steps"]]\ncode = "KL504"\npath = "run.py"\nline = 9\nreason = "r"\n\n'
+                        '[["expected"."dev+steps"]]\ncode = "KL501"\npath = "run.py"\nline = 3\nreason = "r"\n')
+    done = subprocess.run([sys.executable, "benchmarks/realworld.py", "--combine", str(first), str(second), str(out),
+                           "--manifest", str(manifest), "--verdicts", str(verdicts)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    result = json.loads(out.read_text())
+    assert [(r["project"], r["half"]) for r in result["projects"]] == [("dev+steps", "developed"),
+                                                                       ("new+steps", "held-out")]
+    held_out = result["summary"]["held-out"]["rules"]
+    assert held_out["KL503"]["precision"] == 0.0 and held_out["KL503"]["false_by_shape"] == {"periodic": 1}
+    assert held_out["KL504"]["precision"] == 1.0 and held_out["KL504"]["recall"] == 1.0
+    developed = result["summary"]["developed"]["rules"]
+    assert developed["KL503"]["judged"] == 0 and developed["KL501"]["recall"] == 0.0
+    assert result["summary"]["all"]["projects"] == ["dev+steps", "new+steps"]

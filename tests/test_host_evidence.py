@@ -70,6 +70,14 @@ F32 = ("float32", True)
     # float holds integers, `np.arange` of a float step floats
     ("def run(par):\n    dt, dh = 0.005, 1\n    k[1, 32](np.arange(par['n']) * dh, np.arange(0, par['n'], dt))",
      [("int64", True, "allocation"), ("float64", True, "allocation")]),
+    # a local's branches: the allocator's unstated default yields to the dtype the other states;
+    # two stated dtypes, or two unstated ones, say nothing
+    ("def run(x, n, exact):\n    if exact:\n        a = x.astype(np.float32).reshape(-1)\n"
+     "        c = np.arange(n)\n    else:\n        a = np.zeros(n)\n        c = np.zeros(n)\n    k[1, 32](a, c)",
+     [F32 + ("astype",), None]),
+    ("def run(x, n, exact):\n    if exact:\n        b = x.astype(np.int32)\n    else:\n"
+     "        b = x.astype(np.int64)\n    k[1, 32](b, np.zeros(n))",
+     [None, ("float64", True, "allocation")]),
 ])
 def test_host_evidence_at_a_launch(tmp_path, host, expected):
     assert evidence(tmp_path, host) == expected
@@ -213,7 +221,12 @@ def test_show_signatures_names_the_evidence(tmp_path):
         "inferred: out: dtype check at hostdtypes/kernels.py:34; table: dtype check at hostdtypes/kernels.py:33; "
         "rows: validation call at hostdtypes/kernels.py:32")
     assert "inferred: out: docstring at hostdtypes/kernels.py:46" in rows["hostdtypes/kernels.py::smooth"]
-    assert rows["hostdtypes/kernels.py::shift"].endswith("inferred")  # its evidence disagrees
+    # an allocator's unstated default yields to the dtype another branch states
+    assert rows["hostdtypes/kernels.py::shift"].endswith("inferred: x: astype at hostdtypes/kernels.py:90")
+    # so too where the package's attributes are read by name (`iz`: two stated dtypes, nothing said)
+    assert rows["hostdtypes/kernels.py::aperture"].endswith(
+        "inferred: ix: allocated as `ix` at hostdtypes/kernels.py:133; iy: allocated as `iy` at "
+        "hostdtypes/kernels.py:134")
     # `axis` is typed by its launch (the launch reader follows it), the FFT's results by the host code
     assert rows["hostdtypes/kernels.py::weigh"].endswith(
         "inferred: out: fft at hostdtypes/kernels.py:108; spectrum: fft at hostdtypes/kernels.py:108")

@@ -213,3 +213,13 @@ def test_kl503_through_a_parameters_default_names_the_parameter_and_what_it_runs
     assert text.startswith("`timestep` (its default, `step_and_peek`) copies device data back (`float(d_x[0])`, "
                            "defaults.py:11): the host waits for the GPU on every iteration of the loop at line "
                            f"{line - 1}")
+
+
+def test_a_launcher_launches_on_the_arrays_each_call_passes(fixture_report):
+    line = line_of("host/passed_arrays/timed.py", "        over_items(scale_all, N, u, 0.99)  # KL502 KL503")
+    text = message(fixture_report, "host/passed_arrays/timed.py", "KL502", line)
+    assert text.startswith("`over_items` launches `scale_all` on `u` (launcher.py:25), a host (NumPy) array: "
+                           "numba-cuda copies it to the device and back")
+    timed = line_of("host/passed_arrays/timed.py", '    print("relax", time.time() - start)  # KL504')
+    assert "holds one launch (the last at launcher.py:25)" in message(
+        fixture_report, "host/passed_arrays/timed.py", "KL504", timed)

@@ -155,7 +155,8 @@ def type_text(source, **names):
     # dicts of buffers, comprehensions with their loop variables typed, functions named as values
     ("buffers = {'E': np.zeros((2, 3), dtype=np.complex128), 'B': np.ones((2, 3), dtype=np.complex128)}\n"
      "buffers[kind]", ("complex128[:, ::1]", "host")),
-    ("{'E': np.zeros(3), 'B': np.zeros(3, np.int8)}['E']", None),  # values of two types: unknown
+    ("{'E': np.zeros(3), 'B': np.zeros(3, np.int8)}['E']", ("float64[::1]", "host")),  # a literal key: its value
+    ("{'E': np.zeros(3), 'B': np.zeros(3, np.int8)}[k]", None),  # values of two types at a computed key: unknown
     ("host = {'E': np.zeros(3)}\ngpu = {k: cp.asarray(v) for k, v in host.items()}\ngpu['E']",
      ("float64[::1]", "device")),
     ("grids = [cp.zeros((4, 4)) * m for m in range(3)]\ngrids[0]", ("float64[:, ::1]", "device")),
@@ -1490,3 +1491,40 @@ def test_a_kernel_a_method_returns_is_launched_where_it_is_called(tmp_path):
     '''))
     [launch] = host_reader.file_host_facts(Project(), str(tmp_path / "made.py")).launches
     assert launch.kernel.qualname == "Base.make.fill" and launch.signature == "void(int32[::1], int64)"
+
+
+@pytest.mark.parametrize("loop, expected", [
+    # iterated (a loop, `enumerate`, a comprehension): an array, though never indexed
+    ("for f in freqs:\n        acc += f * scale", "void(float64[::1], float64[::1], float64)"),
+    ("for n, f in enumerate(freqs):\n        acc += f * scale + n", "void(float64[::1], float64[::1], float64)"),
+    ("acc = sum([f * scale for f in freqs])", "void(float64[::1], float64[::1], float64)"),
+    # its neighbour: a number only multiplied stays a number
+    ("acc = freqs * scale", "void(float64[::1], float64, float64)"),
+])
+def test_a_parameter_the_body_iterates_is_an_array(tmp_path, loop, expected):
+    from kernlint.python.signatures.inference import inferred_signatures
+
+    path = tmp_path / "k.py"
+    path.write_text("from numba import cuda\n\n\n@cuda.jit\ndef k(out, freqs, scale):\n"
+                    "    i = cuda.grid(1)\n    acc = 0.0\n    " + loop + "\n    out[i] = acc\n")
+    [(signature, _), *_] = inferred_signatures(Project().module(str(path)).kernels[0])
+    assert signature == expected
+
+
+@pytest.mark.parametrize("call, expected", [
+    # a pixel's worth of indices taken, the rest passed to a device function that iterates it
+    ("walk(out[y, x], other[y, x])", "void(float64[:, :, ::1], float64[:, :, ::1])"),
+    # its neighbour: the device function reads a number, so the element is one
+    ("scale(out[y, x], other[y, x])", "void(float64[:, :, ::1], float64[:, ::1])"),
+])
+def test_a_part_passed_to_a_device_function_that_iterates_it_has_its_dimensions(tmp_path, call, expected):
+    from kernlint.python.signatures.inference import inferred_signatures
+
+    path = tmp_path / "k.py"
+    path.write_text("from numba import cuda\n\n\n@cuda.jit(device=True)\ndef walk(row, values):\n"
+                    "    for v in values:\n        row[0] += v\n\n\n@cuda.jit(device=True)\ndef scale(row, v):\n"
+                    "    row[0] *= v\n\n\n@cuda.jit\ndef k(out, other):\n    ny, nx, n = out.shape\n"
+                    "    x, y = cuda.grid(2)\n    if x < nx and y < ny:\n        " + call + "\n")
+    kernel = next(k for k in Project().module(str(path)).kernels if k.name == "k")
+    [(signature, _), *_] = inferred_signatures(kernel)
+    assert signature == expected

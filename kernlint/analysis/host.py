@@ -33,6 +33,9 @@ class Arg:
     library: str = ""  # numpy | cupy | torch | numba: whose array object ("" unknown)
     parameter: bool = False  # a parameter of the function that launches: bound by its caller
     dtype: str = ""  # an array's element type where its rank is unknown (`data.moon().astype(np.float32)`)
+    # the parameter of the function it is read in that binds it (`x`, `*args` for what a spread of
+    # the function's own `*args` passes): a call of that function tells what it is (HostFacts.expand)
+    via: str = ""
 
 
 @dataclass(frozen=True)
@@ -110,7 +113,7 @@ class Loop:
 class Event:
     """Something host code does at one place."""
 
-    kind: str  # launch | alloc | free | sync | copy-back | clock | call
+    kind: str  # launch | alloc | free | sync | copy-back | clock | record (a CUDA event's) | barrier | timed | call
     place: Place
     function: str  # where it happens ("" at module level)
     loops: Tuple[int, ...]  # the loops around it in its function, outermost first
@@ -142,6 +145,27 @@ class Launch(Event):
         if any(t is None for t in texts):
             return None
         return f"void({', '.join(texts)})"  # type: ignore[arg-type]
+
+
+def _bound_args(args: Sequence[Arg], binding: Dict[str, object]) -> Tuple[Arg, ...]:
+    """A callee's launch arguments as one call binds them: a parameter takes what the call
+    passes where that tells more (a host or device array: the caller's local is known where the
+    union over every caller is not), staying a parameter (bound by a caller, not the callee); a
+    spread of the callee's ``*args`` becomes the call's extra arguments. A parameter the call
+    does not bind is no longer one the next caller out could bind."""
+    bound: List[Arg] = []
+    for arg in args:
+        given = binding.get(arg.via) if arg.via else None
+        if arg.via.startswith("*") and isinstance(given, tuple):
+            bound.extend(replace(g, parameter=True) for g in given)
+        elif isinstance(given, Arg) and (given.array or given.where or given.via):
+            bound.append(replace(arg, type=given.type or arg.type, where=given.where or arg.where,
+                                 name=given.name, array=given.array or arg.array,
+                                 library=given.library or arg.library, dtype=given.dtype or arg.dtype,
+                                 via=given.via))
+        else:
+            bound.append(replace(arg, via=""))
+    return tuple(bound)
 
 
 @dataclass
@@ -187,6 +211,10 @@ class HostFacts:
     # launches of a kernel a function is given as a parameter (`def run(kernel, x): kernel[g, b](x)`),
     # one per call of that function here that passes a kernel: what they give signatures, not events
     passed_launches: List[Launch] = field(default_factory=list, repr=False, compare=False)
+    # each function's parameters as a call binds them: (positional names after the object a
+    # method is called on, the name of its `*args` or "", every name a keyword may give)
+    parameters: Dict[str, Tuple[Tuple[str, ...], str, Tuple[str, ...]]] = field(default_factory=dict, repr=False,
+                                                                              compare=False)
     _by_function: Dict[str, List[Event]] = field(default_factory=dict, repr=False, compare=False)
     _indexed: int = field(default=-1, repr=False, compare=False)
     _expanded: Dict[str, List[Event]] = field(default_factory=dict, repr=False, compare=False)
@@ -226,10 +254,38 @@ class HostFacts:
             if key in _callers or len(_callers) >= 8:
                 continue
             inner = self._callee_events(path, callee, _callers + (key,))
+            binding = self._binding(event, path, callee)
             for e in inner:
                 rate = event.rate.through(e.rate) if event.rate is not None and e.rate is not None else None
+                if isinstance(e, Launch) and any(a.via for a in e.args):
+                    e = replace(e, args=_bound_args(e.args, binding))
+                if isinstance(e, Launch) and isinstance(binding.get(e.what), Arg) and not e.calls:
+                    e = replace(e, what=binding[e.what].name)  # `kernel[g, b](...)` of the kernel the call names
                 found.append(replace(e, rate=rate, calls=(event,) + e.calls))
         return found
+
+    def _binding(self, call: Event, path: str, callee: str) -> Dict[str, object]:
+        """What ``call`` passes to each parameter of ``callee`` (an :class:`Arg`; for its
+        ``*args``, a tuple of them), as far as the call's arguments can be told one by one."""
+        passed = call.detail.get("passed")
+        facts = self if path == self.path else (self.elsewhere(path) if self.elsewhere is not None else None)
+        spec = facts.parameters.get(callee) if facts is not None else None
+        if not isinstance(passed, tuple) or spec is None:
+            return {}
+        positional, keywords = passed
+        names, vararg, every = spec
+        binding: Dict[str, object] = {}
+        for name, arg in zip(names, positional):
+            binding[name] = arg
+        extra = tuple(positional[len(names):])
+        if vararg:
+            binding["*" + vararg] = extra
+        elif extra:
+            return {}  # more arguments than the function takes: not this function's call as read
+        for name, arg in keywords.items():
+            if name in every:
+                binding[name] = arg
+        return binding
 
     def _callee_events(self, path: str, callee: str, callers: Tuple[Tuple[str, str], ...]) -> List[Event]:
         """A callee's events, expanded, at its own rates; a callee that is a whole computation

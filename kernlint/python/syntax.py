@@ -498,8 +498,10 @@ class PyModule:
             elif isinstance(statement, ast.ClassDef):
                 self._find_kernels(statement.body, scope, statement, found, outer + (statement.name,))
             elif isinstance(statement, ast.Return) and scope.functions and statement.value is not None:
-                # a factory's `return cuda.jit(device=False)(step)` of a def of its own
-                applied = self.applied_jit(statement.value, scope)
+                # a factory's `return cuda.jit(device=False)(step)` of a def of its own, or
+                # that kernel configured for its launches (`...(step)[blocks, threads]`)
+                value = statement.value.value if isinstance(statement.value, ast.Subscript) else statement.value
+                applied = self.applied_jit(value, scope)
                 function = applied[1] if applied is not None else None
                 if isinstance(function, ast.Name) and function.id in defs and not any(
                         k.node is defs[function.id] for k in found):
@@ -797,10 +799,11 @@ def _jit_keywords(keywords: List[ast.keyword], scope: Scope) -> Dict[str, JitArg
 def _looks_like_signature(expr: ast.expr, scope: Scope) -> bool:
     """``cuda.jit(SIG)(f)`` passes a signature held in a name; ``cuda.jit(f)`` a function."""
     binding, local_to = scope.lookup(expr.id) if isinstance(expr, ast.Name) else (None, None)
-    if binding is not None and binding.kind == "assign" and local_to is None and binding.value is not None \
+    if binding is not None and binding.kind == "assign" and binding.value is not None \
             and any(node is expr for node in ast.walk(binding.value)):
-        # `f = cuda.jit(f, device=True)`: what `f` holds is the binding before this one
-        earlier = scope.module.bindings_before(binding)
+        # `f = cuda.jit(f, device=True)`, at module level or in a factory: what `f` holds is
+        # the binding before this one
+        earlier = scope.module.bindings_before(binding, local_to)
         binding = earlier[-1] if earlier else None
     return binding is not None and binding.kind == "assign"
 

@@ -5,7 +5,10 @@ Finds kernel launches that pass a host NumPy array (made by a NumPy constructor,
 ``copy_to_host()`` or a pinned array, as the code shows; a parameter only when every
 call of its function passes one) where the copies repeat: the launch runs on every
 iteration of a step loop (time steps, frames, solver iterations), directly or through a
-function the loop calls. A launch in another file's function is reported at the call; so
+function the loop calls. A launcher that takes its arrays as parameters or as ``*args``
+(``over_items(kernel, n, *arrays)``) launches on what each call passes: a call in the loop
+that hands it host arrays is reported there, one that hands it device arrays is not. A
+launch in another file's function is reported at the call; so
 is a method that the loop calls on ``self`` and that a subclass in the project overrides
 with such a launch (a base class's time loop calling ``self.simulation_loop()``). PyCUDA's
 ``drv.In(x)``/``drv.Out(y)``/``drv.InOut(z)`` arguments (in a file that imports PyCUDA) are
@@ -44,6 +47,7 @@ for step in range(steps):
     peaks.append(smoothed_peak(x))  # KL502: `smoothed_peak` (another file) launches on `x`
     relax(drv.InOut(u), drv.In(f), block=(256, 1, 1), grid=(n // 256, 1))  # KL502 (PyCUDA)
     x = decay(x, 0.1)  # KL502: `decay` is a `@vectorize(..., target='cuda')` ufunc
+    over_items(scale, n, x, 2.0)  # KL502: `def over_items(kernel, n, *args)` launches on `x`
 ```
 
 Use instead: ``d_x = cuda.to_device(x)`` once, launch on ``d_x``, and

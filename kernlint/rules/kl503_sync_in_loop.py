@@ -31,7 +31,11 @@ d_err.copy_to_host()[0] > tol: break``, or a name it assigns tested in the loop)
 whose value the host reads later in the same iteration (passes to a call such as ``np.save``,
 or stores in ``self.<attr>`` that a method the loop calls next reads; storing it into another
 array or list is followed, so a history kept for after the loop is still reported); and a
-synchronization followed in the same iteration by a clock read (timing each step).
+synchronization followed in the same iteration by a clock read (timing each step); and a
+synchronization next to a barrier between processes (``cuda.synchronize(); comm.Barrier()``
+with mpi4py, ``torch.distributed.barrier()``): every rank's device work must be done before
+the next kernel reads what the others wrote (halos over CUDA IPC), so the wait is the
+algorithm's.
 A loop is a step loop only where the code shows it (state carried from one iteration to the
 next, launches sharing arrays the loop keeps, a ``while`` a counter or a clock ends; a name
 like ``n_steps`` only breaks a tie); any other loop is unknown, and unknown is silent.
@@ -100,6 +104,8 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
                 continue  # the host needs the value to decide what this iteration does
             if event.detail.get("read") or entry is not None and event.place in entry.detail.get("uses_copy", ()):
                 continue  # the host reads the copy on this iteration (writes it out, passes it on)
+            if event.detail.get("rendezvous"):
+                continue  # with a barrier between processes: each rank's next kernel reads what the others wrote
             if _clock_after(facts, event, level):
                 continue  # timing each iteration: the wait is the point
             why = f"`{what}`" + (f" {event.detail['reason']}" if event.detail.get("reason") else

@@ -18,7 +18,11 @@ It is reported only where the whole loop holds fewer than 20,000 launches: the q
 over from step to step, so in a longer loop each step's time is the GPU's once the first
 ~1,000 launches are queued (a progress or ETA estimate averaged over it is right).
 Leaving ``with stream.auto_synchronize():`` synchronizes, as a copy to the host without a
-stream, a launch on host arrays and ``cuda.synchronize()`` in a called function do.
+stream, a launch on host arrays and ``cuda.synchronize()`` in a called function do; a launch
+through a launcher that takes its arrays as parameters or ``*args`` is on the arrays the
+call hands it (host arrays there: the launch waits). An interval whose launches the program
+also times with CUDA events (one recorded just before the start stamp, one just after the end
+stamp) is the contrast it prints beside the events' time, and is left alone.
 
 ## Why is this bad?
 Kernel launches are asynchronous: the launch returns as soon as the work is queued. The
@@ -42,6 +46,10 @@ for step in range(100_000):  # 100,000 launches: the ~1,000 still queued are und
 elapsed = time.perf_counter() - start  # not reported
 
 timeit.timeit(lambda: saxpy[blocks, threads](out, a, x, y), number=100)  # KL504: 100 launches
+
+start = time.perf_counter()
+over_items(saxpy, n, out, x_host, y_host)  # `def over_items(kernel, n, *args)`: host arrays
+elapsed = time.perf_counter() - start  # not reported: the launch copied back and waited
 
 last = time.time()
 for step in range(steps):
@@ -122,6 +130,8 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
             last = launches[-1]
             if _waits(between[last]) or any(_waits(e) for e in between[last + 1:]):
                 continue
+            if wrapped is None and _also_evented(events, start, end_index):
+                continue  # the same launches are timed with CUDA events too: the wall-clock reading is the contrast
             held = _launches_held(events[start], [between[i] for i in launches])
             if held is None or held >= MANY:
                 continue  # unknown, or so many that the ~1,000 still queued are under 5% of the total
@@ -139,6 +149,21 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
                 f"the wall-clock interval that ends here starts at line {events[start].place.line}{crossing} and holds "
                 f"{_count(held)} (the last at {_line(between[last], end)}) with no synchronization before "
                 f"this stamp: {_error(held)}; cuda.synchronize() before both stamps, or time with CUDA events")
+
+
+def _also_evented(events: List[Event], start: int, end: int) -> bool:
+    """Does the program record a CUDA event just before the start stamp and another just after
+    the end stamp (no launch between either and its stamp)? It then measures the same launches
+    on the GPU's clock as well, and the wall-clock interval beside it is what it compares with
+    (numbapro's and numba's examples print both: the launch returns before the kernel ends)."""
+    def recorded(stretch) -> bool:
+        for event in stretch:
+            if event.kind == "launch":
+                return False
+            if event.kind == "record" and event.loops == events[start].loops:
+                return True
+        return False
+    return recorded(reversed(events[:start])) and recorded(events[end + 1:])
 
 
 def _line(event: Event, here: Event) -> str:

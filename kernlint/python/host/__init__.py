@@ -14,7 +14,7 @@ passing what the part needs:
   the types the project's calls pass to a function's parameters, what a project object's
   attribute or an imported name holds); ``functions``: a function seen from outside;
   ``classes``: a class's methods and attributes as written; ``docstrings``: the types a
-  docstring gives;
+  docstring gives; ``options``: the command-line options ``argparse`` parses;
 - ``attributes``: where arrays live in objects (what a class stores in ``self``, where its
   arrays and its subclasses' live); ``class_modes`` and ``modes``: an object's modes
   (attributes whose types depend on another attribute's value);

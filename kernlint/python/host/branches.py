@@ -128,7 +128,8 @@ def narrowed(test: ast.expr, reader: TypeReader) -> Tuple[Dict[str, object], Dic
             # never None: the side where it is never runs
             none = {DEAD: True} if held is not None and knowledge(held) else {}
             return (none, {}) if isinstance(op, ast.Is) else ({}, none)
-        none, value = {name: NONE}, ({name: held.value} if held.value is not None else {})
+        # the constant None itself (`timestep=None` passed by every call): the other side never runs
+        none, value = {name: NONE}, ({name: held.value} if held.value is not None else {DEAD: True})
         return (none, value) if isinstance(op, ast.Is) else (value, none)
     if isinstance(op, (ast.Eq, ast.NotEq)):
         literals = [against]
@@ -169,6 +170,10 @@ def type_test(test: ast.expr, reader: TypeReader) -> Optional[Tuple[Dict[str, ob
         return None
     python = [(reader.dotted(n) or "").partition("builtins.")[2] for n in names]
     held = reader.type_of(subject) if narrowable(subject) else None
+    array = reader.array_test(test) if not python[0] else None  # `isinstance(a, np.ndarray)` of a known array
+    if array is not None:
+        true_side, false_side = ({}, {DEAD: True}) if array else ({DEAD: True}, {})
+        return (true_side, false_side) if positive else (false_side, true_side)
     if positive and len(names) == 1 and not python[0] and narrowable(subject):
         # `isinstance(self.injector, BallisticBeforePlane)`: an object of that project class there
         made = reader.construct(ast.Call(func=names[0], args=[], keywords=[]))

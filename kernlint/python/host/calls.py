@@ -18,7 +18,7 @@ from typing import Dict, FrozenSet, List, Optional, Protocol, Set, Tuple
 
 from ...analysis.host import HostFacts
 from ..project import Project
-from ..static_types import (NONE, ArrayType, Opaque, ScalarType, TypeReader, instance, instance_of,
+from ..static_types import (NONE, ArrayType, DictType, Opaque, ScalarType, TypeReader, instance, instance_of,
                             named_tuple_subclass, unpacked)
 from ..syntax import FunctionNode, PyModule, Scope, own_nodes, wrapped_argument, wrapped_interface
 from .attributes import ClassAttributes
@@ -26,8 +26,8 @@ from .branches import DEAD, agreed_type, either_type, narrowed, tests_above
 from .classes import class_attributes, method_of
 from .docstrings import documented_class, documented_types
 from .frames import Frame, nested_qualname
-from .functions import (attributes_read, default_of, evident_scalars, memoized_returns, positional_parameters,
-                        receiver_of, returned_type)
+from .functions import (attributes_read, changed_dicts, default_of, evident_scalars, memoized_returns,
+                        positional_parameters, receiver_of, returned_type)
 from .launches import launches_within
 
 MAX_RETURN_DEPTH = 2  # helpers whose return types are read within one another's
@@ -184,6 +184,7 @@ class ProjectCalls:
 
         callee_reader = TypeReader(lambda e: owner.dotted(e, scope), lookup, member=self.member,
                                    construct=lambda c: self.project_call(c, owner, scope, callee_reader))
+        changed = self.project.memo("changed dicts", node, lambda: changed_dicts(node))
         statements = self.project.memo("assignments and returns", node, lambda: sorted(
             (s for s in own_nodes(node) if isinstance(s, (ast.Assign, ast.Return))),
             key=lambda s: (s.lineno, s.col_offset)))
@@ -205,7 +206,19 @@ class ProjectCalls:
                         kinds.append(callee_reader.type_of(statement.value))
                     continue
                 value = callee_reader.type_of(statement.value) or callee_reader.dtype(statement.value)
+                if isinstance(value, DictType) and value.keys and any(
+                        isinstance(t, ast.Name) and t.id in changed for t in statement.targets):
+                    value = replace(value, keys=())  # a dict changed elsewhere in the function: keys unknown
                 for target in statement.targets:
+                    held = local.get(target.value.id) if isinstance(target, ast.Subscript) and isinstance(
+                        target.value, ast.Name) else None
+                    if isinstance(held, DictType) and held.keys and isinstance(target.slice, ast.Constant):
+                        # `state["kinds"] = ...` of a literal's dict: that key's value from here on
+                        old = held.at(target.slice.value)[1]
+                        new = value if certain else either_type(old, value, True)
+                        local[target.value.id] = replace(held, keys=tuple(
+                            (k, kind) for k, kind in held.keys if k != target.slice.value) + ((target.slice.value, new),))
+                        continue
                     for name, item in unpacked(target, value):
                         # a name bound twice keeps what both bindings give (an array of either
                         # place); a parameter rebound where a test may not hold: its own type too

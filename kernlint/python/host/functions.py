@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import replace
-from typing import Dict, FrozenSet, List, Optional, Set
+from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 
 from ..static_types import ArrayType, TupleType
 from ..syntax import FunctionNode, own_nodes
@@ -39,6 +39,15 @@ def receiver_of(function: FunctionNode, outer: Frame) -> Optional[str]:
         return None
     positional = function.args.posonlyargs + function.args.args
     return positional[0].arg if positional else None
+
+
+def call_parameters(function: FunctionNode, outer: Frame) -> Tuple[Tuple[str, ...], str, Tuple[str, ...]]:
+    """The parameters a call binds: (the positional ones as callers pass them, the name of its
+    ``*args`` or "", every one a keyword may name)."""
+    arguments = function.args
+    return (tuple(a.arg for a in positional_parameters(function, outer)),
+            arguments.vararg.arg if arguments.vararg is not None else "",
+            tuple(a.arg for a in arguments.args + arguments.kwonlyargs))
 
 
 def evident_scalars(function: FunctionNode) -> Dict[str, str]:
@@ -141,3 +150,29 @@ def default_of(function: ast.AST, name: str) -> Optional[ast.expr]:
     pairs = list(zip(positional[len(positional) - len(arguments.defaults):], arguments.defaults)) + [
         (arg, default) for arg, default in zip(arguments.kwonlyargs, arguments.kw_defaults) if default is not None]
     return next((default for arg, default in pairs if arg.arg == name), None)
+
+
+# a dict's methods that change what it holds at its keys
+DICT_CHANGES = frozenset({"update", "pop", "popitem", "setdefault", "clear"})
+
+
+def changed_dicts(function: ast.AST) -> FrozenSet[str]:
+    """Names whose dict the function (or module) changes otherwise than by storing at a
+    literal string key (``state["x"] = v``, read in order): a method that changes it
+    (``state.update(...)``), an item stored at a computed key, added to or deleted, or the
+    dict handed to a call (which may change it). What such a dict holds at each key is not
+    known."""
+    found: Set[str] = set()
+    for node in own_nodes(function):
+        if isinstance(node, ast.Call):
+            if isinstance(node.func, ast.Attribute) and node.func.attr in DICT_CHANGES and isinstance(
+                    node.func.value, ast.Name):
+                found.add(node.func.value.id)
+            found.update(a.id for a in list(node.args) + [k.value for k in node.keywords] if isinstance(a, ast.Name))
+        elif isinstance(node, (ast.Delete, ast.AugAssign)):
+            targets = node.targets if isinstance(node, ast.Delete) else [node.target]
+            found.update(t.value.id for t in targets if isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name))
+        elif isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store) and isinstance(node.value, ast.Name) \
+                and not (isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str)):
+            found.add(node.value.id)
+    return frozenset(found)

@@ -168,7 +168,7 @@ def launch_arg(kind, name: str, parameter: bool = False) -> Arg:
     """A launch argument of a type (None: unknown), written as ``name``."""
     array = isinstance(kind, ArrayType)
     return Arg(getattr(kind, "text", None) if kind is not None else None, kind.where if array else "", name, array,
-               kind.library if array else "", parameter, (kind.dtype or "") if array else "")
+               kind.library if array else "", parameter, (kind.dtype or "") if array else "", name if parameter else "")
 
 
 # numba's (and numbapro's, its CUDA predecessor's) compilers that build for the GPU given

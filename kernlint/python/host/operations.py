@@ -1,5 +1,6 @@
 """Host operations: the calls of host code that allocate device memory, wait for the device,
-copy an array back to the host, read a clock or set the allocator, as ``analysis.host``
+copy an array back to the host, read a clock, record a CUDA event, meet other processes at a
+barrier or set the allocator, as ``analysis.host``
 events; and what costs without a call of its own: indexing device arrays with host data or
 a boolean mask (``subscript_events``), Python iterating a device array (``iterated``), a
 PyCUDA call's ``drv.In``/``drv.Out`` arguments (``pycuda_launch``) and ``timeit`` timing
@@ -57,6 +58,9 @@ def host_operation(call: ast.Call, frame: Frame, module: PyModule, reader: TypeR
                      shape_based=not copies, kept=kept(targets, frame, module), into=into)
     if name in SYNCS:
         return event("sync", f"{name}()")
+    if name.startswith("mpi4py.") and name.rsplit(".", 1)[-1] in ("barrier", "Barrier") or name == (
+            "torch.distributed.barrier"):
+        return event("barrier", f"{name}()")  # the processes meet: each waits for the others
     if name in CLOCKS:
         return event("clock", f"{name}()", minus=minus.get(id(call), ""))
     handed = pycuda_launch(call, frame, module)
@@ -76,6 +80,9 @@ def host_operation(call: ast.Call, frame: Frame, module: PyModule, reader: TypeR
                 or receiver_name.startswith(("numba.cuda", "cupy.cuda"))):
             # `with stream.auto_synchronize():` synchronizes when the block is left (the reader moves it there)
             return event("sync", f"{ast.unparse(call.func)}()", on_exit=method == "auto_synchronize")
+        if method == "record" and isinstance(receiver, Opaque) and receiver.kind == "event":
+            # `evt.record()`: the program times this stretch with CUDA events as well
+            return event("record", f"{ast.unparse(call.func)}()")
         if method == "copy_to_host":
             if len(call.args) >= 2 or any(k.arg == "stream" for k in call.keywords):
                 return None  # on a stream: asynchronous into pinned memory

@@ -24,8 +24,8 @@ from typing import Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
 from ...analysis.host import Event, HostFacts, KernelRef
 from ..project import Project
-from ..static_types import (NONE, ListType, ScalarType, TupleType, TypeReader, appended, instance, instance_of,
-                            keyed_item, loop_bindings)
+from ..static_types import (NONE, ArrayType, DictType, ListType, Maybe, ScalarType, TupleType, TypeReader, appended,
+                            instance, instance_of, keyed_item, loop_bindings)
 from ..syntax import FunctionNode, PyModule, Scope
 from . import rates
 from . import modes
@@ -37,14 +37,15 @@ from .classes import set_on
 from .device_arrays import exposed_array
 from .flags import FlagSplits
 from .frames import Frame, place_of, within
-from .functions import receiver_of
+from .functions import call_parameters, changed_dicts, receiver_of
 from .kernels import KernelResolver
 from .launches import LAUNCH_TEXT, calls_in_order, compile_target, handed_call, launch_target
 from .loops import LoopReader
 from .names import rebound, target_names
 from .operations import (configured_gpu_kernel, host_operation, iterated, pycuda_launch, subscript_events,
                          ufunc_launch)
-from .sites import compile_site, kernel_ref, launch_site, may_launch_kernels
+from .options import parsed_options
+from .sites import compile_site, kernel_ref, launch_site, may_launch_kernels, passed_args
 from .variants import Variants
 
 
@@ -172,6 +173,7 @@ class HostReader:
             qualname = f"{frame.qualname}.{statement.name}" if frame.qualname else statement.name
             if not self._types_only:
                 self.facts.rebound[qualname] = rebound(statement.body)
+                self.facts.parameters[qualname] = call_parameters(statement, frame)
             # a method (and what is nested in it) sees the class's `self`
             inner = Frame(statement, qualname, frame.scope.inner(statement), {}, frame, frame.owner)
             inner.env.update(self._calls.parameter_types(statement, qualname, frame, self._passed.get(qualname, []),
@@ -346,6 +348,10 @@ class HostReader:
             self.facts.pools.add("numba")
         if isinstance(target, ast.Name):
             frame.env[target.id] = self.value_type(value, frame)
+            if isinstance(frame.env[target.id], DictType) and frame.env[target.id].keys and target.id in \
+                    self.project.memo("changed dicts", frame.function or self.module.tree,
+                                      lambda: changed_dicts(frame.function or self.module.tree)):
+                frame.env[target.id] = replace(frame.env[target.id], keys=())  # changed elsewhere: keys unknown
             self._flags.assigned(target.id, value, frame.env)
         elif isinstance(target, (ast.Tuple, ast.List)):
             if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(target.elts):
@@ -353,6 +359,11 @@ class HostReader:
                     self._assign(element, item, frame)
                 return
             kind = self.value_type(value, frame)
+            held = self.types(frame).type_of(value.value) if isinstance(value, ast.Attribute) else None
+            if kind is None and held is not None and value.attr == "shape" and isinstance(
+                    held.value if isinstance(held, Maybe) else held, ArrayType):
+                # `b, c, h, w = img.shape` of an array of unknown rank: its sizes are Python ints all the same
+                kind = TupleType(tuple(ScalarType("int64", weak=True) for _ in target.elts))
             for index, element in enumerate(target.elts):
                 item = kind.items[index] if isinstance(kind, TupleType) and index < len(kind.items) else None
                 if isinstance(element, ast.Name):
@@ -366,6 +377,14 @@ class HostReader:
             where = instance_of(self.types(frame).type_of(target.value))
             if where is not None:
                 self._attrs.store_through(where, target.attr, self.value_type(value, frame))
+        elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and isinstance(
+                frame.env.get(target.value.id), DictType) and frame.env[target.value.id].keys:
+            # `state["pos_x"] = v` of a literal's dict: that key's value from here on
+            held, key = frame.env[target.value.id], target.slice
+            literal = isinstance(key, ast.Constant) and isinstance(key.value, str)
+            kept = tuple((k, kind) for k, kind in held.keys if not literal or k != key.value)
+            frame.env[target.value.id] = replace(held, keys=kept + ((key.value, self.value_type(value, frame)),)
+                                                 if literal else ())
         elif keyed_item(target, keys=(str,)) is not None and is_self_attribute(target.value, frame):
             # `self.data["params"] = np.array(p)`: kept as an attribute of its own, read back by key
             self._attrs.store(keyed_item(target, keys=(str,)), self.value_type(value, frame), value, frame)
@@ -412,6 +431,8 @@ class HostReader:
     def value_type(self, value: ast.expr, frame: Frame):
         reader = self.types(frame)
         kind = reader.type_of(value)
+        if kind is None and isinstance(value, ast.Call):  # `args = parser.parse_args()`
+            kind = parsed_options(value, frame.function or self.module.tree, reader)
         if kind is None:
             dtype = reader.dtype(value)
             if dtype is not None and not isinstance(value, ast.Constant):
@@ -576,7 +597,8 @@ class HostReader:
             binding = frame.scope.lookup(call.func.id)[0] if isinstance(call.func, ast.Name) else None
             picked = {"default": call.func.id} if binding is not None and binding.kind == "param" else {}
             self.facts.events.append(Event("call", place_of(self.module.path, call), frame.qualname, frame.loops,
-                                           what=callee, detail={"callee": callee, **picked}))
+                                           what=callee, detail={"callee": callee, **picked,
+                                                                **self._passed_args(call, frame)}))
             for path, override in self._calls.overrides(call, frame):  # what it runs on a subclass's object
                 where = {"path": path} if path != self.module.path else {}
                 self.facts.events.append(Event("call", place_of(self.module.path, call), frame.qualname,
@@ -584,12 +606,32 @@ class HostReader:
             return
         if elsewhere is not None:  # another file's function: what it does counts here (HostFacts.expand)
             self.facts.events.append(Event("call", place_of(self.module.path, call), frame.qualname, frame.loops,
-                                           what=elsewhere[1], detail={"callee": elsewhere[1], "path": elsewhere[0]}))
+                                           what=elsewhere[1], detail={"callee": elsewhere[1], "path": elsewhere[0],
+                                                                      **self._passed_args(call, frame)}))
             return
         event = host_operation(call, frame, self.module, self.types(frame), self._targets, self._minus,
                                self.facts.pools)
         if event is not None:
+            previous = self.facts.events[-1] if self.facts.events else None
+            if previous is not None and previous.function == frame.qualname and previous.loops == frame.loops and {
+                    previous.kind, event.kind} == {"sync", "barrier"}:
+                # `cuda.synchronize(); comm.Barrier()`: the ranks meet once their device work is done
+                # (the next kernel reads what the others wrote: halos over CUDA IPC)
+                (previous if previous.kind == "sync" else event).detail["rendezvous"] = True
             self.facts.events.append(event)
+
+    def _passed_args(self, call: ast.Call, frame: Frame) -> dict:
+        """``{"passed": ...}``: what the call passes, for the callee's launches on its parameters
+        (``HostFacts.expand``); nothing where the call cannot be bound plainly (a method called
+        through its class, `Cls.method(obj, x)`, shifts the arguments)."""
+        if isinstance(call.func, ast.Attribute):
+            dotted = self._dotted(call.func.value, frame)
+            found = self.project.definition(dotted, self.module) if dotted else None
+            if found is not None and found[1].kind == "class":
+                return {}
+        passed = passed_args(call, frame, self.types(frame),
+                             lambda kind: exposed_array(self.project, kind, self._calls.member) or kind)
+        return {"passed": passed} if passed is not None else {}
 
     # -- what kernel resolution asks (`kernels.KernelContext`) ------------------------------
 

@@ -1,6 +1,7 @@
 """Launch and compile sites as facts: a launch's ``Launch`` with the kernel it starts and what
 it passes (each argument's type, a spread tuple, ``*args`` forwarded from the function's own
-parameters), and the types a program makes numba compile a kernel for (``k.compile(sig)``,
+parameters), what a call of a project function passes (its launches on those parameters
+read as each call binds them), and the types a program makes numba compile a kernel for (``k.compile(sig)``,
 ``k.specialize(...)``, ``k.inspect_asm(...)``); and whether a file can start kernels at all.
 
 The statement reading hands in what it knows: the kernel a target resolves to, the types of
@@ -12,7 +13,7 @@ passes to the function's parameters (``variants.Variants``). May import the rest
 from __future__ import annotations
 
 import ast
-from typing import Callable, List, Mapping, Optional, Set, Tuple
+from typing import Callable, Dict, List, Mapping, Optional, Set, Tuple
 
 from ...analysis.host import Arg, KernelRef, Launch
 from ..project import Project
@@ -37,10 +38,41 @@ def launch_site(call: ast.Call, target: ast.expr, stream: bool, frame: Frame, pa
     """The launch ``target[grid, block, stream](...)`` at ``call``, its arguments typed in
     ``frame`` (``exposed``: the array an argument's type hands numba, if any); a launch whose arguments cannot be told one by one (keywords, a spread of
     unknown length) passes one unknown ``*``."""
+    args = positional_args(call, frame, types, exposed)
+    if args is None or call.keywords:
+        args = [Arg(None, "", "*")]
+    return Launch("launch", place_of(path, call), frame.qualname, frame.loops,
+                  what=ast.unparse(target), kernel=ref, args=tuple(args), stream=stream)
+
+
+def passed_args(call: ast.Call, frame: Frame, types: TypeReader, exposed: Callable[[object], object]
+                ) -> Optional[Tuple[Tuple[Arg, ...], Dict[str, Arg]]]:
+    """What a call of a project function passes, as launch arguments (positional, by keyword),
+    so that the callee's launches on its parameters read as this call binds them
+    (``HostFacts.expand``); None where they cannot be told one by one (``**kw``, a spread)."""
+    args = positional_args(call, frame, types, exposed)
+    if args is None or any(k.arg is None for k in call.keywords):
+        return None
+    parameters = _parameters(frame)
+    return tuple(args), {k.arg: launch_arg(exposed(types.type_of(k.value)), ast.unparse(k.value),
+                                           isinstance(k.value, ast.Name) and k.value.id in parameters)
+                         for k in call.keywords if k.arg is not None}
+
+
+def _parameters(frame: Frame) -> set:
     function = frame.function
-    parameters = {a.arg for a in function.args.posonlyargs + function.args.args + function.args.kwonlyargs
-                  } if function is not None else set()
-    args: Optional[List[Arg]] = []
+    return {a.arg for a in function.args.posonlyargs + function.args.args + function.args.kwonlyargs
+            } if function is not None else set()
+
+
+def positional_args(call: ast.Call, frame: Frame, types: TypeReader,
+                    exposed: Callable[[object], object] = lambda kind: kind) -> Optional[List[Arg]]:
+    """A call's positional arguments typed in ``frame``; a spread of the function's own
+    ``*args`` at the end stays one argument bound by its callers; None for another spread of
+    unknown length."""
+    function = frame.function
+    parameters = _parameters(frame)
+    args: List[Arg] = []
     forwards = function is not None and function.args.vararg is not None
     for arg in call.args:
         if isinstance(arg, ast.Starred):
@@ -53,16 +85,12 @@ def launch_site(call: ast.Call, target: ast.expr, stream: bool, frame: Frame, pa
             if forwards and arg is call.args[-1] and isinstance(inner, ast.Name) and \
                     inner.id == function.args.vararg.arg:
                 # `kernel[g, b](out, *args)`: what each call passes beyond the named parameters
-                args.append(Arg(None, "", "*" + inner.id, parameter=True))
+                args.append(Arg(None, "", "*" + inner.id, parameter=True, via="*" + inner.id))
                 continue
-            args = None
-            break
+            return None
         args.append(launch_arg(exposed(types.type_of(arg)), ast.unparse(arg),
                                isinstance(arg, ast.Name) and arg.id in parameters))
-    if args is None or call.keywords:
-        args = [Arg(None, "", "*")]
-    return Launch("launch", place_of(path, call), frame.qualname, frame.loops,
-                  what=ast.unparse(target), kernel=ref, args=tuple(args), stream=stream)
+    return args
 
 
 def compile_site(call: ast.Call, frame: Frame, module: PyModule, kernels: KernelResolver,

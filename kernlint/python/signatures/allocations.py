@@ -18,8 +18,8 @@ from typing import Dict, List, Optional, Tuple
 
 from ..project import Project
 from ..syntax import PyModule, Scope
-from .evidence import _CONVERTING, _FILLED, _LIBRARIES, _SIZED, Evidence, _assignments, _calls_in, _HostEvidence, \
-    _keyword, _literal_dtype
+from .evidence import _CONVERTING, _FILLED, _LIBRARIES, _SIZED, Evidence, _agreed, _assignments, _calls_in, \
+    _HostEvidence, _keyword, _literal_dtype
 
 # a level decides a width when it has this many allocations of that kind, this share of one width
 MIN_ALLOCATIONS = 3
@@ -133,7 +133,8 @@ def attribute_allocations(project: Project, module: PyModule) -> "AttributeAlloc
 class AttributeAllocations:
     """Attribute name -> (its elements, its rank or None): the arrays a package allocates into
     attributes of that name (``self.r_im = ...``, its device copy ``self.d_r_im = ...``),
-    where every allocation whose dtype reading finds agrees. Read only for the names asked
+    where every allocation whose dtype reading finds agrees (an allocator's default yielding
+    to the one dtype the others state). Read only for the names asked
     (reading an allocation may follow its dtype through callers), once a run."""
 
     def __init__(self, project: Project, module: PyModule):
@@ -177,8 +178,9 @@ class AttributeAllocations:
                 if found is not None and found.array:
                     entries.append((found, rank))
         ranks = {rank for _, rank in entries} - {None}
-        if entries and len({e.dtype for e, _ in entries}) == 1 and len(ranks) <= 1:
-            return entries[0][0], (ranks.pop() if ranks else None)
+        agreed = _agreed([e for e, _ in entries], yielding=True)
+        if agreed is not None and len(ranks) <= 1:
+            return agreed, (ranks.pop() if ranks else None)
         return None
 
 
@@ -194,12 +196,27 @@ def _assigned_calls(project: Project, module: PyModule) -> Dict[str, List[Tuple[
     return found
 
 
+# methods of an array that keep its elements and say its new rank
+_RESHAPING = ("ravel", "flatten", "reshape", "copy")
+
+
 def _allocated_rank(module: PyModule, call: ast.Call, function):
     """The rank of the array an allocation makes where its shape says (``np.zeros((n, 3))``:
     2; ``np.zeros(n)``, ``np.zeros(self.N)``: a size, 1), None where it does not (a shape
     taken from elsewhere, a conversion); False where the call allocates nothing."""
     if isinstance(call.func, ast.Attribute) and call.func.attr == "astype":
         return None
+    if isinstance(call.func, ast.Attribute) and call.func.attr in _RESHAPING and isinstance(call.func.value, ast.Call):
+        # `np.tile(...).astype(int).ravel()`: an allocation reshaped on the way to its attribute
+        made = _allocated_rank(module, call.func.value, function)
+        if made is False or call.func.attr == "copy":
+            return made
+        if call.func.attr in ("ravel", "flatten"):
+            return 1
+        sizes = call.args[0].elts if len(call.args) == 1 and isinstance(call.args[0], ast.Tuple) else call.args
+        if len(sizes) == 1 and not isinstance(sizes[0], (ast.Constant, ast.UnaryOp)):
+            return None  # `reshape(shape)`: a shape taken from elsewhere
+        return len(sizes) if sizes and not any(isinstance(e, ast.Starred) for e in sizes) else None
     name = module.dotted(call.func, Scope(module) if function is None else Scope(module).inner(function)) or ""
     last = name.rpartition(".")[2]
     if name.partition(".")[0] not in _LIBRARIES or not (last in _SIZED or last in _CONVERTING or last in _FILLED):

@@ -9,7 +9,9 @@ on; a parameter of the function that launches, typed by its annotation
 (``x: npt.NDArray[np.float32]``), a check of its dtype (``assert x.dtype == np.float32``, ``if
 x.dtype != ...: raise``, ``_check_dtype(x, (np.float32,))``), its numpydoc entry (``x :
 ndarray of float32``), or what the functions calling it pass (through calls too). Evidence
-that disagrees (one branch ``astype(int)``, another ``np.zeros(n)``) says nothing.
+that disagrees (one branch ``astype(np.float32)``, another ``astype(np.float64)``) says
+nothing, but among one name's or attribute's values an allocator's unstated default
+(``np.zeros(n)``) yields to the one dtype the code states (``.astype(int)``).
 
 Inference weighs this below launches, recordings and written signatures and above the body's
 float64 default; the signature stays ``inferred`` and says which evidence it took.
@@ -65,6 +67,8 @@ class Evidence:
     kind: str  # annotation, dtype check, validation call, docstring, astype, allocation, conversion
     path: str
     line: int
+    # False where no code names the dtype: an allocator's default (`np.zeros(n)`, `np.arange(n)`)
+    stated: bool = True
 
     @property
     def type(self) -> str:
@@ -91,11 +95,23 @@ def kernel_evidence(project: Project, kernel: KernelDef) -> List[Optional[Eviden
     return [_by_priority(found) for found in seen]
 
 
-def _agreed(found: Sequence[Evidence]) -> Optional[Evidence]:
+def _agreed(found: Sequence[Evidence], yielding: bool = False) -> Optional[Evidence]:
     """The one type every piece of evidence gives (the first of them says where); None where
-    they disagree or there is none."""
+    they disagree or there is none. With ``yielding`` (the values of one name or attribute),
+    an unstated dtype (an allocator's default) yields to the one dtype the code states for it
+    (``astype(int)`` in one branch, ``np.zeros(n)`` in another: the integers; the default is
+    what was left unsaid, the dtype what was chosen). Callers that disagree are different
+    launches: nothing yields there."""
     kinds = {(e.dtype, e.array) for e in found}
-    return found[0] if len(kinds) == 1 else None
+    if len(kinds) == 1:
+        return found[0]
+    if not yielding:
+        return None
+    stated = [e for e in found if e.stated]
+    if len(stated) < len(found) and len({(e.dtype, e.array) for e in stated}) == 1 and all(
+            e.array == stated[0].array for e in found):
+        return stated[0]
+    return None
 
 
 def _launches(project: Project, kernel: KernelDef) -> List[Tuple[PyModule, ast.Call, Optional[FunctionNode]]]:
@@ -223,7 +239,8 @@ class _HostEvidence:
         if result is None or result.dtype is None:
             return None
         said = left if left.array or not right.array else right
-        return Evidence(result.dtype, left.array or right.array, said.kind, said.path, said.line)
+        return Evidence(result.dtype, left.array or right.array, said.kind, said.path, said.line,
+                        stated=left.stated and right.stated)
 
     def _call(self, module: PyModule, call: ast.Call, function, depth: int) -> Optional[Evidence]:
         scope = _scope(module, function)
@@ -252,10 +269,12 @@ class _HostEvidence:
             if given is not None:
                 dtype = self.dtype(module, given, function, depth + 1)
             elif last == "linspace":
-                dtype = "float64"
+                return Evidence("float64", True, "allocation", module.path, call.lineno, stated=False)
             else:  # `np.arange(16)`, `np.full(n, 0.5)`: the numbers given
                 numbers = call.args[1:2] if last == "full" else call.args
                 dtype = self._numbers(module, numbers, function, depth, count=last == "arange")
+                # the numbers' dtype, not one the code names
+                return Evidence(dtype, True, "allocation", module.path, call.lineno, stated=False) if dtype else None
             return Evidence(dtype, True, "allocation", module.path, call.lineno) if dtype else None
         if library in _LIBRARIES:
             given = _keyword(call, "dtype")
@@ -267,7 +286,7 @@ class _HostEvidence:
                     dtype = self.dtype(module, given, function, depth + 1)
                     return Evidence(dtype, True, "allocation", module.path, call.lineno) if dtype else None
                 if last in _SIZED:  # NumPy's, CuPy's and numba-cuda's default
-                    return Evidence("float64", True, "allocation", module.path, call.lineno)
+                    return Evidence("float64", True, "allocation", module.path, call.lineno, stated=False)
                 if call.args:
                     return self.value(module, call.args[0], function, depth + 1)
                 return None
@@ -325,7 +344,8 @@ class _HostEvidence:
                                 if not _updates_itself(value, item):
                                     found.append(read(module, value, statement, depth + 1) if value is not None
                                                  else None)
-            return _agreed_values(found, all_known=True)  # one assignment not known: it may be anything
+            # one assignment not known: it may be anything
+            return _agreed_values(found, all_known=True, yielding=True)
         finally:
             self._resolving.discard(key)
 
@@ -346,7 +366,7 @@ class _HostEvidence:
                 found.append(parameter(module, function, name, depth))
             if not assigned and not is_parameter and function is not None:
                 return self._name(module, name, None, depth + 1, read, parameter)
-            return _agreed_values(found, all_known=not is_parameter)
+            return _agreed_values(found, all_known=not is_parameter, yielding=True)
         finally:
             self._resolving.discard(key)
 
@@ -598,12 +618,14 @@ def _is_test_or_example(path: str) -> bool:
         for f in folders)
 
 
-def _agreed_values(found: Sequence[Optional[Evidence]], all_known: bool = False) -> Optional[Evidence]:
-    """The evidence the known values agree on (all of them known, with ``all_known``)."""
+def _agreed_values(found: Sequence[Optional[Evidence]], all_known: bool = False, yielding: bool = False
+                   ) -> Optional[Evidence]:
+    """The evidence the known values agree on (all of them known, with ``all_known``; an
+    unstated dtype yielding to a stated one, with ``yielding``)."""
     known = [f for f in found if f is not None]
     if not known or all_known and len(known) != len(found):
         return None
-    return _agreed(known)
+    return _agreed(known, yielding)
 
 
 def _keyword(call: ast.Call, name: str) -> Optional[ast.expr]:

@@ -422,6 +422,10 @@ def _parameter_uses(node, module: PyModule, outer_scope, visiting: Set[int], clo
             if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and sub.func.attr == "sync" \
                     and isinstance(sub.func.value, ast.Name) and sub.func.value.id in uses:
                 uses[sub.func.value.id].grid = True
+            if isinstance(sub, (ast.For, ast.comprehension)) and isinstance(sub.iter, ast.Name) \
+                    and sub.iter.id in uses:  # `for v in values`: a scalar cannot be iterated
+                uses[sub.iter.id].array = True
+                uses[sub.iter.id].ndim = max(uses[sub.iter.id].ndim, 1)
             if isinstance(sub, ast.Call):
                 name = module.dotted(sub.func, scope) or ""
                 if name == "builtins.range" or name in _INTEGER_PREDICATES:
@@ -430,6 +434,10 @@ def _parameter_uses(node, module: PyModule, outer_scope, visiting: Set[int], clo
                 if name in ("builtins.min", "builtins.max") and any(is_int(arg) for arg in sub.args):
                     for arg in sub.args:
                         _mark_integer_terms(arg, uses)  # `min(ir, Nr - 1)`: clamps an index
+                if name == "builtins.enumerate" and sub.args and isinstance(sub.args[0], ast.Name) \
+                        and sub.args[0].id in uses:  # `enumerate(freqs)`: iterated, so an array
+                    uses[sub.args[0].id].array = True
+                    uses[sub.args[0].id].ndim = max(uses[sub.args[0].id].ndim, 1)
                 if name == "builtins.len" and sub.args and isinstance(sub.args[0], ast.Name) and sub.args[0].id in uses:
                     uses[sub.args[0].id].array = True
                     uses[sub.args[0].id].ndim = max(uses[sub.args[0].id].ndim, 1)
@@ -584,7 +592,11 @@ def _merge_callee_uses(call: ast.Call, module: PyModule, scope, uses: Dict[str, 
     """A parameter passed on to a device function of the project is used as that function
     uses its own parameter: ``searchsorted(edges, v)`` indexing ``a`` makes ``edges`` an array."""
     passed = [(i, a.id) for i, a in enumerate(call.args) if isinstance(a, ast.Name) and a.id in uses]
-    if not passed or getattr(module, "project", None) is None:
+    # `f(other[y, x])`: an element's worth of integer indices taken, the rest of it passed on
+    parts = {i: (a.value.id, len(a.slice.elts) if isinstance(a.slice, ast.Tuple) else 1)
+             for i, a in enumerate(call.args) if isinstance(a, ast.Subscript) and isinstance(a.value, ast.Name)
+             and a.value.id in uses and not any(isinstance(e, ast.Slice) for e in ast.walk(a.slice))}
+    if not passed and not parts or getattr(module, "project", None) is None:
         return
     name = module.dotted(call.func, scope)
     found = None
@@ -615,6 +627,10 @@ def _merge_callee_uses(call: ast.Call, module: PyModule, scope, uses: Dict[str, 
 
     callee_params = [a.arg for a in callee.args.posonlyargs + callee.args.args]
     callee_uses = _parameter_uses(callee, owner, callee_scope or Scope(owner), visiting)
+    for index, (argument, taken) in parts.items():
+        if index < len(callee_params) and callee_uses[callee_params[index]].array:
+            uses[argument].array = True  # the callee indexes or iterates the part: more dimensions
+            uses[argument].ndim = max(uses[argument].ndim, taken + callee_uses[callee_params[index]].ndim)
     for index, argument in passed:
         if index >= len(callee_params):
             continue

@@ -186,6 +186,9 @@ class LibraryCalls:
                 else:
                     layout = "C" if base.layout == "A" or function != "asarray" else base.layout
                 return ArrayType(dtype, base.ndim, layout, where)
+            if not ndim and isinstance(base, TupleType) and base.items and base.named is None:
+                # `np.array(limits)` of a tuple of numbers (or of arrays of one rank)
+                ndim, element = self._items_shape(list(base.items))
             if not ndim and isinstance(base, ListType) and base.item is not None:
                 # `[row.sum() for row in rows]`, or a name bound to a list of numbers
                 ndim, element = self._items_shape([base.item])
@@ -198,6 +201,9 @@ class LibraryCalls:
             return ArrayType(explicit, None, layout, where)
         if module.endswith("random"):
             return self._random(function, expr, keywords, where)
+        if function in _REDUCTIONS and len(expr.args) == 1 and not keywords:  # np.sum(a): as a.sum()
+            base = self.reader.type_of(expr.args[0])
+            return _reduced(function, base) if isinstance(base, ArrayType) and base.where in (where, "") else None
         return self._elementwise(function, expr, keywords, where)
 
     def _nested_shape(self, source: ast.expr) -> Tuple[int, Optional[str]]:
@@ -444,7 +450,8 @@ class LibraryCalls:
             return None
         if method == "astype":
             dtype = self.reader.dtype(expr.args[0] if expr.args else keywords.get("dtype"))
-            return ArrayType(dtype, base.ndim, "C" if base.layout != "F" else "F", base.where)
+            # a copy of the same library's (NumPy's astype gives a NumPy array, CuPy's a CuPy one)
+            return ArrayType(dtype, base.ndim, "C" if base.layout != "F" else "F", base.where, base.library)
         if method == "copy":
             return replace(base, layout="C" if base.layout == "A" else base.layout)
         if method == "view" and len(expr.args) == 1 and not keywords:
@@ -461,13 +468,8 @@ class LibraryCalls:
             return self.reader.type_of(ast.Attribute(value=func.value, attr="T", ctx=ast.Load()))
         if method == "copy_to_host":
             return replace(base, where="host", layout="C" if base.layout == "A" else base.layout, library="numpy")
-        if method in ("sum", "max", "min", "mean", "prod") and not expr.args and not keywords:
-            dtype = "float64" if method == "mean" else base.dtype
-            if dtype is None:
-                return None  # a reduction of an array of unknown dtype: unknown
-            if base.where == "device":  # CuPy: a 0-d array that stays on the device
-                return ArrayType(dtype, 0, "C", "device")
-            return ScalarType(dtype)
+        if method in _REDUCTIONS and not expr.args and not keywords:
+            return _reduced(method, base)
         if method == "get" and base.where == "device":  # cupy: to the host
             return replace(base, where="host", library="numpy")
         if base.library == "torch" and (method == "cuda" or method == "to" and _on_cuda(
@@ -523,3 +525,25 @@ class LibraryCalls:
                 self.reader.type_of(operand), (TupleType, ArrayType)) for operand in (shape.left, shape.right)):
             return 1  # `Nz * (Nr + 1)`: arithmetic on counts is a count
         return None
+
+
+# reductions of a whole array to one number (`a.sum()`, `np.max(a)`)
+_REDUCTIONS = frozenset({"sum", "max", "min", "mean", "prod", "amax", "amin"})
+
+
+def _reduced(function: str, base: ArrayType) -> Type:
+    """What reducing an array gives, by NumPy's rule: a sum or product of booleans or small
+    integers is widened to the platform's (``int32`` sums to ``int64``, ``uint16`` to
+    ``uint64``); a mean of integers is a float64, of floats their own width; the largest and
+    smallest keep the dtype. CuPy keeps a 0-d array on the device. None for unknown elements."""
+    dtype = base.dtype
+    if dtype is None or not numeric(dtype):
+        return None
+    integral = dtype == "boolean" or dtype.startswith(("int", "uint"))
+    if function in ("sum", "prod") and integral:
+        dtype = "uint64" if dtype.startswith("uint") else "int64"
+    elif function == "mean" and integral:
+        dtype = "float64"
+    if base.where == "device":  # CuPy: a 0-d array that stays on the device
+        return ArrayType(dtype, 0, "C", "device")
+    return ScalarType(dtype)

@@ -12,9 +12,9 @@ from typing import Dict, List, Optional, Sequence, Tuple, Union
 from .dtypes import (_ARRAY_MODULES, _FLOAT_ORDER, _literal_ints, _numpy_spelling, _promote, _same_kind,
                      _time_arithmetic, dtype_name, numeric)
 from .library import _TORCH_FACTORIES, LibraryCalls
-from .values import (MIXED, NONE, ArrayType, DictType, FunctionRef, ListType, NamedTupleClass, OneOf, ScalarType,
-                     StrType, TupleType, Type, _array_arithmetic, _items_of_one, _not_none, appended, instance_of,
-                     named_tuple_class, strings, unpacked)
+from .values import (MIXED, NONE, ArrayType, DictType, FunctionRef, ListType, NamedTupleClass, Namespace, OneOf,
+                     ScalarType, StrType, TupleType, Type, _array_arithmetic, _items_of_one, _not_none, appended,
+                     instance_of, is_array_instance, named_tuple_class, strings, unpacked)
 
 
 def named_tuple_subclass(node: ast.ClassDef, bases: Sequence[Optional[str]]) -> Optional[NamedTupleClass]:
@@ -68,6 +68,18 @@ def _indexed_layout(layout: str, indices: List[ast.expr], ndim: int) -> str:
         if isinstance(index, ast.Slice) and (at != len(given) - 1 or index.step is not None):
             return "A"
     return layout
+
+
+def _new_axes(base: ArrayType, indices: List[ast.expr]) -> Type:
+    """``a[..., None]``, ``a[:, None]``, ``a[None]``: a view with a new axis of length one for
+    each ``None``; with whole slices and one ``...`` only, the data stay laid out as they were
+    (an axis of length one breaks no contiguity). None for any other index."""
+    whole = [i for i in indices if isinstance(i, ast.Slice) and i.lower is None and i.upper is None and i.step is None]
+    added = sum(1 for i in indices if isinstance(i, ast.Constant) and i.value is None)
+    ellipses = sum(1 for i in indices if isinstance(i, ast.Constant) and i.value is Ellipsis)
+    if len(whole) + added + ellipses != len(indices) or ellipses > 1 or len(whole) > base.ndim:
+        return None
+    return replace(base, ndim=base.ndim + added)
 
 
 def loop_bindings(target: ast.expr, iterable: ast.expr, reader: "TypeReader") -> List[Tuple[str, "Type"]]:
@@ -241,8 +253,12 @@ class TypeReader:
             return made
         if isinstance(expr, ast.Dict) and None not in expr.keys:  # (`**other` spreads unknown values)
             made = DictType(None)
-            for value in expr.values:
-                made = DictType(appended(ListType(made.value), self.type_of(value)).item)
+            kinds = [self.type_of(value) for value in expr.values]
+            for kind in kinds:
+                made = DictType(appended(ListType(made.value), kind).item)
+            if all(isinstance(k, ast.Constant) and isinstance(k.value, str) for k in expr.keys) and len(
+                    {k.value for k in expr.keys}) == len(expr.keys):
+                made = replace(made, keys=tuple((k.value, kind) for k, kind in zip(expr.keys, kinds)))
             return made
         if isinstance(expr, (ast.ListComp, ast.DictComp)):
             return self._comprehension(expr)
@@ -266,9 +282,25 @@ class TypeReader:
         if isinstance(expr, ast.Call):
             return self._call(expr)
         if isinstance(expr, ast.IfExp):
+            # `cuda.to_device(a) if isinstance(a, np.ndarray) else a`: the side the array's class picks
+            decided = self.array_test(expr.test)
+            if decided is not None:
+                return self.type_of(expr.body if decided else expr.orelse)
             body, orelse = self.type_of(expr.body), self.type_of(expr.orelse)
             return body if body == orelse else None
         return None
+
+    def array_test(self, test: ast.expr) -> Optional[bool]:
+        """Whether ``isinstance(a, np.ndarray)`` (``not``, a tuple of classes) holds of an array
+        whose library is known; None for any other test."""
+        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            inner = self.array_test(test.operand)
+            return None if inner is None else not inner
+        if not (isinstance(test, ast.Call) and self.dotted(test.func) == "builtins.isinstance"
+                and len(test.args) == 2 and not test.keywords):
+            return None
+        named = test.args[1].elts if isinstance(test.args[1], ast.Tuple) else [test.args[1]]
+        return is_array_instance(_not_none(self.type_of(test.args[0])), [self.dotted(n) for n in named])
 
     def _compare(self, expr: ast.Compare) -> Type:
         """A comparison of numbers is a boolean; of an array, an array of booleans (``i < n``
@@ -365,6 +397,8 @@ class TypeReader:
             if stored is not None:
                 return stored
         if isinstance(base, DictType):
+            if isinstance(expr.slice, ast.Constant) and isinstance(expr.slice.value, str) and base.keys:
+                return base.at(expr.slice.value)[1]  # `state["pos_x"]` of a literal with that key
             return base.value if base.value is not MIXED else None
         if isinstance(base, ListType):
             if isinstance(expr.slice, ast.Slice):
@@ -381,8 +415,8 @@ class TypeReader:
         indices = expr.slice.elts if isinstance(expr.slice, ast.Tuple) else [expr.slice]
         if base.ndim is None:
             return replace(base, layout="A") if all(isinstance(i, ast.Slice) for i in indices) else None
-        if any(isinstance(i, ast.Constant) and i.value is Ellipsis for i in indices):
-            return None
+        if any(isinstance(i, ast.Constant) and i.value in (None, Ellipsis) for i in indices):
+            return _new_axes(base, indices)
         removed = 0
         for index in indices:
             if isinstance(index, ast.Slice):
@@ -418,6 +452,8 @@ class TypeReader:
         base = _not_none(self.type_of(expr.value))
         if instance_of(base) is not None:
             return self.member(base, expr.attr)
+        if isinstance(base, Namespace):  # `args.dt` of `args = parser.parse_args()`
+            return base.option(expr.attr)
         if isinstance(base, TupleType) and base.named is not None and expr.attr in base.named.fields:
             return base.items[base.named.fields.index(expr.attr)]
         if isinstance(base, ArrayType):
@@ -426,8 +462,8 @@ class TypeReader:
                     return replace(base, layout="A")
                 layout = {"C": "F", "F": "C"}.get(base.layout, "A") if base.ndim > 1 else base.layout
                 return replace(base, layout=layout)
-            if expr.attr == "shape" and base.ndim is not None:
-                return TupleType(tuple(ScalarType("int64") for _ in range(base.ndim)))
+            if expr.attr == "shape" and base.ndim is not None:  # Python ints: NumPy arithmetic keeps its dtype
+                return TupleType(tuple(ScalarType("int64", weak=True) for _ in range(base.ndim)))
             if expr.attr in ("real", "imag") and base.dtype and base.dtype.startswith("complex"):
                 return replace(base, dtype="float32" if base.dtype == "complex64" else "float64", layout="A")
         if base is None:
@@ -465,15 +501,15 @@ class TypeReader:
                 made, ArrayType) else made
         if name in ("collections.namedtuple", "typing.NamedTuple"):
             return named_tuple_class(expr, function)
-        if module == "builtins":
+        if module == "builtins":  # Python numbers: weak in NumPy arithmetic (`a_f32 / float(n)` stays float32)
             if function in ("float",):
-                return ScalarType("float64")
+                return ScalarType("float64", weak=True)
             if function in ("int", "len", "round") and not (function == "round" and len(expr.args) > 1):
-                return ScalarType("int64")
+                return ScalarType("int64", weak=True)
             if function == "bool":
-                return ScalarType("boolean")
+                return ScalarType("boolean", weak=True)
             if function == "complex":
-                return ScalarType("complex128")
+                return ScalarType("complex128", weak=True)
             if function == "str":
                 return StrType()
             if function == "tuple" and not expr.keywords and len(expr.args) <= 1:  # `tuple()`, `tuple(t)`

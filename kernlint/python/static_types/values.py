@@ -99,10 +99,19 @@ class ListType(_HostOnly):
 @dataclass(frozen=True)
 class DictType(_HostOnly):
     """A Python dict whose values share one type (``{'E': np.empty(...), 'B': ...}``, or a
-    comprehension); its keys are not read. ``value`` None: unknown. Numba launches no dict:
-    its values are (``buffers[kind]``)."""
+    comprehension). ``value`` None: unknown. A literal with string keys also keeps each key's
+    type (``keys``: a state dict of arrays, sizes and parameters, read back by key). Numba
+    launches no dict: its values are (``buffers[kind]``, ``state["pos_x"]``)."""
 
     value: "Type"
+    keys: Tuple[Tuple[str, "Type"], ...] = ()
+
+    def at(self, key: str) -> Tuple[bool, "Type"]:
+        """(whether the dict's literal has the key, the type of its value there)."""
+        for name, kind in self.keys:
+            if name == key:
+                return True, kind
+        return False, None
 
 
 @dataclass(frozen=True)
@@ -201,6 +210,18 @@ class OneOf(_HostOnly):
     kinds: FrozenSet["TupleType"]
 
 
+@dataclass(frozen=True)
+class Namespace(_HostOnly):
+    """What ``parser.parse_args()`` gives: the options a parser declares, each with the type
+    its ``add_argument`` says (``type=float``: a Python float; ``action="store_true"``: a
+    bool); an option whose value reading cannot tell is None."""
+
+    options: Tuple[Tuple[str, "Type"], ...]
+
+    def option(self, name: str) -> "Type":
+        return next((kind for option, kind in self.options if option == name), None)
+
+
 # the tuples of different types a list's items may be (more: mixed)
 MAX_ALTERNATIVES = 16
 
@@ -236,7 +257,7 @@ def appended(kind: "ListType", item: "Type") -> "ListType":
 
 
 Type = Union[ArrayType, ScalarType, TupleType, ListType, DictType, StrType, FunctionRef, NamedTupleClass, Maybe,
-             OneOf, Opaque, None]
+             OneOf, Opaque, Namespace, None]
 
 # how many literal values a string keeps (more: any string)
 MAX_STRINGS = 64
@@ -360,3 +381,26 @@ def _array_arithmetic(op: ast.operator, left: Type, right: Type) -> Type:
         return None
     base = arrays[0]
     return ArrayType(dtype, ndim, "C", base.where, base.library)
+
+
+# the array classes `isinstance` tests name, and the (library, where) of the arrays each holds:
+# numba's mapped and managed arrays are NumPy arrays too, so a test of one stays undecided
+_ARRAY_CLASSES = {
+    "numpy.ndarray": ("numpy", "host"),
+    "cupy.ndarray": ("cupy", "device"),
+    "torch.Tensor": ("torch", None),
+    "numba.cuda.cudadrv.devicearray.DeviceNDArray": ("numba", "device"),
+    "numba.cuda.devicearray.DeviceNDArray": ("numba", "device"),
+}
+
+
+def is_array_instance(kind: "Type", classes: Sequence[Optional[str]]) -> Optional[bool]:
+    """Whether ``isinstance(x, classes)`` holds of an array of this type: True or False where
+    its library says and every class named is an array class above; None where either is not
+    known (an array of unknown library, a mapped array, a class of the user's)."""
+    if not isinstance(kind, ArrayType) or not kind.library or kind.where == "mapped" or not classes:
+        return None
+    if any(name not in _ARRAY_CLASSES for name in classes):
+        return None
+    return any(kind.library == library and where in (None, kind.where)
+               for library, where in (_ARRAY_CLASSES[name] for name in classes))

@@ -335,6 +335,7 @@ class LoopKinds:
                 timing.add(name)
         for statement in _simple_statements(self.node.body):
             reads, writes = _reads_writes(statement)
+            reads -= _reshaped(statement)  # `d = cp.reshape(d, shape)`: the same data, not a new value
             # what the work reads (a call's or a launch's argument), a counter, a swap: not a
             # value only compared (`if best is None or t < best: best = t` keeps a record)
             used = _argument_reads(statement) | (self.facts.incremented & reads) | _swapped(statement)
@@ -570,6 +571,25 @@ def _simple_statements(statements: Sequence[ast.stmt]) -> Iterator[ast.AST]:
         else:
             yield statement
 
+
+
+# what gives the same data seen in another shape: `x = cp.reshape(x, s)`, `x = x.ravel()`
+_VIEWS = {"reshape", "ravel", "flatten", "squeeze", "transpose", "view"}
+
+
+def _reshaped(statement: ast.AST) -> Set[str]:
+    """The name a statement binds to a view of itself (``x = cp.reshape(x, (n, n))``,
+    ``x = x.reshape(n)``): its data stays what it was, so the read carries nothing from the
+    iteration before."""
+    if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1
+            and isinstance(statement.targets[0], ast.Name) and isinstance(statement.value, ast.Call)):
+        return set()
+    name, call = statement.targets[0].id, statement.value
+    if dotted_name(call.func).rsplit(".", 1)[-1] not in _VIEWS:
+        return set()
+    of = call.func.value if isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Name) and (
+        call.func.value.id == name) else (call.args[0] if call.args else None)
+    return {name} if isinstance(of, ast.Name) and of.id == name else set()
 
 
 def _reads_writes(unit: ast.AST) -> Tuple[Set[str], Set[str]]:

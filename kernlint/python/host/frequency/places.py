@@ -53,9 +53,21 @@ class Guard:
                 return "event", f"holds once: `{text}`"
         if self.other and ends_with_exit(self.other):
             return "every", "the other branch leaves: this one runs each time the code goes on"
-        if not changes.varying(test) and not calls_in(test):
+        if not changes.varying(test) and not _impure_calls(test):
             return "every", f"a test that does not change here (`{text}`): each time or never"
         return "unknown", f"a test of what changes here: `{text}`"
+
+
+
+# builtins that only read their arguments: `len(self.dims) == 1` is as fixed as `self.dims`
+_PURE_BUILTINS = frozenset({"len", "isinstance", "abs", "bool", "int", "float", "min", "max", "type", "callable"})
+
+
+def _impure_calls(test: ast.AST) -> list:
+    """The calls in a test that may return something new each time (all but pure builtins
+    of a bare name)."""
+    return [call for call in calls_in(test)
+            if not (isinstance(call.func, ast.Name) and call.func.id in _PURE_BUILTINS)]
 
 
 

@@ -39,7 +39,9 @@ for step in range(steps):
 Left alone: an array rebound inside the loop (a new CuPy array each step needs its
 conversion anyway), a parameter of the launching function when the launch is reached
 through a call (its binding is the caller's), a launch in another file's function (its
-arrays are bound there), loops over devices or problem sizes, and numba's own device arrays.
+arrays are bound there), loops over devices or problem sizes, numba's own device arrays, and
+a CuPy raw kernel (``@cupyx.jit.rawkernel()``) launched with the same brackets: CuPy
+launches it on its own arrays, nothing is converted.
 
 ## Fix safety
 No automatic fix.
@@ -68,6 +70,8 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
     for launch, level, loop in facts.stepping(("launch",)):
         if launch.place in reported or launch.place.path != facts.path:
             continue  # (another file's launch: its arrays are bound there, or are the caller's parameters)
+        if launch.detail.get("library_kernel"):
+            continue  # a CuPy raw kernel (`@cupyx.jit.rawkernel()`): CuPy takes its own arrays as they are
         through_call = launch.function != loop.function
         kept = []
         # device arrays of other libraries: numba-cuda converts each one's interface per launch

@@ -570,6 +570,8 @@ class HostReader:
             launch = launch_site(call, target, stream, frame, self.module.path, ref, self.types(frame),
                                  # `__cuda_array_interface__` holders
                                  lambda kind: exposed_array(self.project, kind, self._calls.member) or kind)
+            if not picked and self._library_kernel(target, frame):
+                launch.detail["library_kernel"] = True  # CuPy launches it on CuPy's arrays as they are
             if ref is not None and launch.signature is None:
                 statement = self._statements[-1] if self._statements else None
                 for typed in self._modes.launch_arguments(  # one signature per mode it may be in
@@ -619,6 +621,20 @@ class HostReader:
                 # (the next kernel reads what the others wrote: halos over CUDA IPC)
                 (previous if previous.kind == "sync" else event).detail["rendezvous"] = True
             self.facts.events.append(event)
+
+    def _library_kernel(self, target: ast.expr, frame: Frame) -> bool:
+        """Whether a launch's target is a project function another library compiles and launches
+        with the same `k[grid, block](...)` spelling: CuPy's `@cupyx.jit.rawkernel()`."""
+        dotted = self._dotted(target, frame)
+        found = self.project.definition(dotted, self.module) if dotted else None
+        if found is None or found[1].kind != "def":
+            return False
+        module, binding = found
+        for decorator in getattr(binding.node, "decorator_list", ()):
+            name = module.dotted(decorator.func if isinstance(decorator, ast.Call) else decorator)
+            if name is not None and name.startswith("cupyx.jit."):
+                return True
+        return False
 
     def _passed_args(self, call: ast.Call, frame: Frame) -> dict:
         """``{"passed": ...}``: what the call passes, for the callee's launches on its parameters

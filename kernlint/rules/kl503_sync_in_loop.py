@@ -3,7 +3,8 @@
 ## What it does
 Finds, inside a loop that launches kernels, an operation that makes the host wait for
 the GPU on every iteration: ``cuda.synchronize()``, ``stream.synchronize()``,
-``with stream.auto_synchronize()``, a blocking ``copy_to_host()`` (no stream),
+``with stream.auto_synchronize()``, a blocking ``copy_to_host()`` (no stream, or on a stream
+into pageable memory: a new or ``np.empty`` array, which CUDA copies into before returning),
 ``cp.asnumpy``, NumPy functions or ``float()``/``int()`` applied to device data (or to
 one element of it, ``float(d[0])``), ``sum()``/``max()``/``list()`` or ``for v in d`` over
 a device array, a CuPy array selected by a boolean mask on the device (``d[d > 0]``: CuPy
@@ -109,6 +110,8 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
             if _clock_after(facts, event, level):
                 continue  # timing each iteration: the wait is the point
             why = f"`{what}`" + (f" {event.detail['reason']}" if event.detail.get("reason") else
+                                 f" on `{event.detail['stream']}` copies into pageable host memory, so it returns "
+                                 f"only once done" if event.detail.get("stream") else
                                  " is a blocking copy to the host" if event.kind == "copy-back" else " blocks")
         if call is not None:
             runs = f"`{call.detail['default']}` (its default, `{call.what}`)" if call.detail.get("default") else \

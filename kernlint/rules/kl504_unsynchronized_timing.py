@@ -18,7 +18,10 @@ It is reported only where the whole loop holds fewer than 20,000 launches: the q
 over from step to step, so in a longer loop each step's time is the GPU's once the first
 ~1,000 launches are queued (a progress or ETA estimate averaged over it is right).
 Leaving ``with stream.auto_synchronize():`` synchronizes, as a copy to the host without a
-stream, a launch on host arrays and ``cuda.synchronize()`` in a called function do; a launch
+stream, a launch on host arrays and ``cuda.synchronize()`` in a called function do; a
+``copy_to_host(stream=s)`` into pageable memory (no destination, or a NumPy array) returns only
+once done, so it waits for the launches on ``s`` (a destination from ``cuda.pinned_array``,
+``cuda.mapped_array`` or ``with cuda.pinned(h):`` keeps it asynchronous); a launch
 through a launcher that takes its arrays as parameters or ``*args`` is on the arrays the
 call hands it (host arrays there: the launch waits). An interval whose launches the program
 also times with CUDA events (one recorded just before the start stamp, one just after the end
@@ -91,9 +94,14 @@ QUEUED = 1_000
 MANY = 20_000
 
 
-def _waits(event: Event) -> bool:
+def _waits(event: Event, launch: Event) -> bool:
+    """Does ``event`` make the host wait for ``launch``, queued before it?"""
     if isinstance(event, Launch) and event.detail.get("pycuda"):
         return bool(event.detail.get("waits"))  # `drv.Out` copies back after the kernel: a wait
+    if event.kind == "copy-back" and event.detail.get("stream"):
+        # a copy into pageable memory on a stream returns once done: it waits for that stream's work,
+        # and numba's streams wait for the legacy default stream's
+        return not launch.detail.get("stream") or launch.detail["stream"] == event.detail["stream"]
     return event.kind in ("sync", "copy-back") or (isinstance(event, Launch) and bool(event.host_arrays))
 
 
@@ -125,11 +133,11 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
                 between = [e for e in events[start + 1:] if wrapped in _own_loops(e)] + [
                     e for e in events[:end_index] if wrapped in _own_loops(e)]
             launches = [i for i, e in enumerate(between) if e.kind == "launch"]
-            if not launches:
+            # the launches nothing after them waits for (a stream's copy waits for its stream's alone)
+            unwaited = [i for i in launches if not any(_waits(e, between[i]) for e in between[i:])]
+            if not unwaited:
                 continue
-            last = launches[-1]
-            if _waits(between[last]) or any(_waits(e) for e in between[last + 1:]):
-                continue
+            last = unwaited[-1]
             if wrapped is None and _also_evented(events, start, end_index):
                 continue  # the same launches are timed with CUDA events too: the wall-clock reading is the contrast
             held = _launches_held(events[start], [between[i] for i in launches])

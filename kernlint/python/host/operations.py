@@ -84,11 +84,15 @@ def host_operation(call: ast.Call, frame: Frame, module: PyModule, reader: TypeR
             # `evt.record()`: the program times this stretch with CUDA events as well
             return event("record", f"{ast.unparse(call.func)}()")
         if method == "copy_to_host":
-            if len(call.args) >= 2 or any(k.arg == "stream" for k in call.keywords):
-                return None  # on a stream: asynchronous into pinned memory
             if isinstance(receiver, ArrayType) and receiver.where != "device":
                 return None
-            return event("copy-back", f"{ast.unparse(call.func)}()")
+            stream = copy_stream(call)
+            if stream is None:
+                return event("copy-back", f"{ast.unparse(call.func)}()")
+            if pageable_destination(call, frame, module):
+                # CUDA returns from a device-to-pageable copy only once it is done: it waits for its stream
+                return event("copy-back", f"{ast.unparse(call.func)}()", stream=stream)
+            return None  # on a stream into pinned (or unknown) memory: asynchronous
         if method == "copy_to_device" and len(call.args) == 1 and isinstance(receiver, ArrayType) and \
                 receiver.where == "device" and receiver.library in ("numba", ""):
             source = reader.type_of(call.args[0])  # `d.copy_to_device(host)`: a transfer into `d`
@@ -435,8 +439,68 @@ def _waits(call: ast.Call, frame: Frame, module: PyModule, reader: TypeReader) -
     name = module.dotted(call.func, frame.scope) or ""
     if name in SYNCS or name == "cupy.asnumpy":
         return True
+    if isinstance(call.func, ast.Attribute) and call.func.attr == "copy_to_host":
+        return copy_stream(call) is None or pageable_destination(call, frame, module)
     return isinstance(call.func, ast.Attribute) and call.func.attr in (
-        "synchronize", "copy_to_host", "get", "item", "tolist")
+        "synchronize", "get", "item", "tolist")
+
+
+def copy_stream(call: ast.Call) -> Optional[str]:
+    """The stream ``d.copy_to_host(ary, stream)`` is queued on, as written; None: none (the
+    legacy default stream, a blocking copy)."""
+    given = call.args[1] if len(call.args) >= 2 else next((k.value for k in call.keywords if k.arg == "stream"), None)
+    if given is None or isinstance(given, ast.Constant) and given.value in (0, None):
+        return None
+    return ast.unparse(given)
+
+
+# what allocates page-locked host memory (a copy into it on a stream stays asynchronous)
+_PAGE_LOCKED = {"numba.cuda.pinned_array", "numba.cuda.pinned_array_like", "numba.cuda.mapped_array",
+                "numba.cuda.mapped_array_like", "numba.cuda.managed_array"}
+_PINNING = {"numba.cuda.pinned", "numba.cuda.mapped"}  # `with cuda.pinned(h):` page-locks `h` for the block
+
+
+def pageable_destination(call: ast.Call, frame: Frame, module: PyModule) -> bool:
+    """Does ``d.copy_to_host(ary, stream=s)`` copy into pageable host memory? With no ``ary``
+    numba allocates a NumPy array; otherwise ``ary`` (a name or ``self.<attr>``) must be made by
+    NumPy at every assignment the code shows, and never page-locked (``cuda.pinned(ary)``).
+    Unknown is False: the copy may stay asynchronous."""
+    destination = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "ary"), None)
+    if destination is None or isinstance(destination, ast.Constant) and destination.value is None:
+        return True
+    if isinstance(destination, ast.Name):
+        body = frame.function if frame.function is not None else module.tree
+    elif isinstance(destination, ast.Attribute) and isinstance(destination.value, ast.Name) and \
+            destination.value.id == "self":
+        body = module.tree  # a method's attribute: every assignment to it in the file
+    else:
+        return False
+    text = ast.unparse(destination)
+    values = []
+    for node in ast.walk(body):
+        if isinstance(node, ast.withitem) and isinstance(node.context_expr, ast.Call) and \
+                module.dotted(node.context_expr.func, frame.scope) in _PINNING and \
+                any(ast.unparse(a) == text for a in node.context_expr.args):
+            return False
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if any(ast.unparse(t) == text for t in targets):
+                values.append(node.value)
+    return bool(values) and all(_pageable_value(v, frame, module) for v in values)
+
+
+def _pageable_value(value: ast.expr, frame: Frame, module: PyModule) -> bool:
+    """An expression that makes a new NumPy array in pageable memory (``np.empty(n)``,
+    ``np.zeros_like(x)``, ``d.copy_to_host()``)."""
+    if not isinstance(value, ast.Call):
+        return False
+    name = module.dotted(value.func, frame.scope) or ""
+    if name in _PAGE_LOCKED:
+        return False
+    if name.startswith("numpy."):
+        return True
+    return isinstance(value.func, ast.Attribute) and value.func.attr == "copy_to_host" and copy_stream(value) is None \
+        and not value.args and not value.keywords
 
 
 # builtins that iterate their argument in Python

@@ -42,7 +42,20 @@ def launch_site(call: ast.Call, target: ast.expr, stream: bool, frame: Frame, pa
     if args is None or call.keywords:
         args = [Arg(None, "", "*")]
     return Launch("launch", place_of(path, call), frame.qualname, frame.loops,
-                  what=ast.unparse(target), kernel=ref, args=tuple(args), stream=stream)
+                  what=ast.unparse(target), kernel=ref, args=tuple(args), stream=stream,
+                  detail={"stream": stream_text(call)} if stream else {})
+
+
+def stream_text(call: ast.Call) -> str:
+    """The stream of ``k[grid, block, stream](...)`` or ``k.forall(n, stream)(...)``, as written."""
+    func = call.func
+    if isinstance(func, ast.Subscript) and isinstance(func.slice, ast.Tuple) and len(func.slice.elts) >= 3:
+        return ast.unparse(func.slice.elts[2])
+    if isinstance(func, ast.Call):
+        given = func.args[1] if len(func.args) > 1 else next((k.value for k in func.keywords if k.arg == "stream"),
+                                                              None)
+        return ast.unparse(given) if given is not None else ""
+    return ""
 
 
 def passed_args(call: ast.Call, frame: Frame, types: TypeReader, exposed: Callable[[object], object]

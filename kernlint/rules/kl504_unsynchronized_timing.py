@@ -188,10 +188,12 @@ def _timed_calls(facts: HostFacts) -> Iterator[Finding]:
         held = event.detail.get("launches")
         if not isinstance(held, int) or held >= MANY:
             continue  # not fixed, or so many that the ~1,000 still queued are under 5% of the total
+        at_least = "at least " if event.detail.get("at_least") else ""  # a CuPy call launches one kernel or more
+        first = " in its first intervals" if event.detail.get("first") else ""  # autorange, a growing `number`
         yield host_finding(
             CODE, event.place,
-            f"`{event.what}` times {_count(held)} of `{event.detail.get('launched')}` (line "
-            f"{event.detail.get('launch_line')}) and the timed code does not synchronize after its last "
+            f"`{event.what}` times {at_least}{_count(held)} of `{event.detail.get('launched')}` (line "
+            f"{event.detail.get('launch_line')}){first} and the timed code does not synchronize after its last "
             f"launch: {_error(held)}; end the timed code with cuda.synchronize(), or time with CUDA events")
 
 

@@ -19,6 +19,7 @@ from ..static_types import ArrayType, Opaque, TypeReader
 from ..syntax import PyModule, Scope
 from .frames import Frame, place_of
 from .frequency import constant_int
+from .frequency.syntax import int_value
 from .launches import gpu_compiled, launch_arg, launch_target
 from .library import ALLOCATIONS, CLOCKS, SYNCS
 from .names import bare_names, element_reads, names_in, names_read, target_names
@@ -354,16 +355,64 @@ def timed_statement(call: ast.Call, name: str, frame: Frame, module: PyModule,
     timer = None
     if name in ("timeit.timeit", "timeit.repeat"):
         timer = call
-    elif isinstance(call.func, ast.Attribute) and call.func.attr in ("timeit", "repeat") and isinstance(
-            call.func.value, ast.Call) and module.dotted(call.func.value.func, frame.scope) == "timeit.Timer":
-        timer, method = call.func.value, call.func.attr
+    elif isinstance(call.func, ast.Attribute) and call.func.attr in ("timeit", "repeat", "autorange"):
+        made = call.func.value
+        if isinstance(made, ast.Name):
+            made = _bound_timer(made.id, frame, module)  # `timer = timeit.Timer(stmt)` ... `timer.timeit(n)`
+        if isinstance(made, ast.Call) and module.dotted(made.func, frame.scope) == "timeit.Timer":
+            timer, method = made, call.func.attr
     if timer is None:
         return None
     stmt = timer.args[0] if timer.args else next((k.value for k in timer.keywords if k.arg == "stmt"), None)
     body = _callable_body(stmt, module) if stmt is not None else None
     if body is None:
         return None
-    launches, waits_after = [], False
+    found = timed_work(body, frame, module, reader)
+    if found is None:
+        return None
+    count, first, waits_after, cupy = found
+    growing = method == "autorange" or not (given_number(call, timer, method) is None or constant_int(
+        given_number(call, timer, method), module.tree) is not None)
+    if method == "autorange":
+        number: Optional[int] = 1  # it times 1, 2, 5, 10, ... calls until 0.2 s: the first interval holds one
+    else:
+        given = given_number(call, timer, method)
+        number = _TIMEIT_DEFAULT if given is None else _first_number(given, call, frame, module)
+    return {"what": f"timeit.{method}" if timer is call else f"timeit.Timer(...).{method}",
+            "launches": None if number is None else number * count, "synced": waits_after,
+            "at_least": cupy, "first": growing,
+            "launched": ast.unparse(first.func.value if isinstance(first.func, ast.Subscript) else first.func),
+            "launch_line": first.lineno}
+
+
+def given_number(call: ast.Call, timer: ast.Call, method: str) -> Optional[ast.expr]:
+    """The ``number`` a timeit call passes (None: timeit's default)."""
+    given = next((k.value for k in call.keywords if k.arg == "number"), None)
+    # `timeit.timeit(stmt, setup, timer, number)`, `Timer(...).timeit(number)`, `.repeat(repeat, number)`
+    position = _TIMEIT_NUMBER[method] if timer is call else (0 if method == "timeit" else 1)
+    if given is None and len(call.args) > position:
+        given = call.args[position]
+    return given
+
+
+# CuPy calls that queue no GPU work, or wait for it
+_CUPY_QUIET = {"cupy.asnumpy", "cupy.get_array_module", "cupy.dtype", "cupy.result_type", "cupy.ndim",
+               "cupy.shape", "cupy.size", "cupy.isscalar", "cupy.get_default_memory_pool",
+               "cupy.get_default_pinned_memory_pool"}
+
+
+def _gpu_call(call: ast.Call, frame: Frame, module: PyModule) -> bool:
+    """A CuPy function's call (``cp.fft.fft(x)``, ``cp.convolve(a, b)``): it queues at least one
+    kernel and returns before it ends."""
+    name = module.dotted(call.func, frame.scope) or ""
+    return name.startswith("cupy.") and not name.startswith("cupy.cuda.") and name not in _CUPY_QUIET
+
+
+def timed_work(body: List[ast.AST], frame: Frame, module: PyModule, reader: TypeReader):
+    """What timed code queues on the GPU: (the launches one run of it makes, at least one per
+    CuPy call; the first of them; whether it waits for the GPU after its last; whether a CuPy
+    call makes the count a lower bound), or None where it launches nothing."""
+    launches, waits_after, cupy = [], False, False
     for sub in _calls_run(body, module):
         if launch_target(sub) is not None:
             launches.append(sub)
@@ -372,19 +421,55 @@ def timed_statement(call: ast.Call, name: str, frame: Frame, module: PyModule,
             waits_after = host  # numba-cuda copies host arrays back and waits
         elif _waits(sub, frame, module, reader):
             waits_after = True
+        elif _gpu_call(sub, frame, module):
+            launches.append(sub)
+            waits_after, cupy = False, True
     if not launches:
         return None
-    given = next((k.value for k in call.keywords if k.arg == "number"), None)
-    # `timeit.timeit(stmt, setup, timer, number)`, `Timer(...).timeit(number)`, `.repeat(repeat, number)`
-    position = _TIMEIT_NUMBER[method] if timer is call else (0 if method == "timeit" else 1)
-    if given is None and len(call.args) > position:
-        given = call.args[position]
-    number = _TIMEIT_DEFAULT if given is None else constant_int(given, module.tree)
-    first = launches[0]
-    return {"what": f"timeit.{method}" if timer is call else f"timeit.Timer(...).{method}",
-            "launches": None if number is None else number * len(launches), "synced": waits_after,
-            "launched": ast.unparse(first.func.value if isinstance(first.func, ast.Subscript) else first.func),
-            "launch_line": first.lineno}
+    return len(launches), launches[0], waits_after, cupy
+
+
+def _bound_timer(name: str, frame: Frame, module: PyModule) -> Optional[ast.expr]:
+    """The value of the one assignment to ``name`` in the function (or module) being read."""
+    body = frame.function.body if frame.function is not None else module.tree.body
+    values = [node.value for statement in body for node in ast.walk(statement)
+              if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and any(
+                  isinstance(t, ast.Name) and t.id == name
+                  for t in (node.targets if isinstance(node, ast.Assign) else [node.target]))]
+    return values[0] if len(values) == 1 and isinstance(values[0], ast.Call) else None
+
+
+def _first_number(given: ast.expr, call: ast.Call, frame: Frame, module: PyModule) -> Optional[int]:
+    """How many calls the first interval times: a fixed ``number``, or one the loop around the
+    timing sets from its variable before it (``for p in range(10): number = 10 ** p;
+    timer.timeit(number)``: 1 in the first iteration, whatever makes it stop)."""
+    fixed = constant_int(given, module.tree)
+    if fixed is not None or not isinstance(given, ast.Name):
+        return fixed
+    body = frame.function.body if frame.function is not None else module.tree.body
+    for loop in (n for statement in body for n in ast.walk(statement) if isinstance(n, ast.For)):
+        if not (isinstance(loop.target, ast.Name) and isinstance(loop.iter, ast.Call)
+                and isinstance(loop.iter.func, ast.Name) and loop.iter.func.id == "range"
+                and 1 <= len(loop.iter.args) <= 3):
+            continue
+        here = next((i for i, s in enumerate(loop.body) if any(n is call for n in ast.walk(s))), None)
+        if here is None:
+            continue
+        start = constant_int(loop.iter.args[0], module.tree) if len(loop.iter.args) > 1 else 0
+        stop = constant_int(loop.iter.args[1 if len(loop.iter.args) > 1 else 0], module.tree)
+        if start is None or stop is None or stop <= start:
+            return None
+        for statement in reversed(loop.body[:here]):
+            if given.id in {n.id for t in getattr(statement, "targets", [getattr(statement, "target", None)])
+                            if t is not None for n in ast.walk(t) if isinstance(n, ast.Name)}:
+                if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
+                    return int_value(statement.value, {loop.target.id: start})
+                return None
+            if any(isinstance(n, ast.Name) and n.id == given.id and isinstance(n.ctx, ast.Store)
+                   for n in ast.walk(statement)):
+                return None  # set some other way (in a nested block): not read here
+        return None
+    return None
 
 
 def _callable_body(stmt: ast.expr, module: PyModule) -> Optional[List[ast.AST]]:

@@ -190,6 +190,11 @@ def _timed_calls(facts: HostFacts) -> Iterator[Finding]:
             continue  # not fixed, or so many that the ~1,000 still queued are under 5% of the total
         at_least = "at least " if event.detail.get("at_least") else ""  # a CuPy call launches one kernel or more
         first = " in its first intervals" if event.detail.get("first") else ""  # autorange, a growing `number`
+        through = event.detail.get("through")
+        if through:  # a project helper times what this call passes: say what it does, and where
+            where = os.path.basename(str(event.detail.get("timed_in", "")))
+            first += (f" (`{through}` times the callable it is passed with `{event.detail.get('how')}`, "
+                      f"{where}:{event.detail.get('timed_at')})")
         yield host_finding(
             CODE, event.place,
             f"`{event.what}` times {at_least}{_count(held)} of `{event.detail.get('launched')}` (line "

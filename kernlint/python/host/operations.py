@@ -16,7 +16,7 @@ from typing import Callable, Dict, List, Optional, Set
 
 from ...analysis.host import Arg, Event, Launch
 from ..static_types import ArrayType, Opaque, TypeReader
-from ..syntax import PyModule, Scope
+from ..syntax import FunctionNode, PyModule, Scope
 from .frames import Frame, place_of
 from .frequency import constant_int
 from .frequency.syntax import int_value
@@ -351,6 +351,21 @@ def timed_statement(call: ast.Call, name: str, frame: Frame, module: PyModule,
     launches one interval holds (``number`` times the launches in the callable; None where the
     number is not fixed), the first launch's text and line, and whether the callable waits for
     the GPU (a synchronization, a blocking copy, a launch on host arrays) after its last launch."""
+    timing = _timing(call, name, frame, module)
+    if timing is None:
+        return None
+    timer, method, stmt = timing
+    body = _callable_body(stmt, module) if stmt is not None else None
+    if body is None:
+        return None
+    found = timed_work(body, frame, module, reader)
+    if found is None:
+        return None
+    return _timed(found, call, timer, method, frame, module)
+
+
+def _timing(call: ast.Call, name: str, frame: Frame, module: PyModule):
+    """(the call that makes the timer, the method, the timed statement) of a timeit timing, or None."""
     method = name.rsplit(".", 1)[-1] if name.startswith("timeit.") else ""
     timer = None
     if name in ("timeit.timeit", "timeit.repeat"):
@@ -364,12 +379,41 @@ def timed_statement(call: ast.Call, name: str, frame: Frame, module: PyModule,
     if timer is None:
         return None
     stmt = timer.args[0] if timer.args else next((k.value for k in timer.keywords if k.arg == "stmt"), None)
-    body = _callable_body(stmt, module) if stmt is not None else None
-    if body is None:
-        return None
-    found = timed_work(body, frame, module, reader)
-    if found is None:
-        return None
+    return timer, method, stmt
+
+
+def timed_through(call: ast.Call, helper: FunctionNode, owner: PyModule, frame: Frame, module: PyModule,
+                  reader: TypeReader) -> Optional[Dict[str, object]]:
+    """``_timeit_fast(lambda: convolve(a, b))``: a call of a project function ``helper`` (of
+    ``owner``) that times, with timeit, the callable one of its parameters holds; what it times
+    is what this call passes (read where the call is). The timing of it that holds the fewest
+    launches, as ``timed_statement`` gives it, with where the helper times it."""
+    parameters = [a.arg for a in helper.args.posonlyargs + helper.args.args]
+    if parameters[:1] == ["self"] and isinstance(call.func, ast.Attribute):
+        parameters = parameters[1:]  # a method called on its object
+    passed = dict(zip(parameters, call.args))
+    passed.update({k.arg: k.value for k in call.keywords if k.arg})
+    inside = Frame(helper, helper.name, Scope(owner).inner(helper))
+    best: Optional[Dict[str, object]] = None
+    for node in ast.walk(helper):
+        if not isinstance(node, ast.Call):
+            continue
+        timing = _timing(node, owner.dotted(node.func, inside.scope) or "", inside, owner)
+        if timing is None or not isinstance(timing[2], ast.Name) or timing[2].id not in passed:
+            continue
+        body = _callable_body(passed[timing[2].id], module)
+        found = timed_work(body, frame, module, reader) if body is not None else None
+        if found is None:
+            continue
+        timed = _timed(found, node, timing[0], timing[1], inside, owner)
+        if not isinstance(timed["launches"], int) or best is not None and best["launches"] <= timed["launches"]:
+            continue
+        best = {**timed, "through": f"{helper.name}", "timed_at": node.lineno,
+                "timed_in": owner.path, "what": f"{helper.name}(...)", "how": timed["what"]}
+    return best
+
+
+def _timed(found, call: ast.Call, timer: ast.Call, method: str, frame: Frame, module: PyModule) -> Dict[str, object]:
     count, first, waits_after, cupy = found
     growing = method == "autorange" or not (given_number(call, timer, method) is None or constant_int(
         given_number(call, timer, method), module.tree) is not None)
@@ -396,7 +440,9 @@ def given_number(call: ast.Call, timer: ast.Call, method: str) -> Optional[ast.e
 
 
 # CuPy calls that queue no GPU work, or wait for it
-_CUPY_QUIET = {"cupy.asnumpy", "cupy.get_array_module", "cupy.dtype", "cupy.result_type", "cupy.ndim",
+# (`cp.asarray(x)` of a device array is x; of a host array, a blocking copy in)
+_CUPY_QUIET = {"cupy.asnumpy", "cupy.asarray", "cupy.array", "cupy.ascontiguousarray", "cupy.issubdtype",
+               "cupy.iscomplexobj", "cupy.isrealobj", "cupy.get_array_module", "cupy.dtype", "cupy.result_type", "cupy.ndim",
                "cupy.shape", "cupy.size", "cupy.isscalar", "cupy.get_default_memory_pool",
                "cupy.get_default_pinned_memory_pool"}
 
@@ -413,7 +459,9 @@ def timed_work(body: List[ast.AST], frame: Frame, module: PyModule, reader: Type
     CuPy call; the first of them; whether it waits for the GPU after its last; whether a CuPy
     call makes the count a lower bound), or None where it launches nothing."""
     launches, waits_after, cupy = [], False, False
-    for sub in _calls_run(body, module):
+    # the function the timing is in is not run again by what it times (`convolve` calling the
+    # `choose_method` that times it on another branch)
+    for sub in _calls_run(body, module, within=(frame.function,) if frame.function is not None else ()):
         if launch_target(sub) is not None:
             launches.append(sub)
             host = any(isinstance(reader.type_of(a), ArrayType) and reader.type_of(a).where == "host"
@@ -500,7 +548,7 @@ def _module_function(name: str, module: PyModule):
     return found[0] if len(found) == 1 and module.kernel_for(found[0]) is None else None
 
 
-def _calls_run(body: List[ast.AST], module: PyModule, depth: int = 2) -> List[ast.Call]:
+def _calls_run(body: List[ast.AST], module: PyModule, depth: int = 2, within: tuple = ()) -> List[ast.Call]:
     """The calls a timed callable makes, in the order written, with those of the module's
     functions it calls (``lambda: step(d_u)``) in their place, ``depth`` calls deep."""
     found: List[ast.Call] = []
@@ -510,8 +558,8 @@ def _calls_run(body: List[ast.AST], module: PyModule, depth: int = 2) -> List[as
         for sub in calls:
             found.append(sub)
             callee = _module_function(sub.func.id, module) if isinstance(sub.func, ast.Name) and depth else None
-            if callee is not None:
-                found.extend(_calls_run(list(callee.body), module, depth - 1))
+            if callee is not None and callee not in within:  # not back into a function that called it
+                found.extend(_calls_run(list(callee.body), module, depth - 1, within + (callee,)))
     return found
 
 

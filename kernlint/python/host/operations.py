@@ -480,11 +480,20 @@ def timed_work(body: List[ast.AST], frame: Frame, module: PyModule, reader: Type
 def _bound_timer(name: str, frame: Frame, module: PyModule) -> Optional[ast.expr]:
     """The value of the one assignment to ``name`` in the function (or module) being read."""
     body = frame.function.body if frame.function is not None else module.tree.body
-    values = [node.value for statement in body for node in ast.walk(statement)
+    values = [node.value for statement in body for node in _own_nodes(statement)
               if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and any(
                   isinstance(t, ast.Name) and t.id == name
                   for t in (node.targets if isinstance(node, ast.Assign) else [node.target]))]
     return values[0] if len(values) == 1 and isinstance(values[0], ast.Call) else None
+
+
+def _own_nodes(node: ast.AST):
+    """The nodes of a statement, leaving out the functions and classes defined in it (their names are their own)."""
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+        return
+    yield node
+    for child in ast.iter_child_nodes(node):
+        yield from _own_nodes(child)
 
 
 def _first_number(given: ast.expr, call: ast.Call, frame: Frame, module: PyModule) -> Optional[int]:
@@ -495,7 +504,7 @@ def _first_number(given: ast.expr, call: ast.Call, frame: Frame, module: PyModul
     if fixed is not None or not isinstance(given, ast.Name):
         return fixed
     body = frame.function.body if frame.function is not None else module.tree.body
-    for loop in (n for statement in body for n in ast.walk(statement) if isinstance(n, ast.For)):
+    for loop in (n for statement in body for n in _own_nodes(statement) if isinstance(n, ast.For)):
         if not (isinstance(loop.target, ast.Name) and isinstance(loop.iter, ast.Call)
                 and isinstance(loop.iter.func, ast.Name) and loop.iter.func.id == "range"
                 and 1 <= len(loop.iter.args) <= 3):

@@ -223,3 +223,19 @@ def test_a_launcher_launches_on_the_arrays_each_call_passes(fixture_report):
     timed = line_of("host/passed_arrays/timed.py", '    print("relax", time.time() - start)  # KL504')
     assert "holds one launch (the last at launcher.py:25)" in message(
         fixture_report, "host/passed_arrays/timed.py", "KL504", timed)
+
+
+def test_kl504_timeit_of_cupy_work_counts_its_first_interval_and_names_the_helper(fixture_report):
+    path = "host/frequency/timeit_work.py"
+    direct = message(fixture_report, path, "KL504", line_of(path, "    unsynced = timeit.timeit(lambda: smooth("
+                                                                  "signal, taps), number=20)  # KL504"))
+    assert direct.startswith("`timeit.timeit` times at least 20 launches of `cp.convolve` (line 15) and the timed "
+                             "code does not synchronize")
+    growing = message(fixture_report, path, "KL504", line_of(path, "        if timer.timeit(number) >= 5e-4:  # KL504"))
+    assert growing.startswith("`timeit.Timer(...).timeit` times at least one launch of `cp.convolve` (line 15) in "
+                              "its first intervals and")
+    line = line_of(path, "    unsynced = time_best(lambda: smooth(signal, taps))  # KL504")
+    helper = message(fixture_report, path, "KL504", line)
+    assert helper.startswith("`time_best(...)` times at least one launch of `cp.convolve` (line 15) in its first "
+                             "intervals (`time_best` times the callable it is passed with `timeit.Timer(...).timeit`, "
+                             f"timeit_work.py:{line_of(path, 'def time_best(') + 5})")

@@ -8,10 +8,14 @@ synchronization, blocking copy to the host or host-array launch in between, and 
 hold fewer than 20,000 launches: the trip counts the code states of the loops between the
 stamps, multiplied by the launches in each iteration (an interval whose count is unknown,
 a loop bound read from input, is left alone). ``timeit.timeit``/``timeit.repeat`` (and
-``timeit.Timer(...).timeit``/``.repeat``) of code that launches (a lambda, a function of
-the module or a statement string, through the module's functions it calls) and does not wait after
-its last launch is the same interval, holding ``number`` times its launches (timeit's
-default, 1,000,000, is not reported). A stamp read at the end of an iteration and subtracted
+``timeit.Timer(...).timeit``/``.repeat``/``.autorange``, the timer made there or bound to a
+name) of code that queues GPU work (a lambda, a function of the module or a statement string,
+through the module's functions it calls: kernel launches, and CuPy calls, each at least one
+launch) and does not wait after its last launch is the same interval, holding ``number`` times
+its launches (timeit's default, 1,000,000, is not reported; ``autorange`` and a ``number`` a
+loop grows from its variable, ``10 ** p`` for ``p`` in ``range(10)``, are read at their first
+interval, one call). A project function that times with timeit the callable it is given
+(``best_time(lambda: convolve(a, b))``) is reported at its call, with where it times it. A stamp read at the end of an iteration and subtracted
 at the next (``step_time = time() - last`` ... ``last = time()``) starts an interval that
 crosses the loop's back edge: the rest of that iteration, then this one up to the end stamp.
 It is reported only where the whole loop holds fewer than 20,000 launches: the queue carries
@@ -49,6 +53,17 @@ for step in range(100_000):  # 100,000 launches: the ~1,000 still queued are und
 elapsed = time.perf_counter() - start  # not reported
 
 timeit.timeit(lambda: saxpy[blocks, threads](out, a, x, y), number=100)  # KL504: 100 launches
+timeit.Timer(lambda: cp.fft.fft(signal)).autorange()  # KL504: its first intervals hold one call
+
+def best_time(stmt):
+    timer = timeit.Timer(stmt)
+    for power in range(10):  # the calls grow tenfold until 0.5 ms: the first interval holds one
+        number = 10 ** power
+        if timer.timeit(number) >= 5e-4:
+            return timer.timeit(number) / number
+
+best_time(lambda: cp.convolve(signal, taps))  # KL504: `best_time` times it with timeit
+best_time(lambda: (cp.convolve(signal, taps), cp.cuda.Device().synchronize()))  # not reported
 
 start = time.perf_counter()
 over_items(saxpy, n, out, x_host, y_host)  # `def over_items(kernel, n, *args)`: host arrays
@@ -196,10 +211,17 @@ def _timed_calls(facts: HostFacts) -> Iterator[Finding]:
         held = event.detail.get("launches")
         if not isinstance(held, int) or held >= MANY:
             continue  # not fixed, or so many that the ~1,000 still queued are under 5% of the total
+        at_least = "at least " if event.detail.get("at_least") else ""  # a CuPy call launches one kernel or more
+        first = " in its first intervals" if event.detail.get("first") else ""  # autorange, a growing `number`
+        through = event.detail.get("through")
+        if through:  # a project helper times what this call passes: say what it does, and where
+            where = os.path.basename(str(event.detail.get("timed_in", "")))
+            first += (f" (`{through}` times the callable it is passed with `{event.detail.get('how')}`, "
+                      f"{where}:{event.detail.get('timed_at')})")
         yield host_finding(
             CODE, event.place,
-            f"`{event.what}` times {_count(held)} of `{event.detail.get('launched')}` (line "
-            f"{event.detail.get('launch_line')}) and the timed code does not synchronize after its last "
+            f"`{event.what}` times {at_least}{_count(held)} of `{event.detail.get('launched')}` (line "
+            f"{event.detail.get('launch_line')}){first} and the timed code does not synchronize after its last "
             f"launch: {_error(held)}; end the timed code with cuda.synchronize(), or time with CUDA events")
 
 

@@ -16,9 +16,10 @@ from typing import Callable, Dict, List, Optional, Set
 
 from ...analysis.host import Arg, Event, Launch
 from ..static_types import ArrayType, Opaque, TypeReader
-from ..syntax import PyModule, Scope
+from ..syntax import FunctionNode, PyModule, Scope
 from .frames import Frame, place_of
 from .frequency import constant_int
+from .frequency.syntax import int_value
 from .launches import gpu_compiled, launch_arg, launch_target
 from .library import ALLOCATIONS, CLOCKS, SYNCS
 from .names import bare_names, element_reads, names_in, names_read, target_names
@@ -354,21 +355,117 @@ def timed_statement(call: ast.Call, name: str, frame: Frame, module: PyModule,
     launches one interval holds (``number`` times the launches in the callable; None where the
     number is not fixed), the first launch's text and line, and whether the callable waits for
     the GPU (a synchronization, a blocking copy, a launch on host arrays) after its last launch."""
+    timing = _timing(call, name, frame, module)
+    if timing is None:
+        return None
+    timer, method, stmt = timing
+    body = _callable_body(stmt, module) if stmt is not None else None
+    if body is None:
+        return None
+    found = timed_work(body, frame, module, reader)
+    if found is None:
+        return None
+    return _timed(found, call, timer, method, frame, module)
+
+
+def _timing(call: ast.Call, name: str, frame: Frame, module: PyModule):
+    """(the call that makes the timer, the method, the timed statement) of a timeit timing, or None."""
     method = name.rsplit(".", 1)[-1] if name.startswith("timeit.") else ""
     timer = None
     if name in ("timeit.timeit", "timeit.repeat"):
         timer = call
-    elif isinstance(call.func, ast.Attribute) and call.func.attr in ("timeit", "repeat") and isinstance(
-            call.func.value, ast.Call) and module.dotted(call.func.value.func, frame.scope) == "timeit.Timer":
-        timer, method = call.func.value, call.func.attr
+    elif isinstance(call.func, ast.Attribute) and call.func.attr in ("timeit", "repeat", "autorange"):
+        made = call.func.value
+        if isinstance(made, ast.Name):
+            made = _bound_timer(made.id, frame, module)  # `timer = timeit.Timer(stmt)` ... `timer.timeit(n)`
+        if isinstance(made, ast.Call) and module.dotted(made.func, frame.scope) == "timeit.Timer":
+            timer, method = made, call.func.attr
     if timer is None:
         return None
     stmt = timer.args[0] if timer.args else next((k.value for k in timer.keywords if k.arg == "stmt"), None)
-    body = _callable_body(stmt, module) if stmt is not None else None
-    if body is None:
-        return None
-    launches, waits_after = [], False
-    for sub in _calls_run(body, module):
+    return timer, method, stmt
+
+
+def timed_through(call: ast.Call, helper: FunctionNode, owner: PyModule, frame: Frame, module: PyModule,
+                  reader: TypeReader) -> Optional[Dict[str, object]]:
+    """``_timeit_fast(lambda: convolve(a, b))``: a call of a project function ``helper`` (of
+    ``owner``) that times, with timeit, the callable one of its parameters holds; what it times
+    is what this call passes (read where the call is). The timing of it that holds the fewest
+    launches, as ``timed_statement`` gives it, with where the helper times it."""
+    parameters = [a.arg for a in helper.args.posonlyargs + helper.args.args]
+    if parameters[:1] == ["self"] and isinstance(call.func, ast.Attribute):
+        parameters = parameters[1:]  # a method called on its object
+    passed = dict(zip(parameters, call.args))
+    passed.update({k.arg: k.value for k in call.keywords if k.arg})
+    inside = Frame(helper, helper.name, Scope(owner).inner(helper))
+    best: Optional[Dict[str, object]] = None
+    for node in ast.walk(helper):
+        if not isinstance(node, ast.Call):
+            continue
+        timing = _timing(node, owner.dotted(node.func, inside.scope) or "", inside, owner)
+        if timing is None or not isinstance(timing[2], ast.Name) or timing[2].id not in passed:
+            continue
+        body = _callable_body(passed[timing[2].id], module)
+        found = timed_work(body, frame, module, reader) if body is not None else None
+        if found is None:
+            continue
+        timed = _timed(found, node, timing[0], timing[1], inside, owner)
+        if not isinstance(timed["launches"], int) or best is not None and best["launches"] <= timed["launches"]:
+            continue
+        best = {**timed, "through": f"{helper.name}", "timed_at": node.lineno,
+                "timed_in": owner.path, "what": f"{helper.name}(...)", "how": timed["what"]}
+    return best
+
+
+def _timed(found, call: ast.Call, timer: ast.Call, method: str, frame: Frame, module: PyModule) -> Dict[str, object]:
+    count, first, waits_after, cupy = found
+    growing = method == "autorange" or not (given_number(call, timer, method) is None or constant_int(
+        given_number(call, timer, method), module.tree) is not None)
+    if method == "autorange":
+        number: Optional[int] = 1  # it times 1, 2, 5, 10, ... calls until 0.2 s: the first interval holds one
+    else:
+        given = given_number(call, timer, method)
+        number = _TIMEIT_DEFAULT if given is None else _first_number(given, call, frame, module)
+    return {"what": f"timeit.{method}" if timer is call else f"timeit.Timer(...).{method}",
+            "launches": None if number is None else number * count, "synced": waits_after,
+            "at_least": cupy, "first": growing,
+            "launched": ast.unparse(first.func.value if isinstance(first.func, ast.Subscript) else first.func),
+            "launch_line": first.lineno}
+
+
+def given_number(call: ast.Call, timer: ast.Call, method: str) -> Optional[ast.expr]:
+    """The ``number`` a timeit call passes (None: timeit's default)."""
+    given = next((k.value for k in call.keywords if k.arg == "number"), None)
+    # `timeit.timeit(stmt, setup, timer, number)`, `Timer(...).timeit(number)`, `.repeat(repeat, number)`
+    position = _TIMEIT_NUMBER[method] if timer is call else (0 if method == "timeit" else 1)
+    if given is None and len(call.args) > position:
+        given = call.args[position]
+    return given
+
+
+# CuPy calls that queue no GPU work, or wait for it
+# (`cp.asarray(x)` of a device array is x; of a host array, a blocking copy in)
+_CUPY_QUIET = {"cupy.asnumpy", "cupy.asarray", "cupy.array", "cupy.ascontiguousarray", "cupy.issubdtype",
+               "cupy.iscomplexobj", "cupy.isrealobj", "cupy.get_array_module", "cupy.dtype", "cupy.result_type", "cupy.ndim",
+               "cupy.shape", "cupy.size", "cupy.isscalar", "cupy.get_default_memory_pool",
+               "cupy.get_default_pinned_memory_pool"}
+
+
+def _gpu_call(call: ast.Call, frame: Frame, module: PyModule) -> bool:
+    """A CuPy function's call (``cp.fft.fft(x)``, ``cp.convolve(a, b)``): it queues at least one
+    kernel and returns before it ends."""
+    name = module.dotted(call.func, frame.scope) or ""
+    return name.startswith("cupy.") and not name.startswith("cupy.cuda.") and name not in _CUPY_QUIET
+
+
+def timed_work(body: List[ast.AST], frame: Frame, module: PyModule, reader: TypeReader):
+    """What timed code queues on the GPU: (the launches one run of it makes, at least one per
+    CuPy call; the first of them; whether it waits for the GPU after its last; whether a CuPy
+    call makes the count a lower bound), or None where it launches nothing."""
+    launches, waits_after, cupy = [], False, False
+    # the function the timing is in is not run again by what it times (`convolve` calling the
+    # `choose_method` that times it on another branch)
+    for sub in _calls_run(body, module, within=(frame.function,) if frame.function is not None else ()):
         if launch_target(sub) is not None:
             launches.append(sub)
             host = any(isinstance(reader.type_of(a), ArrayType) and reader.type_of(a).where == "host"
@@ -376,19 +473,64 @@ def timed_statement(call: ast.Call, name: str, frame: Frame, module: PyModule,
             waits_after = host  # numba-cuda copies host arrays back and waits
         elif _waits(sub, frame, module, reader):
             waits_after = True
+        elif _gpu_call(sub, frame, module):
+            launches.append(sub)
+            waits_after, cupy = False, True
     if not launches:
         return None
-    given = next((k.value for k in call.keywords if k.arg == "number"), None)
-    # `timeit.timeit(stmt, setup, timer, number)`, `Timer(...).timeit(number)`, `.repeat(repeat, number)`
-    position = _TIMEIT_NUMBER[method] if timer is call else (0 if method == "timeit" else 1)
-    if given is None and len(call.args) > position:
-        given = call.args[position]
-    number = _TIMEIT_DEFAULT if given is None else constant_int(given, module.tree)
-    first = launches[0]
-    return {"what": f"timeit.{method}" if timer is call else f"timeit.Timer(...).{method}",
-            "launches": None if number is None else number * len(launches), "synced": waits_after,
-            "launched": ast.unparse(first.func.value if isinstance(first.func, ast.Subscript) else first.func),
-            "launch_line": first.lineno}
+    return len(launches), launches[0], waits_after, cupy
+
+
+def _bound_timer(name: str, frame: Frame, module: PyModule) -> Optional[ast.expr]:
+    """The value of the one assignment to ``name`` in the function (or module) being read."""
+    body = frame.function.body if frame.function is not None else module.tree.body
+    values = [node.value for statement in body for node in _own_nodes(statement)
+              if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and any(
+                  isinstance(t, ast.Name) and t.id == name
+                  for t in (node.targets if isinstance(node, ast.Assign) else [node.target]))]
+    return values[0] if len(values) == 1 and isinstance(values[0], ast.Call) else None
+
+
+def _own_nodes(node: ast.AST):
+    """The nodes of a statement, leaving out the functions and classes defined in it (their names are their own)."""
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+        return
+    yield node
+    for child in ast.iter_child_nodes(node):
+        yield from _own_nodes(child)
+
+
+def _first_number(given: ast.expr, call: ast.Call, frame: Frame, module: PyModule) -> Optional[int]:
+    """How many calls the first interval times: a fixed ``number``, or one the loop around the
+    timing sets from its variable before it (``for p in range(10): number = 10 ** p;
+    timer.timeit(number)``: 1 in the first iteration, whatever makes it stop)."""
+    fixed = constant_int(given, module.tree)
+    if fixed is not None or not isinstance(given, ast.Name):
+        return fixed
+    body = frame.function.body if frame.function is not None else module.tree.body
+    for loop in (n for statement in body for n in _own_nodes(statement) if isinstance(n, ast.For)):
+        if not (isinstance(loop.target, ast.Name) and isinstance(loop.iter, ast.Call)
+                and isinstance(loop.iter.func, ast.Name) and loop.iter.func.id == "range"
+                and 1 <= len(loop.iter.args) <= 3):
+            continue
+        here = next((i for i, s in enumerate(loop.body) if any(n is call for n in ast.walk(s))), None)
+        if here is None:
+            continue
+        start = constant_int(loop.iter.args[0], module.tree) if len(loop.iter.args) > 1 else 0
+        stop = constant_int(loop.iter.args[1 if len(loop.iter.args) > 1 else 0], module.tree)
+        if start is None or stop is None or stop <= start:
+            return None
+        for statement in reversed(loop.body[:here]):
+            if given.id in {n.id for t in getattr(statement, "targets", [getattr(statement, "target", None)])
+                            if t is not None for n in ast.walk(t) if isinstance(n, ast.Name)}:
+                if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
+                    return int_value(statement.value, {loop.target.id: start})
+                return None
+            if any(isinstance(n, ast.Name) and n.id == given.id and isinstance(n.ctx, ast.Store)
+                   for n in ast.walk(statement)):
+                return None  # set some other way (in a nested block): not read here
+        return None
+    return None
 
 
 def _callable_body(stmt: ast.expr, module: PyModule) -> Optional[List[ast.AST]]:
@@ -419,7 +561,7 @@ def _module_function(name: str, module: PyModule):
     return found[0] if len(found) == 1 and module.kernel_for(found[0]) is None else None
 
 
-def _calls_run(body: List[ast.AST], module: PyModule, depth: int = 2) -> List[ast.Call]:
+def _calls_run(body: List[ast.AST], module: PyModule, depth: int = 2, within: tuple = ()) -> List[ast.Call]:
     """The calls a timed callable makes, in the order written, with those of the module's
     functions it calls (``lambda: step(d_u)``) in their place, ``depth`` calls deep."""
     found: List[ast.Call] = []
@@ -429,8 +571,8 @@ def _calls_run(body: List[ast.AST], module: PyModule, depth: int = 2) -> List[as
         for sub in calls:
             found.append(sub)
             callee = _module_function(sub.func.id, module) if isinstance(sub.func, ast.Name) and depth else None
-            if callee is not None:
-                found.extend(_calls_run(list(callee.body), module, depth - 1))
+            if callee is not None and callee not in within:  # not back into a function that called it
+                found.extend(_calls_run(list(callee.body), module, depth - 1, within + (callee,)))
     return found
 
 

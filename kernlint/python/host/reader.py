@@ -43,7 +43,7 @@ from .launches import LAUNCH_TEXT, calls_in_order, compile_target, handed_call, 
 from .loops import LoopReader
 from .names import rebound, target_names
 from .operations import (configured_gpu_kernel, host_operation, iterated, pycuda_launch, subscript_events,
-                         ufunc_launch)
+                         timed_through, ufunc_launch)
 from .options import parsed_options
 from .sites import compile_site, kernel_ref, launch_site, may_launch_kernels, passed_args
 from .variants import Variants
@@ -593,6 +593,10 @@ class HostReader:
         if started is not None:
             self.facts.events.append(started)
             return
+        through = self._timed_through(call, frame)
+        if through is not None:  # `_timeit_fast(lambda: step(x))`: a helper times what the call passes
+            self.facts.events.append(Event("timed", place_of(self.module.path, call), frame.qualname, frame.loops,
+                                           what=str(through.pop("what")), detail={"assigned": [], **through}))
         callee = self._calls.callee(call, frame, self.types(frame))
         if callee is not None:
             # a parameter's default runs where a caller leaves it out: the call picks it, not the line
@@ -635,6 +639,23 @@ class HostReader:
             if name is not None and name.startswith("cupyx.jit."):
                 return True
         return False
+
+    def _timed_through(self, call: ast.Call, frame: Frame):
+        """What a call of a project function that times a callable it is passed with timeit
+        times (``operations.timed_through``), or None."""
+        if not any(isinstance(a, (ast.Lambda, ast.Name)) for a in list(call.args) + [k.value for k in call.keywords]):
+            return None
+        dotted = self._dotted(call.func, frame)
+        found = self.project.definition(dotted, self.module) if dotted else None
+        if found is None or found[1].kind != "def" or not isinstance(found[1].node, (ast.FunctionDef,
+                                                                                     ast.AsyncFunctionDef)):
+            return None
+        helper = found[1].node
+        if not self.project.memo("times with timeit", helper, lambda: any(
+                isinstance(n, ast.Attribute) and n.attr in ("Timer", "timeit", "repeat", "autorange")
+                or isinstance(n, ast.Name) and n.id in ("Timer", "timeit", "repeat") for n in ast.walk(helper))):
+            return None
+        return timed_through(call, helper, found[0], frame, self.module, self.types(frame))
 
     def _passed_args(self, call: ast.Call, frame: Frame) -> dict:
         """``{"passed": ...}``: what the call passes, for the callee's launches on its parameters

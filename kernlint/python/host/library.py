@@ -2,11 +2,14 @@
 wait for the device or read a clock. Imports nothing.
 """
 
-# numba.cuda and CuPy calls that allocate device (or pinned/mapped) memory
-ALLOCATIONS = {
-    "numba.cuda.device_array", "numba.cuda.device_array_like", "numba.cuda.to_device",
+# numba.cuda calls that allocate page-locked host memory (a copy into it on a stream stays asynchronous)
+PAGE_LOCKED = {
     "numba.cuda.pinned_array", "numba.cuda.pinned_array_like", "numba.cuda.mapped_array",
     "numba.cuda.mapped_array_like", "numba.cuda.managed_array",
+}
+# numba.cuda and CuPy calls that allocate device (or pinned/mapped) memory
+ALLOCATIONS = PAGE_LOCKED | {
+    "numba.cuda.device_array", "numba.cuda.device_array_like", "numba.cuda.to_device",
     "cupy.zeros", "cupy.ones", "cupy.empty", "cupy.full", "cupy.zeros_like", "cupy.ones_like",
     "cupy.empty_like", "cupy.full_like", "cupy.asarray", "cupy.array", "cupy.arange", "cupy.linspace",
     "cupy.copy", "cupy.ascontiguousarray",

@@ -16,12 +16,12 @@ from typing import Callable, Dict, List, Optional, Set
 
 from ...analysis.host import Arg, Event, Launch
 from ..static_types import ArrayType, Opaque, TypeReader
-from ..syntax import FunctionNode, PyModule, Scope
+from ..syntax import FunctionNode, PyModule, Scope, own_nodes
 from .frames import Frame, place_of
 from .frequency import constant_int
 from .frequency.syntax import int_value
 from .launches import gpu_compiled, launch_arg, launch_target
-from .library import ALLOCATIONS, CLOCKS, SYNCS
+from .library import ALLOCATIONS, CLOCKS, PAGE_LOCKED, SYNCS
 from .names import bare_names, element_reads, names_in, names_read, target_names
 
 
@@ -419,12 +419,11 @@ def timed_through(call: ast.Call, helper: FunctionNode, owner: PyModule, frame: 
 
 def _timed(found, call: ast.Call, timer: ast.Call, method: str, frame: Frame, module: PyModule) -> Dict[str, object]:
     count, first, waits_after, cupy = found
-    growing = method == "autorange" or not (given_number(call, timer, method) is None or constant_int(
-        given_number(call, timer, method), module.tree) is not None)
+    given = given_number(call, timer, method)
+    growing = method == "autorange" or not (given is None or constant_int(given, module.tree) is not None)
     if method == "autorange":
         number: Optional[int] = 1  # it times 1, 2, 5, 10, ... calls until 0.2 s: the first interval holds one
     else:
-        given = given_number(call, timer, method)
         number = _TIMEIT_DEFAULT if given is None else _first_number(given, call, frame, module)
     return {"what": f"timeit.{method}" if timer is call else f"timeit.Timer(...).{method}",
             "launches": None if number is None else number * count, "synced": waits_after,
@@ -483,21 +482,12 @@ def timed_work(body: List[ast.AST], frame: Frame, module: PyModule, reader: Type
 
 def _bound_timer(name: str, frame: Frame, module: PyModule) -> Optional[ast.expr]:
     """The value of the one assignment to ``name`` in the function (or module) being read."""
-    body = frame.function.body if frame.function is not None else module.tree.body
-    values = [node.value for statement in body for node in _own_nodes(statement)
+    body = frame.function if frame.function is not None else module.tree
+    values = [node.value for node in own_nodes(body)
               if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and any(
                   isinstance(t, ast.Name) and t.id == name
                   for t in (node.targets if isinstance(node, ast.Assign) else [node.target]))]
     return values[0] if len(values) == 1 and isinstance(values[0], ast.Call) else None
-
-
-def _own_nodes(node: ast.AST):
-    """The nodes of a statement, leaving out the functions and classes defined in it (their names are their own)."""
-    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-        return
-    yield node
-    for child in ast.iter_child_nodes(node):
-        yield from _own_nodes(child)
 
 
 def _first_number(given: ast.expr, call: ast.Call, frame: Frame, module: PyModule) -> Optional[int]:
@@ -507,8 +497,8 @@ def _first_number(given: ast.expr, call: ast.Call, frame: Frame, module: PyModul
     fixed = constant_int(given, module.tree)
     if fixed is not None or not isinstance(given, ast.Name):
         return fixed
-    body = frame.function.body if frame.function is not None else module.tree.body
-    for loop in (n for statement in body for n in _own_nodes(statement) if isinstance(n, ast.For)):
+    body = frame.function if frame.function is not None else module.tree
+    for loop in (n for n in own_nodes(body) if isinstance(n, ast.For)):
         if not (isinstance(loop.target, ast.Name) and isinstance(loop.iter, ast.Call)
                 and isinstance(loop.iter.func, ast.Name) and loop.iter.func.id == "range"
                 and 1 <= len(loop.iter.args) <= 3):
@@ -596,9 +586,6 @@ def copy_stream(call: ast.Call) -> Optional[str]:
     return ast.unparse(given)
 
 
-# what allocates page-locked host memory (a copy into it on a stream stays asynchronous)
-_PAGE_LOCKED = {"numba.cuda.pinned_array", "numba.cuda.pinned_array_like", "numba.cuda.mapped_array",
-                "numba.cuda.mapped_array_like", "numba.cuda.managed_array"}
 _PINNING = {"numba.cuda.pinned", "numba.cuda.mapped"}  # `with cuda.pinned(h):` page-locks `h` for the block
 
 
@@ -637,7 +624,7 @@ def _pageable_value(value: ast.expr, frame: Frame, module: PyModule) -> bool:
     if not isinstance(value, ast.Call):
         return False
     name = module.dotted(value.func, frame.scope) or ""
-    if name in _PAGE_LOCKED:
+    if name in PAGE_LOCKED:
         return False
     if name.startswith("numpy."):
         return True

@@ -629,28 +629,34 @@ class HostReader:
     def _library_kernel(self, target: ast.expr, frame: Frame) -> bool:
         """Whether a launch's target is a project function another library compiles and launches
         with the same `k[grid, block](...)` spelling: CuPy's `@cupyx.jit.rawkernel()`."""
-        dotted = self._dotted(target, frame)
-        found = self.project.definition(dotted, self.module) if dotted else None
-        if found is None or found[1].kind != "def":
+        found = self._project_function(target, frame)
+        if found is None:
             return False
-        module, binding = found
-        for decorator in getattr(binding.node, "decorator_list", ()):
+        module, function = found
+        for decorator in function.decorator_list:
             name = module.dotted(decorator.func if isinstance(decorator, ast.Call) else decorator)
             if name is not None and name.startswith("cupyx.jit."):
                 return True
         return False
+
+    def _project_function(self, expr: ast.expr, frame: Frame):
+        """(module, def) of the project function ``expr`` names, or None."""
+        dotted = self._dotted(expr, frame)
+        found = self.project.definition(dotted, self.module) if dotted else None
+        if found is None or found[1].kind != "def" or not isinstance(found[1].node, (ast.FunctionDef,
+                                                                                     ast.AsyncFunctionDef)):
+            return None
+        return found[0], found[1].node
 
     def _timed_through(self, call: ast.Call, frame: Frame):
         """What a call of a project function that times a callable it is passed with timeit
         times (``operations.timed_through``), or None."""
         if not any(isinstance(a, (ast.Lambda, ast.Name)) for a in list(call.args) + [k.value for k in call.keywords]):
             return None
-        dotted = self._dotted(call.func, frame)
-        found = self.project.definition(dotted, self.module) if dotted else None
-        if found is None or found[1].kind != "def" or not isinstance(found[1].node, (ast.FunctionDef,
-                                                                                     ast.AsyncFunctionDef)):
+        found = self._project_function(call.func, frame)
+        if found is None:
             return None
-        helper = found[1].node
+        helper = found[1]
         if not self.project.memo("times with timeit", helper, lambda: any(
                 isinstance(n, ast.Attribute) and n.attr in ("Timer", "timeit", "repeat", "autorange")
                 or isinstance(n, ast.Name) and n.id in ("Timer", "timeit", "repeat") for n in ast.walk(helper))):

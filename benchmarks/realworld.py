@@ -1,7 +1,7 @@
 """kernlint on real code: a corpus of public numba.cuda projects, read from local copies.
 
     python benchmarks/realworld.py CORPUS_DIR [CORPUS_DIR ...] [OUT.json] [--jobs N]
-        [--half developed|held-out|held-out-2|held-out-3|held-out-4|all] [--select CODES]
+        [--half developed|held-out|held-out-2|held-out-3|held-out-4|held-out-5|all] [--select CODES]
     python benchmarks/realworld.py --combine RUN.json [RUN.json ...] OUT.json
 
 CORPUS_DIR holds one directory per project (the corpus stays out of this repository;
@@ -22,11 +22,11 @@ by signature source, with what that run saw (signatures, and what factory-made k
 
 The corpus is split in halves (``half`` in ``benchmarks/realworld_corpus.toml``): the rules
 were developed on one, the others are held out and judge them. ``held-out`` was read once its
-final run was done, so it no longer judges honestly, nor do ``held-out-2`` and ``held-out-3``
-since their runs; ``held-out-4`` is the fresh set, its true patterns labelled before anything ran
-on it. ``--half`` picks the projects of the CORPUS_DIRs that are run: ``developed`` (the default),
-``held-out``, ``held-out-2``, ``held-out-3`` or ``held-out-4`` (only when asked: a held-out set is
-run once, at the end) or ``all``. Besides precision, each rule gets its recall
+final run was done, so it no longer judges honestly, nor do ``held-out-2``, ``held-out-3`` and
+``held-out-4`` since their runs; ``held-out-5`` is the fresh set, its true patterns labelled before
+anything ran on it. ``--half`` picks the projects of the CORPUS_DIRs that are run: ``developed``
+(the default), one of the held-out halves (only when asked: a held-out set is run once, at the
+end) or ``all``. Besides precision, each rule gets its recall
 against the true patterns found by reading the projects' host code (``[expected."<project>"]``
 in the verdicts file), and the output's ``summary`` gives both per half and per rule, with the
 false findings counted by their shape (the ``[shape]`` a false verdict names). ``--select``
@@ -159,7 +159,7 @@ def _host_nodes(module):
                 pending.append(child)
 
 
-HALVES = ("developed", "held-out", "held-out-2", "held-out-3", "held-out-4")
+HALVES = ("developed", "held-out", "held-out-2", "held-out-3", "held-out-4", "held-out-5")
 
 
 def load_verdicts(path: str = VERDICTS) -> Tuple[Dict[str, Dict[str, str]], Dict[str, List[dict]]]:

@@ -377,6 +377,15 @@ def _parameter_uses(node, module: PyModule, outer_scope, visiting: Set[int], clo
             if isinstance(sub, ast.Subscript) and isinstance(sub.value, ast.Name) and sub.value.id in views:
                 owner, taken = views[sub.value.id]
                 uses[owner].ndim = max(uses[owner].ndim, taken + _index_count(sub.slice))
+            elif isinstance(sub, ast.Subscript) and (chained := _chained_index(sub)) is not None \
+                    and chained[0] in views:  # `phi = fields[0]` then `phi[i][j]`: `fields` has three
+                owner, taken = views[chained[0]]
+                uses[owner].ndim = max(uses[owner].ndim, taken + chained[1])
+            if isinstance(sub, ast.Subscript) and isinstance(sub.value, ast.Attribute) and sub.value.attr == "shape" \
+                    and isinstance(sub.value.value, ast.Name) and sub.value.value.id in views \
+                    and isinstance(sub.slice, ast.Constant) and isinstance(sub.slice.value, int):
+                owner, taken = views[sub.value.value.id]  # `c = fields[0]` then `c.shape[1]`
+                uses[owner].ndim = max(uses[owner].ndim, taken + sub.slice.value + 1)
             if isinstance(sub, ast.Subscript) and isinstance(sub.value, ast.Name) and sub.value.id in uses:
                 use = uses[sub.value.id]
                 use.array = True

@@ -1539,6 +1539,11 @@ def test_a_part_passed_to_a_device_function_that_iterates_it_has_its_dimensions(
     ("c = fields[0]\n    if j < c.shape[1]:\n        out[i, j] = c[i, j]", "void(float64[:, :, ::1], float64[:, ::1])"),
     # the neighbour: a view indexed once stays a dimension below its owner
     ("phi = fields[0]\n    out[i, j] = phi[i]", "void(float64[:, ::1], float64[:, ::1])"),
+    # the same array under another name: `cuda.const.array_like` hands its argument back
+    ("w = cuda.const.array_like(fields)\n    out[i, j] = w[j] * 2.0", "void(float64[::1], float64[:, ::1])"),
+    ("w = fields\n    out[i, j] = w[i, j]", "void(float64[:, ::1], float64[:, ::1])"),
+    # the neighbour: a scalar copied under another name stays a scalar
+    ("w = fields\n    out[i, j] = w * 2.0", "void(float64, float64[:, ::1])"),
 ])
 def test_a_view_of_a_parameter_gives_the_parameter_its_dimensions(body, expected, tmp_path):
     from kernlint.python.signatures.inference import inferred_signatures

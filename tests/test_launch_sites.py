@@ -523,3 +523,44 @@ def test_objects_with_an_array_interface_launch_as_the_array_it_describes(tmp_pa
         ["float32[::1]", "float32[::1]"], ["int32[:, ::1]", "int32[:, ::1]"], ["float64[:]", "float64[:]"],
         [None, "float32[::1]"]]
     assert {a.where for a in facts.launches[0].args} == {"device"}
+
+
+@pytest.mark.parametrize("imports, expected", [
+    # the project's own `tools` has no `gpu`: the module moved, the one kernel of that name is it
+    ("from tools.gpu import step", "step"),
+    ("from tools import gpu\nstep = gpu.step", None),  # not an import of the name: left alone
+    ("from physics.gpu import step", None),  # no project module `physics`: a library, left alone
+])
+def test_a_kernel_imported_from_a_module_that_moved_is_the_one_the_project_defines(tmp_path, imports, expected):
+    (tmp_path / "tools.py").write_text("def cfl(c, dx):\n    return c * dx\n")
+    (tmp_path / "tools_gpu.py").write_text(textwrap.dedent('''
+        from numba import cuda
+
+        @cuda.jit
+        def step(u, c):
+            i = cuda.grid(1)
+            if i < u.shape[0]:
+                u[i] *= c
+    '''))
+    (tmp_path / "run.py").write_text(imports + textwrap.dedent('''
+        import cupy as cp
+
+        u = cp.zeros(1000, dtype=cp.float32)
+        step[8, 128](u, cp.float32(0.5))
+    '''))
+    facts = file_host_facts(Project(), str(tmp_path / "run.py"))
+    (launch,) = facts.launches
+    assert (launch.kernel.qualname if launch.kernel else None) == expected
+    if expected:
+        assert launch.signature == "void(float32[::1], float32)"
+
+
+def test_a_moved_kernel_two_modules_define_is_not_guessed(tmp_path):
+    kernel = "from numba import cuda\n\n@cuda.jit\ndef step(u):\n    u[0] = 1.0\n"
+    (tmp_path / "tools.py").write_text("X = 1\n")
+    (tmp_path / "old_gpu.py").write_text(kernel)
+    (tmp_path / "new_gpu.py").write_text(kernel)
+    (tmp_path / "run.py").write_text("from tools.gpu import step\nimport cupy as cp\n\n"
+                                     "step[1, 1](cp.zeros(1, dtype=cp.float32))\n")
+    (launch,) = file_host_facts(Project(), str(tmp_path / "run.py")).launches
+    assert launch.kernel is None

@@ -523,3 +523,39 @@ def test_objects_with_an_array_interface_launch_as_the_array_it_describes(tmp_pa
         ["float32[::1]", "float32[::1]"], ["int32[:, ::1]", "int32[:, ::1]"], ["float64[:]", "float64[:]"],
         [None, "float32[::1]"]]
     assert {a.where for a in facts.launches[0].args} == {"device"}
+
+
+def test_arrays_mapped_to_the_device_and_unpacked_launch_as_each_item(tmp_path):
+    """``d_a, d_b = map(cuda.to_device, (a, b))`` binds each name to the call on its item; a
+    map over what is not written out (a name) leaves the names unknown."""
+    path = tmp_path / "flow.py"
+    path.write_text(textwrap.dedent('''
+        import numpy as np
+        from numba import cuda
+
+
+        @cuda.jit
+        def relax(f, w, flags):
+            i = cuda.grid(1)
+            if i < f.shape[0] and flags[i]:
+                f[i] *= w[i]
+
+
+        def main(n, arrays):
+            f = np.ones(n, dtype=np.float32)
+            w = np.full(n, 0.5, dtype=np.float32)
+            d_f, d_w, d_flags = map(cuda.to_device, (f, w, np.zeros(n, dtype=np.bool_)))
+            relax[1, 32](d_f, d_w, d_flags)
+            d_g, d_v = list(map(cuda.to_device, [f.astype(np.float64), w]))
+            relax[1, 32](d_g, d_v, d_flags)
+            d_x, d_y = map(cuda.to_device, arrays)
+            relax[1, 32](d_x, d_y, d_flags)
+    '''))
+    facts = file_host_facts(Project(), str(path))
+    assert [[a.dtype for a in launch.args] for launch in facts.launches] == [
+        ["float32", "float32", "boolean"], ["float64", "float32", "boolean"], ["", "", "boolean"]]
+    from kernlint.python.signatures.launch_sites import launch_signatures
+    found = launch_signatures(Project(), [str(path)])[str(path)]["relax"]
+    # the ranks from the body (`n` may be a shape); the third launch gives no signature
+    assert sorted((s, origin.rpartition(":")[2]) for s, origin in found) == [
+        ("void(float32[::1], float32[::1], boolean[::1])", "17"), ("void(float64[::1], float32[::1], boolean[::1])", "19")]

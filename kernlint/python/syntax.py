@@ -828,6 +828,21 @@ def _target_names(target: ast.AST, path: Tuple[int, ...] = ()) -> Iterator[Tuple
                 yield from _target_names(element, path + (at,))
 
 
+def mapped_items(value: ast.expr, dotted) -> Optional[List[ast.expr]]:
+    """``map(f, (a, b))`` (or ``list(map(...))``, a list written out) as the calls it makes,
+    ``[f(a), f(b)]``, each located at its item, for an assignment that unpacks it (``d_a, d_b =
+    map(cuda.to_device, (a, b))``); None for anything else. ``dotted`` names a callee."""
+    if isinstance(value, ast.Call) and dotted(value.func) in ("builtins.list", "builtins.tuple") \
+            and len(value.args) == 1 and not value.keywords:
+        value = value.args[0]
+    if not (isinstance(value, ast.Call) and dotted(value.func) == "builtins.map" and len(value.args) == 2
+            and not value.keywords and isinstance(value.args[1], (ast.Tuple, ast.List))
+            and not any(isinstance(e, ast.Starred) for e in value.args[1].elts)):
+        return None
+    return [ast.copy_location(ast.Call(func=value.args[0], args=[item], keywords=[]), item)
+            for item in value.args[1].elts]
+
+
 def bound_item(expr: ast.expr, path: Sequence[int]) -> Tuple[ast.expr, Tuple[int, ...]]:
     """The part of ``expr`` a binding's index path picks out of tuple literals, and what is
     left of the path (``a, b = x.a, y.b``: ``b`` is ``y.b``, nothing left)."""

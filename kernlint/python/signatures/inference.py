@@ -365,6 +365,12 @@ def _parameter_uses(node, module: PyModule, outer_scope, visiting: Set[int], clo
     chains = [(target.id, chained) for sub in ast.walk(node)
               if isinstance(sub, ast.Assign) and (chained := _chained_index(sub.value)) is not None
               for target in sub.targets if isinstance(target, ast.Name) and target.id not in uses]
+    # `cv = cuda.const.array_like(v)`: a copy of the whole array, indexed as it is
+    chains += [(target.id, (sub.value.args[0].id, 0)) for sub in ast.walk(node)
+               if isinstance(sub, ast.Assign) and isinstance(sub.value, ast.Call) and len(sub.value.args) == 1
+               and isinstance(sub.value.args[0], ast.Name)
+               and module.dotted(sub.value.func, outer_scope.inner(node)) == "numba.cuda.const.array_like"
+               for target in sub.targets if isinstance(target, ast.Name) and target.id not in uses]
     views: Dict[str, Tuple[str, int]] = {}
     for _ in range(len(chains)):
         found = {name: (base, taken) if base in uses else (views[base][0], views[base][1] + taken)
@@ -376,6 +382,7 @@ def _parameter_uses(node, module: PyModule, outer_scope, visiting: Set[int], clo
         for sub in ast.walk(node):
             if isinstance(sub, ast.Subscript) and isinstance(sub.value, ast.Name) and sub.value.id in views:
                 owner, taken = views[sub.value.id]
+                uses[owner].array = True
                 uses[owner].ndim = max(uses[owner].ndim, taken + _index_count(sub.slice))
             if isinstance(sub, ast.Subscript) and isinstance(sub.value, ast.Name) and sub.value.id in uses:
                 use = uses[sub.value.id]

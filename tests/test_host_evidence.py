@@ -643,3 +643,55 @@ def test_a_layer_s_buffers_reach_its_kernel_through_re_exports_and_aliases(tmp_p
     kernel = project.module(str(tmp_path / "net" / "gpu" / "kernel" / "relu.py")).kernels[0]
     assert [(e.dtype, e.kind, os.path.basename(e.path)) if e else None
             for e in kernel_evidence(project, kernel)] == [("float32", "allocation", "layer.py"), None]
+
+
+def test_a_simulation_s_fields_held_by_its_state_object_reach_the_kernel(tmp_path):
+    """A solver sets its fields to ``None`` in ``__init__`` and makes them in ``initialize``:
+    a state object holding device arrays (``self.state = State(...)``, launched as
+    ``self.state.ex``), a material array filled with a constant of ``np.pi``, a shape of
+    ``len``s. A field held by objects of two classes says nothing."""
+    project = _package(tmp_path, {
+        "solver.py": """
+            import numpy as np
+            from numba import cuda
+
+            @cuda.jit
+            def update(shape, ex, eps, scratch):
+                i, j, k = cuda.grid(3)
+                if i < shape[0] and j < shape[1] and k < shape[2]:
+                    ex[i, j, k] += eps[i, j, k] * scratch[i, j, k]
+
+            class State:
+                def __init__(self, ex, scratch):
+                    self.ex = ex
+                    self.scratch = scratch
+
+            class Other:
+                def __init__(self, scratch):
+                    self.scratch = scratch
+
+            class Solver:
+                def __init__(self, x, y, z):
+                    self.x, self.y, self.z = x, y, z
+                    self.shape = np.array([len(self.x), len(self.y), len(self.z)])
+                    self.state = None
+                    self.eps = None
+                    self.initialize()
+
+                def initialize(self):
+                    self.state = State(cuda.to_device(np.zeros(self.shape)), cuda.device_array(3, np.float32))
+                    self.eps = cuda.to_device(np.full(self.shape, 1 / (4e-7 * np.pi)))
+
+                def swap(self, big):
+                    if big:
+                        self.other = Other(cuda.device_array(3, np.float32))
+                    else:
+                        self.other = State(None, cuda.device_array(3, np.float32))
+
+                def step(self):
+                    update[(8, 8, 8), (4, 4, 4)](self.shape, self.state.ex, self.eps, self.other.scratch)
+            """,
+    })
+    kernel = project.module(str(tmp_path / "solver.py")).kernels[0]
+    assert [(e.type, e.kind) if e else None for e in kernel_evidence(project, kernel)] == [
+        ("int64[?]", "allocation"), ("float64[?]", "allocation"), ("float64[?]", "allocation"), None]

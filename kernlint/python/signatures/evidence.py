@@ -52,6 +52,11 @@ _LITERALS = {int: "int64", float: "float64", bool: "boolean", complex: "complex1
 # ones real
 _FFT_COMPLEX = ("fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "rfft2", "rfftn", "ihfft")
 _FFT_REAL = ("irfft", "irfft2", "irfftn", "hfft")
+# calls that give a Python number of one type whatever they are given
+_PYTHON_NUMBERS = {"builtins.len": "int64", "builtins.int": "int64", "builtins.float": "float64"}
+# the float constants of NumPy and math
+_FLOAT_CONSTANTS = ("numpy.pi", "numpy.e", "numpy.inf", "numpy.nan", "math.pi", "math.e", "math.tau", "math.inf",
+                    "math.nan")
 _ARITHMETIC = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow)
 # names of functions that validate an argument's dtype (`_check_dtype(x, (np.float32,))`)
 _VALIDATING = ("dtype", "check", "valid", "ensure", "assert", "require")
@@ -218,11 +223,19 @@ class _HostEvidence:
         if isinstance(expr, ast.Subscript) and any(isinstance(e, ast.Slice) for e in (
                 expr.slice.elts if isinstance(expr.slice, ast.Tuple) else [expr.slice])):
             return self.value(module, expr.value, function, depth + 1)  # a view: the same elements
+        if isinstance(expr, ast.Attribute) and (module.dotted(expr, _scope(module, function)) or "") in _FLOAT_CONSTANTS:
+            return Evidence("float64", False, "literal", module.path, expr.lineno)  # `np.pi`: a Python float
         if isinstance(expr, ast.Attribute) and expr.attr == "T":
             return self.value(module, expr.value, function, depth + 1)
         if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and function is not None \
                 and _receiver(function) == expr.value.id:
             return self._attribute(module, function, expr.attr, depth, self.value)
+        if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Attribute) and isinstance(
+                expr.value.value, ast.Name) and function is not None and _receiver(function) == expr.value.value.id:
+            # `self.state.Ex` of `self.state = EMState(...)`: what that class stores in `Ex`
+            held = self._held_class(module, function, expr.value.attr)
+            if held is not None:
+                return self._attribute(held[0], None, expr.attr, depth + 1, self.value, owner=held[1])
         if isinstance(expr, ast.Name):
             return self._name(module, expr.id, function, depth, self.value, self._parameter)
         return None
@@ -273,6 +286,9 @@ class _HostEvidence:
             return Evidence(dtype, True, "fft", module.path, call.lineno)
         name = module.dotted(func, scope) or ""
         library, last = name.partition(".")[0], name.rpartition(".")[2]
+        if name in _PYTHON_NUMBERS and len(call.args) == 1 and not call.keywords:
+            # `len(x)`, `int(n / 2)`, `float(dx)`: a Python number, as numba types it
+            return Evidence(_PYTHON_NUMBERS[name], False, "literal", module.path, call.lineno)
         if library in _LIBRARIES and last in _FILLED:
             given = _keyword(call, "dtype")
             position = _FILLED[last]
@@ -352,10 +368,12 @@ class _HostEvidence:
             return "int64"
         return "int64" if count and len(kinds) == 1 else None
 
-    def _attribute(self, module: PyModule, function: FunctionNode, attr: str, depth: int, read):
+    def _attribute(self, module: PyModule, function: FunctionNode, attr: str, depth: int, read,
+                   owner: Optional[ast.ClassDef] = None):
         """``self.attr``: what every assignment to it in the class's methods (and the class
-        body) says, read with ``read`` (a value or a dtype)."""
-        owner = _owner(self.project, module, function)
+        body) says, read with ``read`` (a value or a dtype); of ``owner`` where given, else
+        of the class ``function`` is a method of."""
+        owner = owner if owner is not None else _owner(self.project, module, function)
         if owner is None:
             return None
         key = (id(owner), "." + attr + ("" if read == self.value else ":dtype"))
@@ -399,6 +417,39 @@ class _HostEvidence:
                 self._module_names[key] = self._bound_name(module, name, None, 0, read, parameter, key)
             return self._module_names[key]
         return self._bound_name(module, name, function, depth, read, parameter, key)
+
+    def _held_class(self, module: PyModule, function: FunctionNode, attr: str
+                    ) -> Optional[Tuple[PyModule, ast.ClassDef]]:
+        """The project class every object ``self.<attr>`` is assigned is made from (``self.state
+        = EMState(...)`` in each method that sets it; ``None`` placeholders aside); None where
+        one is anything else or they differ."""
+        owner = _owner(self.project, module, function)
+        if owner is None:
+            return None
+        classes = set()
+        for method in owner.body:
+            if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            receiver = _receiver(method)
+            for sub in ast.walk(method):
+                targets = sub.targets if isinstance(sub, ast.Assign) else []
+                for target in targets:
+                    for item, value in _paired(target, sub.value, module):
+                        if not (isinstance(item, ast.Attribute) and item.attr == attr and isinstance(
+                                item.value, ast.Name) and item.value.id == receiver):
+                            continue
+                        if isinstance(value, ast.Constant) and value.value is None:
+                            continue
+                        made = self.project.definition(module.dotted(value.func, _scope(module, method)) or "", module) \
+                            if isinstance(value, ast.Call) else None
+                        if made is None or made[1].kind != "class":
+                            return None
+                        classes.add((made[0].path, made[1].node))
+        if len(classes) != 1:
+            return None
+        path, node = classes.pop()
+        held = self.project.module(path)
+        return (held, node) if held is not None else None
 
     def _bound_name(self, module: PyModule, name: str, function, depth: int, read, parameter, key):
         if key in self._resolving:  # `x = np.asarray(x)`: the parameter's own value, else unknown

@@ -559,3 +559,44 @@ def test_arrays_mapped_to_the_device_and_unpacked_launch_as_each_item(tmp_path):
     # the ranks from the body (`n` may be a shape); the third launch gives no signature
     assert sorted((s, origin.rpartition(":")[2]) for s, origin in found) == [
         ("void(float32[::1], float32[::1], boolean[::1])", "17"), ("void(float64[::1], float32[::1], boolean[::1])", "19")]
+
+
+def test_a_script_s_launches_are_typed_from_the_parameters_it_star_imports(tmp_path):
+    """``from params import *`` brings the script's lattice constants: arrays mapped to the
+    device from them, and ``numba.int64(nx)`` sizes, type each launch whole. A name the
+    module does not export (``_private``) and a number made from a type (a signature, not
+    a value) are not taken."""
+    (tmp_path / "params.py").write_text(textwrap.dedent('''
+        import numpy as np
+
+        nx, ny = 64, 32
+        omega = 1 / (3 * 0.04 + 0.5)
+        c = np.array([[1, 0], [0, 1], [-1, 0], [0, -1]])
+        _private = np.zeros(4, dtype=np.float32)
+    '''))
+    path = tmp_path / "flow.py"
+    path.write_text(textwrap.dedent('''
+        import numpy as np
+        from numba import cuda, int64, float32
+        from params import *
+
+        NX = int64(nx)
+        SIG = float32(float32[:])
+
+
+        @cuda.jit
+        def relax(f, cv, rate, n):
+            i = cuda.grid(1)
+            if i < n:
+                f[i, 0] *= rate * cv[i % 4, 0]
+
+
+        def main():
+            d_f, d_c = map(cuda.to_device, (np.full((nx, ny), omega), c))
+            relax[1, 32](d_f, d_c, omega, NX)
+            relax[1, 32](d_f, cuda.to_device(_private), omega, NX)
+            relax[1, 32](d_f, d_c, omega, SIG)
+    '''))
+    facts = file_host_facts(Project(), str(path))
+    assert [launch.signature for launch in facts.launches] == [
+        "void(float64[:, ::1], int64[:, ::1], float64, int64)", None, None]

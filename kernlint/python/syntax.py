@@ -351,6 +351,12 @@ class PyModule:
         and exports it; the last such import wins, as in Python. None where no star import of
         the project's modules binds it (a library's star import is not read: what it binds
         depends on its version)."""
+        owner = self.star_source(name, _seen)
+        return owner.dotted(ast.Name(id=name, ctx=ast.Load())) if owner is not None else None
+
+    def star_source(self, name: str, _seen: Optional[Set[str]] = None) -> Optional["PyModule"]:
+        """The project's module whose own binding of ``name`` a module-level ``from pkg.common
+        import *`` brings here (through further star imports); None where none does."""
         if name.startswith("_") or self.project is None or "*" not in self.text:
             return None
         seen = _seen if _seen is not None else set()
@@ -364,8 +370,8 @@ class PyModule:
             if owner is None or owner is self or not exports(owner, name):
                 continue
             if name in owner.bindings:
-                return owner.dotted(ast.Name(id=name, ctx=ast.Load()))
-            found = owner.star_imported(name, seen)
+                return owner
+            found = owner.star_source(name, seen)
             if found is not None:
                 return found
         return None

@@ -27,7 +27,7 @@ from typing import Dict, List, Optional, Sequence, Set, Tuple
 from ..host.docstrings import documented_elements
 from ..project import Project
 from ..static_types import ArrayType, ScalarType, array_arithmetic, dtype_name, numeric
-from ..syntax import FunctionNode, KernelDef, PyModule, Scope, exports, mapped_items
+from ..syntax import FunctionNode, KernelDef, PyModule, Scope, mapped_items
 from .table import RANK_UNKNOWN
 
 # how deep a value is followed: names, attributes, calls and callers together
@@ -483,15 +483,8 @@ class _HostEvidence:
             if found is None or found[0] is module or found[1].kind != "assign":
                 return None
             return self._name(found[0], found[1].name, None, depth + 1, read, parameter)
-        if name.startswith("_") or "*" not in module.text:
-            return None
-        stars = [statement for statement in module.tree.body if isinstance(statement, ast.ImportFrom)
-                 and any(alias.name == "*" for alias in statement.names)]
-        for statement in reversed(stars):  # the last star import binding it wins, as in Python
-            owner = self.project.module_named(module.absolute_module(statement.module or "", statement.level), module)
-            if owner is not None and owner is not module and name in owner.bindings and exports(owner, name):
-                return self._name(owner, name, None, depth + 1, read, parameter)
-        return None
+        owner = module.star_source(name)  # `from params import *`
+        return self._name(owner, name, None, depth + 1, read, parameter) if owner is not None else None
 
     # -- parameters ---------------------------------------------------------------------
     def _parameter(self, module: PyModule, function: FunctionNode, name: str, depth: int) -> Optional[Evidence]:

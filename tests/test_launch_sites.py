@@ -600,3 +600,42 @@ def test_a_script_s_launches_are_typed_from_the_parameters_it_star_imports(tmp_p
     facts = file_host_facts(Project(), str(path))
     assert [launch.signature for launch in facts.launches] == [
         "void(float64[:, ::1], int64[:, ::1], float64, int64)", None, None]
+
+
+def test_a_kernel_a_star_import_brings_is_the_one_launched(tmp_path):
+    """``from kernels import *`` then ``relax[...](...)``: the launch starts the kernel that
+    module defines and types it; a name the module keeps private is not brought."""
+    (tmp_path / "kernels.py").write_text(textwrap.dedent('''
+        from numba import cuda
+
+        __all__ = ["relax"]
+
+
+        @cuda.jit
+        def relax(f, rate):
+            i = cuda.grid(1)
+            if i < f.shape[0]:
+                f[i] *= rate
+
+
+        @cuda.jit
+        def hidden(f, rate):
+            f[cuda.grid(1)] = rate
+    '''))
+    path = tmp_path / "flow.py"
+    path.write_text(textwrap.dedent('''
+        import numpy as np
+        from numba import cuda
+        from kernels import *
+
+
+        def main(n):
+            d_f = cuda.to_device(np.zeros(n, dtype=np.float32))
+            relax[1, 32](d_f, np.float32(0.5))
+            hidden[1, 32](d_f, np.float32(0.5))
+    '''))
+    facts = file_host_facts(Project(), str(path))
+    assert [(launch.kernel.qualname if launch.kernel else None) for launch in facts.launches] == ["relax", None]
+    from kernlint.python.signatures.launch_sites import launch_signatures
+    found = launch_signatures(Project(), [str(tmp_path / "kernels.py")])[str(tmp_path / "kernels.py")]
+    assert [s for s, _ in found["relax"]] == ["void(float32[::1], float32)"] and "hidden" not in found

@@ -64,8 +64,9 @@ class KernelResolver:
         if isinstance(expr, ast.Name):
             binding, function = frame.scope.lookup(expr.id)
             module = self.module
-            if binding is None:
-                return None
+            if binding is None:  # `from kernels import *`: the kernel that module defines
+                dotted = module.star_imported(expr.id)
+                return self._kernel_named(dotted) if dotted else None
             if binding.kind == "param" and function is not None and function is frame.scope.functions[0]:
                 # `def __init__(self, n, kernel=axpy)`: the kernel a call that leaves it out launches
                 # (the default is read where the module-level function or method is defined)

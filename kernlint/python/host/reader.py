@@ -26,7 +26,7 @@ from ...analysis.host import Event, HostFacts, KernelRef
 from ..project import Project
 from ..static_types import (NONE, ArrayType, DictType, ListType, Maybe, ScalarType, TupleType, TypeReader, appended,
                             instance, instance_of, keyed_item, loop_bindings)
-from ..syntax import FunctionNode, PyModule, Scope
+from ..syntax import FunctionNode, PyModule, Scope, mapped_items
 from . import rates
 from . import modes
 from .attributes import ClassAttributes, is_self_attribute
@@ -354,8 +354,10 @@ class HostReader:
                 frame.env[target.id] = replace(frame.env[target.id], keys=())  # changed elsewhere: keys unknown
             self._flags.assigned(target.id, value, frame.env)
         elif isinstance(target, (ast.Tuple, ast.List)):
-            if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(target.elts):
-                for element, item in zip(target.elts, value.elts):
+            items = value.elts if isinstance(value, (ast.Tuple, ast.List)) else self.project.memo(
+                "mapped items", value, lambda: mapped_items(value, lambda e: self._dotted(e, frame)))
+            if items is not None and len(items) == len(target.elts):
+                for element, item in zip(target.elts, items):
                     self._assign(element, item, frame)
                 return
             kind = self.value_type(value, frame)

@@ -367,6 +367,12 @@ def _parameter_uses(node, module: PyModule, outer_scope, visiting: Set[int], clo
               if isinstance(sub, ast.Assign) and (chained := _chained_index(sub.value) or _same_array(
                   sub.value, lambda expr: module.dotted(expr, scope))) is not None
               for target in sub.targets if isinstance(target, ast.Name) and target.id not in uses]
+    # `cv = cuda.const.array_like(v)`: a copy of the whole array, indexed as it is
+    chains += [(target.id, (sub.value.args[0].id, 0)) for sub in ast.walk(node)
+               if isinstance(sub, ast.Assign) and isinstance(sub.value, ast.Call) and len(sub.value.args) == 1
+               and isinstance(sub.value.args[0], ast.Name)
+               and module.dotted(sub.value.func, outer_scope.inner(node)) == "numba.cuda.const.array_like"
+               for target in sub.targets if isinstance(target, ast.Name) and target.id not in uses]
     views: Dict[str, Tuple[str, int]] = {}
     for _ in range(len(chains)):
         found = {name: (base, taken) if base in uses else (views[base][0], views[base][1] + taken)

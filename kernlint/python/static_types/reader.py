@@ -520,6 +520,9 @@ class TypeReader:
             return None
         if module in _ARRAY_MODULES and dtype_name(function):
             return ScalarType(dtype_name(function))
+        if module == "numba" and dtype_name(function) and len(expr.args) == 1 and not expr.keywords \
+                and isinstance(self.type_of(expr.args[0]), ScalarType):
+            return ScalarType(dtype_name(function))  # `numba.int64(nx)` of a number (not a type: a signature)
         if isinstance(expr.func, ast.Attribute):
             made = LibraryCalls(self).method(expr, keywords)
             if made is not None:

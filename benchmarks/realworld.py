@@ -67,6 +67,7 @@ CORPUS = os.path.join(HERE, "realworld_corpus.toml")
 # KL902/KL903 messages -> a short cause
 _CAUSES = [
     (r"is being resolved \(a cycle\)", "name rebound to its jitted self (cycle)"),
+    (r"numba stops on it too \(NameError\)", "name defined nowhere (the kernel's own slip)"),
     (r"`[\w.]+` is not defined in this module", "module or name not resolved"),
     (r"is a parameter of .* that no call", "factory parameter without a readable value"),
     (r"`self\.\w+` is (not assigned|assigned \d+ times|changed after)", "instance attribute set at run time"),

@@ -1,6 +1,7 @@
 """What the host code says of a kernel's arguments where no launch types them: annotations,
 dtype checks, validation calls, docstrings, astype and allocations at its launches (through
 callers), the widths its package allocates with, and the kernels written with it."""
+import os
 import shutil
 import subprocess
 import sys
@@ -454,3 +455,243 @@ def test_a_kept_reading_is_read_again_when_the_attribute_s_allocation_changes(tm
     (tmp_path / "pkg" / "state.py").write_text(
         (tmp_path / "pkg" / "state.py").read_text().replace("np.float32", "np.int16"))
     assert checked() == ["void(float64[::1], int16[::1])"]
+
+
+def test_a_kernel_s_own_annotations_say_what_launches_leave_unsaid(tmp_path):
+    """A tensor library's kernels are annotated with its type aliases (here and imported) and
+    launched with ``*out.tuple()`` (nothing the reader types): the aliases give the elements.
+    A launch that says the type wins over the annotation; an alias of no dtype says nothing."""
+    project = _package(tmp_path, {
+        "pyproject.toml": "",
+        "pkg/__init__.py": "",
+        "pkg/tensor_data.py": """
+            from typing import Sequence
+            import numpy as np
+            import numpy.typing as npt
+            from typing_extensions import TypeAlias
+
+            Storage: TypeAlias = npt.NDArray[np.float32]
+            Index = npt.NDArray[np.int32]
+            UserShape: TypeAlias = Sequence[int]
+            """,
+        "pkg/ops.py": """
+            import numpy as np
+            from numba import cuda
+            from .tensor_data import Storage, Index, UserShape
+
+            Count = int
+
+            def tensor_map(fn):
+                @cuda.jit
+                def _map(out: Storage, out_shape: Index, size: Count, in_storage: Storage, extra: UserShape):
+                    i = cuda.grid(1)
+                    if i < size:
+                        out[i] = fn(in_storage[i]) + out_shape[0] + extra
+
+                def run(out, a):
+                    _map[1, 32](*out.tuple(), out.size, *a.tuple())
+                return run
+
+            @cuda.jit
+            def scale(x: Storage, n: int):
+                i = cuda.grid(1)
+                if i < n:
+                    x[i] *= 2.0
+
+            def rescale(n):
+                scale[1, 32](np.zeros(n), n)
+            """,
+    })
+    module = project.module(str(tmp_path / "pkg" / "ops.py"))
+    found = {k.qualname: kernel_evidence(project, k) for k in module.kernels}
+    assert [(e.type, e.kind, e.line) if e else None for e in found["tensor_map._map"]] == [
+        ("float32[?]", "kernel annotation", 10), ("int32[?]", "kernel annotation", 10),
+        ("int64", "kernel annotation", 10), ("float32[?]", "kernel annotation", 10), None]
+    # the launch's `np.zeros(n)` is what runs: float64, not the annotation's float32
+    assert [(e.type, e.kind) for e in found["scale"]] == [("float64[?]", "allocation"),
+                                                          ("int64", "kernel annotation")]
+    inferred = inferred_by_kernel(project, module, {})
+    signature, said = inferred["tensor_map._map"][0]
+    assert signature == "void(float32[::1], int32[::1], int64, float32[::1], float64)"
+    assert "out: kernel annotation at" in said and "ops.py:10" in said
+
+
+def test_a_script_s_constants_come_from_the_module_it_star_imports(tmp_path):
+    """A lattice-Boltzmann script star-imports its parameters and maps them to the device: the
+    lattice's velocities are the integers written out, its weights floats, the relaxation
+    rate a float however many constants it is computed through; a constant copied with
+    ``cuda.const.array_like`` is indexed as the copy is. A name no module assigns says nothing."""
+    project = _package(tmp_path, {
+        "utils/__init__.py": "",
+        "utils/params.py": """
+            import numpy as np
+
+            nx, ny = 400, 20 * 10
+            Re = 150.0
+            r = ny // 9
+            uLB = 0.04
+            nulb = uLB * r / Re
+            omega = 1 / (3 * nulb + 0.5)
+            c = np.array([[1, 1], [1, 0], [0, 0], [-1, 0], [-1, -1]])
+            w = np.array([1 / 36, 1 / 9, 4 / 9, 1 / 9, 1 / 36])
+            """,
+        "utils/kernels.py": """
+            from numba import cuda
+
+            @cuda.jit
+            def equilibrium(rho, v, t, feq, rate, nx):
+                cv = cuda.const.array_like(v)
+                ct = cuda.const.array_like(t)
+                i, j = cuda.grid(2)
+                if i < nx:
+                    for k in range(5):
+                        feq[k, i, j] = rho[i, j] * ct[k] * (1 + 3 * (cv[k, 0] + cv[k, 1])) * rate
+            """,
+        "flow.py": """
+            import numpy as np
+            from numba import cuda
+            from utils.kernels import *
+            from utils.params import *
+
+            def main():
+                rho = np.full((nx, ny), 1.0)
+                d_rho, d_v, d_t = map(cuda.to_device, (rho, c, w))
+                d_feq = cuda.device_array((5, nx, ny))
+                equilibrium[(16, 16), (8, 8)](d_rho, d_v, d_t, d_feq, omega, unknown_width)
+            """,
+    })
+    module = project.module(str(tmp_path / "utils" / "kernels.py"))
+    kernel = module.kernels[0]
+    assert [(e.type, e.kind) if e else None for e in kernel_evidence(project, kernel)] == [
+        ("float64[?]", "allocation"), ("int64[?]", "allocation"), ("float64[?]", "allocation"),
+        ("float64[?]", "allocation"), ("float64", "literal"), None]
+    signature, said = inferred_by_kernel(project, module, {})["equilibrium"][0]
+    assert signature == "void(float64[:, ::1], int64[:, ::1], float64[::1], float64[:, :, ::1], float64, int64)"
+    assert "v: allocation at" in said and "params.py:10" in said
+
+
+def test_a_number_sent_to_the_device_is_an_array_of_its_type(tmp_path):
+    """``cuda.to_device(stokes)`` of ``stokes = 10000`` and ``np.asarray(dt)`` of a float: arrays
+    (NumPy makes one of a number), of the number's type; the number itself stays a scalar."""
+    assert evidence(tmp_path, """
+        def step(dt):
+            stokes = 10000
+            k[1, 32](cuda.to_device(stokes), np.asarray(dt))
+            k[1, 32](cuda.to_device(stokes), np.asarray(dt))
+
+        def main():
+            step(0.5)
+        """) == [("int64", True, "literal"), ("float64", True, "literal")]
+    assert evidence(tmp_path, """
+        def step(n):
+            k[1, 32](np.zeros(n), 7)
+        """) == [("float64", True, "allocation"), ("int64", False, "literal")]
+
+
+def test_a_layer_s_buffers_reach_its_kernel_through_re_exports_and_aliases(tmp_path):
+    """A layer makes its output buffer in ``__init__`` (``None`` until then) and calls a package
+    function re-exported by ``gpu/__init__.py`` (``gpu.relu(...)``), which calls the kernel's
+    launcher imported under another name: the buffer's elements reach the kernel. A function of
+    the same name that is another def is not a call of it."""
+    project = _package(tmp_path, {
+        "net/__init__.py": "",
+        "net/gpu/__init__.py": "from .relu import relu\n",
+        "net/gpu/kernel/__init__.py": "from .relu import relu\n",
+        "net/gpu/kernel/relu.py": """
+            from numba import cuda
+
+            @cuda.jit
+            def perform(buffer, signals):
+                b, x = cuda.grid(2)
+                if b < buffer.shape[0] and x < buffer.shape[2]:
+                    buffer[b, 0, x] = max(signals[b, 0, x], 0.0)
+
+            def relu(buffer, signals):
+                perform[(4, 4), (32, 32)](buffer, signals)
+            """,
+        "net/gpu/relu.py": """
+            from .kernel import relu as kernel_relu
+
+            def relu(signals, buffer):
+                kernel_relu(buffer=buffer, signals=signals)
+                return buffer
+            """,
+        "net/layer.py": """
+            import numpy as np
+            from numba import cuda
+            from . import gpu
+
+            class ReLU:
+                def __init__(self, shape):
+                    self._out = None
+                    arr = cuda.device_array(shape, dtype=np.float32)
+                    self._out = cuda.to_device(arr)
+
+                def send(self, signals):
+                    return gpu.relu(signals=signals, buffer=self._out)
+            """,
+        "net/other.py": """
+            import numpy as np
+
+            def relu(buffer, signals):
+                return np.maximum(signals, 0)
+
+            def run():
+                relu(np.zeros(3, np.int8), np.zeros(3, np.int8))
+            """,
+    })
+    kernel = project.module(str(tmp_path / "net" / "gpu" / "kernel" / "relu.py")).kernels[0]
+    assert [(e.dtype, e.kind, os.path.basename(e.path)) if e else None
+            for e in kernel_evidence(project, kernel)] == [("float32", "allocation", "layer.py"), None]
+
+
+def test_a_simulation_s_fields_held_by_its_state_object_reach_the_kernel(tmp_path):
+    """A solver sets its fields to ``None`` in ``__init__`` and makes them in ``initialize``:
+    a state object holding device arrays (``self.state = State(...)``, launched as
+    ``self.state.ex``), a material array filled with a constant of ``np.pi``, a shape of
+    ``len``s. A field held by objects of two classes says nothing."""
+    project = _package(tmp_path, {
+        "solver.py": """
+            import numpy as np
+            from numba import cuda
+
+            @cuda.jit
+            def update(shape, ex, eps, scratch):
+                i, j, k = cuda.grid(3)
+                if i < shape[0] and j < shape[1] and k < shape[2]:
+                    ex[i, j, k] += eps[i, j, k] * scratch[i, j, k]
+
+            class State:
+                def __init__(self, ex, scratch):
+                    self.ex = ex
+                    self.scratch = scratch
+
+            class Other:
+                def __init__(self, scratch):
+                    self.scratch = scratch
+
+            class Solver:
+                def __init__(self, x, y, z):
+                    self.x, self.y, self.z = x, y, z
+                    self.shape = np.array([len(self.x), len(self.y), len(self.z)])
+                    self.state = None
+                    self.eps = None
+                    self.initialize()
+
+                def initialize(self):
+                    self.state = State(cuda.to_device(np.zeros(self.shape)), cuda.device_array(3, np.float32))
+                    self.eps = cuda.to_device(np.full(self.shape, 1 / (4e-7 * np.pi)))
+
+                def swap(self, big):
+                    if big:
+                        self.other = Other(cuda.device_array(3, np.float32))
+                    else:
+                        self.other = State(None, cuda.device_array(3, np.float32))
+
+                def step(self):
+                    update[(8, 8, 8), (4, 4, 4)](self.shape, self.state.ex, self.eps, self.other.scratch)
+            """,
+    })
+    kernel = project.module(str(tmp_path / "solver.py")).kernels[0]
+    assert [(e.type, e.kind) if e else None for e in kernel_evidence(project, kernel)] == [
+        ("int64[?]", "allocation"), ("float64[?]", "allocation"), ("float64[?]", "allocation"), None]

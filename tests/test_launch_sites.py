@@ -523,3 +523,158 @@ def test_objects_with_an_array_interface_launch_as_the_array_it_describes(tmp_pa
         ["float32[::1]", "float32[::1]"], ["int32[:, ::1]", "int32[:, ::1]"], ["float64[:]", "float64[:]"],
         [None, "float32[::1]"]]
     assert {a.where for a in facts.launches[0].args} == {"device"}
+
+
+@pytest.mark.parametrize("imports, expected", [
+    # the project's own `tools` has no `gpu`: the module moved, the one kernel of that name is it
+    ("from tools.gpu import step", "step"),
+    ("from tools import gpu\nstep = gpu.step", None),  # not an import of the name: left alone
+    ("from physics.gpu import step", None),  # no project module `physics`: a library, left alone
+])
+def test_a_kernel_imported_from_a_module_that_moved_is_the_one_the_project_defines(tmp_path, imports, expected):
+    (tmp_path / "tools.py").write_text("def cfl(c, dx):\n    return c * dx\n")
+    (tmp_path / "tools_gpu.py").write_text(textwrap.dedent('''
+        from numba import cuda
+
+        @cuda.jit
+        def step(u, c):
+            i = cuda.grid(1)
+            if i < u.shape[0]:
+                u[i] *= c
+    '''))
+    (tmp_path / "run.py").write_text(imports + textwrap.dedent('''
+        import cupy as cp
+
+        u = cp.zeros(1000, dtype=cp.float32)
+        step[8, 128](u, cp.float32(0.5))
+    '''))
+    facts = file_host_facts(Project(), str(tmp_path / "run.py"))
+    (launch,) = facts.launches
+    assert (launch.kernel.qualname if launch.kernel else None) == expected
+    if expected:
+        assert launch.signature == "void(float32[::1], float32)"
+
+
+def test_a_moved_kernel_two_modules_define_is_not_guessed(tmp_path):
+    kernel = "from numba import cuda\n\n@cuda.jit\ndef step(u):\n    u[0] = 1.0\n"
+    (tmp_path / "tools.py").write_text("X = 1\n")
+    (tmp_path / "old_gpu.py").write_text(kernel)
+    (tmp_path / "new_gpu.py").write_text(kernel)
+    (tmp_path / "run.py").write_text("from tools.gpu import step\nimport cupy as cp\n\n"
+                                     "step[1, 1](cp.zeros(1, dtype=cp.float32))\n")
+    (launch,) = file_host_facts(Project(), str(tmp_path / "run.py")).launches
+    assert launch.kernel is None
+def test_arrays_mapped_to_the_device_and_unpacked_launch_as_each_item(tmp_path):
+    """``d_a, d_b = map(cuda.to_device, (a, b))`` binds each name to the call on its item; a
+    map over what is not written out (a name) leaves the names unknown."""
+    path = tmp_path / "flow.py"
+    path.write_text(textwrap.dedent('''
+        import numpy as np
+        from numba import cuda
+
+
+        @cuda.jit
+        def relax(f, w, flags):
+            i = cuda.grid(1)
+            if i < f.shape[0] and flags[i]:
+                f[i] *= w[i]
+
+
+        def main(n, arrays):
+            f = np.ones(n, dtype=np.float32)
+            w = np.full(n, 0.5, dtype=np.float32)
+            d_f, d_w, d_flags = map(cuda.to_device, (f, w, np.zeros(n, dtype=np.bool_)))
+            relax[1, 32](d_f, d_w, d_flags)
+            d_g, d_v = list(map(cuda.to_device, [f.astype(np.float64), w]))
+            relax[1, 32](d_g, d_v, d_flags)
+            d_x, d_y = map(cuda.to_device, arrays)
+            relax[1, 32](d_x, d_y, d_flags)
+    '''))
+    facts = file_host_facts(Project(), str(path))
+    assert [[a.dtype for a in launch.args] for launch in facts.launches] == [
+        ["float32", "float32", "boolean"], ["float64", "float32", "boolean"], ["", "", "boolean"]]
+    from kernlint.python.signatures.launch_sites import launch_signatures
+    found = launch_signatures(Project(), [str(path)])[str(path)]["relax"]
+    # the ranks from the body (`n` may be a shape); the third launch gives no signature
+    assert sorted((s, origin.rpartition(":")[2]) for s, origin in found) == [
+        ("void(float32[::1], float32[::1], boolean[::1])", "17"), ("void(float64[::1], float32[::1], boolean[::1])", "19")]
+
+
+def test_a_script_s_launches_are_typed_from_the_parameters_it_star_imports(tmp_path):
+    """``from params import *`` brings the script's lattice constants: arrays mapped to the
+    device from them, and ``numba.int64(nx)`` sizes, type each launch whole. A name the
+    module does not export (``_private``) and a number made from a type (a signature, not
+    a value) are not taken."""
+    (tmp_path / "params.py").write_text(textwrap.dedent('''
+        import numpy as np
+
+        nx, ny = 64, 32
+        omega = 1 / (3 * 0.04 + 0.5)
+        c = np.array([[1, 0], [0, 1], [-1, 0], [0, -1]])
+        _private = np.zeros(4, dtype=np.float32)
+    '''))
+    path = tmp_path / "flow.py"
+    path.write_text(textwrap.dedent('''
+        import numpy as np
+        from numba import cuda, int64, float32
+        from params import *
+
+        NX = int64(nx)
+        SIG = float32(float32[:])
+
+
+        @cuda.jit
+        def relax(f, cv, rate, n):
+            i = cuda.grid(1)
+            if i < n:
+                f[i, 0] *= rate * cv[i % 4, 0]
+
+
+        def main():
+            d_f, d_c = map(cuda.to_device, (np.full((nx, ny), omega), c))
+            relax[1, 32](d_f, d_c, omega, NX)
+            relax[1, 32](d_f, cuda.to_device(_private), omega, NX)
+            relax[1, 32](d_f, d_c, omega, SIG)
+    '''))
+    facts = file_host_facts(Project(), str(path))
+    assert [launch.signature for launch in facts.launches] == [
+        "void(float64[:, ::1], int64[:, ::1], float64, int64)", None, None]
+
+
+def test_a_kernel_a_star_import_brings_is_the_one_launched(tmp_path):
+    """``from kernels import *`` then ``relax[...](...)``: the launch starts the kernel that
+    module defines and types it; a name the module keeps private is not brought."""
+    (tmp_path / "kernels.py").write_text(textwrap.dedent('''
+        from numba import cuda
+
+        __all__ = ["relax"]
+
+
+        @cuda.jit
+        def relax(f, rate):
+            i = cuda.grid(1)
+            if i < f.shape[0]:
+                f[i] *= rate
+
+
+        @cuda.jit
+        def hidden(f, rate):
+            f[cuda.grid(1)] = rate
+    '''))
+    path = tmp_path / "flow.py"
+    path.write_text(textwrap.dedent('''
+        import numpy as np
+        from numba import cuda
+        from kernels import *
+
+
+        def main(n):
+            d_f = cuda.to_device(np.zeros(n, dtype=np.float32))
+            relax[1, 32](d_f, np.float32(0.5))
+            hidden[1, 32](d_f, np.float32(0.5))
+    '''))
+    facts = file_host_facts(Project(), str(path))
+    assert [(launch.kernel.qualname if launch.kernel else None) for launch in facts.launches] == ["relax", None]
+    from kernlint.python.signatures.launch_sites import launch_signatures
+    found = launch_signatures(Project(), [str(tmp_path / "kernels.py")])[str(tmp_path / "kernels.py")]
+    assert [s for s, _ in found["relax"]] == ["void(float32[::1], float32)"] and "hidden" not in found

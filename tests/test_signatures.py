@@ -1528,3 +1528,27 @@ def test_a_part_passed_to_a_device_function_that_iterates_it_has_its_dimensions(
     kernel = next(k for k in Project().module(str(path)).kernels if k.name == "k")
     [(signature, _), *_] = inferred_signatures(kernel)
     assert signature == expected
+
+
+@pytest.mark.parametrize("body, expected", [
+    # a view indexed in a chain (`phi[i][j]`) takes as many dimensions as a tuple index would
+    ("phi = fields[0]\n    phi_out = out[1]\n    phi_out[i][j] = phi[i][j]",
+     "void(float64[:, :, ::1], float64[:, :, ::1])"),
+    ("phi = fields[0]\n    row = phi[i]\n    out[i, j] = row[j]", "void(float64[:, :, ::1], float64[:, ::1])"),
+    # a view's shape says its rank too: `c.shape[1]` of `c = fields[0]`
+    ("c = fields[0]\n    if j < c.shape[1]:\n        out[i, j] = c[i, j]", "void(float64[:, :, ::1], float64[:, ::1])"),
+    # the neighbour: a view indexed once stays a dimension below its owner
+    ("phi = fields[0]\n    out[i, j] = phi[i]", "void(float64[:, ::1], float64[:, ::1])"),
+    # the same array under another name: `cuda.const.array_like` hands its argument back
+    ("w = cuda.const.array_like(fields)\n    out[i, j] = w[j] * 2.0", "void(float64[::1], float64[:, ::1])"),
+    ("w = fields\n    out[i, j] = w[i, j]", "void(float64[:, ::1], float64[:, ::1])"),
+    # the neighbour: a scalar copied under another name stays a scalar
+    ("w = fields\n    out[i, j] = w * 2.0", "void(float64, float64[:, ::1])"),
+])
+def test_a_view_of_a_parameter_gives_the_parameter_its_dimensions(body, expected, tmp_path):
+    from kernlint.python.signatures.inference import inferred_signatures
+
+    path = tmp_path / "k.py"
+    path.write_text("from numba import cuda\n\n\n@cuda.jit\ndef k(fields, out):\n    i, j = cuda.grid(2)\n    "
+                    + body + "\n")
+    assert inferred_signatures(Project().module(str(path)).kernels[0])[0][0] == expected

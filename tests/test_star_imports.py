@@ -87,3 +87,43 @@ def test_a_star_import_of_a_namespace_package_above_the_file_is_read(tmp_path):
         "        print(i)\n")
     findings = check(tmp_path, "model/layers/relu.py")
     assert [(f["code"], f["line"]) for f in findings] == [("KL301", 9)], findings
+
+
+NOWHERE = "numba stops on it too (NameError)"
+
+
+def slip(tmp_path, header, setter=""):
+    """A kernel that reads `stridez` after unpacking only two strides (a slip), in a module that
+    starts with ``header`` and ends with ``setter``."""
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "slips"\n')
+    (tmp_path / "common.py").write_text("NY = 8\n")
+    (tmp_path / "bc.py").write_text(
+        f"from numba import cuda\n{header}\n\n\n"
+        "@cuda.jit('void(float64[:, ::1])')\n"
+        "def copy_z(f):\n"
+        "    startx, starty = cuda.grid(2)\n"
+        "    stridex, stridey = cuda.gridsize(2)\n"
+        "    for k in range(startx, f.shape[0], stridez):\n"
+        "        f[k, 0] = f[k, 1]\n" + setter)
+    return check(tmp_path, "bc.py")
+
+
+def test_a_name_nothing_sets_is_the_kernel_s_own_slip(tmp_path):
+    for number, header in enumerate(["", "from common import *", "from math import *"]):
+        root = tmp_path / str(number)
+        root.mkdir()
+        (finding,) = slip(root, header)
+        assert finding["code"] == "KL902" and "`stridez`" in finding["message"] and NOWHERE in finding["message"]
+
+
+def test_a_name_the_run_may_set_is_not_called_a_slip(tmp_path):
+    for number, (header, setter) in enumerate([
+            ("from plugins import *", ""),  # a star import kernlint cannot read may bind it
+            ("", "\n\ndef configure(n):\n    global stridez\n    stridez = n\n\n\ndef again():\n"
+                 "    global stridez\n    stridez = 2\n"),  # set twice at run time: unknown, not absent
+            ("import sys", "\n\nsetattr(sys.modules[__name__], 'stridez', 4)\n")]):
+        root = tmp_path / str(number)
+        root.mkdir()
+        (finding,) = slip(root, header, setter)
+        assert finding["code"] == "KL902" and "`stridez`" in finding["message"], finding
+        assert NOWHERE not in finding["message"]

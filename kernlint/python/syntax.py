@@ -351,6 +351,12 @@ class PyModule:
         and exports it; the last such import wins, as in Python. None where no star import of
         the project's modules binds it (a library's star import is not read: what it binds
         depends on its version)."""
+        owner = self.star_source(name, _seen)
+        return owner.dotted(ast.Name(id=name, ctx=ast.Load())) if owner is not None else None
+
+    def star_source(self, name: str, _seen: Optional[Set[str]] = None) -> Optional["PyModule"]:
+        """The project's module whose own binding of ``name`` a module-level ``from pkg.common
+        import *`` brings here (through further star imports); None where none does."""
         if name.startswith("_") or self.project is None or "*" not in self.text:
             return None
         seen = _seen if _seen is not None else set()
@@ -364,8 +370,8 @@ class PyModule:
             if owner is None or owner is self or not exports(owner, name):
                 continue
             if name in owner.bindings:
-                return owner.dotted(ast.Name(id=name, ctx=ast.Load()))
-            found = owner.star_imported(name, seen)
+                return owner
+            found = owner.star_source(name, seen)
             if found is not None:
                 return found
         return None
@@ -826,6 +832,21 @@ def _target_names(target: ast.AST, path: Tuple[int, ...] = ()) -> Iterator[Tuple
                 # `a, *rest, z = items`: `a` is items[0], `z` items[-1]
                 at = index if star is None or index < star else index - len(target.elts)
                 yield from _target_names(element, path + (at,))
+
+
+def mapped_items(value: ast.expr, dotted) -> Optional[List[ast.expr]]:
+    """``map(f, (a, b))`` (or ``list(map(...))``, a list written out) as the calls it makes,
+    ``[f(a), f(b)]``, each located at its item, for an assignment that unpacks it (``d_a, d_b =
+    map(cuda.to_device, (a, b))``); None for anything else. ``dotted`` names a callee."""
+    if isinstance(value, ast.Call) and dotted(value.func) in ("builtins.list", "builtins.tuple") \
+            and len(value.args) == 1 and not value.keywords:
+        value = value.args[0]
+    if not (isinstance(value, ast.Call) and dotted(value.func) == "builtins.map" and len(value.args) == 2
+            and not value.keywords and isinstance(value.args[1], (ast.Tuple, ast.List))
+            and not any(isinstance(e, ast.Starred) for e in value.args[1].elts)):
+        return None
+    return [ast.copy_location(ast.Call(func=value.args[0], args=[item], keywords=[]), item)
+            for item in value.args[1].elts]
 
 
 def bound_item(expr: ast.expr, path: Sequence[int]) -> Tuple[ast.expr, Tuple[int, ...]]:

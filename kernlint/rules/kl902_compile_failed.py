@@ -13,10 +13,15 @@ compiler pass ran past ``--timeout``, scaled to the kernel's size: a hang), nami
 the pass; and a HIP file that hipcc could not compile, at the line of hipcc's first
 error. A value only the run decides that the kernel uses as a number, a flag or an
 array (``int(sys.argv[1])``, ``params.dx`` of a module imported by a computed name)
-is no KL902: the kernel is compiled with a stand-in and its findings say so.
+is no KL902: the kernel is compiled with a stand-in and its findings say so. A
+name nothing in the program sets (no assignment, import, ``global`` statement or
+star import that could bind it) is the kernel's own slip, and the message says
+that numba stops on it too.
 
 ## Why is this bad?
 That specialization was not checked. The other kernels of the file still are.
+A slip (``stridez`` read where only two strides were unpacked) is a ``NameError``
+at the kernel's first launch.
 
 ## Example
 ```
@@ -24,6 +29,8 @@ kernels.py:12:1: KL902 kernel `scale` failed to compile for void(float64[::1]): 
 kernels.py:31:20: KL902 kernel `initial` not compiled: `params.profile` comes from a module imported by a name
     computed at run time (`importlib.import_module(sys.argv[1])`) at line 8, which only the run decides;
     `initial` calls `params.profile`, and kernlint stands in only for numbers, flags and arrays: ...
+kernels.py:27:40: KL902 kernel `copy_z` not compiled: `stridez` is not defined in this module or by its imports,
+    and no code sets it at run time: numba stops on it too (NameError)
 kernels.py:40:1: KL902 kernel `stuck` failed to compile: numba-cuda's `nopython_type_inference` pass on `stuck` made no progress for 60 s (--timeout); raise it to check this kernel
 ```
 

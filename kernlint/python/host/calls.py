@@ -271,7 +271,12 @@ class ProjectCalls:
         and this one (or ``importer``) imports: ``from .config import DTYPE``."""
         importer = importer or self.module
         binding = importer.bindings.get(name)
-        if binding is None or binding.kind != "import" or not binding.attr or not binding.module:
+        if binding is None:
+            owner = importer.star_source(name)  # `from params import *`: its global there
+            facts = self._context.facts_of(owner.path) if owner is not None and owner.path != self.module.path \
+                else None
+            return facts.globals.get(name) if facts is not None else None
+        if binding.kind != "import" or not binding.attr or not binding.module:
             return None
         found = self.project.definition(binding.imported, importer)
         if found is None:

@@ -64,8 +64,9 @@ class KernelResolver:
         if isinstance(expr, ast.Name):
             binding, function = frame.scope.lookup(expr.id)
             module = self.module
-            if binding is None:
-                return None
+            if binding is None:  # `from kernels import *`: the kernel that module defines
+                dotted = module.star_imported(expr.id)
+                return self._kernel_named(dotted) if dotted else None
             if binding.kind == "param" and function is not None and function is frame.scope.functions[0]:
                 # `def __init__(self, n, kernel=axpy)`: the kernel a call that leaves it out launches
                 # (the default is read where the module-level function or method is defined)
@@ -291,8 +292,24 @@ class KernelResolver:
                 return self._factory_result(value, frame, depth)
             return self.resolve(value, frame, depth + 1)
         if binding.kind == "import" and binding.imported:
-            return self._kernel_named(binding.imported)
+            return self._kernel_named(binding.imported) or self._moved_kernel(binding.imported)
         return None
+
+    def _moved_kernel(self, qualified: str) -> Optional[KernelDef]:
+        """``from utils.gpu import step`` where the project's own ``utils`` has no ``gpu`` (the
+        module moved, the import was not updated): the one module-level kernel of that name the
+        project defines, if exactly one does. An import of a library is left alone."""
+        module_part, _, name = qualified.rpartition(".")
+        top = module_part.split(".")[0]
+        if not module_part or self.project.find(top, self.module) is None or \
+                self.project.find(module_part, self.module) is not None:
+            return None
+        found = []
+        for path in self.project.files_naming(self.module.path, name):
+            owner = self.project.module(path)
+            if owner is not None:
+                found.extend(k for k in owner.kernels if k.qualname == name and not k.jit.device)
+        return found[0] if len(found) == 1 else None
 
     def _kernel_named(self, qualified: str) -> Optional[KernelDef]:
         found = self.project.definition(qualified, self.module)

@@ -27,7 +27,7 @@ from typing import Dict, List, Optional, Sequence, Set, Tuple
 from ..host.docstrings import documented_elements
 from ..project import Project
 from ..static_types import ArrayType, ScalarType, array_arithmetic, dtype_name, numeric
-from ..syntax import FunctionNode, KernelDef, PyModule, Scope
+from ..syntax import FunctionNode, KernelDef, PyModule, Scope, mapped_items
 from .table import RANK_UNKNOWN
 
 # how deep a value is followed: names, attributes, calls and callers together
@@ -52,6 +52,11 @@ _LITERALS = {int: "int64", float: "float64", bool: "boolean", complex: "complex1
 # ones real
 _FFT_COMPLEX = ("fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "rfft2", "rfftn", "ihfft")
 _FFT_REAL = ("irfft", "irfft2", "irfftn", "hfft")
+# calls that give a Python number of one type whatever they are given
+_PYTHON_NUMBERS = {"builtins.len": "int64", "builtins.int": "int64", "builtins.float": "float64"}
+# the float constants of NumPy and math
+_FLOAT_CONSTANTS = ("numpy.pi", "numpy.e", "numpy.inf", "numpy.nan", "math.pi", "math.e", "math.tau", "math.inf",
+                    "math.nan")
 _ARITHMETIC = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow)
 # names of functions that validate an argument's dtype (`_check_dtype(x, (np.float32,))`)
 _VALIDATING = ("dtype", "check", "valid", "ensure", "assert", "require")
@@ -92,7 +97,16 @@ def kernel_evidence(project: Project, kernel: KernelDef) -> List[Optional[Eviden
             found = reader.value(module, arg, function, 0)
             if found is not None:
                 seen[index].append((module, found))
-    return [_by_priority(found) for found in seen]
+    agreed = [_by_priority(found) for found in seen]
+    # what launches leave unsaid, the kernel's own annotation says (`out: Storage`, an alias of
+    # `npt.NDArray[np.float64]`): what its author declares it is launched with
+    for index, param in enumerate(params):
+        if agreed[index] is None and param.annotation is not None:
+            declared = reader.annotation(kernel.module, param.annotation, kernel.scope)
+            if declared is not None:
+                agreed[index] = Evidence(declared[0], declared[1], "kernel annotation", kernel.module.path,
+                                         param.lineno)
+    return agreed
 
 
 def _agreed(found: Sequence[Evidence], yielding: bool = False) -> Optional[Evidence]:
@@ -190,6 +204,8 @@ class _HostEvidence:
     def __init__(self, project: Project):
         self.project = project
         self._resolving: Set[Tuple[int, str]] = set()
+        # module-level names: their value is the same wherever they are read
+        self._module_names: Dict[Tuple[int, str], Optional[Evidence]] = {}
 
     # -- values -------------------------------------------------------------------------
     def value(self, module: PyModule, expr: ast.expr, function: Optional[FunctionNode], depth: int
@@ -203,15 +219,23 @@ class _HostEvidence:
         if isinstance(expr, ast.BinOp) and isinstance(expr.op, _ARITHMETIC):
             return self._arithmetic(module, expr, function, depth)
         if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, (ast.USub, ast.UAdd)):
-            return self.value(module, expr.operand, function, depth + 1)
+            return self.value(module, expr.operand, function, depth)  # a part of the expression: no step
         if isinstance(expr, ast.Subscript) and any(isinstance(e, ast.Slice) for e in (
                 expr.slice.elts if isinstance(expr.slice, ast.Tuple) else [expr.slice])):
             return self.value(module, expr.value, function, depth + 1)  # a view: the same elements
+        if isinstance(expr, ast.Attribute) and (module.dotted(expr, _scope(module, function)) or "") in _FLOAT_CONSTANTS:
+            return Evidence("float64", False, "literal", module.path, expr.lineno)  # `np.pi`: a Python float
         if isinstance(expr, ast.Attribute) and expr.attr == "T":
             return self.value(module, expr.value, function, depth + 1)
         if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and function is not None \
                 and _receiver(function) == expr.value.id:
             return self._attribute(module, function, expr.attr, depth, self.value)
+        if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Attribute) and isinstance(
+                expr.value.value, ast.Name) and function is not None and _receiver(function) == expr.value.value.id:
+            # `self.state.Ex` of `self.state = EMState(...)`: what that class stores in `Ex`
+            held = self._held_class(module, function, expr.value.attr)
+            if held is not None:
+                return self._attribute(held[0], None, expr.attr, depth + 1, self.value, owner=held[1])
         if isinstance(expr, ast.Name):
             return self._name(module, expr.id, function, depth, self.value, self._parameter)
         return None
@@ -220,8 +244,9 @@ class _HostEvidence:
         """``np.arange(n) * dh``, ``x.astype(np.float32) / 2``: the elements NumPy 2's rules give
         an array and a number (a Python number takes the array's type where it is of the
         same kind) or two arrays; None where an operand is not known."""
-        left = self.value(module, expr.left, function, depth + 1)
-        right = self.value(module, expr.right, function, depth + 1) if left is not None else None
+        # the operands are parts of the expression (finite), not steps through names or calls
+        left = self.value(module, expr.left, function, depth)
+        right = self.value(module, expr.right, function, depth) if left is not None else None
         if left is None or right is None or not (numeric(left.dtype) and numeric(right.dtype)):
             return None
         if not (left.array or right.array) and left.kind == right.kind == "literal":
@@ -261,6 +286,9 @@ class _HostEvidence:
             return Evidence(dtype, True, "fft", module.path, call.lineno)
         name = module.dotted(func, scope) or ""
         library, last = name.partition(".")[0], name.rpartition(".")[2]
+        if name in _PYTHON_NUMBERS and len(call.args) == 1 and not call.keywords:
+            # `len(x)`, `int(n / 2)`, `float(dx)`: a Python number, as numba types it
+            return Evidence(_PYTHON_NUMBERS[name], False, "literal", module.path, call.lineno)
         if library in _LIBRARIES and last in _FILLED:
             given = _keyword(call, "dtype")
             position = _FILLED[last]
@@ -287,8 +315,17 @@ class _HostEvidence:
                     return Evidence(dtype, True, "allocation", module.path, call.lineno) if dtype else None
                 if last in _SIZED:  # NumPy's, CuPy's and numba-cuda's default
                     return Evidence("float64", True, "allocation", module.path, call.lineno, stated=False)
+                if call.args and isinstance(call.args[0], (ast.List, ast.Tuple)):
+                    # `np.array([[1, 0], [0, 1]])`: the numbers written, as NumPy types them
+                    dtype = self._written(module, call.args[0], function, depth)
+                    return Evidence(dtype, True, "allocation", module.path, call.lineno, stated=False) \
+                        if dtype else None
                 if call.args:
-                    return self.value(module, call.args[0], function, depth + 1)
+                    given = self.value(module, call.args[0], function, depth + 1)
+                    if given is not None and not given.array:
+                        # `cuda.to_device(10000)`: an array of the number's type (its rank the body's)
+                        return Evidence(given.dtype, True, given.kind, given.path, given.line, given.stated)
+                    return given
                 return None
             dtype = dtype_name(last) if last not in ("bool", "float", "int", "complex") else None
             if dtype and numeric(dtype) and len(call.args) == 1 and not call.keywords:
@@ -298,6 +335,22 @@ class _HostEvidence:
                 func.attr == "view" and call.args):
             return self.value(module, func.value, function, depth + 1)
         return None
+
+    def _written(self, module: PyModule, items: ast.expr, function, depth: int) -> Optional[str]:
+        """The dtype NumPy gives a (nested) list of numbers written out: booleans alone
+        ``bool``, else as ``_numbers`` says; None where an item is not a number known."""
+        leaves, stack = [], [items]
+        while stack:
+            item = stack.pop()
+            if isinstance(item, (ast.List, ast.Tuple)):
+                stack.extend(item.elts)
+            elif isinstance(item, ast.Starred):
+                return None
+            else:
+                leaves.append(item)
+        if leaves and all(isinstance(leaf, ast.Constant) and type(leaf.value) is bool for leaf in leaves):
+            return "boolean"
+        return self._numbers(module, leaves, function, depth, count=False) if leaves else None
 
     def _numbers(self, module: PyModule, numbers: Sequence[ast.expr], function, depth: int, count: bool
                  ) -> Optional[str]:
@@ -315,10 +368,12 @@ class _HostEvidence:
             return "int64"
         return "int64" if count and len(kinds) == 1 else None
 
-    def _attribute(self, module: PyModule, function: FunctionNode, attr: str, depth: int, read):
+    def _attribute(self, module: PyModule, function: FunctionNode, attr: str, depth: int, read,
+                   owner: Optional[ast.ClassDef] = None):
         """``self.attr``: what every assignment to it in the class's methods (and the class
-        body) says, read with ``read`` (a value or a dtype)."""
-        owner = _owner(self.project, module, function)
+        body) says, read with ``read`` (a value or a dtype); of ``owner`` where given, else
+        of the class ``function`` is a method of."""
+        owner = owner if owner is not None else _owner(self.project, module, function)
         if owner is None:
             return None
         key = (id(owner), "." + attr + ("" if read == self.value else ":dtype"))
@@ -338,9 +393,11 @@ class _HostEvidence:
                     targets = sub.targets if isinstance(sub, ast.Assign) else [sub.target] if isinstance(
                         sub, ast.AnnAssign) and sub.value is not None else []
                     for target in targets:
-                        for item, value in _paired(target, sub.value):  # `self.a, self.b = a, b`
+                        for item, value in _paired(target, sub.value, module):  # `self.a, self.b = a, b`
                             if isinstance(item, ast.Attribute) and item.attr == attr and isinstance(
                                     item.value, ast.Name) and item.value.id == receiver:
+                                if isinstance(value, ast.Constant) and value.value is None:
+                                    continue  # `self.buffer = None` until it is made: never launched with
                                 if not _updates_itself(value, item):
                                     found.append(read(module, value, statement, depth + 1) if value is not None
                                                  else None)
@@ -353,22 +410,81 @@ class _HostEvidence:
         """A name's value: its assignments in the function (and the parameter's own value
         where one is conditional), else the parameter, else the module's binding of it."""
         key = (id(function) if function is not None else id(module), name + ("" if read == self.value else ":dtype"))
+        if function is None and key not in self._resolving:
+            # a module's constant is read whole, however deep its reader was (`omega = 1 / (3 *
+            # nulb + 0.5)` of `nulb = uLB * r / Re` of ...): once, its chain guarded by `_resolving`
+            if key not in self._module_names:
+                self._module_names[key] = self._bound_name(module, name, None, 0, read, parameter, key)
+            return self._module_names[key]
+        return self._bound_name(module, name, function, depth, read, parameter, key)
+
+    def _held_class(self, module: PyModule, function: FunctionNode, attr: str
+                    ) -> Optional[Tuple[PyModule, ast.ClassDef]]:
+        """The project class every object ``self.<attr>`` is assigned is made from (``self.state
+        = EMState(...)`` in each method that sets it; ``None`` placeholders aside); None where
+        one is anything else or they differ."""
+        owner = _owner(self.project, module, function)
+        if owner is None:
+            return None
+        classes = set()
+        for method in owner.body:
+            if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            receiver = _receiver(method)
+            for sub in ast.walk(method):
+                targets = sub.targets if isinstance(sub, ast.Assign) else []
+                for target in targets:
+                    for item, value in _paired(target, sub.value, module):
+                        if not (isinstance(item, ast.Attribute) and item.attr == attr and isinstance(
+                                item.value, ast.Name) and item.value.id == receiver):
+                            continue
+                        if isinstance(value, ast.Constant) and value.value is None:
+                            continue
+                        made = self.project.definition(module.dotted(value.func, _scope(module, method)) or "", module) \
+                            if isinstance(value, ast.Call) else None
+                        if made is None or made[1].kind != "class":
+                            return None
+                        classes.add((made[0].path, made[1].node))
+        if len(classes) != 1:
+            return None
+        path, node = classes.pop()
+        held = self.project.module(path)
+        return (held, node) if held is not None else None
+
+    def _bound_name(self, module: PyModule, name: str, function, depth: int, read, parameter, key):
         if key in self._resolving:  # `x = np.asarray(x)`: the parameter's own value, else unknown
             return parameter(module, function, name, depth) if function is not None and name in _parameter_names(
                 function) else None
         self._resolving.add(key)
         try:
             where = function if function is not None else module.tree
-            assigned, nested = _assignments(where, name)
+            assigned, nested = _assignments(where, name, module)
             found = [read(module, value, function, depth + 1) for value in assigned]
             is_parameter = function is not None and name in _parameter_names(function)
             if is_parameter and (nested or not assigned):
                 found.append(parameter(module, function, name, depth))
             if not assigned and not is_parameter and function is not None:
-                return self._name(module, name, None, depth + 1, read, parameter)
+                # the module's own binding: one step with the import it may be
+                return self._name(module, name, None, depth, read, parameter)
+            if not assigned and function is None:
+                return self._imported(module, name, depth, read, parameter)
             return _agreed_values(found, all_known=not is_parameter, yielding=True)
         finally:
             self._resolving.discard(key)
+
+    def _imported(self, module: PyModule, name: str, depth: int, read, parameter) -> Optional[Evidence]:
+        """A module-level name imported from the project (``from .params import v``, ``from
+        params import *``): its value in the module that assigns it."""
+        binding = module.bindings.get(name)
+        if binding is not None:
+            if binding.kind != "import" or not binding.attr or not binding.module:
+                return None
+            found = self.project.definition(binding.imported, module)
+            if found is None or found[0] is module or found[1].kind != "assign":
+                return None
+            return self._name(found[0], found[1].name, None, depth + 1, read, parameter)
+        owner = module.star_source(name)  # `from params import *`
+        return self._name(owner, name, None, depth + 1, read, parameter) if owner is not None else None
 
     # -- parameters ---------------------------------------------------------------------
     def _parameter(self, module: PyModule, function: FunctionNode, name: str, depth: int) -> Optional[Evidence]:
@@ -376,7 +492,7 @@ class _HostEvidence:
                    if a.arg == name)
         scope = _scope(module, function)
         if arg.annotation is not None:
-            found = self._annotation(module, arg.annotation, scope)
+            found = self.annotation(module, arg.annotation, scope)
             if found is not None:
                 dtype, array = found
                 return Evidence(dtype, array, "annotation", module.path, arg.lineno)
@@ -392,9 +508,11 @@ class _HostEvidence:
         return _by_priority([(caller, self.value(caller, passed, around, depth + 1))
                              for caller, passed, around in self._passed(module, function, name)])
 
-    def _annotation(self, module: PyModule, annotation: ast.expr, scope) -> Optional[Tuple[str, bool]]:
+    def annotation(self, module: PyModule, annotation: ast.expr, scope, depth: int = 0
+                   ) -> Optional[Tuple[str, bool]]:
         """(dtype, array) an annotation names: ``npt.NDArray[np.float32]``, ``np.ndarray[Any,
-        np.dtype[np.float32]]``, ``np.float32``, ``float``."""
+        np.dtype[np.float32]]``, ``np.float32``, ``float``, and a type alias of one, of this
+        module or imported (``Storage: TypeAlias = npt.NDArray[np.float64]``)."""
         if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
             try:
                 annotation = ast.parse(annotation.value, mode="eval").body
@@ -417,6 +535,11 @@ class _HostEvidence:
                 "float", "int", "complex", "float32", "float64", "int32", "int64", "uint32", "uint64",
                 "complex64", "complex128", "int8", "int16", "uint8", "uint16", "float16"):
             return dtype_name(name.rpartition(".")[2]), False
+        if depth < 4 and isinstance(annotation, (ast.Name, ast.Attribute)):
+            alias = _alias(self.project, module, annotation, name, scope)
+            if alias is not None:
+                owner, value = alias
+                return self.annotation(owner, value, Scope(owner), depth + 1)
         return None
 
     def _checked(self, module: PyModule, function: FunctionNode, name: str, scope) -> Optional[Evidence]:
@@ -491,8 +614,14 @@ class _HostEvidence:
                     shift = 1
                 elif owner is None and isinstance(func, ast.Name) and func.id == function.name:
                     resolved = other.dotted(func, _scope(other, around))
-                    if not (other is module and _is_module_function(module, function)) and resolved != qualified:
+                    if not (other is module and _is_module_function(module, function)) and resolved != qualified \
+                            and not self._defines(resolved, other, function):
                         continue
+                    shift = 0
+                elif owner is None and isinstance(func, (ast.Name, ast.Attribute)) and self._defines(
+                        other.dotted(func, _scope(other, around)), other, function):
+                    # `kernel_relu(...)` of `from .kernel import relu as kernel_relu`, `gpu.relu(...)`
+                    # of a package re-exporting it: what the name is, wherever it is imported from
                     shift = 0
                 elif owner is not None and isinstance(func, ast.Attribute) and func.attr == function.name \
                         and other is module and around is not None and _owner(self.project, module, around) is owner \
@@ -502,6 +631,13 @@ class _HostEvidence:
                     continue
                 found.append((other, call, around, shift))
         return found
+
+    def _defines(self, resolved: Optional[str], importer: PyModule, function: FunctionNode) -> bool:
+        """Is the qualified name (as ``importer`` imports it) the def of ``function``?"""
+        if not resolved or resolved.partition(".")[0] in _LIBRARIES + ("builtins",):
+            return False
+        found = self.project.definition(resolved, importer)
+        return found is not None and found[1].node is function
 
     def _returned_calls(self, module: PyModule, function: FunctionNode
                         ) -> List[Tuple[PyModule, ast.Call, Optional[FunctionNode], int]]:
@@ -601,6 +737,28 @@ def _star_exports(project: Project, package: PyModule, module: PyModule, name: s
     return False
 
 
+def _alias(project: Project, module: PyModule, expr: ast.expr, name: str, scope
+           ) -> Optional[Tuple[PyModule, ast.expr]]:
+    """The module and value a type alias names is bound to: ``Storage`` of ``Storage:
+    TypeAlias = npt.NDArray[np.float64]`` (or ``Storage = ...``), here or in the project's
+    module it is imported from; None for a library's name or one bound otherwise."""
+    if isinstance(expr, ast.Name) and not name:
+        binding, local_to = scope.lookup(expr.id)
+        if binding is not None and local_to is None and binding.kind == "assign" and not binding.path \
+                and binding.value is not None:
+            return module, binding.value
+        return None
+    if not name or name.partition(".")[0] in _LIBRARIES + ("builtins", "typing", "typing_extensions"):
+        return None
+    found = project.definition(name, module)
+    if found is None:
+        return None
+    owner, binding = found
+    if binding.kind == "assign" and not binding.path and binding.value is not None:
+        return owner, binding.value
+    return None
+
+
 def _by_priority(found: Sequence[Tuple[PyModule, Optional[Evidence]]]) -> Optional[Evidence]:
     """What callers pass, the package's own code first: where its callers agree, that;
     where none of them says, what the project's tests and examples agree on (they call the
@@ -659,7 +817,7 @@ def _is_module_function(module: PyModule, function: FunctionNode) -> bool:
     return function in module.tree.body
 
 
-def _assignments(where: ast.AST, name: str) -> Tuple[List[ast.expr], bool]:
+def _assignments(where: ast.AST, name: str, module: Optional[PyModule] = None) -> Tuple[List[ast.expr], bool]:
     """The values assigned to ``name`` in a function's own body (or a module's top level),
     not in functions or classes inside it; and whether one is under a branch or a loop."""
     values: List[ast.expr] = []
@@ -672,7 +830,7 @@ def _assignments(where: ast.AST, name: str) -> Tuple[List[ast.expr], bool]:
                 continue
             if isinstance(statement, (ast.Assign, ast.AnnAssign)) and statement.value is not None:
                 targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
-                paired = [value for t in targets for item, value in _paired(t, statement.value)
+                paired = [value for t in targets for item, value in _paired(t, statement.value, module)
                           if isinstance(item, ast.Name) and item.id == name]
                 if paired:
                     # `dt, dh = 0.005, 1` pairs its items; unpacked from anything else: unknown
@@ -695,14 +853,18 @@ def _assignments(where: ast.AST, name: str) -> Tuple[List[ast.expr], bool]:
     return values, nested
 
 
-def _paired(target: ast.expr, value: ast.expr) -> List[Tuple[ast.expr, Optional[ast.expr]]]:
+def _paired(target: ast.expr, value: ast.expr, module: Optional[PyModule] = None
+            ) -> List[Tuple[ast.expr, Optional[ast.expr]]]:
     """(target, the value it is given) of an assignment, a tuple written on both sides paired
-    item by item (``a, b = x, y``); an item unpacked from anything else is given None."""
+    item by item (``a, b = x, y``), or mapped over one (``a, b = map(cuda.to_device, (x, y))``:
+    ``cuda.to_device(x)``, ...); an item unpacked from anything else is given None."""
     if not isinstance(target, (ast.Tuple, ast.List)):
         return [(target, value)]
-    if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(target.elts) and not any(
-            isinstance(e, ast.Starred) for e in target.elts + value.elts):
-        return [pair for item, given in zip(target.elts, value.elts) for pair in _paired(item, given)]
+    items = value.elts if isinstance(value, (ast.Tuple, ast.List)) else mapped_items(
+        value, lambda e: module.dotted(e, Scope(module))) if module is not None else None
+    if items is not None and len(items) == len(target.elts) and not any(
+            isinstance(e, ast.Starred) for e in target.elts + items):
+        return [pair for item, given in zip(target.elts, items) for pair in _paired(item, given, module)]
     return [(item, None) for element in target.elts for item in ast.walk(element)
             if isinstance(item, (ast.Name, ast.Attribute))]
 

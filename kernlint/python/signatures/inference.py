@@ -362,9 +362,17 @@ def _parameter_uses(node, module: PyModule, outer_scope, visiting: Set[int], clo
               and isinstance(sub.value, ast.Tuple) for target in sub.targets if isinstance(target, ast.Name)}
     # `h = hs[i, j]` (or `hs[i][j]`) then `h[k, l]`: `hs` has four dimensions
     # (`f = hs[i]; g = f[j]`: views of views, `g` two dimensions into `hs`)
+    # (`d = cuda.const.array_like(w)`, `a = w`: the same array under another name, no dimension taken)
     chains = [(target.id, chained) for sub in ast.walk(node)
-              if isinstance(sub, ast.Assign) and (chained := _chained_index(sub.value)) is not None
+              if isinstance(sub, ast.Assign) and (chained := _chained_index(sub.value) or _same_array(
+                  sub.value, lambda expr: module.dotted(expr, scope))) is not None
               for target in sub.targets if isinstance(target, ast.Name) and target.id not in uses]
+    # `cv = cuda.const.array_like(v)`: a copy of the whole array, indexed as it is
+    chains += [(target.id, (sub.value.args[0].id, 0)) for sub in ast.walk(node)
+               if isinstance(sub, ast.Assign) and isinstance(sub.value, ast.Call) and len(sub.value.args) == 1
+               and isinstance(sub.value.args[0], ast.Name)
+               and module.dotted(sub.value.func, outer_scope.inner(node)) == "numba.cuda.const.array_like"
+               for target in sub.targets if isinstance(target, ast.Name) and target.id not in uses]
     views: Dict[str, Tuple[str, int]] = {}
     for _ in range(len(chains)):
         found = {name: (base, taken) if base in uses else (views[base][0], views[base][1] + taken)
@@ -376,7 +384,17 @@ def _parameter_uses(node, module: PyModule, outer_scope, visiting: Set[int], clo
         for sub in ast.walk(node):
             if isinstance(sub, ast.Subscript) and isinstance(sub.value, ast.Name) and sub.value.id in views:
                 owner, taken = views[sub.value.id]
+                uses[owner].array = True
                 uses[owner].ndim = max(uses[owner].ndim, taken + _index_count(sub.slice))
+            elif isinstance(sub, ast.Subscript) and (chained := _chained_index(sub)) is not None \
+                    and chained[0] in views:  # `phi = fields[0]` then `phi[i][j]`: `fields` has three
+                owner, taken = views[chained[0]]
+                uses[owner].ndim = max(uses[owner].ndim, taken + chained[1])
+            if isinstance(sub, ast.Subscript) and isinstance(sub.value, ast.Attribute) and sub.value.attr == "shape" \
+                    and isinstance(sub.value.value, ast.Name) and sub.value.value.id in views \
+                    and isinstance(sub.slice, ast.Constant) and isinstance(sub.slice.value, int):
+                owner, taken = views[sub.value.value.id]  # `c = fields[0]` then `c.shape[1]`
+                uses[owner].ndim = max(uses[owner].ndim, taken + sub.slice.value + 1)
             if isinstance(sub, ast.Subscript) and isinstance(sub.value, ast.Name) and sub.value.id in uses:
                 use = uses[sub.value.id]
                 use.array = True
@@ -576,6 +594,15 @@ def _chained_index(expr: ast.expr) -> Optional[Tuple[str, int]]:
         taken += _dims_taken(expr.slice)
         expr = expr.value
     return (expr.id, taken) if isinstance(expr, ast.Name) and taken else None
+
+
+def _same_array(expr: ast.expr, dotted) -> Optional[Tuple[str, int]]:
+    """``w`` and ``cuda.const.array_like(w)`` (numba hands the argument itself back): (``w``,
+    no dimension taken); None otherwise."""
+    if isinstance(expr, ast.Call) and len(expr.args) == 1 and not expr.keywords and isinstance(
+            expr.args[0], ast.Name) and dotted(expr.func) == "numba.cuda.const.array_like":
+        expr = expr.args[0]
+    return (expr.id, 0) if isinstance(expr, ast.Name) else None
 
 
 def _index_count(index: ast.expr) -> int:

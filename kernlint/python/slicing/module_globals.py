@@ -9,6 +9,7 @@ import ast
 import builtins
 import importlib
 import os
+import re
 from typing import Any, Dict, Optional, Sequence, Set, Tuple
 
 from ..project import FrontendSettings, Project
@@ -87,6 +88,9 @@ class GlobalResolver:
             starred = self._star_imported(module, name, line, set())
             if starred is not MISSING:
                 return starred
+            if self._defined_nowhere(module, name):
+                raise Unresolved(name, module.path, line, "is not defined in this module or by its imports, and no "
+                                 "code sets it at run time: numba stops on it too (NameError)")
             raise Unresolved(name, module.path, line, "is not defined in this module or by its imports")
         env: Dict[str, Any] = {}
         handled = self._handler_binding(module, binding) if self._try_fails(module, binding) else None
@@ -117,6 +121,30 @@ class GlobalResolver:
             raise Unresolved(name, module.path, binding.line,
                              f"is computed at line {binding.line} from `{exc.name}`, which {exc.reason}",
                              _hint_constant(module, name), library=exc.library) from None
+
+    def _defined_nowhere(self, module: PyModule, name: str, seen: Optional[Set[str]] = None) -> bool:
+        """Does nothing in the module set ``name``, even at run time? No function declares it
+        ``global``, every star import is one kernlint reads (a safe library's, a project
+        module's), and the module does not write its namespace otherwise (``globals()``,
+        ``setattr``, ``exec``). Then the name is a slip in the kernel, not a value kernlint
+        cannot see."""
+        seen = set() if seen is None else seen
+        if module.path in seen:
+            return True
+        seen.add(module.path)
+        if re.search(r"\bglobals\(\)|\bsetattr\(|\bexec\(|\b__builtins__\b|\bvars\(", module.text):
+            return False
+        for node in ast.walk(module.tree):
+            if isinstance(node, ast.Global) and name in node.names:
+                return False
+            if isinstance(node, ast.ImportFrom) and any(alias.name == "*" for alias in node.names):
+                target = module.absolute_module(node.module or "", node.level)
+                if target and self.settings.is_safe(target):
+                    continue
+                owner = self.project.module_named(target, module) if target else None
+                if owner is None or not self._defined_nowhere(owner, name, seen):
+                    return False  # a star import kernlint does not read may give it
+        return True
 
     def _star_imported(self, module: PyModule, name: str, line: int, seen: Set[str]) -> Any:
         """``from .constants import *``: a name the module binds nowhere else, from the last

@@ -3,8 +3,9 @@
 Absolute imports are looked up the way Python would find them when the project runs,
 without running it: from the directory above the file's top package (or the script's
 own directory), the project root (the nearest directory with ``pyproject.toml``,
-``setup.py``, ``setup.cfg`` or ``.git``), its ``src/``, and the directories a file adds
-with a literal ``sys.path.insert(...)``/``sys.path.append(...)``. A module found there
+``setup.py``, ``setup.cfg`` or ``.git``), its ``src/``, the directories a file adds
+with a literal ``sys.path.insert(...)``/``sys.path.append(...)``, and last the importing
+file's own directory (modules of a package that import each other by bare name). A module found there
 is the user's: it is read, never imported. Anything else is a library.
 """
 
@@ -229,7 +230,11 @@ class Project:
         not found)."""
         parts = dotted.split(".")
         absent: List[str] = []
-        for base in self.search_path(importer) + _enclosing_bases(importer.path, parts[0]):
+        # last, the importer's own folder: a package whose modules import each other by bare name
+        # (`import cfg` beside cfg.py) runs with that folder on PYTHONPATH (or under Python 2's
+        # implicit relative imports); a file there of that name can only be the project's own
+        own = [os.path.dirname(os.path.abspath(importer.path))]
+        for base in self.search_path(importer) + _enclosing_bases(importer.path, parts[0]) + own:
             stem = os.path.join(base, *parts)
             for candidate in (stem + ".py", os.path.join(stem, "__init__.py")):
                 if os.path.isfile(candidate):

@@ -13,7 +13,6 @@ from typing import List, Optional, Tuple
 
 from ...analysis.host import Arg
 from ..static_types import ArrayType
-from ..static_types.operators import OperatorNode
 from ..syntax import FunctionNode, PyModule
 
 
@@ -130,11 +129,10 @@ def launch_target(call: ast.Call) -> Optional[Tuple[ast.expr, bool]]:
     return None
 
 
-def calls_in_order(expr: ast.AST, operators: bool = False) -> List[Tuple[ast.AST, Tuple[ast.comprehension, ...]]]:
+def calls_in_order(expr: ast.AST) -> List[Tuple[ast.Call, Tuple[ast.comprehension, ...]]]:
     """Calls in an expression, inner ones first (arguments are evaluated before the call), each
     with the comprehension generators (outermost first) whose variables it sees: a
-    comprehension's first iterable is read outside it. ``operators``: operator expressions
-    too (``a + b``, ``-a``, ``a < b``), where their operands are evaluated."""
+    comprehension's first iterable is read outside it."""
     found: List[Tuple[ast.Call, Tuple[ast.comprehension, ...]]] = []
 
     def visit(node: ast.AST, generators: Tuple[ast.comprehension, ...]) -> None:
@@ -152,7 +150,7 @@ def calls_in_order(expr: ast.AST, operators: bool = False) -> List[Tuple[ast.AST
         for child in ast.iter_child_nodes(node):
             if not isinstance(child, ast.Lambda):
                 visit(child, generators)
-        if isinstance(node, ast.Call) or operators and isinstance(node, OperatorNode):
+        if isinstance(node, ast.Call):
             found.append((node, generators))
 
     visit(expr, ())

@@ -10,12 +10,14 @@ import textwrap
 from conftest import ROOT
 
 
-def check(tmp_path, source):
+def check(tmp_path, source, target="edges.py"):
+    """kernlint's findings on ``target`` in ``tmp_path``, ``source`` written there first (when given)."""
     (tmp_path / "pyproject.toml").write_text('[project]\nname = "defaults"\n')
-    (tmp_path / "edges.py").write_text(textwrap.dedent(source))
+    if source is not None:
+        (tmp_path / target).write_text(textwrap.dedent(source))
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     run = subprocess.run([sys.executable, "-m", "kernlint", "check", "--no-cache", "--output-format", "json",
-                          "--show-signatures", "edges.py"],
+                          "--show-signatures", target],
                          cwd=tmp_path, capture_output=True, text=True, timeout=600, env=env)
     return [(f["code"], f["kernel"], f["message"]) for f in json.loads(run.stdout)]
 
@@ -77,49 +79,39 @@ def test_a_list_filled_after_its_assignment_is_not_read_as_empty(tmp_path):
     assert "`SCALES` is changed in place after its assignment (`SCALES.append(...)` at line 6)" in found[0][2]
 
 
-def test_a_bare_name_import_of_a_module_in_another_folder_stays_a_library(tmp_path):
-    """Only the importer's own folder is added: `gacfg.py` inside `evolve/` is not what a
-    script beside `evolve/` imports as `gacfg`."""
+MUTATE = '''
+    from numba import cuda
+    import gacfg as cfg
+
+
+    @cuda.jit("void(float32[::1], int32[::1])")
+    def mutate(genes, config):
+        i = cuda.grid(1)
+        if i < config[cfg.POPULATION] * config[cfg.CHROMO]:
+            genes[i] = -genes[i]
+            print(i)
+    '''
+
+
+def _package_with_config(tmp_path):
     package = tmp_path / "evolve"
     package.mkdir()
     (package / "__init__.py").write_text("")
     (package / "gacfg.py").write_text("POPULATION = 0\nCHROMO = 1\n")
-    found = check(tmp_path, '''
-        from numba import cuda
-        import gacfg as cfg
+    return package
 
 
-        @cuda.jit("void(float32[::1], int32[::1])")
-        def mutate(genes, config):
-            i = cuda.grid(1)
-            if i < config[cfg.POPULATION] * config[cfg.CHROMO]:
-                genes[i] = -genes[i]
-                print(i)
-        ''')
+def test_a_bare_name_import_of_a_module_in_another_folder_stays_a_library(tmp_path):
+    """Only the importer's own folder is added: `gacfg.py` inside `evolve/` is not what a
+    script beside `evolve/` imports as `gacfg`."""
+    _package_with_config(tmp_path)
+    found = check(tmp_path, MUTATE)
     assert [(code, kernel) for code, kernel, _ in found] == [("KL902", "mutate")]
 
 
 def test_a_sibling_module_imported_by_bare_name_is_read(tmp_path):
     """Modules of a package that import each other by bare name (`import gacfg as cfg`, run
     with the package folder on PYTHONPATH) read the sibling file, never take it for a library."""
-    package = tmp_path / "evolve"
-    package.mkdir()
-    (package / "__init__.py").write_text("")
-    (package / "gacfg.py").write_text("POPULATION = 0\nCHROMO = 1\n")
-    (package / "ops.py").write_text(textwrap.dedent('''
-        from numba import cuda
-        import gacfg as cfg
-
-
-        @cuda.jit("void(float32[::1], int32[::1])")
-        def mutate(genes, config):
-            i = cuda.grid(1)
-            if i < config[cfg.POPULATION] * config[cfg.CHROMO]:
-                genes[i] = -genes[i]
-                print(i)
-        '''))
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    run = subprocess.run([sys.executable, "-m", "kernlint", "check", "--no-cache", "--output-format", "json",
-                          "evolve/ops.py"], cwd=tmp_path, capture_output=True, text=True, timeout=600, env=env)
-    found = [(f["code"], f["kernel"]) for f in json.loads(run.stdout)]
-    assert found == [("KL301", "mutate")]
+    (_package_with_config(tmp_path) / "ops.py").write_text(textwrap.dedent(MUTATE))
+    found = check(tmp_path, None, "evolve/ops.py")
+    assert [(code, kernel) for code, kernel, _ in found] == [("KL301", "mutate")]

@@ -1493,6 +1493,17 @@ def test_a_kernel_a_method_returns_is_launched_where_it_is_called(tmp_path):
     assert launch.kernel.qualname == "Base.make.fill" and launch.signature == "void(int32[::1], int64)"
 
 
+def _inferred(path, source, name=None):
+    """The first signature body inference gives the kernel ``name`` (the file's first kernel)
+    of ``source``, written to ``path``."""
+    from kernlint.python.signatures.inference import inferred_signatures
+
+    path.write_text(source)
+    kernels = Project().module(str(path)).kernels
+    kernel = next(k for k in kernels if k.name == name) if name else kernels[0]
+    return inferred_signatures(kernel)[0][0]
+
+
 @pytest.mark.parametrize("loop, expected", [
     # iterated (a loop, `enumerate`, a comprehension): an array, though never indexed
     ("for f in freqs:\n        acc += f * scale", "void(float64[::1], float64[::1], float64)"),
@@ -1502,13 +1513,8 @@ def test_a_kernel_a_method_returns_is_launched_where_it_is_called(tmp_path):
     ("acc = freqs * scale", "void(float64[::1], float64, float64)"),
 ])
 def test_a_parameter_the_body_iterates_is_an_array(tmp_path, loop, expected):
-    from kernlint.python.signatures.inference import inferred_signatures
-
-    path = tmp_path / "k.py"
-    path.write_text("from numba import cuda\n\n\n@cuda.jit\ndef k(out, freqs, scale):\n"
-                    "    i = cuda.grid(1)\n    acc = 0.0\n    " + loop + "\n    out[i] = acc\n")
-    [(signature, _), *_] = inferred_signatures(Project().module(str(path)).kernels[0])
-    assert signature == expected
+    assert _inferred(tmp_path / "k.py", "from numba import cuda\n\n\n@cuda.jit\ndef k(out, freqs, scale):\n"
+                     "    i = cuda.grid(1)\n    acc = 0.0\n    " + loop + "\n    out[i] = acc\n") == expected
 
 
 @pytest.mark.parametrize("call, expected", [
@@ -1518,16 +1524,11 @@ def test_a_parameter_the_body_iterates_is_an_array(tmp_path, loop, expected):
     ("scale(out[y, x], other[y, x])", "void(float64[:, :, ::1], float64[:, ::1])"),
 ])
 def test_a_part_passed_to_a_device_function_that_iterates_it_has_its_dimensions(tmp_path, call, expected):
-    from kernlint.python.signatures.inference import inferred_signatures
-
-    path = tmp_path / "k.py"
-    path.write_text("from numba import cuda\n\n\n@cuda.jit(device=True)\ndef walk(row, values):\n"
-                    "    for v in values:\n        row[0] += v\n\n\n@cuda.jit(device=True)\ndef scale(row, v):\n"
-                    "    row[0] *= v\n\n\n@cuda.jit\ndef k(out, other):\n    ny, nx, n = out.shape\n"
-                    "    x, y = cuda.grid(2)\n    if x < nx and y < ny:\n        " + call + "\n")
-    kernel = next(k for k in Project().module(str(path)).kernels if k.name == "k")
-    [(signature, _), *_] = inferred_signatures(kernel)
-    assert signature == expected
+    source = ("from numba import cuda\n\n\n@cuda.jit(device=True)\ndef walk(row, values):\n"
+              "    for v in values:\n        row[0] += v\n\n\n@cuda.jit(device=True)\ndef scale(row, v):\n"
+              "    row[0] *= v\n\n\n@cuda.jit\ndef k(out, other):\n    ny, nx, n = out.shape\n"
+              "    x, y = cuda.grid(2)\n    if x < nx and y < ny:\n        " + call + "\n")
+    assert _inferred(tmp_path / "k.py", source, "k") == expected
 
 
 @pytest.mark.parametrize("body, expected", [
@@ -1546,9 +1547,5 @@ def test_a_part_passed_to_a_device_function_that_iterates_it_has_its_dimensions(
     ("w = fields\n    out[i, j] = w * 2.0", "void(float64, float64[:, ::1])"),
 ])
 def test_a_view_of_a_parameter_gives_the_parameter_its_dimensions(body, expected, tmp_path):
-    from kernlint.python.signatures.inference import inferred_signatures
-
-    path = tmp_path / "k.py"
-    path.write_text("from numba import cuda\n\n\n@cuda.jit\ndef k(fields, out):\n    i, j = cuda.grid(2)\n    "
-                    + body + "\n")
-    assert inferred_signatures(Project().module(str(path)).kernels[0])[0][0] == expected
+    assert _inferred(tmp_path / "k.py", "from numba import cuda\n\n\n@cuda.jit\ndef k(fields, out):\n"
+                     "    i, j = cuda.grid(2)\n    " + body + "\n") == expected

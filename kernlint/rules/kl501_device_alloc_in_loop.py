@@ -102,6 +102,8 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
     for event, level, loop in facts.stepping(("alloc",)):
         # the loop's own function: calls that lead to it from its callers do not make it indirect
         direct = event.function == loop.function and event.call_in(loop.function) is None
+        if _new_data(event):
+            continue  # the step's input or what the host computed this step: the work's data path
         call = facts.reported_at(event, loop)
         if call is not None:  # what a function called in the loop does: reported at the call
             yield from _through_call(event, call, level, facts, reported)
@@ -173,6 +175,17 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
             f"which launches kernels{how}: allocate once before the loop and reuse the buffer (6.5x faster "
             f"on an H100), or use a pool allocator ({_POOLS[facts.language]})")
     yield from _launchers(facts, reported)
+
+
+def _new_data(event) -> bool:
+    """An upload of the step's new data (``python.host.new_data``): marked on the transfer, or a
+    parameter the function uploads first, given a selection of the loop's input by the call."""
+    if event.detail.get("new_data"):
+        return True
+    parameter = event.detail.get("source_parameter")
+    entering = event.calls[-1] if event.calls else None
+    return bool(parameter) and entering is not None and entering.detail.get("callee") == event.function and \
+        parameter in entering.detail.get("fresh", ())
 
 
 def _short(what: str) -> str:

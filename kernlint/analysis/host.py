@@ -330,8 +330,46 @@ class HostFacts:
                 key = (event.place, call.place if call is not None else None)
                 if key in seen or not self.launches_in(level.loop):
                     continue
+                if self._amortised(level.loop, call.loops if call is not None else event.loops):
+                    continue
                 seen.add(key)
                 yield event, level, self.loops[level.loop]
+
+    def _amortised(self, loop: int, path: Sequence[int]) -> bool:
+        """Whether what runs once per iteration of ``loop`` (on the way ``path``: the loops around
+        it in that loop's function) is spread over a loop of steps nested in ``loop`` beside it:
+        an evaluation once per epoch, after the epoch's batch loop. Per step it is a fraction."""
+        for inner in self.loops.values():
+            if inner.id in path or inner.kind == "comprehension" or not self._within(inner, loop):
+                continue
+            if inner.frequency == "step" and self.launches_in(inner.id) or self._carries_state(inner):
+                return True
+        return False
+
+    def _within(self, inner: Loop, loop: int) -> bool:
+        parent = inner.parent
+        while parent is not None and parent != loop:
+            parent = self.loops[parent].parent
+        return parent == loop
+
+    def _carries_state(self, inner: Loop) -> bool:
+        """Iterations that carry the object's state on the device: the methods of its own class a
+        loop calls launch two kernels on one ``self.<attr>`` (weights one batch updates and the
+        next reads), so each iteration is a step, whatever it is a piece of (batches of a data set)."""
+        owner = inner.function.rsplit(".", 1)[0] + "." if "." in inner.function else ""
+        if not owner:
+            return False
+        users: Dict[str, Set[Place]] = {}
+        for event in self.events_in(inner.id, ("launch",)):
+            entry = event.call_in(inner.function)
+            if entry is None or not all(str(c.detail.get("callee", "")).startswith(owner) and not c.detail.get("path")
+                                        for c in event.calls[event.calls.index(entry):]):
+                continue
+            for arg in getattr(event, "args", ()):
+                base = arg.name.split("[", 1)[0].split("(", 1)[0]
+                if base.startswith("self.") and base.count(".") == 1:
+                    users.setdefault(base, set()).add(event.place)
+        return any(len(places) > 1 for places in users.values())
 
     def reported_at(self, event: Event, loop: Loop) -> Optional[Event]:
         """The call in ``loop`` where a finding about ``event`` (on every step) belongs, or None

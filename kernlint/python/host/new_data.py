@@ -146,19 +146,33 @@ def _uploaded_before(function: ast.AST, loop: ast.stmt, base: str) -> bool:
 
 def _constant_fill(function: ast.AST, owner: Optional[ast.ClassDef], base: str) -> bool:
     """An assignment of a constant fill (``np.zeros``) to ``base`` in the function or, for
-    ``self.<attr>``, in any method of its class."""
+    ``self.<attr>``, in any method of its class, and nothing written into it there after
+    (``targets[label, i] = 1`` makes a data set of the zeros)."""
     bodies = [function.body]
     if base.startswith("self.") and owner is not None:
         bodies = [m.body for m in owner.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    filled = False
     for body in bodies:
         for node in _own(body):
-            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and any(
-                    _text(_base(t)) == base for target in node.targets for t in _elements(target)):
-                func = node.value.func
-                name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
-                if name in _CONSTANT_FILLS:
-                    return True
-    return False
+            if isinstance(node, (ast.Assign, ast.AugAssign)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                for target in (t for each in targets for t in _elements(each)):
+                    if _text(_base(target)) != base:
+                        continue
+                    if not isinstance(target, ast.Subscript) and not isinstance(node, ast.AugAssign):
+                        filled = filled or _fill_name(node.value) in _CONSTANT_FILLS
+                    elif not isinstance(node.value, ast.Constant) or isinstance(node, ast.AugAssign):
+                        return False  # values written into it: data, not a fill
+                    elif isinstance(node.value, ast.Constant) and node.value.value != 0:
+                        return False  # `targets[label, i] = 1`: a one-hot table, made once
+    return filled
+
+
+def _fill_name(value: ast.expr) -> str:
+    if not isinstance(value, ast.Call):
+        return ""
+    func = value.func
+    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
 
 
 def _first_upload(body: List[ast.stmt], base: str, call: ast.Call) -> bool:

@@ -15,6 +15,16 @@ layers, eight chunks) or in a test's loop (what pytest collects), nor what a who
 computation called in the loop allocates before its own loop, nor in a loop that runs a
 whole time loop per iteration (independent events, shots), nor in a benchmark: a loop a
 clock or CUDA events time whose work is the transfer it measures.
+Nor what an epoch does once beside its batch loop (scoring the model after the batches),
+where each batch launches on the object's own device arrays that the next batch reads: that
+cost is spread over the batches.
+Nor an upload of the step's new data: a piece of host data the loop picks by what it varies
+(``cuda.to_device(frames[k])``, a batch ``data[:, picked]`` passed to a function that uploads
+it) that the loop does not write and the device does not already hold, or an array the host
+itself updates in the loop (``w += -lr * grad`` before the next ``cuda.to_device(w)``). Zeros
+filled on the host, a constant, data uploaded whole before the loop and the same data sent a
+second time in one iteration (``cuda.to_device(batch.T)`` after ``cuda.to_device(batch)``)
+are still transfers per step.
 A loop is a step loop only where the code shows it: state one iteration carries to the
 next (``t += dt``, ``step += 1``, ``a, b = b, a``, an output that becomes the next input),
 launches sharing arrays the loop keeps, a ``while`` a counter or a clock ends; a name like

@@ -21,8 +21,9 @@ in, the result back, and waits, as for a kernel.
 Only what runs on *every* step is reported: not a launch behind a modulo or counter gate,
 in a branch that leaves the loop, in a retry or convergence loop (the host value decides
 whether to go on), in set-up or warm-up code, in a loop over sizes, devices, files,
-launch configurations or test cases, or in a benchmark (a loop a clock or CUDA events
-time, carrying no state, whose work is a transfer it measures).
+launch configurations or test cases, in a benchmark (a loop a clock or CUDA events
+time, carrying no state, whose work is a transfer it measures), or once per epoch beside a
+batch loop whose batches carry the object's device state (scoring after the batches).
 A loop is a step loop only where the code shows it: state one iteration carries to the
 next (``t += dt``, ``step += 1``, ``a, b = b, a``, an output that becomes the next input),
 launches sharing arrays the loop keeps, a ``while`` a counter or a clock ends; a name like

@@ -25,11 +25,14 @@ at the call, saying what it does), or through a method the loop calls on ``self`
 subclass in the project overrides (reported at the call, naming the override), or through a
 parameter whose default is a project function (``def simulate(..., timestep=step)`` calling
 ``timestep(...)``: reported at that call, naming the parameter and its default). Left alone: a copy behind a modulo or counter gate
-(periodic output), in a branch that flips its own test (a rare event) or that leaves the
+(periodic output), once per epoch beside a batch loop whose batches carry the object's device
+state (scoring after the batches), in a branch that flips its own test (a rare event) or that leaves the
 loop, in a retry or convergence loop, in set-up code, in a loop over sizes, devices
 or test cases, or in a timed loop whose work is the copy it measures (a benchmark); a copy whose value decides what the iteration does (``if
 d_err.copy_to_host()[0] > tol: break``, or a name it assigns tested in the loop); a copy
-whose value the host reads later in the same iteration (passes to a call such as ``np.save``,
+whose value the host computes with in its own statement (``loss += f(d.copy_to_host(), y)``,
+``w -= lr * d.copy_to_host()``; kept whole in a list it is not read) or reads later in the
+same iteration (passes to a call such as ``np.save``,
 or stores in ``self.<attr>`` that a method the loop calls next reads; storing it into another
 array or list is followed, so a history kept for after the loop is still reported); and a
 synchronization followed in the same iteration by a clock read (timing each step); and a

@@ -40,10 +40,14 @@ def copy_outputs(statement: ast.stmt, line: int) -> Set[str]:
 
 
 def computed_with(statement: ast.stmt, line: int, column: int) -> bool:
-    """Whether the statement computes with the copy at ``line``/``column`` itself: the copy is
-    an operand (``a - d.copy_to_host()``), a call's argument or a method's object
-    (``loss(d.copy_to_host(), y)``, ``d.copy_to_host().sum()``), and no list keeps what comes
-    of it (``history.append(d.copy_to_host().max())`` keeps it for later: followed as stored)."""
+    """Whether the statement updates host state by computing with the copy at ``line``/``column``
+    itself: ``loss += f(d.copy_to_host(), y)``, ``w = w - lr * d.copy_to_host()``, the copy an
+    operand, a call's argument or a method's object and no list keeping what comes of it. A
+    value only shown (``ax.set_title(...)``) or assigned (``m = d.copy_to_host().max()``: its
+    name is followed) is left to what reads it later."""
+    if not (isinstance(statement, ast.AugAssign) or isinstance(statement, ast.Assign) and isinstance(
+            statement.value, ast.BinOp) and _stored_all(statement.targets) & _names_in(statement.value)):
+        return False
     parents: Dict[int, ast.AST] = {}
     copy = None
     for node in ast.walk(statement):
@@ -65,6 +69,15 @@ def computed_with(statement: ast.stmt, line: int, column: int) -> bool:
             computed = True
         node = parent
     return computed
+
+
+def _stored_all(targets: List[ast.expr]) -> Set[str]:
+    return {name for target in targets for name in _stored(target)}
+
+
+def _names_in(node: ast.AST) -> Set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)} | {
+        t for n in ast.walk(node) if isinstance(n, ast.Attribute) for t in [_text(n)] if t}
 
 
 def _passes(call: ast.Call) -> bool:

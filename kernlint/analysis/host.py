@@ -219,6 +219,7 @@ class HostFacts:
     _indexed: int = field(default=-1, repr=False, compare=False)
     _expanded: Dict[str, List[Event]] = field(default_factory=dict, repr=False, compare=False)
     _launching: Dict[int, bool] = field(default_factory=dict, repr=False, compare=False)
+    _carrying: Dict[int, bool] = field(default_factory=dict, repr=False, compare=False)
     # another file's facts by its path, for its functions this file's calls run (the reader
     # sets it; None: calls into other files are not followed); not pickled
     elsewhere: Optional[Callable[[str], Optional["HostFacts"]]] = field(default=None, repr=False, compare=False)
@@ -339,10 +340,12 @@ class HostFacts:
         """Whether what runs once per iteration of ``loop`` (on the way ``path``: the loops around
         it in that loop's function) is spread over a loop of steps nested in ``loop`` beside it:
         an evaluation once per epoch, after the epoch's batch loop. Per step it is a fraction."""
+        # (a nested loop the reader calls a step by its code is already the step, its outer loop
+        # a run of it; a name like `for step in ...` over streams is no evidence)
         for inner in self.loops.values():
             if inner.id in path or inner.kind == "comprehension" or not self._within(inner, loop):
                 continue
-            if inner.frequency == "step" and self.launches_in(inner.id) or self._carries_state(inner):
+            if self._carries_state(inner):
                 return True
         return False
 
@@ -356,6 +359,12 @@ class HostFacts:
         """Iterations that carry the object's state on the device: the methods of its own class a
         loop calls launch two kernels on one ``self.<attr>`` (weights one batch updates and the
         next reads), so each iteration is a step, whatever it is a piece of (batches of a data set)."""
+        known = self._carrying.get(inner.id)
+        if known is None:
+            known = self._carrying[inner.id] = self._shares_own_state(inner)
+        return known
+
+    def _shares_own_state(self, inner: Loop) -> bool:
         owner = inner.function.rsplit(".", 1)[0] + "." if "." in inner.function else ""
         if not owner:
             return False
@@ -400,4 +409,5 @@ class HostFacts:
             self._indexed = len(self.events)
             self._expanded = {}
             self._launching = {}
+            self._carrying = {}
         return self._by_function.get(function, [])

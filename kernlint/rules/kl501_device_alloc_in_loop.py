@@ -194,6 +194,8 @@ def _through_call(event, call, level, facts: HostFacts, reported: set) -> Iterat
     transfer = not event.detail.get("shape_based", True)
     if call.place in reported or (not transfer and _from_a_pool(event.what, facts)):
         return
+    if transfer and not event.detail.get("into") and _handed_in(event, facts):
+        return  # what the call hands in, uploaded: each step's new input (a sample, a batch)
     reported.add(call.place)
     what = _short(event.what)
     if event.detail.get("implicit"):
@@ -218,6 +220,21 @@ def _through_call(event, call, level, facts: HostFacts, reported: set) -> Iterat
         f"{event.place.line}), and it is called on every iteration of the loop at line {level.line}, which "
         f"launches kernels: allocate once before the loop and pass the buffer in, or use a pool allocator "
         f"({_POOLS[facts.language]})")
+
+
+def _handed_in(event, facts: HostFacts) -> bool:
+    """Whether a transfer a called function makes reads only that function's parameters: it
+    uploads what its caller hands it on each call (the step's input), not data it keeps."""
+    owner = facts if event.place.path == facts.path else (
+        facts.elsewhere(event.place.path) if facts.elsewhere is not None else None)
+    spec = owner.parameters.get(event.function) if owner is not None else None
+    reads = set(event.detail.get("reads", ()))
+    if spec is None or not reads:
+        return False
+    positional, vararg, every = spec
+    # (an item of it, picked by the callee's own loop: `received[i_attr]`)
+    counters = {name for number in event.loops if number in owner.loops for name in owner.loops[number].targets}
+    return bool(reads - counters) and reads <= set(positional) | set(every) | ({vararg} if vararg else set()) | counters
 
 
 def _file(path: str) -> str:

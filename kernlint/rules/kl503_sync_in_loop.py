@@ -101,8 +101,11 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
         else:
             entry = event.call_in(loop.function)  # the call in the loop that leads to it (if any)
             if set(event.detail.get("assigned", ())) & loop.deciding or event.detail.get("decides") or (
-                    entry is not None and entry.detail.get("decides")):
-                continue  # the host needs the value to decide what this iteration does
+                    entry is not None and entry.detail.get("decides") and not (
+                        event.kind == "sync" and _launch_after(facts, event, level, entry))):
+                # the host needs the value to decide what this iteration does (a wait the called
+                # function makes between its own launches is not for that value: reported)
+                continue
             if event.detail.get("read") or entry is not None and event.place in entry.detail.get("uses_copy", ()):
                 continue  # the host reads the copy on this iteration (writes it out, passes it on)
             if event.detail.get("rendezvous"):
@@ -149,6 +152,14 @@ def _clock_after(facts: HostFacts, event, level) -> bool:
     inside = facts.events_in(level.loop)
     index = next((i for i, e in enumerate(inside) if e.place == event.place), None)
     return index is not None and any(later.kind == "clock" and _stamp(facts, later) for later in inside[index + 1:])
+
+
+def _launch_after(facts: HostFacts, event, level, entry) -> bool:
+    """A launch after the event in the same iteration, through the same call in the loop: the
+    called function waits for the GPU, then launches again (a wrapper's sync after each kernel)."""
+    inside = facts.events_in(level.loop)
+    index = next((i for i, e in enumerate(inside) if e.place == event.place and entry in e.calls), None)
+    return index is not None and any(later.kind == "launch" and entry in later.calls for later in inside[index + 1:])
 
 
 def _stamp(facts: HostFacts, clock) -> bool:

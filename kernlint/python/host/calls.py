@@ -18,8 +18,8 @@ from typing import Dict, FrozenSet, List, Optional, Protocol, Set, Tuple
 
 from ...analysis.host import HostFacts
 from ..project import Project
-from ..static_types import (NONE, ArrayType, DictType, Opaque, ScalarType, TypeReader, instance, instance_of,
-                            named_tuple_subclass, unpacked)
+from ..static_types import (NONE, ArrayType, DictType, Instances, Opaque, ScalarType, TypeReader, classes_of,
+                            instance, instance_of, named_tuple_subclass, unpacked)
 from ..syntax import FunctionNode, PyModule, Scope, own_nodes, wrapped_argument, wrapped_interface
 from .attributes import ClassAttributes
 from .branches import DEAD, agreed_type, either_type, narrowed, tests_above
@@ -293,6 +293,24 @@ class ProjectCalls:
         found = (method[0].path, f"{method[1]}.{call.func.attr}") if method is not None else None
         self._methods[id(call)] = found
         return found
+
+    def methods_called(self, call: ast.Call, reader: TypeReader) -> List[Tuple[str, str]]:
+        """(file, Class.method) of each project method ``obj.method(...)`` may run where the
+        object is one of a few classes (``layer`` an item of a list of layers of several
+        classes): each class's own, or inherited, method; none where any class lacks it (an
+        attribute holding a function, not a method: not read)."""
+        if not isinstance(call.func, ast.Attribute) or not self._gpu_code:
+            return []
+        kind = reader.type_of(call.func.value)
+        if not isinstance(kind, Instances):
+            return []
+        found = []
+        for path, klass in classes_of(kind):
+            method = method_of(self.project, path, klass, call.func.attr)
+            if method is None:
+                return []
+            found.append((method[0].path, f"{method[1]}.{call.func.attr}"))
+        return list(dict.fromkeys(found))  # (a method two classes inherit from one base: once)
 
     def callee(self, call: ast.Call, frame: Frame, reader: TypeReader) -> Optional[str]:
         """The qualified name of a function of this file that a call runs."""

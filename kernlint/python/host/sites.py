@@ -148,3 +148,21 @@ def may_launch_kernels(project: Project, module: PyModule) -> bool:
                 following.append(target)
         frontier = following
     return False
+
+
+def drives_kernels(project: Project, module: PyModule) -> bool:
+    """Whether a file that launches nothing itself may still run kernels on every step: a loop
+    in it calls a method of an object (``net.learn(x)``, ``self.layers[i].backward(g)``) and a
+    module it imports, directly or through others, defines kernels (a training script over a
+    package whose layer classes launch). Its objects' classes are then read across the
+    project, as a launching file's are."""
+    if not project.memo("calls methods in a loop", module.tree, lambda: any(
+            isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute)
+            for loop in ast.walk(module.tree) if isinstance(loop, (ast.For, ast.AsyncFor, ast.While))
+            for statement in loop.body for sub in ast.walk(statement))):
+        return False
+    for path in sorted(project.imports_of_file(module.path)):
+        imported = project.module(path)
+        if imported is not None and imported.kernels:
+            return True
+    return False

@@ -110,8 +110,9 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
                 continue  # the host reads the copy on this iteration (writes it out, passes it on)
             if event.detail.get("rendezvous"):
                 continue  # with a barrier between processes: each rank's next kernel reads what the others wrote
-            if _clock_after(facts, event, level):
-                continue  # timing each iteration: the wait is the point
+            if _clock_after(facts, event, level) and not (
+                    event.kind == "sync" and entry is not None and _launch_after(facts, event, level, entry)):
+                continue  # timing each iteration: the wait is the point (one before the clock, not one per launch)
             why = f"`{what}`" + (f" {event.detail['reason']}" if event.detail.get("reason") else
                                  f" on `{event.detail['stream']}` copies into pageable host memory, so it returns "
                                  f"only once done" if event.detail.get("stream") else

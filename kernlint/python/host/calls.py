@@ -29,6 +29,7 @@ from .frames import Frame, nested_qualname
 from .functions import (attributes_read, changed_dicts, default_of, evident_scalars, memoized_returns,
                         positional_parameters, receiver_of, returned_type)
 from .launches import launches_within
+from .sites import drives_kernels
 
 MAX_RETURN_DEPTH = 2  # helpers whose return types are read within one another's
 MAX_VARIANT_DEPTH = 3  # helpers calling helpers (`_check` calling `_getasm`) read per call
@@ -468,8 +469,9 @@ class ProjectCalls:
         ``__init__`` (or another method) of a class whose methods launch, or it calls a
         function of this file that launches (``add_buffers`` calling ``add_buffers_gpu``)."""
         node = frame.owner_node if frame.owner is not None and frame.owner_node is not None else function
-        return self.project.memo("launches within", node,
-                                 lambda: launches_within(node, self.module, MAX_VARIANT_DEPTH))
+        # (in a file that drives kernels through its objects, what they are is what it launches)
+        return self.project.memo("launches within", node, lambda: launches_within(
+            node, self.module, MAX_VARIANT_DEPTH)) or drives_kernels(self.project, self.module)
 
     def _incoming(self, qualname: str) -> List[Tuple[list, dict]]:
         """The argument types other files of the project pass to this file's function or class."""

@@ -415,9 +415,9 @@ class LoopKinds:
             words |= {w[len(p):] for w in words for p in ("max", "num", "n") if w.startswith(p)}  # `maxt`, `nsteps`
             if words & _STEP_WORDS and calls:
                 return "step", f"nothing else says, and `{name}` is named like time steps"
-        for call in calls:  # `beam.step(dt)` on an object the loop keeps
+        for call in calls:  # `beam.step(dt)`, `self.UpdateState(dt)` on an object the loop keeps
             owner = dotted_name(call.func.value) if isinstance(call.func, ast.Attribute) else ""
-            if owner and call.func.attr.lower() in _STEP_CALLS and owner not in self.facts.changed | self.variables:
+            if owner and _leading_word(call.func.attr) in _STEP_CALLS and owner not in self.facts.changed | self.variables:
                 return "step", f"nothing else says, and `{short_text(call.func)}` advances an object the loop keeps"
         return None
 
@@ -426,6 +426,15 @@ class LoopKinds:
             return f"nothing shows that `{short_text(self.node.test)}` repeats the same work"
         return f"nothing shows that `{short_text(self.node.iter)}` repeats the same work: no state carried"
 
+
+
+def _leading_word(name: str) -> str:
+    """A method name's first word, lower case: ``update`` of ``UpdateState`` and ``update_state``
+    (the whole name where it is one word: ``time_step`` stays whole)."""
+    if name.lower() in _STEP_CALLS:
+        return name.lower()
+    words = re.findall(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+", name)
+    return words[0].lower() if words else ""
 
 
 def _exits_loop(statements: Sequence[ast.stmt]) -> bool:

@@ -7,6 +7,12 @@ Finds host code that allocates device memory (``cuda.device_array*``,
 frames, epochs, solver iterations), directly or through a function the loop calls (one
 of another file: reported at the call, saying what it allocates).
 
+A method called in the loop on an object whose class the code shows (built there, stored
+in an attribute, a parameter its callers pass, an item of a list of objects of several
+classes) counts the same, reported at the call and naming the class's method. A function
+called in the loop that uploads what the call hands it (``cuda.to_device(x)`` of its own
+parameter: each step's sample or batch) is left alone: that data is the step's input.
+
 Only what runs on *every* step is reported: not an allocation behind a modulo or counter
 gate, in a branch that flips its own test or leaves the loop, in set-up or warm-up code
 (``__init__``, a ``compile()`` no loop calls), once per size of a sweep, once per GPU of a
@@ -18,7 +24,8 @@ clock or CUDA events time whose work is the transfer it measures.
 A loop is a step loop only where the code shows it: state one iteration carries to the
 next (``t += dt``, ``step += 1``, ``a, b = b, a``, an output that becomes the next input),
 launches sharing arrays the loop keeps, a ``while`` a counter or a clock ends; a name like
-``n_steps`` only breaks a tie. Any other loop is unknown, and unknown is silent.
+``n_steps``, or a call like ``sim.advance(dt)``, ``self.UpdateState(dt)`` or
+``net.learn(batch)`` on an object the loop keeps, only breaks a tie. Any other loop is unknown, and unknown is silent.
 
 Only what costs is reported: numba-cuda allocates with ``cudaMalloc`` unless an External
 Memory Management plugin is set (``cuda.set_memory_manager``, ``NUMBA_CUDA_MEMORY_MANAGER``),

@@ -24,7 +24,11 @@ iterations) is reported, directly or through a function the loop calls (another 
 at the call, saying what it does), or through a method the loop calls on ``self`` that a
 subclass in the project overrides (reported at the call, naming the override), or through a
 parameter whose default is a project function (``def simulate(..., timestep=step)`` calling
-``timestep(...)``: reported at that call, naming the parameter and its default). Left alone: a copy behind a modulo or counter gate
+``timestep(...)``: reported at that call, naming the parameter and its default), or through a
+method called on an object whose class the code shows (built there, stored in an attribute,
+a parameter its callers pass, an item of a list of objects of several classes: each class's
+method counts, and the message names the one that waits: ``it.second_step(ts)`` reported as
+``Thermostat.second_step``). Left alone: a copy behind a modulo or counter gate
 (periodic output), in a branch that flips its own test (a rare event) or that leaves the
 loop, in a retry or convergence loop, in set-up code, in a loop over sizes, devices
 or test cases, or in a timed loop whose work is the copy it measures (a benchmark); a copy whose value decides what the iteration does (``if
@@ -32,14 +36,19 @@ d_err.copy_to_host()[0] > tol: break``, or a name it assigns tested in the loop)
 whose value the host reads later in the same iteration (passes to a call such as ``np.save``,
 or stores in ``self.<attr>`` that a method the loop calls next reads; storing it into another
 array or list is followed, so a history kept for after the loop is still reported); and a
-synchronization followed in the same iteration by a clock read (timing each step); and a
+synchronization followed in the same iteration by a clock read (timing each step); but a
+called function that waits after each of its own launches (a layer's wrapper calling
+``cuda.synchronize()`` after every kernel) is reported even where the call's result decides
+the iteration or a clock reads the time after it: those waits are not for the value or the
+clock, which need one at the end; and a
 synchronization next to a barrier between processes (``cuda.synchronize(); comm.Barrier()``
 with mpi4py, ``torch.distributed.barrier()``): every rank's device work must be done before
 the next kernel reads what the others wrote (halos over CUDA IPC), so the wait is the
 algorithm's.
 A loop is a step loop only where the code shows it (state carried from one iteration to the
 next, launches sharing arrays the loop keeps, a ``while`` a counter or a clock ends; a name
-like ``n_steps`` only breaks a tie); any other loop is unknown, and unknown is silent.
+like ``n_steps``, or a call like ``sim.advance(dt)``, ``self.UpdateState(dt)`` or
+``net.learn(batch)`` on an object the loop keeps, only breaks a tie); any other loop is unknown, and unknown is silent.
 
 Python iterating a numba device array (``sum(d)``, ``max(d)``, ``list(d)``, ``for v in
 d``) makes one blocking copy per element: reported even where its value decides (measured on an H100: a

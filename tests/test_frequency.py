@@ -487,6 +487,28 @@ CASES = {
             for step in range(nsteps):  # loop: step
                 ax.set_title(str(d_u.copy_to_host().max()))  # step
         """),
+    "a network's layers, indexed or last first: parts of one step, not steps": ("network.py", """
+        class Network:
+            def learn(self, d_x):
+                for i in range(len(self.layers)):  # loop: sweep
+                    d_x = self.layers[i].forward(d_x)
+                for i in reversed(range(len(self.layers))):  # loop: sweep
+                    d_x = self.layers[i].backward(d_x)
+                for i in range(len(self.buffers)):  # loop: unknown
+                    d_x = self.buffers[i].copy_to_host()
+        """),
+    "a method named for a step, in any spelling, breaks a tie": ("emsystem.py", """
+        class System:
+            def Update(self, dt, n):
+                for i in range(n):  # loop: step
+                    self.UpdateState(dt)  # step
+            def train(self, net, data):
+                for d_x in data:  # loop: step
+                    net.learn(d_x)  # step
+            def report(self, n):
+                for i in range(n):  # loop: unknown
+                    self.updated_flags(i)
+        """),
 }
 
 _MARK = re.compile(r"#\s*(loop|runs|trips):\s*(\w+)|#\s*(not step|step)\s*(?=#|$)")

@@ -45,7 +45,7 @@ from .names import rebound, target_names
 from .operations import (configured_gpu_kernel, host_operation, iterated, pycuda_launch, subscript_events,
                          timed_through, ufunc_launch)
 from .options import parsed_options
-from .sites import compile_site, kernel_ref, launch_site, may_launch_kernels, passed_args
+from .sites import compile_site, drives_kernels, kernel_ref, launch_site, may_launch_kernels, passed_args
 from .variants import Variants
 
 
@@ -80,7 +80,7 @@ class HostReader:
         # types from other files (callers, helpers, subclasses) are read only for code that may
         # launch, or for another file that asks for this one's types (and then one level less deep)
         self._gpu_code = level > 0 and (self._types_only or bool(LAUNCH_TEXT.search(module.text))
-                                        and may_launch_kernels(project, module))
+                                        and may_launch_kernels(project, module) or drives_kernels(project, module))
         # what calls of the project's own code give (objects, helpers' return types)
         self._calls = ProjectCalls(project, module, self._attrs, self, level, self._types_only, self._gpu_code)
         self._modes = ClassModes(project, module, self._attrs, self)  # this file's classes' modes
@@ -611,6 +611,16 @@ class HostReader:
                 where = {"path": path} if path != self.module.path else {}
                 self.facts.events.append(Event("call", place_of(self.module.path, call), frame.qualname,
                                                frame.loops, what=override, detail={"callee": override, **where}))
+            return
+        candidates = self._calls.methods_called(call, self.types(frame)) if elsewhere is None else []
+        for path, method in candidates:
+            # `layer.forward(x)` on one of a list's layers of several classes: what each class's
+            # method does counts here, named by its class (as a subclass's override is)
+            where = {"path": path} if path != self.module.path else {}
+            self.facts.events.append(Event("call", place_of(self.module.path, call), frame.qualname, frame.loops,
+                                           what=method, detail={"callee": method, **where, "among": len(candidates),
+                                                                **self._passed_args(call, frame)}))
+        if candidates:
             return
         if elsewhere is not None:  # another file's function: what it does counts here (HostFacts.expand)
             self.facts.events.append(Event("call", place_of(self.module.path, call), frame.qualname, frame.loops,

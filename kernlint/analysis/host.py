@@ -113,7 +113,9 @@ class Loop:
 class Event:
     """Something host code does at one place."""
 
-    kind: str  # launch | alloc | free | sync | copy-back | clock | record (a CUDA event's) | barrier | timed | call
+    # launch | alloc | free | sync | copy-back | clock | record (a CUDA event's) | barrier | mpi (an MPI call
+    # on a buffer that may be device memory) | timed | call
+    kind: str
     place: Place
     function: str  # where it happens ("" at module level)
     loops: Tuple[int, ...]  # the loops around it in its function, outermost first

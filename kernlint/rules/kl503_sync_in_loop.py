@@ -44,7 +44,10 @@ clock, which need one at the end; and a
 synchronization next to a barrier between processes (``cuda.synchronize(); comm.Barrier()``
 with mpi4py, ``torch.distributed.barrier()``): every rank's device work must be done before
 the next kernel reads what the others wrote (halos over CUDA IPC), so the wait is the
-algorithm's.
+algorithm's; and a synchronization whose next use, before any launch, is an mpi4py buffer
+call on memory that may be on the device (a CUDA-aware ``comm.Isend(d_edge, dest=right)``,
+in the loop or in a method it calls, however the communicator is reached): MPI reads the
+device memory outside the stream's order, so the kernels that wrote it must be done first.
 A loop is a step loop only where the code shows it (state carried from one iteration to the
 next, launches sharing arrays the loop keeps, a ``while`` a counter or a clock ends; a name
 like ``n_steps``, or a call like ``sim.advance(dt)``, ``self.UpdateState(dt)`` or
@@ -119,6 +122,8 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
                 continue  # the host reads the copy on this iteration (writes it out, passes it on)
             if event.detail.get("rendezvous"):
                 continue  # with a barrier between processes: each rank's next kernel reads what the others wrote
+            if event.kind == "sync" and _handed_to_mpi(facts, event, level):
+                continue  # MPI sends the device memory the kernels wrote: they must be done first
             if _clock_after(facts, event, level) and not (
                     event.kind == "sync" and entry is not None and _launch_after(facts, event, level, entry)):
                 continue  # timing each iteration: the wait is the point (one before the clock, not one per launch)
@@ -162,6 +167,24 @@ def _clock_after(facts: HostFacts, event, level) -> bool:
     inside = facts.events_in(level.loop)
     index = next((i for i, e in enumerate(inside) if e.place == event.place), None)
     return index is not None and any(later.kind == "clock" and _stamp(facts, later) for later in inside[index + 1:])
+
+
+def _handed_to_mpi(facts: HostFacts, event, level) -> bool:
+    """Whether what follows a wait in the iteration, before any launch, is an MPI call on a
+    buffer that may be device memory (a CUDA-aware ``comm.Isend(d_buf, ...)``, directly or in
+    a function called next): MPI reads the memory outside the stream's order, so the wait is
+    what makes the kernels' writes visible to it."""
+    inside = facts.events_in(level.loop)
+    index = next((i for i, e in enumerate(inside) if e is event or e.place == event.place and e.calls == event.calls),
+                 None)
+    if index is None:
+        return False
+    for later in inside[index + 1:]:
+        if later.kind == "launch":
+            return False
+        if later.kind == "mpi":
+            return True
+    return False
 
 
 def _launch_after(facts: HostFacts, event, level, entry) -> bool:

@@ -42,8 +42,8 @@ from .kernels import KernelResolver
 from .launches import LAUNCH_TEXT, calls_in_order, compile_target, handed_call, launch_target
 from .loops import LoopReader
 from .names import rebound, target_names
-from .operations import (configured_gpu_kernel, host_operation, iterated, pycuda_launch, subscript_events,
-                         timed_through, ufunc_launch)
+from .operations import (configured_gpu_kernel, host_operation, iterated, mpi_transfer, pycuda_launch,
+                         subscript_events, timed_through, ufunc_launch)
 from .options import parsed_options
 from .sites import compile_site, drives_kernels, kernel_ref, launch_site, may_launch_kernels, passed_args
 from .variants import Variants
@@ -637,6 +637,17 @@ class HostReader:
                 # (the next kernel reads what the others wrote: halos over CUDA IPC)
                 (previous if previous.kind == "sync" else event).detail["rendezvous"] = True
             self.facts.events.append(event)
+            return
+        handed = mpi_transfer(call, frame, self.module, self.types(frame), self._uses_mpi())
+        if handed is not None:  # what MPI sends from device memory: the kernels that wrote it must be done
+            self.facts.events.append(handed)
+
+    def _uses_mpi(self) -> bool:
+        """Whether this file or one it imports names mpi4py (its communicator may come from a
+        project module: ``from .utils.mpi import comm``)."""
+        return self.project.memo("uses mpi4py", self.module.tree, lambda: "mpi4py" in self.module.text or any(
+            imported is not None and "mpi4py" in imported.text for imported in (
+                self.project.module(path) for path in sorted(self.project.imports_of_file(self.module.path)))))
 
     def _library_kernel(self, target: ast.expr, frame: Frame) -> bool:
         """Whether a launch's target is a project function another library compiles and launches

@@ -220,6 +220,11 @@ class HostFacts:
     _by_function: Dict[str, List[Event]] = field(default_factory=dict, repr=False, compare=False)
     _indexed: int = field(default=-1, repr=False, compare=False)
     _expanded: Dict[str, List[Event]] = field(default_factory=dict, repr=False, compare=False)
+    # what each rule asks again and again, expanded once: a function's events from the top (no
+    # caller), a loop's, another file's callee's (keyed by how many events those facts had)
+    _whole: Dict[str, List[Event]] = field(default_factory=dict, repr=False, compare=False)
+    _in_loop: Dict[int, List[Event]] = field(default_factory=dict, repr=False, compare=False)
+    _foreign: Dict[Tuple[str, str], Tuple[int, List[Event]]] = field(default_factory=dict, repr=False, compare=False)
     _launching: Dict[int, bool] = field(default_factory=dict, repr=False, compare=False)
     # another file's facts by its path, for its functions this file's calls run (the reader
     # sets it; None: calls into other files are not followed); not pickled
@@ -238,7 +243,20 @@ class HostFacts:
     def events_in(self, loop: int, kinds: Sequence[str] = ()) -> List[Event]:
         """Events inside a loop, directly or through calls made in it (of this file's functions
         and, where the reader can read them, other files'), in the order they run."""
-        return [e for e in self.expand([e for e in self.events if loop in e.loops]) if not kinds or e.kind in kinds]
+        self._index()
+        inside = self._in_loop.get(loop)
+        if inside is None:
+            inside = self._in_loop[loop] = self.expand([e for e in self.events if loop in e.loops])
+        return [e for e in inside if not kinds or e.kind in kinds]
+
+    def expanded_function(self, function: str) -> List[Event]:
+        """A function's events expanded through its calls, as from its own caller (once: every
+        rule reads them)."""
+        own = self.of_function(function)
+        whole = self._whole.get(function)
+        if whole is None:
+            whole = self._whole[function] = self.expand(own)
+        return whole
 
     def expand(self, events: Sequence[Event], _callers: Tuple[Tuple[str, str], ...] = ()) -> List[Event]:
         """Events with each call followed by its callee's events (expanded in turn; recursion
@@ -302,11 +320,17 @@ class HostFacts:
         other = self.elsewhere(path) if self.elsewhere is not None else None
         if other is None:
             return []
-        own = other.of_function(callee)
+        # (each callee once per file, not once per call of it: a step method calling methods that
+        # call others across a package is otherwise read again at every call, exponentially)
+        known = self._foreign.get((path, callee))
+        if known is not None and known[0] == len(other.events):
+            return known[1]
         # another file's loops are not these facts' loops: their levels keep kind, place and trips
-        return [replace(e, rate=Rate(tuple(replace(level, loop=None) for level in e.rate.levels))
-                        if e.rate is not None else None)
-                for e in self._hoisted(callee, other.expand(own, callers), own)]
+        found = [replace(e, rate=Rate(tuple(replace(level, loop=None) for level in e.rate.levels))
+                         if e.rate is not None else None)
+                 for e in other._callee_events(path, callee, callers)]
+        self._foreign[(path, callee)] = (len(other.events), found)
+        return found
 
     @staticmethod
     def _hoisted(callee: str, expanded: List[Event], own: List[Event]) -> List[Event]:
@@ -322,7 +346,7 @@ class HostFacts:
         whole computation called in the loop does outside its own loops is left out."""
         seen = set()
         for function in sorted({e.function for e in self.events}):
-            for event in self.expand(self.of_function(function)):
+            for event in self.expanded_function(function):
                 if kinds and event.kind not in kinds:
                     continue
                 level = event.rate.step_loop if event.rate is not None else None
@@ -357,11 +381,14 @@ class HostFacts:
         return known
 
     def of_function(self, function: str) -> List[Event]:
+        self._index()
+        return self._by_function.get(function, [])
+
+    def _index(self) -> None:
         if self._indexed != len(self.events):  # events were added since the last index: index again
             self._by_function = {}
             for event in self.events:
                 self._by_function.setdefault(event.function, []).append(event)
             self._indexed = len(self.events)
-            self._expanded = {}
+            self._expanded, self._whole, self._in_loop, self._foreign = {}, {}, {}, {}
             self._launching = {}
-        return self._by_function.get(function, [])

@@ -175,8 +175,9 @@ def _handed_to_mpi(facts: HostFacts, event, level) -> bool:
     a function called next): MPI reads the memory outside the stream's order, so the wait is
     what makes the kernels' writes visible to it."""
     inside = facts.events_in(level.loop)
-    index = next((i for i, e in enumerate(inside) if e is event or e.place == event.place and e.calls == event.calls),
-                 None)
+    entry = event.call_in(facts.loops[level.loop].function)  # (the loop may be a caller's: its calls from there)
+    chain = event.calls[event.calls.index(entry):] if entry is not None else ()
+    index = next((i for i, e in enumerate(inside) if e.place == event.place and e.calls == chain), None)
     if index is None:
         return False
     for later in inside[index + 1:]:

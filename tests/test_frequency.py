@@ -509,6 +509,23 @@ CASES = {
                 for i in range(n):  # loop: unknown
                     self.updated_flags(i)
         """),
+    "an evaluation pass every N batches does not make the training loop a run of it": ("train.py", """
+        def train(net, batches, tests, lr):
+            for i in range(len(batches)):  # loop: step
+                net.forward(batches[i])  # step
+                net.update_parameters(lr)  # step
+                if (i + 1) % 100 == 0:
+                    seen = 0
+                    for x in tests:  # loop: step
+                        net.forward(x)  # step
+                        seen += 1
+        def evaluate_each(net, models, tests):
+            for model in models:  # loop: sweep
+                seen = 0
+                for x in tests:  # loop: step
+                    model.forward(x)  # step
+                    seen += 1
+        """),
 }
 
 _MARK = re.compile(r"#\s*(loop|runs|trips):\s*(\w+)|#\s*(not step|step)\s*(?=#|$)")

@@ -11,7 +11,7 @@ from typing import Callable, Dict, Iterator, List, Mapping, Optional, Sequence, 
 
 from .changes import Changes
 from .facts import Context
-from .places import catch_up
+from .places import catch_up, gated_nodes
 from .syntax import (ARITHMETIC, CLOCKS, LOOPS, SCOPES, assigned_names, calls_in, dotted_name, int_value, is_range_call,
                      is_true, names_read, names_read_in_order, own_nodes, short_text)
 
@@ -310,9 +310,13 @@ class LoopKinds:
 
     def _runs(self):
         """Each iteration runs a whole step loop of its own (events, shots, repetitions of a
-        simulation): what the loop itself does is once per run, not per step."""
+        simulation): what the loop itself does is once per run, not per step. A step loop behind
+        a modulo gate (an evaluation pass every N training batches) runs on a few iterations only:
+        it says nothing of the others."""
+        gated = gated_nodes(self.node.body)  # (an evaluation loop every 100 batches runs on some, not each)
         for sub in own_nodes(self.node.body):
-            if isinstance(sub, LOOPS) and not (isinstance(sub, ast.While) and catch_up(sub, self.facts)):
+            if isinstance(sub, LOOPS) and id(sub) not in gated and not (
+                    isinstance(sub, ast.While) and catch_up(sub, self.facts)):
                 inner = LoopKinds(sub, self.context, self.constants, Changes(sub.body, sub), self.lists)
                 if inner.decide()[0] == "step":
                     return "sweep", f"runs: each iteration runs the whole step loop at line {sub.lineno}"

@@ -221,10 +221,10 @@ class HostFacts:
     _indexed: int = field(default=-1, repr=False, compare=False)
     _expanded: Dict[str, List[Event]] = field(default_factory=dict, repr=False, compare=False)
     # what each rule asks again and again, expanded once: a function's events from the top (no
-    # caller), a loop's, another file's callee's (keyed by how many events those facts had)
+    # caller), a loop's, one of its functions' as other files' calls see them
     _whole: Dict[str, List[Event]] = field(default_factory=dict, repr=False, compare=False)
     _in_loop: Dict[int, List[Event]] = field(default_factory=dict, repr=False, compare=False)
-    _foreign: Dict[Tuple[str, str], Tuple[int, List[Event]]] = field(default_factory=dict, repr=False, compare=False)
+    _foreign: Dict[str, List[Event]] = field(default_factory=dict, repr=False, compare=False)
     _launching: Dict[int, bool] = field(default_factory=dict, repr=False, compare=False)
     # another file's facts by its path, for its functions this file's calls run (the reader
     # sets it; None: calls into other files are not followed); not pickled
@@ -320,16 +320,20 @@ class HostFacts:
         other = self.elsewhere(path) if self.elsewhere is not None else None
         if other is None:
             return []
-        # (each callee once per file, not once per call of it: a step method calling methods that
-        # call others across a package is otherwise read again at every call, exponentially)
-        known = self._foreign.get((path, callee))
-        if known is not None and known[0] == len(other.events):
-            return known[1]
-        # another file's loops are not these facts' loops: their levels keep kind, place and trips
-        found = [replace(e, rate=Rate(tuple(replace(level, loop=None) for level in e.rate.levels))
-                         if e.rate is not None else None)
-                 for e in other._callee_events(path, callee, callers)]
-        self._foreign[(path, callee)] = (len(other.events), found)
+        return other.exported(callee, callers)
+
+    def exported(self, callee: str, callers: Tuple[Tuple[str, str], ...] = ()) -> List[Event]:
+        """A function's events as another file's call sees them, expanded once for every file
+        that calls it (not again at each call: a step method calling methods that call others
+        across a package is otherwise expanded again at every call, exponentially)."""
+        self._index()
+        found = self._foreign.get(callee)
+        if found is None:
+            # another file's loops are not these facts' loops: their levels keep kind, place and trips
+            found = [replace(e, rate=Rate(tuple(replace(level, loop=None) for level in e.rate.levels))
+                             if e.rate is not None else None)
+                     for e in self._callee_events(self.path, callee, callers)]
+            self._foreign[callee] = found
         return found
 
     @staticmethod

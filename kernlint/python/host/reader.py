@@ -79,8 +79,12 @@ class HostReader:
         self._outgoing: Dict[Tuple[str, str], List[Tuple[List[object], Dict[str, object]]]] = {}  # other files' callees
         # types from other files (callers, helpers, subclasses) are read only for code that may
         # launch, or for another file that asks for this one's types (and then one level less deep)
-        self._gpu_code = level > 0 and (self._types_only or bool(LAUNCH_TEXT.search(module.text))
-                                        and may_launch_kernels(project, module) or drives_kernels(project, module))
+        launching = bool(LAUNCH_TEXT.search(module.text)) and may_launch_kernels(project, module)
+        # a file that launches nothing itself but calls methods of objects whose classes launch
+        # (a training script over a package of layers): what those cost comes from their own
+        # files' readings; its own types need only a few files (`facts_of`)
+        self._driving = level > 0 and not self._types_only and not launching and drives_kernels(project, module)
+        self._gpu_code = level > 0 and (self._types_only or launching or self._driving)
         # what calls of the project's own code give (objects, helpers' return types)
         self._calls = ProjectCalls(project, module, self._attrs, self, level, self._types_only, self._gpu_code)
         self._modes = ClassModes(project, module, self._attrs, self)  # this file's classes' modes
@@ -473,7 +477,10 @@ class HostReader:
         if module is None:
             return None
         self.consulted.add(path)
-        return read_host(self.project, module, self._level - 1 if self._gpu_code else 0)
+        depth = self._level - 1 if self._gpu_code else 0
+        # (a driving file read as deep as a launching one re-reads the package below it, and each
+        # of its other importers, at every level: minutes on a simulation with dozens of scripts)
+        return read_host(self.project, module, min(depth, DRIVING_LEVELS) if self._driving else depth)
 
     def _append(self, target: ast.expr, item: ast.expr, frame: Frame) -> None:
         """``grids.append(Grid(...))``, ``self.grids.append(...)``: the list's items' type."""
@@ -754,6 +761,9 @@ class HostReader:
 # which stores them for a method that launches
 LEVELS = 12
 MAX_READS = 4  # passes over a file, while its calls' types change (`HostReader.read`)
+# how many files deep a file that only drives others' kernels looks: the objects it makes and
+# what it passes them; past that, unknown (silent)
+DRIVING_LEVELS = 2
 
 
 

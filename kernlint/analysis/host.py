@@ -61,6 +61,11 @@ class Level:
     loop: Optional[int] = None
 
 
+# the most events a call's callee may bring, expanded (its own and its calls', at each call):
+# past it the call is read as unknown; a particle-in-cell code's `sim.step()` brings ~90,000
+MAX_EXPANDED = 50_000
+
+
 @dataclass(frozen=True)
 class Rate:
     """How often an event runs relative to the work: the levels around it, outermost first.
@@ -274,6 +279,8 @@ class HostFacts:
             if key in _callers or len(_callers) >= 8:
                 continue
             inner = self._callee_events(path, callee, _callers + (key,))
+            if len(inner) > MAX_EXPANDED:
+                continue  # (a whole simulation's step, its calls' calls copied at each call: unknown, silent)
             binding = self._binding(event, path, callee)
             for e in inner:
                 rate = event.rate.through(e.rate) if event.rate is not None and e.rate is not None else None

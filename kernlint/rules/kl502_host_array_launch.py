@@ -15,9 +15,7 @@ method called on an object whose class the code shows (built there, stored in ``
 Grid(n)``, a parameter every caller passes one to, an item of a list that a literal, a
 comprehension or ``append`` calls fill, across files): where the object may be of several
 classes (a network's layers), each class's method counts and the message names the one
-that launches so (``layer.backward(g)`` reported as ``Dense.backward``). An attribute a
-class starts as ``None`` and fills with NumPy arrays only (``self.out = None`` in ``__init__``,
-``self.out = np.zeros(n)`` before the launch) is a host array at the launch. PyCUDA's
+that launches so (``layer.backward(g)`` reported as ``Dense.backward``). PyCUDA's
 ``drv.In(x)``/``drv.Out(y)``/``drv.InOut(z)`` arguments (in a file that imports PyCUDA) are
 host arrays too: each call allocates device memory for them and copies in, out or both
 (also where the PyCUDA function is kept in an attribute, ``self.inject(drv.In(a), ...)``).

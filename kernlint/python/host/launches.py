@@ -12,7 +12,7 @@ import re
 from typing import List, Optional, Tuple
 
 from ...analysis.host import Arg
-from ..static_types import ArrayType, Maybe
+from ..static_types import ArrayType
 from ..syntax import FunctionNode, PyModule
 
 
@@ -166,11 +166,6 @@ LAUNCH_TEXT = re.compile(r"\w\[[^\]]*,[^\]]*\]\(|\.forall\(")  # `k[\n grid, blo
 
 def launch_arg(kind, name: str, parameter: bool = False) -> Arg:
     """A launch argument of a type (None: unknown), written as ``name``."""
-    if isinstance(kind, Maybe) and isinstance(kind.value, ArrayType):
-        # `self.out = None` in `__init__`, an array later: a launch passes the array (None has
-        # nothing to index), so where it lives is known; its numba type is left unread
-        inner = kind.value
-        return Arg(None, inner.where, name, True, inner.library, parameter, "", name if parameter else "")
     array = isinstance(kind, ArrayType)
     return Arg(getattr(kind, "text", None) if kind is not None else None, kind.where if array else "", name, array,
                kind.library if array else "", parameter, (kind.dtype or "") if array else "", name if parameter else "")

@@ -487,6 +487,45 @@ CASES = {
             for step in range(nsteps):  # loop: step
                 ax.set_title(str(d_u.copy_to_host().max()))  # step
         """),
+    "a network's layers, indexed or last first: parts of one step, not steps": ("network.py", """
+        class Network:
+            def learn(self, d_x):
+                for i in range(len(self.layers)):  # loop: sweep
+                    d_x = self.layers[i].forward(d_x)
+                for i in reversed(range(len(self.layers))):  # loop: sweep
+                    d_x = self.layers[i].backward(d_x)
+                for i in range(len(self.buffers)):  # loop: unknown
+                    d_x = self.buffers[i].copy_to_host()
+        """),
+    "a method named for a step, in any spelling, breaks a tie": ("emsystem.py", """
+        class System:
+            def Update(self, dt, n):
+                for i in range(n):  # loop: step
+                    self.UpdateState(dt)  # step
+            def train(self, net, data):
+                for d_x in data:  # loop: step
+                    net.learn(d_x)  # step
+            def report(self, n):
+                for i in range(n):  # loop: unknown
+                    self.updated_flags(i)
+        """),
+    "an evaluation pass every N batches does not make the training loop a run of it": ("train.py", """
+        def train(net, batches, tests, lr):
+            for i in range(len(batches)):  # loop: step
+                net.forward(batches[i])  # step
+                net.update_parameters(lr)  # step
+                if (i + 1) % 100 == 0:
+                    seen = 0
+                    for x in tests:  # loop: step
+                        net.forward(x)  # step
+                        seen += 1
+        def evaluate_each(net, models, tests):
+            for model in models:  # loop: sweep
+                seen = 0
+                for x in tests:  # loop: step
+                    model.forward(x)  # step
+                    seen += 1
+        """),
 }
 
 _MARK = re.compile(r"#\s*(loop|runs|trips):\s*(\w+)|#\s*(not step|step)\s*(?=#|$)")

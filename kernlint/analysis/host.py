@@ -61,6 +61,11 @@ class Level:
     loop: Optional[int] = None
 
 
+# the most events a call's callee may bring, expanded (its own and its calls', at each call):
+# past it the call is read as unknown; a particle-in-cell code's `sim.step()` brings ~90,000
+MAX_EXPANDED = 50_000
+
+
 @dataclass(frozen=True)
 class Rate:
     """How often an event runs relative to the work: the levels around it, outermost first.
@@ -113,7 +118,9 @@ class Loop:
 class Event:
     """Something host code does at one place."""
 
-    kind: str  # launch | alloc | free | sync | copy-back | clock | record (a CUDA event's) | barrier | timed | call
+    # launch | alloc | free | sync | copy-back | clock | record (a CUDA event's) | barrier | mpi (an MPI call
+    # on a buffer that may be device memory) | timed | call
+    kind: str
     place: Place
     function: str  # where it happens ("" at module level)
     loops: Tuple[int, ...]  # the loops around it in its function, outermost first
@@ -218,6 +225,11 @@ class HostFacts:
     _by_function: Dict[str, List[Event]] = field(default_factory=dict, repr=False, compare=False)
     _indexed: int = field(default=-1, repr=False, compare=False)
     _expanded: Dict[str, List[Event]] = field(default_factory=dict, repr=False, compare=False)
+    # what each rule asks again and again, expanded once: a function's events from the top (no
+    # caller), a loop's, one of its functions' as other files' calls see them
+    _whole: Dict[str, List[Event]] = field(default_factory=dict, repr=False, compare=False)
+    _in_loop: Dict[int, List[Event]] = field(default_factory=dict, repr=False, compare=False)
+    _foreign: Dict[str, List[Event]] = field(default_factory=dict, repr=False, compare=False)
     _launching: Dict[int, bool] = field(default_factory=dict, repr=False, compare=False)
     _carrying: Dict[int, bool] = field(default_factory=dict, repr=False, compare=False)
     # another file's facts by its path, for its functions this file's calls run (the reader
@@ -237,7 +249,20 @@ class HostFacts:
     def events_in(self, loop: int, kinds: Sequence[str] = ()) -> List[Event]:
         """Events inside a loop, directly or through calls made in it (of this file's functions
         and, where the reader can read them, other files'), in the order they run."""
-        return [e for e in self.expand([e for e in self.events if loop in e.loops]) if not kinds or e.kind in kinds]
+        self._index()
+        inside = self._in_loop.get(loop)
+        if inside is None:
+            inside = self._in_loop[loop] = self.expand([e for e in self.events if loop in e.loops])
+        return [e for e in inside if not kinds or e.kind in kinds]
+
+    def expanded_function(self, function: str) -> List[Event]:
+        """A function's events expanded through its calls, as from its own caller (once: every
+        rule reads them)."""
+        own = self.of_function(function)
+        whole = self._whole.get(function)
+        if whole is None:
+            whole = self._whole[function] = self.expand(own)
+        return whole
 
     def expand(self, events: Sequence[Event], _callers: Tuple[Tuple[str, str], ...] = ()) -> List[Event]:
         """Events with each call followed by its callee's events (expanded in turn; recursion
@@ -255,6 +280,8 @@ class HostFacts:
             if key in _callers or len(_callers) >= 8:
                 continue
             inner = self._callee_events(path, callee, _callers + (key,))
+            if len(inner) > MAX_EXPANDED:
+                continue  # (a whole simulation's step, its calls' calls copied at each call: unknown, silent)
             binding = self._binding(event, path, callee)
             for e in inner:
                 rate = event.rate.through(e.rate) if event.rate is not None and e.rate is not None else None
@@ -301,11 +328,21 @@ class HostFacts:
         other = self.elsewhere(path) if self.elsewhere is not None else None
         if other is None:
             return []
-        own = other.of_function(callee)
-        # another file's loops are not these facts' loops: their levels keep kind, place and trips
-        return [replace(e, rate=Rate(tuple(replace(level, loop=None) for level in e.rate.levels))
-                        if e.rate is not None else None)
-                for e in self._hoisted(callee, other.expand(own, callers), own)]
+        return other.exported(callee, callers)
+
+    def exported(self, callee: str, callers: Tuple[Tuple[str, str], ...] = ()) -> List[Event]:
+        """A function's events as another file's call sees them, expanded once for every file
+        that calls it (not again at each call: a step method calling methods that call others
+        across a package is otherwise expanded again at every call, exponentially)."""
+        self._index()
+        found = self._foreign.get(callee)
+        if found is None:
+            # another file's loops are not these facts' loops: their levels keep kind, place and trips
+            found = [replace(e, rate=Rate(tuple(replace(level, loop=None) for level in e.rate.levels))
+                             if e.rate is not None else None)
+                     for e in self._callee_events(self.path, callee, callers)]
+            self._foreign[callee] = found
+        return found
 
     @staticmethod
     def _hoisted(callee: str, expanded: List[Event], own: List[Event]) -> List[Event]:
@@ -321,7 +358,7 @@ class HostFacts:
         whole computation called in the loop does outside its own loops is left out."""
         seen = set()
         for function in sorted({e.function for e in self.events}):
-            for event in self.expand(self.of_function(function)):
+            for event in self.expanded_function(function):
                 if kinds and event.kind not in kinds:
                     continue
                 level = event.rate.step_loop if event.rate is not None else None
@@ -402,12 +439,15 @@ class HostFacts:
         return known
 
     def of_function(self, function: str) -> List[Event]:
+        self._index()
+        return self._by_function.get(function, [])
+
+    def _index(self) -> None:
         if self._indexed != len(self.events):  # events were added since the last index: index again
             self._by_function = {}
             for event in self.events:
                 self._by_function.setdefault(event.function, []).append(event)
             self._indexed = len(self.events)
-            self._expanded = {}
+            self._expanded, self._whole, self._in_loop, self._foreign = {}, {}, {}, {}
             self._launching = {}
             self._carrying = {}
-        return self._by_function.get(function, [])

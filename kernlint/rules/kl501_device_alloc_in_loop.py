@@ -7,6 +7,12 @@ Finds host code that allocates device memory (``cuda.device_array*``,
 frames, epochs, solver iterations), directly or through a function the loop calls (one
 of another file: reported at the call, saying what it allocates).
 
+A method called in the loop on an object whose class the code shows (built there, stored
+in an attribute, a parameter its callers pass, an item of a list of objects of several
+classes) counts the same, reported at the call and naming the class's method. A function
+called in the loop that uploads what the call hands it (``cuda.to_device(x)`` of its own
+parameter: each step's sample or batch) is left alone: that data is the step's input.
+
 Only what runs on *every* step is reported: not an allocation behind a modulo or counter
 gate, in a branch that flips its own test or leaves the loop, in set-up or warm-up code
 (``__init__``, a ``compile()`` no loop calls), once per size of a sweep, once per GPU of a
@@ -28,7 +34,8 @@ are still transfers per step.
 A loop is a step loop only where the code shows it: state one iteration carries to the
 next (``t += dt``, ``step += 1``, ``a, b = b, a``, an output that becomes the next input),
 launches sharing arrays the loop keeps, a ``while`` a counter or a clock ends; a name like
-``n_steps`` only breaks a tie. Any other loop is unknown, and unknown is silent.
+``n_steps``, or a call like ``sim.advance(dt)``, ``self.UpdateState(dt)`` or
+``net.learn(batch)`` on an object the loop keeps, only breaks a tie. Any other loop is unknown, and unknown is silent.
 
 Only what costs is reported: numba-cuda allocates with ``cudaMalloc`` unless an External
 Memory Management plugin is set (``cuda.set_memory_manager``, ``NUMBA_CUDA_MEMORY_MANAGER``),
@@ -217,6 +224,8 @@ def _through_call(event, call, level, facts: HostFacts, reported: set) -> Iterat
     transfer = not event.detail.get("shape_based", True)
     if call.place in reported or (not transfer and _from_a_pool(event.what, facts)):
         return
+    if transfer and not event.detail.get("into") and _handed_in(event, facts):
+        return  # what the call hands in, uploaded: each step's new input (a sample, a batch)
     reported.add(call.place)
     what = _short(event.what)
     if event.detail.get("implicit"):
@@ -241,6 +250,21 @@ def _through_call(event, call, level, facts: HostFacts, reported: set) -> Iterat
         f"{event.place.line}), and it is called on every iteration of the loop at line {level.line}, which "
         f"launches kernels: allocate once before the loop and pass the buffer in, or use a pool allocator "
         f"({_POOLS[facts.language]})")
+
+
+def _handed_in(event, facts: HostFacts) -> bool:
+    """Whether a transfer a called function makes reads only that function's parameters: it
+    uploads what its caller hands it on each call (the step's input), not data it keeps."""
+    owner = facts if event.place.path == facts.path else (
+        facts.elsewhere(event.place.path) if facts.elsewhere is not None else None)
+    spec = owner.parameters.get(event.function) if owner is not None else None
+    reads = set(event.detail.get("reads", ()))
+    if spec is None or not reads:
+        return False
+    positional, vararg, every = spec
+    # (an item of it, picked by the callee's own loop: `received[i_attr]`)
+    counters = {name for number in event.loops if number in owner.loops for name in owner.loops[number].targets}
+    return bool(reads - counters) and reads <= set(positional) | set(every) | ({vararg} if vararg else set()) | counters
 
 
 def _file(path: str) -> str:

@@ -10,7 +10,12 @@ function the loop calls. A launcher that takes its arrays as parameters or as ``
 that hands it host arrays is reported there, one that hands it device arrays is not. A
 launch in another file's function is reported at the call; so
 is a method that the loop calls on ``self`` and that a subclass in the project overrides
-with such a launch (a base class's time loop calling ``self.simulation_loop()``). PyCUDA's
+with such a launch (a base class's time loop calling ``self.simulation_loop()``); so is a
+method called on an object whose class the code shows (built there, stored in ``self.grid =
+Grid(n)``, a parameter every caller passes one to, an item of a list that a literal, a
+comprehension or ``append`` calls fill, across files): where the object may be of several
+classes (a network's layers), each class's method counts and the message names the one
+that launches so (``layer.backward(g)`` reported as ``Dense.backward``). PyCUDA's
 ``drv.In(x)``/``drv.Out(y)``/``drv.InOut(z)`` arguments (in a file that imports PyCUDA) are
 host arrays too: each call allocates device memory for them and copies in, out or both
 (also where the PyCUDA function is kept in an attribute, ``self.inject(drv.In(a), ...)``).
@@ -27,7 +32,8 @@ batch loop whose batches carry the object's device state (scoring after the batc
 A loop is a step loop only where the code shows it: state one iteration carries to the
 next (``t += dt``, ``step += 1``, ``a, b = b, a``, an output that becomes the next input),
 launches sharing arrays the loop keeps, a ``while`` a counter or a clock ends; a name like
-``n_steps`` only breaks a tie. Any other loop is unknown, and unknown is silent.
+``n_steps``, or a call like ``sim.advance(dt)``, ``self.UpdateState(dt)`` or
+``net.learn(batch)`` on an object the loop keeps, only breaks a tie. Any other loop is unknown, and unknown is silent.
 
 ## Why is this bad?
 numba-cuda copies a host array to the device before the launch, copies it back after,

@@ -124,7 +124,7 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
     yield from _timed_calls(facts)
     functions = {e.function for e in facts.events}
     for function in sorted(functions):
-        events: List[Event] = facts.expand(facts.of_function(function))
+        events: List[Event] = facts.expanded_function(function)
         intervals = facts.intervals.get(function, set())
         clocks = [(i, e) for i, e in enumerate(events) if e.kind == "clock" and e.function == function
                   and not e.calls]

@@ -18,8 +18,8 @@ from typing import Dict, FrozenSet, List, Optional, Protocol, Set, Tuple
 
 from ...analysis.host import HostFacts
 from ..project import Project
-from ..static_types import (NONE, ArrayType, DictType, Opaque, ScalarType, TypeReader, instance, instance_of,
-                            named_tuple_subclass, unpacked)
+from ..static_types import (NONE, ArrayType, DictType, Instances, Opaque, ScalarType, TypeReader, classes_of,
+                            instance, instance_of, named_tuple_subclass, unpacked)
 from ..syntax import FunctionNode, PyModule, Scope, own_nodes, wrapped_argument, wrapped_interface
 from .attributes import ClassAttributes
 from .branches import DEAD, agreed_type, either_type, narrowed, tests_above
@@ -29,6 +29,7 @@ from .frames import Frame, nested_qualname
 from .functions import (attributes_read, changed_dicts, default_of, evident_scalars, memoized_returns,
                         positional_parameters, receiver_of, returned_type)
 from .launches import launches_within
+from .sites import drives_kernels
 
 MAX_RETURN_DEPTH = 2  # helpers whose return types are read within one another's
 MAX_VARIANT_DEPTH = 3  # helpers calling helpers (`_check` calling `_getasm`) read per call
@@ -299,6 +300,24 @@ class ProjectCalls:
         self._methods[id(call)] = found
         return found
 
+    def methods_called(self, call: ast.Call, reader: TypeReader) -> List[Tuple[str, str]]:
+        """(file, Class.method) of each project method ``obj.method(...)`` may run where the
+        object is one of a few classes (``layer`` an item of a list of layers of several
+        classes): each class's own, or inherited, method; none where any class lacks it (an
+        attribute holding a function, not a method: not read)."""
+        if not isinstance(call.func, ast.Attribute) or not self._gpu_code:
+            return []
+        kind = reader.type_of(call.func.value)
+        if not isinstance(kind, Instances):
+            return []
+        found = []
+        for path, klass in classes_of(kind):
+            method = method_of(self.project, path, klass, call.func.attr)
+            if method is None:
+                return []
+            found.append((method[0].path, f"{method[1]}.{call.func.attr}"))
+        return list(dict.fromkeys(found))  # (a method two classes inherit from one base: once)
+
     def callee(self, call: ast.Call, frame: Frame, reader: TypeReader) -> Optional[str]:
         """The qualified name of a function of this file that a call runs."""
         func = call.func
@@ -455,8 +474,9 @@ class ProjectCalls:
         ``__init__`` (or another method) of a class whose methods launch, or it calls a
         function of this file that launches (``add_buffers`` calling ``add_buffers_gpu``)."""
         node = frame.owner_node if frame.owner is not None and frame.owner_node is not None else function
-        return self.project.memo("launches within", node,
-                                 lambda: launches_within(node, self.module, MAX_VARIANT_DEPTH))
+        # (in a file that drives kernels through its objects, what they are is what it launches)
+        return self.project.memo("launches within", node, lambda: launches_within(
+            node, self.module, MAX_VARIANT_DEPTH)) or drives_kernels(self.project, self.module)
 
     def _incoming(self, qualname: str) -> List[Tuple[list, dict]]:
         """The argument types other files of the project pass to this file's function or class."""

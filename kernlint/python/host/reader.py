@@ -42,10 +42,10 @@ from .kernels import KernelResolver
 from .launches import LAUNCH_TEXT, calls_in_order, compile_target, handed_call, launch_target
 from .loops import LoopReader
 from .names import rebound, target_names
-from .operations import (configured_gpu_kernel, host_operation, iterated, pycuda_launch, subscript_events,
-                         timed_through, ufunc_launch)
+from .operations import (configured_gpu_kernel, host_operation, iterated, mpi_transfer, pycuda_launch,
+                         subscript_events, timed_through, ufunc_launch)
 from .options import parsed_options
-from .sites import compile_site, kernel_ref, launch_site, may_launch_kernels, passed_args
+from .sites import compile_site, drives_kernels, kernel_ref, launch_site, may_launch_kernels, passed_args
 from .variants import Variants
 
 
@@ -79,8 +79,12 @@ class HostReader:
         self._outgoing: Dict[Tuple[str, str], List[Tuple[List[object], Dict[str, object]]]] = {}  # other files' callees
         # types from other files (callers, helpers, subclasses) are read only for code that may
         # launch, or for another file that asks for this one's types (and then one level less deep)
-        self._gpu_code = level > 0 and (self._types_only or bool(LAUNCH_TEXT.search(module.text))
-                                        and may_launch_kernels(project, module))
+        launching = bool(LAUNCH_TEXT.search(module.text)) and may_launch_kernels(project, module)
+        # a file that launches nothing itself but calls methods of objects whose classes launch
+        # (a training script over a package of layers): what those cost comes from their own
+        # files' readings; its own types need only a few files (`facts_of`)
+        self._driving = level > 0 and not self._types_only and not launching and drives_kernels(project, module)
+        self._gpu_code = level > 0 and (self._types_only or launching or self._driving)
         # what calls of the project's own code give (objects, helpers' return types)
         self._calls = ProjectCalls(project, module, self._attrs, self, level, self._types_only, self._gpu_code)
         self._modes = ClassModes(project, module, self._attrs, self)  # this file's classes' modes
@@ -473,7 +477,10 @@ class HostReader:
         if module is None:
             return None
         self.consulted.add(path)
-        return read_host(self.project, module, self._level - 1 if self._gpu_code else 0)
+        depth = self._level - 1 if self._gpu_code else 0
+        # (a driving file read as deep as a launching one re-reads the package below it, and each
+        # of its other importers, at every level: minutes on a simulation with dozens of scripts)
+        return read_host(self.project, module, min(depth, DRIVING_LEVELS) if self._driving else depth)
 
     def _append(self, target: ast.expr, item: ast.expr, frame: Frame) -> None:
         """``grids.append(Grid(...))``, ``self.grids.append(...)``: the list's items' type."""
@@ -612,6 +619,16 @@ class HostReader:
                 self.facts.events.append(Event("call", place_of(self.module.path, call), frame.qualname,
                                                frame.loops, what=override, detail={"callee": override, **where}))
             return
+        candidates = self._calls.methods_called(call, self.types(frame)) if elsewhere is None else []
+        for path, method in candidates:
+            # `layer.forward(x)` on one of a list's layers of several classes: what each class's
+            # method does counts here, named by its class (as a subclass's override is)
+            where = {"path": path} if path != self.module.path else {}
+            self.facts.events.append(Event("call", place_of(self.module.path, call), frame.qualname, frame.loops,
+                                           what=method, detail={"callee": method, **where, "among": len(candidates),
+                                                                **self._passed_args(call, frame)}))
+        if candidates:
+            return
         if elsewhere is not None:  # another file's function: what it does counts here (HostFacts.expand)
             self.facts.events.append(Event("call", place_of(self.module.path, call), frame.qualname, frame.loops,
                                            what=elsewhere[1], detail={"callee": elsewhere[1], "path": elsewhere[0],
@@ -627,6 +644,17 @@ class HostReader:
                 # (the next kernel reads what the others wrote: halos over CUDA IPC)
                 (previous if previous.kind == "sync" else event).detail["rendezvous"] = True
             self.facts.events.append(event)
+            return
+        handed = mpi_transfer(call, frame, self.module, self.types(frame), self._uses_mpi())
+        if handed is not None:  # what MPI sends from device memory: the kernels that wrote it must be done
+            self.facts.events.append(handed)
+
+    def _uses_mpi(self) -> bool:
+        """Whether this file or one it imports names mpi4py (its communicator may come from a
+        project module: ``from .utils.mpi import comm``)."""
+        return self.project.memo("uses mpi4py", self.module.tree, lambda: "mpi4py" in self.module.text or any(
+            imported is not None and "mpi4py" in imported.text for imported in (
+                self.project.module(path) for path in sorted(self.project.imports_of_file(self.module.path)))))
 
     def _library_kernel(self, target: ast.expr, frame: Frame) -> bool:
         """Whether a launch's target is a project function another library compiles and launches
@@ -733,6 +761,9 @@ class HostReader:
 # which stores them for a method that launches
 LEVELS = 12
 MAX_READS = 4  # passes over a file, while its calls' types change (`HostReader.read`)
+# how many files deep a file that only drives others' kernels looks: the objects it makes and
+# what it passes them; past that, unknown (silent)
+DRIVING_LEVELS = 2
 
 
 

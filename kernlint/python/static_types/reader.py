@@ -84,12 +84,14 @@ def _new_axes(base: ArrayType, indices: List[ast.expr]) -> Type:
 
 def loop_bindings(target: ast.expr, iterable: ast.expr, reader: "TypeReader") -> List[Tuple[str, "Type"]]:
     """(name, type) a ``for`` loop or a comprehension binds: ``range(n)`` an int; a list of
-    one type its items (``for m, grid in enumerate(grids)``, ``zip(grids, coefs)``); a dict's
+    one type its items (``for m, grid in enumerate(grids)``, ``zip(grids, coefs)``, ``reversed(layers)``); a dict's
     ``items()`` / ``values()`` its values (keys not read); anything else unknown."""
     call = iterable if isinstance(iterable, ast.Call) and not iterable.keywords else None
     called = reader.dotted(call.func) if call is not None else None
     if called == "builtins.range":
         return list(unpacked(target, ScalarType("int64")))
+    if called == "builtins.reversed" and len(call.args) == 1:  # the same items, last first
+        return loop_bindings(target, call.args[0], reader)
     if called == "builtins.enumerate" and len(call.args) == 1 and isinstance(target, ast.Tuple) and len(
             target.elts) == 2:
         return [*unpacked(target.elts[0], ScalarType("int64")),

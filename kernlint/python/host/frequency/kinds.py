@@ -11,7 +11,7 @@ from typing import Callable, Dict, Iterator, List, Mapping, Optional, Sequence, 
 
 from .changes import Changes
 from .facts import Context
-from .places import catch_up
+from .places import catch_up, gated_nodes
 from .syntax import (ARITHMETIC, CLOCKS, LOOPS, SCOPES, assigned_names, calls_in, dotted_name, int_value, is_range_call,
                      is_true, names_read, names_read_in_order, own_nodes, short_text)
 
@@ -40,8 +40,10 @@ _MEASURED = _TO_DEVICE | {"copy_to_host", "asnumpy", "get", "managed_array", "pi
 # what stamps a time: clock reads, CUDA events
 _STAMPS = CLOCKS | {"record", "elapsed_time", "event_elapsed_time", "timeit", "repeat"}
 # the words of a name that says time steps (a tie-breaker only: what the code does decides first)
-# what a method that advances an object by a step is called (`sim.step()`, `beam.advance(dt)`)
-_STEP_CALLS = {"step", "advance", "evolve", "integrate", "propagate", "timestep", "time_step", "update"}
+# what a method that advances an object by a step is called (`sim.step()`, `beam.advance(dt)`,
+# a model trained on one more batch: `net.learn(batch)`)
+_STEP_CALLS = {"step", "advance", "evolve", "integrate", "propagate", "timestep", "time_step", "update", "learn",
+               "train_step"}
 _STEP_WORDS = {"t", "step", "steps", "nstep", "nsteps", "timestep", "timesteps", "tstep", "nt", "it", "iter", "iters",
                "niter", "niters", "maxiter", "iteration", "iterations", "frame", "frames", "nframes", "epoch",
                "epochs", "generation", "generations", "cycle", "cycles", "kt", "istep", "itime"}
@@ -258,7 +260,10 @@ class LoopKinds:
         over indices of objects whose arrays it launches on (``grid[m].Er``: modes, species)."""
         if not self.is_for:
             return None
-        if is_range_call(self.node.iter):
+        iterated = self.node.iter
+        if isinstance(iterated, ast.Call) and dotted_name(iterated.func) == "reversed" and len(iterated.args) == 1:
+            iterated = iterated.args[0]  # the same indices, last first
+        if is_range_call(iterated):
             # names bound to the piece the variable indexes (`kernel = kernels[i]`)
             pieces = {name for sub in own_nodes(self.node.body) if isinstance(sub, ast.Assign)
                       and _indexed_by(sub.value, self.variables) for t in sub.targets for name in assigned_names(t)}
@@ -276,6 +281,13 @@ class LoopKinds:
                     indexed.append(piece)
             if indexed:
                 return "sweep", f"parts: each iteration launches on another piece (`{short_text(indexed[0])}`)"
+            # no launch of its own: a method of another object on each iteration (`layers[i].backward(g)`)
+            for sub in own_nodes(self.node.body):
+                if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and (
+                        sub.func.attr not in _ARRAY_ATTRIBUTES and sub.func.attr not in _MEASURED) and (
+                        _indexed_by(sub.func.value, self.variables) or isinstance(sub.func.value, ast.Name)
+                        and sub.func.value.id in pieces):
+                    return "sweep", f"parts: each iteration works on another object (`{short_text(sub.func)}`)"
             return None
         for sub in own_nodes(self.node.body):
             if isinstance(sub, ast.Attribute) and isinstance(sub.value, ast.Name) and sub.value.id in self.variables \
@@ -298,9 +310,13 @@ class LoopKinds:
 
     def _runs(self):
         """Each iteration runs a whole step loop of its own (events, shots, repetitions of a
-        simulation): what the loop itself does is once per run, not per step."""
+        simulation): what the loop itself does is once per run, not per step. A step loop behind
+        a modulo gate (an evaluation pass every N training batches) runs on a few iterations only:
+        it says nothing of the others."""
+        gated = gated_nodes(self.node.body)  # (an evaluation loop every 100 batches runs on some, not each)
         for sub in own_nodes(self.node.body):
-            if isinstance(sub, LOOPS) and not (isinstance(sub, ast.While) and catch_up(sub, self.facts)):
+            if isinstance(sub, LOOPS) and id(sub) not in gated and not (
+                    isinstance(sub, ast.While) and catch_up(sub, self.facts)):
                 inner = LoopKinds(sub, self.context, self.constants, Changes(sub.body, sub), self.lists)
                 if inner.decide()[0] == "step":
                     return "sweep", f"runs: each iteration runs the whole step loop at line {sub.lineno}"
@@ -403,9 +419,9 @@ class LoopKinds:
             words |= {w[len(p):] for w in words for p in ("max", "num", "n") if w.startswith(p)}  # `maxt`, `nsteps`
             if words & _STEP_WORDS and calls:
                 return "step", f"nothing else says, and `{name}` is named like time steps"
-        for call in calls:  # `beam.step(dt)` on an object the loop keeps
+        for call in calls:  # `beam.step(dt)`, `self.UpdateState(dt)` on an object the loop keeps
             owner = dotted_name(call.func.value) if isinstance(call.func, ast.Attribute) else ""
-            if owner and call.func.attr.lower() in _STEP_CALLS and owner not in self.facts.changed | self.variables:
+            if owner and _leading_word(call.func.attr) in _STEP_CALLS and owner not in self.facts.changed | self.variables:
                 return "step", f"nothing else says, and `{short_text(call.func)}` advances an object the loop keeps"
         return None
 
@@ -414,6 +430,15 @@ class LoopKinds:
             return f"nothing shows that `{short_text(self.node.test)}` repeats the same work"
         return f"nothing shows that `{short_text(self.node.iter)}` repeats the same work: no state carried"
 
+
+
+def _leading_word(name: str) -> str:
+    """A method name's first word, lower case: ``update`` of ``UpdateState`` and ``update_state``
+    (the whole name where it is one word: ``time_step`` stays whole)."""
+    if name.lower() in _STEP_CALLS:
+        return name.lower()
+    words = re.findall(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+", name)
+    return words[0].lower() if words else ""
 
 
 def _exits_loop(statements: Sequence[ast.stmt]) -> bool:

@@ -44,6 +44,7 @@ from .loops import LoopReader
 from .names import rebound, target_names
 from .operations import (configured_gpu_kernel, host_operation, iterated, pycuda_launch, subscript_events,
                          timed_through, ufunc_launch)
+from .operator_calls import drives_operators, operator_call
 from .options import parsed_options
 from .sites import compile_site, kernel_ref, launch_site, may_launch_kernels, passed_args
 from .variants import Variants
@@ -80,7 +81,8 @@ class HostReader:
         # types from other files (callers, helpers, subclasses) are read only for code that may
         # launch, or for another file that asks for this one's types (and then one level less deep)
         self._gpu_code = level > 0 and (self._types_only or bool(LAUNCH_TEXT.search(module.text))
-                                        and may_launch_kernels(project, module))
+                                        and may_launch_kernels(project, module)
+                                        or drives_operators(project, module))
         # what calls of the project's own code give (objects, helpers' return types)
         self._calls = ProjectCalls(project, module, self._attrs, self, level, self._types_only, self._gpu_code)
         self._modes = ClassModes(project, module, self._attrs, self)  # this file's classes' modes
@@ -500,7 +502,13 @@ class HostReader:
                         self._minus[id(sub.left)] = sub.right.id
                     elif isinstance(sub.left, ast.Name):
                         self.facts.intervals.setdefault(frame.qualname, set()).add((sub.left.id, sub.right.id))
-        for node, generators in self.project.memo("calls in order", expr, lambda: calls_in_order(expr)):
+        for node, generators in self.project.memo("calls and operators in order", expr,
+                                                  lambda: calls_in_order(expr, operators=True)):
+            if not isinstance(node, ast.Call):
+                # `x @ w + b` on a project class's objects: the methods it calls, where it is written
+                node = operator_call(node, self.types(frame), self._calls.method_called) if self._gpu_code else None
+                if node is None:
+                    continue
             if not generators:
                 self._call(node, frame)
                 continue

@@ -12,6 +12,7 @@ from typing import Dict, List, Optional, Sequence, Tuple, Union
 from .dtypes import (_ARRAY_MODULES, _FLOAT_ORDER, _literal_ints, _numpy_spelling, _promote, _same_kind,
                      _time_arithmetic, dtype_name, numeric)
 from .library import _TORCH_FACTORIES, LibraryCalls
+from .operators import OperatorNode, operator_calls
 from .values import (MIXED, NONE, ArrayType, DictType, FunctionRef, ListType, NamedTupleClass, Namespace, OneOf,
                      ScalarType, StrType, TupleType, Type, _array_arithmetic, _items_of_one, _not_none, appended,
                      instance_of, is_array_instance, named_tuple_class, strings, unpacked)
@@ -262,6 +263,10 @@ class TypeReader:
             return made
         if isinstance(expr, (ast.ListComp, ast.DictComp)):
             return self._comprehension(expr)
+        if isinstance(expr, OperatorNode):
+            made = self._operator(expr)  # `a + b` on a project class's object: what `__add__` returns
+            if made is not None:
+                return made
         if isinstance(expr, ast.UnaryOp):
             inner = self.type_of(expr.operand)
             if isinstance(expr.op, ast.Not):
@@ -315,6 +320,16 @@ class TypeReader:
                 not isinstance(o, (ArrayType, ScalarType)) for o in operands):
             return None
         return ArrayType("boolean", max(a.ndim for a in arrays), "C", arrays[0].where, arrays[0].library)
+
+    def _operator(self, expr: ast.expr) -> Type:
+        """What an operator gives where an operand is an object of a project class: what the
+        method it calls returns (``a + b``: ``a.__add__(b)``, else ``b.__radd__(a)``)."""
+        for call in operator_calls(expr):
+            if instance_of(_not_none(self.type_of(call.func.value))) is not None:
+                made = self.construct(call)
+                if made is not None:
+                    return made
+        return None
 
     def _binary(self, expr: ast.BinOp) -> Type:
         left, right = _not_none(self.type_of(expr.left)), _not_none(self.type_of(expr.right))

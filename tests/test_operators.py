@@ -45,3 +45,29 @@ def test_an_operator_on_a_project_object_gives_what_its_method_returns():
     assert asked == []
     # a class that leaves the operator out: what the operator gives stays unknown
     assert reader.type_of(expression("x / w")) is None
+
+
+def test_a_long_expression_types_each_operand_once():
+    # a 40-term stencil sum: the operator's method lookup and its arithmetic share the operands'
+    # types, so the names are looked up once each (typing both again doubled the work per level)
+    terms = [f"u{i}[i + {i}]" for i in range(40)]
+    looked_up = []
+
+    def lookup(name, want_dtype=False):
+        looked_up.append(name)
+        if want_dtype:
+            return None
+        return ScalarType("int64") if name == "i" else ArrayType("float32", 1, "C", "host", "numpy")
+
+    reader = TypeReader(lambda e: None, lookup)
+    assert reader.type_of(expression(" + ".join(terms))) == ScalarType("float32")
+    assert sorted(set(looked_up)) == sorted({f"u{i}" for i in range(40)} | {"i"})
+    assert len(looked_up) == 80  # each `u<k>` and each `i` once
+
+    # on a project class's objects each operator asks its method once, its operands typed once
+    tensor = instance("/p/tensor.py", "Tensor")
+    asked, looked_up[:] = [], []
+    objects = TypeReader(lambda e: None, lambda name, want_dtype=False: looked_up.append(name) or (
+        None if want_dtype else tensor), construct=lambda call: asked.append(call) or tensor)
+    assert objects.type_of(expression(" * ".join(f"t{i}" for i in range(40)))) == tensor
+    assert len(asked) == 39 and len(looked_up) <= 40

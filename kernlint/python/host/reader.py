@@ -502,13 +502,18 @@ class HostReader:
                         self._minus[id(sub.left)] = sub.right.id
                     elif isinstance(sub.left, ast.Name):
                         self.facts.intervals.setdefault(frame.qualname, set()).add((sub.left.id, sub.right.id))
+        operands: Optional[TypeReader] = None  # types of operands, each read once while no call runs
         for node, generators in self.project.memo("calls and operators in order", expr,
                                                   lambda: calls_in_order(expr, operators=True)):
             if not isinstance(node, ast.Call):
+                if not self._gpu_code:
+                    continue
                 # `x @ w + b` on a project class's objects: the methods it calls, where it is written
-                node = operator_call(node, self.types(frame), self._calls.method_called) if self._gpu_code else None
+                operands = operands or self.types(frame).memoised()
+                node = operator_call(node, operands, self._calls.method_called)
                 if node is None:
                     continue
+            operands = None  # a call may bind what a later operand reads (`xs.append(x)`)
             if not generators:
                 self._call(node, frame)
                 continue

@@ -148,6 +148,20 @@ class TypeReader:
         self.construct = construct or (lambda call: None)
         # `obj.attr["key"]` -> what the code stores at that literal key of that attribute
         self.item = item or (lambda expr: None)
+        # node -> its type, while one expression is read (`memoised`): an operator types its
+        # operands for its method lookup and again for its arithmetic, which without this
+        # doubles the work at every nesting level of a long expression
+        self._known: Optional[Dict[ast.AST, Type]] = None
+
+    def memoised(self) -> "TypeReader":
+        """This reader remembering each node's type until ``forget()``: for several reads of
+        one expression while nothing binds a name (its operators, one after another)."""
+        if self._known is None:
+            self._known = {}
+        return self
+
+    def forget(self) -> None:
+        self._known = None
 
     # -- dtypes -----------------------------------------------------------------
 
@@ -221,8 +235,21 @@ class TypeReader:
     # -- values -------------------------------------------------------------------
 
     def type_of(self, expr: Optional[ast.expr]) -> Type:
+        """The type of ``expr``; each of its sub-expressions typed once (nothing binds a name
+        while one expression is typed)."""
         if expr is None:
             return None
+        if self._known is not None:
+            if expr not in self._known:
+                self._known[expr] = self._type_of(expr)
+            return self._known[expr]
+        self._known = {}
+        try:
+            return self._type_of(expr)
+        finally:
+            self._known = None
+
+    def _type_of(self, expr: ast.expr) -> Type:
         if isinstance(expr, ast.Constant):
             value = expr.value
             if isinstance(value, bool):

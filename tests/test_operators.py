@@ -71,3 +71,37 @@ def test_a_long_expression_types_each_operand_once():
         None if want_dtype else tensor), construct=lambda call: asked.append(call) or tensor)
     assert objects.type_of(expression(" * ".join(f"t{i}" for i in range(40)))) == tensor
     assert len(asked) == 39 and len(looked_up) <= 40
+
+
+def test_a_call_through_a_class_runs_its_class_method_and_what_cls_calls_on_that_class(tmp_path):
+    from kernlint.python.host.class_methods import class_method_calls
+    from kernlint.python.project import Project
+    from kernlint.python.syntax import Scope
+
+    (tmp_path / "ops.py").write_text(
+        "class Function:\n"
+        "    @classmethod\n"
+        "    def apply(cls, *v):\n"
+        "        return cls.forward(*v)\n"
+        "    def plain(self):\n"
+        "        return self\n"
+        "class Mul(Function):\n"
+        "    @staticmethod\n"
+        "    def forward(a, b):\n"
+        "        return a\n"
+        "class Neg(Function):\n"
+        "    @staticmethod\n"
+        "    def forward(a):\n"
+        "        return a\n"
+        "def run(a, b):\n"
+        "    Mul.apply(a, b)\n"
+        "    Neg.forward(a)\n"
+        "    Mul.plain(a)\n"
+        "    a.apply(b)\n")
+    project = Project()
+    module = project.module(str(tmp_path / "ops.py"))
+    calls = [node for node in ast.walk(module.tree.body[-1]) if isinstance(node, ast.Call)]
+    ops = str(tmp_path / "ops.py")
+    found = [class_method_calls(project, module, call, Scope(module)) for call in calls]
+    # each subclass's own `forward`, never another subclass's; an object's method is not one
+    assert found == [[(ops, "Function.apply"), (ops, "Mul.forward")], [(ops, "Neg.forward")], [], []]

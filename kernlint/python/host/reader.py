@@ -44,6 +44,7 @@ from .loops import LoopReader
 from .names import rebound, target_names
 from .operations import (configured_gpu_kernel, host_operation, iterated, pycuda_launch, subscript_events,
                          timed_through, ufunc_launch)
+from .class_methods import class_method_calls, drives_class_methods
 from .operator_calls import drives_operators, operator_call
 from .options import parsed_options
 from .sites import compile_site, kernel_ref, launch_site, may_launch_kernels, passed_args
@@ -82,7 +83,8 @@ class HostReader:
         # launch, or for another file that asks for this one's types (and then one level less deep)
         self._gpu_code = level > 0 and (self._types_only or bool(LAUNCH_TEXT.search(module.text))
                                         and may_launch_kernels(project, module)
-                                        or drives_operators(project, module))
+                                        or drives_operators(project, module)
+                                        or drives_class_methods(project, module))
         # what calls of the project's own code give (objects, helpers' return types)
         self._calls = ProjectCalls(project, module, self._attrs, self, level, self._types_only, self._gpu_code)
         self._modes = ClassModes(project, module, self._attrs, self)  # this file's classes' modes
@@ -629,6 +631,14 @@ class HostReader:
             self.facts.events.append(Event("call", place_of(self.module.path, call), frame.qualname, frame.loops,
                                            what=elsewhere[1], detail={"callee": elsewhere[1], "path": elsewhere[0],
                                                                       **self._passed_args(call, frame)}))
+            return
+        through_class = class_method_calls(self.project, self.module, call, frame.scope, frame.function,
+                                           frame.owner) if self._gpu_code else []
+        for path, method in through_class:  # `Mul.apply(a, b)`: a class's method, and what its `cls.forward` runs
+            where = {"path": path} if path != self.module.path else {}
+            self.facts.events.append(Event("call", place_of(self.module.path, call), frame.qualname, frame.loops,
+                                           what=method, detail={"callee": method, **where}))
+        if through_class:
             return
         event = host_operation(call, frame, self.module, self.types(frame), self._targets, self._minus,
                                self.facts.pools)

@@ -10,7 +10,10 @@ function the loop calls. A launcher that takes its arrays as parameters or as ``
 that hands it host arrays is reported there, one that hands it device arrays is not. A
 launch in another file's function is reported at the call; so
 is a method that the loop calls on ``self`` and that a subclass in the project overrides
-with such a launch (a base class's time loop calling ``self.simulation_loop()``). PyCUDA's
+with such a launch (a base class's time loop calling ``self.simulation_loop()``), an
+operator on an object of a project class whose method launches (``x * w``:
+``Tensor.__mul__``), and a static or class method called through a class (``Mul.apply(a,
+b)``, whose ``cls.forward(...)`` runs ``Mul.forward``). PyCUDA's
 ``drv.In(x)``/``drv.Out(y)``/``drv.InOut(z)`` arguments (in a file that imports PyCUDA) are
 host arrays too: each call allocates device memory for them and copies in, out or both
 (also where the PyCUDA function is kept in an attribute, ``self.inject(drv.In(a), ...)``).

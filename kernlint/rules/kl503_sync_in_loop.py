@@ -24,7 +24,10 @@ iterations) is reported, directly or through a function the loop calls (another 
 at the call, saying what it does), or through a method the loop calls on ``self`` that a
 subclass in the project overrides (reported at the call, naming the override), or through a
 parameter whose default is a project function (``def simulate(..., timestep=step)`` calling
-``timestep(...)``: reported at that call, naming the parameter and its default). Left alone: a copy behind a modulo or counter gate
+``timestep(...)``: reported at that call, naming the parameter and its default), or through
+an operator on an object of a project class (``x * w``: ``Tensor.__mul__``) or a static or
+class method called through a class (``Mul.apply(a, b)``, whose ``cls.forward(...)`` runs
+``Mul.forward``). Left alone: a copy behind a modulo or counter gate
 (periodic output), in a branch that flips its own test (a rare event) or that leaves the
 loop, in a retry or convergence loop, in set-up code, in a loop over sizes, devices
 or test cases, or in a timed loop whose work is the copy it measures (a benchmark); a copy whose value decides what the iteration does (``if

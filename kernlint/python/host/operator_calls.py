@@ -5,8 +5,9 @@ rest of ``kernlint.python``.
 
 A file that launches nothing itself is read for this (its objects' classes across the
 project) where it writes operators in a loop and imports, directly or through others, a class
-defining operator methods and a module defining kernels: a training script over a tensor
-package."""
+defining operator methods in a file that launches kernels, and a module defining kernels: a
+training script over a tensor package (not the scripts and tests of a library whose operator
+classes compute on the host)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from ..project import Project
 from ..static_types import TypeReader
 from ..static_types.operators import BINARY, COMPARE, UNARY, OperatorNode, operator_calls
 from ..syntax import PyModule
+from .launches import LAUNCH_TEXT
 
 # the methods an operator calls, either operand's
 OPERATOR_METHODS = frozenset(
@@ -37,7 +39,8 @@ def operator_call(node: ast.AST, reader: TypeReader,
 
 def drives_operators(project: Project, module: PyModule) -> bool:
     """Whether a file writes operators in a loop on what may be objects of an imported class
-    defining operator methods, where its imports also define kernels."""
+    defining operator methods in a file that launches kernels, where its imports also define
+    kernels."""
     def looped_operators() -> bool:
         return any(isinstance(sub, OperatorNode) for loop in ast.walk(module.tree)
                    if isinstance(loop, (ast.For, ast.AsyncFor, ast.While)) for statement in loop.body
@@ -47,8 +50,11 @@ def drives_operators(project: Project, module: PyModule) -> bool:
         return False
     imported = [project.module(path) for path in sorted(project.imports_of_file(module.path))]
     imported = [m for m in imported if m is not None and m.path != module.path]
+    # the class's own file launches: a library's operator classes (a linear operator's `@` and
+    # `+` over NumPy) would otherwise make every script and test of it read as GPU code
     return any(m.kernels for m in imported) and any(
-        project.memo("defines operators", m.tree, lambda m=m: _defines_operators(m.tree)) for m in imported)
+        LAUNCH_TEXT.search(m.text) and project.memo("defines operators", m.tree, lambda m=m: _defines_operators(m.tree))
+        for m in imported)
 
 
 def _defines_operators(tree: ast.Module) -> bool:

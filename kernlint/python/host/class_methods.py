@@ -14,6 +14,7 @@ from typing import List, Optional, Set, Tuple
 from ..project import Project
 from ..syntax import FunctionNode, PyModule, Scope
 from .classes import method_of
+from .launches import LAUNCH_TEXT
 
 MAX_DEPTH = 4  # class methods calling class methods (`apply` -> `_forward` -> `forward`)
 
@@ -90,9 +91,10 @@ def _reached(project: Project, through: Tuple[str, str], name: str, found: List[
 
 
 def drives_class_methods(project: Project, module: PyModule) -> bool:
-    """Whether a file calls, in a loop at its top level or in a module-level function, a static
-    or class method of another file's class (``Mul.apply(x, w)`` in a training script), where
-    what it imports defines kernels: its calls are then read as code that may launch."""
+    """Whether a file calls, in a loop, a static or class method of another file's class whose
+    file launches kernels (``Mul.apply(x, w)`` in a training script), where what it imports
+    defines kernels: its calls are then read as code that may launch (not a loop over files
+    calling ``Candidate.load``, a constructor of a class that computes on the host)."""
     def looped() -> bool:
         scope = Scope(module)
         for loop in ast.walk(module.tree):
@@ -101,7 +103,8 @@ def drives_class_methods(project: Project, module: PyModule) -> bool:
             for sub in ast.walk(loop):
                 if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and isinstance(
                         sub.func.value, (ast.Name, ast.Attribute)) and any(
-                        path != module.path for path, _ in class_method_calls(project, module, sub, scope)):
+                        path != module.path and _launches(project, path)
+                        for path, _ in class_method_calls(project, module, sub, scope)):
                     return True
         return False
 
@@ -109,3 +112,8 @@ def drives_class_methods(project: Project, module: PyModule) -> bool:
         return False
     imported = [project.module(path) for path in sorted(project.imports_of_file(module.path))]
     return any(m is not None and m.path != module.path and m.kernels for m in imported)
+
+
+def _launches(project: Project, path: str) -> bool:
+    module = project.module(path)
+    return module is not None and bool(LAUNCH_TEXT.search(module.text))

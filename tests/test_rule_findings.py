@@ -239,3 +239,25 @@ def test_kl504_timeit_of_cupy_work_counts_its_first_interval_and_names_the_helpe
     assert helper.startswith("`time_best(...)` times at least one launch of `cp.convolve` (line 15) in its first "
                              "intervals (`time_best` times the callable it is passed with `timeit.Timer(...).timeit`, "
                              f"timeit_work.py:{line_of(path, 'def time_best(') + 5})")
+
+
+def test_an_operator_on_tensors_reports_what_its_method_does_at_the_operator(fixture_report):
+    path = "host/operators/train.py"
+    line = line_of(path, "        h = x * w + b  # KL501 KL502 KL503")
+    launch = finding(fixture_report, path, "KL502", line)
+    assert launch.column == column_of(path, line, "x * w")
+    assert launch.message.startswith("`Tensor.__mul__` launches `zip_mul` on `self.shape` (tensor.py:")
+    upload = finding(fixture_report, path, "KL501", line_of(path, "        w = w + -h * lr  # KL501 KL502 KL503"))
+    assert upload.column == column_of(path, upload.line, "-h")
+    assert upload.message.startswith("`Tensor.__neg__` allocates device memory and copies host data into it")
+
+
+def test_a_class_method_reports_what_the_subclass_it_runs_through_does_at_the_call(fixture_report):
+    # `Add.apply` is `Function.apply`, whose `cls.forward` runs `Add.forward`
+    path = "host/autograd/train.py"
+    line = line_of(path, "        w = Add.apply(w, x)  # KL501 KL502 KL503")
+    launch = finding(fixture_report, path, "KL502", line)
+    assert launch.column == column_of(path, line, "Add.apply")
+    assert launch.message.startswith("`Add.forward` launches `add_kernel` on `shape` (functions.py:")
+    upload = finding(fixture_report, path, "KL501", line)
+    assert upload.message.startswith("`Add.forward` allocates device memory and copies host data into it")

@@ -5,7 +5,11 @@ Finds host code that allocates device memory (``cuda.device_array*``,
 ``cuda.to_device``, ``cuda.pinned_array``/``mapped_array``, CuPy's constructors and
 ``cp.asarray``) on every iteration of a step loop that launches kernels (time steps,
 frames, epochs, solver iterations), directly or through a function the loop calls (one
-of another file: reported at the call, saying what it allocates).
+of another file: reported at the call, saying what it allocates). Calls the code writes
+otherwise count too: an operator on an object of a project class runs its method (``x * w``
+runs ``Tensor.__mul__``), and ``Mul.apply(a, b)`` a static or class method, whose
+``cls.forward(...)`` runs the ``forward`` of the class it was called through (autograd
+``Function`` subclasses).
 
 A method called in the loop on an object whose class the code shows (built there, stored
 in an attribute, a parameter its callers pass, an item of a list of objects of several

@@ -15,7 +15,10 @@ method called on an object whose class the code shows (built there, stored in ``
 Grid(n)``, a parameter every caller passes one to, an item of a list that a literal, a
 comprehension or ``append`` calls fill, across files): where the object may be of several
 classes (a network's layers), each class's method counts and the message names the one
-that launches so (``layer.backward(g)`` reported as ``Dense.backward``). PyCUDA's
+that launches so (``layer.backward(g)`` reported as ``Dense.backward``); so is an operator
+on an object of a project class whose method launches (``x * w``: ``Tensor.__mul__``), and a
+static or class method called through a class (``Mul.apply(a, b)``, whose ``cls.forward(...)``
+runs ``Mul.forward``). PyCUDA's
 ``drv.In(x)``/``drv.Out(y)``/``drv.InOut(z)`` arguments (in a file that imports PyCUDA) are
 host arrays too: each call allocates device memory for them and copies in, out or both
 (also where the PyCUDA function is kept in an attribute, ``self.inject(drv.In(a), ...)``).

@@ -13,6 +13,7 @@ from typing import List, Optional, Tuple
 
 from ...analysis.host import Arg
 from ..static_types import ArrayType
+from ..static_types.operators import OperatorNode
 from ..syntax import FunctionNode, PyModule
 
 
@@ -129,10 +130,11 @@ def launch_target(call: ast.Call) -> Optional[Tuple[ast.expr, bool]]:
     return None
 
 
-def calls_in_order(expr: ast.AST) -> List[Tuple[ast.Call, Tuple[ast.comprehension, ...]]]:
+def calls_in_order(expr: ast.AST, operators: bool = False) -> List[Tuple[ast.AST, Tuple[ast.comprehension, ...]]]:
     """Calls in an expression, inner ones first (arguments are evaluated before the call), each
     with the comprehension generators (outermost first) whose variables it sees: a
-    comprehension's first iterable is read outside it."""
+    comprehension's first iterable is read outside it. ``operators``: operator expressions
+    too (``a + b``, ``-a``, ``a < b``), where their operands are evaluated."""
     found: List[Tuple[ast.Call, Tuple[ast.comprehension, ...]]] = []
 
     def visit(node: ast.AST, generators: Tuple[ast.comprehension, ...]) -> None:
@@ -150,7 +152,7 @@ def calls_in_order(expr: ast.AST) -> List[Tuple[ast.Call, Tuple[ast.comprehensio
         for child in ast.iter_child_nodes(node):
             if not isinstance(child, ast.Lambda):
                 visit(child, generators)
-        if isinstance(node, ast.Call):
+        if isinstance(node, ast.Call) or operators and isinstance(node, OperatorNode):
             found.append((node, generators))
 
     visit(expr, ())

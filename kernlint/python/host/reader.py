@@ -44,6 +44,8 @@ from .loops import LoopReader
 from .names import rebound, target_names
 from .operations import (configured_gpu_kernel, host_operation, iterated, mpi_transfer, pycuda_launch,
                          subscript_events, timed_through, ufunc_launch)
+from .class_methods import class_method_calls, drives_class_methods
+from .operator_calls import drives_operators, operator_call
 from .options import parsed_options
 from .sites import compile_site, drives_kernels, kernel_ref, launch_site, may_launch_kernels, passed_args
 from .variants import Variants
@@ -84,7 +86,9 @@ class HostReader:
         # (a training script over a package of layers): what those cost comes from their own
         # files' readings; its own types need only a few files (`facts_of`)
         self._driving = level > 0 and not self._types_only and not launching and drives_kernels(project, module)
-        self._gpu_code = level > 0 and (self._types_only or launching or self._driving)
+        self._gpu_code = level > 0 and (self._types_only or launching or self._driving
+                                        or drives_operators(project, module)
+                                        or drives_class_methods(project, module))
         # what calls of the project's own code give (objects, helpers' return types)
         self._calls = ProjectCalls(project, module, self._attrs, self, level, self._types_only, self._gpu_code)
         self._modes = ClassModes(project, module, self._attrs, self)  # this file's classes' modes
@@ -507,7 +511,18 @@ class HostReader:
                         self._minus[id(sub.left)] = sub.right.id
                     elif isinstance(sub.left, ast.Name):
                         self.facts.intervals.setdefault(frame.qualname, set()).add((sub.left.id, sub.right.id))
-        for node, generators in self.project.memo("calls in order", expr, lambda: calls_in_order(expr)):
+        operands: Optional[TypeReader] = None  # types of operands, each read once while no call runs
+        for node, generators in self.project.memo("calls and operators in order", expr,
+                                                  lambda: calls_in_order(expr, operators=True)):
+            if not isinstance(node, ast.Call):
+                if not self._gpu_code:
+                    continue
+                # `x @ w + b` on a project class's objects: the methods it calls, where it is written
+                operands = operands or self.types(frame).memoised()
+                node = operator_call(node, operands, self._calls.method_called)
+                if node is None:
+                    continue
+            operands = None  # a call may bind what a later operand reads (`xs.append(x)`)
             if not generators:
                 self._call(node, frame)
                 continue
@@ -633,6 +648,14 @@ class HostReader:
             self.facts.events.append(Event("call", place_of(self.module.path, call), frame.qualname, frame.loops,
                                            what=elsewhere[1], detail={"callee": elsewhere[1], "path": elsewhere[0],
                                                                       **self._passed_args(call, frame)}))
+            return
+        through_class = class_method_calls(self.project, self.module, call, frame.scope, frame.function,
+                                           frame.owner) if self._gpu_code else []
+        for path, method in through_class:  # `Mul.apply(a, b)`: a class's method, and what its `cls.forward` runs
+            where = {"path": path} if path != self.module.path else {}
+            self.facts.events.append(Event("call", place_of(self.module.path, call), frame.qualname, frame.loops,
+                                           what=method, detail={"callee": method, **where}))
+        if through_class:
             return
         event = host_operation(call, frame, self.module, self.types(frame), self._targets, self._minus,
                                self.facts.pools)

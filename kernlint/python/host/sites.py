@@ -92,8 +92,8 @@ def positional_args(call: ast.Call, frame: Frame, types: TypeReader,
             inner = uncopied(arg.value)
             spread = types.type_of(inner)
             if isinstance(spread, TupleType) and all(item is not None for item in spread.items):
-                # `*args` of a call's variant, `*(a, b)`
-                args.extend(launch_arg(item, ast.unparse(arg)) for item in spread.items)
+                # `*args` of a call's variant, `*(a, b)`, `*out.tuple()`: each item named by its place
+                args.extend(launch_arg(item, f"{ast.unparse(inner)}[{at}]") for at, item in enumerate(spread.items))
                 continue
             if forwards and arg is call.args[-1] and isinstance(inner, ast.Name) and \
                     inner.id == function.args.vararg.arg:

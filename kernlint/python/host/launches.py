@@ -175,8 +175,10 @@ def calls_in_order(expr: ast.AST) -> List[Tuple[ast.Call, Tuple[ast.comprehensio
 # a file that names numba, CUDA or CuPy
 GPU_WORDS = re.compile(r"\b(?:numba|cuda|cupy)\b")
 # `kernel[blocks, threads](`, `kernel.forall(n)(`: a file that may launch (a comma: not
-# `handlers[key](...)`)
-LAUNCH_TEXT = re.compile(r"\w\[[^\]]*,[^\]]*\]\(|\.forall\(")  # `k[\n grid, block](`: over lines too
+# `handlers[key](...)`); `k[\n grid, block](` over lines too, and a grid that indexes a shape
+# (`k[(x.shape[0] + 63) // 64, 64](`)
+_INDEXED = r"(?:[^\[\]]|\[[^\[\]]*\])*"
+LAUNCH_TEXT = re.compile(rf"\w\[{_INDEXED},{_INDEXED}\]\(|\.forall\(")
 
 
 def launch_arg(kind, name: str, parameter: bool = False) -> Arg:

@@ -210,11 +210,16 @@ class HostFacts:
     def types(self) -> tuple:
         """What another file's reading may take from these facts (its types, callers, classes)."""
         return (self.globals, self.class_attributes, self.class_bases, self.class_places, self.outgoing,
-                self.class_modes, self.stored_through)
+                self.class_modes, self.stored_through, self.outgoing_variants)
     # calls of other files' functions and classes: (their path, qualified name) -> the argument
     # types of each call ([positional], {keyword}); parameter types flow across the package
     outgoing: Dict[Tuple[str, str], List[Tuple[list, dict]]] = field(default_factory=dict, repr=False,
                                                                       compare=False)
+    # the same calls as a function makes them once per call of it from another file, where its
+    # callers pass different types (a test passing arrays it allocates, a layer passing what it
+    # is given): each such chain of calls is a launch's types, not a vote on one parameter type
+    outgoing_variants: Dict[Tuple[str, str], List[Tuple[list, dict]]] = field(default_factory=dict, repr=False,
+                                                                               compare=False)
     # launches of a kernel a function is given as a parameter (`def run(kernel, x): kernel[g, b](x)`),
     # one per call of that function here that passes a kernel: what they give signatures, not events
     passed_launches: List[Launch] = field(default_factory=list, repr=False, compare=False)

@@ -476,7 +476,37 @@ class ProjectCalls:
         node = frame.owner_node if frame.owner is not None and frame.owner_node is not None else function
         # (in a file that drives kernels through its objects, what they are is what it launches)
         return self.project.memo("launches within", node, lambda: launches_within(
-            node, self.module, MAX_VARIANT_DEPTH)) or drives_kernels(self.project, self.module)
+            node, self.module, MAX_VARIANT_DEPTH, self._defined)) or drives_kernels(self.project, self.module)
+
+    def _defined(self, module: PyModule, func: ast.expr) -> Optional[Tuple[PyModule, FunctionNode]]:
+        """The project function a call's target names at module level (imported from another
+        file, or through a package re-exporting it): a wrapper that launches there is what the
+        caller's parameters reach (``sum_rows(buffer=extra, signals=signals)``)."""
+        dotted = module.dotted(func, Scope(module))
+        found = self.project.definition(dotted, module) if dotted else None
+        if found is None or found[1].kind != "def":
+            return None
+        return found[0], found[1].node
+
+    def caller_variants(self, function: FunctionNode, qualname: str, frame: Frame,
+                        own_calls: List[Tuple[list, dict]]) -> List[Tuple[list, dict]]:
+        """The distinct argument types other files' calls pass to a module-level function of
+        this file that launches (directly or through the project functions it calls), where
+        this file does not call it: each is one chain of calls the launch runs in, read on its
+        own (``HostReader``) where the calls do not agree on one type per parameter. What
+        those files' own such readings pass counts too (a test's arrays, through the wrapper
+        the test calls, to the wrapper that launches)."""
+        if own_calls or not self._gpu_code or frame.function is not None or frame.owner is not None \
+                or "." in qualname or not self._types_matter(function, frame):
+            return []
+        found: Dict[str, Tuple[list, dict]] = {}
+        for facts in self.importers_naming(qualname):
+            for passed in facts.outgoing.get((self.module.path, qualname), []) + facts.outgoing_variants.get(
+                    (self.module.path, qualname), []):
+                if any(kind is not None for kind in passed[0]) or any(
+                        kind is not None for kind in passed[1].values()):
+                    found.setdefault(repr(passed), passed)
+        return list(found.values())
 
     def _incoming(self, qualname: str) -> List[Tuple[list, dict]]:
         """The argument types other files of the project pass to this file's function or class."""

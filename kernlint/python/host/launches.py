@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import List, Optional, Tuple
+from typing import Callable, List, Optional, Tuple
 
 from ...analysis.host import Arg
 from ..static_types import ArrayType
@@ -54,21 +54,36 @@ def thread_target_call(call: ast.Call) -> Optional[ast.Call]:
     return ast.copy_location(ast.Call(func=target, args=list(args.elts) if args else [], keywords=keywords), call)
 
 
-def launches_within(node: ast.AST, module: PyModule, depth: int) -> bool:
+def launches_within(node: ast.AST, module: PyModule, depth: int,
+                     elsewhere: Optional[Callable[[PyModule, ast.expr], Optional[Tuple[PyModule, FunctionNode]]]] = None
+                     ) -> bool:
     """Whether ``node`` launches a kernel, or calls a module-level function of ``module`` that
-    does, ``depth`` calls deep at most."""
-    called = set()
+    does, ``depth`` calls deep at most; with ``elsewhere`` (which project function a call's
+    target names, in another file: ``from .kernel import sum_rows``, ``gpu.norm``), through
+    those as well."""
+    called = {}
     for sub in ast.walk(node):
         if isinstance(sub, ast.Call):
             if launch_target(sub) is not None:
                 return True
             if isinstance(sub.func, ast.Name):
-                called.add(sub.func.id)
+                called.setdefault(sub.func.id, sub.func)
+            elif elsewhere is not None and isinstance(sub.func, ast.Attribute) and isinstance(sub.func.value, ast.Name):
+                called.setdefault(f"{sub.func.value.id}.{sub.func.attr}", sub.func)
     if depth == 0:
         return False
     functions = {s.name: s for s in module.tree.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))}
-    return any(name in functions and functions[name] is not node and module.kernel_for(functions[name]) is None
-               and launches_within(functions[name], module, depth - 1) for name in called)
+    for name, func in called.items():
+        if name in functions:
+            if functions[name] is not node and module.kernel_for(functions[name]) is None \
+                    and launches_within(functions[name], module, depth - 1, elsewhere):
+                return True
+            continue
+        found = elsewhere(module, func) if elsewhere is not None else None
+        if found is not None and found[0] is not module and found[0].kernel_for(found[1]) is None \
+                and launches_within(found[1], found[0], depth - 1, elsewhere):
+            return True
+    return False
 
 
 def launches_given(function: FunctionNode) -> bool:
@@ -162,8 +177,10 @@ def calls_in_order(expr: ast.AST, operators: bool = False) -> List[Tuple[ast.AST
 # a file that names numba, CUDA or CuPy
 GPU_WORDS = re.compile(r"\b(?:numba|cuda|cupy)\b")
 # `kernel[blocks, threads](`, `kernel.forall(n)(`: a file that may launch (a comma: not
-# `handlers[key](...)`)
-LAUNCH_TEXT = re.compile(r"\w\[[^\]]*,[^\]]*\]\(|\.forall\(")  # `k[\n grid, block](`: over lines too
+# `handlers[key](...)`); `k[\n grid, block](` over lines too, and a grid that indexes a shape
+# (`k[(x.shape[0] + 63) // 64, 64](`)
+_INDEXED = r"(?:[^\[\]]|\[[^\[\]]*\])*"
+LAUNCH_TEXT = re.compile(rf"\w\[{_INDEXED},{_INDEXED}\]\(|\.forall\(")
 
 
 def launch_arg(kind, name: str, parameter: bool = False) -> Arg:

@@ -37,7 +37,7 @@ from .classes import set_on
 from .device_arrays import exposed_array
 from .flags import FlagSplits
 from .frames import Frame, place_of, within
-from .functions import call_parameters, changed_dicts, receiver_of
+from .functions import call_parameters, changed_dicts, positional_parameters, receiver_of
 from .kernels import KernelResolver
 from .launches import LAUNCH_TEXT, calls_in_order, compile_target, handed_call, launch_target
 from .loops import LoopReader
@@ -48,7 +48,7 @@ from .class_methods import class_method_calls, drives_class_methods
 from .operator_calls import drives_operators, operator_call
 from .options import parsed_options
 from .sites import compile_site, drives_kernels, kernel_ref, launch_site, may_launch_kernels, passed_args
-from .variants import Variants
+from .variants import MAX_CALL_VARIANTS, Variants
 
 
 # statements whose expressions may index device arrays (an `if`'s or a `while`'s test alone)
@@ -79,6 +79,7 @@ class HostReader:
         self._passed_kernels: Dict[str, List[Tuple[List[Optional[KernelRef]], Dict[str, Optional[KernelRef]]]]] = {}
         self._passed_exprs: Dict[str, List[Tuple[List[ast.expr], Dict[str, ast.expr], "Frame"]]] = {}
         self._outgoing: Dict[Tuple[str, str], List[Tuple[List[object], Dict[str, object]]]] = {}  # other files' callees
+        self._outgoing_variants: Dict[Tuple[str, str], List[Tuple[List[object], Dict[str, object]]]] = {}
         # types from other files (callers, helpers, subclasses) are read only for code that may
         # launch, or for another file that asks for this one's types (and then one level less deep)
         launching = bool(LAUNCH_TEXT.search(module.text)) and may_launch_kernels(project, module)
@@ -96,6 +97,9 @@ class HostReader:
         self._minus: Dict[int, str] = {}  # id(call) -> the name subtracted from it (clock() - t0)
         # reading code again for its launches' signatures (`variants`): nothing else is recorded
         self._variant = False
+        # a variant of a launching function per call from another file (`_caller_variants`):
+        # its calls into other files are recorded, as that call's types passed on
+        self._passing_on = False
         self._variants = Variants(project, module, self.kernels, self, self._attrs.subclasses_here, MAX_VARIANT_DEPTH)
         self._calls_read: tuple = ({}, {}, {})  # the same three, as the pass being read finds them
         self._reads = 0  # the passes over the file so far
@@ -119,6 +123,7 @@ class HostReader:
             self._attrs.new_pass()  # the second pass knows every class of the file
             self._calls.new_pass()  # and what later methods store in `self`
             self._outgoing = {}
+            self._outgoing_variants = {}
             self._calls_read = {}, {}, {}
             self.facts = HostFacts(self.module.path)
             frame = Frame(None, "", Scope(self.module))
@@ -141,6 +146,7 @@ class HostReader:
         attributes, bases and modes. A fact about the whole file is added here."""
         self.facts.globals = dict(self._module_frame.env)
         self.facts.outgoing = self._outgoing
+        self.facts.outgoing_variants = self._outgoing_variants
         self._attrs.finish(self.facts)
         if self._gpu_code:
             for statement in self.module.tree.body:
@@ -190,6 +196,8 @@ class HostReader:
             if receiver is not None:  # `self`: an object of the class (passed on, `self.x` of a base)
                 inner.env[receiver] = instance(self.module.path, frame.owner)
             self.read_body(statement.body, inner)
+            if self._record and not self._variant:
+                self._caller_variants(statement, qualname, frame, inner)
             if self._record and not self._variant and not self._types_only and (self.project.memo(
                     "launches or compiles", statement, lambda: any(
                         isinstance(sub, ast.Call)
@@ -341,6 +349,36 @@ class HostReader:
             frame.env.clear()  # the dict the frames share: restored in place
             frame.env.update(env)
             self.facts.loops = loops
+
+    def _caller_variants(self, function: FunctionNode, qualname: str, outer: Frame, inner: Frame) -> None:
+        """A launching function that other files call with different types, read once more per
+        call that types a parameter the calls together leave unknown: its launches give that
+        call's signature, and its calls into other files pass that call's types on
+        (``outgoing_variants``), so a test's arrays reach the launch through the wrappers
+        between."""
+        calls = self._calls.caller_variants(function, qualname, outer, self._passed.get(qualname, []))
+        if not calls:
+            return
+        positional = positional_parameters(function, outer)
+        named = positional + function.args.kwonlyargs
+        base = dict(inner.env)
+        with self.again(inner):
+            self._passing_on = True
+            try:
+                for passed, keywords in calls[:MAX_CALL_VARIANTS]:
+                    env = dict(base)
+                    for index, arg in enumerate(named):
+                        kind = keywords.get(arg.arg) if arg.arg in keywords else (
+                            passed[index] if index < len(passed) and index < len(positional) else None)
+                        if kind is not None:  # what this call passes, over what the calls together say
+                            env[arg.arg] = kind
+                    if env == base:
+                        continue  # the calls agree on what this one says: the first reading had it
+                    inner.env.clear()
+                    inner.env.update(env)
+                    self.read_body(function.body, inner)
+            finally:
+                self._passing_on = False
 
     def _loop(self, node: ast.AST, kind: str, frame: Frame) -> int:
         self._next_loop += 1
@@ -577,6 +615,16 @@ class HostReader:
                 else:
                     self._outgoing.setdefault(elsewhere, []).append(passed)
             if not self._record or self._types_only:
+                return
+        elif self._passing_on and self._record:
+            reader = self.types(frame)
+            elsewhere = self._calls.callee_elsewhere(call, frame, reader) \
+                if self._calls.callee(call, frame, reader) is None else None
+            if elsewhere is not None and not any(isinstance(a, ast.Starred) for a in call.args):
+                self._outgoing_variants.setdefault(elsewhere, []).append(
+                    ([self.value_type(a, frame) for a in call.args],
+                     {k.arg: self.value_type(k.value, frame) for k in call.keywords if k.arg}))
+            if self._types_only:
                 return
         if self._variant:
             self._variants.nested(call, frame)

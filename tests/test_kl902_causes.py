@@ -55,3 +55,27 @@ def test_a_cuda_ufunc_beside_the_kernels_is_made_without_a_driver(tmp_path):
     assert "Untyped global name 'logistic'" in message and "CUDAUFuncDispatcher" in message
     assert "driver" not in message
     assert [s.kernel for s in report.stats] == ["inline"]
+
+
+def test_a_star_parameter_kernel_no_launch_types_says_why(tmp_path):
+    (tmp_path / "kernels.py").write_text(textwrap.dedent("""\
+        from numba import cuda
+
+
+        @cuda.jit
+        def extend(xs, ys, *aggs):
+            i = cuda.grid(1)
+            if i < xs.shape[0]:
+                aggs[0][i] = xs[i] + ys[i]
+
+
+        @cuda.jit
+        def add(xs, ys, out):
+            i = cuda.grid(1)
+            if i < xs.shape[0]:
+                out[i] = xs[i] + ys[i]
+    """))
+    report = check_paths([str(tmp_path / "kernels.py")], Options(timeout=120))
+    [message] = _kl902(report, "extend")
+    assert "its body gives no arity for `*aggs`" in message
+    assert [s.kernel for s in report.stats] == ["add"]

@@ -693,9 +693,12 @@ def _compile_candidate(candidate: _Candidate, source: SourceFile, cc, extra_sign
     signatures, inferred = _signatures_for(candidate, source, extra_signatures)
     if not signatures and not inferred:
         if not device:
+            star = getattr(getattr(candidate.node, "args", None), "vararg", None)
+            # a star parameter's arity is what its launches spread: the body does not say it
+            body = (f"and its body gives no arity for `*{star.arg}`" if star is not None else "and nothing to infer")
             result.diagnostics.append(no_signature(
                 path, line, column, candidate.name,
-                "no launch site with known argument types, no recorded signature, and nothing to infer"))
+                f"no launch site with known argument types, no recorded signature, {body}"))
         return
     seen = set()
     for signature, origin in signatures:

@@ -68,9 +68,9 @@ No automatic fix.
 from __future__ import annotations
 
 import os
-from typing import Iterator
+from typing import Dict, Iterator
 
-from ..analysis.host import HostFacts, Launch
+from ..analysis.host import HostFacts, Launch, Place
 from ..findings import Finding
 from .base import host_finding
 
@@ -84,6 +84,7 @@ PREVIEW = True
 
 def check_host(facts: HostFacts) -> Iterator[Finding]:
     reported = set()
+    through: Dict[Place, list] = {}  # a call in a step loop -> the waits of the functions it runs
     for event, level, loop in facts.stepping(("launch", "sync", "copy-back")):
         call = facts.reported_at(event, loop)  # what a function called in the loop does, at the call
         at = call.place if call is not None else event.place
@@ -113,16 +114,32 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
                                  f" on `{event.detail['stream']}` copies into pageable host memory, so it returns "
                                  f"only once done" if event.detail.get("stream") else
                                  " is a blocking copy to the host" if event.kind == "copy-back" else " blocks")
-        if call is not None:
-            runs = f"`{call.detail['default']}` (its default, `{call.what}`)" if call.detail.get("default") else \
-                f"`{call.what}`"
-            why = f"{runs} {_callee_does(event, what)}"
+        if call is not None:  # one finding at the call, naming every wait the functions it runs make
+            through.setdefault(at, []).append((event, what, call, level))
+            continue
         reported.add(at)
         yield host_finding(
             CODE, at,
             f"{why}: the host waits for the GPU on every iteration of the loop at line {level.line}, which "
             f"launches kernels; synchronize once after the loop (async copies on a stream into pinned memory "
             f"where the host needs data each step)")
+
+
+    for at, found in through.items():
+        if at in reported:
+            continue
+        reported.add(at)
+        event, what, call, level = found[0]
+        runs = f"`{call.detail['default']}` (its default, `{call.what}`)" if call.detail.get("default") else \
+            f"`{call.what}`"
+        lines = list(dict.fromkeys(f"{os.path.basename(e.place.path)}:{e.place.line}" for e, _, _, _ in found))
+        more = f", and waits at {len(lines) - 1} more line{'s' if len(lines) > 2 else ''} on each call " \
+               f"({', '.join(lines[1:])})" if len(lines) > 1 else ""
+        yield host_finding(
+            CODE, at,
+            f"{runs} {_callee_does(event, what)}{more}: the host waits for the GPU on every iteration of the loop "
+            f"at line {level.line}, which launches kernels; synchronize once after the loop (async copies on a "
+            f"stream into pinned memory where the host needs data each step)")
 
 
 def _callee_does(event, what: str) -> str:

@@ -23,6 +23,8 @@ _ARRAY_ATTRIBUTES = {"size", "shape", "ndim", "dtype", "nbytes", "T", "ravel", "
 # allocations whose first argument (or `shape=`) is a size: a loop variable there sweeps sizes
 _SIZED = {"device_array", "pinned_array", "mapped_array", "managed_array", "zeros", "ones", "empty", "full", "rand",
           "randn", "random", "random_sample", "standard_normal", "arange", "linspace", "eye", "identity"}
+# allocations given a start and a stop: their size is the stop less the start
+_RANGES = {"arange", "linspace"}
 # calls that put data on a device or allocate there (a loop sending each item is a stream)
 _TO_DEVICE = {"to_device", "asarray", "array", "copy_to_device", "device_array", "device_array_like", "empty",
               "zeros", "ones", "empty_like", "zeros_like", "from_numpy", "pinned_array", "mapped_array"}
@@ -211,6 +213,11 @@ class LoopKinds:
         for sub in own_nodes(self.node.body):
             if isinstance(sub, ast.Call) and dotted_name(sub.func).rsplit(".", 1)[-1] in _SIZED:
                 shapes = list(sub.args[:2] if dotted_name(sub.func).endswith(("rand", "randn")) else sub.args[:1])
+                if dotted_name(sub.func).rsplit(".", 1)[-1] in _RANGES and len(sub.args) >= 2:
+                    # `np.arange(i, i + batch)`: a start and a stop; its size is what the stop adds
+                    # to the start (`batch`), the same for every `i`
+                    shapes = [ast.Tuple(elts=[ast.Name(id=n) for n in sorted(
+                        _size_names(sub.args[1]) - _size_names(sub.args[0]))])]
                 shapes += [k.value for k in sub.keywords if k.arg in ("shape", "size")]
                 if any(_size_names(s) & variables for s in shapes):
                     return "sweep", f"sizes: `{short_text(sub)}` on each iteration"

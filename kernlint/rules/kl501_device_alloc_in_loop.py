@@ -4,8 +4,14 @@
 Finds host code that allocates device memory (``cuda.device_array*``,
 ``cuda.to_device``, ``cuda.pinned_array``/``mapped_array``, CuPy's constructors and
 ``cp.asarray``) on every iteration of a step loop that launches kernels (time steps,
-frames, epochs, solver iterations), directly or through a function the loop calls (one
-of another file: reported at the call, saying what it allocates).
+frames, epochs, solver iterations), directly or through a function the loop calls.
+What a function called in the step loop does on each call is reported at that call (the call
+runs on every step; the same function called once elsewhere costs nothing there), once per call,
+naming each of the callee's lines (``render`` ... ``cuda.to_device`` at ``scene.py:194, 195``),
+and wherever the function is (this file, another one, a few calls deep). A call is followed
+through a lambda given to ``timeit.timeit(..., number=1)`` (a stopwatch around one call; a larger
+``number`` is a benchmark) and through a name bound to a decorator applied by hand (``step_ =
+timer(step, verbose)``, where ``timer`` gives back ``step`` or a wrapper calling it).
 
 Only what runs on *every* step is reported: not an allocation behind a modulo or counter
 gate, in a branch that flips its own test or leaves the loop, in set-up or warm-up code
@@ -18,7 +24,9 @@ clock or CUDA events time whose work is the transfer it measures.
 A loop is a step loop only where the code shows it: state one iteration carries to the
 next (``t += dt``, ``step += 1``, ``a, b = b, a``, an output that becomes the next input),
 launches sharing arrays the loop keeps, a ``while`` a counter or a clock ends; a name like
-``n_steps`` only breaks a tie. Any other loop is unknown, and unknown is silent.
+``n_steps`` only breaks a tie. Any other loop is unknown, and unknown is silent. A ``while
+running:`` whose flag is cleared only when the window's event queue says quit, or a time limit
+runs out, is not a retry: the frames go on until asked to stop.
 
 Only what costs is reported: numba-cuda allocates with ``cudaMalloc`` unless an External
 Memory Management plugin is set (``cuda.set_memory_manager``, ``NUMBA_CUDA_MEMORY_MANAGER``),
@@ -53,6 +61,14 @@ for step in range(1000):
     if step % 100 == 0:
         frames.append(cuda.to_device(field_host))  # every 100 steps: not reported
     d_field[sources] = amplitudes  # KL501: a NumPy array copied into a device array each step
+
+def render(scene):
+    d_image = cuda.device_array((h, w), dtype=np.float32)  # reported at the call below
+    shade[blocks, threads](d_image, scene)
+    return d_image.copy_to_host()
+
+while running:
+    image = render(d_scene)  # KL501: `render` allocates ... (`cuda.device_array` at scene.py:2)
 ```
 
 Use instead: allocate once before the loop and reuse the buffer (``d.copy_to_device(a)``

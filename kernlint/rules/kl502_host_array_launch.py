@@ -8,9 +8,9 @@ iteration of a step loop (time steps, frames, solver iterations), directly or th
 function the loop calls. A launcher that takes its arrays as parameters or as ``*args``
 (``over_items(kernel, n, *arrays)``) launches on what each call passes: a call in the loop
 that hands it host arrays is reported there, one that hands it device arrays is not. A
-launch in another file's function is reported at the call; so
-is a method that the loop calls on ``self`` and that a subclass in the project overrides
-with such a launch (a base class's time loop calling ``self.simulation_loop()``). PyCUDA's
+launch in a function the loop calls is reported at the call, once per call, naming each
+launch's line (``file:line``); so is a method that the loop calls on ``self`` and that a
+subclass in the project overrides with such a launch (a base class's time loop calling ``self.simulation_loop()``). PyCUDA's
 ``drv.In(x)``/``drv.Out(y)``/``drv.InOut(z)`` arguments (in a file that imports PyCUDA) are
 host arrays too: each call allocates device memory for them and copies in, out or both
 (also where the PyCUDA function is kept in an attribute, ``self.inject(drv.In(a), ...)``).

@@ -20,8 +20,11 @@ per step 1.5x, ``copy_to_host()`` per step 31x slower than one synchronization (
 copy) after the loop; in CUDA C++, a blocking ``cudaMemcpy`` per step 53x.
 
 Only what runs on *every* iteration of a step loop (time steps, frames, solver
-iterations) is reported, directly or through a function the loop calls (another file's:
-at the call, saying what it does), or through a method the loop calls on ``self`` that a
+iterations) is reported, directly or through a function the loop calls (at the call, once
+per call, saying what the callee does and naming each line where it waits: a backward pass
+synchronizing after each of its launches is one finding at its call in the training loop;
+through a ``timeit(lambda: f(x), number=1)`` stopwatch and a hand-applied decorator, ``f_ =
+timer(f, verbose)``, too), or through a method the loop calls on ``self`` that a
 subclass in the project overrides (reported at the call, naming the override), or through a
 parameter whose default is a project function (``def simulate(..., timestep=step)`` calling
 ``timestep(...)``: reported at that call, naming the parameter and its default). Left alone: a copy behind a modulo or counter gate

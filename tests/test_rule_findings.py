@@ -242,3 +242,20 @@ def test_kl504_timeit_of_cupy_work_counts_its_first_interval_and_names_the_helpe
     assert helper.startswith("`time_best(...)` times at least one launch of `cp.convolve` (line 15) in its first "
                              "intervals (`time_best` times the callable it is passed with `timeit.Timer(...).timeit`, "
                              f"timeit_work.py:{line_of(path, 'def time_best(') + 5})")
+
+
+def test_a_called_function_s_costs_are_one_finding_per_call_naming_each_line(fixture_report):
+    # `backward` allocates twice and synchronizes twice: one KL501 and one KL503 at its call in
+    # the training loop, each naming the callee's lines; nothing at the callee's own lines
+    name = "host/frequency/call_sites.py"
+    allocates = message(fixture_report, name, "KL501", 92)
+    assert allocates.startswith("`backward` allocates device memory (cudaMalloc and cudaFree: no pool allocator is "
+                                "set) on every call (`cuda.device_array` at call_sites.py:72, 75), and it is called "
+                                "on every iteration of the loop at line 90")
+    waits = message(fixture_report, name, "KL503", 92)
+    assert waits.startswith("`backward` synchronizes (`cuda.synchronize()`, call_sites.py:74), and waits at 1 more "
+                            "line on each call (call_sites.py:77)")
+    # reached two calls deep (`one_batch` calls `backward`): at the call in the loop
+    assert "`one_batch` allocates device memory" in message(fixture_report, name, "KL501", 117)
+    path = str(FIXTURES / name)
+    assert not [f for f in fixture_report.findings if f.path == path and 70 <= f.line <= 78]

@@ -424,18 +424,11 @@ class HostFacts:
 
     def reported_at(self, event: Event, loop: Loop) -> Optional[Event]:
         """The call in ``loop`` where a finding about ``event`` (on every step) belongs, or None
-        for the event's own line: that line, in this file, reads as part of the step where it
-        runs on each call of the functions between (none of their loops around it); an event
-        of another file, or one in a loop of a function the step calls (a retry loop), is what
-        the call does on each step, and so is what a parameter's default runs (the call picks it)."""
-        call = event.call_in(loop.function)
-        if call is None:
-            return None
-        between = event.calls[event.calls.index(call) + 1:]
-        if event.place.path == self.path and not event.loops and not any(c.loops for c in between) and not any(
-                c.detail.get("default") for c in (call,) + between):
-            return None
-        return call
+        for the event's own line (it is the loop's function's own). What a function called in
+        the step loop does is a cost of that call: the call is what runs on each step, the
+        callee may be called from elsewhere where it costs nothing, and the fix (hoist, pass a
+        buffer in) is made where the call is; the finding names the callee's line."""
+        return event.call_in(loop.function)
 
     def launches_in(self, loop: int) -> bool:
         known = self._launching.get(loop)

@@ -20,8 +20,11 @@ per step 1.5x, ``copy_to_host()`` per step 31x slower than one synchronization (
 copy) after the loop; in CUDA C++, a blocking ``cudaMemcpy`` per step 53x.
 
 Only what runs on *every* iteration of a step loop (time steps, frames, solver
-iterations) is reported, directly or through a function the loop calls (another file's:
-at the call, saying what it does), or through a method the loop calls on ``self`` that a
+iterations) is reported, directly or through a function the loop calls (at the call, once
+per call, saying what the callee does and naming each line where it waits: a backward pass
+synchronizing after each of its launches is one finding at its call in the training loop;
+through a ``timeit(lambda: f(x), number=1)`` stopwatch and a hand-applied decorator, ``f_ =
+timer(f, verbose)``, too), or through a method the loop calls on ``self`` that a
 subclass in the project overrides (reported at the call, naming the override), or through a
 parameter whose default is a project function (``def simulate(..., timestep=step)`` calling
 ``timestep(...)``: reported at that call, naming the parameter and its default), or through a
@@ -85,9 +88,9 @@ No automatic fix.
 from __future__ import annotations
 
 import os
-from typing import Iterator
+from typing import Dict, Iterator
 
-from ..analysis.host import HostFacts, Launch
+from ..analysis.host import HostFacts, Launch, Place
 from ..findings import Finding
 from .base import host_finding
 
@@ -101,6 +104,7 @@ PREVIEW = True
 
 def check_host(facts: HostFacts) -> Iterator[Finding]:
     reported = set()
+    through: Dict[Place, list] = {}  # a call in a step loop -> the waits of the functions it runs
     for event, level, loop in facts.stepping(("launch", "sync", "copy-back")):
         call = facts.reported_at(event, loop)  # what a function called in the loop does, at the call
         at = call.place if call is not None else event.place
@@ -136,16 +140,32 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
                                  f" on `{event.detail['stream']}` copies into pageable host memory, so it returns "
                                  f"only once done" if event.detail.get("stream") else
                                  " is a blocking copy to the host" if event.kind == "copy-back" else " blocks")
-        if call is not None:
-            runs = f"`{call.detail['default']}` (its default, `{call.what}`)" if call.detail.get("default") else \
-                f"`{call.what}`"
-            why = f"{runs} {_callee_does(event, what)}"
+        if call is not None:  # one finding at the call, naming every wait the functions it runs make
+            through.setdefault(at, []).append((event, what, call, level))
+            continue
         reported.add(at)
         yield host_finding(
             CODE, at,
             f"{why}: the host waits for the GPU on every iteration of the loop at line {level.line}, which "
             f"launches kernels; synchronize once after the loop (async copies on a stream into pinned memory "
             f"where the host needs data each step)")
+
+
+    for at, found in through.items():
+        if at in reported:
+            continue
+        reported.add(at)
+        event, what, call, level = found[0]
+        runs = f"`{call.detail['default']}` (its default, `{call.what}`)" if call.detail.get("default") else \
+            f"`{call.what}`"
+        lines = list(dict.fromkeys(f"{os.path.basename(e.place.path)}:{e.place.line}" for e, _, _, _ in found))
+        more = f", and waits at {len(lines) - 1} more line{'s' if len(lines) > 2 else ''} on each call " \
+               f"({', '.join(lines[1:])})" if len(lines) > 1 else ""
+        yield host_finding(
+            CODE, at,
+            f"{runs} {_callee_does(event, what)}{more}: the host waits for the GPU on every iteration of the loop "
+            f"at line {level.line}, which launches kernels; synchronize once after the loop (async copies on a "
+            f"stream into pinned memory where the host needs data each step)")
 
 
 def _callee_does(event, what: str) -> str:

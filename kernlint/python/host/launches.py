@@ -21,9 +21,11 @@ def handed_call(call: ast.Call, called: Optional[str]) -> Optional[ast.Call]:
     """The call a function handed to ``map`` makes (``map(f, xs)``, ``executor.map(f, xs)``,
     ``pool.imap(f, xs)``: ``f(xs[0])``; ``executor.submit(f, x)``: ``f(x)``; the target of
     ``threading.Thread(target=f, args=(x,), kwargs={'n': 1})`` or ``multiprocessing.Process``:
-    ``f(x, n=1)``); None otherwise."""
+    ``f(x, n=1)``; ``timeit.timeit(lambda: f(x), number=1)``: ``f(x)``); None otherwise."""
     if called in ("threading.Thread", "multiprocessing.Process") and not call.args:
         return thread_target_call(call)
+    if called in ("timeit.timeit", "timeit.repeat"):
+        return stopwatch_call(call)
     attr = call.func.attr if isinstance(call.func, ast.Attribute) else None
     if not call.args or call.keywords or any(isinstance(a, ast.Starred) for a in call.args) or not isinstance(
             call.args[0], (ast.Name, ast.Attribute)):
@@ -35,6 +37,23 @@ def handed_call(call: ast.Call, called: Optional[str]) -> Optional[ast.Call]:
     else:
         return None
     return ast.copy_location(ast.Call(func=call.args[0], args=items, keywords=[]), call)
+
+
+def stopwatch_call(call: ast.Call) -> Optional[ast.Call]:
+    """The call a lambda given to ``timeit.timeit``/``timeit.repeat`` with ``number=1`` makes
+    (``timeit(lambda: render(camera), number=1)``): a stopwatch around one call, which runs
+    where the timing is. A larger ``number`` repeats the call to measure it (a benchmark),
+    and timeit's default (a million runs) is one too: not the program's own work."""
+    stmt = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "stmt"), None)
+    number = next((k.value for k in call.keywords if k.arg == "number"), None)
+    if number is None and len(call.args) > 3:  # `timeit(stmt, setup, timer, number)`
+        number = call.args[3]
+    if not (isinstance(number, ast.Constant) and number.value == 1) or not isinstance(stmt, ast.Lambda):
+        return None
+    arguments = stmt.args
+    if arguments.args or arguments.posonlyargs or arguments.vararg or arguments.kwonlyargs:
+        return None  # timeit calls it with no arguments
+    return stmt.body if isinstance(stmt.body, ast.Call) else None
 
 
 def thread_target_call(call: ast.Call) -> Optional[ast.Call]:

@@ -40,6 +40,7 @@ from .frames import Frame, place_of, within
 from .functions import call_parameters, changed_dicts, positional_parameters, receiver_of
 from .kernels import KernelResolver
 from .launches import LAUNCH_TEXT, calls_in_order, compile_target, handed_call, launch_target
+from .wrappers import unwrapped_call
 from .loops import LoopReader
 from .names import rebound, target_names
 from .operations import (configured_gpu_kernel, host_operation, iterated, mpi_transfer, pycuda_launch,
@@ -581,6 +582,11 @@ class HostReader:
                         frame.env[name] = value
 
     def _call(self, call: ast.Call, frame: Frame) -> None:
+        # `step_ = timer(step, verbose)` ... `step_(x)`: the call runs `step` (read as `step(x)`)
+        unwrapped = self.project.memo("unwrapped call", call, lambda: unwrapped_call(
+            call, frame.function, frame.scope, self.module, self.project))
+        if unwrapped is not None:
+            call = unwrapped
         handed = handed_call(call, self._dotted(call.func, frame))
         if handed is not None:  # `pool.map(use_foo, arrays)`: `use_foo` called with an item
             self._call(handed, frame)

@@ -23,6 +23,8 @@ _ARRAY_ATTRIBUTES = {"size", "shape", "ndim", "dtype", "nbytes", "T", "ravel", "
 # allocations whose first argument (or `shape=`) is a size: a loop variable there sweeps sizes
 _SIZED = {"device_array", "pinned_array", "mapped_array", "managed_array", "zeros", "ones", "empty", "full", "rand",
           "randn", "random", "random_sample", "standard_normal", "arange", "linspace", "eye", "identity"}
+# allocations given a start and a stop: their size is the stop less the start
+_RANGES = {"arange", "linspace"}
 # calls that put data on a device or allocate there (a loop sending each item is a stream)
 _TO_DEVICE = {"to_device", "asarray", "array", "copy_to_device", "device_array", "device_array_like", "empty",
               "zeros", "ones", "empty_like", "zeros_like", "from_numpy", "pinned_array", "mapped_array"}
@@ -126,11 +128,12 @@ class LoopKinds:
         """A value the loop computes (not a counter, not a clock) decides whether it goes
         on: a retry, a convergence; a call in the deciding test counts the same."""
         facts = self.facts
+        requests, timing = self._stop_requests(), self._timing()
         for test in self._deciding_tests():
             for name in names_read_in_order(test):
                 if name not in facts.changed:
                     continue
-                if name in facts.counters or name in facts.clocks or name in self.variables:
+                if name in facts.counters or name in timing or name in self.variables or name in requests:
                     continue
                 return "search", f"`{name}`, computed in the loop, decides whether it goes on (`{short_text(test)}`)"
             for call in calls_in(test):
@@ -138,6 +141,52 @@ class LoopKinds:
                 if callee not in CLOCKS and callee not in ARITHMETIC:
                     return "search", f"`{short_text(call)}` decides whether it goes on"
         return None
+
+    def _stop_requests(self) -> Set[str]:
+        """Flags the loop only sets to a constant (``running = False``), each time in a branch
+        whose test reads nothing but the items of an inner loop over a queue it fetches from
+        outside (``for event in pygame.event.get(): if event.type == QUIT:``): the loop goes on
+        until asked to stop (a window closed, a key pressed), and no value of its work decides
+        that, so it is not a search. A flag set where a computed value says so (``if err <
+        tol: done = True``) still decides like that value."""
+        found: Set[str] = set()
+        for name, values in self.facts.assignments.items():
+            if "." in name or not values or not all(isinstance(v, ast.Constant) for v in values):
+                continue
+            guards = list(_guards(self.node.body, name, (), ()))
+            if guards and all(self._outside_input(tests, queues) for tests, queues in guards):
+                found.add(name)
+        return found
+
+    def _timing(self) -> Set[str]:
+        """Clock reads and what the loop computes from them (``elapsed = time() - start``,
+        ``left = max(0, limit - elapsed)``): a time limit, not a value of the work."""
+        timing = set(self.facts.clocks)
+        while True:
+            grown = timing | {name for name, values in self.facts.assignments.items()
+                              if values and all(_reads_clock(v, timing) for v in values)}
+            if grown == timing:
+                return timing
+            timing = grown
+
+    def _outside_input(self, tests: Sequence[ast.expr], queues: Dict[str, ast.expr]) -> bool:
+        """Whether branch tests read only the items of queues fetched from outside (an inner
+        ``for`` over a call that reads nothing the loop changes), a time limit, and names the
+        loop leaves alone."""
+        if not tests:
+            return False  # set unconditionally: not a request
+        timing = self._timing()
+        for test in tests:
+            if any(dotted_name(c.func).rsplit(".", 1)[-1] not in CLOCKS | ARITHMETIC for c in calls_in(test)):
+                return False  # a call's result decides (`if converged(d_x) < tol:`), as in `_search`
+            for name in names_read(test) - timing:
+                queue = queues.get(name)
+                if queue is not None:
+                    if not isinstance(queue, ast.Call) or names_read(queue) & self.facts.changed:
+                        return False
+                elif name in self.facts.changed:
+                    return False
+        return True
 
     def _files(self):
         if self.is_for and any(isinstance(sub, ast.Call) and dotted_name(sub.func).rsplit(".", 1)[-1] in _FILES
@@ -166,6 +215,11 @@ class LoopKinds:
         for sub in own_nodes(self.node.body):
             if isinstance(sub, ast.Call) and dotted_name(sub.func).rsplit(".", 1)[-1] in _SIZED:
                 shapes = list(sub.args[:2] if dotted_name(sub.func).endswith(("rand", "randn")) else sub.args[:1])
+                if dotted_name(sub.func).rsplit(".", 1)[-1] in _RANGES and len(sub.args) >= 2:
+                    # `np.arange(i, i + batch)`: a start and a stop; its size is what the stop adds
+                    # to the start (`batch`), the same for every `i`
+                    shapes = [ast.Tuple(elts=[ast.Name(id=n) for n in sorted(
+                        _size_names(sub.args[1]) - _size_names(sub.args[0]))])]
                 shapes += [k.value for k in sub.keywords if k.arg in ("shape", "size")]
                 if any(_size_names(s) & variables for s in shapes):
                     return "sweep", f"sizes: `{short_text(sub)}` on each iteration"
@@ -387,7 +441,7 @@ class LoopKinds:
         if isinstance(node, ast.While):
             tests = self._deciding_tests()
             names = set().union(*(names_read(t) for t in tests)) if tests else set()
-            if names & (facts.counters | facts.clocks) or any(
+            if names & (facts.counters | self._timing()) or any(
                     dotted_name(c.func).rsplit(".", 1)[-1] in CLOCKS for t in tests for c in calls_in(t)):
                 bound = _small_bound(node.test, facts.counters, self.constants)
                 if bound is not None:
@@ -439,6 +493,33 @@ def _leading_word(name: str) -> str:
         return name.lower()
     words = re.findall(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+", name)
     return words[0].lower() if words else ""
+
+
+def _guards(statements: Sequence[ast.stmt], name: str, tests: Tuple[ast.expr, ...],
+            queues: Tuple[Tuple[str, ast.expr], ...]) -> Iterator[Tuple[Tuple[ast.expr, ...], Dict[str, ast.expr]]]:
+    """For each assignment of ``name`` in these statements (nested functions and classes left
+    out): the tests of the branches around it and the inner ``for`` loops' variables with what
+    they iterate."""
+    for statement in statements:
+        if isinstance(statement, SCOPES):
+            continue
+        if isinstance(statement, (ast.Assign, ast.AnnAssign)):
+            targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+            if any(name in assigned_names(t) for t in targets):
+                yield tests, dict(queues)
+        elif isinstance(statement, ast.If):
+            yield from _guards(statement.body, name, tests + (statement.test,), queues)
+            yield from _guards(statement.orelse, name, tests + (statement.test,), queues)
+        elif isinstance(statement, (ast.For, ast.AsyncFor)):
+            inner = queues + tuple((n, statement.iter) for n in assigned_names(statement.target))
+            yield from _guards(statement.body + statement.orelse, name, tests, inner)
+        elif isinstance(statement, ast.While):
+            yield from _guards(statement.body + statement.orelse, name, tests + (statement.test,), queues)
+        elif isinstance(statement, (ast.With, ast.AsyncWith)):
+            yield from _guards(statement.body, name, tests, queues)
+        elif isinstance(statement, ast.Try):
+            for block in [statement.body, statement.orelse, statement.finalbody] + [h.body for h in statement.handlers]:
+                yield from _guards(block, name, tests, queues)
 
 
 def _exits_loop(statements: Sequence[ast.stmt]) -> bool:

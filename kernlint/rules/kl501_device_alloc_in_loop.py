@@ -319,7 +319,13 @@ def _handed_in(event, facts: HostFacts) -> bool:
     positional, vararg, every = spec
     # (an item of it, picked by the callee's own loop: `received[i_attr]`)
     counters = {name for number in event.loops if number in owner.loops for name in owner.loops[number].targets}
-    return bool(reads - counters) and reads <= set(positional) | set(every) | ({vararg} if vararg else set()) | counters
+    if not (reads - counters) or not reads <= set(positional) | set(every) | ({vararg} if vararg else set()) | counters:
+        return False
+    # the same parameter uploaded again further down (`to_device(batch.T)` after `to_device(batch)`):
+    # the device already has it, so that second upload is a cost, not the input
+    return not any(other.kind == "alloc" and not other.detail.get("shape_based", True)
+                   and other.place.line < event.place.line and (set(other.detail.get("reads", ())) - counters) & reads
+                   for other in owner.of_function(event.function))
 
 
 def _file(path: str) -> str:

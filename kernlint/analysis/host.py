@@ -349,12 +349,21 @@ class HostFacts:
             self._foreign[callee] = found
         return found
 
-    @staticmethod
-    def _hoisted(callee: str, expanded: List[Event], own: List[Event]) -> List[Event]:
-        if not any(e.kind == "launch" and e.loops for e in own):
+    def _hoisted(self, callee: str, expanded: List[Event], own: List[Event]) -> List[Event]:
+        def entry(e: Event) -> Event:  # the callee's own statement that runs it: itself, or its call there
+            return e.calls[0] if e.calls and e.calls[0].function == callee else e
+
+        if any(e.kind == "launch" and e.loops for e in own):
+            outside = [e.function == callee and not e.loops for e in expanded]
+        elif any(e.kind == "launch" and any(n in self.loops and self.loops[n].frequency in ("step", "few")
+                                            for n in entry(e).loops) for e in expanded):
+            # it steps through calls made in a loop of steps of its own (`sim.step(n)`, `n` a
+            # parameter with a small default reads as a few): what the calls made outside that
+            # loop do (send the data to the GPU before, back after) is once per run of n steps
+            outside = [not entry(e).loops for e in expanded]
+        else:
             return expanded
-        return [replace(e, detail={**e.detail, "hoisted": True}) if e.function == callee and not e.loops else e
-                for e in expanded]
+        return [replace(e, detail={**e.detail, "hoisted": True}) if out else e for e, out in zip(expanded, outside)]
 
     def stepping(self, kinds: Sequence[str] = ()) -> Iterator[Tuple[Event, Level, Loop]]:
         """Events that run on every iteration of a step loop of this file that launches

@@ -247,9 +247,11 @@ def analyse_result(result: FileResult, options: Optional[Options] = None,
 Progress = Callable[[int, int, str], None]
 
 
-def host_checked(discovered: Sequence[str]) -> List[str]:
+def host_checked(discovered: Sequence[str], project: Optional[Project] = None) -> List[str]:
     """Python files whose host code the host rules read: those that mention CUDA or CuPy, or
-    launch (kernels imported from the project's other modules)."""
+    launch (kernels imported from the project's other modules); with ``project``, also those
+    whose loops call methods of objects of a package that launches (a training script over a
+    network whose layers launch: what each step costs is reported at its call there)."""
     read, bases = [], set()
     for path in discovered:
         if not path.endswith(".py"):
@@ -264,7 +266,15 @@ def host_checked(discovered: Sequence[str]) -> List[str]:
         read.append((path, gpu, () if gpu else set(_CLASSES.findall(data))))
     # a base class whose time loop calls methods that GPU subclasses override names no GPU
     # library itself: its file is read too (what the overrides cost is reported at its calls)
-    return [path for path, gpu, classes in read if gpu or classes & bases]
+    return [path for path, gpu, classes in read if gpu or classes & bases or project is not None and _drives(
+        project, path)]
+
+
+def _drives(project: Project, path: str) -> bool:
+    from .python.host.sites import drives_kernels
+
+    module = project.module(path)
+    return module is not None and drives_kernels(project, module)
 
 
 # `class GpuEngine(Engine):`, `class GpuEngine(base.Engine, Mixin):`: the first base's name
@@ -467,7 +477,7 @@ def _check(discovered: List[str], options: Options, progress: Optional[Progress]
         from .workers.worker import stop_unused
 
         stop_unused()
-    host_files = host_checked(discovered)
+    host_files = host_checked(discovered, project)
     for path in host_files:
         if facts is None:
             collected.extend(host_findings(project, path))

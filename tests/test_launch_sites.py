@@ -678,3 +678,40 @@ def test_a_kernel_a_star_import_brings_is_the_one_launched(tmp_path):
     from kernlint.python.signatures.launch_sites import launch_signatures
     found = launch_signatures(Project(), [str(tmp_path / "kernels.py")])[str(tmp_path / "kernels.py")]
     assert [s for s, _ in found["relax"]] == ["void(float32[::1], float32)"] and "hidden" not in found
+
+
+LAYEROPS = FIXTURES / "shapes" / "layerops"
+
+
+def test_wrappers_in_other_files_are_typed_from_each_chain_of_calls_that_types_them(tmp_path):
+    """A kernel launched by a wrapper of its own module, called through a package's re-exports
+    by operations that a check script (arrays it allocates) and layers (what they are handed)
+    call: each chain of calls the script starts is one launch's types (float32 and float64
+    alike), and the layers' chain, typing nothing, adds none; a wrapper only the layers reach
+    stays inferred."""
+    shutil.copytree(LAYEROPS, tmp_path / "layerops")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env.pop("NUMBA_ENABLE_CUDASIM", None)
+    run = subprocess.run([sys.executable, "-m", "kernlint", "check", "--no-cache", "--show-signatures", "layerops"],
+                         cwd=tmp_path, capture_output=True, text=True, timeout=600, env=env)
+    rows = {}
+    for line in run.stdout.splitlines():
+        match = re.match(r"layerops/kernels/(\w+)\.py::perform\s+(void\(.*\))\s+([\w-]+):? ?(.*)$", line.strip())
+        if match:
+            rows.setdefault(match.group(1), set()).add((match.group(2), match.group(3), match.group(4)))
+
+    def launched_at(module, text):
+        lines = (LAYEROPS / "kernels" / f"{module}.py").read_text().splitlines()
+        return f"(layerops/kernels/{module}.py:{next(n for n, line in enumerate(lines, 1) if text in line)})"
+
+    assert rows["row_sum"] == {  # keywords, through `from .kernels import row_sum`
+        ("void(float32[::1], float32[:, ::1])", "launch-site", launched_at("row_sum", "perform[")),
+        ("void(float64[::1], float64[:, ::1])", "launch-site", launched_at("row_sum", "perform["))}
+    assert rows["scale_rows"] == {
+        ("void(float32[:, ::1], float32[:, ::1], float32[::1])", "launch-site", launched_at("scale_rows", "perform[")),
+        ("void(float64[:, ::1], float64[:, ::1], float64[::1])", "launch-site", launched_at("scale_rows", "perform["))}
+    # its grid indexes a shape: `perform[(buffer.shape[0] + 63) // 64, 64](buffer)`
+    assert {(s, source) for s, source, _ in rows["clear"]} == {
+        ("void(float32[::1])", "launch-site"), ("void(float64[::1])", "launch-site")}
+    # only the layers call `rectify`: nothing says what `values` is
+    assert [source for _, source, _ in rows["relu"]] == ["inferred"]

@@ -133,8 +133,11 @@ def test_kl501_says_what_is_allocated_how_often_and_what_to_do_instead(fixture_r
                       "set) on every iteration of the loop at line 12, which launches kernels: allocate once before "
                       "the loop and reuse the buffer (6.5x faster on an H100), or use a pool allocator (numba-cuda "
                       "External Memory Management: RMM, CuPy's pool)")
-    called = message(fixture_report, "host/allocation.py", "KL501", 24)
-    assert "at line 19, which launches kernels (through a function the loop calls): allocate once" in called
+    # a helper's allocation is the cost of its call in the loop: reported there, naming the line
+    called = message(fixture_report, "host/allocation.py", "KL501", 20)
+    assert called.startswith("`smooth_once` allocates device memory (cudaMalloc and cudaFree: no pool allocator is "
+                             "set) on every call (`cuda.device_array_like` at allocation.py:24), and it is called "
+                             "on every iteration of the loop at line 19, which launches kernels: allocate once")
     transfer = message(fixture_report, "host/allocation.py", "KL501", 14)
     assert transfer.startswith("`cuda.to_device` allocates device memory and copies host data into it on every "
                                "iteration of the loop at line 12, which launches kernels: transfer once before")
@@ -239,3 +242,42 @@ def test_kl504_timeit_of_cupy_work_counts_its_first_interval_and_names_the_helpe
     assert helper.startswith("`time_best(...)` times at least one launch of `cp.convolve` (line 15) in its first "
                              "intervals (`time_best` times the callable it is passed with `timeit.Timer(...).timeit`, "
                              f"timeit_work.py:{line_of(path, 'def time_best(') + 5})")
+
+
+def test_an_operator_on_tensors_reports_what_its_method_does_at_the_operator(fixture_report):
+    path = "host/operators/train.py"
+    line = line_of(path, "        h = x * w + b  # KL501 KL502 KL503")
+    launch = finding(fixture_report, path, "KL502", line)
+    assert launch.column == column_of(path, line, "x * w")
+    assert launch.message.startswith("`Tensor.__mul__` launches `zip_mul` on `self.shape` (tensor.py:")
+    upload = finding(fixture_report, path, "KL501", line_of(path, "        w = w + -h * lr  # KL501 KL502 KL503"))
+    assert upload.column == column_of(path, upload.line, "-h")
+    assert upload.message.startswith("`Tensor.__neg__` allocates device memory and copies host data into it")
+
+
+def test_a_class_method_reports_what_the_subclass_it_runs_through_does_at_the_call(fixture_report):
+    # `Add.apply` is `Function.apply`, whose `cls.forward` runs `Add.forward`
+    path = "host/autograd/train.py"
+    line = line_of(path, "        w = Add.apply(w, x)  # KL501 KL502 KL503")
+    launch = finding(fixture_report, path, "KL502", line)
+    assert launch.column == column_of(path, line, "Add.apply")
+    assert launch.message.startswith("`Add.forward` launches `add_kernel` on `shape` (functions.py:")
+    upload = finding(fixture_report, path, "KL501", line)
+    assert upload.message.startswith("`Add.forward` allocates device memory and copies host data into it")
+
+
+def test_a_called_function_s_costs_are_one_finding_per_call_naming_each_line(fixture_report):
+    # `backward` allocates twice and synchronizes twice: one KL501 and one KL503 at its call in
+    # the training loop, each naming the callee's lines; nothing at the callee's own lines
+    name = "host/frequency/call_sites.py"
+    allocates = message(fixture_report, name, "KL501", 92)
+    assert allocates.startswith("`backward` allocates device memory (cudaMalloc and cudaFree: no pool allocator is "
+                                "set) on every call (`cuda.device_array` at call_sites.py:72, 75), and it is called "
+                                "on every iteration of the loop at line 90")
+    waits = message(fixture_report, name, "KL503", 92)
+    assert waits.startswith("`backward` synchronizes (`cuda.synchronize()`, call_sites.py:74), and waits at 1 more "
+                            "line on each call (call_sites.py:77)")
+    # reached two calls deep (`one_batch` calls `backward`): at the call in the loop
+    assert "`one_batch` allocates device memory" in message(fixture_report, name, "KL501", 117)
+    path = str(FIXTURES / name)
+    assert not [f for f in fixture_report.findings if f.path == path and 70 <= f.line <= 78]

@@ -61,6 +61,11 @@ class Level:
     loop: Optional[int] = None
 
 
+# the most events a call's callee may bring, expanded (its own and its calls', at each call):
+# past it the call is read as unknown; a particle-in-cell code's `sim.step()` brings ~90,000
+MAX_EXPANDED = 50_000
+
+
 @dataclass(frozen=True)
 class Rate:
     """How often an event runs relative to the work: the levels around it, outermost first.
@@ -113,7 +118,9 @@ class Loop:
 class Event:
     """Something host code does at one place."""
 
-    kind: str  # launch | alloc | free | sync | copy-back | clock | record (a CUDA event's) | barrier | timed | call
+    # launch | alloc | free | sync | copy-back | clock | record (a CUDA event's) | barrier | mpi (an MPI call
+    # on a buffer that may be device memory) | timed | call
+    kind: str
     place: Place
     function: str  # where it happens ("" at module level)
     loops: Tuple[int, ...]  # the loops around it in its function, outermost first
@@ -203,11 +210,16 @@ class HostFacts:
     def types(self) -> tuple:
         """What another file's reading may take from these facts (its types, callers, classes)."""
         return (self.globals, self.class_attributes, self.class_bases, self.class_places, self.outgoing,
-                self.class_modes, self.stored_through)
+                self.class_modes, self.stored_through, self.outgoing_variants)
     # calls of other files' functions and classes: (their path, qualified name) -> the argument
     # types of each call ([positional], {keyword}); parameter types flow across the package
     outgoing: Dict[Tuple[str, str], List[Tuple[list, dict]]] = field(default_factory=dict, repr=False,
                                                                       compare=False)
+    # the same calls as a function makes them once per call of it from another file, where its
+    # callers pass different types (a test passing arrays it allocates, a layer passing what it
+    # is given): each such chain of calls is a launch's types, not a vote on one parameter type
+    outgoing_variants: Dict[Tuple[str, str], List[Tuple[list, dict]]] = field(default_factory=dict, repr=False,
+                                                                               compare=False)
     # launches of a kernel a function is given as a parameter (`def run(kernel, x): kernel[g, b](x)`),
     # one per call of that function here that passes a kernel: what they give signatures, not events
     passed_launches: List[Launch] = field(default_factory=list, repr=False, compare=False)
@@ -218,7 +230,13 @@ class HostFacts:
     _by_function: Dict[str, List[Event]] = field(default_factory=dict, repr=False, compare=False)
     _indexed: int = field(default=-1, repr=False, compare=False)
     _expanded: Dict[str, List[Event]] = field(default_factory=dict, repr=False, compare=False)
+    # what each rule asks again and again, expanded once: a function's events from the top (no
+    # caller), a loop's, one of its functions' as other files' calls see them
+    _whole: Dict[str, List[Event]] = field(default_factory=dict, repr=False, compare=False)
+    _in_loop: Dict[int, List[Event]] = field(default_factory=dict, repr=False, compare=False)
+    _foreign: Dict[str, List[Event]] = field(default_factory=dict, repr=False, compare=False)
     _launching: Dict[int, bool] = field(default_factory=dict, repr=False, compare=False)
+    _carrying: Dict[int, bool] = field(default_factory=dict, repr=False, compare=False)
     # another file's facts by its path, for its functions this file's calls run (the reader
     # sets it; None: calls into other files are not followed); not pickled
     elsewhere: Optional[Callable[[str], Optional["HostFacts"]]] = field(default=None, repr=False, compare=False)
@@ -236,7 +254,20 @@ class HostFacts:
     def events_in(self, loop: int, kinds: Sequence[str] = ()) -> List[Event]:
         """Events inside a loop, directly or through calls made in it (of this file's functions
         and, where the reader can read them, other files'), in the order they run."""
-        return [e for e in self.expand([e for e in self.events if loop in e.loops]) if not kinds or e.kind in kinds]
+        self._index()
+        inside = self._in_loop.get(loop)
+        if inside is None:
+            inside = self._in_loop[loop] = self.expand([e for e in self.events if loop in e.loops])
+        return [e for e in inside if not kinds or e.kind in kinds]
+
+    def expanded_function(self, function: str) -> List[Event]:
+        """A function's events expanded through its calls, as from its own caller (once: every
+        rule reads them)."""
+        own = self.of_function(function)
+        whole = self._whole.get(function)
+        if whole is None:
+            whole = self._whole[function] = self.expand(own)
+        return whole
 
     def expand(self, events: Sequence[Event], _callers: Tuple[Tuple[str, str], ...] = ()) -> List[Event]:
         """Events with each call followed by its callee's events (expanded in turn; recursion
@@ -254,6 +285,8 @@ class HostFacts:
             if key in _callers or len(_callers) >= 8:
                 continue
             inner = self._callee_events(path, callee, _callers + (key,))
+            if len(inner) > MAX_EXPANDED:
+                continue  # (a whole simulation's step, its calls' calls copied at each call: unknown, silent)
             binding = self._binding(event, path, callee)
             for e in inner:
                 rate = event.rate.through(e.rate) if event.rate is not None and e.rate is not None else None
@@ -300,11 +333,21 @@ class HostFacts:
         other = self.elsewhere(path) if self.elsewhere is not None else None
         if other is None:
             return []
-        own = other.of_function(callee)
-        # another file's loops are not these facts' loops: their levels keep kind, place and trips
-        return [replace(e, rate=Rate(tuple(replace(level, loop=None) for level in e.rate.levels))
-                        if e.rate is not None else None)
-                for e in self._hoisted(callee, other.expand(own, callers), own)]
+        return other.exported(callee, callers)
+
+    def exported(self, callee: str, callers: Tuple[Tuple[str, str], ...] = ()) -> List[Event]:
+        """A function's events as another file's call sees them, expanded once for every file
+        that calls it (not again at each call: a step method calling methods that call others
+        across a package is otherwise expanded again at every call, exponentially)."""
+        self._index()
+        found = self._foreign.get(callee)
+        if found is None:
+            # another file's loops are not these facts' loops: their levels keep kind, place and trips
+            found = [replace(e, rate=Rate(tuple(replace(level, loop=None) for level in e.rate.levels))
+                             if e.rate is not None else None)
+                     for e in self._callee_events(self.path, callee, callers)]
+            self._foreign[callee] = found
+        return found
 
     @staticmethod
     def _hoisted(callee: str, expanded: List[Event], own: List[Event]) -> List[Event]:
@@ -320,7 +363,7 @@ class HostFacts:
         whole computation called in the loop does outside its own loops is left out."""
         seen = set()
         for function in sorted({e.function for e in self.events}):
-            for event in self.expand(self.of_function(function)):
+            for event in self.expanded_function(function):
                 if kinds and event.kind not in kinds:
                     continue
                 level = event.rate.step_loop if event.rate is not None else None
@@ -330,23 +373,62 @@ class HostFacts:
                 key = (event.place, call.place if call is not None else None)
                 if key in seen or not self.launches_in(level.loop):
                     continue
+                if self._amortised(level.loop, call.loops if call is not None else event.loops):
+                    continue
                 seen.add(key)
                 yield event, level, self.loops[level.loop]
 
+    def _amortised(self, loop: int, path: Sequence[int]) -> bool:
+        """Whether what runs once per iteration of ``loop`` (on the way ``path``: the loops around
+        it in that loop's function) is spread over a loop of steps nested in ``loop`` beside it:
+        an evaluation once per epoch, after the epoch's batch loop. Per step it is a fraction."""
+        # (a nested loop the reader calls a step by its code is already the step, its outer loop
+        # a run of it; a name like `for step in ...` over streams is no evidence)
+        for inner in self.loops.values():
+            if inner.id in path or inner.kind == "comprehension" or not self._within(inner, loop):
+                continue
+            if self._carries_state(inner):
+                return True
+        return False
+
+    def _within(self, inner: Loop, loop: int) -> bool:
+        parent = inner.parent
+        while parent is not None and parent != loop:
+            parent = self.loops[parent].parent
+        return parent == loop
+
+    def _carries_state(self, inner: Loop) -> bool:
+        """Iterations that carry the object's state on the device: the methods of its own class a
+        loop calls launch two kernels on one ``self.<attr>`` (weights one batch updates and the
+        next reads), so each iteration is a step, whatever it is a piece of (batches of a data set)."""
+        known = self._carrying.get(inner.id)
+        if known is None:
+            known = self._carrying[inner.id] = self._shares_own_state(inner)
+        return known
+
+    def _shares_own_state(self, inner: Loop) -> bool:
+        owner = inner.function.rsplit(".", 1)[0] + "." if "." in inner.function else ""
+        if not owner:
+            return False
+        users: Dict[str, Set[Place]] = {}
+        for event in self.events_in(inner.id, ("launch",)):
+            entry = event.call_in(inner.function)
+            if entry is None or not all(str(c.detail.get("callee", "")).startswith(owner) and not c.detail.get("path")
+                                        for c in event.calls[event.calls.index(entry):]):
+                continue
+            for arg in getattr(event, "args", ()):
+                base = arg.name.split("[", 1)[0].split("(", 1)[0]
+                if base.startswith("self.") and base.count(".") == 1:
+                    users.setdefault(base, set()).add(event.place)
+        return any(len(places) > 1 for places in users.values())
+
     def reported_at(self, event: Event, loop: Loop) -> Optional[Event]:
         """The call in ``loop`` where a finding about ``event`` (on every step) belongs, or None
-        for the event's own line: that line, in this file, reads as part of the step where it
-        runs on each call of the functions between (none of their loops around it); an event
-        of another file, or one in a loop of a function the step calls (a retry loop), is what
-        the call does on each step, and so is what a parameter's default runs (the call picks it)."""
-        call = event.call_in(loop.function)
-        if call is None:
-            return None
-        between = event.calls[event.calls.index(call) + 1:]
-        if event.place.path == self.path and not event.loops and not any(c.loops for c in between) and not any(
-                c.detail.get("default") for c in (call,) + between):
-            return None
-        return call
+        for the event's own line (it is the loop's function's own). What a function called in
+        the step loop does is a cost of that call: the call is what runs on each step, the
+        callee may be called from elsewhere where it costs nothing, and the fix (hoist, pass a
+        buffer in) is made where the call is; the finding names the callee's line."""
+        return event.call_in(loop.function)
 
     def launches_in(self, loop: int) -> bool:
         known = self._launching.get(loop)
@@ -355,11 +437,15 @@ class HostFacts:
         return known
 
     def of_function(self, function: str) -> List[Event]:
+        self._index()
+        return self._by_function.get(function, [])
+
+    def _index(self) -> None:
         if self._indexed != len(self.events):  # events were added since the last index: index again
             self._by_function = {}
             for event in self.events:
                 self._by_function.setdefault(event.function, []).append(event)
             self._indexed = len(self.events)
-            self._expanded = {}
+            self._expanded, self._whole, self._in_loop, self._foreign = {}, {}, {}, {}
             self._launching = {}
-        return self._by_function.get(function, [])
+            self._carrying = {}

@@ -509,16 +509,19 @@ def compile_file(
     if source is None:
         return result
     started = time.perf_counter()
-    if settings.import_modules:
-        candidates = _imported_candidates(path, source, result)
-    else:
-        candidates = _sliced_candidates(path, source, result, settings, shard)
+    cc = parse_cc(arch)
+    # what the module makes eagerly (`@vectorize([...], target='cuda')` compiles its core as a
+    # device function) asks for the device's compute capability too
+    with offline_device(cc):
+        if settings.import_modules:
+            candidates = _imported_candidates(path, source, result)
+        else:
+            candidates = _sliced_candidates(path, source, result, settings, shard)
     if candidates is None:
         return result
     result.import_seconds = time.perf_counter() - started
     if progress:
         progress()
-    cc = parse_cc(arch)
     skipped = {tuple(place) for place in skip}
     with pass_events(passing):
         for candidate in candidates:
@@ -669,7 +672,17 @@ def _signatures_for(candidate: _Candidate, source: SourceFile, extra_signatures)
                 continue  # a recorded closure comes with its own launches' signatures
             (inferred if origin.startswith("inferred") else explicit).append((signature, origin))
     explicit += [(signature, "recorded") for signature in candidate.recorded or ()]
-    return explicit, ([] if explicit else inferred)
+    # a launch with another number of arguments than the def takes is reported, and gives no type
+    fitting = [(signature, origin) for signature, origin in explicit if not _miscounted(candidate, signature, origin)]
+    return explicit, ([] if fitting else inferred)
+
+
+def _miscounted(candidate: _Candidate, signature, origin: str) -> bool:
+    try:
+        argtypes, _ = parse_signature(signature)
+    except Exception:  # noqa: BLE001 - a signature that does not parse is reported where it compiles
+        return False
+    return bool(_arity_mismatch(candidate, len(argtypes), *split_origin(origin)))
 
 
 def _compile_candidate(candidate: _Candidate, source: SourceFile, cc, extra_signatures, runnable: bool,
@@ -680,9 +693,12 @@ def _compile_candidate(candidate: _Candidate, source: SourceFile, cc, extra_sign
     signatures, inferred = _signatures_for(candidate, source, extra_signatures)
     if not signatures and not inferred:
         if not device:
+            star = getattr(getattr(candidate.node, "args", None), "vararg", None)
+            # a star parameter's arity is what its launches spread: the body does not say it
+            body = (f"and its body gives no arity for `*{star.arg}`" if star is not None else "and nothing to infer")
             result.diagnostics.append(no_signature(
                 path, line, column, candidate.name,
-                "no launch site with known argument types, no recorded signature, and nothing to infer"))
+                f"no launch site with known argument types, no recorded signature, {body}"))
         return
     seen = set()
     for signature, origin in signatures:
@@ -745,9 +761,12 @@ def _compile_one(candidate: _Candidate, signature, text: str, origin: str, cc, r
         return reason
 
     try:
-        parse_signature(signature)
+        argtypes, _ = parse_signature(signature)
     except Exception as exc:  # noqa: BLE001 - eval of the user's string: any error
         return failed(f"the signature does not parse ({_first_line(exc)})")
+    miscount = _arity_mismatch(candidate, len(argtypes), origin, signature_from, path)
+    if miscount:
+        return failed(miscount)
     key = None
     if reuse is not None:
         fingerprint = kernel_fingerprint(dispatcher)
@@ -788,6 +807,29 @@ def _compile_one(candidate: _Candidate, signature, text: str, origin: str, cc, r
             reason += _standins_said(candidate)
         return failed(reason)
     return _compiled(result, info, modules, entry, fixed, user_options, key, started, progress)
+
+
+def _arity_mismatch(candidate: _Candidate, given: int, origin: str, signature_from: str,
+                    candidate_path: str = "") -> str:
+    """Why a signature cannot fit the kernel's parameters (numba would only say "Signature
+    mismatch", or fail later on something else): the launch or the signature that gives another
+    number of arguments than the def takes; '' where they agree or the def takes ``*args``."""
+    arguments = getattr(candidate.node, "args", None)
+    if arguments is None or arguments.vararg is not None:
+        return ""
+    positional = len(arguments.posonlyargs) + len(arguments.args)
+    required = positional - len(arguments.defaults)
+    if required <= given <= positional:
+        return ""
+    takes = f"{positional}" if required == positional else f"{required} to {positional}"
+    if origin == "launch-site" and signature_from:
+        where, _, line = signature_from.rpartition(":")
+        if os.path.abspath(where) == os.path.abspath(candidate_path):
+            signature_from = f"line {line}"
+        return (f"the launch at {signature_from} passes {given} arguments, but `{candidate.name}` takes {takes}: "
+                f"Python raises TypeError there")
+    written = "the signature its decorator gives" if origin == "eager" else f"its {origin} signature"
+    return f"{written} has {given} argument types, but `{candidate.name}` takes {takes}"
 
 
 def _compiled(result: FileResult, info: KernelInfo, modules, entry, fixed, user_options, key, started,

@@ -4,8 +4,24 @@
 Finds host code that allocates device memory (``cuda.device_array*``,
 ``cuda.to_device``, ``cuda.pinned_array``/``mapped_array``, CuPy's constructors and
 ``cp.asarray``) on every iteration of a step loop that launches kernels (time steps,
-frames, epochs, solver iterations), directly or through a function the loop calls (one
-of another file: reported at the call, saying what it allocates).
+frames, epochs, solver iterations), directly or through a function the loop calls.
+What a function called in the step loop does on each call is reported at that call (the call
+runs on every step; the same function called once elsewhere costs nothing there), once per call,
+naming each of the callee's lines (``render`` ... ``cuda.to_device`` at ``scene.py:194, 195``),
+and wherever the function is (this file, another one, a few calls deep). A call is followed
+through a lambda given to ``timeit.timeit(..., number=1)`` (a stopwatch around one call; a larger
+``number`` is a benchmark) and through a name bound to a decorator applied by hand (``step_ =
+timer(step, verbose)``, where ``timer`` gives back ``step`` or a wrapper calling it). Calls the
+code writes otherwise count too: an operator on an object of a project class runs its method
+(``x * w`` runs ``Tensor.__mul__``), and ``Mul.apply(a, b)`` a static or class method, whose
+``cls.forward(...)`` runs the ``forward`` of the class it was called through (autograd
+``Function`` subclasses).
+
+A method called in the loop on an object whose class the code shows (built there, stored
+in an attribute, a parameter its callers pass, an item of a list of objects of several
+classes) counts the same, reported at the call and naming the class's method. A function
+called in the loop that uploads what the call hands it (``cuda.to_device(x)`` of its own
+parameter: each step's sample or batch) is left alone: that data is the step's input.
 
 Only what runs on *every* step is reported: not an allocation behind a modulo or counter
 gate, in a branch that flips its own test or leaves the loop, in set-up or warm-up code
@@ -15,10 +31,23 @@ layers, eight chunks) or in a test's loop (what pytest collects), nor what a who
 computation called in the loop allocates before its own loop, nor in a loop that runs a
 whole time loop per iteration (independent events, shots), nor in a benchmark: a loop a
 clock or CUDA events time whose work is the transfer it measures.
+Nor what an epoch does once beside its batch loop (scoring the model after the batches),
+where each batch launches on the object's own device arrays that the next batch reads: that
+cost is spread over the batches.
+Nor an upload of the step's new data: a piece of host data the loop picks by what it varies
+(``cuda.to_device(frames[k])``, a batch ``data[:, picked]`` passed to a function that uploads
+it) that the loop does not write and the device does not already hold, or an array the host
+itself updates in the loop (``w += -lr * grad`` before the next ``cuda.to_device(w)``). Zeros
+filled on the host, a constant, data uploaded whole before the loop and the same data sent a
+second time in one iteration (``cuda.to_device(batch.T)`` after ``cuda.to_device(batch)``)
+are still transfers per step.
 A loop is a step loop only where the code shows it: state one iteration carries to the
 next (``t += dt``, ``step += 1``, ``a, b = b, a``, an output that becomes the next input),
 launches sharing arrays the loop keeps, a ``while`` a counter or a clock ends; a name like
-``n_steps`` only breaks a tie. Any other loop is unknown, and unknown is silent.
+``n_steps``, or a call like ``sim.advance(dt)``, ``self.UpdateState(dt)`` or
+``net.learn(batch)`` on an object the loop keeps, only breaks a tie. Any other loop is unknown,
+and unknown is silent. A ``while running:`` whose flag is cleared only when the window's event
+queue says quit, or a time limit runs out, is not a retry: the frames go on until asked to stop.
 
 Only what costs is reported: numba-cuda allocates with ``cudaMalloc`` unless an External
 Memory Management plugin is set (``cuda.set_memory_manager``, ``NUMBA_CUDA_MEMORY_MANAGER``),
@@ -53,6 +82,14 @@ for step in range(1000):
     if step % 100 == 0:
         frames.append(cuda.to_device(field_host))  # every 100 steps: not reported
     d_field[sources] = amplitudes  # KL501: a NumPy array copied into a device array each step
+
+def render(scene):
+    d_image = cuda.device_array((h, w), dtype=np.float32)  # reported at the call below
+    shade[blocks, threads](d_image, scene)
+    return d_image.copy_to_host()
+
+while running:
+    image = render(d_scene)  # KL501: `render` allocates ... (`cuda.device_array` at scene.py:2)
 ```
 
 Use instead: allocate once before the loop and reuse the buffer (``d.copy_to_device(a)``
@@ -81,9 +118,9 @@ No automatic fix.
 from __future__ import annotations
 
 import os
-from typing import Iterator
+from typing import Dict, Iterator
 
-from ..analysis.host import HostFacts
+from ..analysis.host import HostFacts, Place
 from ..findings import Finding
 from .base import host_finding
 
@@ -99,12 +136,22 @@ PREVIEW = True
 
 def check_host(facts: HostFacts) -> Iterator[Finding]:
     reported = set()
+    through: Dict[Place, list] = {}  # a call in a step loop -> what the functions it runs allocate
+    # a launcher's own allocation is reported where it is, whoever calls it (`_launchers`)
+    launchers = {event.place for event in _launcher_allocations(facts)}
     for event, level, loop in facts.stepping(("alloc",)):
         # the loop's own function: calls that lead to it from its callers do not make it indirect
         direct = event.function == loop.function and event.call_in(loop.function) is None
+        if _new_data(event):
+            continue  # the step's input or what the host computed this step: the work's data path
         call = facts.reported_at(event, loop)
         if call is not None:  # what a function called in the loop does: reported at the call
-            yield from _through_call(event, call, level, facts, reported)
+            if event.detail.get("shape_based", True) and _from_a_pool(event.what, facts) or (
+                    event.place in launchers):
+                continue  # a pool hit, not a cudaMalloc; or a launcher's, reported at its line
+            if not event.detail.get("shape_based", True) and not event.detail.get("into") and _handed_in(event, facts):
+                continue  # what the call hands in, uploaded: each step's new input (a sample, a batch)
+            through.setdefault(call.place, []).append((event, call, level))
             continue
         reads = set(event.detail.get("reads", ()))
         # what changes from one step to the next, less the variables of the loops of pieces inside
@@ -172,7 +219,22 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
             f"`{what}` allocates {memory}{cost} on every iteration of the loop at line {level.line}, "
             f"which launches kernels{how}: allocate once before the loop and reuse the buffer (6.5x faster "
             f"on an H100), or use a pool allocator ({_POOLS[facts.language]})")
+    for place, found in through.items():
+        if place not in reported:
+            reported.add(place)
+            yield _through_call(found, facts)
     yield from _launchers(facts, reported)
+
+
+def _new_data(event) -> bool:
+    """An upload of the step's new data (``python.host.new_data``): marked on the transfer, or a
+    parameter the function uploads first, given a selection of the loop's input by the call."""
+    if event.detail.get("new_data"):
+        return True
+    parameter = event.detail.get("source_parameter")
+    entering = event.calls[-1] if event.calls else None
+    return bool(parameter) and entering is not None and entering.detail.get("callee") == event.function and \
+        parameter in entering.detail.get("fresh", ())
 
 
 def _short(what: str) -> str:
@@ -188,36 +250,82 @@ def _cost(what: str, facts: HostFacts):
     return "device memory", " (cudaMalloc and cudaFree: no pool allocator is set)" if facts.language == "python" else ""
 
 
-def _through_call(event, call, level, facts: HostFacts, reported: set) -> Iterator[Finding]:
-    """An allocation of a function the step loop calls (another file's, or one in a loop of its
-    own), reported at the call in the loop, saying what the callee does."""
+def _through_call(found: list, facts: HostFacts) -> Finding:
+    """What the functions a call in the step loop runs allocate on every call, as one finding
+    at the call: the first allocation says what it costs, and every one is named by its line
+    (``file:line``), so the fix can be made where the call passes a buffer in."""
+    event, call, level = found[0]
     transfer = not event.detail.get("shape_based", True)
-    if call.place in reported or (not transfer and _from_a_pool(event.what, facts)):
-        return
-    reported.add(call.place)
+    mixed = transfer and not all(not e.detail.get("shape_based", True) for e, _, _ in found)
     what = _short(event.what)
+    where = _lines(found)
     if event.detail.get("implicit"):
-        yield host_finding(
+        return host_finding(
             CODE, call.place,
-            f"`{call.what}` {event.detail['implicit']} on every call (`{what}` at {_file(event.place.path)}:"
-            f"{event.place.line}), and it is called on every iteration of the loop at line {level.line}, which "
-            f"launches kernels: keep the data on the device (build it there, or transfer it once before the loop)")
-        return
+            f"`{call.what}` {event.detail['implicit']} on every call ({where}), and it is called on every "
+            f"iteration of the loop at line {level.line}, which launches kernels: keep the data on the device "
+            f"(build it there, or transfer it once before the loop)")
     if transfer and event.detail.get("into"):
-        yield host_finding(
+        return host_finding(
             CODE, call.place,
             f"`{call.what}` copies host data into the device buffer `{event.detail['into']}` on every call "
-            f"(`{what}` at {_file(event.place.path)}:{event.place.line}), and it is called on every iteration of "
-            f"the loop at line {level.line}, which launches kernels: a host-to-device transfer per step; transfer "
-            f"once before the loop where the data does not change")
-        return
-    memory, cost = ("device memory", " and copies host data into it") if transfer else _cost(what, facts)
-    yield host_finding(
+            f"({where}), and it is called on every iteration of the loop at line {level.line}, which launches "
+            f"kernels: a host-to-device transfer per step; transfer once before the loop where the data does not "
+            f"change")
+    if mixed:
+        return host_finding(
+            CODE, call.place,
+            f"`{call.what}` allocates device memory and copies host data into some of it on every call ({where}), "
+            f"and it is called on every iteration of the loop at line {level.line}, which launches kernels: "
+            f"allocate once before the loop and pass the buffers in (transfer data that does not change once), or "
+            f"use a pool allocator ({_POOLS[facts.language]})")
+    if transfer:
+        return host_finding(
+            CODE, call.place,
+            f"`{call.what}` allocates device memory and copies host data into it on every call ({where}), and "
+            f"it is called on every iteration of the loop at line {level.line}, which launches kernels: transfer "
+            f"once before the loop and pass the device array in, or refill one buffer allocated before the loop "
+            f"(`d.copy_to_device(host)`) where new host data arrives each step")
+    memory, cost = _cost(what, facts)
+    return host_finding(
         CODE, call.place,
-        f"`{call.what}` allocates {memory}{cost} on every call (`{what}` at {_file(event.place.path)}:"
-        f"{event.place.line}), and it is called on every iteration of the loop at line {level.line}, which "
-        f"launches kernels: allocate once before the loop and pass the buffer in, or use a pool allocator "
-        f"({_POOLS[facts.language]})")
+        f"`{call.what}` allocates {memory}{cost} on every call ({where}), and it is called on every iteration "
+        f"of the loop at line {level.line}, which launches kernels: allocate once before the loop and pass the "
+        f"buffer in, or use a pool allocator ({_POOLS[facts.language]})")
+
+
+def _lines(found: list) -> str:
+    """The callee statements a call runs, by what they call and where: ``cuda.to_device` at
+    render.py:194, 195``; one file's lines after its name."""
+    named: Dict[str, Dict[str, list]] = {}
+    for event, _, _ in found:
+        lines = named.setdefault(_short(event.what), {}).setdefault(_file(event.place.path), [])
+        if event.place.line not in lines:
+            lines.append(event.place.line)
+    return "; ".join(f"`{what}` at " + ", ".join(f"{path}:{', '.join(str(n) for n in lines)}"
+                                                 for path, lines in files.items())
+                     for what, files in named.items())
+
+
+def _handed_in(event, facts: HostFacts) -> bool:
+    """Whether a transfer a called function makes reads only that function's parameters: it
+    uploads what its caller hands it on each call (the step's input), not data it keeps."""
+    owner = facts if event.place.path == facts.path else (
+        facts.elsewhere(event.place.path) if facts.elsewhere is not None else None)
+    spec = owner.parameters.get(event.function) if owner is not None else None
+    reads = set(event.detail.get("reads", ()))
+    if spec is None or not reads:
+        return False
+    positional, vararg, every = spec
+    # (an item of it, picked by the callee's own loop: `received[i_attr]`)
+    counters = {name for number in event.loops if number in owner.loops for name in owner.loops[number].targets}
+    if not (reads - counters) or not reads <= set(positional) | set(every) | ({vararg} if vararg else set()) | counters:
+        return False
+    # the same parameter uploaded again further down (`to_device(batch.T)` after `to_device(batch)`):
+    # the device already has it, so that second upload is a cost, not the input
+    return not any(other.kind == "alloc" and not other.detail.get("shape_based", True)
+                   and other.place.line < event.place.line and (set(other.detail.get("reads", ())) - counters) & reads
+                   for other in owner.of_function(event.function))
 
 
 def _file(path: str) -> str:
@@ -233,24 +341,28 @@ def _from_a_pool(what: str, facts: HostFacts) -> bool:
     return what.startswith("numba.cuda.device_array") and "numba" in facts.pools
 
 
-def _launchers(facts: HostFacts, reported: set) -> Iterator[Finding]:
-    """A function that launches, and allocates and frees on every call (HIP's per-launch
-    scratch buffer): each call pays for the allocation, whoever calls it."""
+def _launcher_allocations(facts: HostFacts) -> Iterator:
+    """The allocations of functions that launch once per call, outside any loop of their own,
+    and free what they allocate (HIP's per-launch scratch buffer): paid per launch."""
     for function in sorted({e.function for e in facts.events}):
         own = facts.of_function(function)
         launches = [e for e in own if e.kind == "launch"]
-        # one launch per call, outside any loop of its own: the allocation is paid per launch
         if not launches or any(e.loops for e in launches) or not any(e.kind == "free" for e in own):
             continue
-        name = facts.name_of(function)
         for event in own:
-            if event.kind != "alloc" or event.loops or event.place in reported:
-                continue
-            if not event.detail.get("every_time", True):
-                continue
-            reported.add(event.place)
-            yield host_finding(
-                CODE, event.place,
-                f"`{event.what}` allocates device memory on every call of `{name}`, which launches kernels "
-                f"and frees it again: keep one buffer allocated once (grown on demand) or use a pool "
-                f"allocator ({_POOLS[facts.language]})")
+            if event.kind == "alloc" and not event.loops and event.detail.get("every_time", True):
+                yield event
+
+
+def _launchers(facts: HostFacts, reported: set) -> Iterator[Finding]:
+    """A function that launches, and allocates and frees on every call (HIP's per-launch
+    scratch buffer): each call pays for the allocation, whoever calls it."""
+    for event in _launcher_allocations(facts):
+        if event.place in reported:
+            continue
+        reported.add(event.place)
+        yield host_finding(
+            CODE, event.place,
+            f"`{event.what}` allocates device memory on every call of `{facts.name_of(event.function)}`, which "
+            f"launches kernels and frees it again: keep one buffer allocated once (grown on demand) or use a pool "
+            f"allocator ({_POOLS[facts.language]})")

@@ -8,9 +8,17 @@ iteration of a step loop (time steps, frames, solver iterations), directly or th
 function the loop calls. A launcher that takes its arrays as parameters or as ``*args``
 (``over_items(kernel, n, *arrays)``) launches on what each call passes: a call in the loop
 that hands it host arrays is reported there, one that hands it device arrays is not. A
-launch in another file's function is reported at the call; so
-is a method that the loop calls on ``self`` and that a subclass in the project overrides
-with such a launch (a base class's time loop calling ``self.simulation_loop()``). PyCUDA's
+launch in a function the loop calls is reported at the call, once per call, naming each
+launch's line (``file:line``); so is a method that the loop calls on ``self`` and that a subclass in the project overrides
+with such a launch (a base class's time loop calling ``self.simulation_loop()``); so is a
+method called on an object whose class the code shows (built there, stored in ``self.grid =
+Grid(n)``, a parameter every caller passes one to, an item of a list that a literal, a
+comprehension or ``append`` calls fill, across files): where the object may be of several
+classes (a network's layers), each class's method counts and the message names the one
+that launches so (``layer.backward(g)`` reported as ``Dense.backward``); so is an operator
+on an object of a project class whose method launches (``x * w``: ``Tensor.__mul__``), and a
+static or class method called through a class (``Mul.apply(a, b)``, whose ``cls.forward(...)``
+runs ``Mul.forward``). PyCUDA's
 ``drv.In(x)``/``drv.Out(y)``/``drv.InOut(z)`` arguments (in a file that imports PyCUDA) are
 host arrays too: each call allocates device memory for them and copies in, out or both
 (also where the PyCUDA function is kept in an attribute, ``self.inject(drv.In(a), ...)``).
@@ -21,12 +29,14 @@ in, the result back, and waits, as for a kernel.
 Only what runs on *every* step is reported: not a launch behind a modulo or counter gate,
 in a branch that leaves the loop, in a retry or convergence loop (the host value decides
 whether to go on), in set-up or warm-up code, in a loop over sizes, devices, files,
-launch configurations or test cases, or in a benchmark (a loop a clock or CUDA events
-time, carrying no state, whose work is a transfer it measures).
+launch configurations or test cases, in a benchmark (a loop a clock or CUDA events
+time, carrying no state, whose work is a transfer it measures), or once per epoch beside a
+batch loop whose batches carry the object's device state (scoring after the batches).
 A loop is a step loop only where the code shows it: state one iteration carries to the
 next (``t += dt``, ``step += 1``, ``a, b = b, a``, an output that becomes the next input),
 launches sharing arrays the loop keeps, a ``while`` a counter or a clock ends; a name like
-``n_steps`` only breaks a tie. Any other loop is unknown, and unknown is silent.
+``n_steps``, or a call like ``sim.advance(dt)``, ``self.UpdateState(dt)`` or
+``net.learn(batch)`` on an object the loop keeps, only breaks a tie. Any other loop is unknown, and unknown is silent.
 
 ## Why is this bad?
 numba-cuda copies a host array to the device before the launch, copies it back after,
@@ -60,9 +70,9 @@ No automatic fix.
 from __future__ import annotations
 
 import os
-from typing import Iterator
+from typing import Dict, Iterator
 
-from ..analysis.host import HostFacts, Launch
+from ..analysis.host import HostFacts, Launch, Place
 from ..findings import Finding
 from .base import host_finding
 
@@ -75,14 +85,16 @@ PREVIEW = True
 
 
 def check_host(facts: HostFacts) -> Iterator[Finding]:
-    reported = set()
+    # each place a finding belongs (a call in the loop for what the functions it runs launch),
+    # with every launch on host arrays reported there
+    found: Dict[Place, list] = {}
     for launch, level, loop in facts.stepping(("launch",)):
-        arrays = launch.host_arrays if isinstance(launch, Launch) else []
-        call = facts.reported_at(launch, loop)  # what a function called in the loop does, at the call
-        at = call.place if call is not None else launch.place
-        if not arrays or at in reported:
-            continue
-        reported.add(at)
+        if isinstance(launch, Launch) and launch.host_arrays:
+            call = facts.reported_at(launch, loop)  # what a function called in the loop does, at the call
+            found.setdefault(call.place if call is not None else launch.place, []).append((launch, level, call))
+    for at, launches in found.items():
+        launch, level, call = launches[0]
+        arrays = launch.host_arrays
         distinct = list(dict.fromkeys(a.name for a in arrays))  # `k(x, 0.5, x, x)`: x once
         names = ", ".join(f"`{name}`" for name in distinct)
         one = len(distinct) == 1
@@ -94,10 +106,11 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
             copies = (f"numba-cuda copies {'it' if one else 'them'} to the device and back and waits for the "
                       f"kernel on every iteration of the loop at line {level.line}")
         if call is not None:
+            # one finding at the call, naming each launch on host arrays the functions it runs make
+            lines = list(dict.fromkeys(f"{os.path.basename(e.place.path)}:{e.place.line}" for e, _, _ in launches))
             yield host_finding(
                 CODE, at,
-                f"`{call.what}` launches `{launch.what}` on {names} "
-                f"({os.path.basename(launch.place.path)}:{launch.place.line}), "
+                f"`{call.what}` launches `{launch.what}` on {names} ({', '.join(lines)}), "
                 f"{'a host (NumPy) array' if one else 'host (NumPy) arrays'}: {copies}; move the data to the "
                 f"device once before the loop and pass the device array")
             continue
@@ -106,3 +119,4 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
                f"`cuda.to_device({arrays[0].name})` once before the loop and launch on the device array")
         yield host_finding(
             CODE, at, f"{names} {'is a host (NumPy) array' if one else 'are host (NumPy) arrays'}: {copies}; {fix}")
+

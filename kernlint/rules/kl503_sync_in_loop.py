@@ -20,26 +20,46 @@ per step 1.5x, ``copy_to_host()`` per step 31x slower than one synchronization (
 copy) after the loop; in CUDA C++, a blocking ``cudaMemcpy`` per step 53x.
 
 Only what runs on *every* iteration of a step loop (time steps, frames, solver
-iterations) is reported, directly or through a function the loop calls (another file's:
-at the call, saying what it does), or through a method the loop calls on ``self`` that a
+iterations) is reported, directly or through a function the loop calls (at the call, once
+per call, saying what the callee does and naming each line where it waits: a backward pass
+synchronizing after each of its launches is one finding at its call in the training loop;
+through a ``timeit(lambda: f(x), number=1)`` stopwatch and a hand-applied decorator, ``f_ =
+timer(f, verbose)``, too), or through a method the loop calls on ``self`` that a
 subclass in the project overrides (reported at the call, naming the override), or through a
 parameter whose default is a project function (``def simulate(..., timestep=step)`` calling
-``timestep(...)``: reported at that call, naming the parameter and its default). Left alone: a copy behind a modulo or counter gate
-(periodic output), in a branch that flips its own test (a rare event) or that leaves the
+``timestep(...)``: reported at that call, naming the parameter and its default), or through a
+method called on an object whose class the code shows (built there, stored in an attribute,
+a parameter its callers pass, an item of a list of objects of several classes: each class's
+method counts, and the message names the one that waits: ``it.second_step(ts)`` reported as
+``Thermostat.second_step``), or through an operator on an object of a project class
+(``x * w``: ``Tensor.__mul__``) or a static or class method called through a class
+(``Mul.apply(a, b)``, whose ``cls.forward(...)`` runs ``Mul.forward``). Left alone: a copy behind a modulo or counter gate
+(periodic output), once per epoch beside a batch loop whose batches carry the object's device
+state (scoring after the batches), in a branch that flips its own test (a rare event) or that leaves the
 loop, in a retry or convergence loop, in set-up code, in a loop over sizes, devices
 or test cases, or in a timed loop whose work is the copy it measures (a benchmark); a copy whose value decides what the iteration does (``if
 d_err.copy_to_host()[0] > tol: break``, or a name it assigns tested in the loop); a copy
-whose value the host reads later in the same iteration (passes to a call such as ``np.save``,
+whose value the host computes with in its own statement (``loss += f(d.copy_to_host(), y)``,
+``w -= lr * d.copy_to_host()``; kept whole in a list it is not read) or reads later in the
+same iteration (passes to a call such as ``np.save``,
 or stores in ``self.<attr>`` that a method the loop calls next reads; storing it into another
 array or list is followed, so a history kept for after the loop is still reported); and a
-synchronization followed in the same iteration by a clock read (timing each step); and a
+synchronization followed in the same iteration by a clock read (timing each step); but a
+called function that waits after each of its own launches (a layer's wrapper calling
+``cuda.synchronize()`` after every kernel) is reported even where the call's result decides
+the iteration or a clock reads the time after it: those waits are not for the value or the
+clock, which need one at the end; and a
 synchronization next to a barrier between processes (``cuda.synchronize(); comm.Barrier()``
 with mpi4py, ``torch.distributed.barrier()``): every rank's device work must be done before
 the next kernel reads what the others wrote (halos over CUDA IPC), so the wait is the
-algorithm's.
+algorithm's; and a synchronization whose next use, before any launch, is an mpi4py buffer
+call on memory that may be on the device (a CUDA-aware ``comm.Isend(d_edge, dest=right)``,
+in the loop or in a method it calls, however the communicator is reached): MPI reads the
+device memory outside the stream's order, so the kernels that wrote it must be done first.
 A loop is a step loop only where the code shows it (state carried from one iteration to the
 next, launches sharing arrays the loop keeps, a ``while`` a counter or a clock ends; a name
-like ``n_steps`` only breaks a tie); any other loop is unknown, and unknown is silent.
+like ``n_steps``, or a call like ``sim.advance(dt)``, ``self.UpdateState(dt)`` or
+``net.learn(batch)`` on an object the loop keeps, only breaks a tie); any other loop is unknown, and unknown is silent.
 
 Python iterating a numba device array (``sum(d)``, ``max(d)``, ``list(d)``, ``for v in
 d``) makes one blocking copy per element: reported even where its value decides (measured on an H100: a
@@ -68,9 +88,9 @@ No automatic fix.
 from __future__ import annotations
 
 import os
-from typing import Iterator
+from typing import Dict, Iterator
 
-from ..analysis.host import HostFacts, Launch
+from ..analysis.host import HostFacts, Launch, Place
 from ..findings import Finding
 from .base import host_finding
 
@@ -84,6 +104,7 @@ PREVIEW = True
 
 def check_host(facts: HostFacts) -> Iterator[Finding]:
     reported = set()
+    through: Dict[Place, list] = {}  # a call in a step loop -> the waits of the functions it runs
     for event, level, loop in facts.stepping(("launch", "sync", "copy-back")):
         call = facts.reported_at(event, loop)  # what a function called in the loop does, at the call
         at = call.place if call is not None else event.place
@@ -101,28 +122,50 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
         else:
             entry = event.call_in(loop.function)  # the call in the loop that leads to it (if any)
             if set(event.detail.get("assigned", ())) & loop.deciding or event.detail.get("decides") or (
-                    entry is not None and entry.detail.get("decides")):
-                continue  # the host needs the value to decide what this iteration does
+                    entry is not None and entry.detail.get("decides") and not (
+                        event.kind == "sync" and _launch_after(facts, event, level, entry))):
+                # the host needs the value to decide what this iteration does (a wait the called
+                # function makes between its own launches is not for that value: reported)
+                continue
             if event.detail.get("read") or entry is not None and event.place in entry.detail.get("uses_copy", ()):
                 continue  # the host reads the copy on this iteration (writes it out, passes it on)
             if event.detail.get("rendezvous"):
                 continue  # with a barrier between processes: each rank's next kernel reads what the others wrote
-            if _clock_after(facts, event, level):
-                continue  # timing each iteration: the wait is the point
+            if event.kind == "sync" and _handed_to_mpi(facts, event, level):
+                continue  # MPI sends the device memory the kernels wrote: they must be done first
+            if _clock_after(facts, event, level) and not (
+                    event.kind == "sync" and entry is not None and _launch_after(facts, event, level, entry)):
+                continue  # timing each iteration: the wait is the point (one before the clock, not one per launch)
             why = f"`{what}`" + (f" {event.detail['reason']}" if event.detail.get("reason") else
                                  f" on `{event.detail['stream']}` copies into pageable host memory, so it returns "
                                  f"only once done" if event.detail.get("stream") else
                                  " is a blocking copy to the host" if event.kind == "copy-back" else " blocks")
-        if call is not None:
-            runs = f"`{call.detail['default']}` (its default, `{call.what}`)" if call.detail.get("default") else \
-                f"`{call.what}`"
-            why = f"{runs} {_callee_does(event, what)}"
+        if call is not None:  # one finding at the call, naming every wait the functions it runs make
+            through.setdefault(at, []).append((event, what, call, level))
+            continue
         reported.add(at)
         yield host_finding(
             CODE, at,
             f"{why}: the host waits for the GPU on every iteration of the loop at line {level.line}, which "
             f"launches kernels; synchronize once after the loop (async copies on a stream into pinned memory "
             f"where the host needs data each step)")
+
+
+    for at, found in through.items():
+        if at in reported:
+            continue
+        reported.add(at)
+        event, what, call, level = found[0]
+        runs = f"`{call.detail['default']}` (its default, `{call.what}`)" if call.detail.get("default") else \
+            f"`{call.what}`"
+        lines = list(dict.fromkeys(f"{os.path.basename(e.place.path)}:{e.place.line}" for e, _, _, _ in found))
+        more = f", and waits at {len(lines) - 1} more line{'s' if len(lines) > 2 else ''} on each call " \
+               f"({', '.join(lines[1:])})" if len(lines) > 1 else ""
+        yield host_finding(
+            CODE, at,
+            f"{runs} {_callee_does(event, what)}{more}: the host waits for the GPU on every iteration of the loop "
+            f"at line {level.line}, which launches kernels; synchronize once after the loop (async copies on a "
+            f"stream into pinned memory where the host needs data each step)")
 
 
 def _callee_does(event, what: str) -> str:
@@ -149,6 +192,33 @@ def _clock_after(facts: HostFacts, event, level) -> bool:
     inside = facts.events_in(level.loop)
     index = next((i for i, e in enumerate(inside) if e.place == event.place), None)
     return index is not None and any(later.kind == "clock" and _stamp(facts, later) for later in inside[index + 1:])
+
+
+def _handed_to_mpi(facts: HostFacts, event, level) -> bool:
+    """Whether what follows a wait in the iteration, before any launch, is an MPI call on a
+    buffer that may be device memory (a CUDA-aware ``comm.Isend(d_buf, ...)``, directly or in
+    a function called next): MPI reads the memory outside the stream's order, so the wait is
+    what makes the kernels' writes visible to it."""
+    inside = facts.events_in(level.loop)
+    entry = event.call_in(facts.loops[level.loop].function)  # (the loop may be a caller's: its calls from there)
+    chain = event.calls[event.calls.index(entry):] if entry is not None else ()
+    index = next((i for i, e in enumerate(inside) if e.place == event.place and e.calls == chain), None)
+    if index is None:
+        return False
+    for later in inside[index + 1:]:
+        if later.kind == "launch":
+            return False
+        if later.kind == "mpi":
+            return True
+    return False
+
+
+def _launch_after(facts: HostFacts, event, level, entry) -> bool:
+    """A launch after the event in the same iteration, through the same call in the loop: the
+    called function waits for the GPU, then launches again (a wrapper's sync after each kernel)."""
+    inside = facts.events_in(level.loop)
+    index = next((i for i, e in enumerate(inside) if e.place == event.place and entry in e.calls), None)
+    return index is not None and any(later.kind == "launch" and entry in later.calls for later in inside[index + 1:])
 
 
 def _stamp(facts: HostFacts, clock) -> bool:

@@ -18,6 +18,10 @@ interval, one call). A project function that times with timeit the callable it i
 (``best_time(lambda: convolve(a, b))``) is reported at its call, with where it times it. A stamp read at the end of an iteration and subtracted
 at the next (``step_time = time() - last`` ... ``last = time()``) starts an interval that
 crosses the loop's back edge: the rest of that iteration, then this one up to the end stamp.
+A launch that a wait after it in the interval runs on every pass through (a ``cuda.synchronize()``
+or a blocking copy at the end of each frame, not behind a gate) is timed whole: the interval is
+counted from what follows the last such wait (a frame loop synchronizing every frame, then a few
+launches before the end stamp: those few).
 It is reported only where the whole loop holds fewer than 20,000 launches: the queue carries
 over from step to step, so in a longer loop each step's time is the GPU's once the first
 ~1,000 launches are queued (a progress or ETA estimate averaged over it is right).
@@ -124,7 +128,7 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
     yield from _timed_calls(facts)
     functions = {e.function for e in facts.events}
     for function in sorted(functions):
-        events: List[Event] = facts.expand(facts.of_function(function))
+        events: List[Event] = facts.expanded_function(function)
         intervals = facts.intervals.get(function, set())
         clocks = [(i, e) for i, e in enumerate(events) if e.kind == "clock" and e.function == function
                   and not e.calls]
@@ -155,7 +159,10 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
             last = unwaited[-1]
             if wrapped is None and _also_evented(events, start, end_index):
                 continue  # the same launches are timed with CUDA events too: the wall-clock reading is the contrast
-            held = _launches_held(events[start], [between[i] for i in launches])
+            # a launch that a wait after it runs on every pass through (a sync at the end of each
+            # frame) is timed whole: only what follows the last such wait can still be queued
+            queued = [i for i in launches if not any(_waits(e, between[i]) and _always(e) for e in between[i + 1:])]
+            held = _launches_held(events[start], [between[i] for i in queued])
             if held is None or held >= MANY:
                 continue  # unknown, or so many that the ~1,000 still queued are under 5% of the total
             if wrapped is not None:
@@ -167,11 +174,18 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
                 if trips is None or held * trips >= MANY:
                     continue
             crossing = " (in the iteration before: the interval crosses the loop's back edge)" if wrapped else ""
+            since = " after its last synchronization" if len(queued) < len(launches) else ""
             yield host_finding(
                 CODE, end.place,
                 f"the wall-clock interval that ends here starts at line {events[start].place.line}{crossing} and holds "
-                f"{_count(held)} (the last at {_line(between[last], end)}) with no synchronization before "
+                f"{_count(held)}{since} (the last at {_line(between[last], end)}) with no synchronization before "
                 f"this stamp: {_error(held)}; cuda.synchronize() before both stamps, or time with CUDA events")
+
+
+def _always(event: Event) -> bool:
+    """Whether an event runs every time the code around it does (every place on its way
+    ``every``: not behind a gate, a flag or a leaving branch)."""
+    return event.rate is not None and all(level.place == "every" for level in event.rate.levels)
 
 
 def _also_evented(events: List[Event], start: int, end: int) -> bool:

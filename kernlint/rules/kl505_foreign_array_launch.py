@@ -3,7 +3,8 @@
 ## What it does
 Finds a numba kernel launched on every iteration of a step loop (time steps, iterations
 of a solver, shown by the state the loop carries; not a loop over GPUs or problem
-sizes, not behind a modulo gate, not in set-up code) with arguments known to be CuPy arrays or PyTorch tensors on the GPU that are
+sizes, not behind a modulo gate, not in set-up code, not once per epoch beside a batch loop
+whose batches carry the object's device state) with arguments known to be CuPy arrays or PyTorch tensors on the GPU that are
 bound before the loop and not rebound in it, directly or in the function of this file that
 the loop calls and that launches.
 

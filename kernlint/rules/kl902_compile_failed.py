@@ -16,7 +16,12 @@ array (``int(sys.argv[1])``, ``params.dx`` of a module imported by a computed na
 is no KL902: the kernel is compiled with a stand-in and its findings say so. A
 name nothing in the program sets (no assignment, import, ``global`` statement or
 star import that could bind it) is the kernel's own slip, and the message says
-that numba stops on it too.
+that numba stops on it too. A launch (or a written signature) that gives another
+number of arguments than the kernel takes is named, with its line: Python raises
+``TypeError`` there; the launch gives no types, and the kernel is still checked
+with the others or with the types its body reads. NumPy's aliases of builtins
+removed in NumPy 1.24 (``np.int``, ``np.float``) are no KL902: the kernel is
+checked with the builtin the alias was, marked as a stand-in that says so.
 
 ## Why is this bad?
 That specialization was not checked. The other kernels of the file still are.
@@ -31,6 +36,8 @@ kernels.py:31:20: KL902 kernel `initial` not compiled: `params.profile` comes fr
     `initial` calls `params.profile`, and kernlint stands in only for numbers, flags and arrays: ...
 kernels.py:27:40: KL902 kernel `copy_z` not compiled: `stridez` is not defined in this module or by its imports,
     and no code sets it at run time: numba stops on it too (NameError)
+kernels.py:26:1: KL902 kernel `scaled` failed to compile for void(float64[::1], float64[::1], int64, float64): the launch
+    at line 42 passes 4 arguments, but `scaled` takes 3: Python raises TypeError there
 kernels.py:40:1: KL902 kernel `stuck` failed to compile: numba-cuda's `nopython_type_inference` pass on `stuck` made no progress for 60 s (--timeout); raise it to check this kernel
 ```
 

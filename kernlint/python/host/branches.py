@@ -9,8 +9,8 @@ from __future__ import annotations
 import ast
 from typing import Dict, List, Optional, Tuple
 
-from ..static_types import (NONE, ArrayType, DictType, FunctionRef, ListType, Maybe, ScalarType, StrType, TupleType,
-                            TypeReader, appended, either_string, instance_of)
+from ..static_types import (NONE, ArrayType, DictType, FunctionRef, Instances, ListType, Maybe, ScalarType, StrType,
+                            TupleType, TypeReader, appended, classes_of, either_string, instance_of)
 from ..syntax import FunctionNode
 
 
@@ -78,6 +78,9 @@ def same_type(one, other):
         return FunctionRef(tuple(sorted(set(one.names) | set(other.names))))
     if isinstance(one, StrType) and isinstance(other, StrType):
         return either_string(one, other)
+    if classes_of(one) and classes_of(other):  # an object of either project class: its methods run either's
+        either = appended(ListType(one), other).item
+        return either if isinstance(either, Instances) else None
     if isinstance(one, ListType) and isinstance(other, ListType):  # a list of the items of either
         return appended(one, other.item) if other.item is not None else one
     if (isinstance(one, Maybe) or isinstance(other, Maybe)) and one is not None and other is not None:

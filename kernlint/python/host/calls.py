@@ -18,8 +18,8 @@ from typing import Dict, FrozenSet, List, Optional, Protocol, Set, Tuple
 
 from ...analysis.host import HostFacts
 from ..project import Project
-from ..static_types import (NONE, ArrayType, DictType, Opaque, ScalarType, TypeReader, instance, instance_of,
-                            named_tuple_subclass, unpacked)
+from ..static_types import (NONE, ArrayType, DictType, Instances, Opaque, ScalarType, TypeReader, classes_of,
+                            instance, instance_of, named_tuple_subclass, unpacked)
 from ..syntax import FunctionNode, PyModule, Scope, own_nodes, wrapped_argument, wrapped_interface
 from .attributes import ClassAttributes
 from .branches import DEAD, agreed_type, either_type, narrowed, tests_above
@@ -29,6 +29,7 @@ from .frames import Frame, nested_qualname
 from .functions import (attributes_read, changed_dicts, default_of, evident_scalars, memoized_returns,
                         positional_parameters, receiver_of, returned_type)
 from .launches import launches_within
+from .sites import drives_kernels
 
 MAX_RETURN_DEPTH = 2  # helpers whose return types are read within one another's
 MAX_VARIANT_DEPTH = 3  # helpers calling helpers (`_check` calling `_getasm`) read per call
@@ -299,6 +300,24 @@ class ProjectCalls:
         self._methods[id(call)] = found
         return found
 
+    def methods_called(self, call: ast.Call, reader: TypeReader) -> List[Tuple[str, str]]:
+        """(file, Class.method) of each project method ``obj.method(...)`` may run where the
+        object is one of a few classes (``layer`` an item of a list of layers of several
+        classes): each class's own, or inherited, method; none where any class lacks it (an
+        attribute holding a function, not a method: not read)."""
+        if not isinstance(call.func, ast.Attribute) or not self._gpu_code:
+            return []
+        kind = reader.type_of(call.func.value)
+        if not isinstance(kind, Instances):
+            return []
+        found = []
+        for path, klass in classes_of(kind):
+            method = method_of(self.project, path, klass, call.func.attr)
+            if method is None:
+                return []
+            found.append((method[0].path, f"{method[1]}.{call.func.attr}"))
+        return list(dict.fromkeys(found))  # (a method two classes inherit from one base: once)
+
     def callee(self, call: ast.Call, frame: Frame, reader: TypeReader) -> Optional[str]:
         """The qualified name of a function of this file that a call runs."""
         func = call.func
@@ -455,8 +474,39 @@ class ProjectCalls:
         ``__init__`` (or another method) of a class whose methods launch, or it calls a
         function of this file that launches (``add_buffers`` calling ``add_buffers_gpu``)."""
         node = frame.owner_node if frame.owner is not None and frame.owner_node is not None else function
-        return self.project.memo("launches within", node,
-                                 lambda: launches_within(node, self.module, MAX_VARIANT_DEPTH))
+        # (in a file that drives kernels through its objects, what they are is what it launches)
+        return self.project.memo("launches within", node, lambda: launches_within(
+            node, self.module, MAX_VARIANT_DEPTH, self._defined)) or drives_kernels(self.project, self.module)
+
+    def _defined(self, module: PyModule, func: ast.expr) -> Optional[Tuple[PyModule, FunctionNode]]:
+        """The project function a call's target names at module level (imported from another
+        file, or through a package re-exporting it): a wrapper that launches there is what the
+        caller's parameters reach (``sum_rows(buffer=extra, signals=signals)``)."""
+        dotted = module.dotted(func, Scope(module))
+        found = self.project.definition(dotted, module) if dotted else None
+        if found is None or found[1].kind != "def":
+            return None
+        return found[0], found[1].node
+
+    def caller_variants(self, function: FunctionNode, qualname: str, frame: Frame,
+                        own_calls: List[Tuple[list, dict]]) -> List[Tuple[list, dict]]:
+        """The distinct argument types other files' calls pass to a module-level function of
+        this file that launches (directly or through the project functions it calls), where
+        this file does not call it: each is one chain of calls the launch runs in, read on its
+        own (``HostReader``) where the calls do not agree on one type per parameter. What
+        those files' own such readings pass counts too (a test's arrays, through the wrapper
+        the test calls, to the wrapper that launches)."""
+        if own_calls or not self._gpu_code or frame.function is not None or frame.owner is not None \
+                or "." in qualname or not self._types_matter(function, frame):
+            return []
+        found: Dict[str, Tuple[list, dict]] = {}
+        for facts in self.importers_naming(qualname):
+            for passed in facts.outgoing.get((self.module.path, qualname), []) + facts.outgoing_variants.get(
+                    (self.module.path, qualname), []):
+                if any(kind is not None for kind in passed[0]) or any(
+                        kind is not None for kind in passed[1].values()):
+                    found.setdefault(repr(passed), passed)
+        return list(found.values())
 
     def _incoming(self, qualname: str) -> List[Tuple[list, dict]]:
         """The argument types other files of the project pass to this file's function or class."""

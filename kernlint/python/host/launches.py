@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import List, Optional, Tuple
+from typing import Callable, List, Optional, Tuple
 
 from ...analysis.host import Arg
 from ..static_types import ArrayType
+from ..static_types.operators import OperatorNode
 from ..syntax import FunctionNode, PyModule
 
 
@@ -20,9 +21,11 @@ def handed_call(call: ast.Call, called: Optional[str]) -> Optional[ast.Call]:
     """The call a function handed to ``map`` makes (``map(f, xs)``, ``executor.map(f, xs)``,
     ``pool.imap(f, xs)``: ``f(xs[0])``; ``executor.submit(f, x)``: ``f(x)``; the target of
     ``threading.Thread(target=f, args=(x,), kwargs={'n': 1})`` or ``multiprocessing.Process``:
-    ``f(x, n=1)``); None otherwise."""
+    ``f(x, n=1)``; ``timeit.timeit(lambda: f(x), number=1)``: ``f(x)``); None otherwise."""
     if called in ("threading.Thread", "multiprocessing.Process") and not call.args:
         return thread_target_call(call)
+    if called in ("timeit.timeit", "timeit.repeat"):
+        return stopwatch_call(call)
     attr = call.func.attr if isinstance(call.func, ast.Attribute) else None
     if not call.args or call.keywords or any(isinstance(a, ast.Starred) for a in call.args) or not isinstance(
             call.args[0], (ast.Name, ast.Attribute)):
@@ -34,6 +37,23 @@ def handed_call(call: ast.Call, called: Optional[str]) -> Optional[ast.Call]:
     else:
         return None
     return ast.copy_location(ast.Call(func=call.args[0], args=items, keywords=[]), call)
+
+
+def stopwatch_call(call: ast.Call) -> Optional[ast.Call]:
+    """The call a lambda given to ``timeit.timeit``/``timeit.repeat`` with ``number=1`` makes
+    (``timeit(lambda: render(camera), number=1)``): a stopwatch around one call, which runs
+    where the timing is. A larger ``number`` repeats the call to measure it (a benchmark),
+    and timeit's default (a million runs) is one too: not the program's own work."""
+    stmt = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "stmt"), None)
+    number = next((k.value for k in call.keywords if k.arg == "number"), None)
+    if number is None and len(call.args) > 3:  # `timeit(stmt, setup, timer, number)`
+        number = call.args[3]
+    if not (isinstance(number, ast.Constant) and number.value == 1) or not isinstance(stmt, ast.Lambda):
+        return None
+    arguments = stmt.args
+    if arguments.args or arguments.posonlyargs or arguments.vararg or arguments.kwonlyargs:
+        return None  # timeit calls it with no arguments
+    return stmt.body if isinstance(stmt.body, ast.Call) else None
 
 
 def thread_target_call(call: ast.Call) -> Optional[ast.Call]:
@@ -53,21 +73,36 @@ def thread_target_call(call: ast.Call) -> Optional[ast.Call]:
     return ast.copy_location(ast.Call(func=target, args=list(args.elts) if args else [], keywords=keywords), call)
 
 
-def launches_within(node: ast.AST, module: PyModule, depth: int) -> bool:
+def launches_within(node: ast.AST, module: PyModule, depth: int,
+                     elsewhere: Optional[Callable[[PyModule, ast.expr], Optional[Tuple[PyModule, FunctionNode]]]] = None
+                     ) -> bool:
     """Whether ``node`` launches a kernel, or calls a module-level function of ``module`` that
-    does, ``depth`` calls deep at most."""
-    called = set()
+    does, ``depth`` calls deep at most; with ``elsewhere`` (which project function a call's
+    target names, in another file: ``from .kernel import sum_rows``, ``gpu.norm``), through
+    those as well."""
+    called = {}
     for sub in ast.walk(node):
         if isinstance(sub, ast.Call):
             if launch_target(sub) is not None:
                 return True
             if isinstance(sub.func, ast.Name):
-                called.add(sub.func.id)
+                called.setdefault(sub.func.id, sub.func)
+            elif elsewhere is not None and isinstance(sub.func, ast.Attribute) and isinstance(sub.func.value, ast.Name):
+                called.setdefault(f"{sub.func.value.id}.{sub.func.attr}", sub.func)
     if depth == 0:
         return False
     functions = {s.name: s for s in module.tree.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))}
-    return any(name in functions and functions[name] is not node and module.kernel_for(functions[name]) is None
-               and launches_within(functions[name], module, depth - 1) for name in called)
+    for name, func in called.items():
+        if name in functions:
+            if functions[name] is not node and module.kernel_for(functions[name]) is None \
+                    and launches_within(functions[name], module, depth - 1, elsewhere):
+                return True
+            continue
+        found = elsewhere(module, func) if elsewhere is not None else None
+        if found is not None and found[0] is not module and found[0].kernel_for(found[1]) is None \
+                and launches_within(found[1], found[0], depth - 1, elsewhere):
+            return True
+    return False
 
 
 def launches_given(function: FunctionNode) -> bool:
@@ -129,10 +164,11 @@ def launch_target(call: ast.Call) -> Optional[Tuple[ast.expr, bool]]:
     return None
 
 
-def calls_in_order(expr: ast.AST) -> List[Tuple[ast.Call, Tuple[ast.comprehension, ...]]]:
+def calls_in_order(expr: ast.AST, operators: bool = False) -> List[Tuple[ast.AST, Tuple[ast.comprehension, ...]]]:
     """Calls in an expression, inner ones first (arguments are evaluated before the call), each
     with the comprehension generators (outermost first) whose variables it sees: a
-    comprehension's first iterable is read outside it."""
+    comprehension's first iterable is read outside it. ``operators``: operator expressions
+    too (``a + b``, ``-a``, ``a < b``), where their operands are evaluated."""
     found: List[Tuple[ast.Call, Tuple[ast.comprehension, ...]]] = []
 
     def visit(node: ast.AST, generators: Tuple[ast.comprehension, ...]) -> None:
@@ -150,7 +186,7 @@ def calls_in_order(expr: ast.AST) -> List[Tuple[ast.Call, Tuple[ast.comprehensio
         for child in ast.iter_child_nodes(node):
             if not isinstance(child, ast.Lambda):
                 visit(child, generators)
-        if isinstance(node, ast.Call):
+        if isinstance(node, ast.Call) or operators and isinstance(node, OperatorNode):
             found.append((node, generators))
 
     visit(expr, ())
@@ -160,8 +196,10 @@ def calls_in_order(expr: ast.AST) -> List[Tuple[ast.Call, Tuple[ast.comprehensio
 # a file that names numba, CUDA or CuPy
 GPU_WORDS = re.compile(r"\b(?:numba|cuda|cupy)\b")
 # `kernel[blocks, threads](`, `kernel.forall(n)(`: a file that may launch (a comma: not
-# `handlers[key](...)`)
-LAUNCH_TEXT = re.compile(r"\w\[[^\]]*,[^\]]*\]\(|\.forall\(")  # `k[\n grid, block](`: over lines too
+# `handlers[key](...)`); `k[\n grid, block](` over lines too, and a grid that indexes a shape
+# (`k[(x.shape[0] + 63) // 64, 64](`)
+_INDEXED = r"(?:[^\[\]]|\[[^\[\]]*\])*"
+LAUNCH_TEXT = re.compile(rf"\w\[{_INDEXED},{_INDEXED}\]\(|\.forall\(")
 
 
 def launch_arg(kind, name: str, parameter: bool = False) -> Arg:

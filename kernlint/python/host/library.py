@@ -17,3 +17,10 @@ ALLOCATIONS = PAGE_LOCKED | {
 SYNCS = {"numba.cuda.synchronize", "cupy.cuda.runtime.deviceSynchronize", "cupy.cuda.Device.synchronize"}
 CLOCKS = {"time.perf_counter", "time.time", "time.monotonic", "time.process_time", "time.perf_counter_ns",
           "time.time_ns", "time.monotonic_ns", "timeit.default_timer"}
+# mpi4py's buffer methods (the upper-case ones): they read or write the memory a buffer holds,
+# device memory too with a CUDA-aware MPI (`__cuda_array_interface__`), on the host's side of
+# the stream, so the kernels that wrote it must be done first
+MPI_BUFFER_CALLS = {"Send", "Isend", "Ssend", "Issend", "Rsend", "Irsend", "Bsend", "Ibsend", "Recv", "Irecv",
+                    "Sendrecv", "Isendrecv", "Sendrecv_replace", "Bcast", "Ibcast", "Reduce", "Ireduce", "Allreduce",
+                    "Iallreduce", "Gather", "Gatherv", "Igather", "Allgather", "Allgatherv", "Iallgather",
+                    "Scatter", "Scatterv", "Iscatter", "Alltoall", "Alltoallv", "Ialltoall"}

@@ -21,8 +21,29 @@ from .frames import Frame, place_of
 from .frequency import constant_int
 from .frequency.syntax import int_value
 from .launches import gpu_compiled, launch_arg, launch_target
-from .library import ALLOCATIONS, CLOCKS, PAGE_LOCKED, SYNCS
+from .library import ALLOCATIONS, CLOCKS, MPI_BUFFER_CALLS, PAGE_LOCKED, SYNCS
 from .names import bare_names, element_reads, names_in, names_read, target_names
+
+
+def mpi_transfer(call: ast.Call, frame: Frame, module: PyModule, reader: TypeReader, uses_mpi: bool
+                 ) -> Optional[Event]:
+    """An mpi4py buffer call (``comm.Isend(d_buf, dest=1)``, ``comm.Allreduce(d_a, d_b)``) whose
+    buffer may be device memory (a device array or one of unknown type: CUDA-aware MPI reads it
+    as it is), as a ``mpi`` event, or None. ``uses_mpi``: the file or one it imports names
+    mpi4py (a communicator kept in an attribute: ``self.mpi_comm.Isend(...)``)."""
+    if not isinstance(call.func, ast.Attribute) or call.func.attr not in MPI_BUFFER_CALLS:
+        return None
+    name = module.dotted(call.func, frame.scope) or ""
+    if not (name.startswith("mpi4py.") or uses_mpi):
+        return None
+    buffer = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg in (
+        "buf", "sendbuf")), None)
+    kind = reader.type_of(buffer.elts[0] if isinstance(buffer, (ast.List, ast.Tuple)) and buffer.elts else
+                          buffer) if buffer is not None else None
+    if isinstance(kind, ArrayType) and kind.where != "device":
+        return None  # a host buffer: what the kernels wrote was copied out already
+    return Event("mpi", place_of(module.path, call), frame.qualname, frame.loops, what=f"{call.func.attr}()",
+                 detail={"buffer": ast.unparse(buffer) if buffer is not None else ""})
 
 
 def host_operation(call: ast.Call, frame: Frame, module: PyModule, reader: TypeReader, targets: List[ast.expr],

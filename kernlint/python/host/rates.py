@@ -13,8 +13,8 @@ import ast
 from typing import Dict, Set
 
 from ...analysis.host import Event, HostFacts, Level, Rate
-from . import frequency
-from .uses import RETURNED, copy_outputs, read_after
+from . import frequency, new_data
+from .uses import RETURNED, computed_with, copy_outputs, read_after
 
 _TESTS = (ast.If, ast.While, ast.Assert)
 
@@ -42,6 +42,7 @@ def attach(facts: HostFacts, tree: ast.Module) -> None:
         if event.kind in ("copy-back", "sync", "call") and _decides(body, event):
             event.detail["decides"] = True
     _mark_reads(facts, tree, bodies)
+    new_data.mark(facts, tree, bodies)
 
 
 def _mark_reads(facts: HostFacts, tree: ast.Module, bodies: Dict[str, frequency.Frequency]) -> None:
@@ -57,6 +58,9 @@ def _mark_reads(facts: HostFacts, tree: ast.Module, bodies: Dict[str, frequency.
         if found is None:
             continue
         region, after, node, in_loop = found
+        if computed_with(node, event.place.line, event.place.column):
+            event.detail["read"] = True  # the host computes with it right there (a loss, an update)
+            continue
         outputs = copy_outputs(node, event.place.line)
         if not outputs:
             continue

@@ -37,16 +37,19 @@ from .classes import set_on
 from .device_arrays import exposed_array
 from .flags import FlagSplits
 from .frames import Frame, place_of, within
-from .functions import call_parameters, changed_dicts, receiver_of
+from .functions import call_parameters, changed_dicts, positional_parameters, receiver_of
 from .kernels import KernelResolver
 from .launches import LAUNCH_TEXT, calls_in_order, compile_target, handed_call, launch_target
+from .wrappers import unwrapped_call
 from .loops import LoopReader
 from .names import rebound, target_names
-from .operations import (configured_gpu_kernel, host_operation, iterated, pycuda_launch, subscript_events,
-                         timed_through, ufunc_launch)
+from .operations import (configured_gpu_kernel, host_operation, iterated, mpi_transfer, pycuda_launch,
+                         subscript_events, timed_through, ufunc_launch)
+from .class_methods import class_method_calls, drives_class_methods
+from .operator_calls import drives_operators, operator_call
 from .options import parsed_options
-from .sites import compile_site, kernel_ref, launch_site, may_launch_kernels, passed_args
-from .variants import Variants
+from .sites import compile_site, drives_kernels, kernel_ref, launch_site, may_launch_kernels, passed_args
+from .variants import MAX_CALL_VARIANTS, Variants
 
 
 # statements whose expressions may index device arrays (an `if`'s or a `while`'s test alone)
@@ -77,10 +80,17 @@ class HostReader:
         self._passed_kernels: Dict[str, List[Tuple[List[Optional[KernelRef]], Dict[str, Optional[KernelRef]]]]] = {}
         self._passed_exprs: Dict[str, List[Tuple[List[ast.expr], Dict[str, ast.expr], "Frame"]]] = {}
         self._outgoing: Dict[Tuple[str, str], List[Tuple[List[object], Dict[str, object]]]] = {}  # other files' callees
+        self._outgoing_variants: Dict[Tuple[str, str], List[Tuple[List[object], Dict[str, object]]]] = {}
         # types from other files (callers, helpers, subclasses) are read only for code that may
         # launch, or for another file that asks for this one's types (and then one level less deep)
-        self._gpu_code = level > 0 and (self._types_only or bool(LAUNCH_TEXT.search(module.text))
-                                        and may_launch_kernels(project, module))
+        launching = bool(LAUNCH_TEXT.search(module.text)) and may_launch_kernels(project, module)
+        # a file that launches nothing itself but calls methods of objects whose classes launch
+        # (a training script over a package of layers): what those cost comes from their own
+        # files' readings; its own types need only a few files (`facts_of`)
+        self._driving = level > 0 and not self._types_only and not launching and drives_kernels(project, module)
+        self._gpu_code = level > 0 and (self._types_only or launching or self._driving
+                                        or drives_operators(project, module)
+                                        or drives_class_methods(project, module))
         # what calls of the project's own code give (objects, helpers' return types)
         self._calls = ProjectCalls(project, module, self._attrs, self, level, self._types_only, self._gpu_code)
         self._modes = ClassModes(project, module, self._attrs, self)  # this file's classes' modes
@@ -88,6 +98,9 @@ class HostReader:
         self._minus: Dict[int, str] = {}  # id(call) -> the name subtracted from it (clock() - t0)
         # reading code again for its launches' signatures (`variants`): nothing else is recorded
         self._variant = False
+        # a variant of a launching function per call from another file (`_caller_variants`):
+        # its calls into other files are recorded, as that call's types passed on
+        self._passing_on = False
         self._variants = Variants(project, module, self.kernels, self, self._attrs.subclasses_here, MAX_VARIANT_DEPTH)
         self._calls_read: tuple = ({}, {}, {})  # the same three, as the pass being read finds them
         self._reads = 0  # the passes over the file so far
@@ -111,6 +124,7 @@ class HostReader:
             self._attrs.new_pass()  # the second pass knows every class of the file
             self._calls.new_pass()  # and what later methods store in `self`
             self._outgoing = {}
+            self._outgoing_variants = {}
             self._calls_read = {}, {}, {}
             self.facts = HostFacts(self.module.path)
             frame = Frame(None, "", Scope(self.module))
@@ -133,6 +147,7 @@ class HostReader:
         attributes, bases and modes. A fact about the whole file is added here."""
         self.facts.globals = dict(self._module_frame.env)
         self.facts.outgoing = self._outgoing
+        self.facts.outgoing_variants = self._outgoing_variants
         self._attrs.finish(self.facts)
         if self._gpu_code:
             for statement in self.module.tree.body:
@@ -182,6 +197,8 @@ class HostReader:
             if receiver is not None:  # `self`: an object of the class (passed on, `self.x` of a base)
                 inner.env[receiver] = instance(self.module.path, frame.owner)
             self.read_body(statement.body, inner)
+            if self._record and not self._variant:
+                self._caller_variants(statement, qualname, frame, inner)
             if self._record and not self._variant and not self._types_only and (self.project.memo(
                     "launches or compiles", statement, lambda: any(
                         isinstance(sub, ast.Call)
@@ -334,6 +351,36 @@ class HostReader:
             frame.env.update(env)
             self.facts.loops = loops
 
+    def _caller_variants(self, function: FunctionNode, qualname: str, outer: Frame, inner: Frame) -> None:
+        """A launching function that other files call with different types, read once more per
+        call that types a parameter the calls together leave unknown: its launches give that
+        call's signature, and its calls into other files pass that call's types on
+        (``outgoing_variants``), so a test's arrays reach the launch through the wrappers
+        between."""
+        calls = self._calls.caller_variants(function, qualname, outer, self._passed.get(qualname, []))
+        if not calls:
+            return
+        positional = positional_parameters(function, outer)
+        named = positional + function.args.kwonlyargs
+        base = dict(inner.env)
+        with self.again(inner):
+            self._passing_on = True
+            try:
+                for passed, keywords in calls[:MAX_CALL_VARIANTS]:
+                    env = dict(base)
+                    for index, arg in enumerate(named):
+                        kind = keywords.get(arg.arg) if arg.arg in keywords else (
+                            passed[index] if index < len(passed) and index < len(positional) else None)
+                        if kind is not None:  # what this call passes, over what the calls together say
+                            env[arg.arg] = kind
+                    if env == base:
+                        continue  # the calls agree on what this one says: the first reading had it
+                    inner.env.clear()
+                    inner.env.update(env)
+                    self.read_body(function.body, inner)
+            finally:
+                self._passing_on = False
+
     def _loop(self, node: ast.AST, kind: str, frame: Frame) -> int:
         self._next_loop += 1
         number = self._next_loop
@@ -473,7 +520,10 @@ class HostReader:
         if module is None:
             return None
         self.consulted.add(path)
-        return read_host(self.project, module, self._level - 1 if self._gpu_code else 0)
+        depth = self._level - 1 if self._gpu_code else 0
+        # (a driving file read as deep as a launching one re-reads the package below it, and each
+        # of its other importers, at every level: minutes on a simulation with dozens of scripts)
+        return read_host(self.project, module, min(depth, DRIVING_LEVELS) if self._driving else depth)
 
     def _append(self, target: ast.expr, item: ast.expr, frame: Frame) -> None:
         """``grids.append(Grid(...))``, ``self.grids.append(...)``: the list's items' type."""
@@ -500,7 +550,18 @@ class HostReader:
                         self._minus[id(sub.left)] = sub.right.id
                     elif isinstance(sub.left, ast.Name):
                         self.facts.intervals.setdefault(frame.qualname, set()).add((sub.left.id, sub.right.id))
-        for node, generators in self.project.memo("calls in order", expr, lambda: calls_in_order(expr)):
+        operands: Optional[TypeReader] = None  # types of operands, each read once while no call runs
+        for node, generators in self.project.memo("calls and operators in order", expr,
+                                                  lambda: calls_in_order(expr, operators=True)):
+            if not isinstance(node, ast.Call):
+                if not self._gpu_code:
+                    continue
+                # `x @ w + b` on a project class's objects: the methods it calls, where it is written
+                operands = operands or self.types(frame).memoised()
+                node = operator_call(node, operands, self._calls.method_called)
+                if node is None:
+                    continue
+            operands = None  # a call may bind what a later operand reads (`xs.append(x)`)
             if not generators:
                 self._call(node, frame)
                 continue
@@ -521,6 +582,11 @@ class HostReader:
                         frame.env[name] = value
 
     def _call(self, call: ast.Call, frame: Frame) -> None:
+        # `step_ = timer(step, verbose)` ... `step_(x)`: the call runs `step` (read as `step(x)`)
+        unwrapped = self.project.memo("unwrapped call", call, lambda: unwrapped_call(
+            call, frame.function, frame.scope, self.module, self.project))
+        if unwrapped is not None:
+            call = unwrapped
         handed = handed_call(call, self._dotted(call.func, frame))
         if handed is not None:  # `pool.map(use_foo, arrays)`: `use_foo` called with an item
             self._call(handed, frame)
@@ -555,6 +621,16 @@ class HostReader:
                 else:
                     self._outgoing.setdefault(elsewhere, []).append(passed)
             if not self._record or self._types_only:
+                return
+        elif self._passing_on and self._record:
+            reader = self.types(frame)
+            elsewhere = self._calls.callee_elsewhere(call, frame, reader) \
+                if self._calls.callee(call, frame, reader) is None else None
+            if elsewhere is not None and not any(isinstance(a, ast.Starred) for a in call.args):
+                self._outgoing_variants.setdefault(elsewhere, []).append(
+                    ([self.value_type(a, frame) for a in call.args],
+                     {k.arg: self.value_type(k.value, frame) for k in call.keywords if k.arg}))
+            if self._types_only:
                 return
         if self._variant:
             self._variants.nested(call, frame)
@@ -612,10 +688,28 @@ class HostReader:
                 self.facts.events.append(Event("call", place_of(self.module.path, call), frame.qualname,
                                                frame.loops, what=override, detail={"callee": override, **where}))
             return
+        candidates = self._calls.methods_called(call, self.types(frame)) if elsewhere is None else []
+        for path, method in candidates:
+            # `layer.forward(x)` on one of a list's layers of several classes: what each class's
+            # method does counts here, named by its class (as a subclass's override is)
+            where = {"path": path} if path != self.module.path else {}
+            self.facts.events.append(Event("call", place_of(self.module.path, call), frame.qualname, frame.loops,
+                                           what=method, detail={"callee": method, **where, "among": len(candidates),
+                                                                **self._passed_args(call, frame)}))
+        if candidates:
+            return
         if elsewhere is not None:  # another file's function: what it does counts here (HostFacts.expand)
             self.facts.events.append(Event("call", place_of(self.module.path, call), frame.qualname, frame.loops,
                                            what=elsewhere[1], detail={"callee": elsewhere[1], "path": elsewhere[0],
                                                                       **self._passed_args(call, frame)}))
+            return
+        through_class = class_method_calls(self.project, self.module, call, frame.scope, frame.function,
+                                           frame.owner) if self._gpu_code else []
+        for path, method in through_class:  # `Mul.apply(a, b)`: a class's method, and what its `cls.forward` runs
+            where = {"path": path} if path != self.module.path else {}
+            self.facts.events.append(Event("call", place_of(self.module.path, call), frame.qualname, frame.loops,
+                                           what=method, detail={"callee": method, **where}))
+        if through_class:
             return
         event = host_operation(call, frame, self.module, self.types(frame), self._targets, self._minus,
                                self.facts.pools)
@@ -627,6 +721,17 @@ class HostReader:
                 # (the next kernel reads what the others wrote: halos over CUDA IPC)
                 (previous if previous.kind == "sync" else event).detail["rendezvous"] = True
             self.facts.events.append(event)
+            return
+        handed = mpi_transfer(call, frame, self.module, self.types(frame), self._uses_mpi())
+        if handed is not None:  # what MPI sends from device memory: the kernels that wrote it must be done
+            self.facts.events.append(handed)
+
+    def _uses_mpi(self) -> bool:
+        """Whether this file or one it imports names mpi4py (its communicator may come from a
+        project module: ``from .utils.mpi import comm``)."""
+        return self.project.memo("uses mpi4py", self.module.tree, lambda: "mpi4py" in self.module.text or any(
+            imported is not None and "mpi4py" in imported.text for imported in (
+                self.project.module(path) for path in sorted(self.project.imports_of_file(self.module.path)))))
 
     def _library_kernel(self, target: ast.expr, frame: Frame) -> bool:
         """Whether a launch's target is a project function another library compiles and launches
@@ -733,6 +838,9 @@ class HostReader:
 # which stores them for a method that launches
 LEVELS = 12
 MAX_READS = 4  # passes over a file, while its calls' types change (`HostReader.read`)
+# how many files deep a file that only drives others' kernels looks: the objects it makes and
+# what it passes them; past that, unknown (silent)
+DRIVING_LEVELS = 2
 
 
 

@@ -92,8 +92,8 @@ def positional_args(call: ast.Call, frame: Frame, types: TypeReader,
             inner = uncopied(arg.value)
             spread = types.type_of(inner)
             if isinstance(spread, TupleType) and all(item is not None for item in spread.items):
-                # `*args` of a call's variant, `*(a, b)`
-                args.extend(launch_arg(item, ast.unparse(arg)) for item in spread.items)
+                # `*args` of a call's variant, `*(a, b)`, `*out.tuple()`: each item named by its place
+                args.extend(launch_arg(item, f"{ast.unparse(inner)}[{at}]") for at, item in enumerate(spread.items))
                 continue
             if forwards and arg is call.args[-1] and isinstance(inner, ast.Name) and \
                     inner.id == function.args.vararg.arg:
@@ -147,4 +147,37 @@ def may_launch_kernels(project: Project, module: PyModule) -> bool:
                     return True
                 following.append(target)
         frontier = following
+    return False
+
+
+def drives_kernels(project: Project, module: PyModule) -> bool:
+    """Whether a file that launches nothing itself may still run kernels on every step: it
+    calls methods of objects (``net.learn(x)``, ``self.layers[i].backward(g)``,
+    ``engine.add(Thermostat(n))``), and kernels are defined in a module it imports, directly
+    or through others (a training script over a package whose layer classes launch), or in
+    one that a file naming one of its classes and importing it imports (an engine whose
+    integrators a script adds). Its objects' classes are then read across the project, as a
+    launching file's are."""
+    if not project.memo("calls methods", module.tree, lambda: any(
+            isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute)
+            and isinstance(sub.func.value, (ast.Name, ast.Attribute, ast.Subscript, ast.Call))
+            for sub in ast.walk(module.tree))):
+        return False
+    if _imports_kernels(project, module.path):
+        return True
+    classes = sorted(s.name for s in module.tree.body if isinstance(s, ast.ClassDef))
+    for name in classes:
+        for path in project.files_naming(module.path, name):
+            if path != module.path and module.path in project.imports_of_file(path) and _imports_kernels(
+                    project, path):
+                return True
+    return False
+
+
+def _imports_kernels(project: Project, path: str) -> bool:
+    """Whether a module a file imports, directly or through others, defines kernels."""
+    for imported_path in sorted(project.imports_of_file(path)):
+        imported = project.module(imported_path)
+        if imported is not None and imported.kernels:
+            return True
     return False

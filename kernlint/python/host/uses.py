@@ -14,6 +14,9 @@ from typing import Dict, Iterator, List, Optional, Set, Tuple
 
 _ASSIGNS = (ast.Assign, ast.AnnAssign, ast.AugAssign)
 _KEEPS = ("append", "extend", "insert", "appendleft")  # a list's methods that keep a value for later
+# conversions and views: what comes of them is the copy again, stored or read later as it is
+_VIEWS = ("asarray", "array", "ascontiguousarray", "copy", "astype", "reshape", "ravel", "flatten", "squeeze",
+          "transpose", "T", "view", "list", "tuple")
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 RETURNED = "<return>"  # among what carries a copy's value: the function returns it
 MAX_METHOD_DEPTH = 2  # methods calling methods, followed for the attributes they read
@@ -34,6 +37,54 @@ def copy_outputs(statement: ast.stmt, line: int) -> Set[str]:
             if out is not None:
                 found |= _stored(out)
     return found
+
+
+def computed_with(statement: ast.stmt, line: int, column: int) -> bool:
+    """Whether the statement updates host state by computing with the copy at ``line``/``column``
+    itself: ``loss += f(d.copy_to_host(), y)``, ``w = w - lr * d.copy_to_host()``, the copy an
+    operand, a call's argument or a method's object and no list keeping what comes of it. A
+    value only shown (``ax.set_title(...)``) or assigned (``m = d.copy_to_host().max()``: its
+    name is followed) is left to what reads it later."""
+    if not (isinstance(statement, ast.AugAssign) or isinstance(statement, ast.Assign) and isinstance(
+            statement.value, ast.BinOp) and _stored_all(statement.targets) & _names_in(statement.value)):
+        return False
+    parents: Dict[int, ast.AST] = {}
+    copy = None
+    for node in ast.walk(statement):
+        for child in ast.iter_child_nodes(node):
+            parents[id(child)] = node
+        if isinstance(node, ast.Call) and node.lineno == line and node.col_offset + 1 == column:
+            copy = node
+    if copy is None or isinstance(statement, (ast.If, ast.While, ast.Assert)):
+        return False  # not found, or a test: what decides is another fact
+    computed = False
+    node = copy
+    while id(node) in parents and parents[id(node)] is not statement:
+        parent = parents[id(node)]
+        if isinstance(parent, ast.Call) and isinstance(parent.func, ast.Attribute) and parent.func.attr in _KEEPS:
+            return False
+        if isinstance(parent, (ast.BinOp, ast.UnaryOp, ast.Compare)) or isinstance(parent, ast.Call) and not _passes(
+                parent) or isinstance(parent, ast.Attribute) and parent.attr not in _VIEWS and isinstance(
+                parents.get(id(parent)), ast.Call) and not _passes(parents[id(parent)]):
+            computed = True
+        node = parent
+    return computed
+
+
+def _stored_all(targets: List[ast.expr]) -> Set[str]:
+    return {name for target in targets for name in _stored(target)}
+
+
+def _names_in(node: ast.AST) -> Set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)} | {
+        t for n in ast.walk(node) if isinstance(n, ast.Attribute) for t in [_text(n)] if t}
+
+
+def _passes(call: ast.Call) -> bool:
+    """A conversion or a view that hands the same values on (``np.asarray(x)``, ``x.reshape(n)``)."""
+    func = call.func
+    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+    return name in _VIEWS
 
 
 def read_after(region: List[ast.stmt], after: int, tracked: Set[str],

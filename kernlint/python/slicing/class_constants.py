@@ -133,7 +133,7 @@ class StaticClass:
         return StaticInstance(self, args, keywords, line)
 
     def as_module(self, chains: Sequence[Sequence[str]], line: int = 0) -> types.ModuleType:
-        return _holder(self, f"{self.node.name}@{id(self):x}", chains, line)
+        return holder(self, f"{self.node.name}@{id(self):x}", chains, line)
 
 
 class StaticInstance:
@@ -214,10 +214,10 @@ class StaticInstance:
 
     def as_module(self, chains: Sequence[Sequence[str]], line: int = 0) -> types.ModuleType:
         # each object its own name: numba tells modules apart by theirs
-        return _holder(self, f"{self.owner.node.name}(...)@{id(self):x}", chains, line)
+        return holder(self, f"{self.owner.node.name}(...)@{id(self):x}", chains, line)
 
 
-def _holder(reading: Any, name: str, chains: Sequence[Sequence[str]], line: int) -> types.ModuleType:
+def holder(reading: Any, name: str, chains: Sequence[Sequence[str]], line: int) -> types.ModuleType:
     """A module object with the attributes a kernel reads (numba folds a module's attributes
     as constants); one read as anything but an attribute chain cannot be held so."""
     held = types.ModuleType(name)
@@ -241,8 +241,8 @@ def fill(held: types.ModuleType, chains: Sequence[Sequence[str]], line: int = 0)
         if current is not None:
             continue
         value = reading.attribute(attr, line)
-        if isinstance(value, (StaticClass, StaticInstance)):
-            value = value.as_module(rest, line)
+        if isinstance(value, (StaticClass, StaticInstance)) or getattr(value, "read_as_module", False):
+            value = value.as_module(rest, line)  # a class, an object or a project's module: held too
         setattr(held, attr, value)
 
 

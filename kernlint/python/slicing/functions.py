@@ -16,6 +16,7 @@ from ..signatures.closures import EMPTY
 from ..syntax import JIT_OPTIONS, FunctionNode, KernelDef, PyModule, Scope, bound_item
 from .dispatchers import _MEMBER_REGISTRATIONS, REFUSED_OPTIONS, _identity, _may_call, make_dispatcher
 from .namespaces import Namespaces
+from .numpy_aliases import described as alias_described, removed_aliases_read, with_removed_aliases
 from .runtime import RunReads, attribute_reads, item_kind, standin_by_use, written_kind
 from .standins import Standins
 from .unresolved import MISSING, RECORDED, STANDIN_VALUE, Unresolved, _hint_constant, _known
@@ -79,9 +80,11 @@ class FunctionMaker:
                 self.ledger.rests_on((module.path, name))
                 if (module.path, name) in self._numbers_stood_in:
                     self._read_unfolded(node, name, namespace[name])
+                self._removed_aliases(module, node, name, namespace)
                 continue
             try:
                 namespace[name] = realise(self.globals.global_value(module, name, line), node, name, line)
+                self._removed_aliases(module, node, name, namespace)
             except Unresolved as exc:
                 if exc.runtime is not None and exc.name == name:  # (not `config.params`: a module's)
                     self._run_decided[(module.path, name)] = exc
@@ -98,6 +101,20 @@ class FunctionMaker:
                 if standin is STANDIN_VALUE:  # a library's number: no branch may be pruned by it
                     self._numbers_stood_in.add((module.path, name))
                     self._read_unfolded(node, name, standin)
+
+    def _removed_aliases(self, module: PyModule, node: FunctionNode, name: str, namespace: Dict[str, Any]) -> None:
+        """``np.int`` in a function where ``np`` is NumPy: the module's ``np`` becomes NumPy with
+        its removed aliases (every other attribute NumPy's own), and this function's stand-ins
+        say which alias it read."""
+        read = removed_aliases_read(node, name)
+        if not read:
+            return
+        aliased = with_removed_aliases(namespace[name])
+        if aliased is None:
+            return
+        namespace[name] = aliased
+        for alias, builtin in sorted(read.items()):
+            self.ledger.stood_in((module.path, f"{name}.{alias}"), alias_described(alias, builtin))
 
     def _read_unfolded(self, node: FunctionNode, name: str, value: Any) -> None:
         """Have the function read a stand-in global as a run-time value (``RunReads``)."""

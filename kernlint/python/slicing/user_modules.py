@@ -11,13 +11,15 @@ import types
 from typing import Any, Optional, Sequence
 
 from ..syntax import FunctionNode, PyModule
-from .class_constants import fill, is_holder, is_static
+from .class_constants import fill, holder, is_holder, is_static
 from .unresolved import Unresolved
 from .uses import _attribute_chains, _uses
 
 
 class UserModule:
     """A user module or package imported by name: its attributes are resolved in its slice."""
+
+    read_as_module = True  # a holder's attribute that is one becomes a holder itself (``fill``)
 
     def __init__(self, resolver, module: Optional[PyModule], dotted: str, importer: PyModule):
         self.resolver = resolver  # the GlobalResolver that reads the module's globals
@@ -36,22 +38,9 @@ class UserModule:
         raise Unresolved(child, self.importer.path, line, "is not defined in the project")
 
     def as_module(self, chains: Sequence[Sequence[str]], line: int = 0) -> types.ModuleType:
-        """A real module object with the attribute chains a kernel reads (numba types it as a module)."""
-        result = types.ModuleType(self.dotted)
-        for chain in chains:
-            target, current = result, self
-            for index, part in enumerate(chain):
-                value = current.attribute(part, line)
-                if isinstance(value, UserModule):
-                    existing = getattr(target, part, None)
-                    if not isinstance(existing, types.ModuleType):
-                        existing = types.ModuleType(value.dotted)
-                        setattr(target, part, existing)
-                    target, current = existing, value
-                else:
-                    setattr(target, part, value)
-                    break
-        return result
+        """A real module object with the attribute chains a kernel reads (numba types it as a
+        module); another function of the importer that reads more of it adds to it (``refill``)."""
+        return holder(self, self.dotted, chains, line)
 
 
 def realise(value: Any, node: FunctionNode, name: str, line: int = 0) -> Any:

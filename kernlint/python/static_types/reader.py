@@ -12,6 +12,7 @@ from typing import Dict, List, Optional, Sequence, Tuple, Union
 from .dtypes import (_ARRAY_MODULES, _FLOAT_ORDER, _literal_ints, _numpy_spelling, _promote, _same_kind,
                      _time_arithmetic, dtype_name, numeric)
 from .library import _TORCH_FACTORIES, LibraryCalls
+from .operators import OperatorNode, operator_calls
 from .values import (MIXED, NONE, ArrayType, DictType, FunctionRef, ListType, NamedTupleClass, Namespace, OneOf,
                      ScalarType, StrType, TupleType, Type, _array_arithmetic, _items_of_one, _not_none, appended,
                      instance_of, is_array_instance, named_tuple_class, strings, unpacked)
@@ -84,12 +85,14 @@ def _new_axes(base: ArrayType, indices: List[ast.expr]) -> Type:
 
 def loop_bindings(target: ast.expr, iterable: ast.expr, reader: "TypeReader") -> List[Tuple[str, "Type"]]:
     """(name, type) a ``for`` loop or a comprehension binds: ``range(n)`` an int; a list of
-    one type its items (``for m, grid in enumerate(grids)``, ``zip(grids, coefs)``); a dict's
+    one type its items (``for m, grid in enumerate(grids)``, ``zip(grids, coefs)``, ``reversed(layers)``); a dict's
     ``items()`` / ``values()`` its values (keys not read); anything else unknown."""
     call = iterable if isinstance(iterable, ast.Call) and not iterable.keywords else None
     called = reader.dotted(call.func) if call is not None else None
     if called == "builtins.range":
         return list(unpacked(target, ScalarType("int64")))
+    if called == "builtins.reversed" and len(call.args) == 1:  # the same items, last first
+        return loop_bindings(target, call.args[0], reader)
     if called == "builtins.enumerate" and len(call.args) == 1 and isinstance(target, ast.Tuple) and len(
             target.elts) == 2:
         return [*unpacked(target.elts[0], ScalarType("int64")),
@@ -147,6 +150,20 @@ class TypeReader:
         self.construct = construct or (lambda call: None)
         # `obj.attr["key"]` -> what the code stores at that literal key of that attribute
         self.item = item or (lambda expr: None)
+        # node -> its type, while one expression is read (`memoised`): an operator types its
+        # operands for its method lookup and again for its arithmetic, which without this
+        # doubles the work at every nesting level of a long expression
+        self._known: Optional[Dict[ast.AST, Type]] = None
+
+    def memoised(self) -> "TypeReader":
+        """This reader remembering each node's type until ``forget()``: for several reads of
+        one expression while nothing binds a name (its operators, one after another)."""
+        if self._known is None:
+            self._known = {}
+        return self
+
+    def forget(self) -> None:
+        self._known = None
 
     # -- dtypes -----------------------------------------------------------------
 
@@ -220,8 +237,21 @@ class TypeReader:
     # -- values -------------------------------------------------------------------
 
     def type_of(self, expr: Optional[ast.expr]) -> Type:
+        """The type of ``expr``; each of its sub-expressions typed once (nothing binds a name
+        while one expression is typed)."""
         if expr is None:
             return None
+        if self._known is not None:
+            if expr not in self._known:
+                self._known[expr] = self._type_of(expr)
+            return self._known[expr]
+        self._known = {}
+        try:
+            return self._type_of(expr)
+        finally:
+            self._known = None
+
+    def _type_of(self, expr: ast.expr) -> Type:
         if isinstance(expr, ast.Constant):
             value = expr.value
             if isinstance(value, bool):
@@ -262,6 +292,10 @@ class TypeReader:
             return made
         if isinstance(expr, (ast.ListComp, ast.DictComp)):
             return self._comprehension(expr)
+        if isinstance(expr, OperatorNode):
+            made = self._operator(expr)  # `a + b` on a project class's object: what `__add__` returns
+            if made is not None:
+                return made
         if isinstance(expr, ast.UnaryOp):
             inner = self.type_of(expr.operand)
             if isinstance(expr.op, ast.Not):
@@ -315,6 +349,16 @@ class TypeReader:
                 not isinstance(o, (ArrayType, ScalarType)) for o in operands):
             return None
         return ArrayType("boolean", max(a.ndim for a in arrays), "C", arrays[0].where, arrays[0].library)
+
+    def _operator(self, expr: ast.expr) -> Type:
+        """What an operator gives where an operand is an object of a project class: what the
+        method it calls returns (``a + b``: ``a.__add__(b)``, else ``b.__radd__(a)``)."""
+        for call in operator_calls(expr):
+            if instance_of(_not_none(self.type_of(call.func.value))) is not None:
+                made = self.construct(call)
+                if made is not None:
+                    return made
+        return None
 
     def _binary(self, expr: ast.BinOp) -> Type:
         left, right = _not_none(self.type_of(expr.left)), _not_none(self.type_of(expr.right))

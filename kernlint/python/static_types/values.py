@@ -243,10 +243,32 @@ def instance_of(kind) -> Optional[Tuple[str, str]]:
     return None
 
 
+@dataclass(frozen=True)
+class Instances(_HostOnly):
+    """An object of one of a few project classes, each (its file, its qualified name): the
+    items of a list filled with objects of several classes (a network's layers). Read as a
+    whole it is unknown; a method called on it runs one of theirs."""
+
+    classes: FrozenSet[Tuple[str, str]]
+
+
+def classes_of(kind) -> Tuple[Tuple[str, str], ...]:
+    """(file, class) of each project class an object of ``kind`` may be: one for an object of
+    a class, a few for :class:`Instances`, none for any other type."""
+    if isinstance(kind, Instances):
+        return tuple(sorted(kind.classes))
+    one = instance_of(kind)
+    return (one,) if one is not None else ()
+
+
 def appended(kind: "ListType", item: "Type") -> "ListType":
-    """The list after ``append(item)``: items of one type keep it; any other makes it mixed."""
+    """The list after ``append(item)``: items of one type keep it; objects of several project
+    classes are one of them (:class:`Instances`); any other makes it mixed."""
     if kind.item is None:
         return ListType(item if item is not None else MIXED)
+    if kind.item != item and classes_of(kind.item) and classes_of(item):
+        classes = frozenset(classes_of(kind.item)) | frozenset(classes_of(item))
+        return ListType(Instances(classes) if len(classes) <= MAX_ALTERNATIVES else MIXED)
     if isinstance(kind.item, StrType) and isinstance(item, StrType):  # ['x', 'y']: a string of either
         return ListType(either_string(kind.item, item))
     if kind.item != item and isinstance(kind.item, (TupleType, OneOf)) and isinstance(item, (TupleType, OneOf)):
@@ -257,7 +279,7 @@ def appended(kind: "ListType", item: "Type") -> "ListType":
 
 
 Type = Union[ArrayType, ScalarType, TupleType, ListType, DictType, StrType, FunctionRef, NamedTupleClass, Maybe,
-             OneOf, Opaque, Namespace, None]
+             OneOf, Instances, Opaque, Namespace, None]
 
 # how many literal values a string keeps (more: any string)
 MAX_STRINGS = 64

@@ -11,7 +11,7 @@ from typing import Callable, Dict, Iterator, List, Mapping, Optional, Sequence, 
 
 from .changes import Changes
 from .facts import Context
-from .places import catch_up
+from .places import catch_up, gated_nodes
 from .syntax import (ARITHMETIC, CLOCKS, LOOPS, SCOPES, assigned_names, calls_in, dotted_name, int_value, is_range_call,
                      is_true, names_read, names_read_in_order, own_nodes, short_text)
 
@@ -23,6 +23,8 @@ _ARRAY_ATTRIBUTES = {"size", "shape", "ndim", "dtype", "nbytes", "T", "ravel", "
 # allocations whose first argument (or `shape=`) is a size: a loop variable there sweeps sizes
 _SIZED = {"device_array", "pinned_array", "mapped_array", "managed_array", "zeros", "ones", "empty", "full", "rand",
           "randn", "random", "random_sample", "standard_normal", "arange", "linspace", "eye", "identity"}
+# allocations given a start and a stop: their size is the stop less the start
+_RANGES = {"arange", "linspace"}
 # calls that put data on a device or allocate there (a loop sending each item is a stream)
 _TO_DEVICE = {"to_device", "asarray", "array", "copy_to_device", "device_array", "device_array_like", "empty",
               "zeros", "ones", "empty_like", "zeros_like", "from_numpy", "pinned_array", "mapped_array"}
@@ -40,8 +42,10 @@ _MEASURED = _TO_DEVICE | {"copy_to_host", "asnumpy", "get", "managed_array", "pi
 # what stamps a time: clock reads, CUDA events
 _STAMPS = CLOCKS | {"record", "elapsed_time", "event_elapsed_time", "timeit", "repeat"}
 # the words of a name that says time steps (a tie-breaker only: what the code does decides first)
-# what a method that advances an object by a step is called (`sim.step()`, `beam.advance(dt)`)
-_STEP_CALLS = {"step", "advance", "evolve", "integrate", "propagate", "timestep", "time_step", "update"}
+# what a method that advances an object by a step is called (`sim.step()`, `beam.advance(dt)`,
+# a model trained on one more batch: `net.learn(batch)`)
+_STEP_CALLS = {"step", "advance", "evolve", "integrate", "propagate", "timestep", "time_step", "update", "learn",
+               "train_step"}
 _STEP_WORDS = {"t", "step", "steps", "nstep", "nsteps", "timestep", "timesteps", "tstep", "nt", "it", "iter", "iters",
                "niter", "niters", "maxiter", "iteration", "iterations", "frame", "frames", "nframes", "epoch",
                "epochs", "generation", "generations", "cycle", "cycles", "kt", "istep", "itime"}
@@ -124,11 +128,12 @@ class LoopKinds:
         """A value the loop computes (not a counter, not a clock) decides whether it goes
         on: a retry, a convergence; a call in the deciding test counts the same."""
         facts = self.facts
+        requests, timing = self._stop_requests(), self._timing()
         for test in self._deciding_tests():
             for name in names_read_in_order(test):
                 if name not in facts.changed:
                     continue
-                if name in facts.counters or name in facts.clocks or name in self.variables:
+                if name in facts.counters or name in timing or name in self.variables or name in requests:
                     continue
                 return "search", f"`{name}`, computed in the loop, decides whether it goes on (`{short_text(test)}`)"
             for call in calls_in(test):
@@ -136,6 +141,52 @@ class LoopKinds:
                 if callee not in CLOCKS and callee not in ARITHMETIC:
                     return "search", f"`{short_text(call)}` decides whether it goes on"
         return None
+
+    def _stop_requests(self) -> Set[str]:
+        """Flags the loop only sets to a constant (``running = False``), each time in a branch
+        whose test reads nothing but the items of an inner loop over a queue it fetches from
+        outside (``for event in pygame.event.get(): if event.type == QUIT:``): the loop goes on
+        until asked to stop (a window closed, a key pressed), and no value of its work decides
+        that, so it is not a search. A flag set where a computed value says so (``if err <
+        tol: done = True``) still decides like that value."""
+        found: Set[str] = set()
+        for name, values in self.facts.assignments.items():
+            if "." in name or not values or not all(isinstance(v, ast.Constant) for v in values):
+                continue
+            guards = list(_guards(self.node.body, name, (), ()))
+            if guards and all(self._outside_input(tests, queues) for tests, queues in guards):
+                found.add(name)
+        return found
+
+    def _timing(self) -> Set[str]:
+        """Clock reads and what the loop computes from them (``elapsed = time() - start``,
+        ``left = max(0, limit - elapsed)``): a time limit, not a value of the work."""
+        timing = set(self.facts.clocks)
+        while True:
+            grown = timing | {name for name, values in self.facts.assignments.items()
+                              if values and all(_reads_clock(v, timing) for v in values)}
+            if grown == timing:
+                return timing
+            timing = grown
+
+    def _outside_input(self, tests: Sequence[ast.expr], queues: Dict[str, ast.expr]) -> bool:
+        """Whether branch tests read only the items of queues fetched from outside (an inner
+        ``for`` over a call that reads nothing the loop changes), a time limit, and names the
+        loop leaves alone."""
+        if not tests:
+            return False  # set unconditionally: not a request
+        timing = self._timing()
+        for test in tests:
+            if any(dotted_name(c.func).rsplit(".", 1)[-1] not in CLOCKS | ARITHMETIC for c in calls_in(test)):
+                return False  # a call's result decides (`if converged(d_x) < tol:`), as in `_search`
+            for name in names_read(test) - timing:
+                queue = queues.get(name)
+                if queue is not None:
+                    if not isinstance(queue, ast.Call) or names_read(queue) & self.facts.changed:
+                        return False
+                elif name in self.facts.changed:
+                    return False
+        return True
 
     def _files(self):
         if self.is_for and any(isinstance(sub, ast.Call) and dotted_name(sub.func).rsplit(".", 1)[-1] in _FILES
@@ -164,6 +215,11 @@ class LoopKinds:
         for sub in own_nodes(self.node.body):
             if isinstance(sub, ast.Call) and dotted_name(sub.func).rsplit(".", 1)[-1] in _SIZED:
                 shapes = list(sub.args[:2] if dotted_name(sub.func).endswith(("rand", "randn")) else sub.args[:1])
+                if dotted_name(sub.func).rsplit(".", 1)[-1] in _RANGES and len(sub.args) >= 2:
+                    # `np.arange(i, i + batch)`: a start and a stop; its size is what the stop adds
+                    # to the start (`batch`), the same for every `i`
+                    shapes = [ast.Tuple(elts=[ast.Name(id=n) for n in sorted(
+                        _size_names(sub.args[1]) - _size_names(sub.args[0]))])]
                 shapes += [k.value for k in sub.keywords if k.arg in ("shape", "size")]
                 if any(_size_names(s) & variables for s in shapes):
                     return "sweep", f"sizes: `{short_text(sub)}` on each iteration"
@@ -258,7 +314,10 @@ class LoopKinds:
         over indices of objects whose arrays it launches on (``grid[m].Er``: modes, species)."""
         if not self.is_for:
             return None
-        if is_range_call(self.node.iter):
+        iterated = self.node.iter
+        if isinstance(iterated, ast.Call) and dotted_name(iterated.func) == "reversed" and len(iterated.args) == 1:
+            iterated = iterated.args[0]  # the same indices, last first
+        if is_range_call(iterated):
             # names bound to the piece the variable indexes (`kernel = kernels[i]`)
             pieces = {name for sub in own_nodes(self.node.body) if isinstance(sub, ast.Assign)
                       and _indexed_by(sub.value, self.variables) for t in sub.targets for name in assigned_names(t)}
@@ -276,6 +335,13 @@ class LoopKinds:
                     indexed.append(piece)
             if indexed:
                 return "sweep", f"parts: each iteration launches on another piece (`{short_text(indexed[0])}`)"
+            # no launch of its own: a method of another object on each iteration (`layers[i].backward(g)`)
+            for sub in own_nodes(self.node.body):
+                if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and (
+                        sub.func.attr not in _ARRAY_ATTRIBUTES and sub.func.attr not in _MEASURED) and (
+                        _indexed_by(sub.func.value, self.variables) or isinstance(sub.func.value, ast.Name)
+                        and sub.func.value.id in pieces):
+                    return "sweep", f"parts: each iteration works on another object (`{short_text(sub.func)}`)"
             return None
         for sub in own_nodes(self.node.body):
             if isinstance(sub, ast.Attribute) and isinstance(sub.value, ast.Name) and sub.value.id in self.variables \
@@ -298,9 +364,13 @@ class LoopKinds:
 
     def _runs(self):
         """Each iteration runs a whole step loop of its own (events, shots, repetitions of a
-        simulation): what the loop itself does is once per run, not per step."""
+        simulation): what the loop itself does is once per run, not per step. A step loop behind
+        a modulo gate (an evaluation pass every N training batches) runs on a few iterations only:
+        it says nothing of the others."""
+        gated = gated_nodes(self.node.body)  # (an evaluation loop every 100 batches runs on some, not each)
         for sub in own_nodes(self.node.body):
-            if isinstance(sub, LOOPS) and not (isinstance(sub, ast.While) and catch_up(sub, self.facts)):
+            if isinstance(sub, LOOPS) and id(sub) not in gated and not (
+                    isinstance(sub, ast.While) and catch_up(sub, self.facts)):
                 inner = LoopKinds(sub, self.context, self.constants, Changes(sub.body, sub), self.lists)
                 if inner.decide()[0] == "step":
                     return "sweep", f"runs: each iteration runs the whole step loop at line {sub.lineno}"
@@ -371,7 +441,7 @@ class LoopKinds:
         if isinstance(node, ast.While):
             tests = self._deciding_tests()
             names = set().union(*(names_read(t) for t in tests)) if tests else set()
-            if names & (facts.counters | facts.clocks) or any(
+            if names & (facts.counters | self._timing()) or any(
                     dotted_name(c.func).rsplit(".", 1)[-1] in CLOCKS for t in tests for c in calls_in(t)):
                 bound = _small_bound(node.test, facts.counters, self.constants)
                 if bound is not None:
@@ -403,9 +473,9 @@ class LoopKinds:
             words |= {w[len(p):] for w in words for p in ("max", "num", "n") if w.startswith(p)}  # `maxt`, `nsteps`
             if words & _STEP_WORDS and calls:
                 return "step", f"nothing else says, and `{name}` is named like time steps"
-        for call in calls:  # `beam.step(dt)` on an object the loop keeps
+        for call in calls:  # `beam.step(dt)`, `self.UpdateState(dt)` on an object the loop keeps
             owner = dotted_name(call.func.value) if isinstance(call.func, ast.Attribute) else ""
-            if owner and call.func.attr.lower() in _STEP_CALLS and owner not in self.facts.changed | self.variables:
+            if owner and _leading_word(call.func.attr) in _STEP_CALLS and owner not in self.facts.changed | self.variables:
                 return "step", f"nothing else says, and `{short_text(call.func)}` advances an object the loop keeps"
         return None
 
@@ -414,6 +484,42 @@ class LoopKinds:
             return f"nothing shows that `{short_text(self.node.test)}` repeats the same work"
         return f"nothing shows that `{short_text(self.node.iter)}` repeats the same work: no state carried"
 
+
+
+def _leading_word(name: str) -> str:
+    """A method name's first word, lower case: ``update`` of ``UpdateState`` and ``update_state``
+    (the whole name where it is one word: ``time_step`` stays whole)."""
+    if name.lower() in _STEP_CALLS:
+        return name.lower()
+    words = re.findall(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+", name)
+    return words[0].lower() if words else ""
+
+
+def _guards(statements: Sequence[ast.stmt], name: str, tests: Tuple[ast.expr, ...],
+            queues: Tuple[Tuple[str, ast.expr], ...]) -> Iterator[Tuple[Tuple[ast.expr, ...], Dict[str, ast.expr]]]:
+    """For each assignment of ``name`` in these statements (nested functions and classes left
+    out): the tests of the branches around it and the inner ``for`` loops' variables with what
+    they iterate."""
+    for statement in statements:
+        if isinstance(statement, SCOPES):
+            continue
+        if isinstance(statement, (ast.Assign, ast.AnnAssign)):
+            targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+            if any(name in assigned_names(t) for t in targets):
+                yield tests, dict(queues)
+        elif isinstance(statement, ast.If):
+            yield from _guards(statement.body, name, tests + (statement.test,), queues)
+            yield from _guards(statement.orelse, name, tests + (statement.test,), queues)
+        elif isinstance(statement, (ast.For, ast.AsyncFor)):
+            inner = queues + tuple((n, statement.iter) for n in assigned_names(statement.target))
+            yield from _guards(statement.body + statement.orelse, name, tests, inner)
+        elif isinstance(statement, ast.While):
+            yield from _guards(statement.body + statement.orelse, name, tests + (statement.test,), queues)
+        elif isinstance(statement, (ast.With, ast.AsyncWith)):
+            yield from _guards(statement.body, name, tests, queues)
+        elif isinstance(statement, ast.Try):
+            for block in [statement.body, statement.orelse, statement.finalbody] + [h.body for h in statement.handlers]:
+                yield from _guards(block, name, tests, queues)
 
 
 def _exits_loop(statements: Sequence[ast.stmt]) -> bool:

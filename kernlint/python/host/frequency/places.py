@@ -71,6 +71,20 @@ def _impure_calls(test: ast.AST) -> list:
 
 
 
+def gated_nodes(statements: Sequence[ast.stmt]) -> set:
+    """Ids of the statements in the rare arm of a modulo gate among these (``if (i + 1) % 100 ==
+    0:``'s body, ``if step % every:``'s ``else``), nested gates included: what runs every N
+    iterations, not on each."""
+    found: set = set()
+    for node in statements:
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.If) and id(sub) not in found:
+                rare = _rare_modulo_arm(sub.test)
+                if rare is not None:
+                    found.update(id(n) for s in (sub.body if rare else sub.orelse) for n in ast.walk(s))
+    return found
+
+
 def _rare_modulo_arm(test: ast.AST) -> Optional[bool]:
     """Which arm of a modulo test is the rare one: True the ``if``'s own (``step % every ==
     0``, ``not step % every``), False its ``else`` (``step % every != 0``, ``step % every``);

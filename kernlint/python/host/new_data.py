@@ -1,0 +1,263 @@
+"""Which host-to-device transfers in a loop carry the step's new data: the iteration's input
+(a batch or a frame the loop picks out of host data, ``cuda.to_device(frames[i])``), or an
+array the host itself updates in the loop (``self.w += -lr * grad`` after ``cuda.to_device(self.w)``).
+Such an upload is the work's data path, not a cost one transfer before the loop would remove.
+
+What is not new data stays a transfer per step: an array filled with a constant on the host
+(``x.fill(0)``, ``np.zeros``) and uploaded, one the loop never changes, one the device already
+holds (uploaded whole before the loop), the same data sent a second time in one iteration
+(``cuda.to_device(batch.T)`` after ``cuda.to_device(batch)``), and the slice a copy back fills
+(``d.copy_to_host(out[:, j])``). Through a call, a function's upload of its own parameter is new
+data where the call in the loop passes it a selection of the loop's input. Syntax only.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Dict, Iterator, List, Optional, Set
+
+from ...analysis.host import Event, HostFacts
+
+_CONSTANT_FILLS = {"zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like", "full_like"}
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+
+
+def mark(facts: HostFacts, tree: ast.Module, bodies) -> None:
+    """Mark ``new_data`` on the transfers of ``facts`` (read from ``tree``, ``bodies`` its
+    functions' frequency readings) that carry a step's new data; mark ``source_parameter`` on
+    a function's first upload of a parameter outside its loops, and ``fresh`` (the parameters)
+    on a call in a loop that passes a selection of the loop's input to them."""
+    functions = _functions(tree)
+    for event in facts.events:
+        if event.kind == "alloc" and not event.detail.get("shape_based", True):
+            _mark_transfer(facts, event, bodies, functions)
+    for event in facts.events:
+        if event.kind == "call" and not event.detail.get("path") and event.loops:
+            _mark_call(facts, event, bodies, functions)
+
+
+def _mark_transfer(facts: HostFacts, event: Event, bodies, functions) -> None:
+    found = _statement(bodies, functions, event)
+    if found is None:
+        return
+    statement, function, owner = found
+    call = _call_at(statement.node, event)
+    source = _source(call)
+    if source is None:
+        return
+    if statement.loop is None:
+        name = source.id if isinstance(source, ast.Name) else ""
+        if name in _parameters(function) and _first_upload(function.body, name, call):
+            event.detail["source_parameter"] = name
+        return
+    loop = statement.loop.node
+    varying = _varying(facts, event, loop)
+    base = _text(_base(source))
+    if not base or not _first_upload(loop.body, base, call):
+        return  # sent again in the same iteration: the device already has it
+    if _host_updated(loop, base) or _selected_input(source, varying, loop, function, owner):
+        event.detail["new_data"] = True
+
+
+def _mark_call(facts: HostFacts, event: Event, bodies, functions) -> None:
+    """A call in a loop passing a selection of the loop's input to a parameter of a function
+    of this file whose first upload is that parameter."""
+    found = _statement(bodies, functions, event)
+    if found is None or found[0].loop is None:
+        return
+    statement, function, owner = found
+    call = next((c for c in ast.walk(statement.node) if isinstance(c, ast.Call) and c.lineno == event.place.line
+                 and c.col_offset + 1 == event.place.column), None)
+    callee = functions.get(str(event.detail.get("callee", "")))
+    if call is None or callee is None or any(isinstance(a, ast.Starred) for a in call.args):
+        return
+    names = [a.arg for a in callee[0].args.posonlyargs + callee[0].args.args]
+    if isinstance(call.func, ast.Attribute) and names and names[0] in ("self", "cls"):
+        names = names[1:]
+    varying = _varying(facts, event, statement.loop.node)
+    fresh = [name for name, arg in zip(names, call.args)
+             if _selected_input(arg, varying, statement.loop.node, function, owner)]
+    fresh += [k.arg for k in call.keywords if k.arg in names and _selected_input(
+        k.value, varying, statement.loop.node, function, owner)]
+    if fresh:
+        event.detail["fresh"] = sorted(fresh)
+
+
+def _varying(facts: HostFacts, event: Event, loop: ast.stmt) -> Set[str]:
+    """What the statement's innermost loop (not a comprehension's) changes from one iteration to the next."""
+    for number in reversed(event.loops):
+        known = facts.loops[number]
+        if known.place.line == loop.lineno and known.kind != "comprehension":
+            return known.varying | known.targets
+    return set()
+
+
+def _selected_input(source: ast.expr, varying: Set[str], loop: ast.stmt, function: ast.AST,
+                    owner: Optional[ast.ClassDef]) -> bool:
+    """``data[i]``, ``data[:, batch]``: a piece of host data the loop picks by what it varies,
+    where the loop does not write that data, the function did not upload it whole before the
+    loop, and nothing binds it to a constant fill (zeros sent again each step)."""
+    if not isinstance(source, ast.Subscript):
+        return False
+    picked = {n.id for n in ast.walk(source.slice) if isinstance(n, ast.Name)}
+    base = _text(_base(source))
+    if not base or not picked & varying:
+        return False
+    if _written(loop, base) or _uploaded_before(function, loop, base):
+        return False
+    return not _constant_fill(function, owner, base)
+
+
+def _host_updated(loop: ast.stmt, base: str) -> bool:
+    """The loop's host code computes new values into ``base``: ``base += expr``, ``base[i] =
+    expr`` or ``base = base - expr`` with arithmetic (not a constant fill, not a call's result)."""
+    for node in _own(loop.body):
+        if isinstance(node, ast.AugAssign) and _text(_base(node.target)) == base and not isinstance(
+                node.value, ast.Constant):
+            return True
+        if isinstance(node, ast.Assign) and isinstance(node.value, (ast.BinOp, ast.UnaryOp)) and any(
+                _text(_base(t)) == base for t in node.targets):
+            return True
+    return False
+
+
+def _written(loop: ast.stmt, base: str) -> bool:
+    """Whether the loop stores into ``base``, rebinds it, calls a method on it (``fill``, ``sort``)
+    or fills it with a copy back (``d.copy_to_host(base[:, j])``)."""
+    for node in _own(loop.body):
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if any(_text(_base(t)) == base for target in targets for t in _elements(target)):
+                return True
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            if _text(_base(node.func.value)) == base:
+                return True
+            if node.func.attr == "copy_to_host" and any(_text(_base(a)) == base for a in node.args):
+                return True
+    return False
+
+
+def _uploaded_before(function: ast.AST, loop: ast.stmt, base: str) -> bool:
+    inside = {id(n) for n in ast.walk(loop)}
+    return any(id(node) not in inside and _text(_base(source)) == base
+               for node in _own(function.body) if isinstance(node, ast.Call)
+               for source in [_source(node)] if source is not None)
+
+
+def _constant_fill(function: ast.AST, owner: Optional[ast.ClassDef], base: str) -> bool:
+    """An assignment of a constant fill (``np.zeros``) to ``base`` in the function or, for
+    ``self.<attr>``, in any method of its class, and nothing written into it there after
+    (``targets[label, i] = 1`` makes a data set of the zeros)."""
+    bodies = [function.body]
+    if base.startswith("self.") and owner is not None:
+        bodies = [m.body for m in owner.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    filled = False
+    for body in bodies:
+        for node in _own(body):
+            if isinstance(node, (ast.Assign, ast.AugAssign)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                for target in (t for each in targets for t in _elements(each)):
+                    if _text(_base(target)) != base:
+                        continue
+                    if not isinstance(target, ast.Subscript) and not isinstance(node, ast.AugAssign):
+                        filled = filled or _fill_name(node.value) in _CONSTANT_FILLS
+                    elif not isinstance(node.value, ast.Constant) or isinstance(node, ast.AugAssign):
+                        return False  # values written into it: data, not a fill
+                    elif isinstance(node.value, ast.Constant) and node.value.value != 0:
+                        return False  # `targets[label, i] = 1`: a one-hot table, made once
+    return filled
+
+
+def _fill_name(value: ast.expr) -> str:
+    if not isinstance(value, ast.Call):
+        return ""
+    func = value.func
+    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+
+
+def _first_upload(body: List[ast.stmt], base: str, call: ast.Call) -> bool:
+    """No upload of ``base`` (whole, a piece or a view of it) before ``call`` in ``body``."""
+    for node in _own(body):
+        if isinstance(node, ast.Call) and node is not call and (node.lineno, node.col_offset) < (
+                call.lineno, call.col_offset):
+            source = _source(node)
+            if source is not None and _text(_base(source)) == base:
+                return False
+    return True
+
+
+def _source(call: Optional[ast.Call]) -> Optional[ast.expr]:
+    """What an upload sends: ``cuda.to_device(x)``, ``cp.asarray(x)``, ``d.copy_to_device(x)``."""
+    if call is None or not call.args:
+        return None
+    func = call.func
+    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+    return call.args[0] if name in ("to_device", "asarray", "copy_to_device") else None
+
+
+def _call_at(node: ast.AST, event: Event) -> Optional[ast.Call]:
+    return next((c for c in ast.walk(node) if isinstance(c, ast.Call) and c.lineno == event.place.line
+                 and c.col_offset + 1 == event.place.column), None)
+
+
+def _statement(bodies, functions, event: Event):
+    """The statement holding ``event``, its function's node and the class it belongs to."""
+    body = bodies.get(event.function)
+    statement = body.at(event.place.line) if body is not None else None
+    found = functions.get(event.function)
+    if statement is None or found is None:
+        return None
+    return statement, found[0], found[1]
+
+
+def _functions(tree: ast.Module) -> Dict[str, tuple]:
+    """Each function's node and its class (None for a plain function) by qualified name."""
+    found: Dict[str, tuple] = {}
+
+    def visit(body, prefix: str, owner) -> None:
+        for node in body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                found[prefix + node.name] = (node, owner)
+                visit(node.body, f"{prefix}{node.name}.", None)
+            elif isinstance(node, ast.ClassDef):
+                visit(node.body, f"{prefix}{node.name}.", node)
+
+    visit(tree.body, "", None)
+    return found
+
+
+def _parameters(function: ast.AST) -> Set[str]:
+    args = function.args
+    return {a.arg for a in args.posonlyargs + args.args + args.kwonlyargs} - {"self", "cls"}
+
+
+def _own(body: List[ast.stmt]) -> Iterator[ast.AST]:
+    """The nodes of ``body``, leaving out nested functions and classes."""
+    stack = list(reversed(body))
+    while stack:
+        node = stack.pop()
+        yield node
+        if not isinstance(node, _SCOPES):
+            stack.extend(reversed(list(ast.iter_child_nodes(node))))
+
+
+def _elements(target: ast.expr) -> List[ast.expr]:
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return [e for t in target.elts for e in _elements(t)]
+    return [target.value if isinstance(target, ast.Starred) else target]
+
+
+def _base(node: ast.expr) -> ast.expr:
+    """The array a piece or a view is of: ``x`` of ``x[i]``, ``x.T``, ``x[:, j].T``."""
+    while isinstance(node, ast.Subscript) or isinstance(node, ast.Attribute) and node.attr in ("T", "real", "imag"):
+        node = node.value
+    return node
+
+
+def _text(node: ast.expr) -> str:
+    """``x`` or ``self.x``; "" for anything else."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
+        return f"self.{node.attr}"
+    return ""

@@ -431,16 +431,23 @@ def test_an_array_a_helper_returns_keeps_the_dtype_its_file_imports(tmp_path):
         "void(float32[::1], float32)", "void(float32[::1], int16)"]
 
 
+def _shown_signatures(package, tmp_path):
+    """``kernlint check --show-signatures`` on a copy of a fixture package, run as a user runs it
+    (from the folder holding it, in a fresh process): what it prints."""
+    shutil.copytree(package, tmp_path / package.name)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env.pop("NUMBA_ENABLE_CUDASIM", None)
+    run = subprocess.run([sys.executable, "-m", "kernlint", "check", "--no-cache", "--show-signatures", package.name],
+                         cwd=tmp_path, capture_output=True, text=True, timeout=600, env=env)
+    return run.stdout
+
+
 def test_the_lattice_package_shows_each_kernel_typed_from_its_launch(tmp_path):
     """The fixture package as a user runs it: every kernel's row in ``--show-signatures`` says
     the launch that gave its types."""
-    shutil.copytree(LATTICE, tmp_path / "lattice")
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    env.pop("NUMBA_ENABLE_CUDASIM", None)
-    run = subprocess.run([sys.executable, "-m", "kernlint", "check", "--no-cache", "--show-signatures", "lattice"],
-                         cwd=tmp_path, capture_output=True, text=True, timeout=600, env=env)
+    shown = _shown_signatures(LATTICE, tmp_path)
     rows = {}
-    for line in run.stdout.splitlines():
+    for line in shown.splitlines():
         match = re.match(r"lattice/kernels\.py::(\w+)(?:\[[^\]]*\])?\s+(void\(.*\))\s+(\S+) \((\S+)\)$", line.strip())
         if match:
             rows[match.group(1)] = (match.group(2), match.group(3), match.group(4))
@@ -464,7 +471,7 @@ def test_the_lattice_package_shows_each_kernel_typed_from_its_launch(tmp_path):
     assert rows["to_cells"] == ("void(float64[::1], int64[::1])", "launch-site", line_of("dispatch.py", ".forall("))
     assert {kernel for kernel, (_, source, _) in rows.items() if source == "launch-site"} == {
         node.name for node in _kernel_defs(LATTICE / "kernels.py")}
-    assert "lattice/kernels.py:" in run.stdout and "KL301" in run.stdout  # density's print, checked as launched
+    assert "lattice/kernels.py:" in shown and "KL301" in shown  # density's print, checked as launched
 
 
 def _kernel_defs(path):
@@ -689,13 +696,8 @@ def test_wrappers_in_other_files_are_typed_from_each_chain_of_calls_that_types_t
     call: each chain of calls the script starts is one launch's types (float32 and float64
     alike), and the layers' chain, typing nothing, adds none; a wrapper only the layers reach
     stays inferred."""
-    shutil.copytree(LAYEROPS, tmp_path / "layerops")
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    env.pop("NUMBA_ENABLE_CUDASIM", None)
-    run = subprocess.run([sys.executable, "-m", "kernlint", "check", "--no-cache", "--show-signatures", "layerops"],
-                         cwd=tmp_path, capture_output=True, text=True, timeout=600, env=env)
     rows = {}
-    for line in run.stdout.splitlines():
+    for line in _shown_signatures(LAYEROPS, tmp_path).splitlines():
         match = re.match(r"layerops/kernels/(\w+)\.py::perform\s+(void\(.*\))\s+([\w-]+):? ?(.*)$", line.strip())
         if match:
             rows.setdefault(match.group(1), set()).add((match.group(2), match.group(3), match.group(4)))

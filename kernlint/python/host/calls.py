@@ -68,6 +68,7 @@ class ProjectCalls:
         self._returns: Dict[tuple, object] = {}  # (id(function), its arguments' types) -> what it returns
         self._pure: List[bool] = []  # for each return type being read: whether it reads only other files
         self._methods: Dict[int, Optional[Tuple[str, str]]] = {}  # id(call) -> `method_called`, this pass
+        self._closures_asked: Set[int] = set()  # the factory calls `_closure_called` is answering
 
     def new_pass(self) -> None:
         """A new pass over the file: what later methods store in `self` may change what helpers return."""
@@ -352,18 +353,25 @@ class ProjectCalls:
         otherwise."""
         body = frame.function if frame.function is not None else self.module.tree
         made = self.project.memo("closure factories called", body, lambda: _bound_calls(body)).get(name)
-        if made is None or isinstance(made.func, ast.Name) and made.func.id == name:
-            return None
-        own = self.callee(made, frame, reader)
-        factory = (self.module.path, own) if own else self.callee_elsewhere(made, frame, reader)
+        if made is None or id(made) in self._closures_asked:
+            return None  # (`f = g(); g = f()`: asked again while it is being answered)
+        self._closures_asked.add(id(made))
+        try:
+            own = self.callee(made, frame, reader)
+            factory = (self.module.path, own) if own else self.callee_elsewhere(made, frame, reader)
+        finally:
+            self._closures_asked.discard(id(made))
         if factory is None:
             through = class_method_calls(self.project, self.module, made, frame.scope, frame.function, frame.owner)
             factory = through[0] if through else None
         module = self.project.module(factory[0]) if factory is not None else None
-        node = module.function_named(factory[1]) if module is not None else None
-        if node is None:
+        if module is None:
             return None
-        nested = self.project.memo("closure returned", node, lambda: returned_closure(node, module))
+        known = self.project.memo("closures returned", module.tree, dict)  # qualname -> its closure's name
+        if factory[1] not in known:
+            node = module.function_named(factory[1])
+            known[factory[1]] = returned_closure(node, module) if node is not None else ""
+        nested = known[factory[1]]
         return (factory[0], f"{factory[1]}.{nested}") if nested else None
 
     def callee_elsewhere(self, call: ast.Call, frame: Frame, reader: TypeReader) -> Optional[Tuple[str, str]]:
@@ -614,7 +622,7 @@ def _bound_calls(body: ast.AST) -> Dict[str, ast.Call]:
                 call = value if isinstance(value, ast.Call) else None
                 earlier = seen.get(sub.id, call)
                 same = call is not None and earlier is not None and ast.dump(earlier) == ast.dump(call)
-                seen[sub.id] = call if same and sub.id not in seen or same else None
+                seen[sub.id] = call if same else None  # bound to something else too: not followed
     return {name: call for name, call in seen.items() if call is not None}
 
 

@@ -15,7 +15,11 @@ timer(step, verbose)``, where ``timer`` gives back ``step`` or a wrapper calling
 code writes otherwise count too: an operator on an object of a project class runs its method
 (``x * w`` runs ``Tensor.__mul__``), and ``Mul.apply(a, b)`` a static or class method, whose
 ``cls.forward(...)`` runs the ``forward`` of the class it was called through (autograd
-``Function`` subclasses).
+``Function`` subclasses), and a name bound once to what a closure factory returns (``add =
+Ops.zip(fn)``, where every ``return`` of ``Ops.zip`` gives back a function it defines) runs
+that function where it is called. An allocation in a branch that runs when a collection the
+code has just built whole is not empty (``n = len(edges)``, ``if n > 0:``) runs on each call;
+one behind ``if len(np.where(x > L)[0]) > 0:`` (a selection, often empty) is unknown.
 
 A method called in the loop on an object whose class the code shows (built there, stored
 in an attribute, a parameter its callers pass, an item of a list of objects of several

@@ -18,7 +18,8 @@ classes (a network's layers), each class's method counts and the message names t
 that launches so (``layer.backward(g)`` reported as ``Dense.backward``); so is an operator
 on an object of a project class whose method launches (``x * w``: ``Tensor.__mul__``), and a
 static or class method called through a class (``Mul.apply(a, b)``, whose ``cls.forward(...)``
-runs ``Mul.forward``). PyCUDA's
+runs ``Mul.forward``), and a closure a factory made (``add = Ops.zip(fn)`` then ``add(a,
+b)`` runs the function ``Ops.zip`` returns). PyCUDA's
 ``drv.In(x)``/``drv.Out(y)``/``drv.InOut(z)`` arguments (in a file that imports PyCUDA) are
 host arrays too: each call allocates device memory for them and copies in, out or both
 (also where the PyCUDA function is kept in an attribute, ``self.inject(drv.In(a), ...)``).

@@ -33,7 +33,8 @@ a parameter its callers pass, an item of a list of objects of several classes: e
 method counts, and the message names the one that waits: ``it.second_step(ts)`` reported as
 ``Thermostat.second_step``), or through an operator on an object of a project class
 (``x * w``: ``Tensor.__mul__``) or a static or class method called through a class
-(``Mul.apply(a, b)``, whose ``cls.forward(...)`` runs ``Mul.forward``). Left alone: a copy behind a modulo or counter gate
+(``Mul.apply(a, b)``, whose ``cls.forward(...)`` runs ``Mul.forward``), or through a closure a
+factory made (``add = Ops.zip(fn)`` then ``add(a, b)``). Left alone: a copy behind a modulo or counter gate
 (periodic output), once per epoch beside a batch loop whose batches carry the object's device
 state (scoring after the batches), in a branch that flips its own test (a rare event) or that leaves the
 loop, in a retry or convergence loop, in set-up code, in a loop over sizes, devices

@@ -717,3 +717,69 @@ def test_wrappers_in_other_files_are_typed_from_each_chain_of_calls_that_types_t
         ("void(float32[::1])", "launch-site"), ("void(float64[::1])", "launch-site")}
     # only the layers call `rectify`: nothing says what `values` is
     assert [source for _, source, _ in rows["relu"]] == ["inferred"]
+
+
+LAYER = '''
+    import numpy as np
+    from numba import cuda
+
+    @cuda.jit
+    def pool(x, out):
+        i = cuda.grid(1)
+        out[i, 0] = x[i, 0]
+
+    @cuda.jit
+    def add_bias(out, bias):
+        i = cuda.grid(1)
+        if bias is not None:
+            out[i, 0] += bias[i]
+
+    @cuda.jit
+    def pick(out, index):
+        i = cuda.grid(1)
+        out[index, i] = 0.0
+
+    @cuda.jit
+    def copy(x, out):
+        i = cuda.grid(1)
+        out[i, 0] = x[i, 0]
+
+    class Layer:
+        def __init__(self, n):
+            self.x = None
+            self.out = None
+            self.bias = None
+            self.rows = None
+            self.mixed = None
+
+        def build(self, n):
+            self.rows = np.arange(n, dtype=np.int32)
+            self.mixed = np.zeros((n, 4), dtype=np.float32)
+
+        def rebuild(self, n):
+            self.mixed = np.zeros((n, 4), dtype=np.float64)
+
+        def forward(self, n):
+            self.x = np.ones((n, 4), dtype=np.float32)
+            self.out = np.zeros((n, 4), dtype=np.float32)
+            pool[1, 32](self.x, self.out)
+            add_bias[1, 32](self.out, self.bias)
+            for row in self.rows:
+                pick[1, 32](self.out, row)
+            copy[1, 32](self.x, self.mixed)
+'''
+
+
+def test_attributes_set_to_none_first_launch_as_the_arrays_assigned_later(tmp_path):
+    """``self.out = None`` in ``__init__`` and an array in the method that launches: the launch
+    runs with the array (numba cannot index None), and a loop over such an attribute walks the
+    array. A kernel that tests the parameter against None also runs with None: its launch
+    gives no signature; nor does an attribute later assigned arrays of two dtypes."""
+    from kernlint.python.signatures.launch_sites import launch_signatures
+    path = tmp_path / "layer.py"
+    path.write_text(textwrap.dedent(LAYER))
+    found = launch_signatures(Project(), [str(path)])[str(path)]
+    assert {name: sorted(s for s, _ in entries) for name, entries in found.items()} == {
+        "pool": ["void(float32[:, ::1], float32[:, ::1])"],
+        "pick": ["void(float32[:, ::1], int32)"],
+    }

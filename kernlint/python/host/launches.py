@@ -12,7 +12,7 @@ import re
 from typing import Callable, List, Optional, Tuple
 
 from ...analysis.host import Arg
-from ..static_types import ArrayType
+from ..static_types import ArrayType, Maybe
 from ..static_types.operators import OperatorNode
 from ..syntax import FunctionNode, PyModule
 
@@ -203,7 +203,12 @@ LAUNCH_TEXT = re.compile(rf"\w\[{_INDEXED},{_INDEXED}\]\(|\.forall\(")
 
 
 def launch_arg(kind, name: str, parameter: bool = False) -> Arg:
-    """A launch argument of a type (None: unknown), written as ``name``."""
+    """A launch argument of a type (None: unknown), written as ``name``. An array or None
+    (``Maybe``) is typed as the array, marked optional: where it is None the launch runs with
+    no array at all. Where it lives stays unknown (the host rules ask every binding)."""
+    if isinstance(kind, Maybe) and isinstance(kind.value, ArrayType) and kind.value.text:
+        return Arg(kind.value.text, "", name, False, "", parameter, kind.value.dtype, name if parameter else "",
+                   optional=True)
     array = isinstance(kind, ArrayType)
     return Arg(getattr(kind, "text", None) if kind is not None else None, kind.where if array else "", name, array,
                kind.library if array else "", parameter, (kind.dtype or "") if array else "", name if parameter else "")

@@ -783,3 +783,79 @@ def test_attributes_set_to_none_first_launch_as_the_arrays_assigned_later(tmp_pa
         "pool": ["void(float32[:, ::1], float32[:, ::1])"],
         "pick": ["void(float32[:, ::1], int32)"],
     }
+
+
+def test_a_property_handing_out_an_attribute_reads_as_the_attribute(tmp_path):
+    """``mesh.offsets`` of an object of another file's class whose read-only property returns
+    ``self._offsets`` (set in a private method ``__init__`` calls) reads as that attribute, on
+    an object a parameter's annotation names as on one its callers pass; a property that
+    computes something is not an attribute and stays unknown."""
+    from kernlint.python.signatures.launch_sites import launch_signatures
+    (tmp_path / "mesh.py").write_text(textwrap.dedent('''
+        import numpy as np
+
+
+        class Mesh:
+            def __init__(self, d: int, cells: int):
+                self._cells = cells
+                self._offsets = None
+                self.__layout()
+
+            @property
+            def cells(self):
+                """How many cells."""
+                return self._cells
+
+            @property
+            def offsets(self):
+                return self._offsets
+
+            @property
+            def spacing(self):
+                return self._offsets * 0.5
+
+            def __layout(self):
+                self._offsets = np.array([[0, 1], [1, 0]], dtype=np.int16)
+    '''))
+    (tmp_path / "solver.py").write_text(textwrap.dedent('''
+        import numpy as np
+        from numba import cuda
+        from mesh import Mesh
+
+
+        @cuda.jit
+        def gather(offsets, cells, out):
+            i = cuda.grid(1)
+            if i < cells:
+                out[i] = offsets[i, 0]
+
+
+        @cuda.jit
+        def spread(spacing, out):
+            i = cuda.grid(1)
+            out[i] = spacing[i, 0]
+
+
+        class Solver:
+            def __init__(self, mesh: Mesh):
+                self.mesh = mesh
+                self.d_offsets = cuda.to_device(mesh.offsets)
+                self.d_spacing = cuda.to_device(mesh.spacing)
+                self.out = cuda.device_array(64, dtype=np.float32)
+
+            def step(self):
+                gather[1, 64](self.d_offsets, self.mesh.cells, self.out)
+                spread[1, 64](self.d_spacing, self.out)
+    '''))
+    (tmp_path / "run.py").write_text(textwrap.dedent('''
+        from mesh import Mesh
+        from solver import Solver
+
+        solver = Solver(Mesh(2, 64))
+        for _ in range(10):
+            solver.step()
+    '''))
+    path = str(tmp_path / "solver.py")
+    found = launch_signatures(Project(), [path])[path]
+    assert {name: sorted(s for s, _ in entries) for name, entries in found.items()} == {
+        "gather": ["void(int16[:, ::1], int64, float32[::1])"]}

@@ -202,11 +202,13 @@ _INDEXED = r"(?:[^\[\]]|\[[^\[\]]*\])*"
 LAUNCH_TEXT = re.compile(rf"\w\[{_INDEXED},{_INDEXED}\]\(|\.forall\(")
 
 
-def launch_arg(kind, name: str, parameter: bool = False) -> Arg:
-    """A launch argument of a type (None: unknown), written as ``name``. An array or None
-    (``Maybe``) is typed as the array, marked optional: where it is None the launch runs with
-    no array at all. Where it lives stays unknown (the host rules ask every binding)."""
-    if isinstance(kind, Maybe) and isinstance(kind.value, ArrayType) and kind.value.text:
+def launch_arg(kind, name: str, parameter: bool = False, attribute: bool = False) -> Arg:
+    """A launch argument of a type (None: unknown), written as ``name``. An ``attribute``
+    (``self.out``) that holds None or an array (``Maybe``: `None` in ``__init__``, the array
+    where the object is used) is typed as the array, marked optional. Where it lives stays
+    unknown (the host rules ask every binding). A local that may be None is left unknown: a
+    path reaches the launch with None."""
+    if attribute and isinstance(kind, Maybe) and isinstance(kind.value, ArrayType) and kind.value.text:
         return Arg(kind.value.text, "", name, False, "", parameter, kind.value.dtype, name if parameter else "",
                    optional=True)
     array = isinstance(kind, ArrayType)

@@ -6,7 +6,12 @@ A launch whose arrays have known elements but ranks the host code does not say
 (``cupy.empty(data.shape, dtype="f4")`` of a parameter ``data``) still gives the signature
 where the kernel's body indexes each such array with one number of subscripts
 (``out[i, j]``: two): the launch's types, the body's ranks. Anything less goes to inference
-as the types some launches give."""
+as the types some launches give.
+
+An attribute that holds None until a method stores an array in it (``self.out = None`` in
+``__init__``) launches as that array: numba cannot index None, so the array is what such a
+launch runs with. Where the kernel compares the parameter with None, None is a launch of its
+own, and the launch gives no signature."""
 
 from __future__ import annotations
 

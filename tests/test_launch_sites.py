@@ -753,6 +753,7 @@ LAYER = '''
             self.mixed = None
 
         def build(self, n):
+            self.bias = np.zeros((n,), dtype=np.float32)
             self.rows = np.arange(n, dtype=np.int32)
             self.mixed = np.zeros((n, 4), dtype=np.float32)
 

@@ -717,3 +717,146 @@ def test_wrappers_in_other_files_are_typed_from_each_chain_of_calls_that_types_t
         ("void(float32[::1])", "launch-site"), ("void(float64[::1])", "launch-site")}
     # only the layers call `rectify`: nothing says what `values` is
     assert [source for _, source, _ in rows["relu"]] == ["inferred"]
+
+
+LAYER = '''
+    import numpy as np
+    from numba import cuda
+
+    @cuda.jit
+    def pool(x, out):
+        i = cuda.grid(1)
+        out[i, 0] = x[i, 0]
+
+    @cuda.jit
+    def add_bias(out, bias):
+        i = cuda.grid(1)
+        if bias is not None:
+            out[i, 0] += bias[i]
+
+    @cuda.jit
+    def pick(out, index):
+        i = cuda.grid(1)
+        out[index, i] = 0.0
+
+    @cuda.jit
+    def copy(x, out):
+        i = cuda.grid(1)
+        out[i, 0] = x[i, 0]
+
+    class Layer:
+        def __init__(self, n):
+            self.x = None
+            self.out = None
+            self.bias = None
+            self.rows = None
+            self.mixed = None
+
+        def build(self, n):
+            self.bias = np.zeros((n,), dtype=np.float32)
+            self.rows = np.arange(n, dtype=np.int32)
+            self.mixed = np.zeros((n, 4), dtype=np.float32)
+
+        def rebuild(self, n):
+            self.mixed = np.zeros((n, 4), dtype=np.float64)
+
+        def forward(self, n):
+            self.x = np.ones((n, 4), dtype=np.float32)
+            self.out = np.zeros((n, 4), dtype=np.float32)
+            pool[1, 32](self.x, self.out)
+            add_bias[1, 32](self.out, self.bias)
+            for row in self.rows:
+                pick[1, 32](self.out, row)
+            copy[1, 32](self.x, self.mixed)
+'''
+
+
+def test_attributes_set_to_none_first_launch_as_the_arrays_assigned_later(tmp_path):
+    """``self.out = None`` in ``__init__`` and an array in the method that launches: the launch
+    runs with the array (numba cannot index None), and a loop over such an attribute walks the
+    array. A kernel that tests the parameter against None also runs with None: its launch
+    gives no signature; nor does an attribute later assigned arrays of two dtypes."""
+    from kernlint.python.signatures.launch_sites import launch_signatures
+    path = tmp_path / "layer.py"
+    path.write_text(textwrap.dedent(LAYER))
+    found = launch_signatures(Project(), [str(path)])[str(path)]
+    assert {name: sorted(s for s, _ in entries) for name, entries in found.items()} == {
+        "pool": ["void(float32[:, ::1], float32[:, ::1])"],
+        "pick": ["void(float32[:, ::1], int32)"],
+    }
+
+
+def test_a_property_handing_out_an_attribute_reads_as_the_attribute(tmp_path):
+    """``mesh.offsets`` of an object of another file's class whose read-only property returns
+    ``self._offsets`` (set in a private method ``__init__`` calls) reads as that attribute, on
+    an object a parameter's annotation names as on one its callers pass; a property that
+    computes something is not an attribute and stays unknown."""
+    from kernlint.python.signatures.launch_sites import launch_signatures
+    (tmp_path / "mesh.py").write_text(textwrap.dedent('''
+        import numpy as np
+
+
+        class Mesh:
+            def __init__(self, d: int, cells: int):
+                self._cells = cells
+                self._offsets = None
+                self.__layout()
+
+            @property
+            def cells(self):
+                """How many cells."""
+                return self._cells
+
+            @property
+            def offsets(self):
+                return self._offsets
+
+            @property
+            def spacing(self):
+                return self._offsets * 0.5
+
+            def __layout(self):
+                self._offsets = np.array([[0, 1], [1, 0]], dtype=np.int16)
+    '''))
+    (tmp_path / "solver.py").write_text(textwrap.dedent('''
+        import numpy as np
+        from numba import cuda
+        from mesh import Mesh
+
+
+        @cuda.jit
+        def gather(offsets, cells, out):
+            i = cuda.grid(1)
+            if i < cells:
+                out[i] = offsets[i, 0]
+
+
+        @cuda.jit
+        def spread(spacing, out):
+            i = cuda.grid(1)
+            out[i] = spacing[i, 0]
+
+
+        class Solver:
+            def __init__(self, mesh: Mesh):
+                self.mesh = mesh
+                self.d_offsets = cuda.to_device(mesh.offsets)
+                self.d_spacing = cuda.to_device(mesh.spacing)
+                self.out = cuda.device_array(64, dtype=np.float32)
+
+            def step(self):
+                gather[1, 64](self.d_offsets, self.mesh.cells, self.out)
+                spread[1, 64](self.d_spacing, self.out)
+    '''))
+    (tmp_path / "run.py").write_text(textwrap.dedent('''
+        from mesh import Mesh
+        from solver import Solver
+
+        solver = Solver(Mesh(2, 64))
+        for _ in range(10):
+            solver.step()
+    '''))
+    path = str(tmp_path / "solver.py")
+    found = launch_signatures(Project(), [path])[path]
+    assert {name: sorted(s for s, _ in entries) for name, entries in found.items()} == {
+        "gather": ["void(int16[:, ::1], int64, float32[::1])"]}

@@ -36,6 +36,9 @@ class Arg:
     # the parameter of the function it is read in that binds it (`x`, `*args` for what a spread of
     # the function's own `*args` passes): a call of that function tells what it is (HostFacts.expand)
     via: str = ""
+    # the value may also be None (`self.out = None` in `__init__`, an array later): ``type`` is
+    # the array's, the one a launch runs with wherever the kernel indexes it
+    optional: bool = False
 
 
 @dataclass(frozen=True)
@@ -169,7 +172,7 @@ def _bound_args(args: Sequence[Arg], binding: Dict[str, object]) -> Tuple[Arg, .
             bound.append(replace(arg, type=given.type or arg.type, where=given.where or arg.where,
                                  name=given.name, array=given.array or arg.array,
                                  library=given.library or arg.library, dtype=given.dtype or arg.dtype,
-                                 via=given.via))
+                                 via=given.via, optional=given.optional if given.type else arg.optional))
         else:
             bound.append(replace(arg, via=""))
     return tuple(bound)

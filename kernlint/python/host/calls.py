@@ -24,7 +24,7 @@ from ..syntax import FunctionNode, PyModule, Scope, own_nodes, wrapped_argument,
 from .attributes import ClassAttributes
 from .branches import DEAD, agreed_type, either_type, narrowed, tests_above
 from .class_methods import class_method_calls
-from .classes import class_attributes, method_of
+from .classes import class_attributes, method_of, property_attribute
 from .docstrings import documented_class, documented_types
 from .frames import Frame, nested_qualname
 from .functions import (attributes_read, changed_dicts, default_of, evident_scalars, memoized_returns,
@@ -267,6 +267,10 @@ class ProjectCalls:
                 value = self.member(instance(*base), attr, depth + 1)
                 if value is not None:
                     break
+        if value is None and depth < 4:  # `stencil.c`, a property returning `self._c`
+            held = property_attribute(self.project, path, klass, attr)
+            if held is not None:
+                value = self.member(obj, held, depth + 1)
         return value if not isinstance(value, str) else None
 
     def imported(self, name: str, importer: Optional[PyModule] = None):

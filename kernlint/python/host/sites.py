@@ -102,7 +102,7 @@ def positional_args(call: ast.Call, frame: Frame, types: TypeReader,
                 continue
             return None
         args.append(launch_arg(exposed(types.type_of(arg)), ast.unparse(arg),
-                               isinstance(arg, ast.Name) and arg.id in parameters))
+                               isinstance(arg, ast.Name) and arg.id in parameters, isinstance(arg, ast.Attribute)))
     return args
 
 

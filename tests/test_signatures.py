@@ -1582,3 +1582,58 @@ def test_objects_of_several_classes_are_one_of_them():
         "layers": layers}.get(name), member=lambda obj, attr: None)
     assert reader.type_of(ast.parse("layers[0]").body[0].value) == layers.item
     assert reader.type_of(ast.parse("layers[0].d_w").body[0].value) is None
+
+
+BIT_HELPERS = '''
+from numba import cuda
+
+
+@cuda.jit(device=True)
+def bit_of(position, index):
+    return (index & (2 ** position)) // (2 ** position)
+
+
+@cuda.jit(device=True)
+def without_bit(number, position):
+    low = number & ((1 << position) - 1)
+    return low + ((number >> position) << (position + 1))
+
+
+@cuda.jit(device=True)
+def without_bits(number, positions, count):
+    lowest = positions[0]
+    for n in range(count):
+        number = without_bit(number, lowest)
+    return number
+
+
+@cuda.jit(device=True)
+def halved(value):
+    return value * 0.5
+'''
+
+
+@pytest.mark.parametrize("body, expected", [
+    # an element handed to a helper that masks with it: the array holds integers
+    ("for q in range(n):\n        out[i] += bit_of(qubits[q], i)", "void(float64[::1], int64[::1], int64)"),
+    # a local taken from an element, then shifted by in a helper two calls down
+    ("out[i] = without_bits(i, qubits, n)", "void(float64[::1], int64[::1], int64)"),
+    # a shift in the kernel itself, by an element
+    ("for q in range(n):\n        out[i] += i >> qubits[q]", "void(float64[::1], int64[::1], int64)"),
+    # a mask against a power of two, by a local taken from an element
+    ("b = qubits[n]\n    out[i] = i & (2 ** b)", "void(float64[::1], int64[::1], int64)"),
+    # the false neighbours: an element handed to a helper that takes a number, or compared
+    ("out[i] = halved(qubits[i])", "void(float64[::1], float64[::1], float64)"),
+    ("if qubits[i] > 0.5:\n        out[i] = 0.5 * (i >> n)", "void(float64[::1], float64[::1], int64)"),
+])
+def test_elements_a_bitwise_operator_takes_are_integers(tmp_path, body, expected):
+    """numba has no bitwise operator on floats: an element (or a local holding one) that a
+    shift, or a mask against integer arithmetic, takes (in the kernel or in the device functions
+    it calls) belongs to an array of integers; elsewhere elements stay float64 as read."""
+    from kernlint.python.signatures.inference import inferred_signatures
+
+    path = tmp_path / "k.py"
+    path.write_text(textwrap.dedent(BIT_HELPERS) + "\n\n@cuda.jit\ndef k(out, qubits, n):\n"
+                    "    i = cuda.grid(1)\n    " + body + "\n")
+    kernel = next(k for k in Project().module(str(path)).kernels if k.name == "k")
+    assert inferred_signatures(kernel)[0][0] == expected

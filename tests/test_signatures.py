@@ -1637,3 +1637,18 @@ def test_elements_a_bitwise_operator_takes_are_integers(tmp_path, body, expected
                     "    i = cuda.grid(1)\n    " + body + "\n")
     kernel = next(k for k in Project().module(str(path)).kernels if k.name == "k")
     assert inferred_signatures(kernel)[0][0] == expected
+
+
+@pytest.mark.parametrize("store, expected", [
+    ("m[i, j] = 0", "void(float64[:, ::1])"),  # cleared: a float matrix as well as an integer one
+    ("m[i, j] = 0.0", "void(float64[:, ::1])"),
+    ("m[i, j] = i", "void(int64[:, ::1])"),  # an index stored: integers
+    ("m[i, j] = 1", "void(int64[:, ::1])"),  # a flag set: integers, as before
+])
+def test_a_matrix_cleared_with_a_literal_zero_is_not_taken_for_integers(tmp_path, store, expected):
+    from kernlint.python.signatures.inference import inferred_signatures
+
+    path = tmp_path / "k.py"
+    path.write_text("from numba import cuda\n\n\n@cuda.jit\ndef zero(m):\n    i, j = cuda.grid(2)\n"
+                    f"    if i < m.shape[0] and j < m.shape[1]:\n        {store}\n")
+    assert inferred_signatures(Project().module(str(path)).kernels[0])[0][0] == expected

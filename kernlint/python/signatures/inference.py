@@ -524,6 +524,9 @@ def _parameter_uses(node, module: PyModule, outer_scope, visiting: Set[int], clo
                             and target.value.id in uses:
                         element = "complex" if _mentions(sub.value, complex_names) else _element_type(
                             module, sub.value, scope, lambda e: is_int(e, sourced))
+                        if isinstance(sub, ast.Assign) and isinstance(sub.value, ast.Constant) \
+                                and sub.value.value == 0 and element == "int64":
+                            element = None  # `a[i, j] = 0` clears a float array as well as an integer one
                         use = uses[target.value.id]
                         if isinstance(sub, ast.Assign) and isinstance(sub.value, ast.Subscript) and isinstance(
                                 sub.value.value, ast.Name) and sub.value.value.id in uses:

@@ -1652,3 +1652,28 @@ def test_a_matrix_cleared_with_a_literal_zero_is_not_taken_for_integers(tmp_path
     path.write_text("from numba import cuda\n\n\n@cuda.jit\ndef zero(m):\n    i, j = cuda.grid(2)\n"
                     f"    if i < m.shape[0] and j < m.shape[1]:\n        {store}\n")
     assert inferred_signatures(Project().module(str(path)).kernels[0])[0][0] == expected
+
+
+def test_an_element_a_helper_only_compares_with_zero_stays_float(tmp_path):
+    """`isnull(agg[y, x, i])`, where `isnull` compares its value with 0: numba compares floats
+    too, so the comparison says nothing of the elements (a shift or a subscript would)."""
+    from kernlint.python.signatures.inference import inferred_signatures
+
+    path = tmp_path / "k.py"
+    path.write_text(textwrap.dedent('''
+        from numba import cuda
+
+
+        @cuda.jit(device=True)
+        def isnull(val):
+            return not (val <= 0 or val > 0)
+
+
+        @cuda.jit
+        def k(agg, out):
+            i = cuda.grid(1)
+            if not isnull(agg[i]):
+                out[i] = agg[i]
+    '''))
+    kernel = next(k for k in Project().module(str(path)).kernels if k.name == "k")
+    assert inferred_signatures(kernel)[0][0] == "void(float64[::1], float64[::1])"

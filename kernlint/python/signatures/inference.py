@@ -34,6 +34,7 @@ class _Use:
         self.ndim = 0
         self.array = False
         self.index = False  # used as an index or a range bound: an integer
+        self.integer_only = False  # where numba takes nothing else (a subscript, a range, a shift): surely one
         self.int_elements = None  # an element type an integer array's stores or uses show
         self.stored_float = False
         self.float_widths: Set[str] = set()  # `a[i] = np.float32(v)`: the widths its stores name
@@ -669,7 +670,8 @@ def _merge_callee_uses(call: ast.Call, module: PyModule, scope, uses: Dict[str, 
     callee_uses = _parameter_uses(callee, owner, callee_scope or Scope(owner), visiting)
     for index, argument in enumerate(call.args):
         wanted = callee_uses[callee_params[index]] if index < len(callee_params) else None
-        if wanted is not None and wanted.index and not wanted.array and not (
+        # (only where the callee takes nothing but an integer there: `val <= 0` alone does not say)
+        if wanted is not None and wanted.integer_only and not wanted.array and not (
                 isinstance(argument, ast.Name) and argument.id in uses):  # a parameter: merged below
             _mark_index(argument, uses, local_values)
     for index, (argument, taken) in parts.items():
@@ -683,6 +685,7 @@ def _merge_callee_uses(call: ast.Call, module: PyModule, scope, uses: Dict[str, 
         ours.array = ours.array or theirs.array
         ours.ndim = max(ours.ndim, theirs.ndim)
         ours.index = ours.index or theirs.index  # an integer, or an array of integers (`array` merged above)
+        ours.integer_only = ours.integer_only or theirs.integer_only
         ours.stored_float = ours.stored_float or theirs.stored_float
         ours.float_widths |= theirs.float_widths
         ours.int_elements = ours.int_elements or theirs.int_elements
@@ -833,6 +836,7 @@ def _mark_index(expr: ast.expr, uses: Dict[str, _Use], local_values: Optional[Di
     computed from it: ``k = offset + counts[i]`` then ``x[k]``) is an integer."""
     if isinstance(expr, ast.Name) and expr.id in uses:
         uses[expr.id].index = True
+        uses[expr.id].integer_only = True
     elif isinstance(expr, ast.Name) and local_values and expr.id in local_values:
         seen = seen if seen is not None else set()
         if expr.id not in seen:

@@ -860,3 +860,86 @@ def test_a_property_handing_out_an_attribute_reads_as_the_attribute(tmp_path):
     found = launch_signatures(Project(), [path])[path]
     assert {name: sorted(s for s, _ in entries) for name, entries in found.items()} == {
         "gather": ["void(int16[:, ::1], int64, float32[::1])"]}
+
+
+GATES = '''
+from numba import cuda
+
+
+@cuda.jit
+def flip(state, target):
+    i = cuda.grid(1)
+    if i < state.shape[0] and (i >> target) & 1 == 0:
+        j = i | (1 << target)
+        state[i], state[j] = state[j], state[i]
+
+
+@cuda.jit
+def phase(state, target):
+    i = cuda.grid(1)
+    if i < state.shape[0] and (i >> target) & 1:
+        state[i] = -state[i]
+
+
+@cuda.jit
+def clear(state):
+    i = cuda.grid(1)
+    if i < state.shape[0]:
+        state[i] = 0
+
+
+@cuda.jit
+def unused(state):
+    state[0] = 1
+'''
+
+SIMULATOR = '''
+import numpy as np
+from numba import cuda
+
+from . import gates
+
+KERNEL_OF = {"X": "flip", "Z": "phase"}
+
+
+class Simulator:
+    def __init__(self, qubits):
+        self.state = cuda.device_array(2 ** qubits, dtype=np.complex128)
+
+    def apply(self, op, target):
+        kernel = getattr(gates, KERNEL_OF[op])
+        kernel[64, 128](self.state, np.int32(target))
+
+    def reset(self):
+        for name in ("clear",):
+            getattr(gates, name)[64, 128](self.state)
+
+    def anything(self, chosen):
+        getattr(gates, chosen)[64, 128](self.state)
+'''
+
+
+def test_a_kernel_getattr_picks_from_literal_names_is_each_one_they_name(tmp_path):
+    """``getattr(module, TABLE[op])`` over a literal dict of names, and ``getattr`` of a loop
+    variable over literals: every kernel named there, launched with that call's arguments; a
+    name the caller passes in names no kernel kernlint can know."""
+    package = tmp_path / "qsim"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "gates.py").write_text(textwrap.dedent(GATES))
+    (package / "simulator.py").write_text(textwrap.dedent(SIMULATOR))
+    facts = file_host_facts(Project(), str(package / "simulator.py"))
+    lines = (package / "simulator.py").read_text().splitlines()
+
+    def line(text):
+        return next(n for n, row in enumerate(lines, 1) if text in row)
+
+    found = {}
+    for launch in facts.launches + facts.passed_launches:
+        found.setdefault(launch.place.line, set()).add(
+            (launch.kernel.qualname, launch.signature) if launch.kernel else None)
+    assert found == {
+        line("kernel[64"): {("flip", "void(complex128[::1], int32)"), ("phase", "void(complex128[::1], int32)")},
+        line("getattr(gates, name)"): {("clear", "void(complex128[::1])")},
+        line("getattr(gates, chosen)"): {None},
+    }, found

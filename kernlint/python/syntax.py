@@ -22,6 +22,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Dict, Iterator, List, Optional, Sequence, Set, Tuple, Union
 
+from .mangling import PRIVATE_NAME, mangle_private_names
+
 JIT = "numba.cuda.jit"
 # Options of numba.cuda.jit that change the code it generates, or whether it is a kernel.
 JIT_OPTIONS = ("device", "debug", "opt", "lineinfo", "fastmath", "inline", "forceinline")
@@ -172,6 +174,8 @@ class PyModule:
         self.package = package  # the package relative imports start from
         self.project = project
         self.tree: ast.Module = ast.parse(text, filename=path)
+        if PRIVATE_NAME.search(text):  # `self.__x` in a class is `self._Class__x`, as Python runs it
+            mangle_private_names(self.tree)
         self.bindings: Dict[str, Binding] = {}
         self.history: Dict[str, List[Binding]] = {}
         self._reexports: Dict[str, str] = {}  # a name imported from a project module -> where it is from

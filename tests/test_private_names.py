@@ -154,3 +154,56 @@ def test_the_kernels_are_checked_with_the_launch_s_types(tmp_path):
                   f"launch-site@{models}:{line_of(package, 'step[self._Market')}")],
         "scale": [("void(float32[::1], float32[::1], int64)",
                    f"launch-site@{models}:{line_of(package, 'scale[self._Market')}")]}
+
+
+SIMULATION = '''
+import numpy as np
+from numba import cuda
+
+
+@cuda.jit
+def relax(field):
+    i = cuda.grid(1)
+    if i < field.size:
+        field[i] *= 0.5
+
+
+class Simulation:
+    def __init__(self, n):
+        self.__host = np.zeros(n, dtype=np.float32)
+
+    def run(self, steps):
+        for _ in range(steps):
+            self.__field = cuda.to_device(self.__host)
+            relax[64, 64](self.__field)
+            self.__host = self.__field.copy_to_host()
+
+
+class Logged(Simulation):
+    def report(self, steps):
+        for _ in range(steps):
+            relax[64, 64](self._Simulation__field)
+            self._Simulation__field.copy_to_host()
+
+
+Simulation(4096).run(100)
+Logged(4096).report(100)
+'''
+
+
+def test_messages_name_private_attributes_as_the_code_writes_them(tmp_path):
+    """A finding quotes the code: `self.__field` where the class writes it so, and the mangled
+    name only where the code itself spells it out (a subclass reading its base's attribute)."""
+    from kernlint.engine import host_findings
+
+    path = tmp_path / "simulation.py"
+    path.write_text(SIMULATION)
+    project = Project()
+    project.settings.preview = True
+    messages = {f.line: f.message for f in host_findings(project, str(path)) if f.code == "KL503"}
+    line = SIMULATION.splitlines().index
+    inside = line("            self.__host = self.__field.copy_to_host()") + 1
+    spelled = line("            self._Simulation__field.copy_to_host()") + 1
+    assert set(messages) == {inside, spelled}, messages
+    assert "`self.__field.copy_to_host()`" in messages[inside]
+    assert "`self._Simulation__field.copy_to_host()`" in messages[spelled]

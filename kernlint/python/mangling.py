@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import Optional
+from typing import Dict, Optional
 
 # decorators under which a method is still a plain attribute of the class: renaming it is safe
 # for every reader (a kernel's decorator is not among them: its definition is compiled from
@@ -28,9 +28,9 @@ def mangled(name: str, klass: Optional[str]) -> str:
     return f"_{stripped}{name}" if stripped else name
 
 
-def mangle_private_names(tree: ast.Module) -> ast.Module:
+def mangle_private_names(tree: ast.Module, renamed: Optional[Dict[str, str]] = None) -> ast.Module:
     """Rename, in place, the attributes (``obj.__x``) and the methods (``def __m``) written in
-    class bodies as Python does."""
+    class bodies as Python does; ``renamed`` (if given) gets each new name and the name written."""
     stack = [(node, None) for node in tree.body]  # (node, the class whose body holds it)
     while stack:  # not recursive: a long chain of `+` is deeper than the recursion limit
         node, klass = stack.pop()
@@ -40,13 +40,33 @@ def mangle_private_names(tree: ast.Module) -> ast.Module:
             for statement in node.body:
                 if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) and all(
                         _decorator_name(d) in _PLAIN_DECORATORS for d in statement.decorator_list):
-                    statement.name = mangled(statement.name, node.name)
+                    statement.name = _renamed(statement.name, node.name, renamed)
                 stack.append((statement, node.name))
             continue
         if klass is not None and isinstance(node, ast.Attribute):
-            node.attr = mangled(node.attr, klass)
+            node.attr = _renamed(node.attr, klass, renamed)
         stack.extend((child, klass) for child in ast.iter_child_nodes(node))
     return tree
+
+
+def _renamed(name: str, klass: str, renamed: Optional[Dict[str, str]]) -> str:
+    new = mangled(name, klass)
+    if renamed is not None and new != name:
+        renamed[new] = name
+    return new
+
+
+def as_written(message: str, renamed: Dict[str, str], line: str = "") -> str:
+    """``message`` with the names mangled while reading (``self._Sim__d``) put back as the
+    code writes them (``self.__d``): a message quotes the user's code. A mangled name the
+    finding's ``line`` spells out itself (a subclass reading ``self._Base__x``) is kept: there
+    it is what the code says."""
+    if not renamed or "__" not in message:
+        return message
+    for new, name in renamed.items():
+        if new in message and new not in line:
+            message = re.sub(rf"(?<![\w]){re.escape(new)}(?![\w])", name, message)
+    return message
 
 
 # a private name somewhere in the text (`__x`, not `__init__`): only then is there anything to rename

@@ -174,8 +174,9 @@ class PyModule:
         self.package = package  # the package relative imports start from
         self.project = project
         self.tree: ast.Module = ast.parse(text, filename=path)
+        self.private_names: Dict[str, str] = {}  # a name mangled while reading -> as written
         if PRIVATE_NAME.search(text):  # `self.__x` in a class is `self._Class__x`, as Python runs it
-            mangle_private_names(self.tree)
+            mangle_private_names(self.tree, self.private_names)
         self.bindings: Dict[str, Binding] = {}
         self.history: Dict[str, List[Binding]] = {}
         self._reexports: Dict[str, str] = {}  # a name imported from a project module -> where it is from

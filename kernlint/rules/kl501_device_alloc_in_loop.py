@@ -164,7 +164,9 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
         elements = set(event.detail.get("elements", ()))
         from_element = direct and bool(elements & loop.targets) and not (
             set(event.detail.get("bare", ())) & varying) and not ((reads - elements) & varying)
-        if direct and event.detail.get("shape_based") and reads & varying and not from_element:
+        # the shape of an array the loop rebinds only to arrays made in that shape does not change
+        steady = {str(event.detail.get("shaped_like", ""))} & loop.steady
+        if direct and event.detail.get("shape_based") and (reads & varying) - steady and not from_element:
             continue  # its size changes with the loop: nothing to hoist
         transfer = facts.language == "python" and not event.detail.get("shape_based", True)
         if not transfer and _from_a_pool(event.what, facts):
@@ -213,6 +215,15 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
                 f"{level.line}, which launches kernels: where they are of one size, allocate once "
                 f"before the loop from the first and reuse the buffer (6.5x faster on an H100); where "
                 f"sizes differ, use a pool allocator ({_POOLS[facts.language]})")
+            continue
+        if direct and steady & varying:
+            carried = sorted(steady & varying)[0]
+            yield host_finding(
+                CODE, event.place,
+                f"`{what}` allocates {memory}{cost} on every iteration of the loop at line {level.line}, "
+                f"which launches kernels, in the shape of `{carried}`, which the loop then rebinds to it: "
+                f"allocate two buffers before the loop and swap them, or use a pool allocator "
+                f"({_POOLS[facts.language]})")
             continue
         yield host_finding(
             CODE, event.place,

@@ -129,6 +129,8 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
                 continue
             if event.detail.get("read") or entry is not None and event.place in entry.detail.get("uses_copy", ()):
                 continue  # the host reads the copy on this iteration (writes it out, passes it on)
+            if event.kind == "sync" and entry is not None and _read_next(facts, event, level, entry):
+                continue  # the called function's last wait: the copy the loop makes next would wait the same
             if event.detail.get("rendezvous"):
                 continue  # with a barrier between processes: each rank's next kernel reads what the others wrote
             if event.kind == "sync" and _handed_to_mpi(facts, event, level):
@@ -219,6 +221,25 @@ def _launch_after(facts: HostFacts, event, level, entry) -> bool:
     inside = facts.events_in(level.loop)
     index = next((i for i, e in enumerate(inside) if e.place == event.place and entry in e.calls), None)
     return index is not None and any(later.kind == "launch" and entry in later.calls for later in inside[index + 1:])
+
+
+def _read_next(facts: HostFacts, event, level, entry) -> bool:
+    """Whether a wait in a function called in the loop is its last (no launch after it in that
+    call) and the next thing of the iteration that launches or waits is a blocking copy of device
+    data (a function called next that copies its result back): that copy would wait for the same
+    kernels, so this wait costs nothing of its own."""
+    inside = facts.events_in(level.loop)
+    index = next((i for i, e in enumerate(inside) if e.place == event.place and entry in e.calls), None)
+    if index is None:
+        return False
+    for later in inside[index + 1:]:
+        if later.kind == "launch":
+            return False
+        if later.kind == "copy-back" and entry not in later.calls and not later.detail.get("stream"):
+            return True
+        if later.kind == "sync" and entry not in later.calls:
+            return False
+    return False
 
 
 def _stamp(facts: HostFacts, clock) -> bool:

@@ -14,7 +14,7 @@ from typing import Dict, Set
 
 from ...analysis.host import Event, HostFacts, Level, Rate
 from . import frequency, new_data
-from .uses import RETURNED, computed_with, copy_outputs, read_after
+from .uses import RETURNED, computed_with, copy_outputs, handed_on, read_after
 
 _TESTS = (ast.If, ast.While, ast.Assert)
 
@@ -60,6 +60,12 @@ def _mark_reads(facts: HostFacts, tree: ast.Module, bodies: Dict[str, frequency.
         region, after, node, in_loop = found
         if computed_with(node, event.place.line, event.place.column):
             event.detail["read"] = True  # the host computes with it right there (a loss, an update)
+            continue
+        if handed_on(node, event.place.line, event.place.column):
+            event.detail["read"] = True  # written out, shown or handed to another thread right there
+            continue
+        if isinstance(node, ast.Return) and not in_loop:
+            event.detail["carried"] = [RETURNED]  # `return int(np.argmax(d.copy_to_host()))`: the result
             continue
         outputs = copy_outputs(node, event.place.line)
         if not outputs:

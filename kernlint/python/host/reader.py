@@ -41,7 +41,7 @@ from .functions import call_parameters, changed_dicts, positional_parameters, re
 from .kernels import KernelResolver
 from .launches import LAUNCH_TEXT, calls_in_order, compile_target, handed_call, launch_target
 from .wrappers import unwrapped_call
-from .loops import LoopReader
+from .loops import LoopReader, carried_places
 from .names import rebound, target_names
 from .operations import (configured_gpu_kernel, host_operation, iterated, mpi_transfer, pycuda_launch,
                          subscript_events, timed_through, ufunc_launch)
@@ -261,7 +261,9 @@ class HostReader:
                 for name, kind in loop_bindings(statement.target, statement.iter, self.types(frame)):
                     if kind is not None:
                         frame.env[name] = kind
+            started = len(self.facts.events)
             self.read_body(statement.body, inner)
+            carried_places(self.facts.events[started:], frame.env)
             if values and not alike and not self._variant and self._record and not self._types_only:
                 self._variants.loop(statement, values, frame, inner)
             self.read_body(statement.orelse, frame)
@@ -270,7 +272,9 @@ class HostReader:
             loop = self._loop(statement, "while", frame)
             inner = within(frame, loop)
             self._expr(statement.test, inner)
+            started = len(self.facts.events)
             self.read_body(statement.body, inner)
+            carried_places(self.facts.events[started:], frame.env)
             self.read_body(statement.orelse, frame)
             return
         if isinstance(statement, ast.If):
@@ -420,7 +424,14 @@ class HostReader:
                 elif is_self_attribute(element, frame):  # self.kz, self.kr = np.meshgrid(kz, kr)
                     self._attrs.store(element.attr, item, None, frame)
         elif is_self_attribute(target, frame):
-            self._attrs.store(target.attr, self.value_type(value, frame), value, frame)
+            kind = self.value_type(value, frame)
+            self._attrs.store(target.attr, kind, value, frame)
+            if isinstance(kind, ArrayType) and kind.where and frame.function is not None:
+                # below this in the method, `self.x` is the array just stored, whatever else (`None`
+                # in `__init__`) the class stores there: a layer's `forward` making its output
+                frame.env[f"self.{target.attr}"] = kind
+            else:
+                frame.env.pop(f"self.{target.attr}", None)
         elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
             # `sim.d_u = cuda.to_device(u)` on an object of a project class a parameter holds
             where = instance_of(self.types(frame).type_of(target.value))
@@ -587,6 +598,11 @@ class HostReader:
             call, frame.function, frame.scope, self.module, self.project))
         if unwrapped is not None:
             call = unwrapped
+        if any(isinstance(part, ast.Name) and part.id == "self" for part in (
+                getattr(call.func, "value", None), *call.args, *(k.value for k in call.keywords))):
+            # a method of the object (or a function given it) may store other arrays in it
+            for name in [name for name in frame.env if name.startswith("self.")]:
+                del frame.env[name]
         handed = handed_call(call, self._dotted(call.func, frame))
         if handed is not None:  # `pool.map(use_foo, arrays)`: `use_foo` called with an item
             self._call(handed, frame)

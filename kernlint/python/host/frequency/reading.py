@@ -146,7 +146,8 @@ class _Reader:
                 self._catch_up(statement, changes)
             if isinstance(statement, LOOPS):
                 self.around[id(statement)] = (statements[:index], statements[index + 1:])
-            self._inside(statement, loop, guards, leaving, changes)
+            whole = loop is not None and statements is loop.node.body and len(statements) == 1
+            self._inside(statement, loop, guards, leaving, changes, whole)
             if isinstance(statement, ast.If) and not statement.orelse and ends_with_exit(statement.body, True):
                 # `if step % every != 0: continue` (or `return`): what follows is the test's false arm
                 rest = statements[index + 1:]
@@ -176,7 +177,9 @@ class _Reader:
                 f"a catch-up loop: `{short_text(node.test)}` holds only when what this iteration computes has "
                 f"crossed it, and the loop moves it back (`{moved}`)"))
 
-    def _inside(self, statement: ast.stmt, loop: Optional[Loop], guards, leaving, changes: "Changes") -> None:
+    def _inside(self, statement: ast.stmt, loop: Optional[Loop], guards, leaving, changes: "Changes",
+                whole: bool = False) -> None:
+        """``whole``: the statement is the whole body of ``loop``."""
         if isinstance(statement, LOOPS):
             inner, inner_changes = self._loop(statement, loop, changes)
             self.block(statement.body, inner, (), None, inner_changes)
@@ -186,7 +189,8 @@ class _Reader:
             self.block(statement.orelse, loop, guards + ((skipped,) if breaks else ()), leaving, changes)
         elif isinstance(statement, ast.If):
             for arm, other in ((statement.body, statement.orelse), (statement.orelse, statement.body)):
-                guard = Guard(statement, arm is statement.body, other, changes)
+                guard = Guard(statement, arm is statement.body, other, changes,
+                              whole=whole and not statement.orelse)
                 self.block(arm, loop, guards + (guard,), leaving, changes)
         elif isinstance(statement, (ast.With, ast.AsyncWith)):
             self.block(statement.body, loop, guards, leaving, changes)

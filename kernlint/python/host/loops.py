@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import replace
-from typing import Mapping, Sequence
+from typing import Mapping, Sequence, Set
 
 from ...analysis.host import Event, Launch, Loop
 from ..static_types import ArrayType
@@ -49,16 +49,16 @@ class LoopReader:
         return loop
 
 
-def carried_places(events: Sequence[Event], after: Mapping[str, object]) -> None:
+def carried_places(events: Sequence[Event], after: Mapping[str, object], rebound: Set[str]) -> None:
     """The launches a loop's body made (``events``, read once, with what each name held when
-    the loop began): a name the body rebinds holds on the next iteration what ``after`` (the
-    names at the body's end) says. Where that is an array living elsewhere (``u_old =
+    the loop began): a name the body rebinds (``rebound``) holds on the next iteration what
+    ``after`` (the names at the body's end) says. Where that is an array living elsewhere (``u_old =
     u_new`` after launching on ``u_old``, a NumPy array first and a device array from then
     on) or one whose place is not known, the argument's place is not one place: unknown."""
     for event in events:
         if not isinstance(event, Launch):
             continue
-        args = tuple(_carried(arg, after) for arg in event.args)
+        args = tuple(_carried(arg, after) if arg.name in rebound else arg for arg in event.args)
         if args != event.args:
             event.args = args
 

@@ -48,6 +48,12 @@ launches sharing arrays the loop keeps, a ``while`` a counter or a clock ends; a
 ``net.learn(batch)`` on an object the loop keeps, only breaks a tie. Any other loop is unknown,
 and unknown is silent. A ``while running:`` whose flag is cleared only when the window's event
 queue says quit, or a time limit runs out, is not a retry: the frames go on until asked to stop.
+An ``if`` that is a loop's whole body (``while True: if not frames.full(): ...``, a producer
+rendering whenever its queue has room) gates iterations, not the work: what it runs, each frame
+runs. An allocation whose size is read from an array the loop rebinds is a new size each
+iteration (nothing to hoist), unless the loop rebinds that array only to arrays it makes in its
+own shape (``u_new = cuda.device_array(u_old.shape)`` ... ``u_old = u_new``): the same size every
+frame, reported with two buffers swapped as the fix.
 
 Only what costs is reported: numba-cuda allocates with ``cudaMalloc`` unless an External
 Memory Management plugin is set (``cuda.set_memory_manager``, ``NUMBA_CUDA_MEMORY_MANAGER``),

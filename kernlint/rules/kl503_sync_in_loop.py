@@ -41,14 +41,18 @@ or test cases, or in a timed loop whose work is the copy it measures (a benchmar
 d_err.copy_to_host()[0] > tol: break``, or a name it assigns tested in the loop); a copy
 whose value the host computes with in its own statement (``loss += f(d.copy_to_host(), y)``,
 ``w -= lr * d.copy_to_host()``; kept whole in a list it is not read) or reads later in the
-same iteration (passes to a call such as ``np.save``,
+same iteration (passes to a call such as ``np.save``, or hands straight to one made for its
+effect: ``np.save(path, d.copy_to_host())``, ``frames.put(d.copy_to_host())`` for the thread that
+draws it; a copy a called function returns counts as the value the caller reads,
 or stores in ``self.<attr>`` that a method the loop calls next reads; storing it into another
 array or list is followed, so a history kept for after the loop is still reported); and a
 synchronization followed in the same iteration by a clock read (timing each step); but a
 called function that waits after each of its own launches (a layer's wrapper calling
 ``cuda.synchronize()`` after every kernel) is reported even where the call's result decides
 the iteration or a clock reads the time after it: those waits are not for the value or the
-clock, which need one at the end; and a
+clock, which need one at the end, except the called function's last wait when the next thing
+the iteration does that waits or launches is a blocking copy of device data (that copy would wait
+for the same kernels); and a
 synchronization next to a barrier between processes (``cuda.synchronize(); comm.Barrier()``
 with mpi4py, ``torch.distributed.barrier()``): every rank's device work must be done before
 the next kernel reads what the others wrote (halos over CUDA IPC), so the wait is the

@@ -99,6 +99,8 @@ from ..findings import Finding
 from .base import host_finding
 
 CODE = "KL503"
+# what the host reader's facts call a value the function returns (among what carries a copy)
+_RETURNED = "<return>"
 NAME = "sync-in-loop"
 FIXABLE = False
 # on six projects it was not developed on, 0 of 110 host findings were true (2026-11): preview
@@ -133,6 +135,9 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
                 continue
             if event.detail.get("read") or entry is not None and event.place in entry.detail.get("uses_copy", ()):
                 continue  # the host reads the copy on this iteration (writes it out, passes it on)
+            if event.kind == "copy-back" and entry is not None and event.calls[-1] is entry and _RETURNED in \
+                    event.detail.get("carried", ()) and entry.detail.get("result_read"):
+                continue  # the called function returns the copy, and the loop reads what it returns
             if event.kind == "sync" and entry is not None and _read_next(facts, event, level, entry):
                 continue  # the called function's last wait: the copy the loop makes next would wait the same
             if event.detail.get("rendezvous"):

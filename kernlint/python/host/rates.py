@@ -99,6 +99,18 @@ def _mark_reads(facts: HostFacts, tree: ast.Module, bodies: Dict[str, frequency.
                 used.append(copy.place)
         if used:
             call.detail["uses_copy"] = used
+    for call in facts.events:
+        # a call into another file (whose copies this file's facts do not hold) whose result the
+        # iteration reads: a copy that function returns is read here (`img = camera.render()`, shown)
+        if call.kind != "call" or not call.detail.get("path"):
+            continue
+        found = _region(bodies, functions, call)
+        if found is None or not found[3] or not isinstance(found[2], ast.Assign):
+            continue
+        region, after, node, _ = found
+        outputs = copy_outputs(node, -1)  # (no copy on line -1: the statement's targets alone)
+        if outputs and read_after(region, after, outputs, _class_methods(methods, call.function))[0]:
+            call.detail["result_read"] = True
 
 
 def _functions(tree: ast.Module):

@@ -37,6 +37,7 @@ from .classes import set_on
 from .device_arrays import exposed_array
 from .flags import FlagSplits
 from .frames import Frame, place_of, within
+from .frequency import frame_callbacks
 from .functions import call_parameters, changed_dicts, positional_parameters, receiver_of
 from .kernels import KernelResolver
 from .launches import LAUNCH_TEXT, calls_in_order, compile_target, handed_call, launch_target
@@ -196,6 +197,10 @@ class HostReader:
             receiver = receiver_of(statement, frame)
             if receiver is not None:  # `self`: an object of the class (passed on, `self.x` of a base)
                 inner.env[receiver] = instance(self.module.path, frame.owner)
+            if id(statement) in self.project.memo("frame callbacks", self.module.tree,
+                                                  lambda: frame_callbacks(self.module.tree)):
+                # `FuncAnimation(fig, update, frames=n)`: its body runs once per frame, a loop of its own
+                inner = within(inner, self._loop(statement, "for", inner))
             self.read_body(statement.body, inner)
             if self._record and not self._variant:
                 self._caller_variants(statement, qualname, frame, inner)

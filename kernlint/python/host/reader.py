@@ -598,16 +598,21 @@ class HostReader:
                         frame.env[name] = value
 
     def _call(self, call: ast.Call, frame: Frame) -> None:
+        self._read_call(call, frame)
+        if any(isinstance(part, ast.Name) and part.id == "self" for part in (
+                getattr(call.func, "value", None), *call.args, *(k.value for k in call.keywords))):
+            # a method of the object (or a function given it) may store other arrays in it: what
+            # the method stored before (`self.out = np.zeros(...)`) may no longer be there after
+            for name in [name for name, kind in frame.env.items()
+                         if name.startswith("self.") and isinstance(kind, ArrayType)]:
+                del frame.env[name]
+
+    def _read_call(self, call: ast.Call, frame: Frame) -> None:
         # `step_ = timer(step, verbose)` ... `step_(x)`: the call runs `step` (read as `step(x)`)
         unwrapped = self.project.memo("unwrapped call", call, lambda: unwrapped_call(
             call, frame.function, frame.scope, self.module, self.project))
         if unwrapped is not None:
             call = unwrapped
-        if any(isinstance(part, ast.Name) and part.id == "self" for part in (
-                getattr(call.func, "value", None), *call.args, *(k.value for k in call.keywords))):
-            # a method of the object (or a function given it) may store other arrays in it
-            for name in [name for name in frame.env if name.startswith("self.")]:
-                del frame.env[name]
         handed = handed_call(call, self._dotted(call.func, frame))
         if handed is not None:  # `pool.map(use_foo, arrays)`: `use_foo` called with an item
             self._call(handed, frame)

@@ -235,8 +235,8 @@ def _launch_after(facts: HostFacts, event, level, entry) -> bool:
 def _read_next(facts: HostFacts, event, level, entry) -> bool:
     """Whether a wait in a function called in the loop is its last (no launch after it in that
     call) and the next thing of the iteration that launches or waits is a blocking copy of device
-    data (a function called next that copies its result back): that copy would wait for the same
-    kernels, so this wait costs nothing of its own."""
+    data made on every iteration (a function called next that copies its result back): that copy
+    would wait for the same kernels, so this wait costs nothing of its own."""
     inside = facts.events_in(level.loop)
     index = next((i for i, e in enumerate(inside) if e.place == event.place and entry in e.calls), None)
     if index is None:
@@ -245,7 +245,9 @@ def _read_next(facts: HostFacts, event, level, entry) -> bool:
         if later.kind == "launch":
             return False
         if later.kind == "copy-back" and entry not in later.calls and not later.detail.get("stream"):
-            return True
+            # only a copy made on every iteration (not one behind a checkpoint's modulo gate)
+            step = later.rate.step_loop if later.rate is not None else None
+            return step is not None and step.loop == level.loop
         if later.kind == "sync" and entry not in later.calls:
             return False
     return False

@@ -51,8 +51,8 @@ called function that waits after each of its own launches (a layer's wrapper cal
 ``cuda.synchronize()`` after every kernel) is reported even where the call's result decides
 the iteration or a clock reads the time after it: those waits are not for the value or the
 clock, which need one at the end, except the called function's last wait when the next thing
-the iteration does that waits or launches is a blocking copy of device data (that copy would wait
-for the same kernels); and a
+the iteration does that waits or launches is a blocking copy of device data made on every
+iteration (that copy would wait for the same kernels); and a
 synchronization next to a barrier between processes (``cuda.synchronize(); comm.Barrier()``
 with mpi4py, ``torch.distributed.barrier()``): every rank's device work must be done before
 the next kernel reads what the others wrote (halos over CUDA IPC), so the wait is the

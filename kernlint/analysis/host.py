@@ -113,6 +113,9 @@ class Loop:
     targets: Set[str] = field(default_factory=set)  # a for loop's own variables (`frame` in `for frame in frames`)
     deciding: Set[str] = field(default_factory=set)  # names its condition or a `break` reads
     rebound: Set[str] = field(default_factory=set)  # names and `self.x` attributes assigned whole in it
+    # names it rebinds only to arrays it allocates in their own shape (`u_new =
+    # cuda.device_array(u_old.shape)` ... `u_old = u_new`): their shape is the same on every iteration
+    steady: Set[str] = field(default_factory=set)
     frequency: str = ""  # its kind by what the code does (Level.kind); "" where the reader has none
     trips: Optional[int] = None  # the trip count the code states
 

@@ -317,8 +317,10 @@ class PyModule:
         if not level:
             return module
         parts = self.package.split(".") if self.package else []
-        if level - 1 > len(parts) or not self.package:
+        if level - 1 > len(parts) or not self.package and (level > 1 or not module):
             return ""  # beyond the top package: Python would refuse it too
+        # (`from .model import f` in a folder without `__init__.py`: a namespace package, run as
+        # `python -m src.train`; its siblings are found beside the file, where `find` looks first)
         base = parts[: len(parts) - (level - 1)]
         return ".".join(base + ([module] if module else []))
 

@@ -52,6 +52,12 @@ launches sharing arrays the loop keeps, a ``while`` a counter or a clock ends; a
 ``net.learn(batch)`` on an object the loop keeps, only breaks a tie. Any other loop is unknown,
 and unknown is silent. A ``while running:`` whose flag is cleared only when the window's event
 queue says quit, or a time limit runs out, is not a retry: the frames go on until asked to stop.
+An ``if`` that is a loop's whole body (``while True: if not frames.full(): ...``, a producer
+rendering whenever its queue has room) gates iterations, not the work: what it runs, each frame
+runs. An allocation whose size is read from an array the loop rebinds is a new size each
+iteration (nothing to hoist), unless the loop rebinds that array only to arrays it makes in its
+own shape (``u_new = cuda.device_array(u_old.shape)`` ... ``u_old = u_new``): the same size every
+frame, reported with two buffers swapped as the fix.
 
 Only what costs is reported: numba-cuda allocates with ``cudaMalloc`` unless an External
 Memory Management plugin is set (``cuda.set_memory_manager``, ``NUMBA_CUDA_MEMORY_MANAGER``),
@@ -168,7 +174,9 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
         elements = set(event.detail.get("elements", ()))
         from_element = direct and bool(elements & loop.targets) and not (
             set(event.detail.get("bare", ())) & varying) and not ((reads - elements) & varying)
-        if direct and event.detail.get("shape_based") and reads & varying and not from_element:
+        # the shape of an array the loop rebinds only to arrays made in that shape does not change
+        steady = {str(event.detail.get("shaped_like", ""))} & loop.steady
+        if direct and event.detail.get("shape_based") and (reads & varying) - steady and not from_element:
             continue  # its size changes with the loop: nothing to hoist
         transfer = facts.language == "python" and not event.detail.get("shape_based", True)
         if not transfer and _from_a_pool(event.what, facts):
@@ -217,6 +225,15 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
                 f"{level.line}, which launches kernels: where they are of one size, allocate once "
                 f"before the loop from the first and reuse the buffer (6.5x faster on an H100); where "
                 f"sizes differ, use a pool allocator ({_POOLS[facts.language]})")
+            continue
+        if direct and steady & varying:
+            carried = sorted(steady & varying)[0]
+            yield host_finding(
+                CODE, event.place,
+                f"`{what}` allocates {memory}{cost} on every iteration of the loop at line {level.line}, "
+                f"which launches kernels, in the shape of `{carried}`, which the loop then rebinds to it: "
+                f"allocate two buffers before the loop and swap them, or use a pool allocator "
+                f"({_POOLS[facts.language]})")
             continue
         yield host_finding(
             CODE, event.place,

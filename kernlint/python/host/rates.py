@@ -14,7 +14,7 @@ from typing import Dict, Set
 
 from ...analysis.host import Event, HostFacts, Level, Rate
 from . import frequency, new_data
-from .uses import RETURNED, computed_with, copy_outputs, read_after
+from .uses import RETURNED, computed_with, copy_outputs, handed_on, read_after
 
 _TESTS = (ast.If, ast.While, ast.Assert)
 
@@ -61,6 +61,12 @@ def _mark_reads(facts: HostFacts, tree: ast.Module, bodies: Dict[str, frequency.
         if computed_with(node, event.place.line, event.place.column):
             event.detail["read"] = True  # the host computes with it right there (a loss, an update)
             continue
+        if handed_on(node, event.place.line, event.place.column):
+            event.detail["read"] = True  # written out, shown or handed to another thread right there
+            continue
+        if isinstance(node, ast.Return) and not in_loop:
+            event.detail["carried"] = [RETURNED]  # `return int(np.argmax(d.copy_to_host()))`: the result
+            continue
         outputs = copy_outputs(node, event.place.line)
         if not outputs:
             continue
@@ -93,6 +99,18 @@ def _mark_reads(facts: HostFacts, tree: ast.Module, bodies: Dict[str, frequency.
                 used.append(copy.place)
         if used:
             call.detail["uses_copy"] = used
+    for call in facts.events:
+        # a call into another file (whose copies this file's facts do not hold) whose result the
+        # iteration reads: a copy that function returns is read here (`img = camera.render()`, shown)
+        if call.kind != "call" or not call.detail.get("path"):
+            continue
+        found = _region(bodies, functions, call)
+        if found is None or not found[3] or not isinstance(found[2], ast.Assign):
+            continue
+        region, after, node, _ = found
+        outputs = copy_outputs(node, -1)  # (no copy on line -1: the statement's targets alone)
+        if outputs and read_after(region, after, outputs, _class_methods(methods, call.function))[0]:
+            call.detail["result_read"] = True
 
 
 def _functions(tree: ast.Module):

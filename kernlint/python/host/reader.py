@@ -37,11 +37,12 @@ from .classes import set_on
 from .device_arrays import exposed_array
 from .flags import FlagSplits
 from .frames import Frame, place_of, within
+from .frequency import frame_callbacks
 from .functions import call_parameters, changed_dicts, positional_parameters, receiver_of
 from .kernels import KernelResolver
 from .launches import LAUNCH_TEXT, calls_in_order, compile_target, handed_call, launch_target
 from .wrappers import unwrapped_call
-from .loops import LoopReader
+from .loops import LoopReader, carried_places
 from .names import rebound, target_names
 from .operations import (configured_gpu_kernel, host_operation, iterated, mpi_transfer, pycuda_launch,
                          subscript_events, timed_through, ufunc_launch)
@@ -196,6 +197,10 @@ class HostReader:
             receiver = receiver_of(statement, frame)
             if receiver is not None:  # `self`: an object of the class (passed on, `self.x` of a base)
                 inner.env[receiver] = instance(self.module.path, frame.owner)
+            if id(statement) in self.project.memo("frame callbacks", self.module.tree,
+                                                  lambda: frame_callbacks(self.module.tree)):
+                # `FuncAnimation(fig, update, frames=n)`: its body runs once per frame, a loop of its own
+                inner = within(inner, self._loop(statement, "for", inner))
             self.read_body(statement.body, inner)
             if self._record and not self._variant:
                 self._caller_variants(statement, qualname, frame, inner)
@@ -261,7 +266,9 @@ class HostReader:
                 for name, kind in loop_bindings(statement.target, statement.iter, self.types(frame)):
                     if kind is not None:
                         frame.env[name] = kind
+            started = len(self.facts.events)
             self.read_body(statement.body, inner)
+            carried_places(self.facts.events[started:], frame.env, rebound(statement.body))
             if values and not alike and not self._variant and self._record and not self._types_only:
                 self._variants.loop(statement, values, frame, inner)
             self.read_body(statement.orelse, frame)
@@ -270,7 +277,9 @@ class HostReader:
             loop = self._loop(statement, "while", frame)
             inner = within(frame, loop)
             self._expr(statement.test, inner)
+            started = len(self.facts.events)
             self.read_body(statement.body, inner)
+            carried_places(self.facts.events[started:], frame.env, rebound(statement.body))
             self.read_body(statement.orelse, frame)
             return
         if isinstance(statement, ast.If):
@@ -420,7 +429,14 @@ class HostReader:
                 elif is_self_attribute(element, frame):  # self.kz, self.kr = np.meshgrid(kz, kr)
                     self._attrs.store(element.attr, item, None, frame)
         elif is_self_attribute(target, frame):
-            self._attrs.store(target.attr, self.value_type(value, frame), value, frame)
+            kind = self.value_type(value, frame)
+            self._attrs.store(target.attr, kind, value, frame)
+            if isinstance(kind, ArrayType) and kind.where and frame.function is not None:
+                # below this in the method, `self.x` is the array just stored, whatever else (`None`
+                # in `__init__`) the class stores there: a layer's `forward` making its output
+                frame.env[f"self.{target.attr}"] = kind
+            else:
+                frame.env.pop(f"self.{target.attr}", None)
         elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
             # `sim.d_u = cuda.to_device(u)` on an object of a project class a parameter holds
             where = instance_of(self.types(frame).type_of(target.value))
@@ -582,6 +598,16 @@ class HostReader:
                         frame.env[name] = value
 
     def _call(self, call: ast.Call, frame: Frame) -> None:
+        self._read_call(call, frame)
+        if any(isinstance(part, ast.Name) and part.id == "self" for part in (
+                getattr(call.func, "value", None), *call.args, *(k.value for k in call.keywords))):
+            # a method of the object (or a function given it) may store other arrays in it: what
+            # the method stored before (`self.out = np.zeros(...)`) may no longer be there after
+            for name in [name for name, kind in frame.env.items()
+                         if name.startswith("self.") and isinstance(kind, ArrayType)]:
+                del frame.env[name]
+
+    def _read_call(self, call: ast.Call, frame: Frame) -> None:
         # `step_ = timer(step, verbose)` ... `step_(x)`: the call runs `step` (read as `step(x)`)
         unwrapped = self.project.memo("unwrapped call", call, lambda: unwrapped_call(
             call, frame.function, frame.scope, self.module, self.project))

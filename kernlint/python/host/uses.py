@@ -71,6 +71,34 @@ def computed_with(statement: ast.stmt, line: int, column: int) -> bool:
     return computed
 
 
+def handed_on(statement: ast.stmt, line: int, column: int) -> bool:
+    """Whether the copy at ``line``/``column`` is, as it is (through views), an argument of a
+    call made for its effect alone (a statement of its own: ``np.save(path, d.copy_to_host())``,
+    ``frames.put(d.copy_to_host())`` for the thread that shows it): the host reads the value
+    there. A list's ``append`` keeps it for later instead (not a read)."""
+    if not isinstance(statement, (ast.Expr, ast.Return)):
+        return False
+    # `return ax.imshow(d.copy_to_host()),`: a frame callback handing what it drew to its driver
+    value = statement.value
+    calls = [c for c in (value.elts if isinstance(value, ast.Tuple) else [value]) if isinstance(c, ast.Call)]
+    return any(_hands(call, line, column) for call in calls)
+
+
+def _hands(call: ast.Call, line: int, column: int) -> bool:
+    if isinstance(call.func, ast.Attribute) and call.func.attr in _KEEPS:
+        return False
+    arguments = list(call.args) + [k.value for k in call.keywords]
+    # `frames.put((t, d.copy_to_host()))`: a tuple or list of values handed on together
+    arguments += [e for a in arguments if isinstance(a, (ast.Tuple, ast.List)) for e in a.elts]
+    for argument in arguments:
+        while isinstance(argument, ast.Call) and _passes(argument) and isinstance(argument.func, ast.Attribute) \
+                and getattr(argument.func.value, "lineno", 0) == line:
+            argument = argument.func.value  # `d.copy_to_host().ravel()`: the copy itself
+        if isinstance(argument, ast.Call) and argument.lineno == line and argument.col_offset + 1 == column:
+            return True
+    return False
+
+
 def _stored_all(targets: List[ast.expr]) -> Set[str]:
     return {name for target in targets for name in _stored(target)}
 
@@ -105,6 +133,8 @@ def _reads(item: ast.AST, tracked: Set[str], methods: Dict[str, ast.AST], depth:
     """Whether one flat item (a simple statement, or a compound statement's header expression)
     reads ``tracked``; an assignment of a tracked value adds its targets to ``tracked``."""
     if isinstance(item, ast.Return):
+        if item.value is not None and _called_with(item.value, tracked, methods, depth):
+            return True  # `return ax.imshow(image),`: read by the call, whatever the caller does
         if item.value is not None and _mentions(item.value, tracked):
             tracked.add(RETURNED)  # given back to the caller: its reading decides
         return False

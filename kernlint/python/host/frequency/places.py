@@ -20,8 +20,10 @@ class Guard:
 
     def __init__(self, node: Optional[ast.If], body_arm: bool, other: Sequence[ast.stmt],
                  changes: Optional[Changes], fixed: Optional[Tuple[str, str]] = None,
-                 arm: Optional[Sequence[ast.stmt]] = None):
+                 arm: Optional[Sequence[ast.stmt]] = None, whole: bool = False):
+        """``whole``: the ``if`` (without ``else``) is the whole body of its loop."""
         self.node, self.body_arm, self.other, self.changes = node, body_arm, other, changes
+        self.whole = whole
         self._fixed = fixed
         self._arm = arm
 
@@ -59,6 +61,10 @@ class Guard:
             return "every", "the other branch leaves: this one runs each time the code goes on"
         if not changes.varying(test) and not _impure_calls(test):
             return "every", f"a test that does not change here (`{text}`): each time or never"
+        if self.whole and self.body_arm and not changes.varying(test):
+            # `while True: if not frames.full(): ...`: an iteration whose test fails does nothing,
+            # so the loop's work is the iterations where it holds (a producer waiting on its queue)
+            return "every", f"the loop's whole body, under `{text}`: each iteration that does any work runs it"
         return "unknown", f"a test of what changes here: `{text}`"
 
 

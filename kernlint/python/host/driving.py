@@ -43,6 +43,7 @@ class LaunchGraph:
     def __init__(self, project: Project):
         self.project = project
         self._reaches: Dict[int, bool] = {}  # id(unit node) -> a launch is reachable from it
+        self._looked: Dict[int, frozenset] = {}  # id(unit node) -> what the search deciding it looked at
         # (method name, its project's files naming it) -> the project's methods of that name
         self._methods: Dict[Tuple[str, int], List[Unit]] = {}
         self._files: Dict[str, Tuple[bool, frozenset]] = {}  # file -> (its answer, what finding it looked at)
@@ -68,37 +69,54 @@ class LaunchGraph:
                 parent[id(unit[1])] = None
                 queue.append(unit)
         seen: Dict[int, Unit] = {id(u[1]): u for u in queue}
-        hit: Optional[Unit] = None
+        with self.project.recording() as looked:
+            hit = self._walk(queue, parent, seen)
+        decided = frozenset(looked)
+        if hit is None:
+            for key in seen:
+                self._reaches[key], self._looked[key] = False, decided
+            return False
+        on_way: Optional[Unit] = hit
+        while on_way is not None:
+            self._reaches[id(on_way[1])], self._looked[id(on_way[1])] = True, decided
+            on_way = parent[id(on_way[1])]
+        return True
+
+    def _walk(self, queue: deque, parent: Dict[int, Optional[Unit]], seen: Dict[int, Unit]) -> Optional[Unit]:
+        """The first unit from ``queue`` on that launches or is known to reach a launch."""
         while queue:
             unit = queue.popleft()
             known = self._reaches.get(id(unit[1]))
+            if known is not None:
+                self.project.note_again(("launch graph", id(unit[1])), self._looked[id(unit[1])])
             if known is False:
                 continue
             if known or self._launches(unit):
-                hit = unit
-                break
+                return unit
             for callee in self._unit_callees(unit):
                 if id(callee[1]) not in parent:
                     parent[id(callee[1])] = unit
                     seen[id(callee[1])] = callee
                     queue.append(callee)
-        if hit is None:
-            for key in seen:
-                self._reaches[key] = False
-            return False
-        on_way: Optional[Unit] = hit
-        while on_way is not None:
-            self._reaches[id(on_way[1])] = True
-            on_way = parent[id(on_way[1])]
-        return True
+        return None
 
     def _launches(self, unit: Unit) -> bool:
         module, node = unit
         return self.project.memo("launches itself", node, lambda: _launches_itself(module, node))
 
     def _unit_callees(self, unit: Unit) -> List[Unit]:
+        """A unit's callees, found once: what finding them looked at (the files of the methods
+        of a name) is noted again for each reading that asks (the cache of a file's findings)."""
         module, node = unit
-        return self.project.memo("callees", node, lambda: self._callees_of(module, node))
+
+        def found():
+            with self.project.recording() as looked:
+                callees = self._callees_of(module, node)
+            return callees, frozenset(looked)
+
+        callees, looked = self.project.memo("callees", node, found)
+        self.project.note_again(("callees", id(node)), looked)
+        return callees
 
     def _callees_of(self, module: PyModule, node: ast.AST) -> List[Unit]:
         if isinstance(node, ast.ClassDef):
@@ -181,7 +199,7 @@ class LaunchGraph:
                     found.extend((module, s) for s in klass.body if isinstance(s, _FUNCTIONS) and s.name == name)
         return found
 
-    project_anchor = ""  # a file of the project being read (whose project's files are searched)
+    project_anchor = ""  # the file being asked about (its project's files are the ones searched)
 
 
 def _enclosing(tree: ast.AST) -> Dict[int, Tuple[ast.AST, ...]]:

@@ -17,10 +17,13 @@ May import the rest of ``kernlint.python``; reads no host facts.
 from __future__ import annotations
 
 import ast
+import os
+import re
 import weakref
 from collections import deque
 from typing import Dict, List, Optional, Set, Tuple
 
+from ...source import read_bytes
 from ..project import Project
 from ..static_types.operators import OperatorNode
 from ..syntax import PyModule, Scope
@@ -47,6 +50,7 @@ class LaunchGraph:
         # (method name, its project's files naming it) -> the project's methods of that name
         self._methods: Dict[Tuple[str, int], List[Unit]] = {}
         self._files: Dict[str, Tuple[bool, frozenset]] = {}  # file -> (its answer, what finding it looked at)
+        self._texts: Dict[str, bytes] = {}  # a file's bytes, read once
 
     def file_reaches(self, module: PyModule) -> bool:
         """Whether a call anywhere in ``module`` (its top level, its functions and methods) can
@@ -190,14 +194,29 @@ class LaunchGraph:
         found = self._methods.get((name, id(files)))
         if found is None:
             found = self._methods[(name, id(files))] = []
+            defining = re.compile(rb"\bdef\s+" + name.encode() + rb"\b")
             for path in files:
+                # (the text first: a name called everywhere is defined in few files, parsed alone)
+                self.project.note(("file", os.path.abspath(path)))
+                if not defining.search(self._bytes(path)):
+                    continue
                 module = self.project.module(path)
-                if module is None or f"def {name}" not in module.text:
+                if module is None:
                     continue
                 for klass in self.project.memo("classes", module.tree, lambda m=module: [
                         n for n in ast.walk(m.tree) if isinstance(n, ast.ClassDef)]):
                     found.extend((module, s) for s in klass.body if isinstance(s, _FUNCTIONS) and s.name == name)
         return found
+
+    def _bytes(self, path: str) -> bytes:
+        data = self._texts.get(path)
+        if data is None:
+            try:
+                data = read_bytes(path)
+            except OSError:
+                data = b""
+            self._texts[path] = data
+        return data
 
     project_anchor = ""  # the file being asked about (its project's files are the ones searched)
 

@@ -19,8 +19,11 @@ from .uses import RETURNED, computed_with, copy_outputs, handed_on, read_after
 _TESTS = (ast.If, ast.While, ast.Assert)
 
 
-def attach(facts: HostFacts, tree: ast.Module) -> None:
-    """Fill ``facts``' events' rates and loops' kinds from ``tree`` (the file they were read from)."""
+def attach(facts: HostFacts, tree: ast.Module, memo=None) -> None:
+    """Fill ``facts``' events' rates and loops' kinds from ``tree`` (the file they were read from).
+    ``memo(kind, node, compute)``: what is derived from the tree alone, kept (``Project.memo``)."""
+    if not facts.events and not facts.loops:
+        return  # (a reading for another file's types: nothing runs, nothing to rate)
     bodies = frequency.analyse_module(tree, facts.path, {e.function for e in facts.events})
     loop_ids: Dict[tuple, int] = {(loop.function, loop.place.line): loop.id for loop in facts.loops.values()
                                   if loop.kind != "comprehension"}
@@ -41,16 +44,18 @@ def attach(facts: HostFacts, tree: ast.Module) -> None:
                                 for level in rate.levels))
         if event.kind in ("copy-back", "sync", "call") and _decides(body, event):
             event.detail["decides"] = True
-    _mark_reads(facts, tree, bodies)
+    functions = memo("functions and methods", tree, lambda: _functions(tree)) if memo else _functions(tree)
+    _mark_reads(facts, functions, bodies)
     new_data.mark(facts, tree, bodies)
 
 
-def _mark_reads(facts: HostFacts, tree: ast.Module, bodies: Dict[str, frequency.Frequency]) -> None:
+def _mark_reads(facts: HostFacts, functions, bodies: Dict[str, frequency.Frequency]) -> None:
     """Mark a blocking copy whose value the host reads later in the same iteration ``read``; one in
     a function with no loop of its own, whose value outlives the function (``self.<attr>``,
     returned), ``carried`` (what holds it); and a call in a loop after which the loop reads what
-    the callee's copy carried ``uses_copy`` (the copies' places)."""
-    functions, methods = _functions(tree)
+    the callee's copy carried ``uses_copy`` (the copies' places). ``functions``: ``_functions``
+    of the file's tree."""
+    functions, methods = functions
     for event in facts.events:
         if event.kind != "copy-back" or event.detail.get("per_element"):
             continue

@@ -188,7 +188,8 @@ class HostReader:
                 return  # device code: not host code
             qualname = f"{frame.qualname}.{statement.name}" if frame.qualname else statement.name
             if not self._types_only:
-                self.facts.rebound[qualname] = rebound(statement.body)
+                self.facts.rebound[qualname] = set(self.project.memo("rebound", statement, lambda: rebound(
+                    statement.body)))
                 self.facts.parameters[qualname] = call_parameters(statement, frame)
             # a method (and what is nested in it) sees the class's `self`
             inner = Frame(statement, qualname, frame.scope.inner(statement), {}, frame, frame.owner)
@@ -560,12 +561,13 @@ class HostReader:
 
     def _expr(self, expr: ast.expr, frame: Frame) -> None:
         if self._record:
-            for sub in ast.walk(expr):
-                if isinstance(sub, ast.BinOp) and isinstance(sub.op, ast.Sub) and isinstance(sub.right, ast.Name):
-                    if isinstance(sub.left, ast.Call):
-                        self._minus[id(sub.left)] = sub.right.id
-                    elif isinstance(sub.left, ast.Name):
-                        self.facts.intervals.setdefault(frame.qualname, set()).add((sub.left.id, sub.right.id))
+            for sub in self.project.memo("subtractions", expr, lambda: [
+                    sub for sub in ast.walk(expr) if isinstance(sub, ast.BinOp) and isinstance(sub.op, ast.Sub)
+                    and isinstance(sub.right, ast.Name) and isinstance(sub.left, (ast.Call, ast.Name))]):
+                if isinstance(sub.left, ast.Call):
+                    self._minus[id(sub.left)] = sub.right.id
+                else:
+                    self.facts.intervals.setdefault(frame.qualname, set()).add((sub.left.id, sub.right.id))
         operands: Optional[TypeReader] = None  # types of operands, each read once while no call runs
         for node, generators in self.project.memo("calls and operators in order", expr,
                                                   lambda: calls_in_order(expr, operators=True)):
@@ -889,7 +891,7 @@ def read_host(project: Project, module: PyModule, level: int = LEVELS) -> HostFa
             reader = HostReader(project, module, level)
             try:
                 facts = reader.read()
-                rates.attach(facts, module.tree)  # how often each event runs
+                rates.attach(facts, module.tree, project.memo)  # how often each event runs
                 facts.elsewhere = lambda path: file_host_facts(project, path)
             except RecursionError:
                 raise

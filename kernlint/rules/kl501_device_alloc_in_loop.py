@@ -60,7 +60,9 @@ so is an implicit one: a NumPy array written into a CuPy or numba device array (
 the device before it indexes; ``table["x"].to_numpy()`` and ``cp.int32(host / dx)`` are
 NumPy arrays, CuPy's scalar types being NumPy's). A copy into a buffer the code already has
 (``cuda.to_device(x, to=buf)``, ``buf.copy_to_device(host)``) allocates nothing but is still
-a host-to-device transfer per step, and is reported as one. A loop launches kernels also
+a host-to-device transfer per step, and is reported as one. ``cuda.to_device(d)`` (and
+``cp.asarray(d)``) of what is already a device array hands it back as it is: nothing is
+allocated or copied, so it is not reported. A loop launches kernels also
 through a CUDA ufunc's call (``@vectorize(..., target='cuda')``), a kernel of numbapro's
 ``@jit(..., target='gpu')``, and a kernel configured where it was bound (``run = k[g, b, s]``,
 or a list of them iterated: ``for run, d in zip(runs, parts): run(d)``).

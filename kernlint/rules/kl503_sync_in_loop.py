@@ -34,7 +34,9 @@ method counts, and the message names the one that waits: ``it.second_step(ts)`` 
 ``Thermostat.second_step``), or through an operator on an object of a project class
 (``x * w``: ``Tensor.__mul__``) or a static or class method called through a class
 (``Mul.apply(a, b)``, whose ``cls.forward(...)`` runs ``Mul.forward``). Left alone: a copy behind a modulo or counter gate
-(periodic output), once per epoch beside a batch loop whose batches carry the object's device
+(periodic output), under an option the loop never changes whose branch only appends the copy to
+a collection the loop reads nowhere else (``if debug: trace["u"].append(d.copy_to_host())``:
+output the caller switches on and keeps), once per epoch beside a batch loop whose batches carry the object's device
 state (scoring after the batches), in a branch that flips its own test (a rare event) or that leaves the
 loop, in a retry or convergence loop, in set-up code, in a loop over sizes, devices
 or test cases, or in a timed loop whose work is the copy it measures (a benchmark); a copy whose value decides what the iteration does (``if

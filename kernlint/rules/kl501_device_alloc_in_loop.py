@@ -46,7 +46,9 @@ next (``t += dt``, ``step += 1``, ``a, b = b, a``, an output that becomes the ne
 launches sharing arrays the loop keeps, a ``while`` a counter or a clock ends; a name like
 ``n_steps``, or a call like ``sim.advance(dt)``, ``self.UpdateState(dt)`` or
 ``net.learn(batch)`` on an object the loop keeps, only breaks a tie. Any other loop is unknown,
-and unknown is silent. A ``while running:`` whose flag is cleared only when the window's event
+and unknown is silent. A loop whose every iteration makes a call that cannot bind its arguments (a project
+function or a kernel given too many or too few: ``TypeError``, outside any ``try``) never
+reaches its second iteration: nothing in it is per step. A ``while running:`` whose flag is cleared only when the window's event
 queue says quit, or a time limit runs out, is not a retry: the frames go on until asked to stop.
 
 Only what costs is reported: numba-cuda allocates with ``cudaMalloc`` unless an External

@@ -61,7 +61,9 @@ device memory outside the stream's order, so the kernels that wrote it must be d
 A loop is a step loop only where the code shows it (state carried from one iteration to the
 next, launches sharing arrays the loop keeps, a ``while`` a counter or a clock ends; a name
 like ``n_steps``, or a call like ``sim.advance(dt)``, ``self.UpdateState(dt)`` or
-``net.learn(batch)`` on an object the loop keeps, only breaks a tie); any other loop is unknown, and unknown is silent.
+``net.learn(batch)`` on an object the loop keeps, only breaks a tie); any other loop is unknown, and unknown is silent. A loop whose every iteration makes a call that cannot bind its arguments (a project
+function or a kernel given too many or too few: ``TypeError``, outside any ``try``) never
+reaches its second iteration: nothing in it is per step.
 
 Python iterating a numba device array (``sum(d)``, ``max(d)``, ``list(d)``, ``for v in
 d``) makes one blocking copy per element: reported even where its value decides (measured on an H100: a

@@ -44,7 +44,9 @@ d_err.copy_to_host()[0] > tol: break``, or a name it assigns tested in the loop)
 whose value the host computes with in its own statement (``loss += f(d.copy_to_host(), y)``,
 ``w -= lr * d.copy_to_host()``; kept whole in a list it is not read) or reads later in the
 same iteration (passes to a call such as ``np.save``,
-or stores in ``self.<attr>`` that a method the loop calls next reads; storing it into another
+or stores in ``self.<attr>`` that a method the loop calls next reads, or in an attribute of
+each item of a container whose items the host then reads or calls methods on: ``for i, b in
+enumerate(self.bodies): b.acc = a[i]`` before ``for b in self.bodies: b.step(dt)``; storing it into another
 array or list is followed, so a history kept for after the loop is still reported); and a
 synchronization followed in the same iteration by a clock read (timing each step); but a
 called function that waits after each of its own launches (a layer's wrapper calling

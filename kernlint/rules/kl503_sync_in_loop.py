@@ -48,6 +48,10 @@ or stores in ``self.<attr>`` that a method the loop calls next reads, or in an a
 each item of a container whose items the host then reads or calls methods on: ``for i, b in
 enumerate(self.bodies): b.acc = a[i]`` before ``for b in self.bodies: b.step(dt)``; storing it into another
 array or list is followed, so a history kept for after the loop is still reported); and a
+synchronization that waits for an asynchronous copy back whose array the host reads later in
+the same iteration (``d.copy_to_host(out, stream=s)`` then ``s.synchronize()`` before ``out``
+is read; ``with s.auto_synchronize():`` around numba's ``d.to_host(s)``): the wait is for the
+value; and a
 synchronization followed in the same iteration by a clock read (timing each step); but a
 called function that waits after each of its own launches (a layer's wrapper calling
 ``cuda.synchronize()`` after every kernel) is reported even where the call's result decides

@@ -237,7 +237,7 @@ class HostFacts:
     _foreign: Dict[str, List[Event]] = field(default_factory=dict, repr=False, compare=False)
     _launching: Dict[int, bool] = field(default_factory=dict, repr=False, compare=False)
     _carrying: Dict[int, bool] = field(default_factory=dict, repr=False, compare=False)
-    _raising: Dict[int, bool] = field(default_factory=dict, repr=False, compare=False)
+    _raising: Dict[int, List[Event]] = field(default_factory=dict, repr=False, compare=False)
     # another file's facts by its path, for its functions this file's calls run (the reader
     # sets it; None: calls into other files are not followed); not pickled
     elsewhere: Optional[Callable[[str], Optional["HostFacts"]]] = field(default=None, repr=False, compare=False)
@@ -398,15 +398,11 @@ class HostFacts:
         entry = event.call_in(self.loops[loop].function)
         path = entry.loops if entry is not None else event.loops
         around = [loop] + [number for number in path if number in self.loops and self._within(self.loops[number], loop)]
-        for number in around:
-            known = self._raising.get(number)
-            if known is None:
-                known = self._raising[number] = any(
-                    e.detail.get("raises") and not any(c.detail.get("tried") for c in e.calls)
-                    and self._unconditional(e, number) for e in self.events_in(number))
-            if known:
-                return True
-        return False
+        raising = self._raising.get(loop)
+        if raising is None:  # (the step loop's events, expanded once already: inner loops' are among them)
+            raising = self._raising[loop] = [e for e in self.events_in(loop) if e.detail.get("raises") and not any(
+                c.detail.get("tried") for c in e.calls)]
+        return any(self._unconditional(e, number) for e in raising for number in around)
 
     def _unconditional(self, event: Event, loop: int) -> bool:
         """Whether ``event`` runs whenever an iteration of ``loop`` does: every level from that

@@ -243,6 +243,7 @@ class HostFacts:
     _foreign: Dict[str, List[Event]] = field(default_factory=dict, repr=False, compare=False)
     _launching: Dict[int, bool] = field(default_factory=dict, repr=False, compare=False)
     _carrying: Dict[int, bool] = field(default_factory=dict, repr=False, compare=False)
+    _raising: Dict[int, List[Event]] = field(default_factory=dict, repr=False, compare=False)
     # another file's facts by its path, for its functions this file's calls run (the reader
     # sets it; None: calls into other files are not followed); not pickled
     elsewhere: Optional[Callable[[str], Optional["HostFacts"]]] = field(default=None, repr=False, compare=False)
@@ -390,8 +391,32 @@ class HostFacts:
                     continue
                 if self._amortised(level.loop, call.loops if call is not None else event.loops):
                     continue
+                if self._cannot_repeat(event, level.loop):
+                    continue
                 seen.add(key)
                 yield event, level, self.loops[level.loop]
+
+    def _cannot_repeat(self, event: Event, loop: int) -> bool:
+        """Whether an iteration of ``loop`` around ``event`` (the step loop, or a loop inside it
+        that holds the event) always raises before it ends: a call or launch on the way runs
+        unconditionally in it and cannot bind its arguments (``raises``), and no ``try`` around a
+        call on the way can catch it. Then the loop never reaches a second iteration."""
+        entry = event.call_in(self.loops[loop].function)
+        path = entry.loops if entry is not None else event.loops
+        around = [loop] + [number for number in path if number in self.loops and self._within(self.loops[number], loop)]
+        raising = self._raising.get(loop)
+        if raising is None:  # (the step loop's events, expanded once already: inner loops' are among them)
+            raising = self._raising[loop] = [e for e in self.events_in(loop) if e.detail.get("raises") and not any(
+                c.detail.get("tried") for c in e.calls)]
+        return any(self._unconditional(e, number) for e in raising for number in around)
+
+    def _unconditional(self, event: Event, loop: int) -> bool:
+        """Whether ``event`` runs whenever an iteration of ``loop`` does: every level from that
+        loop inwards is the loop's own or a called function's body, each at ``every``."""
+        levels = event.rate.levels if event.rate is not None else ()
+        index = next((i for i, level in enumerate(levels) if level.loop == loop), None)
+        return index is not None and all(level.place == "every" and (i == index or level.kind == "body")
+                                         for i, level in enumerate(levels[index:], index))
 
     def _amortised(self, loop: int, path: Sequence[int]) -> bool:
         """Whether what runs once per iteration of ``loop`` (on the way ``path``: the loops around
@@ -464,3 +489,4 @@ class HostFacts:
             self._expanded, self._whole, self._in_loop, self._foreign = {}, {}, {}, {}
             self._launching = {}
             self._carrying = {}
+            self._raising = {}

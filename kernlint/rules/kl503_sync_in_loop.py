@@ -35,7 +35,9 @@ method counts, and the message names the one that waits: ``it.second_step(ts)`` 
 (``x * w``: ``Tensor.__mul__``) or a static or class method called through a class
 (``Mul.apply(a, b)``, whose ``cls.forward(...)`` runs ``Mul.forward``), or through a closure a
 factory made (``add = Ops.zip(fn)`` then ``add(a, b)``). Left alone: a copy behind a modulo or counter gate
-(periodic output), once per epoch beside a batch loop whose batches carry the object's device
+(periodic output), under an option the loop never changes whose branch only appends the copy to
+a collection the loop reads nowhere else (``if debug: trace["u"].append(d.copy_to_host())``:
+output the caller switches on and keeps), once per epoch beside a batch loop whose batches carry the object's device
 state (scoring after the batches), in a branch that flips its own test (a rare event) or that leaves the
 loop, in a retry or convergence loop, in set-up code, in a loop over sizes, devices
 or test cases, or in a timed loop whose work is the copy it measures (a benchmark); a copy whose value decides what the iteration does (``if
@@ -45,8 +47,14 @@ whose value the host computes with in its own statement (``loss += f(d.copy_to_h
 same iteration (passes to a call such as ``np.save``, or hands straight to one made for its
 effect: ``np.save(path, d.copy_to_host())``, ``frames.put(d.copy_to_host())`` for the thread that
 draws it; a copy a called function returns counts as the value the caller reads,
-or stores in ``self.<attr>`` that a method the loop calls next reads; storing it into another
+or stores in ``self.<attr>`` that a method the loop calls next reads, or in an attribute of
+each item of a container whose items the host then reads or calls methods on: ``for i, b in
+enumerate(self.bodies): b.acc = a[i]`` before ``for b in self.bodies: b.step(dt)``; storing it into another
 array or list is followed, so a history kept for after the loop is still reported); and a
+synchronization that waits for an asynchronous copy back whose array the host reads later in
+the same iteration (``d.copy_to_host(out, stream=s)`` then ``s.synchronize()`` before ``out``
+is read; ``with s.auto_synchronize():`` around numba's ``d.to_host(s)``): the wait is for the
+value; and a
 synchronization followed in the same iteration by a clock read (timing each step); but a
 called function that waits after each of its own launches (a layer's wrapper calling
 ``cuda.synchronize()`` after every kernel) is reported even where the call's result decides
@@ -64,7 +72,9 @@ device memory outside the stream's order, so the kernels that wrote it must be d
 A loop is a step loop only where the code shows it (state carried from one iteration to the
 next, launches sharing arrays the loop keeps, a ``while`` a counter or a clock ends; a name
 like ``n_steps``, or a call like ``sim.advance(dt)``, ``self.UpdateState(dt)`` or
-``net.learn(batch)`` on an object the loop keeps, only breaks a tie); any other loop is unknown, and unknown is silent.
+``net.learn(batch)`` on an object the loop keeps, only breaks a tie); any other loop is unknown, and unknown is silent. A loop whose every iteration makes a call that cannot bind its arguments (a project
+function or a kernel given too many or too few: ``TypeError``, outside any ``try``) never
+reaches its second iteration: nothing in it is per step.
 
 Python iterating a numba device array (``sum(d)``, ``max(d)``, ``list(d)``, ``for v in
 d``) makes one blocking copy per element: reported even where its value decides (measured on an H100: a

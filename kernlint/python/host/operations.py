@@ -66,6 +66,13 @@ def host_operation(call: ast.Call, frame: Frame, module: PyModule, reader: TypeR
                      detail={"assigned": assigned, **detail})
 
     if name in ALLOCATIONS:
+        if name == "numba.cuda.to_device" and call.args and not any(k.arg == "to" for k in call.keywords) or (
+                name == "cupy.asarray" and len(call.args) == 1 and not call.keywords):
+            handed = reader.type_of(call.args[0])
+            # numba's to_device and CuPy's asarray return device memory they are handed as it is (or
+            # a view of it): nothing is allocated or copied
+            if isinstance(handed, ArrayType) and handed.where == "device":
+                return None
         reads = sorted({n for a in list(call.args) + [k.value for k in call.keywords] for n in names_read(a)})
         # to_device / asarray copy data in: they allocate per step whatever the data; the
         # constructors allocate a shape, which may change with the loop

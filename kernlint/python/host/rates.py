@@ -46,6 +46,7 @@ def attach(facts: HostFacts, tree: ast.Module, memo=None) -> None:
             event.detail["decides"] = True
     functions = memo("functions and methods", tree, lambda: _functions(tree)) if memo else _functions(tree)
     _mark_reads(facts, functions, bodies)
+    _mark_awaited(facts, tree, functions, bodies)
     new_data.mark(facts, tree, bodies)
 
 
@@ -180,3 +181,70 @@ def _assigned(node: ast.stmt) -> Set[str]:
     targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
         node, (ast.AnnAssign, ast.AugAssign)) else []
     return {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+
+
+def _mark_awaited(facts: HostFacts, tree: ast.Module, functions, bodies: Dict[str, frequency.Frequency]) -> None:
+    """Mark ``read`` a synchronization that waits for an asynchronous copy back the host reads
+    later in the same iteration: ``with stream.auto_synchronize(): ...; d.to_host(stream)``
+    before the host reads the array ``d`` was made from, or ``d.copy_to_host(out, stream=s)``
+    then ``s.synchronize()`` before it reads ``out``. The wait is for the value, as a blocking
+    copy's would be. ``functions``: ``_functions`` of ``tree``."""
+    functions, methods = functions
+    for event in facts.events:
+        if event.kind != "sync":
+            continue
+        found = _region(bodies, functions, event)
+        if found is None or not found[3]:
+            continue
+        region, after, node, _ = found
+        synced = event.what[:-len("()")].rsplit(".", 1)[0] if "." in event.what else ""
+        device_wide = event.what.endswith("cuda.synchronize()")
+        if event.detail.get("on_exit") and isinstance(node, (ast.With, ast.AsyncWith)):
+            waited, after = node.body, node.end_lineno or node.lineno  # the block's work, waited for on leaving it
+        else:
+            waited = [s for s in region if (s.end_lineno or s.lineno) < event.place.line]
+        line = bodies[event.function].line
+        function = functions.get(line) if line else tree  # (a module's own code: its top level)
+        filled = _copied_back(waited, synced, device_wide, function)
+        if filled and read_after(region, after, filled, _class_methods(methods, event.function))[0]:
+            event.detail["read"] = True
+
+
+def _copied_back(statements, stream: str, any_stream: bool, function) -> Set[str]:
+    """The host arrays asynchronous copies back in ``statements`` fill on ``stream`` (on any
+    stream where ``any_stream``): ``out`` of ``d.copy_to_host(out, stream=s)`` (or the name it
+    is assigned to), the array ``d`` was made from for numba's ``d.to_host(stream)``."""
+    filled: Set[str] = set()
+    for statement in statements:
+        for node in ast.walk(statement):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in (
+                    "copy_to_host", "to_host")):
+                continue
+            at = 1 if node.func.attr == "copy_to_host" else 0
+            given = node.args[at] if len(node.args) > at else next(
+                (k.value for k in node.keywords if k.arg == "stream"), None)
+            if given is None or not (any_stream or ast.unparse(given) == stream):
+                continue
+            if node.func.attr == "to_host":
+                filled |= _made_from(function, node.func.value)
+                continue
+            out = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "ary"), None)
+            if out is not None:
+                filled |= {ast.unparse(out)} if isinstance(out, (ast.Name, ast.Attribute)) else set()
+            elif isinstance(statement, ast.Assign):
+                filled |= {ast.unparse(t) for t in statement.targets if isinstance(t, (ast.Name, ast.Attribute))}
+    return filled
+
+
+def _made_from(function, device: ast.expr) -> Set[str]:
+    """The host array a numba device array was uploaded from (``d = cuda.to_device(h, ...)``):
+    what ``d.to_host()`` copies back into."""
+    text = ast.unparse(device)
+    found: Set[str] = set()
+    for node in ast.walk(function) if function is not None else ():
+        if isinstance(node, ast.Assign) and any(ast.unparse(t) == text for t in node.targets) and isinstance(
+                node.value, ast.Call) and isinstance(node.value.func, (ast.Attribute, ast.Name)) and (
+                getattr(node.value.func, "attr", getattr(node.value.func, "id", "")) == "to_device") and \
+                node.value.args and isinstance(node.value.args[0], (ast.Name, ast.Attribute)):
+            found.add(ast.unparse(node.value.args[0]))
+    return found

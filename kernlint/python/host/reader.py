@@ -29,6 +29,7 @@ from ..static_types import (NONE, ArrayType, DictType, ListType, Maybe, ScalarTy
 from ..syntax import FunctionNode, PyModule, Scope, mapped_items
 from . import rates
 from . import modes
+from .arity import plain_def, unbindable, within_try
 from .attributes import ClassAttributes, is_self_attribute
 from .branches import DEAD, UNSET, either_type, leaves, narrowed
 from .calls import MAX_VARIANT_DEPTH, ProjectCalls
@@ -678,6 +679,9 @@ class HostReader:
                                  lambda kind: exposed_array(self.project, kind, self._calls.member) or kind)
             if not picked and self._library_kernel(target, frame):
                 launch.detail["library_kernel"] = True  # CuPy launches it on CuPy's arrays as they are
+            raises = self._unbindable_launch(call, picked)
+            if raises:
+                launch.detail["raises"] = f"`{ast.unparse(target)}` {raises}"
             if ref is not None and launch.signature is None:
                 statement = self._statements[-1] if self._statements else None
                 for typed in self._modes.launch_arguments(  # one signature per mode it may be in
@@ -710,7 +714,8 @@ class HostReader:
             picked = {"default": call.func.id} if binding is not None and binding.kind == "param" else {}
             self.facts.events.append(Event("call", place_of(self.module.path, call), frame.qualname, frame.loops,
                                            what=callee, detail={"callee": callee, **picked,
-                                                                **self._passed_args(call, frame)}))
+                                                                **self._passed_args(call, frame),
+                                                                **self._binds(call, frame, not picked)}))
             for path, override in self._calls.overrides(call, frame):  # what it runs on a subclass's object
                 where = {"path": path} if path != self.module.path else {}
                 self.facts.events.append(Event("call", place_of(self.module.path, call), frame.qualname,
@@ -729,7 +734,8 @@ class HostReader:
         if elsewhere is not None:  # another file's function: what it does counts here (HostFacts.expand)
             self.facts.events.append(Event("call", place_of(self.module.path, call), frame.qualname, frame.loops,
                                            what=elsewhere[1], detail={"callee": elsewhere[1], "path": elsewhere[0],
-                                                                      **self._passed_args(call, frame)}))
+                                                                      **self._passed_args(call, frame),
+                                                                      **self._binds(call, frame, True)}))
             return
         through_class = class_method_calls(self.project, self.module, call, frame.scope, frame.function,
                                            frame.owner) if self._gpu_code else []
@@ -753,6 +759,28 @@ class HostReader:
         handed = mpi_transfer(call, frame, self.module, self.types(frame), self._uses_mpi())
         if handed is not None:  # what MPI sends from device memory: the kernels that wrote it must be done
             self.facts.events.append(handed)
+
+    def _unbindable_launch(self, call: ast.Call, picked) -> str:
+        """Why a launch cannot bind its arguments to the kernel's parameters, for each kernel it
+        may start (numba's dispatcher raises before launching), or ""; "" inside a ``try``."""
+        if not picked or any(k.owner is not None for k in picked) or within_try(self._statements):
+            return ""
+        reasons = [unbindable(call, kernel.node) for kernel in picked]
+        if not all(reasons):
+            return ""
+        return f"{reasons[0]} of `{picked[0].qualname}`"
+
+    def _binds(self, call: ast.Call, frame: Frame, own: bool) -> dict:
+        """What a call of a project function says of how it binds: ``tried`` inside a ``try`` (a
+        handler may catch what the callee raises), ``raises`` where a plain function named by the
+        call (``own``: not a parameter's default) cannot take its arguments (``TypeError``)."""
+        if within_try(self._statements):
+            return {"tried": True}
+        found = self._project_function(call.func, frame) if own and isinstance(call.func, ast.Name) else None
+        if found is None or not plain_def(found[1]):
+            return {}
+        reason = unbindable(call, found[1])
+        return {"raises": f"`{call.func.id}(...)` {reason}"} if reason else {}
 
     def _uses_mpi(self) -> bool:
         """Whether this file or one it imports names mpi4py (its communicator may come from a

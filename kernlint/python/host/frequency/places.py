@@ -10,7 +10,7 @@ from functools import cached_property
 from typing import Optional, Sequence, Tuple
 
 from .changes import Changes
-from .syntax import assigned_names, calls_in, dotted_name, ends_with_exit, names_read, short_text
+from .syntax import assigned_names, calls_in, dotted_name, ends_with_exit, names_read, own_nodes, short_text
 
 
 class Guard:
@@ -60,6 +60,11 @@ class Guard:
         if self.other and ends_with_exit(self.other):
             return "every", "the other branch leaves: this one runs each time the code goes on"
         if not changes.varying(test) and not _impure_calls(test):
+            kept = _kept_for_the_caller(arm, changes) if changes.in_loop else ""
+            if kept:
+                # a mode the caller switches on (debug output): when on, the host wants the value then
+                return "event", f"an option the loop does not change (`{text}`) adds output kept for the caller " \
+                                f"(`{kept}`), which nothing in the loop reads"
             return "every", f"a test that does not change here (`{text}`): each time or never"
         if self.whole and self.body_arm and not changes.varying(test):
             # `while True: if not frames.full(): ...`: an iteration whose test fails does nothing,
@@ -67,6 +72,37 @@ class Guard:
             return "every", f"the loop's whole body, under `{text}`: each iteration that does any work runs it"
         return "unknown", f"a test of what changes here: `{text}`"
 
+
+
+def _kept_for_the_caller(arm: Sequence[ast.stmt], changes: Changes) -> str:
+    """The collection an arm does nothing but append to (``debug["flow"].append(d.copy_to_host())``),
+    where the loop reads that collection nowhere else: output kept for whoever called, or ""."""
+    bases = []
+    for statement in arm:
+        call = statement.value if isinstance(statement, ast.Expr) else None
+        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr in (
+                "append", "extend")):
+            return ""
+        base = _collection(call.func.value)
+        if not base:
+            return ""
+        bases.append(base)
+    if not bases:
+        return ""
+    receivers = {id(node) for s in changes.statements for sub in own_nodes([s]) if isinstance(sub, ast.Call)
+                 and isinstance(sub.func, ast.Attribute) and sub.func.attr in ("append", "extend")
+                 for node in ast.walk(sub.func.value)}
+    for node in own_nodes(changes.statements):
+        if isinstance(node, (ast.Name, ast.Attribute)) and dotted_name(node) in bases and id(node) not in receivers:
+            return ""  # read (or passed on) elsewhere in the loop: part of the work
+    return ast.unparse(arm[0]).strip()
+
+
+def _collection(node: ast.expr) -> str:
+    """The name a container is reached by: ``hist`` for ``hist`` and ``hist["flow"]``."""
+    while isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant):
+        node = node.value
+    return dotted_name(node)
 
 
 # builtins that only read their arguments: `len(self.dims) == 1` is as fixed as `self.dims`

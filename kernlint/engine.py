@@ -291,7 +291,12 @@ def host_findings(project: Project, path: str) -> List[Finding]:
     from .python.host.reader import file_host_facts
 
     facts = file_host_facts(project, path)
-    return [] if facts is None else _host_rules(facts, project.settings.debug)
+    if facts is None:
+        return []
+    findings = _host_rules(facts, project.settings.debug)
+    for finding in findings:
+        finding.message = project.as_written(finding.message, finding.path, finding.line)
+    return findings
 
 
 def _host_rules(facts, debug: bool) -> List[Finding]:

@@ -238,6 +238,25 @@ CASES = {
                 if check(d_u):
                     cuda.synchronize()  # runs: unknown
         """),
+    "a guard for work to do runs whenever there is work; a selection may be empty for long": ("contacts.py", """
+        def forces(self):
+            pairs = np.array(self.graph.get_edgelist())
+            count = len(pairs)
+            if count > 0:
+                d_pairs = cuda.to_device(pairs)  # runs: every
+            if len(pairs):
+                cuda.synchronize()  # runs: every
+            if pairs.shape[0] != 0:
+                cuda.synchronize()  # runs: every
+            escaped = np.where(self.x > self.wall)[0]
+            if len(escaped) > 0:
+                cuda.synchronize()  # runs: unknown
+            close = np.array([p for p in self.pairs() if p.near])
+            if close.size > 0:
+                cuda.synchronize()  # runs: unknown
+            if count > 1:
+                cuda.synchronize()  # runs: unknown
+        """),
     "exception handlers and a loop's else": ("run.py", """
         def run(d_u, steps):
             for _ in range(steps):  # loop: step

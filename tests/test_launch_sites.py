@@ -717,3 +717,229 @@ def test_wrappers_in_other_files_are_typed_from_each_chain_of_calls_that_types_t
         ("void(float32[::1])", "launch-site"), ("void(float64[::1])", "launch-site")}
     # only the layers call `rectify`: nothing says what `values` is
     assert [source for _, source, _ in rows["relu"]] == ["inferred"]
+
+
+LAYER = '''
+    import numpy as np
+    from numba import cuda
+
+    @cuda.jit
+    def pool(x, out):
+        i = cuda.grid(1)
+        out[i, 0] = x[i, 0]
+
+    @cuda.jit
+    def add_bias(out, bias):
+        i = cuda.grid(1)
+        if bias is not None:
+            out[i, 0] += bias[i]
+
+    @cuda.jit
+    def pick(out, index):
+        i = cuda.grid(1)
+        out[index, i] = 0.0
+
+    @cuda.jit
+    def copy(x, out):
+        i = cuda.grid(1)
+        out[i, 0] = x[i, 0]
+
+    class Layer:
+        def __init__(self, n):
+            self.x = None
+            self.out = None
+            self.bias = None
+            self.rows = None
+            self.mixed = None
+
+        def build(self, n):
+            self.bias = np.zeros((n,), dtype=np.float32)
+            self.rows = np.arange(n, dtype=np.int32)
+            self.mixed = np.zeros((n, 4), dtype=np.float32)
+
+        def rebuild(self, n):
+            self.mixed = np.zeros((n, 4), dtype=np.float64)
+
+        def forward(self, n):
+            self.x = np.ones((n, 4), dtype=np.float32)
+            self.out = np.zeros((n, 4), dtype=np.float32)
+            pool[1, 32](self.x, self.out)
+            add_bias[1, 32](self.out, self.bias)
+            for row in self.rows:
+                pick[1, 32](self.out, row)
+            copy[1, 32](self.x, self.mixed)
+'''
+
+
+def test_attributes_set_to_none_first_launch_as_the_arrays_assigned_later(tmp_path):
+    """``self.out = None`` in ``__init__`` and an array in the method that launches: the launch
+    runs with the array (numba cannot index None), and a loop over such an attribute walks the
+    array. A kernel that tests the parameter against None also runs with None: its launch
+    gives no signature; nor does an attribute later assigned arrays of two dtypes."""
+    from kernlint.python.signatures.launch_sites import launch_signatures
+    path = tmp_path / "layer.py"
+    path.write_text(textwrap.dedent(LAYER))
+    found = launch_signatures(Project(), [str(path)])[str(path)]
+    assert {name: sorted(s for s, _ in entries) for name, entries in found.items()} == {
+        "pool": ["void(float32[:, ::1], float32[:, ::1])"],
+        "pick": ["void(float32[:, ::1], int32)"],
+    }
+
+
+def test_a_property_handing_out_an_attribute_reads_as_the_attribute(tmp_path):
+    """``mesh.offsets`` of an object of another file's class whose read-only property returns
+    ``self._offsets`` (set in a private method ``__init__`` calls) reads as that attribute, on
+    an object a parameter's annotation names as on one its callers pass; a property that
+    computes something is not an attribute and stays unknown."""
+    from kernlint.python.signatures.launch_sites import launch_signatures
+    (tmp_path / "mesh.py").write_text(textwrap.dedent('''
+        import numpy as np
+
+
+        class Mesh:
+            def __init__(self, d: int, cells: int):
+                self._cells = cells
+                self._offsets = None
+                self.__layout()
+
+            @property
+            def cells(self):
+                """How many cells."""
+                return self._cells
+
+            @property
+            def offsets(self):
+                return self._offsets
+
+            @property
+            def spacing(self):
+                return self._offsets * 0.5
+
+            def __layout(self):
+                self._offsets = np.array([[0, 1], [1, 0]], dtype=np.int16)
+    '''))
+    (tmp_path / "solver.py").write_text(textwrap.dedent('''
+        import numpy as np
+        from numba import cuda
+        from mesh import Mesh
+
+
+        @cuda.jit
+        def gather(offsets, cells, out):
+            i = cuda.grid(1)
+            if i < cells:
+                out[i] = offsets[i, 0]
+
+
+        @cuda.jit
+        def spread(spacing, out):
+            i = cuda.grid(1)
+            out[i] = spacing[i, 0]
+
+
+        class Solver:
+            def __init__(self, mesh: Mesh):
+                self.mesh = mesh
+                self.d_offsets = cuda.to_device(mesh.offsets)
+                self.d_spacing = cuda.to_device(mesh.spacing)
+                self.out = cuda.device_array(64, dtype=np.float32)
+
+            def step(self):
+                gather[1, 64](self.d_offsets, self.mesh.cells, self.out)
+                spread[1, 64](self.d_spacing, self.out)
+    '''))
+    (tmp_path / "run.py").write_text(textwrap.dedent('''
+        from mesh import Mesh
+        from solver import Solver
+
+        solver = Solver(Mesh(2, 64))
+        for _ in range(10):
+            solver.step()
+    '''))
+    path = str(tmp_path / "solver.py")
+    found = launch_signatures(Project(), [path])[path]
+    assert {name: sorted(s for s, _ in entries) for name, entries in found.items()} == {
+        "gather": ["void(int16[:, ::1], int64, float32[::1])"]}
+
+
+GATES = '''
+from numba import cuda
+
+
+@cuda.jit
+def flip(state, target):
+    i = cuda.grid(1)
+    if i < state.shape[0] and (i >> target) & 1 == 0:
+        j = i | (1 << target)
+        state[i], state[j] = state[j], state[i]
+
+
+@cuda.jit
+def phase(state, target):
+    i = cuda.grid(1)
+    if i < state.shape[0] and (i >> target) & 1:
+        state[i] = -state[i]
+
+
+@cuda.jit
+def clear(state):
+    i = cuda.grid(1)
+    if i < state.shape[0]:
+        state[i] = 0
+
+
+@cuda.jit
+def unused(state):
+    state[0] = 1
+'''
+
+SIMULATOR = '''
+import numpy as np
+from numba import cuda
+
+from . import gates
+
+KERNEL_OF = {"X": "flip", "Z": "phase"}
+
+
+class Simulator:
+    def __init__(self, qubits):
+        self.state = cuda.device_array(2 ** qubits, dtype=np.complex128)
+
+    def apply(self, op, target):
+        kernel = getattr(gates, KERNEL_OF[op])
+        kernel[64, 128](self.state, np.int32(target))
+
+    def reset(self):
+        for name in ("clear",):
+            getattr(gates, name)[64, 128](self.state)
+
+    def anything(self, chosen):
+        getattr(gates, chosen)[64, 128](self.state)
+'''
+
+
+def test_a_kernel_getattr_picks_from_literal_names_is_each_one_they_name(tmp_path):
+    """``getattr(module, TABLE[op])`` over a literal dict of names, and ``getattr`` of a loop
+    variable over literals: every kernel named there, launched with that call's arguments; a
+    name the caller passes in names no kernel kernlint can know."""
+    package = tmp_path / "qsim"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "gates.py").write_text(textwrap.dedent(GATES))
+    (package / "simulator.py").write_text(textwrap.dedent(SIMULATOR))
+    facts = file_host_facts(Project(), str(package / "simulator.py"))
+    lines = (package / "simulator.py").read_text().splitlines()
+
+    def line(text):
+        return next(n for n, row in enumerate(lines, 1) if text in row)
+
+    found = {}
+    for launch in facts.launches + facts.passed_launches:
+        found.setdefault(launch.place.line, set()).add(
+            (launch.kernel.qualname, launch.signature) if launch.kernel else None)
+    assert found == {
+        line("kernel[64"): {("flip", "void(complex128[::1], int32)"), ("phase", "void(complex128[::1], int32)")},
+        line("getattr(gates, name)"): {("clear", "void(complex128[::1])")},
+        line("getattr(gates, chosen)"): {None},
+    }, found

@@ -1582,3 +1582,98 @@ def test_objects_of_several_classes_are_one_of_them():
         "layers": layers}.get(name), member=lambda obj, attr: None)
     assert reader.type_of(ast.parse("layers[0]").body[0].value) == layers.item
     assert reader.type_of(ast.parse("layers[0].d_w").body[0].value) is None
+
+
+BIT_HELPERS = '''
+from numba import cuda
+
+
+@cuda.jit(device=True)
+def bit_of(position, index):
+    return (index & (2 ** position)) // (2 ** position)
+
+
+@cuda.jit(device=True)
+def without_bit(number, position):
+    low = number & ((1 << position) - 1)
+    return low + ((number >> position) << (position + 1))
+
+
+@cuda.jit(device=True)
+def without_bits(number, positions, count):
+    lowest = positions[0]
+    for n in range(count):
+        number = without_bit(number, lowest)
+    return number
+
+
+@cuda.jit(device=True)
+def halved(value):
+    return value * 0.5
+'''
+
+
+@pytest.mark.parametrize("body, expected", [
+    # an element handed to a helper that masks with it: the array holds integers
+    ("for q in range(n):\n        out[i] += bit_of(qubits[q], i)", "void(float64[::1], int64[::1], int64)"),
+    # a local taken from an element, then shifted by in a helper two calls down
+    ("out[i] = without_bits(i, qubits, n)", "void(float64[::1], int64[::1], int64)"),
+    # a shift in the kernel itself, by an element
+    ("for q in range(n):\n        out[i] += i >> qubits[q]", "void(float64[::1], int64[::1], int64)"),
+    # a mask against a power of two, by a local taken from an element
+    ("b = qubits[n]\n    out[i] = i & (2 ** b)", "void(float64[::1], int64[::1], int64)"),
+    # the false neighbours: an element handed to a helper that takes a number, or compared
+    ("out[i] = halved(qubits[i])", "void(float64[::1], float64[::1], float64)"),
+    ("if qubits[i] > 0.5:\n        out[i] = 0.5 * (i >> n)", "void(float64[::1], float64[::1], int64)"),
+])
+def test_elements_a_bitwise_operator_takes_are_integers(tmp_path, body, expected):
+    """numba has no bitwise operator on floats: an element (or a local holding one) that a
+    shift, or a mask against integer arithmetic, takes (in the kernel or in the device functions
+    it calls) belongs to an array of integers; elsewhere elements stay float64 as read."""
+    from kernlint.python.signatures.inference import inferred_signatures
+
+    path = tmp_path / "k.py"
+    path.write_text(textwrap.dedent(BIT_HELPERS) + "\n\n@cuda.jit\ndef k(out, qubits, n):\n"
+                    "    i = cuda.grid(1)\n    " + body + "\n")
+    kernel = next(k for k in Project().module(str(path)).kernels if k.name == "k")
+    assert inferred_signatures(kernel)[0][0] == expected
+
+
+@pytest.mark.parametrize("store, expected", [
+    ("m[i, j] = 0", "void(float64[:, ::1])"),  # cleared: a float matrix as well as an integer one
+    ("m[i, j] = 0.0", "void(float64[:, ::1])"),
+    ("m[i, j] = i", "void(int64[:, ::1])"),  # an index stored: integers
+    ("m[i, j] = 1", "void(int64[:, ::1])"),  # a flag set: integers, as before
+])
+def test_a_matrix_cleared_with_a_literal_zero_is_not_taken_for_integers(tmp_path, store, expected):
+    from kernlint.python.signatures.inference import inferred_signatures
+
+    path = tmp_path / "k.py"
+    path.write_text("from numba import cuda\n\n\n@cuda.jit\ndef zero(m):\n    i, j = cuda.grid(2)\n"
+                    f"    if i < m.shape[0] and j < m.shape[1]:\n        {store}\n")
+    assert inferred_signatures(Project().module(str(path)).kernels[0])[0][0] == expected
+
+
+def test_an_element_a_helper_only_compares_with_zero_stays_float(tmp_path):
+    """`isnull(agg[y, x, i])`, where `isnull` compares its value with 0: numba compares floats
+    too, so the comparison says nothing of the elements (a shift or a subscript would)."""
+    from kernlint.python.signatures.inference import inferred_signatures
+
+    path = tmp_path / "k.py"
+    path.write_text(textwrap.dedent('''
+        from numba import cuda
+
+
+        @cuda.jit(device=True)
+        def isnull(val):
+            return not (val <= 0 or val > 0)
+
+
+        @cuda.jit
+        def k(agg, out):
+            i = cuda.grid(1)
+            if not isnull(agg[i]):
+                out[i] = agg[i]
+    '''))
+    kernel = next(k for k in Project().module(str(path)).kernels if k.name == "k")
+    assert inferred_signatures(kernel)[0][0] == "void(float64[::1], float64[::1])"

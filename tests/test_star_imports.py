@@ -127,3 +127,40 @@ def test_a_name_the_run_may_set_is_not_called_a_slip(tmp_path):
         (finding,) = slip(root, header, setter)
         assert finding["code"] == "KL902" and "`stridez`" in finding["message"], finding
         assert NOWHERE not in finding["message"]
+
+
+def test_a_device_function_imported_from_a_module_that_star_imports_it_is_compiled(tmp_path):
+    """`from sim.kernels.base import index_of` in sim/kernels/forces.py, where base.py has
+    `index_of` only from `from sim.kernels.util import *`: Python binds it there, so it is
+    the util module's device function; a name util does not export stays a library's."""
+    (tmp_path / "settings.py").write_text("RADIUS = 0.5\n")
+    kernels = tmp_path / "sim" / "kernels"
+    kernels.mkdir(parents=True)
+    for folder in (tmp_path / "sim", kernels):
+        (folder / "__init__.py").write_text("")
+    (kernels / "util.py").write_text(
+        "from numba import cuda\n\n\n"
+        "@cuda.jit(device=True)\n"
+        "def index_of():\n"
+        "    return cuda.grid(1)\n\n\n"
+        "@cuda.jit(device=True)\n"
+        "def _hidden():\n"
+        "    return 0\n")
+    (kernels / "base.py").write_text("from settings import RADIUS\nfrom sim.kernels.util import *\n")
+    (kernels / "forces.py").write_text(
+        "from numba import cuda\n\n"
+        "from settings import RADIUS\n"
+        "from sim.kernels.base import index_of, _hidden\n\n\n"
+        "@cuda.jit('void(float64[::1])')\n"
+        "def push(x):\n"
+        "    i = index_of()\n"
+        "    if i < x.shape[0]:\n"
+        "        x[i] += RADIUS\n"
+        "        print(i)\n\n\n"
+        "@cuda.jit('void(float64[::1])')\n"
+        "def hidden(x):\n"
+        "    x[_hidden()] = 0.0\n")
+    findings = check(tmp_path, "sim/kernels/forces.py")
+    assert [(f["code"], f["line"]) for f in findings if f["code"] == "KL301"] == [("KL301", 12)], findings
+    (missing,) = [f for f in findings if f["code"] == "KL902"]
+    assert missing["line"] == 17 and "`_hidden`" in missing["message"], missing

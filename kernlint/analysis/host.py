@@ -36,6 +36,9 @@ class Arg:
     # the parameter of the function it is read in that binds it (`x`, `*args` for what a spread of
     # the function's own `*args` passes): a call of that function tells what it is (HostFacts.expand)
     via: str = ""
+    # the value may also be None (`self.out = None` in `__init__`, an array later): ``type`` is
+    # the array's, the one a launch runs with wherever the kernel indexes it
+    optional: bool = False
 
 
 @dataclass(frozen=True)
@@ -110,6 +113,9 @@ class Loop:
     targets: Set[str] = field(default_factory=set)  # a for loop's own variables (`frame` in `for frame in frames`)
     deciding: Set[str] = field(default_factory=set)  # names its condition or a `break` reads
     rebound: Set[str] = field(default_factory=set)  # names and `self.x` attributes assigned whole in it
+    # names it rebinds only to arrays it allocates in their own shape (`u_new =
+    # cuda.device_array(u_old.shape)` ... `u_old = u_new`): their shape is the same on every iteration
+    steady: Set[str] = field(default_factory=set)
     frequency: str = ""  # its kind by what the code does (Level.kind); "" where the reader has none
     trips: Optional[int] = None  # the trip count the code states
 
@@ -169,7 +175,7 @@ def _bound_args(args: Sequence[Arg], binding: Dict[str, object]) -> Tuple[Arg, .
             bound.append(replace(arg, type=given.type or arg.type, where=given.where or arg.where,
                                  name=given.name, array=given.array or arg.array,
                                  library=given.library or arg.library, dtype=given.dtype or arg.dtype,
-                                 via=given.via))
+                                 via=given.via, optional=given.optional if given.type else arg.optional))
         else:
             bound.append(replace(arg, via=""))
     return tuple(bound)
@@ -237,6 +243,7 @@ class HostFacts:
     _foreign: Dict[str, List[Event]] = field(default_factory=dict, repr=False, compare=False)
     _launching: Dict[int, bool] = field(default_factory=dict, repr=False, compare=False)
     _carrying: Dict[int, bool] = field(default_factory=dict, repr=False, compare=False)
+    _raising: Dict[int, List[Event]] = field(default_factory=dict, repr=False, compare=False)
     # another file's facts by its path, for its functions this file's calls run (the reader
     # sets it; None: calls into other files are not followed); not pickled
     elsewhere: Optional[Callable[[str], Optional["HostFacts"]]] = field(default=None, repr=False, compare=False)
@@ -384,8 +391,32 @@ class HostFacts:
                     continue
                 if self._amortised(level.loop, call.loops if call is not None else event.loops):
                     continue
+                if self._cannot_repeat(event, level.loop):
+                    continue
                 seen.add(key)
                 yield event, level, self.loops[level.loop]
+
+    def _cannot_repeat(self, event: Event, loop: int) -> bool:
+        """Whether an iteration of ``loop`` around ``event`` (the step loop, or a loop inside it
+        that holds the event) always raises before it ends: a call or launch on the way runs
+        unconditionally in it and cannot bind its arguments (``raises``), and no ``try`` around a
+        call on the way can catch it. Then the loop never reaches a second iteration."""
+        entry = event.call_in(self.loops[loop].function)
+        path = entry.loops if entry is not None else event.loops
+        around = [loop] + [number for number in path if number in self.loops and self._within(self.loops[number], loop)]
+        raising = self._raising.get(loop)
+        if raising is None:  # (the step loop's events, expanded once already: inner loops' are among them)
+            raising = self._raising[loop] = [e for e in self.events_in(loop) if e.detail.get("raises") and not any(
+                c.detail.get("tried") for c in e.calls)]
+        return any(self._unconditional(e, number) for e in raising for number in around)
+
+    def _unconditional(self, event: Event, loop: int) -> bool:
+        """Whether ``event`` runs whenever an iteration of ``loop`` does: every level from that
+        loop inwards is the loop's own or a called function's body, each at ``every``."""
+        levels = event.rate.levels if event.rate is not None else ()
+        index = next((i for i, level in enumerate(levels) if level.loop == loop), None)
+        return index is not None and all(level.place == "every" and (i == index or level.kind == "body")
+                                         for i, level in enumerate(levels[index:], index))
 
     def _amortised(self, loop: int, path: Sequence[int]) -> bool:
         """Whether what runs once per iteration of ``loop`` (on the way ``path``: the loops around
@@ -458,3 +489,4 @@ class HostFacts:
             self._expanded, self._whole, self._in_loop, self._foreign = {}, {}, {}, {}
             self._launching = {}
             self._carrying = {}
+            self._raising = {}

@@ -21,6 +21,7 @@ from typing import Dict, Iterator, List, Optional, Set, Tuple
 
 from ..findings import Finding, internal_error
 from ..source import SourceFile, read_bytes, walk
+from .mangling import as_written
 from .syntax import PyModule, Wrapper, find_wrapper
 
 # Imported (really imported) to give kernels the types and constants they read.
@@ -320,6 +321,17 @@ class Project:
     def modules_read(self) -> List[str]:
         """Every file this run parsed (the checked ones and those their imports reached)."""
         return [path for path in self._modules]
+
+    def as_written(self, message: str, path: str, line: int) -> str:
+        """``message``, of a finding at ``path:line``, naming private attributes as the code
+        writes them (``self.__d``), not as they were read (``self._Sim__d``)."""
+        if "__" not in message:
+            return message
+        renamed = {new: name for module in self._modules.values() if module is not None
+                   for new, name in module.private_names.items()}
+        module = self._modules.get(path)
+        lines = module.text.splitlines() if module is not None else []
+        return as_written(message, renamed, lines[line - 1] if 0 < line <= len(lines) else "")
 
     def module_named(self, dotted: str, importer: PyModule) -> Optional[PyModule]:
         found = self.find(dotted, importer)

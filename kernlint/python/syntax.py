@@ -22,6 +22,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Dict, Iterator, List, Optional, Sequence, Set, Tuple, Union
 
+from .mangling import PRIVATE_NAME, mangle_private_names
+
 JIT = "numba.cuda.jit"
 # Options of numba.cuda.jit that change the code it generates, or whether it is a kernel.
 JIT_OPTIONS = ("device", "debug", "opt", "lineinfo", "fastmath", "inline", "forceinline")
@@ -172,6 +174,9 @@ class PyModule:
         self.package = package  # the package relative imports start from
         self.project = project
         self.tree: ast.Module = ast.parse(text, filename=path)
+        self.private_names: Dict[str, str] = {}  # a name mangled while reading -> as written
+        if PRIVATE_NAME.search(text):  # `self.__x` in a class is `self._Class__x`, as Python runs it
+            mangle_private_names(self.tree, self.private_names)
         self.bindings: Dict[str, Binding] = {}
         self.history: Dict[str, List[Binding]] = {}
         self._reexports: Dict[str, str] = {}  # a name imported from a project module -> where it is from
@@ -312,8 +317,10 @@ class PyModule:
         if not level:
             return module
         parts = self.package.split(".") if self.package else []
-        if level - 1 > len(parts) or not self.package:
+        if level - 1 > len(parts) or not self.package and (level > 1 or not module):
             return ""  # beyond the top package: Python would refuse it too
+        # (`from .model import f` in a folder without `__init__.py`: a namespace package, run as
+        # `python -m src.train`; its siblings are found beside the file, where `find` looks first)
         base = parts[: len(parts) - (level - 1)]
         return ".".join(base + ([module] if module else []))
 

@@ -15,7 +15,11 @@ timer(step, verbose)``, where ``timer`` gives back ``step`` or a wrapper calling
 code writes otherwise count too: an operator on an object of a project class runs its method
 (``x * w`` runs ``Tensor.__mul__``), and ``Mul.apply(a, b)`` a static or class method, whose
 ``cls.forward(...)`` runs the ``forward`` of the class it was called through (autograd
-``Function`` subclasses).
+``Function`` subclasses), and a name bound once to what a closure factory returns (``add =
+Ops.zip(fn)``, where every ``return`` of ``Ops.zip`` gives back a function it defines) runs
+that function where it is called. An allocation in a branch that runs when a collection the
+code has just built whole is not empty (``n = len(edges)``, ``if n > 0:``) runs on each call;
+one behind ``if len(np.where(x > L)[0]) > 0:`` (a selection, often empty) is unknown.
 
 A method called in the loop on an object whose class the code shows (built there, stored
 in an attribute, a parameter its callers pass, an item of a list of objects of several
@@ -46,8 +50,16 @@ next (``t += dt``, ``step += 1``, ``a, b = b, a``, an output that becomes the ne
 launches sharing arrays the loop keeps, a ``while`` a counter or a clock ends; a name like
 ``n_steps``, or a call like ``sim.advance(dt)``, ``self.UpdateState(dt)`` or
 ``net.learn(batch)`` on an object the loop keeps, only breaks a tie. Any other loop is unknown,
-and unknown is silent. A ``while running:`` whose flag is cleared only when the window's event
+and unknown is silent. A loop whose every iteration makes a call that cannot bind its arguments (a project
+function or a kernel given too many or too few: ``TypeError``, outside any ``try``) never
+reaches its second iteration: nothing in it is per step. A ``while running:`` whose flag is cleared only when the window's event
 queue says quit, or a time limit runs out, is not a retry: the frames go on until asked to stop.
+An ``if`` that is a loop's whole body (``while True: if not frames.full(): ...``, a producer
+rendering whenever its queue has room) gates iterations, not the work: what it runs, each frame
+runs. An allocation whose size is read from an array the loop rebinds is a new size each
+iteration (nothing to hoist), unless the loop rebinds that array only to arrays it makes in its
+own shape (``u_new = cuda.device_array(u_old.shape)`` ... ``u_old = u_new``): the same size every
+frame, reported with two buffers swapped as the fix.
 
 Only what costs is reported: numba-cuda allocates with ``cudaMalloc`` unless an External
 Memory Management plugin is set (``cuda.set_memory_manager``, ``NUMBA_CUDA_MEMORY_MANAGER``),
@@ -60,7 +72,9 @@ so is an implicit one: a NumPy array written into a CuPy or numba device array (
 the device before it indexes; ``table["x"].to_numpy()`` and ``cp.int32(host / dx)`` are
 NumPy arrays, CuPy's scalar types being NumPy's). A copy into a buffer the code already has
 (``cuda.to_device(x, to=buf)``, ``buf.copy_to_device(host)``) allocates nothing but is still
-a host-to-device transfer per step, and is reported as one. A loop launches kernels also
+a host-to-device transfer per step, and is reported as one. ``cuda.to_device(d)`` (and
+``cp.asarray(d)``) of what is already a device array hands it back as it is: nothing is
+allocated or copied, so it is not reported. A loop launches kernels also
 through a CUDA ufunc's call (``@vectorize(..., target='cuda')``), a kernel of numbapro's
 ``@jit(..., target='gpu')``, and a kernel configured where it was bound (``run = k[g, b, s]``,
 or a list of them iterated: ``for run, d in zip(runs, parts): run(d)``).
@@ -149,7 +163,8 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
             if event.detail.get("shape_based", True) and _from_a_pool(event.what, facts) or (
                     event.place in launchers):
                 continue  # a pool hit, not a cudaMalloc; or a launcher's, reported at its line
-            if not event.detail.get("shape_based", True) and not event.detail.get("into") and _handed_in(event, facts):
+            if not event.detail.get("shape_based", True) and not event.detail.get("into") and (
+                    event.detail.get("handed_in") or {}).get("only"):
                 continue  # what the call hands in, uploaded: each step's new input (a sample, a batch)
             through.setdefault(call.place, []).append((event, call, level))
             continue
@@ -164,7 +179,9 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
         elements = set(event.detail.get("elements", ()))
         from_element = direct and bool(elements & loop.targets) and not (
             set(event.detail.get("bare", ())) & varying) and not ((reads - elements) & varying)
-        if direct and event.detail.get("shape_based") and reads & varying and not from_element:
+        # the shape of an array the loop rebinds only to arrays made in that shape does not change
+        steady = {str(event.detail.get("shaped_like", ""))} & loop.steady
+        if direct and event.detail.get("shape_based") and (reads & varying) - steady and not from_element:
             continue  # its size changes with the loop: nothing to hoist
         transfer = facts.language == "python" and not event.detail.get("shape_based", True)
         if not transfer and _from_a_pool(event.what, facts):
@@ -214,6 +231,15 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
                 f"before the loop from the first and reuse the buffer (6.5x faster on an H100); where "
                 f"sizes differ, use a pool allocator ({_POOLS[facts.language]})")
             continue
+        if direct and steady & varying:
+            carried = sorted(steady & varying)[0]
+            yield host_finding(
+                CODE, event.place,
+                f"`{what}` allocates {memory}{cost} on every iteration of the loop at line {level.line}, "
+                f"which launches kernels, in the shape of `{carried}`, which the loop then rebinds to it: "
+                f"allocate two buffers before the loop and swap them, or use a pool allocator "
+                f"({_POOLS[facts.language]})")
+            continue
         yield host_finding(
             CODE, event.place,
             f"`{what}` allocates {memory}{cost} on every iteration of the loop at line {level.line}, "
@@ -227,11 +253,12 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
 
 
 def _new_data(event) -> bool:
-    """An upload of the step's new data (``python.host.new_data``): marked on the transfer, or a
-    parameter the function uploads first, given a selection of the loop's input by the call."""
+    """An upload of the step's new data (``python.host.new_data``): marked on the transfer, or
+    what the function is handed (``handed_in``), a parameter the call gives a selection of the
+    loop's input."""
     if event.detail.get("new_data"):
         return True
-    parameter = event.detail.get("source_parameter")
+    parameter = (event.detail.get("handed_in") or {}).get("parameter")
     entering = event.calls[-1] if event.calls else None
     return bool(parameter) and entering is not None and entering.detail.get("callee") == event.function and \
         parameter in entering.detail.get("fresh", ())
@@ -305,27 +332,6 @@ def _lines(found: list) -> str:
     return "; ".join(f"`{what}` at " + ", ".join(f"{path}:{', '.join(str(n) for n in lines)}"
                                                  for path, lines in files.items())
                      for what, files in named.items())
-
-
-def _handed_in(event, facts: HostFacts) -> bool:
-    """Whether a transfer a called function makes reads only that function's parameters: it
-    uploads what its caller hands it on each call (the step's input), not data it keeps."""
-    owner = facts if event.place.path == facts.path else (
-        facts.elsewhere(event.place.path) if facts.elsewhere is not None else None)
-    spec = owner.parameters.get(event.function) if owner is not None else None
-    reads = set(event.detail.get("reads", ()))
-    if spec is None or not reads:
-        return False
-    positional, vararg, every = spec
-    # (an item of it, picked by the callee's own loop: `received[i_attr]`)
-    counters = {name for number in event.loops if number in owner.loops for name in owner.loops[number].targets}
-    if not (reads - counters) or not reads <= set(positional) | set(every) | ({vararg} if vararg else set()) | counters:
-        return False
-    # the same parameter uploaded again further down (`to_device(batch.T)` after `to_device(batch)`):
-    # the device already has it, so that second upload is a cost, not the input
-    return not any(other.kind == "alloc" and not other.detail.get("shape_based", True)
-                   and other.place.line < event.place.line and (set(other.detail.get("reads", ())) - counters) & reads
-                   for other in owner.of_function(event.function))
 
 
 def _file(path: str) -> str:

@@ -13,12 +13,15 @@ launch's line (``file:line``); so is a method that the loop calls on ``self`` an
 with such a launch (a base class's time loop calling ``self.simulation_loop()``); so is a
 method called on an object whose class the code shows (built there, stored in ``self.grid =
 Grid(n)``, a parameter every caller passes one to, an item of a list that a literal, a
-comprehension or ``append`` calls fill, across files): where the object may be of several
+comprehension or ``append`` calls fill, across files; an attribute the method itself stores
+before the launch, ``self.out = np.zeros(...)``, is that array there whatever else its class
+stores in it, ``None`` in ``__init__``): where the object may be of several
 classes (a network's layers), each class's method counts and the message names the one
 that launches so (``layer.backward(g)`` reported as ``Dense.backward``); so is an operator
 on an object of a project class whose method launches (``x * w``: ``Tensor.__mul__``), and a
 static or class method called through a class (``Mul.apply(a, b)``, whose ``cls.forward(...)``
-runs ``Mul.forward``). PyCUDA's
+runs ``Mul.forward``), and a closure a factory made (``add = Ops.zip(fn)`` then ``add(a,
+b)`` runs the function ``Ops.zip`` returns). PyCUDA's
 ``drv.In(x)``/``drv.Out(y)``/``drv.InOut(z)`` arguments (in a file that imports PyCUDA) are
 host arrays too: each call allocates device memory for them and copies in, out or both
 (also where the PyCUDA function is kept in an attribute, ``self.inject(drv.In(a), ...)``).
@@ -32,11 +35,16 @@ whether to go on), in set-up or warm-up code, in a loop over sizes, devices, fil
 launch configurations or test cases, in a benchmark (a loop a clock or CUDA events
 time, carrying no state, whose work is a transfer it measures), or once per epoch beside a
 batch loop whose batches carry the object's device state (scoring after the batches).
+A name the loop rebinds to an array living elsewhere (``u_old = u_new`` after launching on
+``u_old``: NumPy on the first frame, the device array after) is not a host array on every
+step, and is not reported.
 A loop is a step loop only where the code shows it: state one iteration carries to the
 next (``t += dt``, ``step += 1``, ``a, b = b, a``, an output that becomes the next input),
 launches sharing arrays the loop keeps, a ``while`` a counter or a clock ends; a name like
 ``n_steps``, or a call like ``sim.advance(dt)``, ``self.UpdateState(dt)`` or
-``net.learn(batch)`` on an object the loop keeps, only breaks a tie. Any other loop is unknown, and unknown is silent.
+``net.learn(batch)`` on an object the loop keeps, only breaks a tie. Any other loop is unknown, and unknown is silent. A loop whose every iteration makes a call that cannot bind its arguments (a project
+function or a kernel given too many or too few: ``TypeError``, outside any ``try``) never
+reaches its second iteration: nothing in it is per step.
 
 ## Why is this bad?
 numba-cuda copies a host array to the device before the launch, copies it back after,

@@ -33,22 +33,35 @@ a parameter its callers pass, an item of a list of objects of several classes: e
 method counts, and the message names the one that waits: ``it.second_step(ts)`` reported as
 ``Thermostat.second_step``), or through an operator on an object of a project class
 (``x * w``: ``Tensor.__mul__``) or a static or class method called through a class
-(``Mul.apply(a, b)``, whose ``cls.forward(...)`` runs ``Mul.forward``). Left alone: a copy behind a modulo or counter gate
-(periodic output), once per epoch beside a batch loop whose batches carry the object's device
+(``Mul.apply(a, b)``, whose ``cls.forward(...)`` runs ``Mul.forward``), or through a closure a
+factory made (``add = Ops.zip(fn)`` then ``add(a, b)``). Left alone: a copy behind a modulo or counter gate
+(periodic output), under an option the loop never changes whose branch only appends the copy to
+a collection the loop reads nowhere else (``if debug: trace["u"].append(d.copy_to_host())``:
+output the caller switches on and keeps), once per epoch beside a batch loop whose batches carry the object's device
 state (scoring after the batches), in a branch that flips its own test (a rare event) or that leaves the
 loop, in a retry or convergence loop, in set-up code, in a loop over sizes, devices
 or test cases, or in a timed loop whose work is the copy it measures (a benchmark); a copy whose value decides what the iteration does (``if
 d_err.copy_to_host()[0] > tol: break``, or a name it assigns tested in the loop); a copy
 whose value the host computes with in its own statement (``loss += f(d.copy_to_host(), y)``,
 ``w -= lr * d.copy_to_host()``; kept whole in a list it is not read) or reads later in the
-same iteration (passes to a call such as ``np.save``,
-or stores in ``self.<attr>`` that a method the loop calls next reads; storing it into another
+same iteration (passes to a call such as ``np.save``, or hands straight to one made for its
+effect: ``np.save(path, d.copy_to_host())``, ``frames.put(d.copy_to_host())`` for the thread that
+draws it; a copy a called function returns counts as the value the caller reads,
+or stores in ``self.<attr>`` that a method the loop calls next reads, or in an attribute of
+each item of a container whose items the host then reads or calls methods on: ``for i, b in
+enumerate(self.bodies): b.acc = a[i]`` before ``for b in self.bodies: b.step(dt)``; storing it into another
 array or list is followed, so a history kept for after the loop is still reported); and a
+synchronization that waits for an asynchronous copy back whose array the host reads later in
+the same iteration (``d.copy_to_host(out, stream=s)`` then ``s.synchronize()`` before ``out``
+is read; ``with s.auto_synchronize():`` around numba's ``d.to_host(s)``): the wait is for the
+value; and a
 synchronization followed in the same iteration by a clock read (timing each step); but a
 called function that waits after each of its own launches (a layer's wrapper calling
 ``cuda.synchronize()`` after every kernel) is reported even where the call's result decides
 the iteration or a clock reads the time after it: those waits are not for the value or the
-clock, which need one at the end; and a
+clock, which need one at the end, except the called function's last wait when the next thing
+the iteration does that waits or launches is a blocking copy of device data made on every
+iteration (that copy would wait for the same kernels); and a
 synchronization next to a barrier between processes (``cuda.synchronize(); comm.Barrier()``
 with mpi4py, ``torch.distributed.barrier()``): every rank's device work must be done before
 the next kernel reads what the others wrote (halos over CUDA IPC), so the wait is the
@@ -59,7 +72,9 @@ device memory outside the stream's order, so the kernels that wrote it must be d
 A loop is a step loop only where the code shows it (state carried from one iteration to the
 next, launches sharing arrays the loop keeps, a ``while`` a counter or a clock ends; a name
 like ``n_steps``, or a call like ``sim.advance(dt)``, ``self.UpdateState(dt)`` or
-``net.learn(batch)`` on an object the loop keeps, only breaks a tie); any other loop is unknown, and unknown is silent.
+``net.learn(batch)`` on an object the loop keeps, only breaks a tie); any other loop is unknown, and unknown is silent. A loop whose every iteration makes a call that cannot bind its arguments (a project
+function or a kernel given too many or too few: ``TypeError``, outside any ``try``) never
+reaches its second iteration: nothing in it is per step.
 
 Python iterating a numba device array (``sum(d)``, ``max(d)``, ``list(d)``, ``for v in
 d``) makes one blocking copy per element: reported even where its value decides (measured on an H100: a
@@ -95,6 +110,8 @@ from ..findings import Finding
 from .base import host_finding
 
 CODE = "KL503"
+# what the host reader's facts call a value the function returns (among what carries a copy)
+_RETURNED = "<return>"
 NAME = "sync-in-loop"
 FIXABLE = False
 # on six projects it was not developed on, 0 of 110 host findings were true (2026-11): preview
@@ -129,6 +146,11 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
                 continue
             if event.detail.get("read") or entry is not None and event.place in entry.detail.get("uses_copy", ()):
                 continue  # the host reads the copy on this iteration (writes it out, passes it on)
+            if event.kind == "copy-back" and entry is not None and event.calls[-1] is entry and _RETURNED in \
+                    event.detail.get("carried", ()) and entry.detail.get("result_read"):
+                continue  # the called function returns the copy, and the loop reads what it returns
+            if event.kind == "sync" and entry is not None and _read_next(facts, event, level, entry):
+                continue  # the called function's last wait: the copy the loop makes next would wait the same
             if event.detail.get("rendezvous"):
                 continue  # with a barrier between processes: each rank's next kernel reads what the others wrote
             if event.kind == "sync" and _handed_to_mpi(facts, event, level):
@@ -219,6 +241,27 @@ def _launch_after(facts: HostFacts, event, level, entry) -> bool:
     inside = facts.events_in(level.loop)
     index = next((i for i, e in enumerate(inside) if e.place == event.place and entry in e.calls), None)
     return index is not None and any(later.kind == "launch" and entry in later.calls for later in inside[index + 1:])
+
+
+def _read_next(facts: HostFacts, event, level, entry) -> bool:
+    """Whether a wait in a function called in the loop is its last (no launch after it in that
+    call) and the next thing of the iteration that launches or waits is a blocking copy of device
+    data made on every iteration (a function called next that copies its result back): that copy
+    would wait for the same kernels, so this wait costs nothing of its own."""
+    inside = facts.events_in(level.loop)
+    index = next((i for i, e in enumerate(inside) if e.place == event.place and entry in e.calls), None)
+    if index is None:
+        return False
+    for later in inside[index + 1:]:
+        if later.kind == "launch":
+            return False
+        if later.kind == "copy-back" and entry not in later.calls and not later.detail.get("stream"):
+            # only a copy made on every iteration (not one behind a checkpoint's modulo gate)
+            step = later.rate.step_loop if later.rate is not None else None
+            return step is not None and step.loop == level.loop
+        if later.kind == "sync" and entry not in later.calls:
+            return False
+    return False
 
 
 def _stamp(facts: HostFacts, clock) -> bool:

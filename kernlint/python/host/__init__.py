@@ -20,7 +20,10 @@ passing what the part needs:
   (attributes whose types depend on another attribute's value);
 - ``launches``: launch sites as written; ``sites``: a launch or compile site as a fact (the
   kernel, its arguments' types); ``kernels``: the kernel a launch's target refers to;
-  ``signature_text``: a written signature's argument types; ``operations``: allocations,
+  ``signature_text``: a written signature's argument types; ``driving``: whether a file's
+  calls can reach a launch in the project's code (then its objects are read across the
+  project); ``arity``: calls and launches that cannot bind their arguments (they raise, so
+  what follows never runs); ``operations``: allocations,
   waits, copies back and clock reads (``library``: the calls known by name);
 - ``frequency/``: how often each statement runs (a loop's kind: step, search, sweep, setup,
   few; a statement's place in it), a package of its own that imports nothing of kernlint;

@@ -68,6 +68,11 @@ class ClassAttributes:
                 old.text and kind.text and old.text != kind.text):
             self.types[key] = CONFLICTING
             return
+        held = old.value if isinstance(old, Maybe) else None
+        if isinstance(held, ArrayType) and isinstance(kind, ArrayType) and held.text and kind.text and \
+                held.text != kind.text:  # `None` first, then arrays of two types: neither is the one
+            self.types[key] = CONFLICTING
+            return
         merged = same_type(old, kind) if isinstance(old, Maybe) and kind is not None else None
         if merged is not None:  # `self.ionizer = None`, later an object: None or that object
             kind = merged

@@ -23,7 +23,8 @@ from ..static_types import (NONE, ArrayType, DictType, Instances, Opaque, Scalar
 from ..syntax import FunctionNode, PyModule, Scope, own_nodes, wrapped_argument, wrapped_interface
 from .attributes import ClassAttributes
 from .branches import DEAD, agreed_type, either_type, narrowed, tests_above
-from .classes import class_attributes, method_of
+from .class_methods import class_method_calls
+from .classes import class_attributes, method_of, property_attribute
 from .docstrings import documented_class, documented_types
 from .frames import Frame, nested_qualname
 from .functions import (attributes_read, changed_dicts, default_of, evident_scalars, memoized_returns,
@@ -67,6 +68,7 @@ class ProjectCalls:
         self._returns: Dict[tuple, object] = {}  # (id(function), its arguments' types) -> what it returns
         self._pure: List[bool] = []  # for each return type being read: whether it reads only other files
         self._methods: Dict[int, Optional[Tuple[str, str]]] = {}  # id(call) -> `method_called`, this pass
+        self._closures_asked: Set[int] = set()  # the factory calls `_closure_called` is answering
 
     def new_pass(self) -> None:
         """A new pass over the file: what later methods store in `self` may change what helpers return."""
@@ -265,6 +267,10 @@ class ProjectCalls:
                 value = self.member(instance(*base), attr, depth + 1)
                 if value is not None:
                     break
+        if value is None and depth < 4:  # `stencil.c`, a property returning `self._c`
+            held = property_attribute(self.project, path, klass, attr)
+            if held is not None:
+                value = self.member(obj, held, depth + 1)
         return value if not isinstance(value, str) else None
 
     def imported(self, name: str, importer: Optional[PyModule] = None):
@@ -335,11 +341,42 @@ class ProjectCalls:
                 bound = self.module.bindings.get(default.id) if isinstance(default, ast.Name) else None
                 if bound is not None and bound.kind == "def" and self.module.kernel_for(bound.node) is None:
                     return default.id
+            made = self._closure_called(func.id, frame, reader)
+            if made is not None and made[0] == self.module.path:
+                return made[1]
         if (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
                 and func.value.id == "self" and frame.owner):
             return f"{frame.owner}.{func.attr}"
         method = self.method_called(call, reader)  # `grid.shift(1)`, `Grid` a class of this file
         return method[1] if method is not None and method[0] == self.module.path else None
+
+    def _closure_called(self, name: str, frame: Frame, reader: TypeReader) -> Optional[Tuple[str, str]]:
+        """``f = Ops.zip(add)`` then ``f(a, b)``: (file, qualified name) of the function nested
+        in ``Ops.zip`` that every ``return`` of it gives back (a closure factory: the call runs
+        the closure), where the body binds ``name`` to that one call every time; None
+        otherwise."""
+        body = frame.function if frame.function is not None else self.module.tree
+        made = self.project.memo("closure factories called", body, lambda: _bound_calls(body)).get(name)
+        if made is None or id(made) in self._closures_asked:
+            return None  # (`f = g(); g = f()`: asked again while it is being answered)
+        self._closures_asked.add(id(made))
+        try:
+            own = self.callee(made, frame, reader)
+            factory = (self.module.path, own) if own else self.callee_elsewhere(made, frame, reader)
+        finally:
+            self._closures_asked.discard(id(made))
+        if factory is None:
+            through = class_method_calls(self.project, self.module, made, frame.scope, frame.function, frame.owner)
+            factory = through[0] if through else None
+        module = self.project.module(factory[0]) if factory is not None else None
+        if module is None:
+            return None
+        known = self.project.memo("closures returned", module.tree, dict)  # qualname -> its closure's name
+        if factory[1] not in known:
+            node = module.function_named(factory[1])
+            known[factory[1]] = returned_closure(node, module) if node is not None else ""
+        nested = known[factory[1]]
+        return (factory[0], f"{factory[1]}.{nested}") if nested else None
 
     def callee_elsewhere(self, call: ast.Call, frame: Frame, reader: TypeReader) -> Optional[Tuple[str, str]]:
         """(path, qualified name) of a function, class (its ``__init__``) or method another
@@ -349,7 +386,8 @@ class ProjectCalls:
         if method is not None:
             return method if method[0] != self.module.path else None
         if isinstance(call.func, ast.Name) and frame.scope.lookup(call.func.id)[1] is not None:
-            return None  # a local name
+            made = self._closure_called(call.func.id, frame, reader)  # a closure another file's factory made
+            return made if made is not None and made[0] != self.module.path else None
         dotted = self.module.dotted(call.func, frame.scope)
         if not dotted or dotted.startswith(self.module.name + ".") and dotted.count(".") == self.module.name.count(".") + 1:
             return None
@@ -572,3 +610,36 @@ def reads_enclosing(module: PyModule, function: FunctionNode, scope: Scope) -> b
     enclosing = set().union(*(module.local_bindings(f) for f in scope.functions if f is not function))
     return any(isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id not in own and n.id in enclosing
                for n in ast.walk(function))
+
+
+def _bound_calls(body: ast.AST) -> Dict[str, ast.Call]:
+    """Names a body binds, every time, to one call as written (``f = ops.zip(add)``)."""
+    seen: Dict[str, Optional[ast.Call]] = {}
+    for node in own_nodes(body):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
+            node, (ast.AugAssign, ast.AnnAssign, ast.For)) else []
+        for target in targets:
+            for sub in ast.walk(target):
+                if not isinstance(sub, ast.Name):
+                    continue
+                value = node.value if isinstance(node, ast.Assign) and target is sub else None
+                call = value if isinstance(value, ast.Call) else None
+                earlier = seen.get(sub.id, call)
+                same = call is not None and earlier is not None and ast.dump(earlier) == ast.dump(call)
+                seen[sub.id] = call if same else None  # bound to something else too: not followed
+    return {name: call for name, call in seen.items() if call is not None}
+
+
+def returned_closure(function: FunctionNode, module: PyModule) -> str:
+    """The name of the function nested in ``function`` (not a kernel, not decorated) that
+    every ``return`` of it gives back; "" otherwise."""
+    nested = {n.name: n for n in function.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    returns = [n for n in own_nodes(function) if isinstance(n, ast.Return)]
+    names = {r.value.id if isinstance(r.value, ast.Name) else None for r in returns}
+    if len(names) != 1:
+        return ""
+    name = names.pop()
+    inner = nested.get(name) if name else None
+    if inner is None or inner.decorator_list or module.kernel_for(inner) is not None:
+        return ""
+    return name

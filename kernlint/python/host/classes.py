@@ -32,6 +32,26 @@ def method_of(project: Project, path: str, klass: str, name: str, depth: int = 0
     return None
 
 
+def property_attribute(project: Project, path: str, klass: str, name: str) -> Optional[str]:
+    """The attribute a read-only property hands out as it is (``@property def c(self): return
+    self._c``), of the class or a base; None for anything else."""
+    found = method_of(project, path, klass, name)
+    if found is None:
+        return None
+    function = found[2]
+    if not any(isinstance(d, ast.Name) and d.id == "property" for d in function.decorator_list) or len(
+            function.args.args) != 1:
+        return None
+    body = [s for s in function.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+    if len(body) != 1 or not isinstance(body[0], ast.Return):
+        return None
+    value = body[0].value
+    if isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name) and \
+            value.value.id == function.args.args[0].arg and value.attr != name:
+        return value.attr
+    return None
+
+
 def set_on(call: ast.Call, receiver: Optional[str]) -> Optional[str]:
     """The attribute ``setattr(receiver, 'x', ...)`` sets by a literal name; None for any other call."""
     if isinstance(call.func, ast.Name) and call.func.id == "setattr" and len(call.args) >= 2 and isinstance(

@@ -116,10 +116,64 @@ class KernelResolver:
             attribute = ast.copy_location(ast.Attribute(value=expr.args[0], attr=literal_getattr(expr),
                                                         ctx=ast.Load()), expr)
             return self.resolve_all(attribute, frame, depth + 1)
+        elif isinstance(expr, ast.Call) and (names := self._getattr_names(expr, frame, depth)):
+            # `getattr(gates, GATES[op])`, `for name in ("x", "y"): getattr(gates, name)`: the
+            # attribute of each name the code can pick, every one launched with the call's arguments
+            return _unique([kernel for name in names for kernel in self.resolve_all(ast.copy_location(
+                ast.Attribute(value=expr.args[0], attr=name, ctx=ast.Load()), expr), frame, depth + 1)])
         elif _on_self(expr, frame):
             picked = [kernel for value, resolver, where in self._attribute_values(
                 self.module, frame.owner, expr.attr) for kernel in resolver.resolve_all(value, where, depth + 1)]
         return _unique([self.resolve(expr, frame, depth)] + picked)
+
+    def _getattr_names(self, call: ast.Call, frame: Frame, depth: int) -> List[str]:
+        """The names ``getattr(obj, name)`` (no default) may take where the code draws ``name``
+        from a finite set of literals: a name bound only to such values (a loop over a literal
+        tuple or list of strings, an assignment, a conditional expression), or an item of a
+        literal dict, list or tuple of strings taken with any key. Empty: not known."""
+        if not (isinstance(call.func, ast.Name) and call.func.id == "getattr" and len(call.args) == 2
+                and not call.keywords):
+            return []
+        return list(dict.fromkeys(self._literal_names(call.args[1], frame, depth) or ()))
+
+    def _literal_names(self, chosen: ast.expr, frame: Frame, depth: int) -> Optional[List[str]]:
+        if depth > 8:
+            return None
+        if isinstance(chosen, ast.Constant):
+            return [chosen.value] if isinstance(chosen.value, str) else None
+        if isinstance(chosen, ast.IfExp):
+            body, orelse = (self._literal_names(e, frame, depth + 1) for e in (chosen.body, chosen.orelse))
+            return body + orelse if body is not None and orelse is not None else None
+        if isinstance(chosen, ast.Name):
+            binding, function = frame.scope.lookup(chosen.id)
+            if binding is None or binding.kind not in ("assign", "loop"):
+                return None
+            where = frame_for(frame, function) if function is not None else (self._context.module_frame() or frame)
+            found: List[str] = []
+            for bound in self.module.bindings_of(chosen.id, function):
+                if bound.path or bound.kind not in ("assign", "loop"):
+                    return None
+                if bound.kind == "loop":  # each item of a literal tuple or list in turn
+                    items = bound.value.elts if isinstance(bound.value, (ast.Tuple, ast.List)) else None
+                    names = [n for item in items for n in (self._literal_names(item, where, depth + 1) or [None])] \
+                        if items is not None else None
+                else:
+                    names = self._literal_names(bound.value, where, depth + 1)
+                if names is None or None in names:
+                    return None
+                found.extend(names)
+            return found
+        if isinstance(chosen, ast.Subscript) and not isinstance(chosen.slice, ast.Slice):
+            found = []
+            for literal, _, _ in self._containers(chosen.value, frame, depth):
+                values = literal.values if isinstance(literal, ast.Dict) and None not in literal.keys else \
+                    literal.elts if isinstance(literal, (ast.List, ast.Tuple)) else None
+                if values is None or not all(isinstance(v, ast.Constant) and isinstance(v.value, str)
+                                             for v in values):
+                    return None
+                found.extend(v.value for v in values)
+            return found or None
+        return None
 
     def _reaching(self, name: ast.Name, frame: Frame, depth: int) -> List[KernelDef]:
         """The kernels the bindings of a name that may reach ``name`` hold: going back from it,
@@ -410,3 +464,4 @@ def _unique(kernels: Sequence[Optional[KernelDef]]) -> List[KernelDef]:
 def _on_self(expr: ast.expr, frame: Frame) -> bool:
     return isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id in (
         "self", "cls") and frame.owner is not None
+

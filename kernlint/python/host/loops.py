@@ -1,16 +1,20 @@
 """Loops: a loop's facts (``analysis.host.Loop``) as its syntax gives them — what it binds and
 rebinds, what decides when it ends (its kind, and how often each statement in it runs, are
-``frequency``'s). May import ``python.syntax`` and ``analysis.host``.
+``frequency``'s), and where a name a launch in it reads lives on the iterations after the first.
+May import ``python.syntax``, ``python.static_types`` and ``analysis.host``.
 """
 
 from __future__ import annotations
 
 import ast
+from dataclasses import replace
+from typing import Mapping, Sequence, Set
 
-from ...analysis.host import Loop
+from ...analysis.host import Event, Launch, Loop
+from ..static_types import ArrayType
 from ..syntax import PyModule
 from .frames import Frame, place_of
-from .names import names_read, rebinds, target_names, whole_targets
+from .names import names_read, rebinds, steady_shapes, target_names, whole_targets
 
 
 
@@ -41,4 +45,28 @@ class LoopReader:
                 loop.deciding.update(names_read(sub.test))
         if isinstance(node, ast.While):
             loop.deciding.update(names_read(node.test))
+        loop.steady = steady_shapes(getattr(node, "body", []))
         return loop
+
+
+def carried_places(events: Sequence[Event], after: Mapping[str, object], rebound: Set[str]) -> None:
+    """The launches a loop's body made (``events``, read once, with what each name held when
+    the loop began): a name the body rebinds (``rebound``) holds on the next iteration what
+    ``after`` (the names at the body's end) says. Where that is an array living elsewhere (``u_old =
+    u_new`` after launching on ``u_old``, a NumPy array first and a device array from then
+    on) or one whose place is not known, the argument's place is not one place: unknown."""
+    for event in events:
+        if not isinstance(event, Launch):
+            continue
+        args = tuple(_carried(arg, after) if arg.name in rebound else arg for arg in event.args)
+        if args != event.args:
+            event.args = args
+
+
+def _carried(arg, after: Mapping[str, object]):
+    if not (arg.array and arg.where and arg.name.isidentifier()):
+        return arg
+    later = after.get(arg.name)
+    if isinstance(later, ArrayType) and later.where != arg.where:
+        return replace(arg, where="", library="")
+    return arg

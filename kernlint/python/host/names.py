@@ -78,3 +78,45 @@ def element_reads(expr: Optional[ast.AST]) -> Set[str]:
         elif isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name) and sub.func.id == "len":
             found.update(a.id for a in sub.args if isinstance(a, ast.Name))
     return found
+
+
+def shaped_like(call: ast.AST) -> str:
+    """The name whose shape an allocation takes (``cuda.device_array(u.shape, ...)``,
+    ``cuda.device_array_like(u)``, ``np.zeros_like(u)``), or ""."""
+    if not isinstance(call, ast.Call) or not call.args:
+        return ""
+    first = call.args[0]
+    if isinstance(first, ast.Attribute) and first.attr == "shape" and isinstance(first.value, ast.Name):
+        return first.value.id
+    name = call.func.attr if isinstance(call.func, ast.Attribute) else getattr(call.func, "id", "")
+    if name.endswith("_like") and isinstance(first, ast.Name):
+        return first.id
+    return ""
+
+
+def steady_shapes(body) -> Set[str]:
+    """The names a loop's body rebinds only to arrays allocated in their own shape, directly
+    or through a name the body binds only to such allocations (``u_new =
+    cuda.device_array(u_old.shape)`` ... ``u_old = u_new``): each keeps its shape from one
+    iteration to the next."""
+    values: dict = {}
+    for statement in body:
+        for node in ast.walk(statement):
+            if isinstance(node, ast.Assign):
+                for target in node.targets:
+                    if isinstance(target, ast.Name):
+                        values.setdefault(target.id, []).append(node.value)
+                    else:
+                        for name in whole_targets(target):
+                            values.setdefault(name, []).append(None)  # unpacked, swapped: not followed
+            elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For, ast.AsyncFor, ast.comprehension,
+                                   ast.NamedExpr, ast.With, ast.AsyncWith)):
+                for name in rebinds(node) if not isinstance(node, ast.AugAssign) else whole_targets(node.target):
+                    values.setdefault(name, []).append(None)
+
+    def shaped(value, name: str) -> bool:
+        if isinstance(value, ast.Name):
+            return bool(values.get(value.id)) and all(shaped_like(v) == name for v in values[value.id])
+        return shaped_like(value) == name
+
+    return {name for name, assigned in values.items() if all(v is not None and shaped(v, name) for v in assigned)}

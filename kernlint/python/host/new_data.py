@@ -24,13 +24,18 @@ _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 
 def mark(facts: HostFacts, tree: ast.Module, bodies) -> None:
     """Mark ``new_data`` on the transfers of ``facts`` (read from ``tree``, ``bodies`` its
-    functions' frequency readings) that carry a step's new data; mark ``source_parameter`` on
-    a function's first upload of a parameter outside its loops, and ``fresh`` (the parameters)
-    on a call in a loop that passes a selection of the loop's input to them."""
+    functions' frequency readings) that carry a step's new data; mark ``handed_in`` on a
+    function's upload of what it is handed (``parameter``: the parameter a first
+    upload outside its loops sends; ``only``: it reads nothing but parameters, see
+    ``_mark_handed_in``), and ``fresh`` (the parameters) on a call in a loop that passes a
+    selection of the loop's input to them."""
     functions = _functions(tree)
     for event in facts.events:
         if event.kind == "alloc" and not event.detail.get("shape_based", True):
             _mark_transfer(facts, event, bodies, functions)
+    for event in facts.events:
+        if event.kind == "alloc" and not event.detail.get("shape_based", True):
+            _mark_handed_in(facts, event)
     for event in facts.events:
         if event.kind == "call" and not event.detail.get("path") and event.loops:
             _mark_call(facts, event, bodies, functions)
@@ -48,7 +53,7 @@ def _mark_transfer(facts: HostFacts, event: Event, bodies, functions) -> None:
     if statement.loop is None:
         name = source.id if isinstance(source, ast.Name) else ""
         if name in _parameters(function) and _first_upload(function.body, name, call):
-            event.detail["source_parameter"] = name
+            event.detail["handed_in"] = {"parameter": name, "only": False}
         return
     loop = statement.loop.node
     varying = _varying(facts, event, loop)
@@ -57,6 +62,28 @@ def _mark_transfer(facts: HostFacts, event: Event, bodies, functions) -> None:
         return  # sent again in the same iteration: the device already has it
     if _host_updated(loop, base) or _selected_input(source, varying, loop, function, owner):
         event.detail["new_data"] = True
+
+
+def _mark_handed_in(facts: HostFacts, event: Event) -> None:
+    """``handed_in["only"]``: the transfer reads nothing but its function's parameters (an item
+    of one, picked by the function's own loop: ``received[i]``), and is the first upload of
+    them there: it uploads what its caller hands it on each call, not data it keeps. (The
+    same parameter uploaded again further down, ``to_device(batch.T)`` after
+    ``to_device(batch)``, is on the device already: that second upload is a cost.)"""
+    spec = facts.parameters.get(event.function)
+    reads = set(event.detail.get("reads", ()))
+    if spec is None or not reads:
+        return
+    positional, vararg, every = spec
+    counters = {name for number in event.loops if number in facts.loops for name in facts.loops[number].targets}
+    if not (reads - counters) or not reads <= set(positional) | set(every) | ({vararg} if vararg else set()) | counters:
+        return
+    if any(other.kind == "alloc" and not other.detail.get("shape_based", True)
+           and other.place.line < event.place.line and (set(other.detail.get("reads", ())) - counters) & reads
+           for other in facts.of_function(event.function)):
+        return
+    handed = event.detail.get("handed_in") or {"parameter": ""}
+    event.detail["handed_in"] = {**handed, "only": True}
 
 
 def _mark_call(facts: HostFacts, event: Event, bodies, functions) -> None:

@@ -22,7 +22,7 @@ from .frequency import constant_int
 from .frequency.syntax import int_value
 from .launches import gpu_compiled, launch_arg, launch_target
 from .library import ALLOCATIONS, CLOCKS, MPI_BUFFER_CALLS, PAGE_LOCKED, SYNCS
-from .names import bare_names, element_reads, names_in, names_read, target_names
+from .names import bare_names, element_reads, names_in, names_read, shaped_like, target_names
 
 
 def mpi_transfer(call: ast.Call, frame: Frame, module: PyModule, reader: TypeReader, uses_mpi: bool
@@ -66,6 +66,13 @@ def host_operation(call: ast.Call, frame: Frame, module: PyModule, reader: TypeR
                      detail={"assigned": assigned, **detail})
 
     if name in ALLOCATIONS:
+        if name == "numba.cuda.to_device" and call.args and not any(k.arg == "to" for k in call.keywords) or (
+                name == "cupy.asarray" and len(call.args) == 1 and not call.keywords):
+            handed = reader.type_of(call.args[0])
+            # numba's to_device and CuPy's asarray return device memory they are handed as it is (or
+            # a view of it): nothing is allocated or copied
+            if isinstance(handed, ArrayType) and handed.where == "device":
+                return None
         reads = sorted({n for a in list(call.args) + [k.value for k in call.keywords] for n in names_read(a)})
         # to_device / asarray copy data in: they allocate per step whatever the data; the
         # constructors allocate a shape, which may change with the loop
@@ -77,7 +84,8 @@ def host_operation(call: ast.Call, frame: Frame, module: PyModule, reader: TypeR
         into = next((ast.unparse(k.value) for k in call.keywords if k.arg == "to"), "") \
             if name == "numba.cuda.to_device" else ""
         return event("alloc", name, reads=reads, bare=bare, elements=sorted(element_reads(size)),
-                     shape_based=not copies, kept=kept(targets, frame, module), into=into)
+                     shape_based=not copies, kept=kept(targets, frame, module), into=into,
+                     shaped_like=shaped_like(call))
     if name in SYNCS:
         return event("sync", f"{name}()")
     if name.startswith("mpi4py.") and name.rsplit(".", 1)[-1] in ("barrier", "Barrier") or name == (

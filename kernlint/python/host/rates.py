@@ -14,13 +14,16 @@ from typing import Dict, Set
 
 from ...analysis.host import Event, HostFacts, Level, Rate
 from . import frequency, new_data
-from .uses import RETURNED, computed_with, copy_outputs, read_after
+from .uses import RETURNED, computed_with, copy_outputs, handed_on, read_after
 
 _TESTS = (ast.If, ast.While, ast.Assert)
 
 
-def attach(facts: HostFacts, tree: ast.Module) -> None:
-    """Fill ``facts``' events' rates and loops' kinds from ``tree`` (the file they were read from)."""
+def attach(facts: HostFacts, tree: ast.Module, memo=None) -> None:
+    """Fill ``facts``' events' rates and loops' kinds from ``tree`` (the file they were read from).
+    ``memo(kind, node, compute)``: what is derived from the tree alone, kept (``Project.memo``)."""
+    if not facts.events and not facts.loops:
+        return  # (a reading for another file's types: nothing runs, nothing to rate)
     bodies = frequency.analyse_module(tree, facts.path, {e.function for e in facts.events})
     loop_ids: Dict[tuple, int] = {(loop.function, loop.place.line): loop.id for loop in facts.loops.values()
                                   if loop.kind != "comprehension"}
@@ -41,16 +44,19 @@ def attach(facts: HostFacts, tree: ast.Module) -> None:
                                 for level in rate.levels))
         if event.kind in ("copy-back", "sync", "call") and _decides(body, event):
             event.detail["decides"] = True
-    _mark_reads(facts, tree, bodies)
+    functions = memo("functions and methods", tree, lambda: _functions(tree)) if memo else _functions(tree)
+    _mark_reads(facts, functions, bodies)
+    _mark_awaited(facts, tree, functions, bodies)
     new_data.mark(facts, tree, bodies)
 
 
-def _mark_reads(facts: HostFacts, tree: ast.Module, bodies: Dict[str, frequency.Frequency]) -> None:
+def _mark_reads(facts: HostFacts, functions, bodies: Dict[str, frequency.Frequency]) -> None:
     """Mark a blocking copy whose value the host reads later in the same iteration ``read``; one in
     a function with no loop of its own, whose value outlives the function (``self.<attr>``,
     returned), ``carried`` (what holds it); and a call in a loop after which the loop reads what
-    the callee's copy carried ``uses_copy`` (the copies' places)."""
-    functions, methods = _functions(tree)
+    the callee's copy carried ``uses_copy`` (the copies' places). ``functions``: ``_functions``
+    of the file's tree."""
+    functions, methods = functions
     for event in facts.events:
         if event.kind != "copy-back" or event.detail.get("per_element"):
             continue
@@ -60,6 +66,12 @@ def _mark_reads(facts: HostFacts, tree: ast.Module, bodies: Dict[str, frequency.
         region, after, node, in_loop = found
         if computed_with(node, event.place.line, event.place.column):
             event.detail["read"] = True  # the host computes with it right there (a loss, an update)
+            continue
+        if handed_on(node, event.place.line, event.place.column):
+            event.detail["read"] = True  # written out, shown or handed to another thread right there
+            continue
+        if isinstance(node, ast.Return) and not in_loop:
+            event.detail["carried"] = [RETURNED]  # `return int(np.argmax(d.copy_to_host()))`: the result
             continue
         outputs = copy_outputs(node, event.place.line)
         if not outputs:
@@ -93,6 +105,18 @@ def _mark_reads(facts: HostFacts, tree: ast.Module, bodies: Dict[str, frequency.
                 used.append(copy.place)
         if used:
             call.detail["uses_copy"] = used
+    for call in facts.events:
+        # a call into another file (whose copies this file's facts do not hold) whose result the
+        # iteration reads: a copy that function returns is read here (`img = camera.render()`, shown)
+        if call.kind != "call" or not call.detail.get("path"):
+            continue
+        found = _region(bodies, functions, call)
+        if found is None or not found[3] or not isinstance(found[2], ast.Assign):
+            continue
+        region, after, node, _ = found
+        outputs = copy_outputs(node, -1)  # (no copy on line -1: the statement's targets alone)
+        if outputs and read_after(region, after, outputs, _class_methods(methods, call.function))[0]:
+            call.detail["result_read"] = True
 
 
 def _functions(tree: ast.Module):
@@ -157,3 +181,70 @@ def _assigned(node: ast.stmt) -> Set[str]:
     targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
         node, (ast.AnnAssign, ast.AugAssign)) else []
     return {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+
+
+def _mark_awaited(facts: HostFacts, tree: ast.Module, functions, bodies: Dict[str, frequency.Frequency]) -> None:
+    """Mark ``read`` a synchronization that waits for an asynchronous copy back the host reads
+    later in the same iteration: ``with stream.auto_synchronize(): ...; d.to_host(stream)``
+    before the host reads the array ``d`` was made from, or ``d.copy_to_host(out, stream=s)``
+    then ``s.synchronize()`` before it reads ``out``. The wait is for the value, as a blocking
+    copy's would be. ``functions``: ``_functions`` of ``tree``."""
+    functions, methods = functions
+    for event in facts.events:
+        if event.kind != "sync":
+            continue
+        found = _region(bodies, functions, event)
+        if found is None or not found[3]:
+            continue
+        region, after, node, _ = found
+        synced = event.what[:-len("()")].rsplit(".", 1)[0] if "." in event.what else ""
+        device_wide = event.what.endswith("cuda.synchronize()")
+        if event.detail.get("on_exit") and isinstance(node, (ast.With, ast.AsyncWith)):
+            waited, after = node.body, node.end_lineno or node.lineno  # the block's work, waited for on leaving it
+        else:
+            waited = [s for s in region if (s.end_lineno or s.lineno) < event.place.line]
+        line = bodies[event.function].line
+        function = functions.get(line) if line else tree  # (a module's own code: its top level)
+        filled = _copied_back(waited, synced, device_wide, function)
+        if filled and read_after(region, after, filled, _class_methods(methods, event.function))[0]:
+            event.detail["read"] = True
+
+
+def _copied_back(statements, stream: str, any_stream: bool, function) -> Set[str]:
+    """The host arrays asynchronous copies back in ``statements`` fill on ``stream`` (on any
+    stream where ``any_stream``): ``out`` of ``d.copy_to_host(out, stream=s)`` (or the name it
+    is assigned to), the array ``d`` was made from for numba's ``d.to_host(stream)``."""
+    filled: Set[str] = set()
+    for statement in statements:
+        for node in ast.walk(statement):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in (
+                    "copy_to_host", "to_host")):
+                continue
+            at = 1 if node.func.attr == "copy_to_host" else 0
+            given = node.args[at] if len(node.args) > at else next(
+                (k.value for k in node.keywords if k.arg == "stream"), None)
+            if given is None or not (any_stream or ast.unparse(given) == stream):
+                continue
+            if node.func.attr == "to_host":
+                filled |= _made_from(function, node.func.value)
+                continue
+            out = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "ary"), None)
+            if out is not None:
+                filled |= {ast.unparse(out)} if isinstance(out, (ast.Name, ast.Attribute)) else set()
+            elif isinstance(statement, ast.Assign):
+                filled |= {ast.unparse(t) for t in statement.targets if isinstance(t, (ast.Name, ast.Attribute))}
+    return filled
+
+
+def _made_from(function, device: ast.expr) -> Set[str]:
+    """The host array a numba device array was uploaded from (``d = cuda.to_device(h, ...)``):
+    what ``d.to_host()`` copies back into."""
+    text = ast.unparse(device)
+    found: Set[str] = set()
+    for node in ast.walk(function) if function is not None else ():
+        if isinstance(node, ast.Assign) and any(ast.unparse(t) == text for t in node.targets) and isinstance(
+                node.value, ast.Call) and isinstance(node.value.func, (ast.Attribute, ast.Name)) and (
+                getattr(node.value.func, "attr", getattr(node.value.func, "id", "")) == "to_device") and \
+                node.value.args and isinstance(node.value.args[0], (ast.Name, ast.Attribute)):
+            found.add(ast.unparse(node.value.args[0]))
+    return found

@@ -29,6 +29,7 @@ from ..static_types import (NONE, ArrayType, DictType, ListType, Maybe, ScalarTy
 from ..syntax import FunctionNode, PyModule, Scope, mapped_items
 from . import rates
 from . import modes
+from .arity import plain_def, unbindable, within_try
 from .attributes import ClassAttributes, is_self_attribute
 from .branches import DEAD, UNSET, either_type, leaves, narrowed
 from .calls import MAX_VARIANT_DEPTH, ProjectCalls
@@ -37,11 +38,12 @@ from .classes import set_on
 from .device_arrays import exposed_array
 from .flags import FlagSplits
 from .frames import Frame, place_of, within
+from .frequency import frame_callbacks
 from .functions import call_parameters, changed_dicts, positional_parameters, receiver_of
 from .kernels import KernelResolver
 from .launches import LAUNCH_TEXT, calls_in_order, compile_target, handed_call, launch_target
 from .wrappers import unwrapped_call
-from .loops import LoopReader
+from .loops import LoopReader, carried_places
 from .names import rebound, target_names
 from .operations import (configured_gpu_kernel, host_operation, iterated, mpi_transfer, pycuda_launch,
                          subscript_events, timed_through, ufunc_launch)
@@ -187,7 +189,8 @@ class HostReader:
                 return  # device code: not host code
             qualname = f"{frame.qualname}.{statement.name}" if frame.qualname else statement.name
             if not self._types_only:
-                self.facts.rebound[qualname] = rebound(statement.body)
+                self.facts.rebound[qualname] = set(self.project.memo("rebound", statement, lambda: rebound(
+                    statement.body)))
                 self.facts.parameters[qualname] = call_parameters(statement, frame)
             # a method (and what is nested in it) sees the class's `self`
             inner = Frame(statement, qualname, frame.scope.inner(statement), {}, frame, frame.owner)
@@ -196,6 +199,10 @@ class HostReader:
             receiver = receiver_of(statement, frame)
             if receiver is not None:  # `self`: an object of the class (passed on, `self.x` of a base)
                 inner.env[receiver] = instance(self.module.path, frame.owner)
+            if id(statement) in self.project.memo("frame callbacks", self.module.tree,
+                                                  lambda: frame_callbacks(self.module.tree)):
+                # `FuncAnimation(fig, update, frames=n)`: its body runs once per frame, a loop of its own
+                inner = within(inner, self._loop(statement, "for", inner))
             self.read_body(statement.body, inner)
             if self._record and not self._variant:
                 self._caller_variants(statement, qualname, frame, inner)
@@ -261,7 +268,9 @@ class HostReader:
                 for name, kind in loop_bindings(statement.target, statement.iter, self.types(frame)):
                     if kind is not None:
                         frame.env[name] = kind
+            started = len(self.facts.events)
             self.read_body(statement.body, inner)
+            carried_places(self.facts.events[started:], frame.env, rebound(statement.body))
             if values and not alike and not self._variant and self._record and not self._types_only:
                 self._variants.loop(statement, values, frame, inner)
             self.read_body(statement.orelse, frame)
@@ -270,7 +279,9 @@ class HostReader:
             loop = self._loop(statement, "while", frame)
             inner = within(frame, loop)
             self._expr(statement.test, inner)
+            started = len(self.facts.events)
             self.read_body(statement.body, inner)
+            carried_places(self.facts.events[started:], frame.env, rebound(statement.body))
             self.read_body(statement.orelse, frame)
             return
         if isinstance(statement, ast.If):
@@ -420,7 +431,14 @@ class HostReader:
                 elif is_self_attribute(element, frame):  # self.kz, self.kr = np.meshgrid(kz, kr)
                     self._attrs.store(element.attr, item, None, frame)
         elif is_self_attribute(target, frame):
-            self._attrs.store(target.attr, self.value_type(value, frame), value, frame)
+            kind = self.value_type(value, frame)
+            self._attrs.store(target.attr, kind, value, frame)
+            if isinstance(kind, ArrayType) and kind.where and frame.function is not None:
+                # below this in the method, `self.x` is the array just stored, whatever else (`None`
+                # in `__init__`) the class stores there: a layer's `forward` making its output
+                frame.env[f"self.{target.attr}"] = kind
+            else:
+                frame.env.pop(f"self.{target.attr}", None)
         elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
             # `sim.d_u = cuda.to_device(u)` on an object of a project class a parameter holds
             where = instance_of(self.types(frame).type_of(target.value))
@@ -544,12 +562,13 @@ class HostReader:
 
     def _expr(self, expr: ast.expr, frame: Frame) -> None:
         if self._record:
-            for sub in ast.walk(expr):
-                if isinstance(sub, ast.BinOp) and isinstance(sub.op, ast.Sub) and isinstance(sub.right, ast.Name):
-                    if isinstance(sub.left, ast.Call):
-                        self._minus[id(sub.left)] = sub.right.id
-                    elif isinstance(sub.left, ast.Name):
-                        self.facts.intervals.setdefault(frame.qualname, set()).add((sub.left.id, sub.right.id))
+            for sub in self.project.memo("subtractions", expr, lambda: [
+                    sub for sub in ast.walk(expr) if isinstance(sub, ast.BinOp) and isinstance(sub.op, ast.Sub)
+                    and isinstance(sub.right, ast.Name) and isinstance(sub.left, (ast.Call, ast.Name))]):
+                if isinstance(sub.left, ast.Call):
+                    self._minus[id(sub.left)] = sub.right.id
+                else:
+                    self.facts.intervals.setdefault(frame.qualname, set()).add((sub.left.id, sub.right.id))
         operands: Optional[TypeReader] = None  # types of operands, each read once while no call runs
         for node, generators in self.project.memo("calls and operators in order", expr,
                                                   lambda: calls_in_order(expr, operators=True)):
@@ -582,6 +601,16 @@ class HostReader:
                         frame.env[name] = value
 
     def _call(self, call: ast.Call, frame: Frame) -> None:
+        self._read_call(call, frame)
+        if any(isinstance(part, ast.Name) and part.id == "self" for part in (
+                getattr(call.func, "value", None), *call.args, *(k.value for k in call.keywords))):
+            # a method of the object (or a function given it) may store other arrays in it: what
+            # the method stored before (`self.out = np.zeros(...)`) may no longer be there after
+            for name in [name for name, kind in frame.env.items()
+                         if name.startswith("self.") and isinstance(kind, ArrayType)]:
+                del frame.env[name]
+
+    def _read_call(self, call: ast.Call, frame: Frame) -> None:
         # `step_ = timer(step, verbose)` ... `step_(x)`: the call runs `step` (read as `step(x)`)
         unwrapped = self.project.memo("unwrapped call", call, lambda: unwrapped_call(
             call, frame.function, frame.scope, self.module, self.project))
@@ -650,6 +679,9 @@ class HostReader:
                                  lambda kind: exposed_array(self.project, kind, self._calls.member) or kind)
             if not picked and self._library_kernel(target, frame):
                 launch.detail["library_kernel"] = True  # CuPy launches it on CuPy's arrays as they are
+            raises = self._unbindable_launch(call, picked)
+            if raises:
+                launch.detail["raises"] = f"`{ast.unparse(target)}` {raises}"
             if ref is not None and launch.signature is None:
                 statement = self._statements[-1] if self._statements else None
                 for typed in self._modes.launch_arguments(  # one signature per mode it may be in
@@ -682,7 +714,8 @@ class HostReader:
             picked = {"default": call.func.id} if binding is not None and binding.kind == "param" else {}
             self.facts.events.append(Event("call", place_of(self.module.path, call), frame.qualname, frame.loops,
                                            what=callee, detail={"callee": callee, **picked,
-                                                                **self._passed_args(call, frame)}))
+                                                                **self._passed_args(call, frame),
+                                                                **self._binds(call, frame, not picked)}))
             for path, override in self._calls.overrides(call, frame):  # what it runs on a subclass's object
                 where = {"path": path} if path != self.module.path else {}
                 self.facts.events.append(Event("call", place_of(self.module.path, call), frame.qualname,
@@ -701,7 +734,8 @@ class HostReader:
         if elsewhere is not None:  # another file's function: what it does counts here (HostFacts.expand)
             self.facts.events.append(Event("call", place_of(self.module.path, call), frame.qualname, frame.loops,
                                            what=elsewhere[1], detail={"callee": elsewhere[1], "path": elsewhere[0],
-                                                                      **self._passed_args(call, frame)}))
+                                                                      **self._passed_args(call, frame),
+                                                                      **self._binds(call, frame, True)}))
             return
         through_class = class_method_calls(self.project, self.module, call, frame.scope, frame.function,
                                            frame.owner) if self._gpu_code else []
@@ -725,6 +759,28 @@ class HostReader:
         handed = mpi_transfer(call, frame, self.module, self.types(frame), self._uses_mpi())
         if handed is not None:  # what MPI sends from device memory: the kernels that wrote it must be done
             self.facts.events.append(handed)
+
+    def _unbindable_launch(self, call: ast.Call, picked) -> str:
+        """Why a launch cannot bind its arguments to the kernel's parameters, for each kernel it
+        may start (numba's dispatcher raises before launching), or ""; "" inside a ``try``."""
+        if not picked or any(k.owner is not None for k in picked) or within_try(self._statements):
+            return ""
+        reasons = [unbindable(call, kernel.node) for kernel in picked]
+        if not all(reasons):
+            return ""
+        return f"{reasons[0]} of `{picked[0].qualname}`"
+
+    def _binds(self, call: ast.Call, frame: Frame, own: bool) -> dict:
+        """What a call of a project function says of how it binds: ``tried`` inside a ``try`` (a
+        handler may catch what the callee raises), ``raises`` where a plain function named by the
+        call (``own``: not a parameter's default) cannot take its arguments (``TypeError``)."""
+        if within_try(self._statements):
+            return {"tried": True}
+        found = self._project_function(call.func, frame) if own and isinstance(call.func, ast.Name) else None
+        if found is None or not plain_def(found[1]):
+            return {}
+        reason = unbindable(call, found[1])
+        return {"raises": f"`{call.func.id}(...)` {reason}"} if reason else {}
 
     def _uses_mpi(self) -> bool:
         """Whether this file or one it imports names mpi4py (its communicator may come from a
@@ -863,7 +919,7 @@ def read_host(project: Project, module: PyModule, level: int = LEVELS) -> HostFa
             reader = HostReader(project, module, level)
             try:
                 facts = reader.read()
-                rates.attach(facts, module.tree)  # how often each event runs
+                rates.attach(facts, module.tree, project.memo)  # how often each event runs
                 facts.elsewhere = lambda path: file_host_facts(project, path)
             except RecursionError:
                 raise

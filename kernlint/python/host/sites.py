@@ -20,6 +20,7 @@ from ..project import Project
 from ..static_types import TupleType, TypeReader
 from ..syntax import KernelDef, PyModule
 from .frames import Frame, place_of
+from .driving import calls_reach_launch
 from .kernels import KernelResolver
 from .launches import GPU_WORDS, compile_target, launch_arg, uncopied
 from .signature_text import numba_type_text, signature_types
@@ -102,7 +103,7 @@ def positional_args(call: ast.Call, frame: Frame, types: TypeReader,
                 continue
             return None
         args.append(launch_arg(exposed(types.type_of(arg)), ast.unparse(arg),
-                               isinstance(arg, ast.Name) and arg.id in parameters))
+                               isinstance(arg, ast.Name) and arg.id in parameters, isinstance(arg, ast.Attribute)))
     return args
 
 
@@ -156,13 +157,20 @@ def drives_kernels(project: Project, module: PyModule) -> bool:
     ``engine.add(Thermostat(n))``), and kernels are defined in a module it imports, directly
     or through others (a training script over a package whose layer classes launch), or in
     one that a file naming one of its classes and importing it imports (an engine whose
-    integrators a script adds). Its objects' classes are then read across the project, as a
-    launching file's are."""
+    integrators a script adds), and a call of it can reach a launch in the project's code, call by
+    call (``driving``: a library's scripts and tests over its host-only classes do not). Its
+    objects' classes are then read across the project, as a launching file's are."""
     if not project.memo("calls methods", module.tree, lambda: any(
             isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute)
             and isinstance(sub.func.value, (ast.Name, ast.Attribute, ast.Subscript, ast.Call))
             for sub in ast.walk(module.tree))):
         return False
+    return _near_kernels(project, module) and calls_reach_launch(project, module)
+
+
+def _near_kernels(project: Project, module: PyModule) -> bool:
+    """Whether kernels are defined in a module a file imports, directly or through others, or in
+    one that a file naming one of its classes and importing it imports."""
     if _imports_kernels(project, module.path):
         return True
     classes = sorted(s.name for s in module.tree.body if isinstance(s, ast.ClassDef))

@@ -2,7 +2,9 @@
 result (a name or ``self.<attr>`` it assigns, the array ``d.copy_to_host(out)`` fills) read
 later in its loop's body (or, in a function with no loop of its own, later in the function and
 then after its call in the caller's loop), directly, as a call's argument, or by a method of the
-class called there. Storing it whole or in part into another array (``hist[i] = x``,
+class called there; stored into an attribute of a container's items (``for i, b in
+enumerate(self.bodies): b.acc = a[i]``), read where the region reads that attribute of those
+items or calls a method on them (``for b in self.bodies: b.step(dt)``). Storing it whole or in part into another array (``hist[i] = x``,
 ``self.out[:, 0] = x``, ``hist.append(x)``) is not a read: that array is followed instead, so a copy kept for later
 (a history read after the loop) is still a copy nothing reads. Syntax only.
 """
@@ -71,6 +73,34 @@ def computed_with(statement: ast.stmt, line: int, column: int) -> bool:
     return computed
 
 
+def handed_on(statement: ast.stmt, line: int, column: int) -> bool:
+    """Whether the copy at ``line``/``column`` is, as it is (through views), an argument of a
+    call made for its effect alone (a statement of its own: ``np.save(path, d.copy_to_host())``,
+    ``frames.put(d.copy_to_host())`` for the thread that shows it): the host reads the value
+    there. A list's ``append`` keeps it for later instead (not a read)."""
+    if not isinstance(statement, (ast.Expr, ast.Return)):
+        return False
+    # `return ax.imshow(d.copy_to_host()),`: a frame callback handing what it drew to its driver
+    value = statement.value
+    calls = [c for c in (value.elts if isinstance(value, ast.Tuple) else [value]) if isinstance(c, ast.Call)]
+    return any(_hands(call, line, column) for call in calls)
+
+
+def _hands(call: ast.Call, line: int, column: int) -> bool:
+    if isinstance(call.func, ast.Attribute) and call.func.attr in _KEEPS:
+        return False
+    arguments = list(call.args) + [k.value for k in call.keywords]
+    # `frames.put((t, d.copy_to_host()))`: a tuple or list of values handed on together
+    arguments += [e for a in arguments if isinstance(a, (ast.Tuple, ast.List)) for e in a.elts]
+    for argument in arguments:
+        while isinstance(argument, ast.Call) and _passes(argument) and isinstance(argument.func, ast.Attribute) \
+                and getattr(argument.func.value, "lineno", 0) == line:
+            argument = argument.func.value  # `d.copy_to_host().ravel()`: the copy itself
+        if isinstance(argument, ast.Call) and argument.lineno == line and argument.col_offset + 1 == column:
+            return True
+    return False
+
+
 def _stored_all(targets: List[ast.expr]) -> Set[str]:
     return {name for target in targets for name in _stored(target)}
 
@@ -93,18 +123,51 @@ def read_after(region: List[ast.stmt], after: int, tracked: Set[str],
     ``tracked`` (names, ``self.<attr>``), and what carries the value at the region's end
     (``tracked`` grown by what the value was stored into); ``methods``: the class's methods by name."""
     tracked = set(tracked)
+    items = _iterated(region)
     for item in _flat(region):
         if getattr(item, "lineno", 0) <= after:
             continue
-        if _reads(item, tracked, methods, 0):
+        if _reads(item, tracked, methods, 0, items):
             return True, tracked
     return False, tracked
 
 
-def _reads(item: ast.AST, tracked: Set[str], methods: Dict[str, ast.AST], depth: int) -> bool:
+def _iterated(region: List[ast.stmt]) -> Dict[str, str]:
+    """The names ``for`` loops of the region bind to the items of a container, by name:
+    ``b`` -> ``self.bodies`` for ``for b in self.bodies`` and ``for i, b in enumerate(self.bodies)``."""
+    items: Dict[str, str] = {}
+    for node in ast.walk(ast.Module(body=list(region), type_ignores=[])):
+        if not isinstance(node, (ast.For, ast.AsyncFor)):
+            continue
+        source, target = node.iter, node.target
+        if isinstance(source, ast.Call) and isinstance(source.func, ast.Name) and source.func.id == "enumerate" \
+                and source.args and isinstance(target, ast.Tuple) and len(target.elts) == 2:
+            source, target = source.args[0], target.elts[1]
+        container = _text(source)
+        if container and isinstance(target, ast.Name):
+            items[target.id] = container
+    return items
+
+
+def _into_items(target: ast.expr, items: Dict[str, str]) -> Set[str]:
+    """What storing into an attribute of a container's item (``b.acc = a[i]`` in ``for i, b in
+    enumerate(self.bodies)``) makes carry the value: that attribute, and each method called,
+    on the items of every loop of the region over the same container (``body.acc``,
+    ``body.()`` for ``for body in self.bodies: body.update(dt)``)."""
+    if not (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id in items):
+        return set()
+    container = items[target.value.id]
+    return {f"{name}{suffix}" for name, held in items.items() if held == container
+            for suffix in (f".{target.attr}", ".()")}
+
+
+def _reads(item: ast.AST, tracked: Set[str], methods: Dict[str, ast.AST], depth: int,
+           items: Optional[Dict[str, str]] = None) -> bool:
     """Whether one flat item (a simple statement, or a compound statement's header expression)
     reads ``tracked``; an assignment of a tracked value adds its targets to ``tracked``."""
     if isinstance(item, ast.Return):
+        if item.value is not None and _called_with(item.value, tracked, methods, depth):
+            return True  # `return ax.imshow(image),`: read by the call, whatever the caller does
         if item.value is not None and _mentions(item.value, tracked):
             tracked.add(RETURNED)  # given back to the caller: its reading decides
         return False
@@ -122,7 +185,7 @@ def _reads(item: ast.AST, tracked: Set[str], methods: Dict[str, ast.AST], depth:
             # stored, not read: `y = x`, `hist[i] = x`, `self.out[:, 0] = x[:n]`
             targets = item.targets if isinstance(item, ast.Assign) else [item.target]
             for target in targets:
-                tracked |= _stored(target)
+                tracked |= _stored(target) | _into_items(target, items or {})
             return False
         return _called_with(value, tracked, methods, depth)
     return _mentions(item, tracked) or _self_call_reads(item, tracked, methods, depth)
@@ -182,6 +245,14 @@ def _mentions(node: ast.AST, tracked: Set[str]) -> bool:
         if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load) and sub.id in tracked:
             return True
         if isinstance(sub, ast.Attribute) and isinstance(sub.ctx, ast.Load) and _text(sub) in tracked:
+            return True
+        # an item of a container the value was stored into (`_into_items`): its attribute read, or
+        # a method of its own called (`body.update(dt)`, whose object holds the value)
+        if isinstance(sub, ast.Attribute) and isinstance(sub.value, ast.Name) and isinstance(sub.ctx, ast.Load) and (
+                f"{sub.value.id}.{sub.attr}" in tracked):
+            return True
+        if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and isinstance(
+                sub.func.value, ast.Name) and sub.func.attr not in _KEEPS and f"{sub.func.value.id}.()" in tracked:
             return True
     return False
 

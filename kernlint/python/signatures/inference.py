@@ -34,6 +34,7 @@ class _Use:
         self.ndim = 0
         self.array = False
         self.index = False  # used as an index or a range bound: an integer
+        self.integer_only = False  # where numba takes nothing else (a subscript, a range, a shift): surely one
         self.int_elements = None  # an element type an integer array's stores or uses show
         self.stored_float = False
         self.float_widths: Set[str] = set()  # `a[i] = np.float32(v)`: the widths its stores name
@@ -510,6 +511,13 @@ def _parameter_uses(node, module: PyModule, outer_scope, visiting: Set[int], clo
                 for operand in (sub.left, sub.right):
                     if isinstance(operand, ast.Name) and operand.id in uses:
                         uses[operand.id].index = True
+                # numba has no bitwise operator on floats: a shift's operands, and a mask's where
+                # it is taken against integer arithmetic (`index & (2 ** bit)`), are integers,
+                # down to the elements and locals they are computed from
+                if isinstance(sub.op, (ast.LShift, ast.RShift)) or any(
+                        _integer_arithmetic(operand) for operand in (sub.left, sub.right)):
+                    for operand in (sub.left, sub.right):
+                        _mark_index(operand, uses, local_values)
             if isinstance(sub, (ast.Assign, ast.AugAssign)):
                 targets = sub.targets if isinstance(sub, ast.Assign) else [sub.target]
                 for target in targets:
@@ -517,6 +525,9 @@ def _parameter_uses(node, module: PyModule, outer_scope, visiting: Set[int], clo
                             and target.value.id in uses:
                         element = "complex" if _mentions(sub.value, complex_names) else _element_type(
                             module, sub.value, scope, lambda e: is_int(e, sourced))
+                        if isinstance(sub, ast.Assign) and isinstance(sub.value, ast.Constant) \
+                                and sub.value.value == 0 and element == "int64":
+                            element = None  # `a[i, j] = 0` clears a float array as well as an integer one
                         use = uses[target.value.id]
                         if isinstance(sub, ast.Assign) and isinstance(sub.value, ast.Subscript) and isinstance(
                                 sub.value.value, ast.Name) and sub.value.value.id in uses:
@@ -540,7 +551,7 @@ def _parameter_uses(node, module: PyModule, outer_scope, visiting: Set[int], clo
                     if chained is not None and chained[0] in uses:
                         uses[chained[0]].passed_view = True
             if isinstance(sub, ast.Call) and len(visiting) < 8:
-                _merge_callee_uses(sub, module, scope, uses, visiting)
+                _merge_callee_uses(sub, module, scope, uses, visiting, local_values)
     for name, names in items.items():
         uses[name].unpacked = [uses[item] for item in names]
     for name, count in _integer_tuples(node, params, is_int).items():
@@ -615,9 +626,12 @@ def _dims_taken(index: ast.expr) -> int:
     return sum(1 for e in elements if not isinstance(e, ast.Slice))
 
 
-def _merge_callee_uses(call: ast.Call, module: PyModule, scope, uses: Dict[str, "_Use"], visiting: Set[int]) -> None:
+def _merge_callee_uses(call: ast.Call, module: PyModule, scope, uses: Dict[str, "_Use"], visiting: Set[int],
+                       local_values: Optional[Dict[str, List[ast.expr]]] = None) -> None:
     """A parameter passed on to a device function of the project is used as that function
-    uses its own parameter: ``searchsorted(edges, v)`` indexing ``a`` makes ``edges`` an array."""
+    uses its own parameter: ``searchsorted(edges, v)`` indexing ``a`` makes ``edges`` an array,
+    and an element (or a local holding one) passed where the callee wants an integer makes
+    ``bit(qubits[q], i)``'s ``qubits`` an array of integers."""
     passed = [(i, a.id) for i, a in enumerate(call.args) if isinstance(a, ast.Name) and a.id in uses]
     # `f(other[y, x])`: an element's worth of integer indices taken, the rest of it passed on
     parts = {i: (a.value.id, len(a.slice.elts) if isinstance(a.slice, ast.Tuple) else 1)
@@ -654,6 +668,12 @@ def _merge_callee_uses(call: ast.Call, module: PyModule, scope, uses: Dict[str, 
 
     callee_params = [a.arg for a in callee.args.posonlyargs + callee.args.args]
     callee_uses = _parameter_uses(callee, owner, callee_scope or Scope(owner), visiting)
+    for index, argument in enumerate(call.args):
+        wanted = callee_uses[callee_params[index]] if index < len(callee_params) else None
+        # (only where the callee takes nothing but an integer there: `val <= 0` alone does not say)
+        if wanted is not None and wanted.integer_only and not wanted.array and not (
+                isinstance(argument, ast.Name) and argument.id in uses):  # a parameter: merged below
+            _mark_index(argument, uses, local_values)
     for index, (argument, taken) in parts.items():
         if index < len(callee_params) and callee_uses[callee_params[index]].array:
             uses[argument].array = True  # the callee indexes or iterates the part: more dimensions
@@ -665,6 +685,7 @@ def _merge_callee_uses(call: ast.Call, module: PyModule, scope, uses: Dict[str, 
         ours.array = ours.array or theirs.array
         ours.ndim = max(ours.ndim, theirs.ndim)
         ours.index = ours.index or theirs.index  # an integer, or an array of integers (`array` merged above)
+        ours.integer_only = ours.integer_only or theirs.integer_only
         ours.stored_float = ours.stored_float or theirs.stored_float
         ours.float_widths |= theirs.float_widths
         ours.int_elements = ours.int_elements or theirs.int_elements
@@ -815,6 +836,7 @@ def _mark_index(expr: ast.expr, uses: Dict[str, _Use], local_values: Optional[Di
     computed from it: ``k = offset + counts[i]`` then ``x[k]``) is an integer."""
     if isinstance(expr, ast.Name) and expr.id in uses:
         uses[expr.id].index = True
+        uses[expr.id].integer_only = True
     elif isinstance(expr, ast.Name) and local_values and expr.id in local_values:
         seen = seen if seen is not None else set()
         if expr.id not in seen:
@@ -823,12 +845,24 @@ def _mark_index(expr: ast.expr, uses: Dict[str, _Use], local_values: Optional[Di
                 _mark_index(value, uses, local_values, seen)
     elif isinstance(expr, ast.Subscript) and isinstance(expr.value, ast.Name) and expr.value.id in uses:
         uses[expr.value.id].index = True  # x[idx[i]]: idx holds integers
-    elif isinstance(expr, ast.BinOp) and isinstance(expr.op, (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Mod)):
+    elif isinstance(expr, ast.BinOp) and isinstance(expr.op, (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Mod,
+                                                              ast.Pow, ast.LShift, ast.RShift, ast.BitAnd,
+                                                              ast.BitOr, ast.BitXor)):
         _mark_index(expr.left, uses, local_values, seen)
         _mark_index(expr.right, uses, local_values, seen)
     elif isinstance(expr, ast.Tuple):  # `cell = (i + di, j)` then `cells[cell]`: each an index
         for element in expr.elts:
             _mark_index(element, uses, local_values, seen)
+
+
+def _integer_arithmetic(expr: ast.expr) -> bool:
+    """An integer literal, a power of one or a shift (``1``, ``2 ** k``, ``1 << k``): integer
+    arithmetic for any integer operand, so a bitwise operator taken against it wants integers."""
+    if isinstance(expr, ast.Constant):
+        return isinstance(expr.value, int) and not isinstance(expr.value, bool)
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, (ast.LShift, ast.RShift)):
+        return True
+    return isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Pow) and _integer_arithmetic(expr.left)
 
 
 def _complex_locals(module: PyModule, node, scope) -> Set[str]:

@@ -6,7 +6,12 @@ A launch whose arrays have known elements but ranks the host code does not say
 (``cupy.empty(data.shape, dtype="f4")`` of a parameter ``data``) still gives the signature
 where the kernel's body indexes each such array with one number of subscripts
 (``out[i, j]``: two): the launch's types, the body's ranks. Anything less goes to inference
-as the types some launches give."""
+as the types some launches give.
+
+An attribute that holds None until a method stores an array in it (``self.out = None`` in
+``__init__``) launches as that array: numba cannot index None, so the array is what such a
+launch runs with. Where the kernel compares the parameter with None, None is a launch of its
+own, and the launch gives no signature."""
 
 from __future__ import annotations
 
@@ -43,10 +48,12 @@ def launch_signatures(project: Project, checked: Sequence[str],
     readers = list(dict.fromkeys([p for p in checked if p.endswith(".py")] + _mentioning(
         project, sorted({path for path, _ in kernels}), names)))
     for path in readers:
-        for kernel_path, qualname, signature, types, line in facts.get("launches", path,
-                                                                       lambda: _launches(project, path)):
+        for kernel_path, qualname, signature, types, line, optional in facts.get(
+                "launches", path, lambda: _launches(project, path)):
             if (kernel_path, qualname) not in kernels:
                 continue
+            if optional and _none_tested(kernels[(kernel_path, qualname)], optional):
+                continue  # the kernel takes None there too: the array is one of the types it runs with
             if signature is None and types is not None:
                 key = (kernel_path, qualname, tuple(types))
                 if key not in completed:  # a kernel launched alike in many places: read its body once
@@ -59,9 +66,11 @@ def launch_signatures(project: Project, checked: Sequence[str],
     return found
 
 
-def _launches(project: Project, path: str) -> List[Tuple[str, str, Optional[str], Optional[List[Optional[str]]], int]]:
+def _launches(project: Project, path: str
+              ) -> List[Tuple[str, str, Optional[str], Optional[List[Optional[str]]], int, Tuple[int, ...]]]:
     """(kernel's file, kernel, signature or None, argument types where the launch gives only
-    some of them, the launch's line) for each launch in the file of a kernel kernlint found."""
+    some of them, the launch's line, the arguments that may also be None) for each launch in
+    the file of a kernel kernlint found."""
     facts = file_host_facts(project, path)
     if facts is None:
         return []
@@ -73,8 +82,23 @@ def _launches(project: Project, path: str) -> List[Tuple[str, str, Optional[str]
         # an array of known elements but unknown rank: `float32[?]`, its rank from the body
         found.append((launch.kernel.path, launch.kernel.qualname, launch.signature,
                       [a.type or (f"{a.dtype}{RANK_UNKNOWN}" if a.dtype else None) for a in launch.args]
-                      if launch.signature is None and some else None, launch.place.line))
+                      if launch.signature is None and some else None, launch.place.line,
+                      tuple(at for at, a in enumerate(launch.args) if a.optional)))
     return found
+
+
+def _none_tested(kernel: KernelDef, indices: Sequence[int]) -> bool:
+    """Whether the kernel compares one of the parameters at ``indices`` with None (``if b is
+    not None:``): numba compiles it for None too, so None is a launch of its own there."""
+    params = [a.arg for a in kernel.node.args.posonlyargs + kernel.node.args.args]
+    names = {params[i] for i in indices if i < len(params)}
+    for node in ast.walk(kernel.node):
+        if isinstance(node, ast.Compare):
+            operands = [node.left, *node.comparators]
+            if any(isinstance(o, ast.Constant) and o.value is None for o in operands) and any(
+                    isinstance(o, ast.Name) and o.id in names for o in operands):
+                return True
+    return False
 
 
 def _mentioning(project: Project, checked: Iterable[str], names: Set[str]) -> List[str]:

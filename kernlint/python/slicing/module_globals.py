@@ -338,6 +338,13 @@ class GlobalResolver:
             if not submodule and (owner is not module or found is not binding):
                 return self.global_value(owner, found.name, line)
         user = self.project.module_named(binding.imported, module) if binding.attr else None
+        if user is None and binding.attr:
+            # `from pkg.kernels import helper`, where pkg/kernels.py has it from a star import of its own
+            owner = self.project.module_named(target, module)
+            if owner is not None and not owner.history.get(binding.attr):
+                found = self._star_imported(owner, binding.attr, line, set())
+                if found is not MISSING:
+                    return found
         if user is None and not binding.attr:
             user = self.project.module_named(target, module)
         if user is not None or self.project.find(binding.imported if binding.attr else target, module):

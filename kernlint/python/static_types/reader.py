@@ -107,7 +107,7 @@ def loop_bindings(target: ast.expr, iterable: ast.expr, reader: "TypeReader") ->
         if call.func.attr == "items":
             return list(unpacked(target, TupleType((None, value))))
         return list(unpacked(target, value if call.func.attr == "values" else None))
-    kind = reader.type_of(iterable)
+    kind = _not_none(reader.type_of(iterable))  # iterating None raises: where the loop runs, the value
     item = kind.item if isinstance(kind, ListType) and kind.item is not MIXED else None
     if isinstance(kind, ArrayType) and kind.dtype and kind.ndim and kind.where == "host":
         # a NumPy array gives its rows (a 1-D one its elements, NumPy scalars)

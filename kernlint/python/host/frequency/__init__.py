@@ -36,7 +36,7 @@ syntax they share. Nothing here imports kernlint: it is a pure reading of Python
 """
 
 from .facts import LOOP_KINDS, PLACES, Context, Frequency, Level, Loop, Rate, Statement
-from .reading import analyse, analyse_module, constant_int
+from .reading import analyse, analyse_module, constant_int, frame_callbacks
 
 __all__ = ["LOOP_KINDS", "PLACES", "Context", "Frequency", "Level", "Loop", "Rate", "Statement", "analyse",
-           "analyse_module", "constant_int"]
+           "analyse_module", "constant_int", "frame_callbacks"]

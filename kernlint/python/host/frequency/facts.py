@@ -21,6 +21,7 @@ class Context:
     test: str = ""  # why pytest collects it as a test ("" if it does not)
     setup: str = ""  # why it runs once before the work ("" if not known to)
     constants: Tuple[Tuple[str, int], ...] = ()  # module-level integer constants (`N = 1 << 20`)
+    frame: str = ""  # why a driver calls it once per frame ("" if none does: `frame_callbacks`)
 
 
 

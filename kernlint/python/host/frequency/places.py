@@ -1,5 +1,6 @@
 """A statement's place in its innermost loop, from the branches on the way to it:
-``every`` iteration, ``periodic`` (a modulo or counter gate), ``event`` (a flag or state test
+``every`` iteration (an arm guarding the work's collection against being empty too),
+``periodic`` (a modulo or counter gate), ``event`` (a flag or state test
 the branch itself flips, a test that holds once, an exception handler) or ``unknown``."""
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from functools import cached_property
 from typing import Optional, Sequence, Tuple
 
 from .changes import Changes
-from .syntax import assigned_names, calls_in, dotted_name, ends_with_exit, names_read, short_text
+from .syntax import assigned_names, calls_in, dotted_name, ends_with_exit, names_read, own_nodes, short_text
 
 
 class Guard:
@@ -19,8 +20,10 @@ class Guard:
 
     def __init__(self, node: Optional[ast.If], body_arm: bool, other: Sequence[ast.stmt],
                  changes: Optional[Changes], fixed: Optional[Tuple[str, str]] = None,
-                 arm: Optional[Sequence[ast.stmt]] = None):
+                 arm: Optional[Sequence[ast.stmt]] = None, whole: bool = False):
+        """``whole``: the ``if`` (without ``else``) is the whole body of its loop."""
         self.node, self.body_arm, self.other, self.changes = node, body_arm, other, changes
+        self.whole = whole
         self._fixed = fixed
         self._arm = arm
 
@@ -51,12 +54,55 @@ class Guard:
                 return "periodic", f"the branch moves its own threshold (`{moved}`): `{text}`"
             if _once_equality(test, changes):
                 return "event", f"holds once: `{text}`"
+            counted = _work_guard(test, changes)
+            if counted:
+                return "every", f"a guard for work to do (`{text}`, `{counted}` has items whenever there is any)"
         if self.other and ends_with_exit(self.other):
             return "every", "the other branch leaves: this one runs each time the code goes on"
         if not changes.varying(test) and not _impure_calls(test):
+            kept = _kept_for_the_caller(arm, changes) if changes.in_loop else ""
+            if kept:
+                # a mode the caller switches on (debug output): when on, the host wants the value then
+                return "event", f"an option the loop does not change (`{text}`) adds output kept for the caller " \
+                                f"(`{kept}`), which nothing in the loop reads"
             return "every", f"a test that does not change here (`{text}`): each time or never"
+        if self.whole and self.body_arm and not changes.varying(test):
+            # `while True: if not frames.full(): ...`: an iteration whose test fails does nothing,
+            # so the loop's work is the iterations where it holds (a producer waiting on its queue)
+            return "every", f"the loop's whole body, under `{text}`: each iteration that does any work runs it"
         return "unknown", f"a test of what changes here: `{text}`"
 
+
+
+def _kept_for_the_caller(arm: Sequence[ast.stmt], changes: Changes) -> str:
+    """The collection an arm does nothing but append to (``debug["flow"].append(d.copy_to_host())``),
+    where the loop reads that collection nowhere else: output kept for whoever called, or ""."""
+    bases = []
+    for statement in arm:
+        call = statement.value if isinstance(statement, ast.Expr) else None
+        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr in (
+                "append", "extend")):
+            return ""
+        base = _collection(call.func.value)
+        if not base:
+            return ""
+        bases.append(base)
+    if not bases:
+        return ""
+    receivers = {id(node) for s in changes.statements for sub in own_nodes([s]) if isinstance(sub, ast.Call)
+                 and isinstance(sub.func, ast.Attribute) and sub.func.attr in ("append", "extend")
+                 for node in ast.walk(sub.func.value)}
+    for node in own_nodes(changes.statements):
+        if isinstance(node, (ast.Name, ast.Attribute)) and dotted_name(node) in bases and id(node) not in receivers:
+            return ""  # read (or passed on) elsewhere in the loop: part of the work
+    return ast.unparse(arm[0]).strip()
+
+
+def _collection(node: ast.expr) -> str:
+    """The name a container is reached by: ``hist`` for ``hist`` and ``hist["flow"]``."""
+    while isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant):
+        node = node.value
+    return dotted_name(node)
 
 
 # builtins that only read their arguments: `len(self.dims) == 1` is as fixed as `self.dims`
@@ -153,6 +199,71 @@ def _flips_own_test(test: ast.AST, arm: Sequence[ast.stmt]) -> str:
                     return ast.unparse(statement).strip()
     return ""
 
+
+
+# calls that keep some items of an array or a list: their result may well be empty
+_SELECTIONS = frozenset({"where", "nonzero", "argwhere", "flatnonzero", "extract", "compress", "filter"})
+
+
+def _work_guard(test: ast.AST, changes: Changes) -> str:
+    """``n > 0`` (``n = len(edges)``), ``len(edges)``, ``edges.size != 0``: a test that the
+    collection the work runs over is not empty, where the code builds it whole (``edges =
+    np.array(graph.edges())``), not by selecting some items (``np.where(x > L)``, a mask, a
+    comprehension's ``if``): it holds whenever there is work, not on rare events. Gives the
+    collection's name, or ""."""
+    counted = _counted(test, changes)
+    if not counted:
+        return ""
+    values = changes.assignments.get(counted, ())
+    if not values or not all(isinstance(v, ast.Call) and not _selects(v) for v in values):
+        return ""  # a parameter, an attribute, something selected: an event queue may be empty for long
+    return counted
+
+
+def _counted(test: ast.AST, changes: Changes) -> str:
+    """The collection whose size a non-emptiness test counts (``len(x) > 0``, ``x.size``,
+    ``n >= 1`` with ``n = len(x)``), or ""."""
+    if isinstance(test, ast.Compare) and len(test.ops) == 1:
+        left, op, right = test.left, test.ops[0], test.comparators[0]
+        if isinstance(left, ast.Constant) and not isinstance(right, ast.Constant):
+            left, right = right, left
+            op = {ast.Lt: ast.Gt(), ast.LtE: ast.GtE()}.get(type(op), op)
+        if not (isinstance(right, ast.Constant) and type(right.value) is int and (
+                isinstance(op, (ast.Gt, ast.NotEq)) and right.value == 0 or isinstance(op, ast.GtE) and right.value == 1)):
+            return ""
+        test = left
+    if isinstance(test, ast.Name):
+        values = changes.assignments.get(test.id, ())
+        sizes = [_size_of(v) for v in values]
+        return sizes[0] if sizes and all(sizes) and len(set(sizes)) == 1 else ""
+    return _size_of(test)
+
+
+def _size_of(node: ast.AST) -> str:
+    """``len(x)``, ``x.size``, ``x.shape[0]``: the name ``x`` they count, or ""."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len" and len(
+            node.args) == 1 and isinstance(node.args[0], ast.Name):
+        return node.args[0].id
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant):
+        node = node.value
+        if not (isinstance(node, ast.Attribute) and node.attr == "shape"):
+            return ""
+    if isinstance(node, ast.Attribute) and node.attr in ("size", "shape") and isinstance(node.value, ast.Name):
+        return node.value.id
+    return ""
+
+
+def _selects(value: ast.AST) -> bool:
+    """Whether an expression keeps some items only: a selection call, a comparison (a mask),
+    a comprehension with a condition, a subscript."""
+    for sub in ast.walk(value):
+        if isinstance(sub, (ast.Compare, ast.Subscript)):
+            return True
+        if isinstance(sub, ast.comprehension) and sub.ifs:
+            return True
+        if isinstance(sub, ast.Call) and dotted_name(sub.func).rsplit(".", 1)[-1] in _SELECTIONS:
+            return True
+    return False
 
 
 def _once_equality(test: ast.AST, facts: Changes) -> bool:

@@ -26,7 +26,9 @@ Body = Union[ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, Sequence[ast.stm
 
 
 def analyse(body: Body, context: Context = Context()) -> Frequency:
-    """Loops and statement places of a function, a module or a list of statements."""
+    """Loops and statement places of a function, a module or a list of statements; a function
+    an animation or window driver calls once per frame (``context.frame``) is the body of a
+    step loop of its own, at its ``def`` line."""
     function = body if isinstance(body, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
     whole = isinstance(body, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef))
     statements = list(body.body) if whole else list(body)  # type: ignore[union-attr]
@@ -35,8 +37,61 @@ def analyse(body: Body, context: Context = Context()) -> Frequency:
         constants.update(_defaults(function.args, constants))
         constants.update(_comprehensions(statements, constants))
     reader = _Reader(context, constants, function.lineno if function is not None else 0, statements)
-    reader.block(statements, None, (), None, Changes(statements))
+    if function is not None and context.frame:
+        frames = Loop(function, "step", context.frame)
+        reader.frequency.add_loop(frames)
+        reader.frequency.add(Statement(function, None, "every", "runs on every call"))
+        reader.block(statements, frames, (), None, Changes(statements, function))
+    else:
+        reader.block(statements, None, (), None, Changes(statements))
     return reader.frequency
+
+
+# what calls a function once per frame, and which argument (or keyword) hands it over:
+# matplotlib's animations, GLUT's display and idle callbacks, pyglet's clock
+_FRAME_DRIVERS = {"FuncAnimation": (1, "func"), "glutDisplayFunc": (0, "func"), "glutIdleFunc": (0, "func"),
+                  "schedule_interval": (0, "func")}
+
+
+def frame_callbacks(tree: ast.Module) -> Dict[int, str]:
+    """The functions (by ``id`` of their ``def``) a driver calls once per frame, and why:
+    ``FuncAnimation(fig, update, frames=n)``, ``glutDisplayFunc(draw)``, with the function a
+    name defined beside the call or a method of the class the call is in (``self.draw``)."""
+    found: Dict[int, str] = {}
+    for scope in [tree] + [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]:
+        for call in _own_calls(scope):
+            driver = dotted_name(call.func).rsplit(".", 1)[-1]
+            if driver not in _FRAME_DRIVERS:
+                continue
+            index, keyword = _FRAME_DRIVERS[driver]
+            handed = call.args[index] if len(call.args) > index else next(
+                (k.value for k in call.keywords if k.arg == keyword), None)
+            for definition in _handed_definitions(tree, scope, handed):
+                found[id(definition)] = f"`{driver}` calls `{definition.name}` once per frame (line {call.lineno})"
+    return found
+
+
+def _own_calls(scope: ast.AST) -> Iterator[ast.Call]:
+    """The calls of a body, those of the functions and classes it defines left out."""
+    stack = list(getattr(scope, "body", []))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        if isinstance(node, ast.Call):
+            yield node
+        stack.extend(ast.iter_child_nodes(node))
+
+
+def _handed_definitions(tree: ast.Module, scope: ast.AST, handed: Optional[ast.AST]) -> Iterator[ast.AST]:
+    if isinstance(handed, ast.Name):
+        yield from (d for d in _definitions(scope) if isinstance(d, (ast.FunctionDef, ast.AsyncFunctionDef))
+                    and d.name == handed.id)
+    elif isinstance(handed, ast.Attribute) and isinstance(handed.value, ast.Name) and handed.value.id == "self":
+        for klass in (n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)):
+            if any(m is scope for m in klass.body):
+                yield from (m for m in klass.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))
+                            and m.name == handed.attr)
 
 
 
@@ -49,6 +104,7 @@ def analyse_module(tree: ast.Module, path: str = "", qualnames: Optional[Set[str
     in_loops: List[Set[str]] = []  # read once, where a warm-up name asks
     test_file = any(fnmatch.fnmatch(os.path.basename(path), pattern) for pattern in ("test_*.py", "*_test.py"))
     found: Dict[str, Frequency] = {}
+    frames = frame_callbacks(tree)
 
     def visit(node: ast.AST, qualname: str, test: str, collected_class: bool) -> None:
         for child in _definitions(node):
@@ -73,7 +129,8 @@ def analyse_module(tree: ast.Module, path: str = "", qualnames: Optional[Set[str
                     if child.name not in in_loops[0]:
                         setup = f"`{child.name}()` is warm-up: no loop of this module calls it"
                 if qualnames is None or name in qualnames:
-                    context = Context(path, name, why, setup, tuple(sorted(constants.items())))
+                    context = Context(path, name, why, setup, tuple(sorted(constants.items())),
+                                      frames.get(id(child), ""))
                     found[name] = analyse(child, context)
                 visit(child, name, why, False)
 
@@ -135,10 +192,12 @@ class _Reader:
         """``guards``: the branches between ``loop`` (or the body) and these statements,
         outermost first; ``exit_after``: the unconditional exit that follows this block
         inside ``loop``; ``changes``: what ``loop`` (or the body) assigns."""
+        # a frame callback's `return` ends one frame, as `continue` does an iteration
+        exits = (ast.Break, ast.Raise) if loop is not None and isinstance(loop.node, SCOPES) else (
+            ast.Return, ast.Break, ast.Raise)
         for index, statement in enumerate(statements):
-            following = next((s for s in statements[index + 1:] if isinstance(s, (ast.Return, ast.Break, ast.Raise))),
-                             None)
-            if isinstance(statement, (ast.Return, ast.Break, ast.Raise)):
+            following = next((s for s in statements[index + 1:] if isinstance(s, exits)), None)
+            if isinstance(statement, exits):
                 following = statement
             leaving = (following or exit_after) if loop is not None else None
             self._place(statement, loop, guards, leaving)
@@ -146,7 +205,8 @@ class _Reader:
                 self._catch_up(statement, changes)
             if isinstance(statement, LOOPS):
                 self.around[id(statement)] = (statements[:index], statements[index + 1:])
-            self._inside(statement, loop, guards, leaving, changes)
+            whole = loop is not None and statements is loop.node.body and len(statements) == 1
+            self._inside(statement, loop, guards, leaving, changes, whole)
             if isinstance(statement, ast.If) and not statement.orelse and ends_with_exit(statement.body, True):
                 # `if step % every != 0: continue` (or `return`): what follows is the test's false arm
                 rest = statements[index + 1:]
@@ -176,7 +236,9 @@ class _Reader:
                 f"a catch-up loop: `{short_text(node.test)}` holds only when what this iteration computes has "
                 f"crossed it, and the loop moves it back (`{moved}`)"))
 
-    def _inside(self, statement: ast.stmt, loop: Optional[Loop], guards, leaving, changes: "Changes") -> None:
+    def _inside(self, statement: ast.stmt, loop: Optional[Loop], guards, leaving, changes: "Changes",
+                whole: bool = False) -> None:
+        """``whole``: the statement is the whole body of ``loop``."""
         if isinstance(statement, LOOPS):
             inner, inner_changes = self._loop(statement, loop, changes)
             self.block(statement.body, inner, (), None, inner_changes)
@@ -186,7 +248,8 @@ class _Reader:
             self.block(statement.orelse, loop, guards + ((skipped,) if breaks else ()), leaving, changes)
         elif isinstance(statement, ast.If):
             for arm, other in ((statement.body, statement.orelse), (statement.orelse, statement.body)):
-                guard = Guard(statement, arm is statement.body, other, changes)
+                guard = Guard(statement, arm is statement.body, other, changes,
+                              whole=whole and not statement.orelse)
                 self.block(arm, loop, guards + (guard,), leaving, changes)
         elif isinstance(statement, (ast.With, ast.AsyncWith)):
             self.block(statement.body, loop, guards, leaving, changes)

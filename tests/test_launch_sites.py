@@ -969,6 +969,10 @@ def each(kernel, n):
 
 def described(kernel, n):
     return f"{kernel} over {n}"
+
+
+def cropped(image, border):
+    return image[border:-border, border:-border]
 '''
 
 LAUNCHER_KERNELS = '''
@@ -1021,6 +1025,7 @@ def segment(n):
     utils.streamed(scale, n, stream)(image, np.float32(2))
     utils.each(blend, n)(image, image, np.empty_like(image))
     print(utils.described(scale, n))
+    print(utils.cropped(scale, 1)(image))
     return mask
 
 

@@ -143,8 +143,9 @@ def _configured_return(function: FunctionNode) -> Optional[ast.expr]:
         return None
     value = returns[0].value
     if isinstance(value, ast.Subscript) and isinstance(value.value, ast.Name) and value.value.id in params:
-        size = len(value.slice.elts) if isinstance(value.slice, ast.Tuple) else 0
-        return value if 2 <= size <= 4 else None
+        items = value.slice.elts if isinstance(value.slice, ast.Tuple) else []
+        # `m[a:-a, a:-a]` crops an array: a launch configuration has no slices
+        return value if 2 <= len(items) <= 4 and not any(isinstance(i, ast.Slice) for i in items) else None
     if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "forall" and \
             isinstance(value.func.value, ast.Name) and value.func.value.id in params:
         return value

@@ -1032,6 +1032,13 @@ def segment(n):
 def clear(mask):
     run = launcher(invert, mask.size)
     run(mask)
+
+
+def either(mask, fast):
+    run = print
+    if fast:
+        run = launcher(invert, mask.size)
+    run(mask)
 '''
 
 

@@ -95,9 +95,10 @@ def configured_call(call: ast.Call, scope: Optional[Scope], module: PyModule, pr
     name is bound once, to that call; None otherwise."""
     inner = call.func
     if isinstance(inner, ast.Name) and scope is not None:
-        binding, _ = scope.lookup(inner.id)
-        if binding is None or binding.kind != "assign" or binding.path or not isinstance(binding.value, ast.Call):
-            return None
+        binding, function = scope.lookup(inner.id)
+        if binding is None or binding.kind != "assign" or binding.path or not isinstance(
+                binding.value, ast.Call) or len(module.bindings_of(inner.id, function)) != 1:
+            return None  # bound to something else too: which one the call runs depends on the path
         inner = binding.value
     if not isinstance(inner, ast.Call) or not isinstance(inner.func, (ast.Name, ast.Attribute)) or any(
             isinstance(a, ast.Starred) for a in inner.args) or any(k.arg is None for k in inner.keywords):

@@ -3,7 +3,7 @@ where ``timer`` is a project function that gives back the function it is passed,
 function that calls it (a decorator applied by hand: timing, logging); and kernels configured by
 a call: ``launcher(k, n)(x)`` launches ``k``, where ``launcher`` is a project function that
 returns its kernel parameter configured (``return kernel[blocks, threads]``). Syntax only. May
-import ``python.syntax`` and ``python.project``.
+import ``python.syntax``, ``python.project`` and ``launches`` (what a launch configuration is).
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from typing import Optional
 
 from ..project import Project
 from ..syntax import FunctionNode, PyModule, Scope, own_nodes
+from .launches import configured_kernel
 
 
 def unwrapped_call(call: ast.Call, function: Optional[FunctionNode], scope: Scope, module: PyModule,
@@ -143,11 +144,11 @@ def _configured_return(function: FunctionNode) -> Optional[ast.expr]:
     if not returns or len(texts) != 1 or any(n.value is None for n in returns):
         return None
     value = returns[0].value
-    if isinstance(value, ast.Subscript) and isinstance(value.value, ast.Name) and value.value.id in params:
+    target = configured_kernel(value)
+    if target is None or not isinstance(target[0], ast.Name) or target[0].id not in params:
+        return None
+    if isinstance(value, ast.Subscript):
         items = value.slice.elts if isinstance(value.slice, ast.Tuple) else []
         # `m[a:-a, a:-a]` crops an array: a launch configuration has no slices
-        return value if 2 <= len(items) <= 4 and not any(isinstance(i, ast.Slice) for i in items) else None
-    if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "forall" and \
-            isinstance(value.func.value, ast.Name) and value.func.value.id in params:
-        return value
-    return None
+        return value if items and not any(isinstance(i, ast.Slice) for i in items) else None
+    return value

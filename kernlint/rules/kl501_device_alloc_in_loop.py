@@ -18,7 +18,8 @@ code writes otherwise count too: an operator on an object of a project class run
 ``Function`` subclasses), and a name bound once to what a closure factory returns (``add =
 Ops.zip(fn)``, where every ``return`` of ``Ops.zip`` gives back a function it defines) runs
 that function where it is called. An allocation in a branch that runs when a collection the
-code has just built whole is not empty (``n = len(edges)``, ``if n > 0:``) runs on each call;
+code has just built whole is not empty (``n = len(edges)``, ``if n > 0:``) runs on each call,
+as does what follows ``if n == 0: continue`` in a batch loop (only an empty batch is skipped);
 one behind ``if len(np.where(x > L)[0]) > 0:`` (a selection, often empty) is unknown.
 
 A method called in the loop on an object whose class the code shows (built there, stored

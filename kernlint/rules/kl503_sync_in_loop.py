@@ -29,7 +29,8 @@ subclass in the project overrides (reported at the call, naming the override), o
 parameter whose default is a project function (``def simulate(..., timestep=step)`` calling
 ``timestep(...)``: reported at that call, naming the parameter and its default), or through a
 method called on an object whose class the code shows (built there, stored in an attribute,
-a parameter its callers pass, an item of a list of objects of several classes: each class's
+a parameter its callers pass, an item of a list of objects of several classes, a name bound to
+one project class on each path and called, ``S = SimGPU`` / ``S = SimCPU`` then ``S(n)``: each class's
 method counts, and the message names the one that waits: ``it.second_step(ts)`` reported as
 ``Thermostat.second_step``), or through an operator on an object of a project class
 (``x * w``: ``Tensor.__mul__``) or a static or class method called through a class

@@ -109,6 +109,8 @@ class ProjectCalls:
         if binding is None or binding.kind != "assign":
             return None
         body = function if function is not None else module.tree
+        if function is not None and call.func.id in {a.arg for a in ast.walk(function.args) if isinstance(a, ast.arg)}:
+            return None  # a parameter rebound on some path: what callers pass counts too
         named = self.project.memo("class aliases", body, lambda: _class_aliases(body)).get(call.func.id)
         if not named:
             return None

@@ -18,12 +18,14 @@ code writes otherwise count too: an operator on an object of a project class run
 ``Function`` subclasses), and a name bound once to what a closure factory returns (``add =
 Ops.zip(fn)``, where every ``return`` of ``Ops.zip`` gives back a function it defines) runs
 that function where it is called. An allocation in a branch that runs when a collection the
-code has just built whole is not empty (``n = len(edges)``, ``if n > 0:``) runs on each call;
+code has just built whole is not empty (``n = len(edges)``, ``if n > 0:``) runs on each call,
+as does what follows ``if n == 0: continue`` in a batch loop (only an empty batch is skipped);
 one behind ``if len(np.where(x > L)[0]) > 0:`` (a selection, often empty) is unknown.
 
 A method called in the loop on an object whose class the code shows (built there, stored
 in an attribute, a parameter its callers pass, an item of a list of objects of several
-classes) counts the same, reported at the call and naming the class's method. A function
+classes, a name bound to one project class on each path, ``S = SimGPU`` / ``S = SimCPU``, then
+called: each class's method counts) counts the same, reported at the call and naming the class's method. A function
 called in the loop that uploads what the call hands it (``cuda.to_device(x)`` of its own
 parameter: each step's sample or batch) is left alone: that data is the step's input.
 

@@ -29,12 +29,15 @@ subclass in the project overrides (reported at the call, naming the override), o
 parameter whose default is a project function (``def simulate(..., timestep=step)`` calling
 ``timestep(...)``: reported at that call, naming the parameter and its default), or through a
 method called on an object whose class the code shows (built there, stored in an attribute,
-a parameter its callers pass, an item of a list of objects of several classes: each class's
+a parameter its callers pass, an item of a list of objects of several classes, a name bound to
+one project class on each path and called, ``S = SimGPU`` / ``S = SimCPU`` then ``S(n)``: each class's
 method counts, and the message names the one that waits: ``it.second_step(ts)`` reported as
 ``Thermostat.second_step``), or through an operator on an object of a project class
 (``x * w``: ``Tensor.__mul__``) or a static or class method called through a class
 (``Mul.apply(a, b)``, whose ``cls.forward(...)`` runs ``Mul.forward``), or through a closure a
-factory made (``add = Ops.zip(fn)`` then ``add(a, b)``). Left alone: a copy behind a modulo or counter gate
+factory made (``add = Ops.zip(fn)`` then ``add(a, b)``). A wait after ``if n == 0: continue``
+in a batch loop (``n = len(rows)``, rows built whole) runs on every batch that is not empty:
+reported; after ``if len(np.flatnonzero(mask)) == 0: continue`` (a selection) it is not. Left alone: a copy behind a modulo or counter gate
 (periodic output), under an option the loop never changes whose branch only appends the copy to
 a collection the loop reads nowhere else (``if debug: trace["u"].append(d.copy_to_host())``:
 output the caller switches on and keeps), once per epoch beside a batch loop whose batches carry the object's device

@@ -57,6 +57,12 @@ class Guard:
             counted = _work_guard(test, changes)
             if counted:
                 return "every", f"a guard for work to do (`{text}`, `{counted}` has items whenever there is any)"
+        else:
+            nonempty = _nonempty(test)  # `if n == 0: continue`: what follows is `if n > 0:`
+            counted = _work_guard(nonempty, changes) if nonempty is not None else ""
+            if counted:
+                return "every", f"the other branch skips an empty piece (`{text}`, `{counted}` has items whenever " \
+                                f"there is any)"
         if self.other and ends_with_exit(self.other):
             return "every", "the other branch leaves: this one runs each time the code goes on"
         if not changes.varying(test) and not _impure_calls(test):
@@ -218,6 +224,24 @@ def _work_guard(test: ast.AST, changes: Changes) -> str:
     if not values or not all(isinstance(v, ast.Call) and not _selects(v) for v in values):
         return ""  # a parameter, an attribute, something selected: an event queue may be empty for long
     return counted
+
+
+def _nonempty(test: ast.AST) -> Optional[ast.expr]:
+    """The non-emptiness test an emptiness test is false on: ``n > 0`` for ``n == 0``,
+    ``n <= 0`` or ``n < 1``; ``x`` for ``not x``; None for any other test."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return test.operand
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
+        return None
+    left, op, right = test.left, test.ops[0], test.comparators[0]
+    if isinstance(left, ast.Constant) and not isinstance(right, ast.Constant):
+        left, right = right, left
+        op = {ast.Gt: ast.Lt(), ast.GtE: ast.LtE()}.get(type(op), op)
+    if not (isinstance(right, ast.Constant) and type(right.value) is int):
+        return None
+    if isinstance(op, (ast.Eq, ast.LtE)) and right.value == 0 or isinstance(op, ast.Lt) and right.value == 1:
+        return ast.Compare(left=left, ops=[ast.Gt()], comparators=[ast.Constant(0)])
+    return None
 
 
 def _counted(test: ast.AST, changes: Changes) -> str:

@@ -74,3 +74,78 @@ def test_a_written_signature_is_the_one_checked_whatever_the_file_launches(tmp_p
     assert [(f["code"], f["signature"], f["signature_source"]) for f in found] == [
         ("KL301", "void(float32[::1], float32)", "eager")]
     assert _rows(run.stderr) == [("clamp", "void(float32[::1], float32)", "eager")]
+
+
+def test_kernels_a_method_compiles_into_a_dict_are_found_with_their_built_signatures(tmp_path):
+    """``cuda.jit("void(" + self.dtype_name + "[:], ...)")(axpy)`` in a method, as dict values, a
+    list item or an attribute, of plain module functions: each call is a kernel checked with the
+    signature the string spells once its pieces are read (an ``__init__`` constant, a module
+    constant, an f-string of them)."""
+    (tmp_path / "solver.py").write_text(textwrap.dedent("""\
+        from numba import cuda
+
+        INDEX = "int32"
+
+
+        def axpy(x, y):
+            i = cuda.grid(1)
+            if i < x.size:
+                y[i] = y[i] + 2 * x[i]
+
+
+        def scale(idx, y):
+            i = cuda.grid(1)
+            if i < y.size:
+                print("scaling", i)
+                y[i] = idx[i] * 3
+
+
+        class Solver:
+            WIDE = "float64"
+
+            def __init__(self):
+                self.dtype_name = "float32"
+                self.kernels = {
+                    "axpy": cuda.jit("void(" + self.dtype_name + "[:], " + self.dtype_name + "[:])")(axpy),
+                    "axpy_wide": cuda.jit("void(" + self.WIDE + "[:], " + Solver.WIDE + "[:])", fastmath=True)(axpy),
+                }
+                self.steps = [cuda.jit(f"void({INDEX}[:], {self.dtype_name}[:])")(scale)]
+                self.fill = cuda.jit("void(" + INDEX + "[::1], float32[::1])")(scale)
+    """))
+    run = _kernlint("--output-format", "json", "--show-signatures", "solver.py", cwd=tmp_path)
+    assert sorted(_rows(run.stderr)) == [
+        ("axpy", "void(float32[:], float32[:])", "eager"),
+        ("axpy", "void(float64[:], float64[:])", "eager"),
+        ("scale", "void(int32[::1], float32[::1])", "eager"),
+        ("scale", "void(int32[:], float32[:])", "eager")]
+    found = json.loads(run.stdout)
+    # one finding for the print both compilations of `scale` hold
+    assert [(f["code"], f["line"], f["kernel"], f["signature_source"]) for f in found] == [
+        ("KL301", 15, "scale", "eager")]
+    assert found[0]["signature"] in ("void(int32[::1], float32[::1])", "void(int32[:], float32[:])")
+
+
+def test_a_signature_piece_only_the_run_decides_is_named_not_guessed(tmp_path):
+    """``self.dtype_name = precision`` from the caller: the kernel is not compiled with a guess,
+    and the finding names the piece; a sibling written whole is still checked as written."""
+    (tmp_path / "solver.py").write_text(textwrap.dedent("""\
+        from numba import cuda
+
+
+        def axpy(x, y):
+            i = cuda.grid(1)
+            if i < x.size:
+                y[i] = y[i] + 2 * x[i]
+
+
+        class Solver:
+            def __init__(self, precision):
+                self.dtype_name = precision
+                self.kernels = {"axpy": cuda.jit("void(" + self.dtype_name + "[:], float32[:])")(axpy),
+                                "axpy64": cuda.jit("void(float64[:], float64[:])")(axpy)}
+    """))
+    run = _kernlint("--output-format", "json", "--show-signatures", "solver.py", cwd=tmp_path)
+    assert _rows(run.stderr) == [("axpy", "void(float64[:], float64[:])", "eager")]
+    found = json.loads(run.stdout)
+    assert [f["code"] for f in found] == ["KL902"]
+    assert "`precision` is a parameter of `Solver.__init__`" in found[0]["message"]

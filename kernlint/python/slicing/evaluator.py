@@ -13,7 +13,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from ..project import FrontendSettings, Project
 from ..syntax import Binding, FunctionNode, PyModule, Scope, _target_names, wrapped_argument, wrapped_interface
-from .class_constants import StaticClass, is_static
+from .class_constants import StaticClass, _class_body_assignments, is_static
 from .device_arrays import _DEVICE_MAKERS, DeviceArrayStandin, _captures_device_arrays
 from .dispatchers import _after_ir, _is_cuda_jit, _may_be_called, _may_call, _users_function, make_dispatcher
 from .standins import Standins
@@ -44,6 +44,13 @@ def _reads_as_returns(body: List[ast.stmt]) -> bool:
         settled += 1
     rest = body[settled:]
     return bool(rest) and choice(rest) and any(isinstance(s, (ast.Return, ast.If)) for s in rest)
+
+
+def _subclassed(module: PyModule, klass: ast.ClassDef) -> bool:
+    """Does a class of the module name ``klass`` among its bases?"""
+    return any(isinstance(node, ast.ClassDef) and any(
+        (base.id if isinstance(base, ast.Name) else getattr(base, "attr", None)) == klass.name for base in node.bases)
+        for node in ast.walk(module.tree))
 
 
 def _parameter(function: FunctionNode, name: str) -> Optional[Binding]:
@@ -404,6 +411,13 @@ class Evaluator:
         if not assigned and any(isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name == expr.attr
                                 for item in owner.body):
             return run_time(f"is a method of `{owner.name}`, which kernlint does not run")  # `self.make_update()`
+        if not assigned and owner in module.tree.body and not _subclassed(module, owner) \
+                and _class_body_assignments(owner, expr.attr):
+            # `WIDE = "float64"` in the class body, read as `self.WIDE`: the class constant (a
+            # subclass of this module could override it: then it stays the run's)
+            constant = StaticClass(self, module, owner, Scope(module))
+            if constant.readable():
+                return constant.attribute(expr.attr, line)
         if not assigned:  # set from outside the class, or by a base class
             return run_time(f"is not assigned in `{owner.name}`'s methods")
         if len(assigned) > 1:  # its value depends on which methods ran

@@ -943,3 +943,141 @@ def test_a_kernel_getattr_picks_from_literal_names_is_each_one_they_name(tmp_pat
         line("getattr(gates, name)"): {("clear", "void(complex128[::1])")},
         line("getattr(gates, chosen)"): {None},
     }, found
+
+
+LAUNCHER_UTILS = '''
+import math
+
+from numba import cuda
+
+
+def launcher(kernel, n, block=128):
+    """The kernel configured to cover ``n`` items."""
+    blocks = math.ceil(n / block)
+    return kernel[blocks, block]
+
+
+def streamed(kernel, n, stream):
+    if n > 1024:
+        return kernel[math.ceil(n / 256), 256, stream]
+    return kernel[math.ceil(n / 256), 256, stream]
+
+
+def each(kernel, n):
+    return kernel.forall(n)
+
+
+def described(kernel, n):
+    return f"{kernel} over {n}"
+
+
+def cropped(image, border):
+    return image[border:-border, border:-border]
+'''
+
+LAUNCHER_KERNELS = '''
+from numba import cuda
+
+
+@cuda.jit
+def threshold(image, out, level):
+    i = cuda.grid(1)
+    if i < image.shape[0]:
+        out[i] = 255 if image[i] > level else 0
+
+
+@cuda.jit
+def invert(mask):
+    i = cuda.grid(1)
+    if i < mask.shape[0]:
+        mask[i] = 255 - mask[i]
+
+
+@cuda.jit
+def scale(image, factor):
+    i = cuda.grid(1)
+    if i < image.shape[0]:
+        image[i] *= factor
+
+
+@cuda.jit
+def blend(a, b, out):
+    i = cuda.grid(1)
+    if i < out.shape[0]:
+        out[i] = (a[i] + b[i]) / 2
+'''
+
+LAUNCHER_OPS = '''
+import numpy as np
+from numba import cuda
+
+from . import utils
+from .kernels import blend, invert, scale, threshold
+from .utils import launcher
+
+
+def segment(n):
+    image = np.zeros(n, dtype=np.float32)
+    mask = np.zeros(n, dtype=np.uint8)
+    launcher(threshold, n)(image, mask, np.float32(0.5))
+    utils.launcher(invert, mask.size, block=256)(mask)
+    stream = cuda.stream()
+    utils.streamed(scale, n, stream)(image, np.float32(2))
+    utils.each(blend, n)(image, image, np.empty_like(image))
+    print(utils.described(scale, n))
+    print(utils.cropped(scale, 1)(image))
+    return mask
+
+
+def clear(mask):
+    run = launcher(invert, mask.size)
+    run(mask)
+
+
+def either(mask, fast):
+    run = print
+    if fast:
+        run = launcher(invert, mask.size)
+    run(mask)
+'''
+
+
+def test_a_kernel_a_helper_returns_configured_is_launched_where_its_result_is_called(tmp_path):
+    """``launcher(k, n)(x)``, where a project function returns the kernel it is given configured
+    (``kernel[blocks, threads]``, with a stream, ``kernel.forall(n)``), or a name bound to such a
+    call then called: a launch of ``k`` at that line with those arguments' types; a helper that
+    returns something else launches nothing."""
+    package = tmp_path / "raster"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "utils.py").write_text(textwrap.dedent(LAUNCHER_UTILS))
+    (package / "kernels.py").write_text(textwrap.dedent(LAUNCHER_KERNELS))
+    (package / "ops.py").write_text(textwrap.dedent(LAUNCHER_OPS))
+    lines = (package / "ops.py").read_text().splitlines()
+
+    def line(text):
+        return next(n for n, row in enumerate(lines, 1) if text in row)
+
+    facts = file_host_facts(Project(), str(package / "ops.py"))
+    events = {(e.place.line, e.kernel.qualname, e.stream, e.detail.get("stream", ""))
+              for e in facts.launches if e.kernel is not None}
+    assert events == {(line("launcher(threshold"), "threshold", False, ""),
+                      (line("launcher(invert"), "invert", False, ""),
+                      (line("streamed(scale"), "scale", True, "stream"),
+                      (line("each(blend"), "blend", False, ""),
+                      (line("run(mask)"), "invert", False, "")}, events
+
+    out = tmp_path / "shown"
+    out.mkdir()
+    shown = _shown_signatures(package, out)
+    rows = {}
+    for row in shown.splitlines():
+        match = re.match(r"raster/kernels\.py::(\w+)\s+(void\(.*\))\s+(\S+) \((\S+)\)$", row.strip())
+        if match:
+            rows[match.group(1)] = (match.group(2), match.group(3), match.group(4))
+    assert rows == {
+        "threshold": ("void(float32[::1], uint8[::1], float32)", "launch-site", f"raster/ops.py:{line('launcher(threshold')}"),
+        "invert": ("void(uint8[::1])", "launch-site", f"raster/ops.py:{line('launcher(invert')}"),
+        "scale": ("void(float32[::1], float32)", "launch-site", f"raster/ops.py:{line('streamed(scale')}"),
+        "blend": ("void(float32[::1], float32[::1], float32[::1])", "launch-site", f"raster/ops.py:{line('each(blend')}"),
+    }, shown

@@ -152,7 +152,12 @@ def uncopied(expr: ast.expr) -> ast.expr:
 def launch_target(call: ast.Call) -> Optional[Tuple[ast.expr, bool]]:
     """(the kernel expression, launched on a stream) for ``k[grid, block(, stream)](...)`` and
     ``k.forall(n)(...)``; None for other calls."""
-    func = call.func
+    return configured_kernel(call.func)
+
+
+def configured_kernel(func: ast.expr) -> Optional[Tuple[ast.expr, bool]]:
+    """(the kernel expression, on a stream) for a kernel configured for launch, not yet called:
+    ``k[grid, block(, stream)]``, ``k.forall(n)``; None for other expressions."""
     if isinstance(func, ast.Subscript):
         config = func.slice
         size = len(config.elts) if isinstance(config, ast.Tuple) else 1

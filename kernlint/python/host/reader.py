@@ -42,7 +42,7 @@ from .frequency import frame_callbacks
 from .functions import call_parameters, changed_dicts, positional_parameters, receiver_of
 from .kernels import KernelResolver
 from .launches import LAUNCH_TEXT, calls_in_order, compile_target, handed_call, launch_target
-from .wrappers import unwrapped_call
+from .wrappers import configured_call, unwrapped_call
 from .loops import LoopReader, carried_places
 from .names import rebound, target_names
 from .operations import (configured_gpu_kernel, host_operation, iterated, mpi_transfer, pycuda_launch,
@@ -85,7 +85,8 @@ class HostReader:
         self._outgoing_variants: Dict[Tuple[str, str], List[Tuple[List[object], Dict[str, object]]]] = {}
         # types from other files (callers, helpers, subclasses) are read only for code that may
         # launch, or for another file that asks for this one's types (and then one level less deep)
-        launching = bool(LAUNCH_TEXT.search(module.text)) and may_launch_kernels(project, module)
+        launching = bool(LAUNCH_TEXT.search(module.text)) and may_launch_kernels(project, module) or \
+            self._configures_through_helper()
         # a file that launches nothing itself but calls methods of objects whose classes launch
         # (a training script over a package of layers): what those cost comes from their own
         # files' readings; its own types need only a few files (`facts_of`)
@@ -616,6 +617,11 @@ class HostReader:
             call, frame.function, frame.scope, self.module, self.project))
         if unwrapped is not None:
             call = unwrapped
+        # `launcher(k, n)(x)`: a helper returns `k` configured (`return kernel[blocks, threads]`)
+        configured = self.project.memo("configured call", call, lambda: configured_call(
+            call, frame.scope, self.module, self.project))
+        if configured is not None:
+            call = configured
         handed = handed_call(call, self._dotted(call.func, frame))
         if handed is not None:  # `pool.map(use_foo, arrays)`: `use_foo` called with an item
             self._call(handed, frame)
@@ -759,6 +765,29 @@ class HostReader:
         handed = mpi_transfer(call, frame, self.module, self.types(frame), self._uses_mpi())
         if handed is not None:  # what MPI sends from device memory: the kernels that wrote it must be done
             self.facts.events.append(handed)
+
+    def _configures_through_helper(self) -> bool:
+        """Whether the file launches through a project function that returns the kernel it is
+        given configured: ``launcher(k, n)(x)`` (what ``LAUNCH_TEXT`` does not see)."""
+        def configured_by_helper() -> bool:
+            # what a call returns, called (`launcher(k, n)(x)`), or a name bound to a call, called
+            # (`run = launcher(k, n)` ... `run(x)`): syntax first, then which functions they are
+            assigned, called, inner = {}, set(), []
+            for node in ast.walk(self.module.tree):
+                if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and node.value.args:
+                    for target in node.targets:
+                        if isinstance(target, ast.Name):
+                            assigned.setdefault(target.id, []).append(node.value)
+                elif isinstance(node, ast.Call) and isinstance(node.func, ast.Call) and node.func.args:
+                    inner.append(node.func)
+                elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+                    called.add(node.func.id)
+            inner += [value for name in sorted(called & set(assigned)) for value in assigned[name]]
+            return bool(inner) and may_launch_kernels(self.project, self.module) and any(configured_call(
+                ast.Call(func=value, args=[], keywords=[]), None, self.module, self.project) is not None
+                for value in inner)
+
+        return self.project.memo("launches through a helper", self.module.tree, configured_by_helper)
 
     def _unbindable_launch(self, call: ast.Call, picked) -> str:
         """Why a launch cannot bind its arguments to the kernel's parameters, for each kernel it

@@ -1,7 +1,9 @@
 """Functions wrapped by a call: ``step_ = timer(step, verbose)`` then ``step_(x)`` runs ``step``,
 where ``timer`` is a project function that gives back the function it is passed, or a nested
-function that calls it (a decorator applied by hand: timing, logging). Syntax only. May import
-``python.syntax`` and ``python.project``.
+function that calls it (a decorator applied by hand: timing, logging); and kernels configured by
+a call: ``launcher(k, n)(x)`` launches ``k``, where ``launcher`` is a project function that
+returns its kernel parameter configured (``return kernel[blocks, threads]``). Syntax only. May
+import ``python.syntax``, ``python.project`` and ``launches`` (what a launch configuration is).
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from typing import Optional
 
 from ..project import Project
 from ..syntax import FunctionNode, PyModule, Scope, own_nodes
+from .launches import configured_kernel
 
 
 def unwrapped_call(call: ast.Call, function: Optional[FunctionNode], scope: Scope, module: PyModule,
@@ -82,3 +85,70 @@ def _passes_through(function: FunctionNode) -> bool:
                                     for c in ast.walk(inner)):
             return False
     return True
+
+
+def configured_call(call: ast.Call, scope: Optional[Scope], module: PyModule, project: Project) -> Optional[ast.Call]:
+    """``k[grid, block](x)`` for a call ``launcher(k, n)(x)`` of what a project function returns,
+    where its every ``return`` gives back one parameter configured for launch (``kernel[grid,
+    block]``, ``kernel[grid, block, stream]``, ``kernel.forall(n)``): the kernel the call passes
+    there, configured as the function writes it, a parameter it configures with (a stream)
+    replaced by what the call passes; also ``run = launcher(k, n)`` then ``run(x)``, where the
+    name is bound once, to that call; None otherwise."""
+    inner = call.func
+    if isinstance(inner, ast.Name) and scope is not None:
+        binding, function = scope.lookup(inner.id)
+        if binding is None or binding.kind != "assign" or binding.path or not isinstance(
+                binding.value, ast.Call) or len(module.bindings_of(inner.id, function)) != 1:
+            return None  # bound to something else too: which one the call runs depends on the path
+        inner = binding.value
+    if not isinstance(inner, ast.Call) or not isinstance(inner.func, (ast.Name, ast.Attribute)) or any(
+            isinstance(a, ast.Starred) for a in inner.args) or any(k.arg is None for k in inner.keywords):
+        return None
+    dotted = module.dotted(inner.func, scope)
+    found = project.definition(dotted, module) if dotted else None
+    if found is None or found[1].kind != "def" or found[0].kernel_for(found[1].node) is not None:
+        return None
+    node = found[1].node
+    returned = project.memo("returns a parameter configured", node, lambda: _configured_return(node))
+    if returned is None:
+        return None
+    params = [a.arg for a in node.args.posonlyargs + node.args.args]
+    passed = dict(zip(params, inner.args))
+    passed.update((k.arg, k.value) for k in inner.keywords)
+    kernel = passed.get(returned.value.id if isinstance(returned, ast.Subscript) else returned.func.value.id)
+    if kernel is None:
+        return None
+
+    def given(expr: ast.expr) -> ast.expr:  # the helper's parameter as the call passes it
+        return passed.get(expr.id, expr) if isinstance(expr, ast.Name) else expr
+
+    if isinstance(returned, ast.Subscript):
+        config = returned.slice
+        slice_ = ast.Tuple(elts=[given(e) for e in config.elts], ctx=ast.Load()) if isinstance(
+            config, ast.Tuple) else given(config)
+        func: ast.expr = ast.Subscript(value=kernel, slice=slice_, ctx=ast.Load())
+    else:
+        func = ast.Call(func=ast.Attribute(value=kernel, attr="forall", ctx=ast.Load()),
+                        args=[given(a) for a in returned.args],
+                        keywords=[ast.keyword(arg=k.arg, value=given(k.value)) for k in returned.keywords])
+    return ast.copy_location(ast.Call(func=ast.copy_location(func, inner), args=call.args, keywords=call.keywords),
+                             call)
+
+
+def _configured_return(function: FunctionNode) -> Optional[ast.expr]:
+    """What every ``return`` of ``function`` gives back, where each is one parameter configured
+    for launch the same way (``p[a, b]`` with two to four items, ``p.forall(n)``); None otherwise."""
+    params = {a.arg for a in function.args.posonlyargs + function.args.args + function.args.kwonlyargs}
+    returns = [n for n in own_nodes(function) if isinstance(n, ast.Return)]
+    texts = {ast.unparse(n.value) for n in returns if n.value is not None}
+    if not returns or len(texts) != 1 or any(n.value is None for n in returns):
+        return None
+    value = returns[0].value
+    target = configured_kernel(value)
+    if target is None or not isinstance(target[0], ast.Name) or target[0].id not in params:
+        return None
+    if isinstance(value, ast.Subscript):
+        items = value.slice.elts if isinstance(value.slice, ast.Tuple) else []
+        # `m[a:-a, a:-a]` crops an array: a launch configuration has no slices
+        return value if items and not any(isinstance(i, ast.Slice) for i in items) else None
+    return value

@@ -157,6 +157,8 @@ class LaunchGraph:
                     target = self._resolved(module, func, inner)
                     if target is not None:
                         found.append(target)
+                if module.applied_kernel(node) is not None:
+                    continue  # `cuda.jit(sig)(f)`: `f` is compiled for the GPU, not run here
                 for arg in list(node.args) + [k.value for k in node.keywords]:
                     if isinstance(arg, ast.Starred):
                         arg = arg.value

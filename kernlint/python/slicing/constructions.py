@@ -109,7 +109,7 @@ def _is_class(project: Project, other: PyModule, expr: ast.expr, scope: Scope, m
 def _passed(call: ast.Call, init: FunctionNode, parameter: str, other: PyModule) -> Tuple[Any, Optional[str]]:
     """What one construction passes for ``parameter``: a literal's value, NOT_PASSED, or why not known."""
     if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
-        return None, f"`{ast.unparse(call)[:60]}` ({_place(other, call)}) unpacks its arguments"
+        return None, f"`{_shown(call)}` ({_place(other, call)}) unpacks its arguments"
     positional = [a.arg for a in init.args.posonlyargs + init.args.args][1:]  # (less `self`)
     given: Optional[ast.expr] = None
     if parameter in positional and positional.index(parameter) < len(call.args):
@@ -119,7 +119,13 @@ def _passed(call: ast.Call, init: FunctionNode, parameter: str, other: PyModule)
         return NOT_PASSED, None
     if isinstance(given, ast.Constant):
         return given.value, None
-    return None, f"`{ast.unparse(call)[:60]}` ({_place(other, call)}) passes `{ast.unparse(given)[:40]}`"
+    return None, f"`{_shown(call)}` ({_place(other, call)}) passes `{ast.unparse(given)[:40]}`"
+
+
+def _shown(call: ast.Call) -> str:
+    """A construction as written, or its class and ``(...)`` where that is long."""
+    text = ast.unparse(call)
+    return text if len(text) <= 50 else f"{ast.unparse(call.func)}(...)"
 
 
 def _place(module: PyModule, node: ast.AST) -> str:

@@ -528,6 +528,8 @@ class PyModule:
                         existing.names.extend(n for n in kernel.names if n not in existing.names)
                     else:
                         found.append(kernel)
+                else:
+                    found.extend(self._held_kernels(statement, scope, defs, owner, outer))
 
     def _assigned_kernel(self, statement, scope: Scope, defs: Dict[str, FunctionNode],
                          owner, outer: Tuple[str, ...]) -> Optional[KernelDef]:
@@ -549,6 +551,41 @@ class PyModule:
                 and not any(self.jit_spec(d, Scope(self)) for d in binding.node.decorator_list)):
             return KernelDef(binding.node, self, spec, Scope(self), names, None, outer, applied=statement.value)
         return None
+
+    def _held_kernels(self, statement, scope: Scope, defs: Dict[str, FunctionNode],
+                      owner, outer: Tuple[str, ...]) -> List[KernelDef]:
+        """``self.k = cuda.jit(sig)(f)``, ``kernels = {"axpy": cuda.jit(sig)(f), ...}``,
+        ``[cuda.jit(sig)(f), ...]``: each jit call is a kernel of its own (one function may be
+        compiled with several signatures), named by its dict key or attribute, else by ``f``."""
+        targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+        attrs = [t.attr for t in targets if isinstance(t, ast.Attribute)]
+        held: List[Tuple[ast.expr, Optional[str]]] = []
+        if isinstance(statement.value, ast.Call) and attrs:
+            held.append((statement.value, attrs[0]))
+        elif isinstance(statement.value, ast.Dict):
+            held.extend((v, k.value if isinstance(k, ast.Constant) and isinstance(k.value, str)
+                         and k.value.isidentifier() else None)
+                        for k, v in zip(statement.value.keys, statement.value.values) if k is not None)
+        elif isinstance(statement.value, (ast.List, ast.Tuple)):
+            held.extend((v, None) for v in statement.value.elts)
+        kernels = []
+        for call, name in held:
+            applied = self.applied_jit(call, scope) if isinstance(call, ast.Call) else None
+            if applied is None or not isinstance(applied[1], ast.Name):
+                continue
+            spec, function = applied
+            node = defs.get(function.id)
+            def_scope = scope
+            if node is None:
+                binding, local_to = scope.lookup(function.id)
+                if binding is None or binding.kind != "def" or local_to is not None:
+                    continue  # not a def of this module (a parameter, an import: not followed)
+                node, def_scope = binding.node, Scope(self)
+            if any(self.jit_spec(d, def_scope) for d in node.decorator_list):
+                continue  # already a kernel by its decorator: this jits a dispatcher
+            kernels.append(KernelDef(node, self, spec, def_scope, [name or function.id],
+                                     owner if def_scope is scope else None, outer, applied=call))
+        return kernels
 
     def applied_jit(self, expr: ast.expr, scope: Scope) -> Optional[Tuple[JitSpec, ast.expr]]:
         """``cuda.jit(f, ...)`` / ``cuda.jit(...)(f)`` / ``wrapper(f)`` -> (spec, f)."""

@@ -39,7 +39,7 @@ from .device_arrays import exposed_array
 from .flags import FlagSplits
 from .frames import Frame, place_of, within
 from .frequency import frame_callbacks
-from .functions import call_parameters, changed_dicts, positional_parameters, receiver_of
+from .functions import call_parameters, changed_dicts, jitted_only, names_called, positional_parameters, receiver_of
 from .kernels import KernelResolver
 from .launches import LAUNCH_TEXT, calls_in_order, compile_target, handed_call, launch_target
 from .wrappers import configured_call, unwrapped_call
@@ -186,7 +186,9 @@ class HostReader:
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
             for decorator in statement.decorator_list:
                 self._expr(decorator, frame)
-            if self.module.kernel_for(statement) is not None:
+            if self.module.kernel_for(statement) is not None or self.project.memo(
+                    "jitted only", statement, lambda: jitted_only(self.module, statement, self.project.memo(
+                        "names called", self.module.tree, lambda: names_called(self.module.tree)))):
                 return  # device code: not host code
             qualname = f"{frame.qualname}.{statement.name}" if frame.qualname else statement.name
             if not self._types_only:

@@ -274,7 +274,8 @@ class HostReader:
                         frame.env[name] = kind
             started = len(self.facts.events)
             self.read_body(statement.body, inner)
-            carried_places(self.facts.events[started:], frame.env, rebound(statement.body))
+            carried_places(self.facts.events[started:], frame.env, self.project.memo(
+                "rebound", statement, lambda: rebound(statement.body)))
             if values and not alike and not self._variant and self._record and not self._types_only:
                 self._variants.loop(statement, values, frame, inner)
             self.read_body(statement.orelse, frame)
@@ -285,7 +286,8 @@ class HostReader:
             self._expr(statement.test, inner)
             started = len(self.facts.events)
             self.read_body(statement.body, inner)
-            carried_places(self.facts.events[started:], frame.env, rebound(statement.body))
+            carried_places(self.facts.events[started:], frame.env, self.project.memo(
+                "rebound", statement, lambda: rebound(statement.body)))
             self.read_body(statement.orelse, frame)
             return
         if isinstance(statement, ast.If):

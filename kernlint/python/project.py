@@ -112,6 +112,7 @@ class Project:
         self.errors: Dict[str, BaseException] = {}  # why a file could not be parsed
         self.host_facts: Dict[Tuple[str, int], object] = {}  # (file, level) -> its host facts (python.host)
         self.host_consulted: Dict[Tuple[str, int], frozenset] = {}  # (file, level) -> the files that read consulted
+        self.host_uses: Dict[Tuple[str, int], dict] = {}  # (file, level) -> what that read took from them
         self.returns: Dict[tuple, tuple] = {}  # what functions return, where reading no one file (python.host)
         self._search_paths: Dict[str, List[str]] = {}
         self._searching: Set[str] = set()  # the files whose search path is being computed

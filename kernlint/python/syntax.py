@@ -180,6 +180,8 @@ class PyModule:
         self.bindings: Dict[str, Binding] = {}
         self.history: Dict[str, List[Binding]] = {}
         self._reexports: Dict[str, str] = {}  # a name imported from a project module -> where it is from
+        self._dotted: Dict[tuple, Optional[str]] = {}  # (name, scope's module and functions, depth) -> `dotted`
+        self._stars = 0  # the star imports `dotted` looked through so far
         self._local: Dict[int, Dict[str, Binding]] = {}
         self._local_history: Dict[int, Dict[str, List[Binding]]] = {}
         self._order = 0
@@ -336,9 +338,25 @@ class PyModule:
             return f"{base}.{expr.attr}" if base else None
         if not isinstance(expr, ast.Name):
             return None
+        # a name's qualified name, found once per scope (host reading asks again at each level
+        # and pass); not where a star import is looked through: that notes where it looked
+        key = (expr.id, scope.module, scope.functions, _depth)
+        known = self._dotted.get(key, _UNSEEN)
+        if known is not _UNSEEN:
+            return known
+        stars = self._stars
+        found = self._dotted_name(expr, scope, _depth)
+        if self._stars == stars:
+            self._dotted[key] = found
+        return found
+
+    def _dotted_name(self, expr: ast.Name, scope: Scope, _depth: int) -> Optional[str]:
         binding, function = scope.lookup(expr.id)
         if binding is None:
-            return f"builtins.{expr.id}" if expr.id in _BUILTIN_NAMES else self.star_imported(expr.id)
+            if expr.id in _BUILTIN_NAMES:
+                return f"builtins.{expr.id}"
+            self._stars += 1
+            return self.star_imported(expr.id)
         if binding.kind == "import":
             if binding.attr and binding.module and self.project is not None:
                 return self._reexported(binding.imported)
@@ -950,6 +968,7 @@ def flatten(body: Sequence[ast.stmt]) -> Iterator[ast.stmt]:
 
 
 _BUILTIN_NAMES = frozenset(dir(builtins))
+_UNSEEN = object()  # a name `dotted` has not looked up in that scope yet
 
 
 def _imported_by_call(called: Optional[str], call: ast.expr) -> bool:

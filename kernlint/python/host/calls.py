@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import replace
-from typing import Dict, FrozenSet, List, Optional, Protocol, Set, Tuple
+from typing import ContextManager, Dict, FrozenSet, List, Optional, Protocol, Set, Tuple
 
 from ...analysis.host import HostFacts
 from ..project import Project
@@ -24,6 +24,7 @@ from ..syntax import FunctionNode, PyModule, Scope, own_nodes, wrapped_argument,
 from .attributes import ClassAttributes
 from .branches import DEAD, agreed_type, either_type, narrowed, tests_above
 from .class_methods import class_method_calls
+from .consulted import Uses
 from .classes import class_attributes, method_of, property_attribute
 from .docstrings import documented_class, documented_types
 from .frames import Frame, nested_qualname
@@ -46,6 +47,12 @@ class CallContext(Protocol):
 
     def module_frame(self) -> Optional[Frame]:
         """The module's frame in the pass being read (None before the first)."""
+
+    def uses_captured(self) -> ContextManager[Uses]:
+        """What the reading takes from other files' facts inside, collected apart as well."""
+
+    def uses_replayed(self, uses: Uses) -> None:
+        """Take again what an earlier reading (``uses_captured``) took."""
 
 
 class ProjectCalls:
@@ -192,7 +199,17 @@ class ProjectCalls:
         shared = (key, self._level if self._gpu_code else -1)
         found = self.project.returns.get(shared)
         if found is not None:
+            self._context.uses_replayed(found[2])  # what its reading took from other files, taken here
             return found[1]
+        with self._context.uses_captured() as taken:
+            returned, pure = self._read_returned(owner, node, bound, key)
+        if pure:
+            self.project.returns[shared] = (node, returned, taken)  # the node kept: its id stays its own
+        return returned
+
+    def _read_returned(self, owner: PyModule, node: FunctionNode, bound: Dict[str, object], key: tuple
+                       ) -> Tuple[object, bool]:
+        """(what ``returned`` finds, whether it read only other files)."""
         if owner.path == self.module.path:
             self.own_state_read()
             module_frame = self._context.module_frame()
@@ -264,9 +281,7 @@ class ProjectCalls:
             self._returning.discard(id(node))
             pure = self._pure.pop()
         self._returns[key] = returned = returned_type(kinds)
-        if pure:
-            self.project.returns[shared] = (node, returned)  # the node kept: its id stays its own
-        return returned
+        return returned, pure
 
     def own_state_read(self) -> None:
         """What is being worked out reads this file's names or objects, as read so far."""

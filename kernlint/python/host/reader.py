@@ -34,6 +34,7 @@ from .attributes import ClassAttributes, is_self_attribute
 from .branches import DEAD, UNSET, either_type, leaves, narrowed
 from .calls import MAX_VARIANT_DEPTH, ProjectCalls
 from .class_modes import ClassModes
+from .consulted import Consulted, Uses, merge, same_uses
 from .classes import set_on
 from .device_arrays import exposed_array
 from .flags import FlagSplits
@@ -68,6 +69,8 @@ class HostReader:
         # read for another file's sake: only the types it asks for (no events, loops, launches)
         self._types_only = level < LEVELS
         self.consulted: Set[str] = set()  # the files whose facts the reading asked for
+        self.uses: Uses = {}  # what it took from their facts, part by part (`consulted`)
+        self._use_stack: List[Uses] = [self.uses]  # and, innermost last, what collects it apart
         self.module = module
         self.facts = HostFacts(module.path)
         self._record = False
@@ -273,7 +276,8 @@ class HostReader:
                         frame.env[name] = kind
             started = len(self.facts.events)
             self.read_body(statement.body, inner)
-            carried_places(self.facts.events[started:], frame.env, rebound(statement.body))
+            carried_places(self.facts.events[started:], frame.env, self.project.memo(
+                "rebound", statement, lambda: rebound(statement.body)))
             if values and not alike and not self._variant and self._record and not self._types_only:
                 self._variants.loop(statement, values, frame, inner)
             self.read_body(statement.orelse, frame)
@@ -284,7 +288,8 @@ class HostReader:
             self._expr(statement.test, inner)
             started = len(self.facts.events)
             self.read_body(statement.body, inner)
-            carried_places(self.facts.events[started:], frame.env, rebound(statement.body))
+            carried_places(self.facts.events[started:], frame.env, self.project.memo(
+                "rebound", statement, lambda: rebound(statement.body)))
             self.read_body(statement.orelse, frame)
             return
         if isinstance(statement, ast.If):
@@ -544,7 +549,21 @@ class HostReader:
         depth = self._level - 1 if self._gpu_code else 0
         # (a driving file read as deep as a launching one re-reads the package below it, and each
         # of its other importers, at every level: minutes on a simulation with dozens of scripts)
-        return read_host(self.project, module, min(depth, DRIVING_LEVELS) if self._driving else depth)
+        facts = read_host(self.project, module, min(depth, DRIVING_LEVELS) if self._driving else depth)
+        return Consulted(facts, self._use_stack[-1].setdefault(path, {}))
+
+    @contextlib.contextmanager
+    def uses_captured(self) -> Iterator[Uses]:
+        taken: Uses = {}
+        self._use_stack.append(taken)
+        try:
+            yield taken
+        finally:
+            self._use_stack.pop()
+            merge(self._use_stack[-1], taken)
+
+    def uses_replayed(self, uses: Uses) -> None:
+        merge(self._use_stack[-1], uses)
 
     def _append(self, target: ast.expr, item: ast.expr, frame: Frame) -> None:
         """``grids.append(Grid(...))``, ``self.grids.append(...)``: the list's items' type."""
@@ -946,6 +965,7 @@ def read_host(project: Project, module: PyModule, level: int = LEVELS) -> HostFa
         facts = _as_deep_as_below(project, module, level)
         if facts is not None:
             consulted = project.host_consulted[(module.path, level - 1)]
+            uses = project.host_uses[(module.path, level - 1)]
         else:
             reader = HostReader(project, module, level)
             try:
@@ -958,25 +978,28 @@ def read_host(project: Project, module: PyModule, level: int = LEVELS) -> HostFa
                 project.failed(module.path, 1, 1, "reading host code", exc)
                 facts = HostFacts(module.path)
             consulted = frozenset(reader.consulted)
+            uses = reader.uses
     project.host_reads[id(facts)] = project.host_reads.get(id(facts), frozenset()) | looked
     project.host_consulted[key] = consulted
+    project.host_uses[key] = uses
     project.host_facts[key] = facts
     return facts
 
 
 def _as_deep_as_below(project: Project, module: PyModule, level: int) -> Optional[HostFacts]:
     """A file's facts one level less deep, where reading it one level deeper would give the
-    same: every file that reading consulted gives the same types at the next level (so the
-    reading would consult the same files and see the same). Most chains of types end within
-    a few files; this keeps the deepest levels as cheap as the first."""
+    same: every file that reading consulted gives the same at the next level in what the
+    reading took from it (so the reading would consult the same files and see the same). Most
+    chains of types end within a few files; this keeps the deepest levels as cheap as the first."""
     if not 2 <= level < LEVELS:  # level 1 and 0 read differently; the file's own reading is whole
         return None
     below = read_host(project, module, level - 1)
-    for path in sorted(project.host_consulted[(module.path, level - 1)]):
+    uses = project.host_uses[(module.path, level - 1)]
+    for path in sorted(set(project.host_consulted[(module.path, level - 1)]) | set(uses)):
         other = project.module(path)
-        if other is None:
-            continue
-        if read_host(project, other, level - 1).types() != read_host(project, other, level - 2).types():
+        if other is None or not uses.get(path):
+            continue  # (consulted, nothing taken: `facts_of` asked, the answer not read)
+        if not same_uses(read_host(project, other, level - 1), read_host(project, other, level - 2), uses[path]):
             return None
     return below
 

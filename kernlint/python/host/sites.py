@@ -160,6 +160,18 @@ def drives_kernels(project: Project, module: PyModule) -> bool:
     integrators a script adds), and a call of it can reach a launch in the project's code, call by
     call (``driving``: a library's scripts and tests over its host-only classes do not). Its
     objects' classes are then read across the project, as a launching file's are."""
+    # (asked for every function of a driving file read: answered once, what finding it looked
+    # at noted again for each reading under way, as the cache needs)
+    known = project.memo("drives kernels", module.tree, dict)
+    if not known:
+        with project.recording() as looked:
+            known["drives"] = _drives_kernels(project, module)
+        known["looked"] = frozenset(looked)
+    project.note_again(("drives kernels", module.path), known["looked"])
+    return known["drives"]
+
+
+def _drives_kernels(project: Project, module: PyModule) -> bool:
     if not project.memo("calls methods", module.tree, lambda: any(
             isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute)
             and isinstance(sub.func.value, (ast.Name, ast.Attribute, ast.Subscript, ast.Call))

@@ -448,12 +448,14 @@ class TypeReader:
             if isinstance(expr.slice, ast.Slice):
                 return base
             return base.item if base.item is not MIXED else None
-        if isinstance(base, TupleType) and isinstance(expr.slice, ast.Constant) and isinstance(
+        if isinstance(base, (TupleType, OneOf)) and isinstance(expr.slice, ast.Constant) and isinstance(
                 expr.slice.value, int):
+            alternatives = base.kinds if isinstance(base, OneOf) else [base]
             try:
-                return base.items[expr.slice.value]
+                found = {k.items[expr.slice.value] for k in alternatives}
             except IndexError:
                 return None
+            return found.pop() if len(found) == 1 else None
         if not isinstance(base, ArrayType):
             return None
         indices = expr.slice.elts if isinstance(expr.slice, ast.Tuple) else [expr.slice]

@@ -1179,7 +1179,7 @@ def test_a_shape_callers_pass_with_two_or_three_sizes_unpacks_into_the_one_that_
 def test_a_package_beside_a_scripts_folder_is_the_projects_own_only_where_it_is_a_package(tmp_path):
     """``import lbm`` from ``samples/run.py`` finds ``lbm/`` one folder up when it is a package
     (``__init__.py``); a plain folder of that name is not one, nor is anything above a marked
-    project root."""
+    project root, nor is it looked for from a module inside a package."""
     from kernlint.python.syntax import PyModule
     (tmp_path / "lbm").mkdir()
     (tmp_path / "lbm" / "__init__.py").write_text("")
@@ -1198,3 +1198,9 @@ def test_a_package_beside_a_scripts_folder_is_the_projects_own_only_where_it_is_
     (inner / "pyproject.toml").write_text("")
     (inner / "run.py").write_text("import lbm.lattice\n")
     assert project.find("lbm.lattice", project.module(str(inner / "run.py"))) is None
+    # a module of a package imports by the package's own path, not by its neighbours'
+    tools = tmp_path / "samples" / "tools"
+    tools.mkdir()
+    (tools / "__init__.py").write_text("")
+    (tools / "plot.py").write_text("import lbm.lattice\n")
+    assert project.find("lbm.lattice", project.module(str(tools / "plot.py"))) is None

@@ -5,10 +5,10 @@ without running it: from the directory above the file's top package (or the scri
 own directory), the project root (the nearest directory with ``pyproject.toml``,
 ``setup.py``, ``setup.cfg`` or ``.git``), its ``src/``, the directories a file adds
 with a literal ``sys.path.insert(...)``/``sys.path.append(...)``, the importing file's own
-directory (modules of a package that import each other by bare name), and last a package one or
-two folders up from a script (``samples/run.py`` importing the ``lbm`` package beside
-``samples/``). A module found there is the user's: it is read, never imported. Anything else is
-a library.
+directory (modules of a package that import each other by bare name), and last a package
+one or two folders up from a script outside a package (``samples/run.py`` importing the
+``lbm`` package beside ``samples/``). A module found there is the user's: it is read, never
+imported. Anything else is a library.
 """
 
 from __future__ import annotations
@@ -509,8 +509,11 @@ def _beside_bases(path: str, top: str) -> List[str]:
     """The folder, one or two up from a script's own, that holds the package ``top`` the
     script imports (``samples/run.py`` importing ``solver.grid`` beside ``samples/``): such
     scripts run from the repository's top (``python -m samples.run``, ``PYTHONPATH=.``), and
-    a package of that name there is the project's own. Never above the project's marked root."""
+    a package of that name there is the project's own. Only for scripts outside a package (a
+    package's modules run with its parent on the path), never above the project's marked root."""
     directory = os.path.dirname(os.path.abspath(path))
+    if os.path.isfile(os.path.join(directory, "__init__.py")):
+        return []
     top_root = _marked_root(directory)
     for _ in range(MAX_BESIDE_LEVELS):
         if top_root is not None and directory == top_root:

@@ -9,8 +9,8 @@ from __future__ import annotations
 import ast
 from typing import Dict, List, Optional, Tuple
 
-from ..static_types import (NONE, ArrayType, DictType, FunctionRef, Instances, ListType, Maybe, OneOf, ScalarType, StrType,
-                            TupleType, TypeReader, appended, classes_of, either_string, instance_of)
+from ..static_types import (NONE, ArrayType, DictType, FunctionRef, Instances, ListType, Maybe, OneOf, ScalarType,
+                            StrType, TupleType, TypeReader, appended, classes_of, either_string, instance_of)
 from ..syntax import FunctionNode
 
 

@@ -25,7 +25,7 @@ from typing import Dict, Iterator, List, Optional, Sequence, Set, Tuple
 from ...analysis.host import Event, HostFacts, KernelRef
 from ..project import Project
 from ..static_types import (NONE, ArrayType, DictType, ListType, Maybe, ScalarType, TupleType, TypeReader, appended,
-                            instance, instance_of, keyed_item, loop_bindings)
+                            instance, instance_of, keyed_item, loop_bindings, unpacked_items)
 from ..syntax import FunctionNode, PyModule, Scope, mapped_items
 from . import rates
 from . import modes
@@ -432,8 +432,9 @@ class HostReader:
                     held.value if isinstance(held, Maybe) else held, ArrayType):
                 # `b, c, h, w = img.shape` of an array of unknown rank: its sizes are Python ints all the same
                 kind = TupleType(tuple(ScalarType("int64", weak=True) for _ in target.elts))
+            items = kind.items if isinstance(kind, TupleType) else unpacked_items(kind, len(target.elts))
             for index, element in enumerate(target.elts):
-                item = kind.items[index] if isinstance(kind, TupleType) and index < len(kind.items) else None
+                item = items[index] if items is not None and index < len(items) else None
                 if isinstance(element, ast.Name):
                     frame.env[element.id] = item
                 elif is_self_attribute(element, frame):  # self.kz, self.kr = np.meshgrid(kz, kr)

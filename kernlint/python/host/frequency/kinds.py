@@ -128,6 +128,8 @@ class LoopKinds:
         """A value the loop computes (not a counter, not a clock) decides whether it goes
         on: a retry, a convergence; a call in the deciding test counts the same."""
         facts = self.facts
+        if self._generations():
+            return None  # the same work again, with a way out: a step loop whose leaving branch decides
         requests, timing = self._stop_requests(), self._timing()
         for test in self._deciding_tests():
             for name in names_read_in_order(test):
@@ -141,6 +143,24 @@ class LoopKinds:
                 if callee not in CLOCKS and callee not in ARITHMETIC:
                     return "search", f"`{short_text(call)}` decides whether it goes on"
         return None
+
+    def _generations(self) -> str:
+        """A ``for`` over many iterations (not a handful) whose launches share device arrays the
+        loop keeps (``_shared_state``: the population, the field), left early by a ``break``
+        when a value read on the host says so (a fitness target, a stall count): each iteration
+        is a generation or a solver step that builds on the last, and the test only decides
+        when to stop. A search or a retry redoes its work from scratch with what the host read
+        (a larger buffer), in a ``while`` or a few tries: it normally runs once."""
+        if not self.is_for:
+            return ""
+        count = self._trips()
+        if count is not None and count <= FEW:
+            return ""
+        for sub in own_nodes(self.node.body):
+            if isinstance(sub, ast.Call) and dotted_name(sub.func).rsplit(".", 1)[-1] in _SIZED and any(
+                    _size_names(a) & self.facts.changed for a in sub.args[:1]):
+                return ""  # a buffer sized by what the loop changes: a retry growing it
+        return self._shared_state()
 
     def _stop_requests(self) -> Set[str]:
         """Flags the loop only sets to a constant (``running = False``), each time in a branch

@@ -50,7 +50,9 @@ draws it; a copy a called function returns counts as the value the caller reads,
 or stores in ``self.<attr>`` that a method the loop calls next reads, or in an attribute of
 each item of a container whose items the host then reads or calls methods on: ``for i, b in
 enumerate(self.bodies): b.acc = a[i]`` before ``for b in self.bodies: b.step(dt)``; storing it into another
-array or list is followed, so a history kept for after the loop is still reported); and a
+array or list is followed, so a history kept for after the loop is still reported, and so is a
+copy the host only adds up into a total the loop never reads: ``spikes = d.copy_to_host()`` then
+``total += np.sum(spikes)``, the total read once after the loop, is a count the device can keep); and a
 synchronization that waits for an asynchronous copy back whose array the host reads later in
 the same iteration (``d.copy_to_host(out, stream=s)`` then ``s.synchronize()`` before ``out``
 is read; ``with s.auto_synchronize():`` around numba's ``d.to_host(s)``): the wait is for the

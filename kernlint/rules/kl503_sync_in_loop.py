@@ -57,8 +57,9 @@ synchronization that waits for an asynchronous copy back whose array the host re
 the same iteration (``d.copy_to_host(out, stream=s)`` then ``s.synchronize()`` before ``out``
 is read; ``with s.auto_synchronize():`` around numba's ``d.to_host(s)``): the wait is for the
 value; and a synchronization whose next wait or launch in the iteration is a blocking copy of
-device data made on every iteration (``cuda.synchronize()`` then ``h = d_fitness.copy_to_host()``,
-in the loop or in a function it calls): the copy would wait for the same kernels; and a
+device data made on every iteration whose value the host reads there (``cuda.synchronize()`` then
+``h = d_fitness.copy_to_host()``, ``h`` read, in the loop or in a function it calls): the copy
+would wait for the same kernels; and a
 synchronization followed in the same iteration by a clock read (timing each step); but a
 called function that waits after each of its own launches (a layer's wrapper calling
 ``cuda.synchronize()`` after every kernel) is reported even where the call's result decides
@@ -254,8 +255,9 @@ def _read_next(facts: HostFacts, event, level, entry) -> bool:
     """Whether a wait (in the loop, or in a function called there: ``entry``, the call, and then
     its last wait, no launch after it in that call) is followed, as the next thing of the
     iteration that launches or waits, by a blocking copy of device data made on every iteration
-    (``cuda.synchronize()`` then ``h = d.copy_to_host()``; a function called next that copies its
-    result back): that copy would wait for the same kernels, so this wait costs nothing of its own."""
+    that the host needs (``cuda.synchronize()`` then ``h = d.copy_to_host()``, ``h`` read on that
+    iteration; a function called next that copies its result back): that copy would wait for the
+    same kernels, so this wait costs nothing of its own."""
     inside = facts.events_in(level.loop)
     index = next((i for i, e in enumerate(inside) if e.place == event.place and (
         entry in e.calls if entry is not None else not e.calls)), None)
@@ -265,12 +267,23 @@ def _read_next(facts: HostFacts, event, level, entry) -> bool:
         if later.kind == "launch":
             return False
         if later.kind == "copy-back" and not later.detail.get("stream"):
+            if (entry is None or entry in later.calls) and not _needed(later, entry):
+                return False  # a copy reported itself: the wait before it is part of that cost
             # only a copy made on every iteration (not one behind a checkpoint's modulo gate)
             step = later.rate.step_loop if later.rate is not None else None
             return step is not None and step.loop == level.loop
         if later.kind == "sync" and (entry is None or entry not in later.calls):
             return False
     return False
+
+
+def _needed(copy, entry) -> bool:
+    """Whether the host reads a copy back on its iteration (``rates``' marks): it decides, it is
+    read there, or the function called in the loop (``entry``) hands it to the caller, who reads it."""
+    if copy.detail.get("read") or copy.detail.get("decides"):
+        return True
+    return entry is not None and (copy.place in entry.detail.get("uses_copy", ()) or entry.detail.get("decides") or (
+        _RETURNED in copy.detail.get("carried", ()) and bool(entry.detail.get("result_read"))))
 
 
 def _stamp(facts: HostFacts, clock) -> bool:

@@ -1,5 +1,6 @@
 """A statement's place in its innermost loop, from the branches on the way to it:
-``every`` iteration (an arm guarding the work's collection against being empty too),
+``every`` iteration (an arm guarding the work's collection against being empty too, a phase
+of a time loop: ``if t < t_stim:`` on each step of its run),
 ``periodic`` (a modulo or counter gate), ``event`` (a flag or state test
 the branch itself flips, a test that holds once, an exception handler) or ``unknown``."""
 

@@ -29,8 +29,10 @@ called: each class's method counts) counts the same, reported at the call and na
 called in the loop that uploads what the call hands it (``cuda.to_device(x)`` of its own
 parameter: each step's sample or batch) is left alone: that data is the step's input.
 
-Only what runs on *every* step is reported: not an allocation behind a modulo or counter
-gate, in a branch that flips its own test or leaves the loop, in set-up or warm-up code
+Only what runs on *every* step is reported (a phase of a time loop counts: ``if t < t_stim:``
+upload the stimulus, ``else:`` upload zeros, each on every step of its part of the run, where
+``t`` only moves one way and ``t_stim`` stays): not an allocation behind a modulo or counter
+gate, at one step (``if step == on_step:``), in the first few steps (``if step < 3:``), in a branch that flips its own test or leaves the loop, in set-up or warm-up code
 (``__init__``, a ``compile()`` no loop calls), once per size of a sweep, once per GPU of a
 loop over ``cuda.gpus``/``select_device``, in a few fixed pieces of one computation (three
 layers, eight chunks) or in a test's loop (what pytest collects), nor what a whole
@@ -49,7 +51,9 @@ second time in one iteration (``cuda.to_device(batch.T)`` after ``cuda.to_device
 are still transfers per step.
 A loop is a step loop only where the code shows it: state one iteration carries to the
 next (``t += dt``, ``step += 1``, ``a, b = b, a``, an output that becomes the next input),
-launches sharing arrays the loop keeps, a ``while`` a counter or a clock ends; a name like
+launches sharing arrays the loop keeps, a ``while`` a counter or a clock ends, frames of one
+animation (each iteration adds an image or its file to a list that becomes a video after the
+loop: ``ImageSequenceClip(names, fps=30)``, ``imageio.mimsave(path, frames)``); a name like
 ``n_steps``, or a call like ``sim.advance(dt)``, ``self.UpdateState(dt)`` or
 ``net.learn(batch)`` on an object the loop keeps, only breaks a tie. Any other loop is unknown,
 and unknown is silent. A loop whose every iteration makes a call that cannot bind its arguments (a project

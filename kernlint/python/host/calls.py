@@ -18,8 +18,8 @@ from typing import ContextManager, Dict, FrozenSet, List, Optional, Protocol, Se
 
 from ...analysis.host import HostFacts
 from ..project import Project
-from ..static_types import (MAX_ALTERNATIVES, NONE, ArrayType, DictType, Instances, Opaque, ScalarType, TypeReader,
-                            classes_of, instance, instance_of, named_tuple_subclass, unpacked)
+from ..static_types import (MAX_ALTERNATIVES, NONE, ArrayType, DictType, Instances, Maybe, Opaque, ScalarType,
+                            TypeReader, classes_of, instance, instance_of, named_tuple_subclass, unpacked)
 from ..syntax import FunctionNode, PyModule, Scope, own_nodes, wrapped_argument, wrapped_interface
 from .attributes import ClassAttributes
 from .branches import DEAD, agreed_type, either_type, narrowed, tests_above
@@ -37,6 +37,14 @@ MAX_RETURN_DEPTH = 2  # helpers whose return types are read within one another's
 MAX_VARIANT_DEPTH = 3  # helpers calling helpers (`_check` calling `_getasm`) read per call
 MIN_ATTRIBUTES_READ = 3  # of a parameter, for the one class having them all to type it
 MAX_CALLERS_READ = 8  # files asked for a function's or class's callers, reading for another file's sake
+
+
+
+def _called_on(kind):
+    """The object a method is called on: ``None`` or an object (``self.solver = None`` in
+    ``__init__``, an object set later) runs the object's method, since on ``None`` the call
+    would raise."""
+    return kind.value if isinstance(kind, Maybe) and kind.value is not None else kind
 
 
 class CallContext(Protocol):
@@ -343,7 +351,7 @@ class ProjectCalls:
             return None  # code that does not launch: its objects' methods are not followed
         if id(call) in self._methods:
             return self._methods[id(call)]  # asked again for the same call in this pass
-        where = instance_of(reader.type_of(call.func.value))
+        where = instance_of(_called_on(reader.type_of(call.func.value)))
         method = method_of(self.project, where[0], where[1], call.func.attr) if where is not None else None
         found = (method[0].path, f"{method[1]}.{call.func.attr}") if method is not None else None
         self._methods[id(call)] = found
@@ -356,7 +364,7 @@ class ProjectCalls:
         attribute holding a function, not a method: not read)."""
         if not isinstance(call.func, ast.Attribute) or not self._gpu_code:
             return []
-        kind = reader.type_of(call.func.value)
+        kind = _called_on(reader.type_of(call.func.value))
         if not isinstance(kind, Instances):
             return []
         found = []

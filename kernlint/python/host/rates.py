@@ -14,7 +14,7 @@ from typing import Dict, Set
 
 from ...analysis.host import Event, HostFacts, Level, Rate
 from . import frequency, new_data
-from .uses import RETURNED, computed_with, copy_outputs, handed_on, read_after
+from .uses import RETURNED, computed_with, copy_outputs, deferred_total, handed_on, read_after
 
 _TESTS = (ast.If, ast.While, ast.Assert)
 
@@ -64,6 +64,13 @@ def _mark_reads(facts: HostFacts, functions, bodies: Dict[str, frequency.Frequen
         if found is None:
             continue
         region, after, node, in_loop = found
+        total = deferred_total(region, node, event.place.line, event.place.column) if in_loop else ""
+        if total:
+            # the host only adds it up into a total the loop does not read: not a value it needs now
+            event.detail.setdefault("reason", f"is a blocking copy the host only adds up into `{total}`, which the loop "
+                                              f"does not read (count on the device and read the total once after the "
+                                              f"loop)")
+            continue
         if computed_with(node, event.place.line, event.place.column):
             event.detail["read"] = True  # the host computes with it right there (a loss, an update)
             continue

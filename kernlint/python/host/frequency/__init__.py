@@ -13,7 +13,8 @@ a function's (or a module's) syntax tree and gives
   the point), ``sweep`` (sizes, parameters, devices, files, parts, chunks, test cases:
   pieces of the work), ``setup`` (construction, warm-up: once before the work), ``few`` (a
   small literal count, a reduction tree) or ``unknown`` (no evidence either way);
-- every statement its **place** in its innermost loop: ``every`` iteration, ``periodic``
+- every statement its **place** in its innermost loop: ``every`` iteration (a phase of a time
+  loop too: ``if t < t_stim:`` holds on a run of steps, each of them), ``periodic``
   (a modulo or counter gate), ``event`` (a flag or state test the branch itself flips, a
   test that holds on one iteration, an exception handler), ``leaving`` (followed by
   ``return``/``break``/``raise``) or ``unknown``;

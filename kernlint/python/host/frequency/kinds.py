@@ -49,6 +49,9 @@ _STEP_CALLS = {"step", "advance", "evolve", "integrate", "propagate", "timestep"
 _STEP_WORDS = {"t", "step", "steps", "nstep", "nsteps", "timestep", "timesteps", "tstep", "nt", "it", "iter", "iters",
                "niter", "niters", "maxiter", "iteration", "iterations", "frame", "frames", "nframes", "epoch",
                "epochs", "generation", "generations", "cycle", "cycles", "kt", "istep", "itime"}
+# what makes a list of frames into a video or an animated image (a frame rate given says so too)
+_ANIMATION_WRITERS = {"ImageSequenceClip", "mimsave", "mimwrite", "ArtistAnimation", "write_gif", "write_apng"}
+_FRAME_RATES = {"fps", "framerate", "frame_rate"}
 # how many statements before and after a loop a clock read times it
 _TIMED_WITHIN = 3
 
@@ -128,6 +131,8 @@ class LoopKinds:
         """A value the loop computes (not a counter, not a clock) decides whether it goes
         on: a retry, a convergence; a call in the deciding test counts the same."""
         facts = self.facts
+        if self._generations():
+            return None  # the same work again, with a way out: a step loop whose leaving branch decides
         requests, timing = self._stop_requests(), self._timing()
         for test in self._deciding_tests():
             for name in names_read_in_order(test):
@@ -141,6 +146,24 @@ class LoopKinds:
                 if callee not in CLOCKS and callee not in ARITHMETIC:
                     return "search", f"`{short_text(call)}` decides whether it goes on"
         return None
+
+    def _generations(self) -> str:
+        """A ``for`` over many iterations (not a handful) whose launches share device arrays the
+        loop keeps (``_shared_state``: the population, the field), left early by a ``break``
+        when a value read on the host says so (a fitness target, a stall count): each iteration
+        is a generation or a solver step that builds on the last, and the test only decides
+        when to stop. A search or a retry redoes its work from scratch with what the host read
+        (a larger buffer), in a ``while`` or a few tries: it normally runs once."""
+        if not self.is_for:
+            return ""
+        count = self._trips()
+        if count is not None and count <= FEW:
+            return ""
+        for sub in own_nodes(self.node.body):
+            if isinstance(sub, ast.Call) and dotted_name(sub.func).rsplit(".", 1)[-1] in _SIZED and any(
+                    _size_names(a) & self.facts.changed for a in sub.args[:1]):
+                return ""  # a buffer sized by what the loop changes: a retry growing it
+        return self._shared_state()
 
     def _stop_requests(self) -> Set[str]:
         """Flags the loop only sets to a constant (``running = False``), each time in a branch
@@ -458,6 +481,25 @@ class LoopKinds:
                 if isinstance(sub, ast.Call) and dotted_name(sub.func).rsplit(".", 1)[-1] in _TO_DEVICE and any(
                         _item_as_data(a, self.variables) for a in sub.args):
                     return "step", f"a stream of items, each sent to the GPU (`{short_text(sub)}`)"
+        return self._animation()
+
+    def _animation(self):
+        """Frames of one animation: each iteration adds an item to a list (``frames.append(img)``,
+        a frame's file name) that, after the loop, becomes a video or an animated image
+        (``ImageSequenceClip(frames, fps=...)``, ``imageio.mimsave(path, frames)``, a call given
+        the list and a frame rate)."""
+        appended = {dotted_name(sub.func.value) for sub in own_nodes(self.node.body) if isinstance(sub, ast.Call)
+                    and isinstance(sub.func, ast.Attribute) and sub.func.attr == "append"} - {""}
+        if not appended:
+            return None
+        for sub in own_nodes(list(self.around[1])):
+            if not isinstance(sub, ast.Call):
+                continue
+            given = {dotted_name(a) for a in list(sub.args) + [k.value for k in sub.keywords]} & appended
+            if given and (dotted_name(sub.func).rsplit(".", 1)[-1] in _ANIMATION_WRITERS or any(
+                    k.arg in _FRAME_RATES for k in sub.keywords)):
+                return "step", (f"frames of one animation: each iteration adds to `{sorted(given)[0]}`, which "
+                                f"`{short_text(sub.func)}` makes into a video after the loop")
         return None
 
     def _named(self):

@@ -30,7 +30,8 @@ parameter: each step's sample or batch) is left alone: that data is the step's i
 Only what runs on *every* step is reported: not an allocation behind a modulo or counter
 gate, in a branch that flips its own test or leaves the loop, in set-up or warm-up code
 (``__init__``, a ``compile()`` no loop calls), once per size of a sweep, once per GPU of a
-loop over ``cuda.gpus``/``select_device``, in a few fixed pieces of one computation (three
+loop over ``cuda.gpus``/``select_device``, in a retry or convergence loop (``while err[0] >
+tol:`` with ``err`` an array a launch in the loop writes), in a few fixed pieces of one computation (three
 layers, eight chunks) or in a test's loop (what pytest collects), nor what a whole
 computation called in the loop allocates before its own loop, nor in a loop that runs a
 whole time loop per iteration (independent events, shots), nor in a benchmark: a loop a

@@ -31,7 +31,7 @@ in, the result back, and waits, as for a kernel.
 
 Only what runs on *every* step is reported: not a launch behind a modulo or counter gate,
 in a branch that leaves the loop, in a retry or convergence loop (the host value decides
-whether to go on), in set-up or warm-up code, in a loop over sizes, devices, files,
+whether to go on: ``while err[0] > tol:`` with ``err`` an array a launch in the loop writes), in set-up or warm-up code, in a loop over sizes, devices, files,
 launch configurations or test cases, in a benchmark (a loop a clock or CUDA events
 time, carrying no state, whose work is a transfer it measures), or once per epoch beside a
 batch loop whose batches carry the object's device state (scoring after the batches).

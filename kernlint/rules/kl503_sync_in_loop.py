@@ -39,7 +39,8 @@ factory made (``add = Ops.zip(fn)`` then ``add(a, b)``). Left alone: a copy behi
 a collection the loop reads nowhere else (``if debug: trace["u"].append(d.copy_to_host())``:
 output the caller switches on and keeps), once per epoch beside a batch loop whose batches carry the object's device
 state (scoring after the batches), in a branch that flips its own test (a rare event) or that leaves the
-loop, in a retry or convergence loop, in set-up code, in a loop over sizes, devices
+loop, in a retry or convergence loop (``while err[0] > tol:`` with ``err`` an array a launch in
+the loop writes), in set-up code, in a loop over sizes, devices
 or test cases, or in a timed loop whose work is the copy it measures (a benchmark); a copy whose value decides what the iteration does (``if
 d_err.copy_to_host()[0] > tol: break``, or a name it assigns tested in the loop); a copy
 whose value the host computes with in its own statement (``loss += f(d.copy_to_host(), y)``,

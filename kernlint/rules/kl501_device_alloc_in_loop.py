@@ -42,9 +42,12 @@ cost is spread over the batches.
 Nor an upload of the step's new data: a piece of host data the loop picks by what it varies
 (``cuda.to_device(frames[k])``, a batch ``data[:, picked]`` passed to a function that uploads
 it) that the loop does not write and the device does not already hold, or an array the host
-itself updates in the loop (``w += -lr * grad`` before the next ``cuda.to_device(w)``). Zeros
-filled on the host, a constant, data uploaded whole before the loop and the same data sent a
-second time in one iteration (``cuda.to_device(batch.T)`` after ``cuda.to_device(batch)``)
+itself updates in the loop (``w += -lr * grad`` before the next ``cuda.to_device(w)``), or an
+array the host computes in the iteration from the loop's variable or time, state it carries or
+new random draws (``d_in.copy_to_device(np.full(n, drive(t) * gain))``, ``np.random.rand(n) <
+rate``). Zeros filled on the host, a constant (``np.full(n, 0.5)``, or one of a few fixed inputs
+the step's time only picks between), data uploaded whole before the loop and the same data sent
+a second time in one iteration (``cuda.to_device(batch.T)`` after ``cuda.to_device(batch)``)
 are still transfers per step.
 A loop is a step loop only where the code shows it: state one iteration carries to the
 next (``t += dt``, ``step += 1``, ``a, b = b, a``, an output that becomes the next input),

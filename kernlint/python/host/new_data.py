@@ -1,10 +1,13 @@
 """Which host-to-device transfers in a loop carry the step's new data: the iteration's input
 (a batch or a frame the loop picks out of host data, ``cuda.to_device(frames[i])``), or an
-array the host itself updates in the loop (``self.w += -lr * grad`` after ``cuda.to_device(self.w)``).
+array the host itself updates in the loop (``self.w += -lr * grad`` after ``cuda.to_device(self.w)``),
+or one it computes in the iteration from the loop's variable, carried state or random draws
+(``np.full(n, drive(t) * gain)``, ``np.random.rand(n) < rate``).
 Such an upload is the work's data path, not a cost one transfer before the loop would remove.
 
 What is not new data stays a transfer per step: an array filled with a constant on the host
-(``x.fill(0)``, ``np.zeros``) and uploaded, one the loop never changes, one the device already
+(``x.fill(0)``, ``np.zeros``, ``np.full(n, 0.5)``, or filled with constants a branch on the
+step's time picks) and uploaded, one the loop never changes, one the device already
 holds (uploaded whole before the loop), the same data sent a second time in one iteration
 (``cuda.to_device(batch.T)`` after ``cuda.to_device(batch)``), and the slice a copy back fills
 (``d.copy_to_host(out[:, j])``). Through a call, a function's upload of its own parameter is new
@@ -58,9 +61,14 @@ def _mark_transfer(facts: HostFacts, event: Event, bodies, functions) -> None:
     loop = statement.loop.node
     varying = _varying(facts, event, loop)
     base = _text(_base(source))
-    if not base or not _first_upload(loop.body, base, call):
+    if not base:  # an array made in the upload's own expression (`np.full(n, drive(t))`)
+        if _computed_in_iteration(source, loop):
+            event.detail["new_data"] = True
+        return
+    if not _first_upload(loop.body, base, call):
         return  # sent again in the same iteration: the device already has it
-    if _host_updated(loop, base) or _selected_input(source, varying, loop, function, owner):
+    if _host_updated(loop, base) or _selected_input(source, varying, loop, function, owner) or (
+            _computed_in_iteration(source, loop)):
         event.detail["new_data"] = True
 
 
@@ -133,6 +141,96 @@ def _selected_input(source: ast.expr, varying: Set[str], loop: ast.stmt, functio
     if _written(loop, base) or _uploaded_before(function, loop, base):
         return False
     return not _constant_fill(function, owner, base)
+
+
+def _computed_in_iteration(source: ast.expr, loop: ast.stmt) -> bool:
+    """The host makes the uploaded array in the iteration from what the iteration computes: the
+    loop's variable or time (``np.full(n, drive(t) * gain)``), state it carries, or new random
+    draws (``np.random.rand(n) < rate``), directly or through names the iteration binds to them.
+    A fill's shape is not its data (``np.zeros(n)``), a piece picked by an index is a selection
+    (``_selected_input`` decides it), and a value chosen by a branch among constants (``inp[:k] =
+    30.0`` while ``t < t_on``) is the same data again: neither counts."""
+    computed = _iteration_values(loop)
+    if isinstance(loop, (ast.For, ast.AsyncFor)) and isinstance(source, ast.Name) and source.id in {
+            n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}:
+        return False  # the loop's own item: a selection of its input, which `_selected_input` weighs
+    values = [source]
+    if isinstance(source, ast.Name):  # the array the iteration bound to the name, and what it stored into it
+        values = [v for name, v in _bindings(loop.body, call_line=source.lineno) if name == source.id]
+        if not values:
+            return False
+    return any(_reads_computed(v, computed) for v in values)
+
+
+def _iteration_values(loop: ast.stmt) -> Set[str]:
+    """Names whose value the iteration computes anew: the ``for``'s variables, names the loop
+    advances from themselves (``t += dt``, ``x = f(x)``), and names bound to what reads them or
+    to random draws, to a fixed point."""
+    computed: Set[str] = set()
+    if isinstance(loop, (ast.For, ast.AsyncFor)):
+        computed |= {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
+    bindings = list(_bindings(loop.body))
+    computed |= {name for name, value in bindings if name in _data_names(value)}
+    while True:
+        grown = computed | {name for name, value in bindings if _reads_computed(value, computed)}
+        if grown == computed:
+            return computed
+        computed = grown
+
+
+def _bindings(body: List[ast.stmt], call_line: int = 0) -> Iterator[tuple]:
+    """``(name, value)`` for each name the statements bind (``x = v``, ``x += v``, ``x[i] = v``
+    into ``x``); with ``call_line``, only those written before that line."""
+    for node in _own(body):
+        if call_line and getattr(node, "lineno", 0) >= call_line:
+            continue
+        if isinstance(node, ast.Assign):
+            for target in (t for each in node.targets for t in _elements(each)):
+                base = _base(target)
+                if isinstance(base, ast.Name) and (base is target or not isinstance(node.value, ast.Constant)):
+                    yield base.id, node.value
+        elif isinstance(node, ast.AugAssign) and isinstance(_base(node.target), ast.Name):
+            yield _base(node.target).id, ast.BinOp(_base(node.target), node.op, node.value)
+
+
+def _reads_computed(value: ast.expr, computed: Set[str]) -> bool:
+    """Whether ``value``'s data reads a computed name or draws random numbers."""
+    return bool(_data_names(value) & computed) or _draws(value)
+
+
+def _data_names(value: ast.expr) -> Set[str]:
+    """The names ``value``'s data is made of: an index picks (not read as data), a constant
+    fill's shape is no data (``np.full``'s fill value is)."""
+    found: Set[str] = set()
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Name):
+            found.add(node.id)
+        elif isinstance(node, ast.Subscript):
+            stack.append(node.value)
+        elif isinstance(node, ast.Call) and _fill_name(node) in _CONSTANT_FILLS:
+            if _fill_name(node) in ("full", "full_like"):
+                stack.extend(node.args[1:2] + [k.value for k in node.keywords if k.arg == "fill_value"])
+        elif not isinstance(node, _SCOPES):
+            stack.extend(ast.iter_child_nodes(node))
+    return found
+
+
+def _draws(value: ast.expr) -> bool:
+    """A random draw in ``value``: ``np.random.rand(n)``, ``cp.random.normal(...)``, ``random.random()``."""
+    return any(isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and
+               "random" in _dotted(node.func).split(".")[:-1] for node in ast.walk(value))
+
+
+def _dotted(node: ast.expr) -> str:
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+    return ".".join(reversed(parts))
 
 
 def _host_updated(loop: ast.stmt, base: str) -> bool:

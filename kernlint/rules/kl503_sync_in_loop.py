@@ -51,7 +51,11 @@ draws it; a copy a called function returns counts as the value the caller reads,
 or stores in ``self.<attr>`` that a method the loop calls next reads, or in an attribute of
 each item of a container whose items the host then reads or calls methods on: ``for i, b in
 enumerate(self.bodies): b.acc = a[i]`` before ``for b in self.bodies: b.step(dt)``; storing it into another
-array or list is followed, so a history kept for after the loop is still reported); and a
+array or list is followed, so a history kept for after the loop is still reported); a launch on
+host arrays after which the host reads, in the same iteration or the same call of the function
+the loop calls, an array the kernel writes (``render[g, b](self.image)`` then ``(255 *
+self.image).astype(np.uint8)``): numba-cuda's copy back brings that value, and KL502 still
+reports the transfers; and a
 synchronization that waits for an asynchronous copy back whose array the host reads later in
 the same iteration (``d.copy_to_host(out, stream=s)`` then ``s.synchronize()`` before ``out``
 is read; ``with s.auto_synchronize():`` around numba's ``d.to_host(s)``): the wait is for the
@@ -132,6 +136,8 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
         if isinstance(event, Launch):
             if not event.host_arrays or event.detail.get("pycuda") and not event.detail.get("waits"):
                 continue  # PyCUDA's `drv.In` alone copies in and launches: nothing waits for the kernel
+            if event.detail.get("read"):
+                continue  # the host reads what the kernel wrote right after: the wait is for that value
             why = f"`{event.what}` is launched on host arrays, so {_copier(event)} synchronizes after it"
         elif event.detail.get("per_element"):
             # Python iterates the device array: one blocking copy per element, whatever the value decides

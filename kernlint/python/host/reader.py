@@ -50,7 +50,8 @@ from .operations import (configured_gpu_kernel, host_operation, iterated, mpi_tr
 from .class_methods import class_method_calls, drives_class_methods
 from .operator_calls import drives_operators, operator_call
 from .options import parsed_options
-from .sites import compile_site, drives_kernels, kernel_ref, launch_site, may_launch_kernels, passed_args
+from .sites import (compile_site, drives_kernels, kernel_ref, launch_site, may_launch_kernels, passed_args,
+                    written_arguments)
 from .variants import MAX_CALL_VARIANTS, Variants
 
 
@@ -683,6 +684,9 @@ class HostReader:
             launch = launch_site(call, target, stream, frame, self.module.path, ref, self.types(frame),
                                  # `__cuda_array_interface__` holders
                                  lambda kind: exposed_array(self.project, kind, self._calls.member) or kind)
+            written = written_arguments(call, picked) if launch.host_arrays else []
+            if written:  # what numba-cuda's copy back after the launch brings the host (`rates` weighs its reads)
+                launch.detail["writes"] = written
             if not picked and self._library_kernel(target, frame):
                 launch.detail["library_kernel"] = True  # CuPy launches it on CuPy's arrays as they are
             raises = self._unbindable_launch(call, picked)

@@ -50,6 +50,7 @@ from .operations import (configured_gpu_kernel, host_operation, iterated, mpi_tr
 from .class_methods import class_method_calls, drives_class_methods
 from .operator_calls import drives_operators, operator_call
 from .options import parsed_options
+from .dispatch import table_callees
 from .sites import (compile_site, drives_kernels, kernel_ref, launch_site, may_launch_kernels, passed_args,
                     written_arguments)
 from .variants import MAX_CALL_VARIANTS, Variants
@@ -674,6 +675,14 @@ class HostReader:
                                 self._variants.parameter_exprs)
         if compiled is not None:
             self.facts.passed_launches.append(compiled)  # the types it compiles for: a signature, not an event
+            return
+        receiver = frame.function.args.args[0].arg if frame.owner and frame.function is not None and \
+            frame.function.args.args else None
+        tabled = table_callees(call, frame.scope, self.module, frame.owner, receiver)
+        for callee in tabled:  # `self.modes[mode](self, dt)`: one of the table's functions, not a launch
+            self.facts.events.append(Event("call", place_of(self.module.path, call), frame.qualname, frame.loops,
+                                           what=callee, detail={"callee": callee, "among": len(tabled)}))
+        if tabled:
             return
         launched = launch_target(call) or self.kernels.configured_launch(call, frame) or configured_gpu_kernel(
             call, frame, self.module, lambda target: self.kernels.resolve(target, frame) is not None)

@@ -45,7 +45,8 @@ it) that the loop does not write and the device does not already hold, or an arr
 itself updates in the loop (``w += -lr * grad`` before the next ``cuda.to_device(w)``), or an
 array the host computes in the iteration from the loop's variable or time, state it carries or
 new random draws (``d_in.copy_to_device(np.full(n, drive(t) * gain))``, ``np.random.rand(n) <
-rate``). Zeros filled on the host, a constant (``np.full(n, 0.5)``, or one of a few fixed inputs
+rate``), there or in a function the loop calls with what it computes (``capture(step)``, whose
+``view_matrix(step * speed)`` uploads a matrix made from it). Zeros filled on the host, a constant (``np.full(n, 0.5)``, or one of a few fixed inputs
 the step's time only picks between), data uploaded whole before the loop and the same data sent
 a second time in one iteration (``cuda.to_device(batch.T)`` after ``cuda.to_device(batch)``)
 are still transfers per step.
@@ -160,7 +161,7 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
     for event, level, loop in facts.stepping(("alloc",)):
         # the loop's own function: calls that lead to it from its callers do not make it indirect
         direct = event.function == loop.function and event.call_in(loop.function) is None
-        if _new_data(event):
+        if _new_data(event) or _computed_through_calls(event, facts):
             continue  # the step's input or what the host computed this step: the work's data path
         call = facts.reported_at(event, loop)
         if call is not None:  # what a function called in the loop does: reported at the call
@@ -266,6 +267,23 @@ def _new_data(event) -> bool:
     entering = event.calls[-1] if event.calls else None
     return bool(parameter) and entering is not None and entering.detail.get("callee") == event.function and \
         parameter in entering.detail.get("fresh", ())
+
+
+def _computed_through_calls(event, facts: HostFacts) -> bool:
+    """A function the loop calls uploads data it computes from its parameters
+    (``computed_from``), and the calls on the way hand them what the loop computes in the
+    iteration (``capture(step)`` ... ``view_matrix(step * speed)``): the step's new data."""
+    wanted = set(event.detail.get("computed_from", ()))
+    for call in reversed(event.calls):
+        if not wanted:
+            return False
+        names = facts.parameters_of(call)
+        keys = {str(i) for i, name in enumerate(names) if name in wanted} | {f"={name}" for name in wanted}
+        if keys & set(call.detail.get("computed_args", ())):
+            return True
+        reads = call.detail.get("arg_params") or {}
+        wanted = {name for key in keys for name in reads.get(key, ())}
+    return False
 
 
 def _short(what: str) -> str:

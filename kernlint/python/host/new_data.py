@@ -42,6 +42,9 @@ def mark(facts: HostFacts, tree: ast.Module, bodies) -> None:
     for event in facts.events:
         if event.kind == "call" and not event.detail.get("path") and event.loops:
             _mark_call(facts, event, bodies, functions)
+    for event in facts.events:
+        if event.kind == "call":
+            _mark_arguments(event, bodies, functions)
 
 
 def _mark_transfer(facts: HostFacts, event: Event, bodies, functions) -> None:
@@ -54,6 +57,12 @@ def _mark_transfer(facts: HostFacts, event: Event, bodies, functions) -> None:
     if source is None:
         return
     if statement.loop is None:
+        if _draws_in(source, function.body):
+            event.detail["new_data"] = True  # new random numbers on every call
+            return
+        computed_from = _parameters_read(source, function)
+        if computed_from:
+            event.detail["computed_from"] = computed_from
         name = source.id if isinstance(source, ast.Name) else ""
         if name in _parameters(function) and _first_upload(function.body, name, call):
             event.detail["handed_in"] = {"parameter": name, "only": False}
@@ -116,6 +125,74 @@ def _mark_call(facts: HostFacts, event: Event, bodies, functions) -> None:
         k.value, varying, statement.loop.node, function, owner)]
     if fresh:
         event.detail["fresh"] = sorted(fresh)
+
+
+def _mark_arguments(event: Event, bodies, functions) -> None:
+    """On a call: ``computed_args`` (positions, ``=name`` for keywords), the arguments its loop
+    computes in the iteration (``capture(step * dt)``); ``arg_params``, by the same keys, the
+    calling function's parameters each argument is computed from (``helper(angle=2 * t)`` in
+    ``def view(t)``). Positions after a spread (``*args``) are not told."""
+    found = _statement(bodies, functions, event)
+    if found is None:
+        return
+    statement, function, _ = found
+    call = _call_at(statement.node, event)
+    if call is None:
+        return
+    given: List[tuple] = []
+    for position, arg in enumerate(call.args):
+        if isinstance(arg, ast.Starred):
+            break
+        given.append((str(position), arg))
+    given += [(f"={k.arg}", k.value) for k in call.keywords if k.arg]
+    computed = _iteration_values(statement.loop.node) if statement.loop is not None else None
+    fresh = [key for key, arg in given if computed is not None and _reads_computed(arg, computed)]
+    if fresh:
+        event.detail["computed_args"] = fresh
+    parameters = _parameters(function)
+    reads = {key: sorted(_computed_from_parameters(arg, function, parameters)) for key, arg in given}
+    reads = {key: names for key, names in reads.items() if names}
+    if reads:
+        event.detail["arg_params"] = reads
+
+
+def _parameters_read(source: ast.expr, function: ast.AST) -> List[str]:
+    """The function's parameters the uploaded data is computed from, through the names the
+    function binds (``angle = step * speed`` ... ``cp.asarray(proj @ view(angle))``)."""
+    return sorted(_computed_from_parameters(source, function, _parameters(function)))
+
+
+def _computed_from_parameters(value: ast.expr, function: ast.AST, parameters: Set[str]) -> Set[str]:
+    bindings = list(_bindings(function.body))
+    found: Set[str] = set()
+    for parameter in parameters:
+        reach = {parameter}
+        while True:
+            grown = reach | {name for name, bound in bindings if _data_names(bound) & reach}
+            if grown == reach:
+                break
+            reach = grown
+        if _data_names(value) & reach:
+            found.add(parameter)
+    return found
+
+
+def _draws_in(source: ast.expr, body: List[ast.stmt]) -> bool:
+    """The uploaded data is made of random draws: in its own expression or in what the body
+    binds to the names it reads."""
+    bindings = list(_bindings(body))
+    names, seen = _data_names(source), set()
+    if _draws(source):
+        return True
+    while names - seen:
+        name = (names - seen).pop()
+        seen.add(name)
+        for bound_name, value in bindings:
+            if bound_name == name:
+                if _draws(value):
+                    return True
+                names |= _data_names(value)
+    return False
 
 
 def _varying(facts: HostFacts, event: Event, loop: ast.stmt) -> Set[str]:

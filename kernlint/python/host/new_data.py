@@ -68,6 +68,10 @@ def _mark_transfer(facts: HostFacts, event: Event, bodies, functions) -> None:
             event.detail["handed_in"] = {"parameter": name, "only": False}
         return
     loop = statement.loop.node
+    if isinstance(function, ast.Module):  # a script's loop: what its iteration computes, alone
+        if _computed_in_iteration(source, loop):
+            event.detail["new_data"] = True
+        return
     varying = _varying(facts, event, loop)
     base = _text(_base(source))
     if not base:  # an array made in the upload's own expression (`np.full(n, drive(t))`)
@@ -425,11 +429,14 @@ def _functions(tree: ast.Module) -> Dict[str, tuple]:
                 visit(node.body, f"{prefix}{node.name}.", node)
 
     visit(tree.body, "", None)
+    found[""] = (tree, None)  # the module's own code (a script's loop)
     return found
 
 
 def _parameters(function: ast.AST) -> Set[str]:
-    args = function.args
+    args = getattr(function, "args", None)
+    if args is None:
+        return set()  # the module's own code
     return {a.arg for a in args.posonlyargs + args.args + args.kwonlyargs} - {"self", "cls"}
 
 

@@ -22,6 +22,10 @@ from typing import Dict, Iterator, List, Optional, Set
 from ...analysis.host import Event, HostFacts
 
 _CONSTANT_FILLS = {"zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like", "full_like"}
+# methods and attributes that give a view or a copy of an array's own data
+_VIEWS = {"ravel", "flatten", "reshape", "astype", "copy", "transpose", "squeeze", "view"}
+# array modules: `np.reshape(x)` is a call of the module, not a view of `np`
+_MODULES = {"np", "numpy", "cp", "cupy"}
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 
 
@@ -163,10 +167,13 @@ def _mark_arguments(event: Event, bodies, functions) -> None:
 def _parameters_read(source: ast.expr, function: ast.AST) -> List[str]:
     """The function's parameters the uploaded data is computed from, through the names the
     function binds (``angle = step * speed`` ... ``cp.asarray(proj @ view(angle))``)."""
-    return sorted(_computed_from_parameters(source, function, _parameters(function)))
+    return sorted(_computed_from_parameters(source, function, _parameters(function), built=True))
 
 
-def _computed_from_parameters(value: ast.expr, function: ast.AST, parameters: Set[str]) -> Set[str]:
+def _computed_from_parameters(value: ast.expr, function: ast.AST, parameters: Set[str],
+                              built: bool = False) -> Set[str]:
+    """The parameters ``value`` reads, through the names the function binds; ``built``: only
+    those an array it builds is made from (``_made_from``)."""
     bindings = list(_bindings(function.body))
     found: Set[str] = set()
     for parameter in parameters:
@@ -176,7 +183,7 @@ def _computed_from_parameters(value: ast.expr, function: ast.AST, parameters: Se
             if grown == reach:
                 break
             reach = grown
-        if _data_names(value) & reach:
+        if _made_from(value, reach, bindings) if built else _data_names(value) & reach:
             found.add(parameter)
     return found
 
@@ -227,20 +234,39 @@ def _selected_input(source: ast.expr, varying: Set[str], loop: ast.stmt, functio
 def _computed_in_iteration(source: ast.expr, loop: ast.stmt) -> bool:
     """The host makes the uploaded array in the iteration from what the iteration computes: the
     loop's variable or time (``np.full(n, drive(t) * gain)``), state it carries, or new random
-    draws (``np.random.rand(n) < rate``), directly or through names the iteration binds to them.
-    A fill's shape is not its data (``np.zeros(n)``), a piece picked by an index is a selection
-    (``_selected_input`` decides it), and a value chosen by a branch among constants (``inp[:k] =
-    30.0`` while ``t < t_on``) is the same data again: neither counts."""
-    computed = _iteration_values(loop)
-    if isinstance(loop, (ast.For, ast.AsyncFor)) and isinstance(source, ast.Name) and source.id in {
-            n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}:
-        return False  # the loop's own item: a selection of its input, which `_selected_input` weighs
-    values = [source]
-    if isinstance(source, ast.Name):  # the array the iteration bound to the name, and what it stored into it
-        values = [v for name, v in _bindings(loop.body, call_line=source.lineno) if name == source.id]
-        if not values:
-            return False
-    return any(_reads_computed(v, computed) for v in values)
+    draws (``np.random.rand(n) < rate``), directly or through names the iteration binds to them
+    (``_made_from``). A fill's shape is not its data (``np.zeros(n)``), a piece picked by an index
+    is a selection (``_selected_input`` decides it), a value chosen by a branch among constants
+    (``inp[:k] = 30.0`` while ``t < t_on``) is the same data again, and an array the host already
+    has scaled by the step (``x * scale``) could be sent once and scaled on the device: none counts."""
+    bindings = [(name, value) for name, value in _bindings(loop.body, call_line=source.lineno)]
+    return _made_from(source, _iteration_values(loop), bindings)
+
+
+def _made_from(value: ast.expr, computed: Set[str], bindings: List[tuple], seen: Optional[Set[str]] = None) -> bool:
+    """Whether ``value`` is an array built from ``computed`` names: random draws, or a call
+    (a constructor, a project function) given them as data (``np.full(n, v)``, ``np.logspace(lo,
+    hi)``, ``camera(t)``), there or in what ``bindings`` bind the names it combines to. Views
+    (``.ravel()``, ``.astype(...)``, ``.T``) are their array's data; a bare name only through
+    its bindings."""
+    seen = set() if seen is None else seen
+    if _draws(value):
+        return True
+    if isinstance(value, ast.Call):
+        func = value.func
+        if isinstance(func, ast.Attribute) and func.attr in _VIEWS and not (
+                isinstance(func.value, ast.Name) and func.value.id in _MODULES):
+            return _made_from(func.value, computed, bindings, seen)
+        return bool(_data_names(value) & computed)
+    if isinstance(value, ast.Attribute) and value.attr in ("T", "real", "imag"):
+        return _made_from(value.value, computed, bindings, seen)
+    if isinstance(value, (ast.BinOp, ast.UnaryOp, ast.Compare, ast.BoolOp)):
+        return any(_made_from(part, computed, bindings, seen) for part in ast.iter_child_nodes(value)
+                   if isinstance(part, ast.expr))
+    if isinstance(value, ast.Name) and value.id not in seen:
+        seen.add(value.id)
+        return any(_made_from(bound, computed, bindings, seen) for name, bound in bindings if name == value.id)
+    return False
 
 
 def _iteration_values(loop: ast.stmt) -> Set[str]:

@@ -169,11 +169,15 @@ def _computed_after(region, after: int, tracked: Set[str]) -> bool:
 
 
 def _without_launches(region):
-    """``region`` with its statements that only launch a kernel (``k[g, b](x)``) left out."""
+    """``region`` with its statements that only launch a kernel (``k[g, b](x)``) left out, and
+    its ``return``s (what they hand back is the caller's to read or keep)."""
     class Strip(ast.NodeTransformer):
         def visit_Expr(self, node):
             call = node.value
             return None if isinstance(call, ast.Call) and configured_kernel(call.func) is not None else node
+
+        def visit_Return(self, node):
+            return ast.copy_location(ast.Pass(), node)
 
         def generic_visit(self, node):
             node = super().generic_visit(node)

@@ -78,7 +78,8 @@ A loop is a step loop only where the code shows it (state carried from one itera
 next, launches sharing arrays the loop keeps, a ``while`` a counter or a clock ends; a name
 like ``n_steps``, or a call like ``sim.advance(dt)``, ``self.UpdateState(dt)`` or
 ``net.learn(batch)`` on an object the loop keeps, only breaks a tie); any other loop is unknown, and unknown is silent. A loop whose every iteration makes a call that cannot bind its arguments (a project
-function or a kernel given too many or too few: ``TypeError``, outside any ``try``) never
+function or a kernel given too many or too few: ``TypeError``; an upload of what an in-place
+method returns, ``cuda.to_device(x.fill(0))``, which is None; outside any ``try``) never
 reaches its second iteration: nothing in it is per step.
 
 Python iterating a numba device array (``sum(d)``, ``max(d)``, ``list(d)``, ``for v in

@@ -26,6 +26,8 @@ _CONSTANT_FILLS = {"zeros", "ones", "empty", "full", "zeros_like", "ones_like", 
 _VIEWS = {"ravel", "flatten", "reshape", "astype", "copy", "transpose", "squeeze", "view"}
 # array modules: `np.reshape(x)` is a call of the module, not a view of `np`
 _MODULES = {"np", "numpy", "cp", "cupy"}
+# methods that change their array (or list) in place and return None
+_IN_PLACE = {"fill", "sort", "shuffle"}
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 
 
@@ -60,6 +62,10 @@ def _mark_transfer(facts: HostFacts, event: Event, bodies, functions) -> None:
     source = _source(call)
     if source is None:
         return
+    nothing = _returns_none(source)
+    if nothing and not _in_try(function, call):
+        # `cuda.to_device(x.fill(0))` uploads None: numba raises, and nothing after it runs
+        event.detail["raises"] = f"`{ast.unparse(source)}` returns None, which `{ast.unparse(call.func)}` cannot take"
     if statement.loop is None:
         if _draws_in(source, function.body):
             event.detail["new_data"] = True  # new random numbers on every call
@@ -204,6 +210,19 @@ def _draws_in(source: ast.expr, body: List[ast.stmt]) -> bool:
                     return True
                 names |= _data_names(value)
     return False
+
+
+def _returns_none(source: ast.expr) -> bool:
+    """An in-place method's call, whose result is None: ``x.fill(0)``, ``x.sort()``, ``rng.shuffle(x)``."""
+    return isinstance(source, ast.Call) and isinstance(source.func, ast.Attribute) and (
+        source.func.attr in _IN_PLACE) and not (isinstance(source.func.value, ast.Name) and (
+            source.func.value.id in _MODULES))
+
+
+def _in_try(function: ast.AST, node: ast.AST) -> bool:
+    """Whether ``node`` is in the body of a ``try`` of ``function`` (a handler may catch what it raises)."""
+    return any(isinstance(t, ast.Try) and any(node in ast.walk(part) for part in t.body)
+               for t in ast.walk(function))
 
 
 def _varying(facts: HostFacts, event: Event, loop: ast.stmt) -> Set[str]:

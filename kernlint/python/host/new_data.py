@@ -11,7 +11,10 @@ step's time picks) and uploaded, one the loop never changes, one the device alre
 holds (uploaded whole before the loop), the same data sent a second time in one iteration
 (``cuda.to_device(batch.T)`` after ``cuda.to_device(batch)``), and the slice a copy back fills
 (``d.copy_to_host(out[:, j])``). Through a call, a function's upload of its own parameter is new
-data where the call in the loop passes it a selection of the loop's input. Syntax only.
+data where the call in the loop passes it a selection of the loop's input, or where the calls on
+the way hand it what the loop computes in the iteration (``computed_from``, ``computed_args``,
+``arg_params``). An upload of what an in-place method returns (``cuda.to_device(x.fill(0))``:
+None) raises, and is marked so. Syntax only.
 """
 
 from __future__ import annotations

@@ -128,6 +128,7 @@ def _mark_launch_reads(facts: HostFacts, functions, bodies: Dict[str, frequency.
     (``Launch.detail["writes"]``): numba-cuda's copy back brings that value, and the wait after
     the launch is for it. Another launch handed the array does not read it on the host."""
     functions, methods = functions
+    stripped: Dict[int, list] = {}  # id(a region) -> it without its launches (made once per region)
     for event in facts.events:
         written = set(event.detail.get("writes", ())) if isinstance(event, Launch) else set()
         outputs = {arg.name for arg in event.host_arrays} & written if written else set()
@@ -137,7 +138,9 @@ def _mark_launch_reads(facts: HostFacts, functions, bodies: Dict[str, frequency.
         if found is None:
             continue
         region, after, _, _ = found
-        region = _without_launches(region)
+        if id(region) not in stripped:
+            stripped[id(region)] = _without_launches(region)
+        region = stripped[id(region)]
         if _computed_after(region, after, outputs) or read_after(
                 region, after, outputs, _class_methods(methods, event.function))[0]:
             event.detail["read"] = True
@@ -181,9 +184,8 @@ def _without_launches(region):
 
         def generic_visit(self, node):
             node = super().generic_visit(node)
-            for field in ("body", "orelse", "finalbody"):
-                if isinstance(getattr(node, field, None), list) and not getattr(node, field) and field == "body":
-                    setattr(node, field, [ast.Pass()])
+            if isinstance(getattr(node, "body", None), list) and not node.body:
+                node.body = [ast.Pass()]  # (a block whose launches were left out stays a block)
             return node
 
     return [Strip().visit(copy.deepcopy(statement)) or ast.Pass() for statement in region]

@@ -52,10 +52,11 @@ or stores in ``self.<attr>`` that a method the loop calls next reads, or in an a
 each item of a container whose items the host then reads or calls methods on: ``for i, b in
 enumerate(self.bodies): b.acc = a[i]`` before ``for b in self.bodies: b.step(dt)``; storing it into another
 array or list is followed, so a history kept for after the loop is still reported); a launch on
-host arrays after which the host reads, in the same iteration or the same call of the function
-the loop calls, an array the kernel writes (``render[g, b](self.image)`` then ``(255 *
-self.image).astype(np.uint8)``): numba-cuda's copy back brings that value, and KL502 still
-reports the transfers; and a
+host arrays in a function the loop calls, outside any loop of that function, after which the
+host reads in the same call an array the kernel writes (``render[g, b](self.image)`` then ``(255
+* self.image).astype(np.uint8)``): numba-cuda's copy back brings that value, and KL502 still
+reports the transfers (a launch in a loop of its own function waits on each of that loop's
+iterations, and is reported); and a
 synchronization that waits for an asynchronous copy back whose array the host reads later in
 the same iteration (``d.copy_to_host(out, stream=s)`` then ``s.synchronize()`` before ``out``
 is read; ``with s.auto_synchronize():`` around numba's ``d.to_host(s)``): the wait is for the

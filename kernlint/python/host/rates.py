@@ -123,10 +123,11 @@ def _mark_reads(facts: HostFacts, functions, bodies: Dict[str, frequency.Frequen
 
 
 def _mark_launch_reads(facts: HostFacts, functions, bodies: Dict[str, frequency.Frequency]) -> None:
-    """Mark ``read`` a launch on host arrays after which the host reads, in the same iteration
-    (or the same call of a function with no loop of its own), an array the kernel writes
+    """Mark ``read`` a launch on host arrays, outside any loop of its function (a function the
+    step loop calls), after which the host reads, in the same call, an array the kernel writes
     (``Launch.detail["writes"]``): numba-cuda's copy back brings that value, and the wait after
-    the launch is for it. Another launch handed the array does not read it on the host."""
+    the launch is for it. Another launch handed the array does not read it on the host. A launch
+    in a loop of its own function waits on each of that loop's iterations, and is left as it is."""
     functions, methods = functions
     stripped: Dict[int, list] = {}  # id(a region) -> it without its launches (made once per region)
     for event in facts.events:
@@ -135,8 +136,8 @@ def _mark_launch_reads(facts: HostFacts, functions, bodies: Dict[str, frequency.
         if not outputs:
             continue
         found = _region(bodies, functions, event)
-        if found is None:
-            continue
+        if found is None or found[3]:
+            continue  # (in a loop of its own function: a wait per iteration of that loop, still reported)
         region, after, _, _ = found
         if id(region) not in stripped:
             stripped[id(region)] = _without_launches(region)

@@ -31,6 +31,12 @@ _VIEWS = {"ravel", "flatten", "reshape", "astype", "copy", "transpose", "squeeze
 _MODULES = {"np", "numpy", "cp", "cupy"}
 # methods that change their array (or list) in place and return None
 _IN_PLACE = {"fill", "sort", "shuffle"}
+# each body's bindings, read once (`_bindings`), by id of the body (kept with it, to tell a
+# reused id); cleared past this many bodies
+_BINDINGS: Dict[int, tuple] = {}
+_KEPT = 256
+# (id of a body, a name) -> (the body, what it reaches there); a loop's own iteration values too
+_REACH: Dict[tuple, tuple] = {}
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 
 
@@ -183,35 +189,48 @@ def _computed_from_parameters(value: ast.expr, function: ast.AST, parameters: Se
                               built: bool = False) -> Set[str]:
     """The parameters ``value`` reads, through the names the function binds; ``built``: only
     those an array it builds is made from (``_made_from``)."""
-    bindings = list(_bindings(function.body))
+    bindings = _bindings(function.body)
     found: Set[str] = set()
     for parameter in parameters:
-        reach = {parameter}
-        while True:
-            grown = reach | {name for name, bound in bindings if _data_names(bound) & reach}
-            if grown == reach:
-                break
-            reach = grown
+        reach = _reach(function.body, parameter, bindings)
         if _made_from(value, reach, bindings) if built else _data_names(value) & reach:
             found.add(parameter)
     return found
 
 
+def _reach(body: List[ast.stmt], name: str, bindings: List[tuple]) -> Set[str]:
+    """``name`` and the names ``body`` binds to what reads it, to a fixed point (kept per body)."""
+    key = (id(body), name)
+    hit = _REACH.get(key)
+    if hit is not None and hit[0] is body:
+        return hit[1]
+    if len(_REACH) > 8 * _KEPT:
+        _REACH.clear()
+    reach = {name}
+    while True:
+        grown = reach | {bound for bound, _, _, names in bindings if names & reach}
+        if grown == reach:
+            break
+        reach = grown
+    _REACH[key] = (body, reach)
+    return reach
+
+
 def _draws_in(source: ast.expr, body: List[ast.stmt]) -> bool:
     """The uploaded data is made of random draws: in its own expression or in what the body
     binds to the names it reads."""
-    bindings = list(_bindings(body))
-    names, seen = _data_names(source), set()
     if _draws(source):
         return True
+    bindings = _bindings(body)
+    names, seen = set(_data_names(source)), set()
     while names - seen:
         name = (names - seen).pop()
         seen.add(name)
-        for bound_name, value in bindings:
+        for bound_name, value, _, read in bindings:
             if bound_name == name:
                 if _draws(value):
                     return True
-                names |= _data_names(value)
+                names |= read
     return False
 
 
@@ -261,8 +280,7 @@ def _computed_in_iteration(source: ast.expr, loop: ast.stmt) -> bool:
     is a selection (``_selected_input`` decides it), a value chosen by a branch among constants
     (``inp[:k] = 30.0`` while ``t < t_on``) is the same data again, and an array the host already
     has scaled by the step (``x * scale``) could be sent once and scaled on the device: none counts."""
-    bindings = [(name, value) for name, value in _bindings(loop.body, call_line=source.lineno)]
-    return _made_from(source, _iteration_values(loop), bindings)
+    return _made_from(source, _iteration_values(loop), _bindings(loop.body, call_line=source.lineno))
 
 
 def _made_from(value: ast.expr, computed: Set[str], bindings: List[tuple], seen: Optional[Set[str]] = None) -> bool:
@@ -287,7 +305,7 @@ def _made_from(value: ast.expr, computed: Set[str], bindings: List[tuple], seen:
                    if isinstance(part, ast.expr))
     if isinstance(value, ast.Name) and value.id not in seen:
         seen.add(value.id)
-        return any(_made_from(bound, computed, bindings, seen) for name, bound in bindings if name == value.id)
+        return any(_made_from(bound, computed, bindings, seen) for name, bound, _, _ in bindings if name == value.id)
     return False
 
 
@@ -295,31 +313,45 @@ def _iteration_values(loop: ast.stmt) -> Set[str]:
     """Names whose value the iteration computes anew: the ``for``'s variables, names the loop
     advances from themselves (``t += dt``, ``x = f(x)``), and names bound to what reads them or
     to random draws, to a fixed point."""
+    key = (id(loop.body), "<iteration>")
+    hit = _REACH.get(key)
+    if hit is not None and hit[0] is loop.body:
+        return hit[1]
     computed: Set[str] = set()
     if isinstance(loop, (ast.For, ast.AsyncFor)):
         computed |= {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
-    bindings = list(_bindings(loop.body))
-    computed |= {name for name, value in bindings if name in _data_names(value)}
+    bindings = _bindings(loop.body)
+    computed |= {name for name, _, _, names in bindings if name in names}
+    drawn = {name for name, value, _, _ in bindings if _draws(value)}
+    computed |= drawn
     while True:
-        grown = computed | {name for name, value in bindings if _reads_computed(value, computed)}
+        grown = computed | {name for name, _, _, names in bindings if names & computed}
         if grown == computed:
+            _REACH[key] = (loop.body, computed)
             return computed
         computed = grown
 
 
-def _bindings(body: List[ast.stmt], call_line: int = 0) -> Iterator[tuple]:
-    """``(name, value)`` for each name the statements bind (``x = v``, ``x += v``, ``x[i] = v``
-    into ``x``); with ``call_line``, only those written before that line."""
-    for node in _own(body):
-        if call_line and getattr(node, "lineno", 0) >= call_line:
-            continue
-        if isinstance(node, ast.Assign):
-            for target in (t for each in node.targets for t in _elements(each)):
-                base = _base(target)
-                if isinstance(base, ast.Name) and (base is target or not isinstance(node.value, ast.Constant)):
-                    yield base.id, node.value
-        elif isinstance(node, ast.AugAssign) and isinstance(_base(node.target), ast.Name):
-            yield _base(node.target).id, ast.BinOp(_base(node.target), node.op, node.value)
+def _bindings(body: List[ast.stmt], call_line: int = 0) -> List[tuple]:
+    """``(name, value, line, data names)`` for each name the statements bind (``x = v``, ``x +=
+    v``, ``x[i] = v`` into ``x``), read once per body; with ``call_line``, only those written
+    before that line."""
+    hit = _BINDINGS.get(id(body))
+    if hit is None or hit[0] is not body:
+        if len(_BINDINGS) > _KEPT:
+            _BINDINGS.clear()
+        found = []
+        for node in _own(body):
+            if isinstance(node, ast.Assign):
+                for target in (t for each in node.targets for t in _elements(each)):
+                    base = _base(target)
+                    if isinstance(base, ast.Name) and (base is target or not isinstance(node.value, ast.Constant)):
+                        found.append((base.id, node.value, node.lineno, _data_names(node.value)))
+            elif isinstance(node, ast.AugAssign) and isinstance(_base(node.target), ast.Name):
+                value = ast.BinOp(_base(node.target), node.op, node.value)
+                found.append((_base(node.target).id, value, node.lineno, _data_names(value)))
+        hit = _BINDINGS[id(body)] = (body, found)
+    return [b for b in hit[1] if b[2] < call_line] if call_line else hit[1]
 
 
 def _reads_computed(value: ast.expr, computed: Set[str]) -> bool:

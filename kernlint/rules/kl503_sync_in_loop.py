@@ -42,7 +42,8 @@ reported; after ``if len(np.flatnonzero(mask)) == 0: continue`` (a selection) it
 a collection the loop reads nowhere else (``if debug: trace["u"].append(d.copy_to_host())``:
 output the caller switches on and keeps), once per epoch beside a batch loop whose batches carry the object's device
 state (scoring after the batches), in a branch that flips its own test (a rare event) or that leaves the
-loop, in a retry or convergence loop, in set-up code, in a loop over sizes, devices
+loop, in a retry or convergence loop (``while err[0] > tol:`` with ``err`` an array a launch in
+the loop writes), in set-up code, in a loop over sizes, devices
 or test cases, or in a timed loop whose work is the copy it measures (a benchmark); a copy whose value decides what the iteration does (``if
 d_err.copy_to_host()[0] > tol: break``, or a name it assigns tested in the loop); a copy
 whose value the host computes with in its own statement (``loss += f(d.copy_to_host(), y)``,
@@ -55,7 +56,12 @@ each item of a container whose items the host then reads or calls methods on: ``
 enumerate(self.bodies): b.acc = a[i]`` before ``for b in self.bodies: b.step(dt)``; storing it into another
 array or list is followed, so a history kept for after the loop is still reported, and so is a
 copy the host only adds up into a total the loop never reads: ``spikes = d.copy_to_host()`` then
-``total += np.sum(spikes)``, the total read once after the loop, is a count the device can keep); and a
+``total += np.sum(spikes)``, the total read once after the loop, is a count the device can keep); a launch on
+host arrays in a function the loop calls, outside any loop of that function, after which the
+host reads in the same call an array the kernel writes (``render[g, b](self.image)`` then ``(255
+* self.image).astype(np.uint8)``): numba-cuda's copy back brings that value, and KL502 still
+reports the transfers (a launch in a loop of its own function waits on each of that loop's
+iterations, and is reported); and a
 synchronization that waits for an asynchronous copy back whose array the host reads later in
 the same iteration (``d.copy_to_host(out, stream=s)`` then ``s.synchronize()`` before ``out``
 is read; ``with s.auto_synchronize():`` around numba's ``d.to_host(s)``): the wait is for the
@@ -84,7 +90,8 @@ over many generations whose launches share the population it keeps is one even w
 between the generation's launches do not; a name
 like ``n_steps``, or a call like ``sim.advance(dt)``, ``self.UpdateState(dt)`` or
 ``net.learn(batch)`` on an object the loop keeps, only breaks a tie); any other loop is unknown, and unknown is silent. A loop whose every iteration makes a call that cannot bind its arguments (a project
-function or a kernel given too many or too few: ``TypeError``, outside any ``try``) never
+function or a kernel given too many or too few: ``TypeError``; an upload of what an in-place
+method returns, ``cuda.to_device(x.fill(0))``, which is None; outside any ``try``) never
 reaches its second iteration: nothing in it is per step.
 
 Python iterating a numba device array (``sum(d)``, ``max(d)``, ``list(d)``, ``for v in
@@ -142,6 +149,8 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
         if isinstance(event, Launch):
             if not event.host_arrays or event.detail.get("pycuda") and not event.detail.get("waits"):
                 continue  # PyCUDA's `drv.In` alone copies in and launches: nothing waits for the kernel
+            if event.detail.get("read"):
+                continue  # the host reads what the kernel wrote right after: the wait is for that value
             why = f"`{event.what}` is launched on host arrays, so {_copier(event)} synchronizes after it"
         elif event.detail.get("per_element"):
             # Python iterates the device array: one blocking copy per element, whatever the value decides

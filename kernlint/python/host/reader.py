@@ -51,7 +51,9 @@ from .operations import (configured_gpu_kernel, host_operation, iterated, mpi_tr
 from .class_methods import class_method_calls, drives_class_methods
 from .operator_calls import drives_operators, operator_call
 from .options import parsed_options
-from .sites import compile_site, drives_kernels, kernel_ref, launch_site, may_launch_kernels, passed_args
+from .dispatch import table_callees
+from .sites import (compile_site, drives_kernels, kernel_ref, launch_site, may_launch_kernels, passed_args,
+                    written_arguments)
 from .variants import MAX_CALL_VARIANTS, Variants
 
 
@@ -696,6 +698,14 @@ class HostReader:
         if compiled is not None:
             self.facts.passed_launches.append(compiled)  # the types it compiles for: a signature, not an event
             return
+        receiver = frame.function.args.args[0].arg if frame.owner and frame.function is not None and \
+            frame.function.args.args else None
+        tabled = table_callees(call, frame.scope, self.module, frame.owner, receiver)
+        for callee in tabled:  # `self.modes[mode](self, dt)`: one of the table's functions, not a launch
+            self.facts.events.append(Event("call", place_of(self.module.path, call), frame.qualname, frame.loops,
+                                           what=callee, detail={"callee": callee, "among": len(tabled)}))
+        if tabled:
+            return
         launched = launch_target(call) or self.kernels.configured_launch(call, frame) or configured_gpu_kernel(
             call, frame, self.module, lambda target: self.kernels.resolve(target, frame) is not None)
         if launched is not None:
@@ -705,6 +715,9 @@ class HostReader:
             launch = launch_site(call, target, stream, frame, self.module.path, ref, self.types(frame),
                                  # `__cuda_array_interface__` holders
                                  lambda kind: exposed_array(self.project, kind, self._calls.member) or kind)
+            written = written_arguments(call, picked) if launch.host_arrays else []
+            if written:  # what numba-cuda's copy back after the launch brings the host (`rates` weighs its reads)
+                launch.detail["writes"] = written
             if not picked and self._library_kernel(target, frame):
                 launch.detail["library_kernel"] = True  # CuPy launches it on CuPy's arrays as they are
             raises = self._unbindable_launch(call, picked)

@@ -1,5 +1,5 @@
 """A loop's kind, from what its code does: ``step`` (the same work again, on evidence),
-``search`` (a value computed in it decides whether to go on), ``sweep`` (devices, files,
+``search`` (a value computed in it, or an element of an array it writes, decides whether to go on), ``sweep`` (devices, files,
 sizes, launch configurations, chunks, parts, runs of a whole step loop, test cases),
 ``setup``, ``few``, ``benchmark`` (timed, its subject a transfer) or ``unknown``."""
 
@@ -145,6 +145,9 @@ class LoopKinds:
                 callee = dotted_name(call.func).rsplit(".", 1)[-1]
                 if callee not in CLOCKS and callee not in ARITHMETIC:
                     return "search", f"`{short_text(call)}` decides whether it goes on"
+            element = self._element_written(test)
+            if element:
+                return "search", element
         return None
 
     def _generations(self) -> str:
@@ -164,6 +167,32 @@ class LoopKinds:
                     _size_names(a) & self.facts.changed for a in sub.args[:1]):
                 return ""  # a buffer sized by what the loop changes: a retry growing it
         return self._shared_state()
+
+    def _element_written(self, test: ast.AST) -> str:
+        """An element the test reads (``err[0] > tol``) of an array the loop writes: handed to
+        a launch (numba-cuda copies a host array back after it; a device array's element is a
+        copy back), filled by a copy back (``d_err.copy_to_host(err)``, ``out=err``) or stored into with a
+        computed value. The array's name does not change, but its value is the iteration's."""
+        arrays = {dotted_name(sub.value): sub for sub in ast.walk(test) if isinstance(sub, ast.Subscript)}
+        arrays.pop("", None)
+        if not arrays:
+            return ""
+        written: Set[str] = set()
+        for launch in _launches(self.node.body):
+            written |= {dotted_name(a) for a in list(launch.args) + [k.value for k in launch.keywords]}
+        for sub in own_nodes(self.node.body):
+            if isinstance(sub, ast.Call):
+                copy_back = dotted_name(sub.func).rsplit(".", 1)[-1] == "copy_to_host"
+                written |= {dotted_name(a) for a in sub.args[:1] if copy_back}
+                written |= {dotted_name(k.value) for k in sub.keywords if k.arg == "out" or copy_back and k.arg == "ary"}
+            elif isinstance(sub, (ast.Assign, ast.AugAssign)) and not isinstance(sub.value, ast.Constant):
+                targets = sub.targets if isinstance(sub, ast.Assign) else [sub.target]
+                written |= {dotted_name(t.value) for t in targets if isinstance(t, ast.Subscript)}
+        for name, element in arrays.items():
+            if name in written:
+                return (f"`{short_text(element)}`, an element of an array the loop writes, decides whether it goes "
+                        f"on (`{short_text(test)}`)")
+        return ""
 
     def _stop_requests(self) -> Set[str]:
         """Flags the loop only sets to a constant (``running = False``), each time in a branch

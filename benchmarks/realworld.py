@@ -207,7 +207,7 @@ def rule_scores(findings: List[dict], expected: List[dict]) -> Dict[str, Dict[st
 def checked_kernels(report) -> Dict[tuple, str]:
     """(path, def line) -> the most trusted source of a signature each kernel compiled with."""
     checked: Dict[tuple, str] = {}
-    rank = ["eager", "comment", "config", "launch-site", "recorded", "inferred"]
+    rank = ["eager", "comment", "config", "launch-site", "recorded", "stand-in", "inferred"]
     for stat in report.stats:
         if stat.host:
             continue

@@ -111,7 +111,7 @@ def compare(root: str, recorded: Dict[str, Dict[str, Set[str]]]) -> Dict[str, ob
                 outcomes["not checked" if (path, qualname) in read else "not found"] += 1
                 continue
             sources = set(found.values())
-            source = next(s for s in ("eager", "comment", "config", "launch-site", "recorded", "inferred")
+            source = next(s for s in ("eager", "comment", "config", "launch-site", "recorded", "stand-in", "inferred")
                           if s in sources) if sources else "?"
             if source == "eager":
                 outcomes["eager"] += 1  # written in the decorator: numba compiles exactly that, not a guess

@@ -108,7 +108,7 @@ class KernelInfo:
 
 
 # Where a kernel's signature came from, most trusted first (docs/how-it-works.md).
-SIGNATURE_SOURCES = ("eager", "comment", "config", "launch-site", "recorded", "inferred")
+SIGNATURE_SOURCES = ("eager", "comment", "config", "launch-site", "recorded", "stand-in", "inferred")
 
 
 def launch_origin(path: str, line: int) -> str:

@@ -117,3 +117,67 @@ def test_what_a_driving_script_launches_through_its_objects_is_reported_at_its_c
     found = {(f.path[len(str(project_dir)) + 1:], f.line, f.code) for f in report.findings}
     assert ("train.py", 9, "KL502") in found  # `net.forward(x)`: a NumPy array launched on each step
     assert not any(path == "report.py" for path, _, _ in found)
+
+
+def test_compiling_a_function_for_the_gpu_is_not_calling_it(tmp_path):
+    """``cuda.jit(sig)(f)`` makes a kernel of ``f``: its body is device code, neither read as the
+    host's nor a way to a launch; a def the module also calls as a Python function stays host code."""
+    from kernlint.python.host.functions import jitted_only, names_called
+
+    files = {
+        "pyproject.toml": "",
+        "launcher.py": """
+            from numba import cuda
+
+
+            @cuda.jit
+            def scale(x, a):
+                i = cuda.grid(1)
+                if i < x.size:
+                    x[i] *= a
+
+
+            def push(x):
+                scale[1, 32](x, 2.0)
+            """,
+        "relax.py": """
+            import numpy as np
+            from numba import cuda
+
+            from launcher import push
+
+
+            def relax(u, w):
+                i = cuda.grid(1)
+                if i < u.size:
+                    u[i] = u[i] * w + (1.0 - w) * u[i]
+
+
+            def smooth(u):
+                return u
+
+
+            def staged(u):
+                push(u)
+
+
+            class Relaxer:
+                def __init__(self, var_type="float32"):
+                    self.kernels = {"relax": cuda.jit("void(" + var_type + "[:], float64)")(relax),
+                                    "smooth": cuda.jit("void(" + var_type + "[:])")(smooth),
+                                    "staged": cuda.jit("void(" + var_type + "[:])")(staged)}
+
+
+            warm = smooth(np.zeros(4))
+            """,
+    }
+    for name, text in files.items():
+        (tmp_path / name).write_text(textwrap.dedent(text))
+    project = Project()
+    module = project.module(str(tmp_path / "relax.py"))
+    defs = {node.name: node for node in module.tree.body if hasattr(node, "args")}
+    called = names_called(module.tree)
+    assert jitted_only(module, defs["relax"], called) and jitted_only(module, defs["staged"], called)
+    assert not jitted_only(module, defs["smooth"], called)  # also run on the host (`smooth(np.zeros(4))`)
+    # `staged` calls a launcher, but only compiled: nothing in relax.py runs it
+    assert calls_reach_launch(project, module) is False

@@ -257,6 +257,29 @@ CASES = {
             if count > 1:
                 cuda.synchronize()  # runs: unknown
         """),
+    "skipping an empty piece leaves every other iteration's work; skipping a selection does not": ("skip.py", """
+        def evaluate(x, batch, limit):
+            for i in range(0, x.size, batch):
+                rows = np.arange(i, min(i + batch, x.size))
+                n = len(rows)
+                if n == 0:
+                    continue
+                cuda.synchronize()  # runs: every
+                if not len(rows):
+                    continue
+                cuda.synchronize()  # runs: every
+                if rows.size <= 0:
+                    continue
+                else:
+                    cuda.synchronize()  # runs: every
+                far = np.flatnonzero(x[rows] > limit)
+                if len(far) == 0:
+                    continue
+                cuda.synchronize()  # runs: unknown
+                if n == 1:
+                    continue
+                cuda.synchronize()  # runs: unknown
+        """),
     "exception handlers and a loop's else": ("run.py", """
         def run(d_u, steps):
             for _ in range(steps):  # loop: step

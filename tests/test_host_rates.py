@@ -154,3 +154,30 @@ def test_kl504_is_silent_where_the_count_is_unknown(tmp_path):
             return time.perf_counter() - start
     ''')
     assert [code for code, _, _ in found] == []
+
+
+def test_a_call_through_a_table_of_functions_runs_them_and_is_no_launch(tmp_path):
+    facts, found = findings(tmp_path, '''
+        def on_host(u):
+            u += 1.0
+
+
+        def on_device(u):
+            d_u = cuda.to_device(u)
+            bump[4, 256](d_u)
+            d_u.copy_to_host(u)
+
+
+        MODES = {"host": on_host, "device": on_device}
+
+
+        def timed(u, mode, count=100):
+            start = time.perf_counter()
+            for _ in range(count):
+                MODES[mode](u)
+            return time.perf_counter() - start
+    ''')
+    assert sorted(e.what for e in facts.events if e.kind == "call" and e.function == "timed") == [
+        "on_device", "on_host"]
+    assert not [e for e in facts.events if e.kind == "launch" and e.function == "timed"]
+    assert not [code for code, _, _ in found if code == "KL504"]  # every mode ends waited for

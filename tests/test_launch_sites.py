@@ -1081,3 +1081,126 @@ def test_a_kernel_a_helper_returns_configured_is_launched_where_its_result_is_ca
         "scale": ("void(float32[::1], float32)", "launch-site", f"raster/ops.py:{line('streamed(scale')}"),
         "blend": ("void(float32[::1], float32[::1], float32[::1])", "launch-site", f"raster/ops.py:{line('each(blend')}"),
     }, shown
+
+
+LATTICE_SOLVER = '''
+import numpy as np
+from numba import cuda
+
+
+@cuda.jit
+def density_2d(f, rho, nx, ny, q):
+    i, j = cuda.grid(2)
+    if i < nx and j < ny:
+        total = 0.0
+        for k in range(q):
+            total += f[i, j, k]
+        rho[i, j] = total
+
+
+@cuda.jit
+def density_3d(f, rho, nx, ny, nz, q):
+    i, j, k = cuda.grid(3)
+    if i < nx and j < ny and k < nz:
+        total = 0.0
+        for m in range(q):
+            total += f[i, j, k, m]
+        rho[i, j, k] = total
+
+
+@cuda.jit
+def corner(rho, n0):
+    rho[0, 0] = n0
+
+
+class Lattice:
+    def __init__(self, n, q):
+        self.shape = n
+        self.q = q
+        self.dims = len(n)
+        self.f = cuda.to_device(np.zeros(n + (q,), dtype=np.float32))
+        self.rho = cuda.device_array(n, dtype=np.float32)
+
+    def density(self):
+        if self.dims == 2:
+            nx, ny = self.shape
+            density_2d[(8, 8), (16, 16)](self.f, self.rho, nx, ny, self.q)
+        else:
+            nx, ny, nz = self.shape
+            density_3d[(8, 8, 8), (8, 8, 8)](self.f, self.rho, nx, ny, nz, self.q)
+
+    def first(self):
+        corner[1, 1](self.rho, self.shape[2])
+'''
+
+
+def test_a_shape_callers_pass_with_two_or_three_sizes_unpacks_into_the_one_that_fits(tmp_path):
+    """Scripts in a folder beside the package (``samples/``, run from the repository's top)
+    construct the solver with a 2-D shape and a 3-D one: ``nx, ny = self.shape`` takes the
+    sizes of the 2-tuple, ``nx, ny, nz = self.shape`` those of the 3-tuple (unpacking the
+    other raises), and each kernel is typed from its launch. ``self.shape[2]``, which only the
+    3-tuple has, stays unknown: no alternative is dropped for an index."""
+    from kernlint.python.signatures.launch_sites import launch_signatures
+    package = tmp_path / "lbm"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "lattice.py").write_text(LATTICE_SOLVER)
+    samples = tmp_path / "samples"
+    samples.mkdir()
+    (samples / "vortex.py").write_text(textwrap.dedent('''
+        from lbm.lattice import Lattice
+
+        def main():
+            nx = 400
+            ny = 200
+            lattice = Lattice((nx, ny), 9)
+            for _ in range(1000):
+                lattice.density()
+    '''))
+    (samples / "cube.py").write_text(textwrap.dedent('''
+        from lbm.lattice import Lattice
+
+        def main():
+            n = 64
+            lattice = Lattice((n, n, n), 19)
+            for _ in range(1000):
+                lattice.density()
+            lattice.first()
+    '''))
+    path = str(package / "lattice.py")
+    found = launch_signatures(Project(), [path])[path]
+    assert {name: sorted(s for s, _ in entries) for name, entries in found.items()} == {
+        "density_2d": ["void(float32[:, :, ::1], float32[:, ::1], int64, int64, int64)"],
+        "density_3d": ["void(float32[:, :, :, ::1], float32[:, :, ::1], int64, int64, int64, int64)"]}
+    assert {origin for entries in found.values() for _, origin in entries} == {
+        f"launch-site@{path}:{line}" for line in (42, 45)}
+
+
+def test_a_package_beside_a_scripts_folder_is_the_projects_own_only_where_it_is_a_package(tmp_path):
+    """``import lbm`` from ``samples/run.py`` finds ``lbm/`` one folder up when it is a package
+    (``__init__.py``); a plain folder of that name is not one, nor is anything above a marked
+    project root, nor is it looked for from a module inside a package."""
+    from kernlint.python.syntax import PyModule
+    (tmp_path / "lbm").mkdir()
+    (tmp_path / "lbm" / "__init__.py").write_text("")
+    (tmp_path / "lbm" / "lattice.py").write_text("X = 1\n")
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "grid.py").write_text("Y = 1\n")
+    (tmp_path / "samples").mkdir()
+    script = tmp_path / "samples" / "run.py"
+    script.write_text("import lbm.lattice\nimport data.grid\n")
+    project = Project()
+    module = project.module(str(script))
+    assert project.find("lbm.lattice", module) == str(tmp_path / "lbm" / "lattice.py")
+    assert project.find("data.grid", module) is None
+    inner = tmp_path / "samples" / "app"
+    inner.mkdir()
+    (inner / "pyproject.toml").write_text("")
+    (inner / "run.py").write_text("import lbm.lattice\n")
+    assert project.find("lbm.lattice", project.module(str(inner / "run.py"))) is None
+    # a module of a package imports by the package's own path, not by its neighbours'
+    tools = tmp_path / "samples" / "tools"
+    tools.mkdir()
+    (tools / "__init__.py").write_text("")
+    (tools / "plot.py").write_text("import lbm.lattice\n")
+    assert project.find("lbm.lattice", project.module(str(tools / "plot.py"))) is None

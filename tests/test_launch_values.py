@@ -336,3 +336,29 @@ def test_a_parameter_every_call_passes_none_to(tmp_path, passed, expected):
 {calls}
     '''
     assert signatures(tmp_path, host) == expected
+
+
+ROTATION = '''
+    class Rotation:
+        def __init__(self):
+            self.out = cuda.device_array(1024, dtype=np.float64)
+            self.x = cuda.to_device(np.ones(1024, dtype=np.float64))
+
+        def turn(self, angle):
+            scale[math.ceil(self.out.size / 128), 128](self.out, self.x, {factor})
+'''
+
+
+@pytest.mark.parametrize("factor, expected", [
+    # the math module gives Python numbers whatever it is given, an unknown parameter included
+    ("math.cos(angle)", ["void(float64[::1], float64[::1], float64)"]),
+    ("math.hypot(angle, 1.0)", ["void(float64[::1], float64[::1], float64)"]),
+    ("math.floor(angle)", ["void(float64[::1], float64[::1], int64)"]),
+    ("math.isnan(angle)", ["void(float64[::1], float64[::1], boolean)"]),
+    # a pair (`frexp`), or the parameter itself: unknown, no signature
+    ("math.frexp(angle)", ["None"]),
+    ("angle", ["None"]),
+])
+def test_what_the_math_module_returns_is_a_python_number_whatever_it_is_given(tmp_path, factor, expected):
+    """``cos_angle = math.cos(angle)`` of a parameter no caller types launches as a float64."""
+    assert signatures(tmp_path, ROTATION.format(factor=factor)) == expected

@@ -304,6 +304,14 @@ class HostFacts:
                 found.append(replace(e, rate=rate, calls=(event,) + e.calls))
         return found
 
+    def parameters_of(self, call: Event) -> Tuple[str, ...]:
+        """The positional parameters of the function ``call`` runs (after the object a method is
+        bound to), in order; () where that function's facts are not at hand."""
+        path = str(call.detail.get("path", "")) or call.place.path
+        facts = self if path == self.path else (self.elsewhere(path) if self.elsewhere is not None else None)
+        spec = facts.parameters.get(str(call.detail.get("callee", ""))) if facts is not None else None
+        return tuple(spec[0]) if spec is not None else ()
+
     def _binding(self, call: Event, path: str, callee: str) -> Dict[str, object]:
         """What ``call`` passes to each parameter of ``callee`` (an :class:`Arg`; for its
         ``*args``, a tuple of them), as far as the call's arguments can be told one by one."""

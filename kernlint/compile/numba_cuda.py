@@ -660,7 +660,9 @@ def _signatures_for(candidate: _Candidate, source: SourceFile, extra_signatures)
     configuration, launch sites and recordings together; the body's inferences only where
     none of those gives one."""
     dispatcher = candidate.dispatcher
-    eager = [(s, "eager") for s in getattr(dispatcher, "_kernlint_signatures", [])]
+    # (spelled with a value kernlint stood in for: `stand-in`, not what the code writes)
+    written = getattr(dispatcher, "_kernlint_signature_source", "eager")
+    eager = [(s, written) for s in getattr(dispatcher, "_kernlint_signatures", [])]
     if eager:
         return eager, []
     explicit: List[Tuple[Any, str]] = [(s, "comment") for s in comment_signatures(source, candidate.first_line)]

@@ -4,9 +4,11 @@ Absolute imports are looked up the way Python would find them when the project r
 without running it: from the directory above the file's top package (or the script's
 own directory), the project root (the nearest directory with ``pyproject.toml``,
 ``setup.py``, ``setup.cfg`` or ``.git``), its ``src/``, the directories a file adds
-with a literal ``sys.path.insert(...)``/``sys.path.append(...)``, and last the importing
-file's own directory (modules of a package that import each other by bare name). A module found there
-is the user's: it is read, never imported. Anything else is a library.
+with a literal ``sys.path.insert(...)``/``sys.path.append(...)``, the importing file's own
+directory (modules of a package that import each other by bare name), and last a package
+one or two folders up from a script outside a package (``samples/run.py`` importing the
+``lbm`` package beside ``samples/``). A module found there is the user's: it is read, never
+imported. Anything else is a library.
 """
 
 from __future__ import annotations
@@ -112,6 +114,7 @@ class Project:
         self.errors: Dict[str, BaseException] = {}  # why a file could not be parsed
         self.host_facts: Dict[Tuple[str, int], object] = {}  # (file, level) -> its host facts (python.host)
         self.host_consulted: Dict[Tuple[str, int], frozenset] = {}  # (file, level) -> the files that read consulted
+        self.host_uses: Dict[Tuple[str, int], dict] = {}  # (file, level) -> what that read took from them
         self.returns: Dict[tuple, tuple] = {}  # what functions return, where reading no one file (python.host)
         self._search_paths: Dict[str, List[str]] = {}
         self._searching: Set[str] = set()  # the files whose search path is being computed
@@ -235,7 +238,8 @@ class Project:
         # (`import cfg` beside cfg.py) runs with that folder on PYTHONPATH (or under Python 2's
         # implicit relative imports); a file there of that name can only be the project's own
         own = [os.path.dirname(os.path.abspath(importer.path))]
-        for base in self.search_path(importer) + _enclosing_bases(importer.path, parts[0]) + own:
+        for base in self.search_path(importer) + _enclosing_bases(importer.path, parts[0]) + own + _beside_bases(
+                importer.path, parts[0]):
             stem = os.path.join(base, *parts)
             for candidate in (stem + ".py", os.path.join(stem, "__init__.py")):
                 if os.path.isfile(candidate):
@@ -497,6 +501,31 @@ def construct_line(exc: BaseException) -> int:
                 line = value.lineno
                 break
     return line
+
+
+MAX_BESIDE_LEVELS = 2  # folders up from a script to the one holding the package it imports
+
+
+def _beside_bases(path: str, top: str) -> List[str]:
+    """The folder, one or two up from a script's own, that holds the package ``top`` the
+    script imports (``samples/run.py`` importing ``solver.grid`` beside ``samples/``): such
+    scripts run from the repository's top (``python -m samples.run``, ``PYTHONPATH=.``), and
+    a package of that name there is the project's own. Only for scripts outside a package (a
+    package's modules run with its parent on the path), never above the project's marked root."""
+    directory = os.path.dirname(os.path.abspath(path))
+    if os.path.isfile(os.path.join(directory, "__init__.py")):
+        return []
+    top_root = _marked_root(directory)
+    for _ in range(MAX_BESIDE_LEVELS):
+        if top_root is not None and directory == top_root:
+            break
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            break
+        directory = parent
+        if os.path.isfile(os.path.join(directory, top, "__init__.py")):
+            return [directory]
+    return []
 
 
 def _enclosing_bases(path: str, top: str) -> List[str]:

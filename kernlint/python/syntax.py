@@ -180,6 +180,8 @@ class PyModule:
         self.bindings: Dict[str, Binding] = {}
         self.history: Dict[str, List[Binding]] = {}
         self._reexports: Dict[str, str] = {}  # a name imported from a project module -> where it is from
+        self._dotted: Dict[tuple, Optional[str]] = {}  # (name, scope's module and functions, depth) -> `dotted`
+        self._stars = 0  # the star imports `dotted` looked through so far
         self._local: Dict[int, Dict[str, Binding]] = {}
         self._local_history: Dict[int, Dict[str, List[Binding]]] = {}
         self._order = 0
@@ -336,9 +338,25 @@ class PyModule:
             return f"{base}.{expr.attr}" if base else None
         if not isinstance(expr, ast.Name):
             return None
+        # a name's qualified name, found once per scope (host reading asks again at each level
+        # and pass); not where a star import is looked through: that notes where it looked
+        key = (expr.id, scope.module, scope.functions, _depth)
+        known = self._dotted.get(key, _UNSEEN)
+        if known is not _UNSEEN:
+            return known
+        stars = self._stars
+        found = self._dotted_name(expr, scope, _depth)
+        if self._stars == stars:
+            self._dotted[key] = found
+        return found
+
+    def _dotted_name(self, expr: ast.Name, scope: Scope, _depth: int) -> Optional[str]:
         binding, function = scope.lookup(expr.id)
         if binding is None:
-            return f"builtins.{expr.id}" if expr.id in _BUILTIN_NAMES else self.star_imported(expr.id)
+            if expr.id in _BUILTIN_NAMES:
+                return f"builtins.{expr.id}"
+            self._stars += 1
+            return self.star_imported(expr.id)
         if binding.kind == "import":
             if binding.attr and binding.module and self.project is not None:
                 return self._reexported(binding.imported)
@@ -528,6 +546,8 @@ class PyModule:
                         existing.names.extend(n for n in kernel.names if n not in existing.names)
                     else:
                         found.append(kernel)
+                else:
+                    found.extend(self._held_kernels(statement, scope, defs, owner, outer))
 
     def _assigned_kernel(self, statement, scope: Scope, defs: Dict[str, FunctionNode],
                          owner, outer: Tuple[str, ...]) -> Optional[KernelDef]:
@@ -549,6 +569,41 @@ class PyModule:
                 and not any(self.jit_spec(d, Scope(self)) for d in binding.node.decorator_list)):
             return KernelDef(binding.node, self, spec, Scope(self), names, None, outer, applied=statement.value)
         return None
+
+    def _held_kernels(self, statement, scope: Scope, defs: Dict[str, FunctionNode],
+                      owner, outer: Tuple[str, ...]) -> List[KernelDef]:
+        """``self.k = cuda.jit(sig)(f)``, ``kernels = {"axpy": cuda.jit(sig)(f), ...}``,
+        ``[cuda.jit(sig)(f), ...]``: each jit call is a kernel of its own (one function may be
+        compiled with several signatures), named by its dict key or attribute, else by ``f``."""
+        targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+        attrs = [t.attr for t in targets if isinstance(t, ast.Attribute)]
+        held: List[Tuple[ast.expr, Optional[str]]] = []
+        if isinstance(statement.value, ast.Call) and attrs:
+            held.append((statement.value, attrs[0]))
+        elif isinstance(statement.value, ast.Dict):
+            held.extend((v, k.value if isinstance(k, ast.Constant) and isinstance(k.value, str)
+                         and k.value.isidentifier() else None)
+                        for k, v in zip(statement.value.keys, statement.value.values) if k is not None)
+        elif isinstance(statement.value, (ast.List, ast.Tuple)):
+            held.extend((v, None) for v in statement.value.elts)
+        kernels = []
+        for call, name in held:
+            applied = self.applied_jit(call, scope) if isinstance(call, ast.Call) else None
+            if applied is None or not isinstance(applied[1], ast.Name):
+                continue
+            spec, function = applied
+            node = defs.get(function.id)
+            def_scope = scope
+            if node is None:
+                binding, local_to = scope.lookup(function.id)
+                if binding is None or binding.kind != "def" or local_to is not None:
+                    continue  # not a def of this module (a parameter, an import: not followed)
+                node, def_scope = binding.node, Scope(self)
+            if any(self.jit_spec(d, def_scope) for d in node.decorator_list):
+                continue  # already a kernel by its decorator: this jits a dispatcher
+            kernels.append(KernelDef(node, self, spec, def_scope, [name or function.id],
+                                     owner if def_scope is scope else None, outer, applied=call))
+        return kernels
 
     def applied_jit(self, expr: ast.expr, scope: Scope) -> Optional[Tuple[JitSpec, ast.expr]]:
         """``cuda.jit(f, ...)`` / ``cuda.jit(...)(f)`` / ``wrapper(f)`` -> (spec, f)."""
@@ -913,6 +968,7 @@ def flatten(body: Sequence[ast.stmt]) -> Iterator[ast.stmt]:
 
 
 _BUILTIN_NAMES = frozenset(dir(builtins))
+_UNSEEN = object()  # a name `dotted` has not looked up in that scope yet
 
 
 def _imported_by_call(called: Optional[str], call: ast.expr) -> bool:

@@ -18,19 +18,24 @@ code writes otherwise count too: an operator on an object of a project class run
 ``Function`` subclasses), and a name bound once to what a closure factory returns (``add =
 Ops.zip(fn)``, where every ``return`` of ``Ops.zip`` gives back a function it defines) runs
 that function where it is called. An allocation in a branch that runs when a collection the
-code has just built whole is not empty (``n = len(edges)``, ``if n > 0:``) runs on each call;
+code has just built whole is not empty (``n = len(edges)``, ``if n > 0:``) runs on each call,
+as does what follows ``if n == 0: continue`` in a batch loop (only an empty batch is skipped);
 one behind ``if len(np.where(x > L)[0]) > 0:`` (a selection, often empty) is unknown.
 
 A method called in the loop on an object whose class the code shows (built there, stored
 in an attribute, a parameter its callers pass, an item of a list of objects of several
-classes) counts the same, reported at the call and naming the class's method. A function
+classes, a name bound to one project class on each path, ``S = SimGPU`` / ``S = SimCPU``, then
+called: each class's method counts) counts the same, reported at the call and naming the class's method. A function
 called in the loop that uploads what the call hands it (``cuda.to_device(x)`` of its own
 parameter: each step's sample or batch) is left alone: that data is the step's input.
 
-Only what runs on *every* step is reported: not an allocation behind a modulo or counter
-gate, in a branch that flips its own test or leaves the loop, in set-up or warm-up code
+Only what runs on *every* step is reported (a phase of a time loop counts: ``if t < t_stim:``
+upload the stimulus, ``else:`` upload zeros, each on every step of its part of the run, where
+``t`` only moves one way and ``t_stim`` stays): not an allocation behind a modulo or counter
+gate, at one step (``if step == on_step:``), in the first few steps (``if step < 3:``), in a branch that flips its own test or leaves the loop, in set-up or warm-up code
 (``__init__``, a ``compile()`` no loop calls), once per size of a sweep, once per GPU of a
-loop over ``cuda.gpus``/``select_device``, in a few fixed pieces of one computation (three
+loop over ``cuda.gpus``/``select_device``, in a retry or convergence loop (``while err[0] >
+tol:`` with ``err`` an array a launch in the loop writes), in a few fixed pieces of one computation (three
 layers, eight chunks) or in a test's loop (what pytest collects), nor what a whole
 computation called in the loop allocates before its own loop, nor in a loop that runs a
 whole time loop per iteration (independent events, shots), nor in a benchmark: a loop a
@@ -41,17 +46,26 @@ cost is spread over the batches.
 Nor an upload of the step's new data: a piece of host data the loop picks by what it varies
 (``cuda.to_device(frames[k])``, a batch ``data[:, picked]`` passed to a function that uploads
 it) that the loop does not write and the device does not already hold, or an array the host
-itself updates in the loop (``w += -lr * grad`` before the next ``cuda.to_device(w)``). Zeros
-filled on the host, a constant, data uploaded whole before the loop and the same data sent a
-second time in one iteration (``cuda.to_device(batch.T)`` after ``cuda.to_device(batch)``)
+itself updates in the loop (``w += -lr * grad`` before the next ``cuda.to_device(w)``), or an
+array the host computes in the iteration from the loop's variable or time, state it carries or
+new random draws (``d_in.copy_to_device(np.full(n, drive(t) * gain))``, ``np.random.rand(n) <
+rate``), there or in a function the loop calls with what it computes (``capture(step)``, whose
+``view_matrix(step * speed)`` uploads a matrix made from it). Zeros filled on the host, a
+constant (``np.full(n, 0.5)``, or one of a few fixed inputs the step's time only picks between),
+an array the host has, scaled by the step (``cuda.to_device(x * f)``: send ``x`` once, scale it
+on the device), data uploaded whole before the loop and the same data sent a second time in
+one iteration (``cuda.to_device(batch.T)`` after ``cuda.to_device(batch)``)
 are still transfers per step.
 A loop is a step loop only where the code shows it: state one iteration carries to the
 next (``t += dt``, ``step += 1``, ``a, b = b, a``, an output that becomes the next input),
-launches sharing arrays the loop keeps, a ``while`` a counter or a clock ends; a name like
+launches sharing arrays the loop keeps, a ``while`` a counter or a clock ends, frames of one
+animation (each iteration adds an image or its file to a list that becomes a video after the
+loop: ``ImageSequenceClip(names, fps=30)``, ``imageio.mimsave(path, frames)``); a name like
 ``n_steps``, or a call like ``sim.advance(dt)``, ``self.UpdateState(dt)`` or
 ``net.learn(batch)`` on an object the loop keeps, only breaks a tie. Any other loop is unknown,
 and unknown is silent. A loop whose every iteration makes a call that cannot bind its arguments (a project
-function or a kernel given too many or too few: ``TypeError``, outside any ``try``) never
+function or a kernel given too many or too few: ``TypeError``; an upload of what an in-place
+method returns, ``cuda.to_device(x.fill(0))``, which is None; outside any ``try``) never
 reaches its second iteration: nothing in it is per step. A ``while running:`` whose flag is cleared only when the window's event
 queue says quit, or a time limit runs out, is not a retry: the frames go on until asked to stop.
 An ``if`` that is a loop's whole body (``while True: if not frames.full(): ...``, a producer
@@ -156,7 +170,7 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
     for event, level, loop in facts.stepping(("alloc",)):
         # the loop's own function: calls that lead to it from its callers do not make it indirect
         direct = event.function == loop.function and event.call_in(loop.function) is None
-        if _new_data(event):
+        if _new_data(event) or _computed_through_calls(event, facts):
             continue  # the step's input or what the host computed this step: the work's data path
         call = facts.reported_at(event, loop)
         if call is not None:  # what a function called in the loop does: reported at the call
@@ -262,6 +276,23 @@ def _new_data(event) -> bool:
     entering = event.calls[-1] if event.calls else None
     return bool(parameter) and entering is not None and entering.detail.get("callee") == event.function and \
         parameter in entering.detail.get("fresh", ())
+
+
+def _computed_through_calls(event, facts: HostFacts) -> bool:
+    """A function the loop calls uploads data it computes from its parameters
+    (``computed_from``), and the calls on the way hand them what the loop computes in the
+    iteration (``capture(step)`` ... ``view_matrix(step * speed)``): the step's new data."""
+    wanted = set(event.detail.get("computed_from", ()))
+    for call in reversed(event.calls):
+        if not wanted:
+            return False
+        names = facts.parameters_of(call)
+        keys = {str(i) for i, name in enumerate(names) if name in wanted} | {f"={name}" for name in wanted}
+        if keys & set(call.detail.get("computed_args", ())):
+            return True
+        reads = call.detail.get("arg_params") or {}
+        wanted = {name for key in keys for name in reads.get(key, ())}
+    return False
 
 
 def _short(what: str) -> str:

@@ -31,7 +31,7 @@ in, the result back, and waits, as for a kernel.
 
 Only what runs on *every* step is reported: not a launch behind a modulo or counter gate,
 in a branch that leaves the loop, in a retry or convergence loop (the host value decides
-whether to go on), in set-up or warm-up code, in a loop over sizes, devices, files,
+whether to go on: ``while err[0] > tol:`` with ``err`` an array a launch in the loop writes), in set-up or warm-up code, in a loop over sizes, devices, files,
 launch configurations or test cases, in a benchmark (a loop a clock or CUDA events
 time, carrying no state, whose work is a transfer it measures), or once per epoch beside a
 batch loop whose batches carry the object's device state (scoring after the batches).
@@ -43,7 +43,8 @@ next (``t += dt``, ``step += 1``, ``a, b = b, a``, an output that becomes the ne
 launches sharing arrays the loop keeps, a ``while`` a counter or a clock ends; a name like
 ``n_steps``, or a call like ``sim.advance(dt)``, ``self.UpdateState(dt)`` or
 ``net.learn(batch)`` on an object the loop keeps, only breaks a tie. Any other loop is unknown, and unknown is silent. A loop whose every iteration makes a call that cannot bind its arguments (a project
-function or a kernel given too many or too few: ``TypeError``, outside any ``try``) never
+function or a kernel given too many or too few: ``TypeError``; an upload of what an in-place
+method returns, ``cuda.to_device(x.fill(0))``, which is None; outside any ``try``) never
 reaches its second iteration: nothing in it is per step.
 
 ## Why is this bad?

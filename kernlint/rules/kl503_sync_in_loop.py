@@ -29,17 +29,21 @@ subclass in the project overrides (reported at the call, naming the override), o
 parameter whose default is a project function (``def simulate(..., timestep=step)`` calling
 ``timestep(...)``: reported at that call, naming the parameter and its default), or through a
 method called on an object whose class the code shows (built there, stored in an attribute,
-a parameter its callers pass, an item of a list of objects of several classes: each class's
+a parameter its callers pass, an item of a list of objects of several classes, a name bound to
+one project class on each path and called, ``S = SimGPU`` / ``S = SimCPU`` then ``S(n)``: each class's
 method counts, and the message names the one that waits: ``it.second_step(ts)`` reported as
 ``Thermostat.second_step``), or through an operator on an object of a project class
 (``x * w``: ``Tensor.__mul__``) or a static or class method called through a class
 (``Mul.apply(a, b)``, whose ``cls.forward(...)`` runs ``Mul.forward``), or through a closure a
-factory made (``add = Ops.zip(fn)`` then ``add(a, b)``). Left alone: a copy behind a modulo or counter gate
+factory made (``add = Ops.zip(fn)`` then ``add(a, b)``). A wait after ``if n == 0: continue``
+in a batch loop (``n = len(rows)``, rows built whole) runs on every batch that is not empty:
+reported; after ``if len(np.flatnonzero(mask)) == 0: continue`` (a selection) it is not. Left alone: a copy behind a modulo or counter gate
 (periodic output), under an option the loop never changes whose branch only appends the copy to
 a collection the loop reads nowhere else (``if debug: trace["u"].append(d.copy_to_host())``:
 output the caller switches on and keeps), once per epoch beside a batch loop whose batches carry the object's device
 state (scoring after the batches), in a branch that flips its own test (a rare event) or that leaves the
-loop, in a retry or convergence loop, in set-up code, in a loop over sizes, devices
+loop, in a retry or convergence loop (``while err[0] > tol:`` with ``err`` an array a launch in
+the loop writes), in set-up code, in a loop over sizes, devices
 or test cases, or in a timed loop whose work is the copy it measures (a benchmark); a copy whose value decides what the iteration does (``if
 d_err.copy_to_host()[0] > tol: break``, or a name it assigns tested in the loop); a copy
 whose value the host computes with in its own statement (``loss += f(d.copy_to_host(), y)``,
@@ -50,11 +54,21 @@ draws it; a copy a called function returns counts as the value the caller reads,
 or stores in ``self.<attr>`` that a method the loop calls next reads, or in an attribute of
 each item of a container whose items the host then reads or calls methods on: ``for i, b in
 enumerate(self.bodies): b.acc = a[i]`` before ``for b in self.bodies: b.step(dt)``; storing it into another
-array or list is followed, so a history kept for after the loop is still reported); and a
+array or list is followed, so a history kept for after the loop is still reported, and so is a
+copy the host only adds up into a total the loop never reads: ``spikes = d.copy_to_host()`` then
+``total += np.sum(spikes)``, the total read once after the loop, is a count the device can keep); a launch on
+host arrays in a function the loop calls, outside any loop of that function, after which the
+host reads in the same call an array the kernel writes (``render[g, b](self.image)`` then ``(255
+* self.image).astype(np.uint8)``): numba-cuda's copy back brings that value, and KL502 still
+reports the transfers (a launch in a loop of its own function waits on each of that loop's
+iterations, and is reported); and a
 synchronization that waits for an asynchronous copy back whose array the host reads later in
 the same iteration (``d.copy_to_host(out, stream=s)`` then ``s.synchronize()`` before ``out``
 is read; ``with s.auto_synchronize():`` around numba's ``d.to_host(s)``): the wait is for the
-value; and a
+value; and a synchronization whose next wait or launch in the iteration is a blocking copy of
+device data made on every iteration whose value the host reads there (``cuda.synchronize()`` then
+``h = d_fitness.copy_to_host()``, ``h`` read, in the loop or in a function it calls): the copy
+would wait for the same kernels; and a
 synchronization followed in the same iteration by a clock read (timing each step); but a
 called function that waits after each of its own launches (a layer's wrapper calling
 ``cuda.synchronize()`` after every kernel) is reported even where the call's result decides
@@ -70,10 +84,14 @@ call on memory that may be on the device (a CUDA-aware ``comm.Isend(d_edge, dest
 in the loop or in a method it calls, however the communicator is reached): MPI reads the
 device memory outside the stream's order, so the kernels that wrote it must be done first.
 A loop is a step loop only where the code shows it (state carried from one iteration to the
-next, launches sharing arrays the loop keeps, a ``while`` a counter or a clock ends; a name
+next, launches sharing arrays the loop keeps, a ``while`` a counter or a clock ends; a ``for``
+over many generations whose launches share the population it keeps is one even where a
+``break`` leaves it when the fitness read back stops improving: that read decides, the waits
+between the generation's launches do not; a name
 like ``n_steps``, or a call like ``sim.advance(dt)``, ``self.UpdateState(dt)`` or
 ``net.learn(batch)`` on an object the loop keeps, only breaks a tie); any other loop is unknown, and unknown is silent. A loop whose every iteration makes a call that cannot bind its arguments (a project
-function or a kernel given too many or too few: ``TypeError``, outside any ``try``) never
+function or a kernel given too many or too few: ``TypeError``; an upload of what an in-place
+method returns, ``cuda.to_device(x.fill(0))``, which is None; outside any ``try``) never
 reaches its second iteration: nothing in it is per step.
 
 Python iterating a numba device array (``sum(d)``, ``max(d)``, ``list(d)``, ``for v in
@@ -131,6 +149,8 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
         if isinstance(event, Launch):
             if not event.host_arrays or event.detail.get("pycuda") and not event.detail.get("waits"):
                 continue  # PyCUDA's `drv.In` alone copies in and launches: nothing waits for the kernel
+            if event.detail.get("read"):
+                continue  # the host reads what the kernel wrote right after: the wait is for that value
             why = f"`{event.what}` is launched on host arrays, so {_copier(event)} synchronizes after it"
         elif event.detail.get("per_element"):
             # Python iterates the device array: one blocking copy per element, whatever the value decides
@@ -149,8 +169,8 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
             if event.kind == "copy-back" and entry is not None and event.calls[-1] is entry and _RETURNED in \
                     event.detail.get("carried", ()) and entry.detail.get("result_read"):
                 continue  # the called function returns the copy, and the loop reads what it returns
-            if event.kind == "sync" and entry is not None and _read_next(facts, event, level, entry):
-                continue  # the called function's last wait: the copy the loop makes next would wait the same
+            if event.kind == "sync" and _read_next(facts, event, level, entry):
+                continue  # the last wait before a blocking copy the loop makes next, which would wait the same
             if event.detail.get("rendezvous"):
                 continue  # with a barrier between processes: each rank's next kernel reads what the others wrote
             if event.kind == "sync" and _handed_to_mpi(facts, event, level):
@@ -244,24 +264,38 @@ def _launch_after(facts: HostFacts, event, level, entry) -> bool:
 
 
 def _read_next(facts: HostFacts, event, level, entry) -> bool:
-    """Whether a wait in a function called in the loop is its last (no launch after it in that
-    call) and the next thing of the iteration that launches or waits is a blocking copy of device
-    data made on every iteration (a function called next that copies its result back): that copy
-    would wait for the same kernels, so this wait costs nothing of its own."""
+    """Whether a wait (in the loop, or in a function called there: ``entry``, the call, and then
+    its last wait, no launch after it in that call) is followed, as the next thing of the
+    iteration that launches or waits, by a blocking copy of device data made on every iteration
+    that the host needs (``cuda.synchronize()`` then ``h = d.copy_to_host()``, ``h`` read on that
+    iteration; a function called next that copies its result back): that copy would wait for the
+    same kernels, so this wait costs nothing of its own."""
     inside = facts.events_in(level.loop)
-    index = next((i for i, e in enumerate(inside) if e.place == event.place and entry in e.calls), None)
+    index = next((i for i, e in enumerate(inside) if e.place == event.place and (
+        entry in e.calls if entry is not None else not e.calls)), None)
     if index is None:
         return False
     for later in inside[index + 1:]:
         if later.kind == "launch":
             return False
-        if later.kind == "copy-back" and entry not in later.calls and not later.detail.get("stream"):
+        if later.kind == "copy-back" and not later.detail.get("stream"):
+            if (entry is None or entry in later.calls) and not _needed(later, entry):
+                return False  # a copy reported itself: the wait before it is part of that cost
             # only a copy made on every iteration (not one behind a checkpoint's modulo gate)
             step = later.rate.step_loop if later.rate is not None else None
             return step is not None and step.loop == level.loop
-        if later.kind == "sync" and entry not in later.calls:
+        if later.kind == "sync" and (entry is None or entry not in later.calls):
             return False
     return False
+
+
+def _needed(copy, entry) -> bool:
+    """Whether the host reads a copy back on its iteration (``rates``' marks): it decides, it is
+    read there, or the function called in the loop (``entry``) hands it to the caller, who reads it."""
+    if copy.detail.get("read") or copy.detail.get("decides"):
+        return True
+    return entry is not None and (copy.place in entry.detail.get("uses_copy", ()) or entry.detail.get("decides") or (
+        _RETURNED in copy.detail.get("carried", ()) and bool(entry.detail.get("result_read"))))
 
 
 def _stamp(facts: HostFacts, clock) -> bool:

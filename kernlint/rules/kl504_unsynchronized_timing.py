@@ -31,7 +31,9 @@ stream, a launch on host arrays and ``cuda.synchronize()`` in a called function 
 once done, so it waits for the launches on ``s`` (a destination from ``cuda.pinned_array``,
 ``cuda.mapped_array`` or ``with cuda.pinned(h):`` keeps it asynchronous); a launch
 through a launcher that takes its arrays as parameters or ``*args`` is on the arrays the
-call hands it (host arrays there: the launch waits). An interval whose launches the program
+call hands it (host arrays there: the launch waits). A call through a table of functions
+(``self.modes[mode](self, dt)``, the table a literal dict or list of the module's functions or
+of the class's methods) is no launch: it runs one of them, and what each does counts. An interval whose launches the program
 also times with CUDA events (one recorded just before the start stamp, one just after the end
 stamp) is the contrast it prints beside the events' time, and is left alone.
 

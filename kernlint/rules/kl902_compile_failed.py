@@ -21,7 +21,14 @@ number of arguments than the kernel takes is named, with its line: Python raises
 ``TypeError`` there; the launch gives no types, and the kernel is still checked
 with the others or with the types its body reads. NumPy's aliases of builtins
 removed in NumPy 1.24 (``np.int``, ``np.float``) are no KL902: the kernel is
-checked with the builtin the alias was, marked as a stand-in that says so.
+checked with the builtin the alias was, marked as a stand-in that says so. A
+signature spelled from a class's constructor parameter (``cuda.jit("void(" +
+self.var_type + "[:])")(f)`` in ``__init__``) is no KL902 either: where every
+construction of the class in the project passes a literal or nothing, it is each
+signature those values spell (source ``eager``); where one passes what only the
+run knows, or none is seen, the parameter's default stands in (source
+``stand-in``, named with the construction that decides it). One without a default
+that the run decides is a KL902 naming the parameter.
 
 ## Why is this bad?
 That specialization was not checked. The other kernels of the file still are.

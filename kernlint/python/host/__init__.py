@@ -19,7 +19,8 @@ passing what the part needs:
   arrays and its subclasses' live); ``class_modes`` and ``modes``: an object's modes
   (attributes whose types depend on another attribute's value);
 - ``launches``: launch sites as written; ``sites``: a launch or compile site as a fact (the
-  kernel, its arguments' types); ``kernels``: the kernel a launch's target refers to;
+  kernel, its arguments' types, the arguments the kernel writes); ``dispatch``: a call through a
+  literal table of functions (``self.modes[mode](self, dt)``), which is no launch; ``kernels``: the kernel a launch's target refers to;
   ``signature_text``: a written signature's argument types; ``driving``: whether a file's
   calls can reach a launch in the project's code (then its objects are read across the
   project); ``arity``: calls and launches that cannot bind their arguments (they raise, so

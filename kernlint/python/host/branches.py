@@ -9,8 +9,8 @@ from __future__ import annotations
 import ast
 from typing import Dict, List, Optional, Tuple
 
-from ..static_types import (NONE, ArrayType, DictType, FunctionRef, Instances, ListType, Maybe, ScalarType, StrType,
-                            TupleType, TypeReader, appended, classes_of, either_string, instance_of)
+from ..static_types import (NONE, ArrayType, DictType, FunctionRef, Instances, ListType, Maybe, OneOf, ScalarType,
+                            StrType, TupleType, TypeReader, appended, classes_of, either_string, instance_of)
 from ..syntax import FunctionNode
 
 
@@ -69,7 +69,8 @@ def same_type(one, other):
     """The type two values of one name or place share: the same type; a Python number and a
     variable holding one of its kind are the same at run time (numba types both alike); two
     strings, a string of either's values; ``None`` and a value, ``Maybe`` that value (a test
-    of ``is None`` tells them apart). None where they differ."""
+    of ``is None`` tells them apart); tuples of different lengths, one of them (``OneOf``).
+    None where they differ."""
     if one == other:
         return one
     if isinstance(one, ScalarType) and isinstance(other, ScalarType) and one.dtype == other.dtype:
@@ -81,6 +82,11 @@ def same_type(one, other):
     if classes_of(one) and classes_of(other):  # an object of either project class: its methods run either's
         either = appended(ListType(one), other).item
         return either if isinstance(either, Instances) else None
+    tuples = [kind.kinds if isinstance(kind, OneOf) else {kind} for kind in (one, other)]
+    if all(isinstance(k, TupleType) and k.named is None for kinds in tuples for k in kinds) and len(
+            {len(k.items) for kinds in tuples for k in kinds}) > 1:
+        # shapes of different lengths (a 2-D and a 3-D run): unpacking into names picks its own
+        return OneOf(frozenset(tuples[0] | tuples[1]))
     if isinstance(one, ListType) and isinstance(other, ListType):  # a list of the items of either
         return appended(one, other.item) if other.item is not None else one
     if (isinstance(one, Maybe) or isinstance(other, Maybe)) and one is not None and other is not None:

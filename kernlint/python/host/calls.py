@@ -14,16 +14,17 @@ from __future__ import annotations
 
 import ast
 from dataclasses import replace
-from typing import Dict, FrozenSet, List, Optional, Protocol, Set, Tuple
+from typing import ContextManager, Dict, FrozenSet, List, Optional, Protocol, Set, Tuple
 
 from ...analysis.host import HostFacts
 from ..project import Project
-from ..static_types import (NONE, ArrayType, DictType, Instances, Opaque, ScalarType, TypeReader, classes_of,
-                            instance, instance_of, named_tuple_subclass, unpacked)
+from ..static_types import (MAX_ALTERNATIVES, NONE, ArrayType, DictType, Instances, Maybe, Opaque, ScalarType,
+                            TypeReader, classes_of, instance, instance_of, named_tuple_subclass, unpacked)
 from ..syntax import FunctionNode, PyModule, Scope, own_nodes, wrapped_argument, wrapped_interface
 from .attributes import ClassAttributes
 from .branches import DEAD, agreed_type, either_type, narrowed, tests_above
 from .class_methods import class_method_calls
+from .consulted import Uses
 from .classes import class_attributes, method_of, property_attribute
 from .docstrings import documented_class, documented_types
 from .frames import Frame, nested_qualname
@@ -38,6 +39,14 @@ MIN_ATTRIBUTES_READ = 3  # of a parameter, for the one class having them all to 
 MAX_CALLERS_READ = 8  # files asked for a function's or class's callers, reading for another file's sake
 
 
+
+def _called_on(kind):
+    """The object a method is called on: ``None`` or an object (``self.solver = None`` in
+    ``__init__``, an object set later) runs the object's method, since on ``None`` the call
+    would raise."""
+    return kind.value if isinstance(kind, Maybe) and kind.value is not None else kind
+
+
 class CallContext(Protocol):
     """What reading a call's result asks of the reading of the file it is in."""
 
@@ -46,6 +55,12 @@ class CallContext(Protocol):
 
     def module_frame(self) -> Optional[Frame]:
         """The module's frame in the pass being read (None before the first)."""
+
+    def uses_captured(self) -> ContextManager[Uses]:
+        """What the reading takes from other files' facts inside, collected apart as well."""
+
+    def uses_replayed(self, uses: Uses) -> None:
+        """Take again what an earlier reading (``uses_captured``) took."""
 
 
 class ProjectCalls:
@@ -82,7 +97,7 @@ class ProjectCalls:
         ``self.comm.divide_into_domain()`` -> a tuple)."""
         target = self.called(call, module, scope, reader)
         if target is None:
-            return None
+            return self._aliased_class(call, module, scope)
         owner, node, receiver = target
         if isinstance(node, ast.ClassDef):
             wrapped = self.project.memo("wrapped interface", node, lambda: wrapped_interface(node))
@@ -96,6 +111,34 @@ class ProjectCalls:
         if not self._gpu_code or any(isinstance(a, ast.Starred) for a in call.args):
             return None
         return self.returned(owner, node, call, reader, receiver)
+
+    def _aliased_class(self, call: ast.Call, module: PyModule, scope: Scope):
+        """``S = SimulationCUDA`` on one path and ``S = Simulation`` on another (or ``S = A if
+        gpu else B``), then ``S(...)``: an object of one of the project classes the name is
+        bound to, where every binding of it in its function (or module) names one; a name bound
+        anything else anywhere is unknown. Every candidate counts: a method called on the
+        object runs each class's."""
+        if not isinstance(call.func, ast.Name):
+            return None
+        binding, function = scope.lookup(call.func.id)
+        if binding is None or binding.kind != "assign":
+            return None
+        body = function if function is not None else module.tree
+        if function is not None and call.func.id in {a.arg for a in ast.walk(function.args) if isinstance(a, ast.arg)}:
+            return None  # a parameter rebound on some path: what callers pass counts too
+        named = self.project.memo("class aliases", body, lambda: _class_aliases(body)).get(call.func.id)
+        if not named:
+            return None
+        classes = set()
+        for value in named:
+            dotted = module.dotted(value, scope)
+            found = self.project.definition(dotted, module) if dotted else None
+            if found is None or found[1].kind != "class":
+                return None
+            classes.add((found[0].path, found[1].name))
+        if len(classes) == 1:
+            return instance(*classes.pop())
+        return Instances(frozenset(classes)) if len(classes) <= MAX_ALTERNATIVES else None
 
     def called(self, call: ast.Call, module: PyModule, scope: Scope, reader: TypeReader):
         """(module, def or class node, the object a method is called on or None) of the
@@ -164,7 +207,17 @@ class ProjectCalls:
         shared = (key, self._level if self._gpu_code else -1)
         found = self.project.returns.get(shared)
         if found is not None:
+            self._context.uses_replayed(found[2])  # what its reading took from other files, taken here
             return found[1]
+        with self._context.uses_captured() as taken:
+            returned, pure = self._read_returned(owner, node, bound, key)
+        if pure:
+            self.project.returns[shared] = (node, returned, taken)  # the node kept: its id stays its own
+        return returned
+
+    def _read_returned(self, owner: PyModule, node: FunctionNode, bound: Dict[str, object], key: tuple
+                       ) -> Tuple[object, bool]:
+        """(what ``returned`` finds, whether it read only other files)."""
         if owner.path == self.module.path:
             self.own_state_read()
             module_frame = self._context.module_frame()
@@ -236,9 +289,7 @@ class ProjectCalls:
             self._returning.discard(id(node))
             pure = self._pure.pop()
         self._returns[key] = returned = returned_type(kinds)
-        if pure:
-            self.project.returns[shared] = (node, returned)  # the node kept: its id stays its own
-        return returned
+        return returned, pure
 
     def own_state_read(self) -> None:
         """What is being worked out reads this file's names or objects, as read so far."""
@@ -300,7 +351,7 @@ class ProjectCalls:
             return None  # code that does not launch: its objects' methods are not followed
         if id(call) in self._methods:
             return self._methods[id(call)]  # asked again for the same call in this pass
-        where = instance_of(reader.type_of(call.func.value))
+        where = instance_of(_called_on(reader.type_of(call.func.value)))
         method = method_of(self.project, where[0], where[1], call.func.attr) if where is not None else None
         found = (method[0].path, f"{method[1]}.{call.func.attr}") if method is not None else None
         self._methods[id(call)] = found
@@ -313,7 +364,7 @@ class ProjectCalls:
         attribute holding a function, not a method: not read)."""
         if not isinstance(call.func, ast.Attribute) or not self._gpu_code:
             return []
-        kind = reader.type_of(call.func.value)
+        kind = _called_on(reader.type_of(call.func.value))
         if not isinstance(kind, Instances):
             return []
         found = []
@@ -643,3 +694,43 @@ def returned_closure(function: FunctionNode, module: PyModule) -> str:
     if inner is None or inner.decorator_list or module.kernel_for(inner) is not None:
         return ""
     return name
+
+
+def _class_aliases(body: ast.AST) -> Dict[str, Tuple[ast.expr, ...]]:
+    """Names a body binds only to plain names (``S = Simulation``, ``S = A if gpu else B``):
+    each with the names it may hold; a name bound any other way (a call, a loop, an import,
+    ``with ... as``) is left out."""
+    seen: Dict[str, Optional[List[ast.expr]]] = {}
+    for node in own_nodes(body):
+        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor, ast.withitem,
+                             ast.NamedExpr, ast.comprehension, ast.ExceptHandler)):
+            targets = node.targets if isinstance(node, ast.Assign) else [
+                node.optional_vars if isinstance(node, ast.withitem) else node.name if isinstance(
+                    node, ast.ExceptHandler) else node.target]
+            value = node.value if isinstance(node, (ast.Assign, ast.AnnAssign)) else None
+            for target in targets:
+                if isinstance(target, str):  # `except E as name`
+                    seen[target] = None
+                    continue
+                for sub in ast.walk(target) if target is not None else ():
+                    if isinstance(sub, ast.Name):
+                        names = _plain_names(value) if target is sub and value is not None else None
+                        earlier = seen.get(sub.id, [])
+                        seen[sub.id] = earlier + names if names is not None and earlier is not None else None
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            for alias in node.names:
+                seen[(alias.asname or alias.name).split(".")[0]] = None
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node is not body:
+            seen[node.name] = None
+    return {name: tuple(values) for name, values in seen.items() if values}
+
+
+def _plain_names(value: ast.expr) -> Optional[List[ast.expr]]:
+    """The names (``Simulation``, ``fdtd.Simulation``) an expression gives, either side of a
+    conditional expression; None for anything else."""
+    if isinstance(value, ast.IfExp):
+        body, orelse = _plain_names(value.body), _plain_names(value.orelse)
+        return body + orelse if body is not None and orelse is not None else None
+    if isinstance(value, ast.Name) or isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name):
+        return [value]
+    return None

@@ -27,6 +27,7 @@ from ...source import read_bytes
 from ..project import Project
 from ..static_types.operators import OperatorNode
 from ..syntax import PyModule, Scope
+from .functions import jitted_only, names_called
 from .launches import gpu_compiled, launch_target
 from .operator_calls import OPERATOR_METHODS
 
@@ -144,8 +145,12 @@ class LaunchGraph:
         functions' calls too (read in their own scope), else those functions where called."""
         found: List[Unit] = []
         operators = False
+        def device(function: ast.AST) -> bool:  # what only `cuda.jit(sig)(f)` compiles: run on the GPU
+            return self.project.memo("jitted only", function, lambda: jitted_only(module, function, self.project.memo(
+                "names called", module.tree, lambda: names_called(module.tree))))
+
         for part in parts:
-            for node, inner in _calls_within(part, scope, nested):
+            for node, inner in _calls_within(part, scope, nested, device):
                 if isinstance(node, OperatorNode):
                     operators = True
                     continue
@@ -157,6 +162,8 @@ class LaunchGraph:
                     target = self._resolved(module, func, inner)
                     if target is not None:
                         found.append(target)
+                if module.applied_kernel(node) is not None:
+                    continue  # `cuda.jit(sig)(f)`: `f` is compiled for the GPU, not run here
                 for arg in list(node.args) + [k.value for k in node.keywords]:
                     if isinstance(arg, ast.Starred):
                         arg = arg.value
@@ -237,15 +244,16 @@ def _enclosing(tree: ast.AST) -> Dict[int, Tuple[ast.AST, ...]]:
     return found
 
 
-def _calls_within(node: ast.AST, scope: Scope, nested: bool):
+def _calls_within(node: ast.AST, scope: Scope, nested: bool, device=lambda function: False):
     """The calls and operator expressions in ``node`` with the scope each is read in; with
-    ``nested``, nested functions' too (in their own scope); lambdas read in the scope around them."""
+    ``nested``, nested functions' too (in their own scope), less those ``device`` says are GPU
+    code only; lambdas read in the scope around them."""
     stack = [(node, scope)]
     while stack:
         current, inner = stack.pop()
         for child in ast.iter_child_nodes(current):
             if isinstance(child, _FUNCTIONS):
-                if nested:
+                if nested and not device(child):
                     stack.append((child, inner.inner(child)))
                 continue
             if isinstance(child, (ast.Call, OperatorNode)):

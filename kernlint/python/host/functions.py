@@ -10,7 +10,7 @@ from dataclasses import replace
 from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 
 from ..static_types import ArrayType, TupleType
-from ..syntax import FunctionNode, own_nodes
+from ..syntax import FunctionNode, PyModule, own_nodes
 from .branches import same_type
 from .frames import Frame
 
@@ -176,3 +176,16 @@ def changed_dicts(function: ast.AST) -> FrozenSet[str]:
                 and not (isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str)):
             found.add(node.value.id)
     return frozenset(found)
+
+
+def jitted_only(module: PyModule, function: FunctionNode, called: Set[str]) -> bool:
+    """Whether a plain def is device code only: ``cuda.jit(sig)(f)`` makes kernels of it, and
+    nothing in its module calls it as a Python function (``called``: the names its module
+    calls; a solver's kernels compiled into a dict in ``__init__``: their arithmetic is no host
+    code)."""
+    return function.name not in called and any(kernel.node is function for kernel in module.kernels)
+
+
+def names_called(tree: ast.AST) -> Set[str]:
+    """The names a module calls as functions (``f(x)``)."""
+    return {node.func.id for node in ast.walk(tree) if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)}

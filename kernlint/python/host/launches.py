@@ -8,8 +8,9 @@ Syntax only: which kernel a target names is ``kernels``'s job. May import ``pyth
 from __future__ import annotations
 
 import ast
+import functools
 import re
-from typing import Callable, List, Optional, Tuple
+from typing import Callable, Dict, List, Optional, Tuple
 
 from ...analysis.host import Arg
 from ..static_types import ArrayType, Maybe
@@ -80,17 +81,13 @@ def launches_within(node: ast.AST, module: PyModule, depth: int,
     does, ``depth`` calls deep at most; with ``elsewhere`` (which project function a call's
     target names, in another file: ``from .kernel import sum_rows``, ``gpu.norm``), through
     those as well."""
-    called = {}
-    for sub in ast.walk(node):
-        if isinstance(sub, ast.Call):
-            if launch_target(sub) is not None:
-                return True
-            if isinstance(sub.func, ast.Name):
-                called.setdefault(sub.func.id, sub.func)
-            elif elsewhere is not None and isinstance(sub.func, ast.Attribute) and isinstance(sub.func.value, ast.Name):
-                called.setdefault(f"{sub.func.value.id}.{sub.func.attr}", sub.func)
+    launches, calls = _calls_of(node)
+    if launches:
+        return True
     if depth == 0:
         return False
+    # (`obj.f` only where another file's functions are followed)
+    called = calls if elsewhere is not None else {name: func for name, func in calls.items() if "." not in name}
     functions = {s.name: s for s in module.tree.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))}
     for name, func in called.items():
         if name in functions:
@@ -103,6 +100,22 @@ def launches_within(node: ast.AST, module: PyModule, depth: int,
                 and launches_within(found[1], found[0], depth - 1, elsewhere):
             return True
     return False
+
+
+@functools.lru_cache(maxsize=4096)
+def _calls_of(node: ast.AST) -> Tuple[bool, Dict[str, ast.expr]]:
+    """(whether ``node`` launches a kernel itself, the first call target of each name it calls:
+    ``f`` and ``obj.f``), found once per node (``launches_within`` asks again for each caller)."""
+    called: Dict[str, ast.expr] = {}
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Call):
+            if launch_target(sub) is not None:
+                return True, {}
+            if isinstance(sub.func, ast.Name):
+                called.setdefault(sub.func.id, sub.func)
+            elif isinstance(sub.func, ast.Attribute) and isinstance(sub.func.value, ast.Name):
+                called.setdefault(f"{sub.func.value.id}.{sub.func.attr}", sub.func)
+    return False, called
 
 
 def launches_given(function: FunctionNode) -> bool:

@@ -1,14 +1,20 @@
 """Which host-to-device transfers in a loop carry the step's new data: the iteration's input
 (a batch or a frame the loop picks out of host data, ``cuda.to_device(frames[i])``), or an
-array the host itself updates in the loop (``self.w += -lr * grad`` after ``cuda.to_device(self.w)``).
+array the host itself updates in the loop (``self.w += -lr * grad`` after ``cuda.to_device(self.w)``),
+or one it computes in the iteration from the loop's variable, carried state or random draws
+(``np.full(n, drive(t) * gain)``, ``np.random.rand(n) < rate``).
 Such an upload is the work's data path, not a cost one transfer before the loop would remove.
 
 What is not new data stays a transfer per step: an array filled with a constant on the host
-(``x.fill(0)``, ``np.zeros``) and uploaded, one the loop never changes, one the device already
+(``x.fill(0)``, ``np.zeros``, ``np.full(n, 0.5)``, or filled with constants a branch on the
+step's time picks) and uploaded, one the loop never changes, one the device already
 holds (uploaded whole before the loop), the same data sent a second time in one iteration
 (``cuda.to_device(batch.T)`` after ``cuda.to_device(batch)``), and the slice a copy back fills
 (``d.copy_to_host(out[:, j])``). Through a call, a function's upload of its own parameter is new
-data where the call in the loop passes it a selection of the loop's input. Syntax only.
+data where the call in the loop passes it a selection of the loop's input, or where the calls on
+the way hand it what the loop computes in the iteration (``computed_from``, ``computed_args``,
+``arg_params``). An upload of what an in-place method returns (``cuda.to_device(x.fill(0))``:
+None) raises, and is marked so. Syntax only.
 """
 
 from __future__ import annotations
@@ -19,6 +25,18 @@ from typing import Dict, Iterator, List, Optional, Set
 from ...analysis.host import Event, HostFacts
 
 _CONSTANT_FILLS = {"zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like", "full_like"}
+# methods and attributes that give a view or a copy of an array's own data
+_VIEWS = {"ravel", "flatten", "reshape", "astype", "copy", "transpose", "squeeze", "view"}
+# array modules: `np.reshape(x)` is a call of the module, not a view of `np`
+_MODULES = {"np", "numpy", "cp", "cupy"}
+# methods that change their array (or list) in place and return None
+_IN_PLACE = {"fill", "sort", "shuffle"}
+# each body's bindings, read once (`_bindings`), by id of the body (kept with it, to tell a
+# reused id); cleared past this many bodies
+_BINDINGS: Dict[int, tuple] = {}
+_KEPT = 256
+# (id of a body, a name) -> (the body, what it reaches there); a loop's own iteration values too
+_REACH: Dict[tuple, tuple] = {}
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 
 
@@ -39,6 +57,9 @@ def mark(facts: HostFacts, tree: ast.Module, bodies) -> None:
     for event in facts.events:
         if event.kind == "call" and not event.detail.get("path") and event.loops:
             _mark_call(facts, event, bodies, functions)
+    for event in facts.events:
+        if event.kind == "call":
+            _mark_arguments(event, bodies, functions)
 
 
 def _mark_transfer(facts: HostFacts, event: Event, bodies, functions) -> None:
@@ -50,17 +71,36 @@ def _mark_transfer(facts: HostFacts, event: Event, bodies, functions) -> None:
     source = _source(call)
     if source is None:
         return
+    nothing = _returns_none(source)
+    if nothing and not _in_try(function, call):
+        # `cuda.to_device(x.fill(0))` uploads None: numba raises, and nothing after it runs
+        event.detail["raises"] = f"`{ast.unparse(source)}` returns None, which `{ast.unparse(call.func)}` cannot take"
     if statement.loop is None:
+        if _draws_in(source, function.body):
+            event.detail["new_data"] = True  # new random numbers on every call
+            return
+        computed_from = _parameters_read(source, function)
+        if computed_from:
+            event.detail["computed_from"] = computed_from
         name = source.id if isinstance(source, ast.Name) else ""
         if name in _parameters(function) and _first_upload(function.body, name, call):
             event.detail["handed_in"] = {"parameter": name, "only": False}
         return
     loop = statement.loop.node
+    if isinstance(function, ast.Module):  # a script's loop: what its iteration computes, alone
+        if _computed_in_iteration(source, loop):
+            event.detail["new_data"] = True
+        return
     varying = _varying(facts, event, loop)
     base = _text(_base(source))
-    if not base or not _first_upload(loop.body, base, call):
+    if not base:  # an array made in the upload's own expression (`np.full(n, drive(t))`)
+        if _computed_in_iteration(source, loop):
+            event.detail["new_data"] = True
+        return
+    if not _first_upload(loop.body, base, call):
         return  # sent again in the same iteration: the device already has it
-    if _host_updated(loop, base) or _selected_input(source, varying, loop, function, owner):
+    if _host_updated(loop, base) or _selected_input(source, varying, loop, function, owner) or (
+            _computed_in_iteration(source, loop)):
         event.detail["new_data"] = True
 
 
@@ -110,6 +150,103 @@ def _mark_call(facts: HostFacts, event: Event, bodies, functions) -> None:
         event.detail["fresh"] = sorted(fresh)
 
 
+def _mark_arguments(event: Event, bodies, functions) -> None:
+    """On a call: ``computed_args`` (positions, ``=name`` for keywords), the arguments its loop
+    computes in the iteration (``capture(step * dt)``); ``arg_params``, by the same keys, the
+    calling function's parameters each argument is computed from (``helper(angle=2 * t)`` in
+    ``def view(t)``). Positions after a spread (``*args``) are not told."""
+    found = _statement(bodies, functions, event)
+    if found is None:
+        return
+    statement, function, _ = found
+    call = _call_at(statement.node, event)
+    if call is None:
+        return
+    given: List[tuple] = []
+    for position, arg in enumerate(call.args):
+        if isinstance(arg, ast.Starred):
+            break
+        given.append((str(position), arg))
+    given += [(f"={k.arg}", k.value) for k in call.keywords if k.arg]
+    computed = _iteration_values(statement.loop.node) if statement.loop is not None else None
+    fresh = [key for key, arg in given if computed is not None and _reads_computed(arg, computed)]
+    if fresh:
+        event.detail["computed_args"] = fresh
+    parameters = _parameters(function)
+    reads = {key: sorted(_computed_from_parameters(arg, function, parameters)) for key, arg in given}
+    reads = {key: names for key, names in reads.items() if names}
+    if reads:
+        event.detail["arg_params"] = reads
+
+
+def _parameters_read(source: ast.expr, function: ast.AST) -> List[str]:
+    """The function's parameters the uploaded data is computed from, through the names the
+    function binds (``angle = step * speed`` ... ``cp.asarray(proj @ view(angle))``)."""
+    return sorted(_computed_from_parameters(source, function, _parameters(function), built=True))
+
+
+def _computed_from_parameters(value: ast.expr, function: ast.AST, parameters: Set[str],
+                              built: bool = False) -> Set[str]:
+    """The parameters ``value`` reads, through the names the function binds; ``built``: only
+    those an array it builds is made from (``_made_from``)."""
+    bindings = _bindings(function.body)
+    found: Set[str] = set()
+    for parameter in parameters:
+        reach = _reach(function.body, parameter, bindings)
+        if _made_from(value, reach, bindings) if built else _data_names(value) & reach:
+            found.add(parameter)
+    return found
+
+
+def _reach(body: List[ast.stmt], name: str, bindings: List[tuple]) -> Set[str]:
+    """``name`` and the names ``body`` binds to what reads it, to a fixed point (kept per body)."""
+    key = (id(body), name)
+    hit = _REACH.get(key)
+    if hit is not None and hit[0] is body:
+        return hit[1]
+    if len(_REACH) > 8 * _KEPT:
+        _REACH.clear()
+    reach = {name}
+    while True:
+        grown = reach | {bound for bound, _, _, names in bindings if names & reach}
+        if grown == reach:
+            break
+        reach = grown
+    _REACH[key] = (body, reach)
+    return reach
+
+
+def _draws_in(source: ast.expr, body: List[ast.stmt]) -> bool:
+    """The uploaded data is made of random draws: in its own expression or in what the body
+    binds to the names it reads."""
+    if _draws(source):
+        return True
+    bindings = _bindings(body)
+    names, seen = set(_data_names(source)), set()
+    while names - seen:
+        name = (names - seen).pop()
+        seen.add(name)
+        for bound_name, value, _, read in bindings:
+            if bound_name == name:
+                if _draws(value):
+                    return True
+                names |= read
+    return False
+
+
+def _returns_none(source: ast.expr) -> bool:
+    """An in-place method's call, whose result is None: ``x.fill(0)``, ``x.sort()``, ``rng.shuffle(x)``."""
+    return isinstance(source, ast.Call) and isinstance(source.func, ast.Attribute) and (
+        source.func.attr in _IN_PLACE) and not (isinstance(source.func.value, ast.Name) and (
+            source.func.value.id in _MODULES))
+
+
+def _in_try(function: ast.AST, node: ast.AST) -> bool:
+    """Whether ``node`` is in the body of a ``try`` of ``function`` (a handler may catch what it raises)."""
+    return any(isinstance(t, ast.Try) and any(node in ast.walk(part) for part in t.body)
+               for t in ast.walk(function))
+
+
 def _varying(facts: HostFacts, event: Event, loop: ast.stmt) -> Set[str]:
     """What the statement's innermost loop (not a comprehension's) changes from one iteration to the next."""
     for number in reversed(event.loops):
@@ -133,6 +270,128 @@ def _selected_input(source: ast.expr, varying: Set[str], loop: ast.stmt, functio
     if _written(loop, base) or _uploaded_before(function, loop, base):
         return False
     return not _constant_fill(function, owner, base)
+
+
+def _computed_in_iteration(source: ast.expr, loop: ast.stmt) -> bool:
+    """The host makes the uploaded array in the iteration from what the iteration computes: the
+    loop's variable or time (``np.full(n, drive(t) * gain)``), state it carries, or new random
+    draws (``np.random.rand(n) < rate``), directly or through names the iteration binds to them
+    (``_made_from``). A fill's shape is not its data (``np.zeros(n)``), a piece picked by an index
+    is a selection (``_selected_input`` decides it), a value chosen by a branch among constants
+    (``inp[:k] = 30.0`` while ``t < t_on``) is the same data again, and an array the host already
+    has scaled by the step (``x * scale``) could be sent once and scaled on the device: none counts."""
+    return _made_from(source, _iteration_values(loop), _bindings(loop.body, call_line=source.lineno))
+
+
+def _made_from(value: ast.expr, computed: Set[str], bindings: List[tuple], seen: Optional[Set[str]] = None) -> bool:
+    """Whether ``value`` is an array built from ``computed`` names: random draws, or a call
+    (a constructor, a project function) given them as data (``np.full(n, v)``, ``np.logspace(lo,
+    hi)``, ``camera(t)``), there or in what ``bindings`` bind the names it combines to. Views
+    (``.ravel()``, ``.astype(...)``, ``.T``) are their array's data; a bare name only through
+    its bindings."""
+    seen = set() if seen is None else seen
+    if _draws(value):
+        return True
+    if isinstance(value, ast.Call):
+        func = value.func
+        if isinstance(func, ast.Attribute) and func.attr in _VIEWS and not (
+                isinstance(func.value, ast.Name) and func.value.id in _MODULES):
+            return _made_from(func.value, computed, bindings, seen)
+        return bool(_data_names(value) & computed)
+    if isinstance(value, ast.Attribute) and value.attr in ("T", "real", "imag"):
+        return _made_from(value.value, computed, bindings, seen)
+    if isinstance(value, (ast.BinOp, ast.UnaryOp, ast.Compare, ast.BoolOp)):
+        return any(_made_from(part, computed, bindings, seen) for part in ast.iter_child_nodes(value)
+                   if isinstance(part, ast.expr))
+    if isinstance(value, ast.Name) and value.id not in seen:
+        seen.add(value.id)
+        return any(_made_from(bound, computed, bindings, seen) for name, bound, _, _ in bindings if name == value.id)
+    return False
+
+
+def _iteration_values(loop: ast.stmt) -> Set[str]:
+    """Names whose value the iteration computes anew: the ``for``'s variables, names the loop
+    advances from themselves (``t += dt``, ``x = f(x)``), and names bound to what reads them or
+    to random draws, to a fixed point."""
+    key = (id(loop.body), "<iteration>")
+    hit = _REACH.get(key)
+    if hit is not None and hit[0] is loop.body:
+        return hit[1]
+    computed: Set[str] = set()
+    if isinstance(loop, (ast.For, ast.AsyncFor)):
+        computed |= {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
+    bindings = _bindings(loop.body)
+    computed |= {name for name, _, _, names in bindings if name in names}
+    drawn = {name for name, value, _, _ in bindings if _draws(value)}
+    computed |= drawn
+    while True:
+        grown = computed | {name for name, _, _, names in bindings if names & computed}
+        if grown == computed:
+            _REACH[key] = (loop.body, computed)
+            return computed
+        computed = grown
+
+
+def _bindings(body: List[ast.stmt], call_line: int = 0) -> List[tuple]:
+    """``(name, value, line, data names)`` for each name the statements bind (``x = v``, ``x +=
+    v``, ``x[i] = v`` into ``x``), read once per body; with ``call_line``, only those written
+    before that line."""
+    hit = _BINDINGS.get(id(body))
+    if hit is None or hit[0] is not body:
+        if len(_BINDINGS) > _KEPT:
+            _BINDINGS.clear()
+        found = []
+        for node in _own(body):
+            if isinstance(node, ast.Assign):
+                for target in (t for each in node.targets for t in _elements(each)):
+                    base = _base(target)
+                    if isinstance(base, ast.Name) and (base is target or not isinstance(node.value, ast.Constant)):
+                        found.append((base.id, node.value, node.lineno, _data_names(node.value)))
+            elif isinstance(node, ast.AugAssign) and isinstance(_base(node.target), ast.Name):
+                value = ast.BinOp(_base(node.target), node.op, node.value)
+                found.append((_base(node.target).id, value, node.lineno, _data_names(value)))
+        hit = _BINDINGS[id(body)] = (body, found)
+    return [b for b in hit[1] if b[2] < call_line] if call_line else hit[1]
+
+
+def _reads_computed(value: ast.expr, computed: Set[str]) -> bool:
+    """Whether ``value``'s data reads a computed name or draws random numbers."""
+    return bool(_data_names(value) & computed) or _draws(value)
+
+
+def _data_names(value: ast.expr) -> Set[str]:
+    """The names ``value``'s data is made of: an index picks (not read as data), a constant
+    fill's shape is no data (``np.full``'s fill value is)."""
+    found: Set[str] = set()
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Name):
+            found.add(node.id)
+        elif isinstance(node, ast.Subscript):
+            stack.append(node.value)
+        elif isinstance(node, ast.Call) and _fill_name(node) in _CONSTANT_FILLS:
+            if _fill_name(node) in ("full", "full_like"):
+                stack.extend(node.args[1:2] + [k.value for k in node.keywords if k.arg == "fill_value"])
+        elif not isinstance(node, _SCOPES):
+            stack.extend(ast.iter_child_nodes(node))
+    return found
+
+
+def _draws(value: ast.expr) -> bool:
+    """A random draw in ``value``: ``np.random.rand(n)``, ``cp.random.normal(...)``, ``random.random()``."""
+    return any(isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and
+               "random" in _dotted(node.func).split(".")[:-1] for node in ast.walk(value))
+
+
+def _dotted(node: ast.expr) -> str:
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+    return ".".join(reversed(parts))
 
 
 def _host_updated(loop: ast.stmt, base: str) -> bool:
@@ -250,11 +509,14 @@ def _functions(tree: ast.Module) -> Dict[str, tuple]:
                 visit(node.body, f"{prefix}{node.name}.", node)
 
     visit(tree.body, "", None)
+    found[""] = (tree, None)  # the module's own code (a script's loop)
     return found
 
 
 def _parameters(function: ast.AST) -> Set[str]:
-    args = function.args
+    args = getattr(function, "args", None)
+    if args is None:
+        return set()  # the module's own code
     return {a.arg for a in args.posonlyargs + args.args + args.kwonlyargs} - {"self", "cls"}
 
 

@@ -10,11 +10,13 @@ raise``, or a name it assigns read by a test of the same loop) the mark ``decide
 from __future__ import annotations
 
 import ast
+import copy
 from typing import Dict, Set
 
-from ...analysis.host import Event, HostFacts, Level, Rate
+from ...analysis.host import Event, HostFacts, Launch, Level, Rate
 from . import frequency, new_data
-from .uses import RETURNED, computed_with, copy_outputs, handed_on, read_after
+from .launches import configured_kernel
+from .uses import RETURNED, computed_with, copy_outputs, deferred_total, handed_on, read_after
 
 _TESTS = (ast.If, ast.While, ast.Assert)
 
@@ -46,6 +48,7 @@ def attach(facts: HostFacts, tree: ast.Module, memo=None) -> None:
             event.detail["decides"] = True
     functions = memo("functions and methods", tree, lambda: _functions(tree)) if memo else _functions(tree)
     _mark_reads(facts, functions, bodies)
+    _mark_launch_reads(facts, functions, bodies)
     _mark_awaited(facts, tree, functions, bodies)
     new_data.mark(facts, tree, bodies)
 
@@ -64,6 +67,13 @@ def _mark_reads(facts: HostFacts, functions, bodies: Dict[str, frequency.Frequen
         if found is None:
             continue
         region, after, node, in_loop = found
+        total = deferred_total(region, node, event.place.line, event.place.column) if in_loop else ""
+        if total:
+            # the host only adds it up into a total the loop does not read: not a value it needs now
+            event.detail.setdefault("reason", f"is a blocking copy the host only adds up into `{total}`, which the loop "
+                                              f"does not read (count on the device and read the total once after the "
+                                              f"loop)")
+            continue
         if computed_with(node, event.place.line, event.place.column):
             event.detail["read"] = True  # the host computes with it right there (a loss, an update)
             continue
@@ -117,6 +127,76 @@ def _mark_reads(facts: HostFacts, functions, bodies: Dict[str, frequency.Frequen
         outputs = copy_outputs(node, -1)  # (no copy on line -1: the statement's targets alone)
         if outputs and read_after(region, after, outputs, _class_methods(methods, call.function))[0]:
             call.detail["result_read"] = True
+
+
+def _mark_launch_reads(facts: HostFacts, functions, bodies: Dict[str, frequency.Frequency]) -> None:
+    """Mark ``read`` a launch on host arrays, outside any loop of its function (a function the
+    step loop calls), after which the host reads, in the same call, an array the kernel writes
+    (``Launch.detail["writes"]``): numba-cuda's copy back brings that value, and the wait after
+    the launch is for it. Another launch handed the array does not read it on the host. A launch
+    in a loop of its own function waits on each of that loop's iterations, and is left as it is."""
+    functions, methods = functions
+    stripped: Dict[int, list] = {}  # id(a region) -> it without its launches (made once per region)
+    for event in facts.events:
+        written = set(event.detail.get("writes", ())) if isinstance(event, Launch) else set()
+        outputs = {arg.name for arg in event.host_arrays} & written if written else set()
+        if not outputs:
+            continue
+        found = _region(bodies, functions, event)
+        if found is None or found[3]:
+            continue  # (in a loop of its own function: a wait per iteration of that loop, still reported)
+        region, after, _, _ = found
+        if id(region) not in stripped:
+            stripped[id(region)] = _without_launches(region)
+        region = stripped[id(region)]
+        if _computed_after(region, after, outputs) or read_after(
+                region, after, outputs, _class_methods(methods, event.function))[0]:
+            event.detail["read"] = True
+
+
+def _computed_after(region, after: int, tracked: Set[str]) -> bool:
+    """Whether a statement of ``region`` after line ``after`` computes with one of ``tracked``
+    (names, ``self.<attr>``): an operand of arithmetic or a comparison (``255 * self.image``),
+    or the object of a method call (``image.mean(axis=0)``), not just stored elsewhere."""
+    def is_tracked(node) -> bool:
+        while isinstance(node, ast.Subscript):
+            node = node.value
+        text = node.id if isinstance(node, ast.Name) else ast.unparse(node) if isinstance(
+            node, ast.Attribute) and isinstance(node.value, ast.Name) else ""
+        return text in tracked and isinstance(getattr(node, "ctx", None), ast.Load)
+
+    for statement in region:
+        for node in ast.walk(statement):
+            if getattr(node, "lineno", 0) <= after:
+                continue
+            operands = [node.left, node.right] if isinstance(node, ast.BinOp) else [node.operand] if isinstance(
+                node, ast.UnaryOp) else [node.left] + node.comparators if isinstance(node, ast.Compare) else []
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr not in (
+                    "copy", "append"):
+                operands.append(node.func.value)
+            if any(is_tracked(operand) for operand in operands):
+                return True
+    return False
+
+
+def _without_launches(region):
+    """``region`` with its statements that only launch a kernel (``k[g, b](x)``) left out, and
+    its ``return``s (what they hand back is the caller's to read or keep)."""
+    class Strip(ast.NodeTransformer):
+        def visit_Expr(self, node):
+            call = node.value
+            return None if isinstance(call, ast.Call) and configured_kernel(call.func) is not None else node
+
+        def visit_Return(self, node):
+            return ast.copy_location(ast.Pass(), node)
+
+        def generic_visit(self, node):
+            node = super().generic_visit(node)
+            if isinstance(getattr(node, "body", None), list) and not node.body:
+                node.body = [ast.Pass()]  # (a block whose launches were left out stays a block)
+            return node
+
+    return [Strip().visit(copy.deepcopy(statement)) or ast.Pass() for statement in region]
 
 
 def _functions(tree: ast.Module):

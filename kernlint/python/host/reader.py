@@ -25,7 +25,7 @@ from typing import Dict, Iterator, List, Optional, Sequence, Set, Tuple
 from ...analysis.host import Event, HostFacts, KernelRef
 from ..project import Project
 from ..static_types import (NONE, ArrayType, DictType, ListType, Maybe, ScalarType, TupleType, TypeReader, appended,
-                            instance, instance_of, keyed_item, loop_bindings)
+                            instance, instance_of, keyed_item, loop_bindings, unpacked_items)
 from ..syntax import FunctionNode, PyModule, Scope, mapped_items
 from . import rates
 from . import modes
@@ -34,12 +34,13 @@ from .attributes import ClassAttributes, is_self_attribute
 from .branches import DEAD, UNSET, either_type, leaves, narrowed
 from .calls import MAX_VARIANT_DEPTH, ProjectCalls
 from .class_modes import ClassModes
+from .consulted import Consulted, Uses, merge, same_uses
 from .classes import set_on
 from .device_arrays import exposed_array
 from .flags import FlagSplits
 from .frames import Frame, place_of, within
 from .frequency import frame_callbacks
-from .functions import call_parameters, changed_dicts, positional_parameters, receiver_of
+from .functions import call_parameters, changed_dicts, jitted_only, names_called, positional_parameters, receiver_of
 from .kernels import KernelResolver
 from .launches import LAUNCH_TEXT, calls_in_order, compile_target, handed_call, launch_target
 from .wrappers import configured_call, unwrapped_call
@@ -50,7 +51,9 @@ from .operations import (configured_gpu_kernel, host_operation, iterated, mpi_tr
 from .class_methods import class_method_calls, drives_class_methods
 from .operator_calls import drives_operators, operator_call
 from .options import parsed_options
-from .sites import compile_site, drives_kernels, kernel_ref, launch_site, may_launch_kernels, passed_args
+from .dispatch import table_callees
+from .sites import (compile_site, drives_kernels, kernel_ref, launch_site, may_launch_kernels, passed_args,
+                    written_arguments)
 from .variants import MAX_CALL_VARIANTS, Variants
 
 
@@ -68,6 +71,8 @@ class HostReader:
         # read for another file's sake: only the types it asks for (no events, loops, launches)
         self._types_only = level < LEVELS
         self.consulted: Set[str] = set()  # the files whose facts the reading asked for
+        self.uses: Uses = {}  # what it took from their facts, part by part (`consulted`)
+        self._use_stack: List[Uses] = [self.uses]  # and, innermost last, what collects it apart
         self.module = module
         self.facts = HostFacts(module.path)
         self._record = False
@@ -186,7 +191,9 @@ class HostReader:
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
             for decorator in statement.decorator_list:
                 self._expr(decorator, frame)
-            if self.module.kernel_for(statement) is not None:
+            if self.module.kernel_for(statement) is not None or self.project.memo(
+                    "jitted only", statement, lambda: jitted_only(self.module, statement, self.project.memo(
+                        "names called", self.module.tree, lambda: names_called(self.module.tree)))):
                 return  # device code: not host code
             qualname = f"{frame.qualname}.{statement.name}" if frame.qualname else statement.name
             if not self._types_only:
@@ -271,7 +278,8 @@ class HostReader:
                         frame.env[name] = kind
             started = len(self.facts.events)
             self.read_body(statement.body, inner)
-            carried_places(self.facts.events[started:], frame.env, rebound(statement.body))
+            carried_places(self.facts.events[started:], frame.env, self.project.memo(
+                "rebound", statement, lambda: rebound(statement.body)))
             if values and not alike and not self._variant and self._record and not self._types_only:
                 self._variants.loop(statement, values, frame, inner)
             self.read_body(statement.orelse, frame)
@@ -282,7 +290,8 @@ class HostReader:
             self._expr(statement.test, inner)
             started = len(self.facts.events)
             self.read_body(statement.body, inner)
-            carried_places(self.facts.events[started:], frame.env, rebound(statement.body))
+            carried_places(self.facts.events[started:], frame.env, self.project.memo(
+                "rebound", statement, lambda: rebound(statement.body)))
             self.read_body(statement.orelse, frame)
             return
         if isinstance(statement, ast.If):
@@ -425,8 +434,9 @@ class HostReader:
                     held.value if isinstance(held, Maybe) else held, ArrayType):
                 # `b, c, h, w = img.shape` of an array of unknown rank: its sizes are Python ints all the same
                 kind = TupleType(tuple(ScalarType("int64", weak=True) for _ in target.elts))
+            items = kind.items if isinstance(kind, TupleType) else unpacked_items(kind, len(target.elts))
             for index, element in enumerate(target.elts):
-                item = kind.items[index] if isinstance(kind, TupleType) and index < len(kind.items) else None
+                item = items[index] if items is not None and index < len(items) else None
                 if isinstance(element, ast.Name):
                     frame.env[element.id] = item
                 elif is_self_attribute(element, frame):  # self.kz, self.kr = np.meshgrid(kz, kr)
@@ -542,7 +552,21 @@ class HostReader:
         depth = self._level - 1 if self._gpu_code else 0
         # (a driving file read as deep as a launching one re-reads the package below it, and each
         # of its other importers, at every level: minutes on a simulation with dozens of scripts)
-        return read_host(self.project, module, min(depth, DRIVING_LEVELS) if self._driving else depth)
+        facts = read_host(self.project, module, min(depth, DRIVING_LEVELS) if self._driving else depth)
+        return Consulted(facts, self._use_stack[-1].setdefault(path, {}))
+
+    @contextlib.contextmanager
+    def uses_captured(self) -> Iterator[Uses]:
+        taken: Uses = {}
+        self._use_stack.append(taken)
+        try:
+            yield taken
+        finally:
+            self._use_stack.pop()
+            merge(self._use_stack[-1], taken)
+
+    def uses_replayed(self, uses: Uses) -> None:
+        merge(self._use_stack[-1], uses)
 
     def _append(self, target: ast.expr, item: ast.expr, frame: Frame) -> None:
         """``grids.append(Grid(...))``, ``self.grids.append(...)``: the list's items' type."""
@@ -674,6 +698,14 @@ class HostReader:
         if compiled is not None:
             self.facts.passed_launches.append(compiled)  # the types it compiles for: a signature, not an event
             return
+        receiver = frame.function.args.args[0].arg if frame.owner and frame.function is not None and \
+            frame.function.args.args else None
+        tabled = table_callees(call, frame.scope, self.module, frame.owner, receiver)
+        for callee in tabled:  # `self.modes[mode](self, dt)`: one of the table's functions, not a launch
+            self.facts.events.append(Event("call", place_of(self.module.path, call), frame.qualname, frame.loops,
+                                           what=callee, detail={"callee": callee, "among": len(tabled)}))
+        if tabled:
+            return
         launched = launch_target(call) or self.kernels.configured_launch(call, frame) or configured_gpu_kernel(
             call, frame, self.module, lambda target: self.kernels.resolve(target, frame) is not None)
         if launched is not None:
@@ -683,6 +715,9 @@ class HostReader:
             launch = launch_site(call, target, stream, frame, self.module.path, ref, self.types(frame),
                                  # `__cuda_array_interface__` holders
                                  lambda kind: exposed_array(self.project, kind, self._calls.member) or kind)
+            written = written_arguments(call, picked) if launch.host_arrays else []
+            if written:  # what numba-cuda's copy back after the launch brings the host (`rates` weighs its reads)
+                launch.detail["writes"] = written
             if not picked and self._library_kernel(target, frame):
                 launch.detail["library_kernel"] = True  # CuPy launches it on CuPy's arrays as they are
             raises = self._unbindable_launch(call, picked)
@@ -944,6 +979,7 @@ def read_host(project: Project, module: PyModule, level: int = LEVELS) -> HostFa
         facts = _as_deep_as_below(project, module, level)
         if facts is not None:
             consulted = project.host_consulted[(module.path, level - 1)]
+            uses = project.host_uses[(module.path, level - 1)]
         else:
             reader = HostReader(project, module, level)
             try:
@@ -956,25 +992,28 @@ def read_host(project: Project, module: PyModule, level: int = LEVELS) -> HostFa
                 project.failed(module.path, 1, 1, "reading host code", exc)
                 facts = HostFacts(module.path)
             consulted = frozenset(reader.consulted)
+            uses = reader.uses
     project.host_reads[id(facts)] = project.host_reads.get(id(facts), frozenset()) | looked
     project.host_consulted[key] = consulted
+    project.host_uses[key] = uses
     project.host_facts[key] = facts
     return facts
 
 
 def _as_deep_as_below(project: Project, module: PyModule, level: int) -> Optional[HostFacts]:
     """A file's facts one level less deep, where reading it one level deeper would give the
-    same: every file that reading consulted gives the same types at the next level (so the
-    reading would consult the same files and see the same). Most chains of types end within
-    a few files; this keeps the deepest levels as cheap as the first."""
+    same: every file that reading consulted gives the same at the next level in what the
+    reading took from it (so the reading would consult the same files and see the same). Most
+    chains of types end within a few files; this keeps the deepest levels as cheap as the first."""
     if not 2 <= level < LEVELS:  # level 1 and 0 read differently; the file's own reading is whole
         return None
     below = read_host(project, module, level - 1)
-    for path in sorted(project.host_consulted[(module.path, level - 1)]):
+    uses = project.host_uses[(module.path, level - 1)]
+    for path in sorted(set(project.host_consulted[(module.path, level - 1)]) | set(uses)):
         other = project.module(path)
-        if other is None:
-            continue
-        if read_host(project, other, level - 1).types() != read_host(project, other, level - 2).types():
+        if other is None or not uses.get(path):
+            continue  # (consulted, nothing taken: `facts_of` asked, the answer not read)
+        if not same_uses(read_host(project, other, level - 1), read_host(project, other, level - 2), uses[path]):
             return None
     return below
 

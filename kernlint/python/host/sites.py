@@ -160,6 +160,18 @@ def drives_kernels(project: Project, module: PyModule) -> bool:
     integrators a script adds), and a call of it can reach a launch in the project's code, call by
     call (``driving``: a library's scripts and tests over its host-only classes do not). Its
     objects' classes are then read across the project, as a launching file's are."""
+    # (asked for every function of a driving file read: answered once, what finding it looked
+    # at noted again for each reading under way, as the cache needs)
+    known = project.memo("drives kernels", module.tree, dict)
+    if not known:
+        with project.recording() as looked:
+            known["drives"] = _drives_kernels(project, module)
+        known["looked"] = frozenset(looked)
+    project.note_again(("drives kernels", module.path), known["looked"])
+    return known["drives"]
+
+
+def _drives_kernels(project: Project, module: PyModule) -> bool:
     if not project.memo("calls methods", module.tree, lambda: any(
             isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute)
             and isinstance(sub.func.value, (ast.Name, ast.Attribute, ast.Subscript, ast.Call))
@@ -189,3 +201,46 @@ def _imports_kernels(project: Project, path: str) -> bool:
         if imported is not None and imported.kernels:
             return True
     return False
+
+
+# builtins a kernel calls on an array only to read it
+_READERS = {"len", "range", "min", "max", "abs", "float", "int", "bool", "print", "enumerate", "zip"}
+
+
+def written_arguments(call: ast.Call, kernels: List[KernelDef]) -> List[str]:
+    """The arguments (as written) of a launch ``call`` that one of ``kernels`` may write: its
+    parameter stored into (``out[i] = v``, ``out[i] += v``), updated atomically or handed to a
+    device function (which may store into it). Arguments after a spread (``*coords``) are left
+    out: which parameter they bind to is not read here."""
+    written: Set[str] = set()
+    for kernel in kernels:
+        node = kernel.node
+        names = [a.arg for a in node.args.posonlyargs + node.args.args]
+        stored = _stored_parameters(node, set(names))
+        for name, arg in zip(names, call.args):
+            if isinstance(arg, ast.Starred):
+                break
+            if name in stored:
+                written.add(ast.unparse(arg))
+    return sorted(written)
+
+
+def _stored_parameters(function: ast.AST, parameters: Set[str]) -> Set[str]:
+    stored: Set[str] = set()
+    for node in ast.walk(function):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
+            node, (ast.AugAssign, ast.AnnAssign)) else []
+        for target in targets:
+            base = target
+            while isinstance(base, (ast.Subscript, ast.Attribute)):
+                base = base.value
+            if base is not target and isinstance(base, ast.Name) and base.id in parameters:
+                stored.add(base.id)
+        if isinstance(node, ast.Call) and (  # `cuda.atomic.add(out, i, v)`, `helper(out, i)`
+                ".atomic." in ast.unparse(node.func) or isinstance(node.func, ast.Name) and node.func.id not in _READERS):
+            for arg in node.args:  # the array or a view of it (`helper(out[y, x], v)`)
+                while isinstance(arg, ast.Subscript):
+                    arg = arg.value
+                if isinstance(arg, ast.Name) and arg.id in parameters:
+                    stored.add(arg.id)
+    return stored

@@ -101,6 +101,79 @@ def _hands(call: ast.Call, line: int, column: int) -> bool:
     return False
 
 
+# reductions of an array to a count or a total: what a kernel (or an atomic add) does on the device
+_REDUCTIONS = ("sum", "nansum", "count_nonzero")
+
+
+def deferred_total(region: List[ast.stmt], statement: ast.stmt, line: int, column: int) -> str:
+    """The accumulator a copy's only use adds a reduction of it to, where the loop (``region``,
+    its body) reads that accumulator nowhere else: ``total += np.sum(d.copy_to_host())``, or
+    ``spikes = d.copy_to_host()`` read only by ``total += np.sum(spikes)``. The host needs the
+    total after the loop, not the copy on this iteration: the count can be kept on the device
+    and read once. Gives the accumulator's name, or ""."""
+    if _total_of_copy(statement, line, column):
+        total = _accumulator(statement)
+    else:
+        outputs = copy_outputs(statement, line)
+        if not (isinstance(statement, ast.Assign) and len(outputs) == 1 and all(
+                isinstance(t, ast.Name) for t in statement.targets)):
+            return ""
+        copy = next(iter(outputs))
+        uses = [item for item in _flat(region) if item is not statement and _mentions(item, {copy})]
+        if not uses or not all(isinstance(u, ast.AugAssign) and _reduces(u.value, lambda n: (
+                isinstance(n, ast.Name) and n.id == copy)) for u in uses):
+            return ""
+        totals = {_accumulator(u) for u in uses}
+        total = totals.pop() if len(totals) == 1 else ""
+    if not total:
+        return ""
+    for item in _flat(region):
+        if isinstance(item, ast.AugAssign) and _accumulator(item) == total:
+            if _mentions(item.value, {total}):
+                return ""
+            continue
+        if _mentions(item, {total}) or isinstance(item, _ASSIGNS) and total in _stored_all(
+                item.targets if isinstance(item, ast.Assign) else [item.target]):
+            return ""  # read (printed, tested, passed on) or reset in the loop: the iteration uses it
+    return total
+
+
+def _accumulator(statement: ast.stmt) -> str:
+    """``total`` of ``total += ...`` (a name or ``self.<attr>``), or ""."""
+    if isinstance(statement, ast.AugAssign) and isinstance(statement.op, ast.Add):
+        return _text(statement.target) or ""
+    return ""
+
+
+def _total_of_copy(statement: ast.stmt, line: int, column: int) -> bool:
+    """``total += np.sum(d.copy_to_host())`` (or ``.sum()`` of the copy) with the copy at ``line``/``column``."""
+    return isinstance(statement, ast.AugAssign) and isinstance(statement.op, ast.Add) and _reduces(
+        statement.value, lambda n: isinstance(n, ast.Call) and n.lineno == line and n.col_offset + 1 == column)
+
+
+def _reduces(value: ast.expr, is_copy) -> bool:
+    """Whether ``value`` is a reduction (``np.sum(x)``, ``x.sum()``, ``int(...)`` of one) of what
+    ``is_copy`` accepts, seen through views."""
+    while isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in (
+            "int", "float") and len(value.args) == 1:
+        value = value.args[0]
+    if not isinstance(value, ast.Call):
+        return False
+    name = value.func.attr if isinstance(value.func, ast.Attribute) else value.func.id if isinstance(
+        value.func, ast.Name) else ""
+    if name not in _REDUCTIONS:
+        return False
+    if value.args:
+        subject = value.args[0]  # `np.sum(x)`, `sum(x)`
+    elif isinstance(value.func, ast.Attribute):
+        subject = value.func.value  # `x.sum()`
+    else:
+        return False
+    while isinstance(subject, ast.Call) and _passes(subject) and isinstance(subject.func, ast.Attribute):
+        subject = subject.func.value  # `x.ravel().sum()`
+    return bool(is_copy(subject))
+
+
 def _stored_all(targets: List[ast.expr]) -> Set[str]:
     return {name for target in targets for name in _stored(target)}
 

@@ -13,11 +13,12 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from ..project import FrontendSettings, Project
 from ..syntax import Binding, FunctionNode, PyModule, Scope, _target_names, wrapped_argument, wrapped_interface
-from .class_constants import StaticClass, is_static
+from .class_constants import StaticClass, _class_body_assignments, is_static
+from .constructions import NOT_PASSED, constructions, default_standing_in
 from .device_arrays import _DEVICE_MAKERS, DeviceArrayStandin, _captures_device_arrays
 from .dispatchers import _after_ir, _is_cuda_jit, _may_be_called, _may_call, _users_function, make_dispatcher
 from .standins import Standins
-from .unresolved import MAX_ITEMS, MISSING, STANDIN_VALUE, Unresolved, _Unread, _hint_constant, _known, _operate
+from .unresolved import MAX_ITEMS, MISSING, STANDIN_VALUE, STOOD_IN, Unresolved, _Unread, _hint_constant, _known, _operate
 from .user_modules import UserModule
 from .uses import _changed_in, _defaults, _names_a_type
 
@@ -44,6 +45,13 @@ def _reads_as_returns(body: List[ast.stmt]) -> bool:
         settled += 1
     rest = body[settled:]
     return bool(rest) and choice(rest) and any(isinstance(s, (ast.Return, ast.If)) for s in rest)
+
+
+def _subclassed(module: PyModule, klass: ast.ClassDef) -> bool:
+    """Does a class of the module name ``klass`` among its bases?"""
+    return any(isinstance(node, ast.ClassDef) and any(
+        (base.id if isinstance(base, ast.Name) else getattr(base, "attr", None)) == klass.name for base in node.bases)
+        for node in ast.walk(module.tree))
 
 
 def _parameter(function: FunctionNode, name: str) -> Optional[Binding]:
@@ -102,10 +110,16 @@ class Evaluator:
         self.classes = None
         self._returning = 0  # helpers being read, one inside another
         self._rebinding: set = set()  # (id(function), parameter) whose rebindings are being read
+        # (id(__init__), parameter) -> the value the project's constructions give it, one of
+        # several being read (`constructed`); the several values read so far (`choices`)
+        self.constructed: Dict[Tuple[int, str], Any] = {}
+        self.choices: Dict[Tuple[int, str], List[Any]] = {}
 
     def name_value(self, node: ast.Name, scope: Scope, env: Dict[str, Any]) -> Any:
         name = node.id
         if name in env:
+            if name in env.get(STOOD_IN, {}):
+                self.ledger.stood_in(*env[STOOD_IN][name])
             rebound = self._rebound_parameter(name, scope, env)
             return env[name] if rebound is MISSING else rebound
         module = scope.module
@@ -404,6 +418,13 @@ class Evaluator:
         if not assigned and any(isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name == expr.attr
                                 for item in owner.body):
             return run_time(f"is a method of `{owner.name}`, which kernlint does not run")  # `self.make_update()`
+        if not assigned and owner in module.tree.body and not _subclassed(module, owner) \
+                and _class_body_assignments(owner, expr.attr):
+            # `WIDE = "float64"` in the class body, read as `self.WIDE`: the class constant (a
+            # subclass of this module could override it: then it stays the run's)
+            constant = StaticClass(self, module, owner, Scope(module))
+            if constant.readable():
+                return constant.attribute(expr.attr, line)
         if not assigned:  # set from outside the class, or by a base class
             return run_time(f"is not assigned in `{owner.name}`'s methods")
         if len(assigned) > 1:  # its value depends on which methods ran
@@ -420,7 +441,11 @@ class Evaluator:
         for argument in method.args.posonlyargs + method.args.args[1:] + method.args.kwonlyargs:
             if argument.arg not in read:
                 continue
-            if argument.arg in defaults:
+            given = self._constructed(module, owner, method, argument.arg, defaults, scope.around(function)) \
+                if method.name == "__init__" else MISSING
+            if given is not MISSING:
+                env[argument.arg] = given
+            elif argument.arg in defaults:
                 env[argument.arg] = self.evaluate(defaults[argument.arg], scope.around(function), {})
             else:
                 env[argument.arg] = _Unread(Unresolved(
@@ -429,6 +454,33 @@ class Evaluator:
                     "pass the value to the kernel as an argument, or record a run that makes the kernel "
                     "(`kernlint record -- python -m pytest`)"), f"{owner.name}.{method.name}")
         return self.evaluate(assigned_value, inner, env)
+
+    def _constructed(self, module: PyModule, owner: ast.ClassDef, init: FunctionNode, parameter: str,
+                     defaults: Dict[str, ast.expr], scope: Scope) -> Any:
+        """``self.n = n`` in ``__init__``: what the project's constructions of the class give
+        ``n``. Literals (or nothing: the default) in every one are its values: the first, or
+        the one being read (``constructed``), the others noted in ``choices``. Where the run
+        decides (a construction passing another value, none at all), the default stands in,
+        said in the ledger; MISSING where there is no default."""
+        key = (id(init), parameter)
+        if key in self.constructed:
+            return self.constructed[key]
+        passed, unknown = self.project.memo(f"constructions giving {parameter}", init, lambda: constructions(
+            self.project, module, owner, init, parameter))
+        default = defaults.get(parameter)
+        if unknown is None and (default is not None or NOT_PASSED not in passed):
+            values: List[Any] = []
+            for given in passed:
+                value = _known(self.evaluate(default, scope, {})) if given is NOT_PASSED else given
+                if all((type(value), repr(value)) != (type(seen), repr(seen)) for seen in values):
+                    values.append(value)
+            if len(values) > 1:
+                self.choices.setdefault(key, values)
+            return values[0]
+        if default is None:
+            return MISSING
+        self.ledger.stood_in(*default_standing_in(module, owner, parameter, default, unknown))
+        return self.evaluate(default, scope, {})
 
     def _helper_result(self, function: Any, expr: ast.Call, scope: Scope, env: Dict[str, Any]) -> Any:
         """What a call of the user's helper gives (``def make(a): return cuda.to_device(a)``,

@@ -7,9 +7,10 @@ a number, or a closure variable comes from a factory parameter no call gives).""
 from __future__ import annotations
 
 import ast
+import itertools
 import re
 import types
-from typing import Any, Dict, Sequence, Tuple
+from typing import Any, Dict, List, Sequence, Tuple
 
 from ..project import FrontendSettings
 from ..signatures.closures import EMPTY
@@ -19,7 +20,7 @@ from .namespaces import Namespaces
 from .numpy_aliases import described as alias_described, removed_aliases_read, with_removed_aliases
 from .runtime import RunReads, attribute_reads, item_kind, standin_by_use, written_kind
 from .standins import Standins
-from .unresolved import MISSING, RECORDED, STANDIN_VALUE, Unresolved, _hint_constant, _known
+from .unresolved import MAX_VARIANTS, MISSING, RECORDED, STANDIN_VALUE, Unresolved, _hint_constant, _known
 from .user_modules import realise, refill
 from .uses import (_Returns, _annotation_names, _default_names, _closure_use, _made_in, _numeric_use, _statements_in, _uses,
                    _without_annotations)
@@ -400,11 +401,12 @@ class FunctionMaker:
         # the signature as written: cuda.jit(sig, ...) or cuda.jit(func_or_sig=sig, ...)
         written = list(kernel.jit.args) or [a for k, a in kernel.jit.keywords.items() if k == "func_or_sig"]
         try:
-            args = [_known(self.evaluator.evaluate(a.expr, a.scope, env)) for a in written]
+            with self.ledger.collecting() as read_with:
+                args = self._written(written, env)
         except Unresolved:
             if recorded is None:
                 raise
-            args = []  # the run's launches give the signatures
+            args, read_with = [], set()  # the run's launches give the signatures
         if args and _signatures_in_a_tuple(args[0]):
             raise Unresolved(ast.unparse(written[0].expr)[:60], module.path, written[0].expr.lineno,
                              "is a tuple of signatures, which numba-cuda refuses: it reads a tuple as one "
@@ -440,12 +442,37 @@ class FunctionMaker:
             return self._made[key]
         with self.ledger.collecting() as used:
             made = self._new_dispatcher(kernel, module, key, frees, values, args, keywords, env)
+        if args and read_with:  # a signature spelled with a stand-in is not the one written
+            made._kernlint_signature_source = "stand-in"
         self.ledger.standins_of[("dispatcher", key)] = frozenset(used)
         if not kernel.nested and self.namespaces.of(module).get(kernel.name) is made:
             # a kernel that reads it by its name later rests on its stand-ins too
             own = (module.path, kernel.name)
             self.ledger.standins_of[own] = self.ledger.standins_of.get(own, frozenset()) | used
         return made
+
+    def _written(self, written, env: Dict[str, Any]) -> List[Any]:
+        """The values of a jit's signature arguments; where the first reads a constructor's
+        parameter that the project's constructions give several values (``Evaluator.choices``),
+        a list of the signature each combination spells, as numba-cuda takes several."""
+        saved, self.evaluator.choices = self.evaluator.choices, {}
+        try:
+            args = [_known(self.evaluator.evaluate(a.expr, a.scope, env)) for a in written]
+            choices = self.evaluator.choices
+            if not args or not choices:
+                return args
+            keys, signatures = list(choices), []
+            for combination in itertools.islice(itertools.product(*(choices[k] for k in keys)), MAX_VARIANTS):
+                self.evaluator.constructed.update(zip(keys, combination))
+                try:
+                    spelled = _known(self.evaluator.evaluate(written[0].expr, written[0].scope, env))
+                finally:
+                    for k in keys:
+                        self.evaluator.constructed.pop(k, None)
+                signatures += [s for s in (spelled if isinstance(spelled, list) else [spelled]) if s not in signatures]
+            return [signatures] + args[1:]
+        finally:
+            self.evaluator.choices = saved
 
     def _new_dispatcher(self, kernel: KernelDef, module: PyModule, key, frees, values, args, keywords,
                         env: Dict[str, Any]):

@@ -15,6 +15,9 @@ STANDIN_VALUE = 1.0
 
 # the key of a variant made from a recorded closure: that record (its options and signatures)
 RECORDED = "<recorded>"
+# the key of a variant's parameters whose values are defaults standing in for what the run
+# passes: name -> (the ledger's key, what it stands for), said where the name is read
+STOOD_IN = "<stood in>"
 MAX_VARIANTS = 8
 MAX_ITEMS = 10_000  # items a comprehension the slice evaluates may have
 MAX_RECORDED = 8  # the recorded closures a kernel is made with (the first, in the file's order)

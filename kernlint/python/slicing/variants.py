@@ -14,9 +14,10 @@ from typing import Any, Dict, List, Optional, Tuple
 from ..project import FrontendSettings, Project
 from ..signatures.closures import Unrebuildable, functions_within, rebuild
 from ..syntax import JIT_OPTIONS, FunctionNode, KernelDef, PyModule, Scope, _target_names
+from .constructions import NOT_PASSED, class_of, constructions, default_standing_in
 from .dispatchers import _identity, _is_numba_type, make_dispatcher
 from .standins import Standins
-from .unresolved import MAX_RECORDED, MAX_VARIANTS, MISSING, RECORDED, Unresolved, _Unread, _known
+from .unresolved import MAX_RECORDED, MAX_VARIANTS, MISSING, RECORDED, STOOD_IN, Unresolved, _Unread, _known
 from .user_modules import _source_of
 from .uses import _calls_of, _defaults, _made_in, _parameters_needed
 
@@ -205,9 +206,9 @@ class VariantReader:
             return ", ".join(f"{k}={_short(v)}" for k, v in variant.items() if k in names)
 
         # the loop variables name a variant; the parameters their loops read are implied
-        shown = [label(v, loop_names or list(v)) for v in variants]
+        shown = [label(v, loop_names or [k for k in v if k != STOOD_IN]) for v in variants]
         if len(set(shown)) < len(shown):
-            shown = [label(v, list(v)) for v in variants]
+            shown = [label(v, [k for k in v if k != STOOD_IN]) for v in variants]
         return list(zip(shown, variants))
 
     def _loop_values(self, loop: ast.AST, scope: Scope, env: Dict[str, Any]) -> List[Dict[str, Any]]:
@@ -265,6 +266,9 @@ class VariantReader:
         configured = {n: self.globals.constant(module, f"{function.name}.{n}") for n in names}
         if all(v is not MISSING for v in configured.values()):
             return [configured]
+        klass = class_of(module, function) if function.name == "__init__" else None
+        if klass is not None:
+            return self._constructed_choices(kernel, klass, function, names, configured)
         found: List[Dict[str, Any]] = []
         seen = set()
         for call, scope in _calls_of(module, function):
@@ -299,6 +303,39 @@ class VariantReader:
                     f'{function.name}.{n}" = ... }}, or record a run that makes the kernel (`kernlint record -- '
                     f'python -m pytest`): the signatures file then keeps what it closed over'), function.name)
         return [values]
+
+    def _constructed_choices(self, kernel: KernelDef, klass: ast.ClassDef, init: FunctionNode, names: List[str],
+                             configured: Dict[str, Any]) -> List[Dict[str, Any]]:
+        """``__init__``'s parameters, each combination of the values the project's constructions
+        of the class give them (literals, defaults); where the run decides one, its default as a
+        stand-in, named where it is read (``STOOD_IN``), else unread."""
+        module, defaults = kernel.module, _defaults(init)
+        scope = _made_in(kernel).around(init)
+        choices: List[List[Any]] = []
+        stood: Dict[str, Any] = {}
+        for name in names:
+            if configured[name] is not MISSING:
+                choices.append([configured[name]])
+                continue
+            passed, unknown = self.project.memo(f"constructions giving {name}", init, lambda name=name: constructions(
+                self.project, module, klass, init, name))
+            if unknown is None and (name in defaults or NOT_PASSED not in passed):
+                values: List[Any] = []
+                for given in passed:
+                    value = self.evaluator.evaluate(defaults[name], scope, {}) if given is NOT_PASSED else given
+                    if all((type(value), repr(value)) != (type(seen), repr(seen)) for seen in values):
+                        values.append(value)
+                choices.append(values)
+            elif name in defaults:
+                choices.append([self.evaluator.evaluate(defaults[name], scope, {})])
+                stood[name] = default_standing_in(module, klass, name, defaults[name], unknown)
+            else:
+                choices.append([_Unread(Unresolved(
+                    name, module.path, init.lineno, f"is a parameter of `{klass.name}.__init__`, given where the "
+                    f"object is made ({unknown})", "pass the value to the kernel as an argument, or record a run "
+                    "that makes the kernel (`kernlint record -- python -m pytest`)"), f"{klass.name}.__init__")])
+        options = [dict(zip(names, values)) for values in itertools.islice(itertools.product(*choices), MAX_VARIANTS)]
+        return [dict(option, **{STOOD_IN: stood}) if stood else option for option in options]
 
     def _bind_call(self, function: FunctionNode, call: ast.Call, scope: Scope, names: List[str],
                    env: Dict[str, Any]) -> Dict[str, Any]:

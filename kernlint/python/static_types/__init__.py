@@ -22,7 +22,8 @@ from .dtypes import XOROSHIRO, dtype_name, evaluate_type_text, numeric
 from .reader import TypeReader, keyed_item, loop_bindings, named_tuple_subclass
 from .values import (MAX_ALTERNATIVES, MAX_STRINGS, MIXED, NONE, ArrayType, DictType, FunctionRef, Instances, ListType,
                      Maybe, NamedTupleClass, Namespace, OneOf, Opaque, ScalarType, StrType, TupleType, Type, appended,
-                     classes_of, either_string, instance, instance_of, named_tuple_class, signature, strings, unpacked)
+                     classes_of, either_string, instance, instance_of, named_tuple_class, signature, strings, unpacked,
+                     unpacked_items)
 # NumPy 2's result type of an array and an array or a number (the host evidence reader's arithmetic)
 from .values import _array_arithmetic as array_arithmetic
 
@@ -31,4 +32,4 @@ __all__ = ["MAX_ALTERNATIVES", "MAX_STRINGS", "MIXED", "NONE", "XOROSHIRO", "Arr
            "Type", "TypeReader", "appended", "array_arithmetic", "classes_of", "dtype_name", "either_string", "evaluate_type_text",
            "instance", "instance_of", "keyed_item", "loop_bindings", "named_tuple_class", "named_tuple_subclass",
            "numeric", "signature", "strings",
-           "unpacked"]
+           "unpacked", "unpacked_items"]

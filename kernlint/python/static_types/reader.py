@@ -448,12 +448,14 @@ class TypeReader:
             if isinstance(expr.slice, ast.Slice):
                 return base
             return base.item if base.item is not MIXED else None
-        if isinstance(base, TupleType) and isinstance(expr.slice, ast.Constant) and isinstance(
+        if isinstance(base, (TupleType, OneOf)) and isinstance(expr.slice, ast.Constant) and isinstance(
                 expr.slice.value, int):
+            alternatives = base.kinds if isinstance(base, OneOf) else [base]
             try:
-                return base.items[expr.slice.value]
+                found = {k.items[expr.slice.value] for k in alternatives}
             except IndexError:
                 return None
+            return found.pop() if len(found) == 1 else None
         if not isinstance(base, ArrayType):
             return None
         indices = expr.slice.elts if isinstance(expr.slice, ast.Tuple) else [expr.slice]
@@ -562,6 +564,11 @@ class TypeReader:
             if function == "getattr" and len(expr.args) == 2:
                 return self._getattr(expr)
             return None
+        if module == "math" and not expr.keywords:  # Python numbers whatever they are given
+            for dtype, functions in _MATH_RESULTS.items():
+                if function in functions:
+                    return ScalarType(dtype, weak=True)
+            return None
         if module in _ARRAY_MODULES and dtype_name(function):
             return ScalarType(dtype_name(function))
         if module == "numba" and dtype_name(function) and len(expr.args) == 1 and not expr.keywords \
@@ -595,6 +602,18 @@ class TypeReader:
             return None
         found = [self.member(obj, attr) for attr in sorted(name.values)]
         return found[0] if all(f == found[0] for f in found) else None
+
+
+# what the math module's functions return: a Python float (or int, or bool) whatever number
+# they are given, a NumPy scalar included (`math.cos(np.float32(x))` is a float)
+_MATH_RESULTS = {
+    "float64": frozenset({"sqrt", "cbrt", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "pow", "sin",
+                          "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh", "asinh", "acosh",
+                          "atanh", "hypot", "fabs", "degrees", "radians", "copysign", "fmod", "erf", "erfc",
+                          "gamma", "lgamma", "fsum", "ldexp", "remainder", "dist"}),
+    "int64": frozenset({"floor", "ceil", "trunc", "isqrt", "factorial", "gcd", "lcm", "comb", "perm"}),
+    "boolean": frozenset({"isnan", "isinf", "isfinite", "isclose"}),
+}
 
 
 def keyed_item(expr: ast.expr, holders: Optional[Tuple[str, ...]] = None,

@@ -204,8 +204,11 @@ NONE = Maybe(None)
 @dataclass(frozen=True)
 class OneOf(_HostOnly):
     """One of a few tuples of different types: the items of a list of pairs such as
-    ``[(species, 'x'), (species.ionizer, 'w')]``. Read as a whole it is unknown; a
-    ``getattr(pair[0], pair[1])`` of one of them is what every alternative gives."""
+    ``[(species, 'x'), (species.ionizer, 'w')]``, or what calls pass for a shape of two or
+    three sizes (``Lattice((nx, ny))``, ``Lattice((n, n, n))``). Read as a whole it is
+    unknown; a ``getattr(pair[0], pair[1])`` of one of them, or an item every alternative
+    has alike (``shape[0]``), is what every alternative gives; unpacking into ``k`` names
+    (``nx, ny = shape``) takes the one alternative of ``k`` items."""
 
     kinds: FrozenSet["TupleType"]
 
@@ -316,7 +319,7 @@ def unpacked(target: ast.expr, kind: "Type"):
     if isinstance(target, ast.Name):
         yield target.id, kind
     elif isinstance(target, (ast.Tuple, ast.List)) and not any(isinstance(e, ast.Starred) for e in target.elts):
-        items = kind.items if isinstance(kind, TupleType) and len(kind.items) == len(target.elts) else None
+        items = unpacked_items(kind, len(target.elts))
         for index, element in enumerate(target.elts):
             yield from unpacked(element, items[index] if items else None)
     elif isinstance(target, (ast.Subscript, ast.Attribute)):
@@ -325,6 +328,18 @@ def unpacked(target: ast.expr, kind: "Type"):
         for node in ast.walk(target):
             if isinstance(node, ast.Name):
                 yield node.id, None
+
+
+def unpacked_items(kind: "Type", count: int) -> Optional[Tuple["Type", ...]]:
+    """The items a tuple of ``count`` names unpacks from ``kind``: a tuple's own; of one of
+    tuples of different lengths (a shape of 2 or 3 sizes, ``OneOf``), those of the one with
+    ``count`` items, since unpacking any other raises."""
+    if isinstance(kind, TupleType):
+        return kind.items if len(kind.items) == count else None
+    if isinstance(kind, OneOf):
+        fitting = {k.items for k in kind.kinds if len(k.items) == count}
+        return fitting.pop() if len(fitting) == 1 else None
+    return None
 
 
 def signature(types: Sequence[Type]) -> Optional[str]:

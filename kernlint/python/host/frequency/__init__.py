@@ -8,12 +8,13 @@ a function's (or a module's) syntax tree and gives
   same work again, on evidence only: state carried from one iteration to the next, launches
   sharing arrays the loop keeps, a counter or a clock ending a ``while``; a name like
   ``n_steps`` breaks a tie, no more), ``benchmark`` (timed, carrying nothing, transferring:
-  the transfer is what it measures), ``search`` (retry, convergence: a value computed in the loop decides
-  whether to go on, so the loop normally runs once or a few times and its host reads are
+  the transfer is what it measures), ``search`` (retry, convergence: a value computed in the loop, or
+  an element of an array a launch in it writes, ``while err[0] > tol:``, decides whether to go on, so the loop normally runs once or a few times and its host reads are
   the point), ``sweep`` (sizes, parameters, devices, files, parts, chunks, test cases:
   pieces of the work), ``setup`` (construction, warm-up: once before the work), ``few`` (a
   small literal count, a reduction tree) or ``unknown`` (no evidence either way);
-- every statement its **place** in its innermost loop: ``every`` iteration, ``periodic``
+- every statement its **place** in its innermost loop: ``every`` iteration (a phase of a time
+  loop too: ``if t < t_stim:`` holds on a run of steps, each of them), ``periodic``
   (a modulo or counter gate), ``event`` (a flag or state test the branch itself flips, a
   test that holds on one iteration, an exception handler), ``leaving`` (followed by
   ``return``/``break``/``raise``) or ``unknown``;

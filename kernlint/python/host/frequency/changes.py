@@ -111,6 +111,63 @@ class Changes:
     def varying(self, expression: ast.AST) -> Set[str]:
         return names_read(expression) & self.changed
 
+    @cached_property
+    def advancing(self) -> Set[str]:
+        """The names that only move one way from one iteration to the next: a ``for``'s
+        variable over ``range``/``arange``/``linspace``, an accumulator adding what the loop
+        does not change (``t += dt``, ``step = step + 1``), and a name computed from one of
+        them by scaling and shifting with what the loop does not change (``time = t_step *
+        DT``): a test comparing one with a fixed value switches once, whichever way it goes."""
+        if not self.in_loop:
+            return set()
+        loop, assignments, changed = self.loop, self.assignments, self.changed
+        found: Set[str] = set()
+        if isinstance(loop, (ast.For, ast.AsyncFor)) and isinstance(loop.target, ast.Name) and (
+                is_range_call(loop.iter) or isinstance(loop.iter, ast.Call) and dotted_name(
+                    loop.iter.func).rsplit(".", 1)[-1] in ("arange", "linspace")):
+            found.add(loop.target.id)
+        for name in self.incremented:
+            values = assignments.get(name, ())
+            if values and all(isinstance(v, ast.BinOp) and isinstance(v.op, (ast.Add, ast.Sub)) and _bare(
+                    v.left) == name and not names_read(v.right) & changed for v in values):
+                found.add(name)
+        while True:
+            grown = found | {name for name, values in assignments.items() if name not in found and values and all(
+                _affine_in(v, found, changed) for v in values)}
+            if grown == found:
+                return found
+            found = grown
+
+
+
+def _bare(node: ast.AST) -> str:
+    return dotted_name(node) if isinstance(node, (ast.Name, ast.Attribute)) else ""
+
+
+# operations that keep a value's order (given a fixed other operand): scaling and shifting
+_MONOTONE = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv)
+
+
+def _affine_in(value: ast.AST, advancing: Set[str], changed: Set[str]) -> bool:
+    """``t_step * DT``, ``(step + 1) * dt``, ``float(t)``: one advancing name, scaled and
+    shifted by what the loop does not change; nothing else the loop changes."""
+    uses = 0
+    for sub in ast.walk(value):
+        if isinstance(sub, ast.BinOp) and not isinstance(sub.op, _MONOTONE):
+            return False
+        if isinstance(sub, ast.UnaryOp) and not isinstance(sub.op, (ast.USub, ast.UAdd)):
+            return False
+        if isinstance(sub, ast.Call) and not (isinstance(sub.func, ast.Name) and sub.func.id in ("int", "float")):
+            return False
+        if isinstance(sub, (ast.Subscript, ast.Compare, ast.BoolOp, ast.IfExp)):
+            return False
+        if isinstance(sub, (ast.Name, ast.Attribute)) and isinstance(getattr(sub, "ctx", None), ast.Load):
+            name = dotted_name(sub)
+            if name in advancing:
+                uses += 1
+            elif name in changed:
+                return False
+    return uses == 1
 
 
 def _is_clock_expression(value: ast.AST) -> bool:

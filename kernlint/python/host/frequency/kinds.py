@@ -1,5 +1,5 @@
 """A loop's kind, from what its code does: ``step`` (the same work again, on evidence),
-``search`` (a value computed in it decides whether to go on), ``sweep`` (devices, files,
+``search`` (a value computed in it, or an element of an array it writes, decides whether to go on), ``sweep`` (devices, files,
 sizes, launch configurations, chunks, parts, runs of a whole step loop, test cases),
 ``setup``, ``few``, ``benchmark`` (timed, its subject a transfer) or ``unknown``."""
 
@@ -49,6 +49,9 @@ _STEP_CALLS = {"step", "advance", "evolve", "integrate", "propagate", "timestep"
 _STEP_WORDS = {"t", "step", "steps", "nstep", "nsteps", "timestep", "timesteps", "tstep", "nt", "it", "iter", "iters",
                "niter", "niters", "maxiter", "iteration", "iterations", "frame", "frames", "nframes", "epoch",
                "epochs", "generation", "generations", "cycle", "cycles", "kt", "istep", "itime"}
+# what makes a list of frames into a video or an animated image (a frame rate given says so too)
+_ANIMATION_WRITERS = {"ImageSequenceClip", "mimsave", "mimwrite", "ArtistAnimation", "write_gif", "write_apng"}
+_FRAME_RATES = {"fps", "framerate", "frame_rate"}
 # how many statements before and after a loop a clock read times it
 _TIMED_WITHIN = 3
 
@@ -128,6 +131,8 @@ class LoopKinds:
         """A value the loop computes (not a counter, not a clock) decides whether it goes
         on: a retry, a convergence; a call in the deciding test counts the same."""
         facts = self.facts
+        if self._generations():
+            return None  # the same work again, with a way out: a step loop whose leaving branch decides
         requests, timing = self._stop_requests(), self._timing()
         for test in self._deciding_tests():
             for name in names_read_in_order(test):
@@ -140,7 +145,54 @@ class LoopKinds:
                 callee = dotted_name(call.func).rsplit(".", 1)[-1]
                 if callee not in CLOCKS and callee not in ARITHMETIC:
                     return "search", f"`{short_text(call)}` decides whether it goes on"
+            element = self._element_written(test)
+            if element:
+                return "search", element
         return None
+
+    def _generations(self) -> str:
+        """A ``for`` over many iterations (not a handful) whose launches share device arrays the
+        loop keeps (``_shared_state``: the population, the field), left early by a ``break``
+        when a value read on the host says so (a fitness target, a stall count): each iteration
+        is a generation or a solver step that builds on the last, and the test only decides
+        when to stop. A search or a retry redoes its work from scratch with what the host read
+        (a larger buffer), in a ``while`` or a few tries: it normally runs once."""
+        if not self.is_for:
+            return ""
+        count = self._trips()
+        if count is not None and count <= FEW:
+            return ""
+        for sub in own_nodes(self.node.body):
+            if isinstance(sub, ast.Call) and dotted_name(sub.func).rsplit(".", 1)[-1] in _SIZED and any(
+                    _size_names(a) & self.facts.changed for a in sub.args[:1]):
+                return ""  # a buffer sized by what the loop changes: a retry growing it
+        return self._shared_state()
+
+    def _element_written(self, test: ast.AST) -> str:
+        """An element the test reads (``err[0] > tol``) of an array the loop writes: handed to
+        a launch (numba-cuda copies a host array back after it; a device array's element is a
+        copy back), filled by a copy back (``d_err.copy_to_host(err)``, ``out=err``) or stored into with a
+        computed value. The array's name does not change, but its value is the iteration's."""
+        arrays = {dotted_name(sub.value): sub for sub in ast.walk(test) if isinstance(sub, ast.Subscript)}
+        arrays.pop("", None)
+        if not arrays:
+            return ""
+        written: Set[str] = set()
+        for launch in _launches(self.node.body):
+            written |= {dotted_name(a) for a in list(launch.args) + [k.value for k in launch.keywords]}
+        for sub in own_nodes(self.node.body):
+            if isinstance(sub, ast.Call):
+                copy_back = dotted_name(sub.func).rsplit(".", 1)[-1] == "copy_to_host"
+                written |= {dotted_name(a) for a in sub.args[:1] if copy_back}
+                written |= {dotted_name(k.value) for k in sub.keywords if k.arg == "out" or copy_back and k.arg == "ary"}
+            elif isinstance(sub, (ast.Assign, ast.AugAssign)) and not isinstance(sub.value, ast.Constant):
+                targets = sub.targets if isinstance(sub, ast.Assign) else [sub.target]
+                written |= {dotted_name(t.value) for t in targets if isinstance(t, ast.Subscript)}
+        for name, element in arrays.items():
+            if name in written:
+                return (f"`{short_text(element)}`, an element of an array the loop writes, decides whether it goes "
+                        f"on (`{short_text(test)}`)")
+        return ""
 
     def _stop_requests(self) -> Set[str]:
         """Flags the loop only sets to a constant (``running = False``), each time in a branch
@@ -458,6 +510,25 @@ class LoopKinds:
                 if isinstance(sub, ast.Call) and dotted_name(sub.func).rsplit(".", 1)[-1] in _TO_DEVICE and any(
                         _item_as_data(a, self.variables) for a in sub.args):
                     return "step", f"a stream of items, each sent to the GPU (`{short_text(sub)}`)"
+        return self._animation()
+
+    def _animation(self):
+        """Frames of one animation: each iteration adds an item to a list (``frames.append(img)``,
+        a frame's file name) that, after the loop, becomes a video or an animated image
+        (``ImageSequenceClip(frames, fps=...)``, ``imageio.mimsave(path, frames)``, a call given
+        the list and a frame rate)."""
+        appended = {dotted_name(sub.func.value) for sub in own_nodes(self.node.body) if isinstance(sub, ast.Call)
+                    and isinstance(sub.func, ast.Attribute) and sub.func.attr == "append"} - {""}
+        if not appended:
+            return None
+        for sub in own_nodes(list(self.around[1])):
+            if not isinstance(sub, ast.Call):
+                continue
+            given = {dotted_name(a) for a in list(sub.args) + [k.value for k in sub.keywords]} & appended
+            if given and (dotted_name(sub.func).rsplit(".", 1)[-1] in _ANIMATION_WRITERS or any(
+                    k.arg in _FRAME_RATES for k in sub.keywords)):
+                return "step", (f"frames of one animation: each iteration adds to `{sorted(given)[0]}`, which "
+                                f"`{short_text(sub.func)}` makes into a video after the loop")
         return None
 
     def _named(self):

@@ -1,5 +1,6 @@
 """A statement's place in its innermost loop, from the branches on the way to it:
-``every`` iteration (an arm guarding the work's collection against being empty too),
+``every`` iteration (an arm guarding the work's collection against being empty too, a phase
+of a time loop: ``if t < t_stim:`` on each step of its run),
 ``periodic`` (a modulo or counter gate), ``event`` (a flag or state test
 the branch itself flips, a test that holds once, an exception handler) or ``unknown``."""
 
@@ -57,6 +58,15 @@ class Guard:
             counted = _work_guard(test, changes)
             if counted:
                 return "every", f"a guard for work to do (`{text}`, `{counted}` has items whenever there is any)"
+        else:
+            nonempty = _nonempty(test)  # `if n == 0: continue`: what follows is `if n > 0:`
+            counted = _work_guard(nonempty, changes) if nonempty is not None else ""
+            if counted:
+                return "every", f"the other branch skips an empty piece (`{text}`, `{counted}` has items whenever " \
+                                f"there is any)"
+        phase = _phase(test, changes, self.body_arm)
+        if phase:
+            return "every", phase
         if self.other and ends_with_exit(self.other):
             return "every", "the other branch leaves: this one runs each time the code goes on"
         if not changes.varying(test) and not _impure_calls(test):
@@ -220,6 +230,24 @@ def _work_guard(test: ast.AST, changes: Changes) -> str:
     return counted
 
 
+def _nonempty(test: ast.AST) -> Optional[ast.expr]:
+    """The non-emptiness test an emptiness test is false on: ``n > 0`` for ``n == 0``,
+    ``n <= 0`` or ``n < 1``; ``x`` for ``not x``; None for any other test."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return test.operand
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
+        return None
+    left, op, right = test.left, test.ops[0], test.comparators[0]
+    if isinstance(left, ast.Constant) and not isinstance(right, ast.Constant):
+        left, right = right, left
+        op = {ast.Gt: ast.Lt(), ast.GtE: ast.LtE()}.get(type(op), op)
+    if not (isinstance(right, ast.Constant) and type(right.value) is int):
+        return None
+    if isinstance(op, (ast.Eq, ast.LtE)) and right.value == 0 or isinstance(op, ast.Lt) and right.value == 1:
+        return ast.Compare(left=left, ops=[ast.Gt()], comparators=[ast.Constant(0)])
+    return None
+
+
 def _counted(test: ast.AST, changes: Changes) -> str:
     """The collection whose size a non-emptiness test counts (``len(x) > 0``, ``x.size``,
     ``n >= 1`` with ``n = len(x)``), or ""."""
@@ -264,6 +292,51 @@ def _selects(value: ast.AST) -> bool:
         if isinstance(sub, ast.Call) and dotted_name(sub.func).rsplit(".", 1)[-1] in _SELECTIONS:
             return True
     return False
+
+
+def _phase(test: ast.AST, changes: Changes, body_arm: bool) -> str:
+    """A phase of a loop over time: the test compares a name that only moves one way (the
+    loop's step or time, ``changes.advancing``) with what the loop does not change (``if time
+    < t_stim:``, ``if step >= n_warm:``, ``t_on <= t < t_off``), so each arm holds on a run
+    of consecutive iterations, and on each of them: the work of that phase, not an event. Only
+    the ``if``'s own arm of a window (its ``else`` is two runs); none where the step itself is
+    compared with a small literal (``if step < 3:``: a few iterations, not a phase), nor for
+    ``==`` (one iteration: ``_once_equality``)."""
+    if not changes.in_loop:
+        return ""
+    comparisons = test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) else [test]
+    if len(comparisons) > 1 and not body_arm:
+        return ""
+    for comparison in comparisons:
+        if not (isinstance(comparison, ast.Compare) and all(
+                isinstance(op, (ast.Lt, ast.LtE, ast.Gt, ast.GtE)) for op in comparison.ops)):
+            return ""
+        if len(comparison.ops) > 1 and not body_arm:
+            return ""
+        sides = [comparison.left] + list(comparison.comparators)
+        moving = [side for side in sides if changes.varying(side)]
+        if len(moving) != 1 or not isinstance(moving[0], ast.Name) or moving[0].id not in changes.advancing:
+            return ""
+        fixed = [side for side in sides if side is not moving[0]]
+        if any(_impure_calls(side) for side in fixed):
+            return ""
+        small = [side for side in fixed if isinstance(side, ast.Constant) and type(side.value) is int
+                 and abs(side.value) <= _FEW_STEPS]
+        if small and (_counted_directly(moving[0].id, changes) or moving[0].id in changes.incremented):
+            return ""
+    arm = "" if body_arm else " is false"
+    return (f"a phase of the loop: `{short_text(test)}`{arm} on a run of consecutive iterations "
+            f"(`{moving[0].id}` only moves one way), and on each of them")
+
+
+# a step bound up to this is a few iterations at the start (warm-up), not a phase
+_FEW_STEPS = 16
+
+
+def _counted_directly(name: str, changes: Changes) -> bool:
+    """Whether ``name`` is the loop's own ``for`` variable (it counts iterations one by one)."""
+    loop = changes.loop
+    return isinstance(loop, (ast.For, ast.AsyncFor)) and isinstance(loop.target, ast.Name) and loop.target.id == name
 
 
 def _once_equality(test: ast.AST, facts: Changes) -> bool:

@@ -505,6 +505,41 @@ CASES = {
                 for _ in range(steps):  # loop: step
                     cuda.synchronize()
         """),
+    "a loop checking each iteration's copy against the host's verifies; a gated check does not": ("check.py", """
+        from numpy.testing import assert_array_equal
+
+        def compare(d_u, u, steps):
+            for _ in range(steps):  # loop: verify
+                advance[64, 256](d_u, 0.1)  # not step
+                u = reference(u)
+                np.testing.assert_allclose(u, cp.asnumpy(d_u), rtol=1e-5)
+
+        def compare_asserted(d_u, u, steps):
+            t = 0
+            while t < steps:  # loop: verify
+                advance[64, 256](d_u, 0.1)
+                got = d_u.copy_to_host()  # not step
+                assert np.allclose(u, got) and t >= 0
+                t += 1
+
+        def compare_bare(d_u, u, steps, out):
+            for _ in range(steps):  # loop: verify
+                with timer():
+                    advance[64, 256](d_u, 0.1)
+                    d_u.copy_to_host(out)
+                    assert_array_equal(out, u)
+
+        def gated(d_u, u, steps):
+            for step in range(steps):  # loop: step
+                advance[64, 256](d_u, 0.1)  # step
+                if step % 100 == 0:
+                    np.testing.assert_allclose(u, d_u.copy_to_host())
+
+        def host_only(d_u, e0, steps):
+            for _ in range(steps):  # loop: step
+                advance[64, 256](d_u, 0.1)  # step
+                np.testing.assert_allclose(energy(e0), e0)
+        """),
     "outside a test file nothing is a test": ("bench.py", """
         def tester(steps):
             for _ in range(steps):  # loop: step

@@ -52,8 +52,8 @@ class KernelRef:
 @dataclass(frozen=True)
 class Level:
     """One loop on the way to an event, or (kind ``body``) the function's own level: the
-    loop's kind (``step``, ``search``, ``sweep``, ``setup``, ``few``, ``unknown``), the place in
-    it of what leads to the event (``every``, ``periodic``, ``event``, ``leaving``,
+    loop's kind (``step``, ``search``, ``sweep``, ``setup``, ``few``, ``verify``, ``unknown``),
+    the place in it of what leads to the event (``every``, ``periodic``, ``event``, ``leaving``,
     ``unknown``), its line, the trip count the code states (None: unknown) and the
     :class:`Loop` it is in these facts (None: a loop of another file, reached through a call)."""
 
@@ -86,8 +86,8 @@ class Rate:
         """The step loop on each of whose iterations the event runs: from the innermost level
         outwards every place must be ``every``; loops of pieces (``sweep``, ``few``) inside a
         step run on each step, and so does a retry or convergence loop's (``search``) body,
-        once at least, though such a loop is never the step itself; ``setup`` and ``unknown``
-        loops end the walk."""
+        once at least, though such a loop is never the step itself; ``setup``, ``verify`` and
+        ``unknown`` loops end the walk."""
         for level in reversed(self.levels):
             if level.place != "every":
                 return None

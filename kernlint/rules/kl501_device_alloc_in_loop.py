@@ -39,7 +39,9 @@ tol:`` with ``err`` an array a launch in the loop writes), in a few fixed pieces
 layers, eight chunks) or in a test's loop (what pytest collects), nor what a whole
 computation called in the loop allocates before its own loop, nor in a loop that runs a
 whole time loop per iteration (independent events, shots), nor in a benchmark: a loop a
-clock or CUDA events time whose work is the transfer it measures.
+clock or CUDA events time whose work is the transfer it measures, nor in a verification loop
+(each iteration checks a result it copies back against the host's own:
+``np.testing.assert_allclose(cpu, gpu)``, ``assert np.allclose(...)``).
 Nor what an epoch does once beside its batch loop (scoring the model after the batches),
 where each batch launches on the object's own device arrays that the next batch reads: that
 cost is spread over the batches.

@@ -33,7 +33,9 @@ Only what runs on *every* step is reported: not a launch behind a modulo or coun
 in a branch that leaves the loop, in a retry or convergence loop (the host value decides
 whether to go on: ``while err[0] > tol:`` with ``err`` an array a launch in the loop writes), in set-up or warm-up code, in a loop over sizes, devices, files,
 launch configurations or test cases, in a benchmark (a loop a clock or CUDA events
-time, carrying no state, whose work is a transfer it measures), or once per epoch beside a
+time, carrying no state, whose work is a transfer it measures), in a verification loop (each
+iteration checks a result it copies back against the host's own with ``np.testing.assert_*``
+or ``assert np.allclose(...)``), or once per epoch beside a
 batch loop whose batches carry the object's device state (scoring after the batches).
 A name the loop rebinds to an array living elsewhere (``u_old = u_new`` after launching on
 ``u_old``: NumPy on the first frame, the device array after) is not a host array on every

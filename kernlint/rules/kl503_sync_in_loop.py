@@ -44,7 +44,9 @@ output the caller switches on and keeps), once per epoch beside a batch loop who
 state (scoring after the batches), in a branch that flips its own test (a rare event) or that leaves the
 loop, in a retry or convergence loop (``while err[0] > tol:`` with ``err`` an array a launch in
 the loop writes), in set-up code, in a loop over sizes, devices
-or test cases, or in a timed loop whose work is the copy it measures (a benchmark); a copy whose value decides what the iteration does (``if
+or test cases, in a timed loop whose work is the copy it measures (a benchmark), or in a
+verification loop (each iteration checks the copy against the host's own result with
+``np.testing.assert_*`` or ``assert np.allclose(...)``); a copy whose value decides what the iteration does (``if
 d_err.copy_to_host()[0] > tol: break``, or a name it assigns tested in the loop); a copy
 whose value the host computes with in its own statement (``loss += f(d.copy_to_host(), y)``,
 ``w -= lr * d.copy_to_host()``; kept whole in a list it is not read) or reads later in the

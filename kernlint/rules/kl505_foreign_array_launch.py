@@ -40,7 +40,9 @@ for step in range(steps):
 Left alone: an array rebound inside the loop (a new CuPy array each step needs its
 conversion anyway), a parameter of the launching function when the launch is reached
 through a call (its binding is the caller's), a launch in another file's function (its
-arrays are bound there), loops over devices or problem sizes, numba's own device arrays, and
+arrays are bound there), loops over devices or problem sizes, a verification loop (each
+iteration checks a result it copies back against the host's own with ``np.testing.assert_*``
+or ``assert np.allclose(...)``), numba's own device arrays, and
 a CuPy raw kernel (``@cupyx.jit.rawkernel()``) launched with the same brackets: CuPy
 launches it on its own arrays, nothing is converted.
 

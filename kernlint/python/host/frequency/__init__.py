@@ -12,7 +12,9 @@ a function's (or a module's) syntax tree and gives
   an element of an array a launch in it writes, ``while err[0] > tol:``, decides whether to go on, so the loop normally runs once or a few times and its host reads are
   the point), ``sweep`` (sizes, parameters, devices, files, parts, chunks, test cases:
   pieces of the work), ``setup`` (construction, warm-up: once before the work), ``few`` (a
-  small literal count, a reduction tree) or ``unknown`` (no evidence either way);
+  small literal count, a reduction tree), ``verify`` (each iteration checks a result it copied
+  back against the host's own, ``np.testing.assert_allclose(cpu, gpu)``: a check, not the work)
+  or ``unknown`` (no evidence either way);
 - every statement its **place** in its innermost loop: ``every`` iteration (a phase of a time
   loop too: ``if t < t_stim:`` holds on a run of steps, each of them), ``periodic``
   (a modulo or counter gate), ``event`` (a flag or state test the branch itself flips, a

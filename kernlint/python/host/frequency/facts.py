@@ -7,7 +7,7 @@ import ast
 from dataclasses import dataclass, field
 from typing import Dict, Iterator, List, Optional, Tuple
 
-LOOP_KINDS = ("step", "search", "sweep", "setup", "few", "benchmark", "unknown")
+LOOP_KINDS = ("step", "search", "sweep", "setup", "few", "benchmark", "verify", "unknown")
 PLACES = ("every", "periodic", "event", "leaving", "unknown")
 
 
@@ -68,8 +68,8 @@ class Rate:
     def step_loop(self) -> Optional[Level]:
         """The step loop on each of whose iterations the statement runs, if there is one:
         from the innermost loop outwards every level must be ``every``; loops of pieces
-        (``sweep``, ``few``) inside a step run on each step; ``search``, ``setup`` and
-        ``unknown`` stop the walk (unknown is silent)."""
+        (``sweep``, ``few``) inside a step run on each step; ``search``, ``setup``, ``verify``
+        and ``unknown`` stop the walk (unknown is silent)."""
         for level in reversed(self.levels):
             if level.place != "every":
                 return None

@@ -1,7 +1,8 @@
 """A loop's kind, from what its code does: ``step`` (the same work again, on evidence),
 ``search`` (a value computed in it, or an element of an array it writes, decides whether to go on), ``sweep`` (devices, files,
 sizes, launch configurations, chunks, parts, runs of a whole step loop, test cases),
-``setup``, ``few``, ``benchmark`` (timed, its subject a transfer) or ``unknown``."""
+``setup``, ``few``, ``benchmark`` (timed, its subject a transfer), ``verify`` (each iteration
+checks a result copied back against the host's) or ``unknown``."""
 
 from __future__ import annotations
 
@@ -52,6 +53,13 @@ _STEP_WORDS = {"t", "step", "steps", "nstep", "nsteps", "timestep", "timesteps",
 # what makes a list of frames into a video or an animated image (a frame rate given says so too)
 _ANIMATION_WRITERS = {"ImageSequenceClip", "mimsave", "mimwrite", "ArtistAnimation", "write_gif", "write_apng"}
 _FRAME_RATES = {"fps", "framerate", "frame_rate"}
+# what copies a device result back to the host (numba, CuPy, PyTorch)
+_COPIES_BACK = {"copy_to_host", "asnumpy", "get", "to_host", "numpy"}
+# comparisons of two arrays: `np.allclose(cpu, gpu)` asserted checks one against the other
+_COMPARISONS = {"allclose", "array_equal", "array_equiv", "isclose"}
+# `from numpy.testing import assert_allclose`: numpy.testing's assertions called bare
+_TESTING_ASSERTS = {"assert_allclose", "assert_array_equal", "assert_array_almost_equal", "assert_almost_equal",
+                    "assert_equal", "assert_array_less", "assert_array_max_ulp", "assert_array_almost_equal_nulp"}
 # how many statements before and after a loop a clock read times it
 _TIMED_WITHIN = 3
 
@@ -60,7 +68,8 @@ class LoopKinds:
     """A loop's kind, from what its code does (in this order): a test's loop, set-up,
     devices, a value computed in it deciding whether to go on, files, sizes, chunks, a few
     literal iterations, a fixed list of values, parts (objects), launch configurations, a
-    benchmark, the evidence of steps, runs of an inner step loop, and last a step-like name."""
+    benchmark, the evidence of steps, runs of an inner step loop, and last a step-like name.
+    A loop that verifies (each iteration checks what it copied back) is that first of all."""
 
     def __init__(self, node: ast.stmt, context: Context, constants: Mapping[str, int], changes: Changes,
                  lists: Callable[[], Set[str]] = set,
@@ -79,6 +88,9 @@ class LoopKinds:
             return "sweep", f"test cases: {self.context.test}", trips
         if self.context.setup:
             return "setup", self.context.setup, trips
+        verified = self._verification()
+        if verified:
+            return "verify", verified, trips
         for check in (self._devices, self._search, self._files, self._sizes, self._chunks, self._consumed,
                       self._reduction, self._fixed_list, self._indexes_list):
             found = check()
@@ -115,6 +127,26 @@ class LoopKinds:
                     names_read(sub.slice) & self.variables):
                 return "sweep", f"devices: `{short_text(sub)}` on each iteration"
         return None
+
+    def _verification(self) -> str:
+        """Each iteration checks a device result against the host's own (``np.testing.
+        assert_allclose(cpu, gpu)``, ``assert np.allclose(cpu, d_x.copy_to_host())``): a check
+        on every iteration's path (not behind a branch) given a value the iteration copies back.
+        The loop is the check, not the work whose speed matters: the per-step host rules
+        (KL501, KL502, KL503, KL505) report nothing in it."""
+        copies = {name for sub in own_nodes(self.node.body) if isinstance(sub, ast.Assign) and _copy_back(sub.value)
+                  for target in sub.targets for name in assigned_names(target)}
+        for sub in own_nodes(self.node.body):  # `d_x.copy_to_host(x)`: `x` holds the copy
+            if isinstance(sub, ast.Call) and dotted_name(sub.func).rsplit(".", 1)[-1] == "copy_to_host":
+                copies |= {dotted_name(a) for a in sub.args[:1]} | {
+                    dotted_name(k.value) for k in sub.keywords if k.arg == "ary"}
+        copies.discard("")
+        for check in _checks(self.node.body):
+            compared = check.args[:2]
+            if any(_copy_back(a) or _loaded(a) & copies for a in compared):
+                return (f"verification: each iteration checks a result it copied back (`{short_text(check)}`); "
+                        f"the per-step host rules (KL501, KL502, KL503, KL505) report nothing in it")
+        return ""
 
     def _deciding_tests(self) -> List[ast.AST]:
         """The tests that decide whether the loop goes on: a ``while``'s condition and the
@@ -591,6 +623,34 @@ def _guards(statements: Sequence[ast.stmt], name: str, tests: Tuple[ast.expr, ..
         elif isinstance(statement, ast.Try):
             for block in [statement.body, statement.orelse, statement.finalbody] + [h.body for h in statement.handlers]:
                 yield from _guards(block, name, tests, queues)
+
+
+def _checks(statements: Sequence[ast.stmt]) -> Iterator[ast.Call]:
+    """The comparisons these statements assert on every pass through them: ``np.testing.
+    assert_*`` calls and ``assert`` of ``np.allclose``/``np.array_equal`` (also under
+    ``.all()``, ``not``, ``and``); those in branches, loops, handlers and nested bodies left out."""
+    for statement in statements:
+        if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
+            name = dotted_name(statement.value.func)
+            parts = name.split(".")
+            if parts[-1] in _TESTING_ASSERTS and (len(parts) == 1 or parts[-2] == "testing") or (
+                    len(parts) >= 2 and parts[-2] == "testing" and parts[-1].startswith("assert_")):
+                yield statement.value
+        elif isinstance(statement, ast.Assert):
+            for sub in ast.walk(statement.test):
+                if isinstance(sub, ast.Call) and dotted_name(sub.func).rsplit(".", 1)[-1] in _COMPARISONS:
+                    yield sub
+        elif isinstance(statement, (ast.With, ast.AsyncWith)):
+            yield from _checks(statement.body)
+        elif isinstance(statement, ast.Try):
+            yield from _checks(statement.body + statement.finalbody)
+
+
+def _copy_back(value: ast.AST) -> bool:
+    """Whether an expression copies a device result to the host (``d_x.copy_to_host()``,
+    ``cp.asnumpy(d_x)``, ``d_x.get()``, ``t.cpu().numpy()``), directly or inside it."""
+    return any(isinstance(sub, ast.Call) and (sub.func.attr if isinstance(sub.func, ast.Attribute) else
+                                              dotted_name(sub.func)) in _COPIES_BACK for sub in ast.walk(value))
 
 
 def _exits_loop(statements: Sequence[ast.stmt]) -> bool:

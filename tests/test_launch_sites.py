@@ -1204,3 +1204,46 @@ def test_a_package_beside_a_scripts_folder_is_the_projects_own_only_where_it_is_
     (tools / "__init__.py").write_text("")
     (tools / "plot.py").write_text("import lbm.lattice\n")
     assert project.find("lbm.lattice", project.module(str(tools / "plot.py"))) is None
+
+
+def test_a_helper_s_lists_become_the_arrays_its_last_unconditional_binding_makes(tmp_path):
+    """A helper that grows lists (``append``, ``extend`` with an array's elements) and then
+    binds each name to ``np.array(xs, dtype=...)`` in its own body returns those arrays; a
+    rebinding inside a loop or an ``if`` may not run, so the name holds either type, and a
+    list extended by what the reader cannot type has unknown items."""
+    (tmp_path / "helpers.py").write_text(textwrap.dedent('''
+        import numpy as np
+
+        def grown(n):
+            idx = []
+            for _ in range(n):
+                idx.extend(np.random.choice(n, 3, replace=False))
+            idx = np.array(idx, dtype=np.int16)
+            return idx
+
+        def maybe(n, flag):
+            idx = [0]
+            for _ in range(n):
+                idx = np.array(idx, dtype=np.int16)
+            return idx
+
+        def unknown(n, source):
+            idx = []
+            idx.extend(source.items())
+            idx = np.array(idx, dtype=np.int16)
+            return idx
+    '''))
+    path = tmp_path / "host.py"
+    path.write_text(textwrap.dedent(KERNELS) + textwrap.dedent('''
+        import helpers
+
+        def run(source):
+            a = helpers.grown(100)
+            b = helpers.maybe(100, True)
+            c = helpers.unknown(100, source)
+            scale[1, 32](a, b)
+            shift[1, 32](c, a)
+    '''))
+    facts = file_host_facts(Project(), str(path))
+    types = {launch.kernel.qualname: [arg.type for arg in launch.args] for launch in facts.launches}
+    assert types == {"scale": ["int16[::1]", None], "shift": [None, "int16[::1]"]}

@@ -18,8 +18,9 @@ from typing import ContextManager, Dict, FrozenSet, List, Optional, Protocol, Se
 
 from ...analysis.host import HostFacts
 from ..project import Project
-from ..static_types import (MAX_ALTERNATIVES, NONE, ArrayType, DictType, Instances, Maybe, Opaque, ScalarType,
-                            TypeReader, classes_of, instance, instance_of, named_tuple_subclass, unpacked)
+from ..static_types import (MAX_ALTERNATIVES, NONE, ArrayType, DictType, Instances, ListType, Maybe, Opaque,
+                            ScalarType, TypeReader, appended, classes_of, instance, instance_of, list_growth,
+                            named_tuple_subclass, unpacked)
 from ..syntax import FunctionNode, PyModule, Scope, own_nodes, wrapped_argument, wrapped_interface
 from .attributes import ClassAttributes
 from .branches import DEAD, agreed_type, either_type, narrowed, tests_above
@@ -242,10 +243,15 @@ class ProjectCalls:
                                    construct=lambda c: self.project_call(c, owner, scope, callee_reader))
         changed = self.project.memo("changed dicts", node, lambda: changed_dicts(node))
         statements = self.project.memo("assignments and returns", node, lambda: sorted(
-            (s for s in own_nodes(node) if isinstance(s, (ast.Assign, ast.Return))),
+            (s for s in own_nodes(node) if isinstance(s, (ast.Assign, ast.Return)) or isinstance(
+                s, ast.Expr) and isinstance(s.value, ast.Call) and isinstance(s.value.func, ast.Attribute)
+             and s.value.func.attr in ("append", "extend")),
             key=lambda s: (s.lineno, s.col_offset)))
         conditions = self.project.memo("conditions", node, lambda: tests_above(node))
         memoized = self.project.memo("memoized returns", node, lambda: memoized_returns(node))
+        # statements of the function's own body, outside any branch, loop or `try`: each runs
+        # after every line above it, so what it binds is what the name holds from there on
+        unconditional = {id(s) for s in node.body}
         self._returning.add(id(node))
         self._pure.append(True)
         kinds = []
@@ -260,6 +266,12 @@ class ProjectCalls:
                 if isinstance(statement, ast.Return):
                     if statement.value is not None and id(statement) not in memoized:
                         kinds.append(callee_reader.type_of(statement.value))
+                    continue
+                if isinstance(statement, ast.Expr):  # `idx.extend(picked)`: the items the list holds
+                    grown = list_growth(statement.value, callee_reader)
+                    if grown is not None and isinstance(grown[0], ast.Name) and isinstance(
+                            local.get(grown[0].id), ListType):
+                        local[grown[0].id] = appended(local[grown[0].id], grown[1])
                     continue
                 value = callee_reader.type_of(statement.value) or callee_reader.dtype(statement.value)
                 if isinstance(value, DictType) and value.keys and any(
@@ -277,8 +289,12 @@ class ProjectCalls:
                         continue
                     for name, item in unpacked(target, value):
                         # a name bound twice keeps what both bindings give (an array of either
-                        # place); a parameter rebound where a test may not hold: its own type too
-                        if name in local:
+                        # place), unless the later binding always runs (`idx = []` ... `idx =
+                        # np.array(idx, dtype=np.int32)`); a parameter rebound where a test may
+                        # not hold: its own type too
+                        if name in local and id(statement) in unconditional:
+                            local[name] = item
+                        elif name in local:
                             local[name] = either_type(local[name], item, True)
                         elif name in bound and not certain:
                             local[name] = either_type(callee_reader.type_of(ast.Name(id=name, ctx=ast.Load())), item,

@@ -25,7 +25,7 @@ from typing import Dict, Iterator, List, Optional, Sequence, Set, Tuple
 from ...analysis.host import Event, HostFacts, KernelRef
 from ..project import Project
 from ..static_types import (NONE, ArrayType, DictType, ListType, Maybe, ScalarType, TupleType, TypeReader, appended,
-                            instance, instance_of, keyed_item, loop_bindings, unpacked_items)
+                            instance, instance_of, keyed_item, list_growth, loop_bindings, unpacked_items)
 from ..syntax import FunctionNode, PyModule, Scope, mapped_items
 from . import rates
 from . import modes
@@ -568,10 +568,6 @@ class HostReader:
     def uses_replayed(self, uses: Uses) -> None:
         merge(self._use_stack[-1], uses)
 
-    def _append(self, target: ast.expr, item: ast.expr, frame: Frame) -> None:
-        """``grids.append(Grid(...))``, ``self.grids.append(...)``: the list's items' type."""
-        self._append_kind(target, self.types(frame).type_of(item), frame)
-
     def _append_kind(self, target: ast.expr, kind, frame: Frame) -> None:
         """A list (a name, or ``self.x``) given an item of this type (None: unknown, so mixed)."""
         if isinstance(target, ast.Name):
@@ -653,9 +649,10 @@ class HostReader:
         if named is not None and len(call.args) == 3:
             target = ast.Attribute(value=call.args[0], attr=named, ctx=ast.Store())
             self._assign(ast.copy_location(target, call), call.args[2], frame)  # setattr(self, "x", v)
-        if (isinstance(call.func, ast.Attribute) and call.func.attr == "append" and len(call.args) == 1
-                and not call.keywords and not self._variant):
-            self._append(call.func.value, call.args[0], frame)
+        grown = list_growth(call, self.types(frame)) if not self._variant and isinstance(
+            call.func, ast.Attribute) and call.func.attr in ("append", "extend") else None
+        if grown is not None:  # `xs.append(v)`, `xs.extend(arr)`: the items the list holds
+            self._append_kind(*grown, frame)
         if not self._variant:
             # this file's own calls in the first pass (the second reads their types); other
             # files' callees in the last, when what later methods store in `self` is known

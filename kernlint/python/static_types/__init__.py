@@ -19,7 +19,7 @@ interface.
 """
 
 from .dtypes import XOROSHIRO, dtype_name, evaluate_type_text, numeric
-from .reader import TypeReader, keyed_item, loop_bindings, named_tuple_subclass
+from .reader import TypeReader, keyed_item, list_growth, loop_bindings, named_tuple_subclass
 from .values import (MAX_ALTERNATIVES, MAX_STRINGS, MIXED, NONE, ArrayType, DictType, FunctionRef, Instances, ListType,
                      Maybe, NamedTupleClass, Namespace, OneOf, Opaque, ScalarType, StrType, TupleType, Type, appended,
                      classes_of, either_string, instance, instance_of, named_tuple_class, signature, strings, unpacked,
@@ -30,6 +30,6 @@ from .values import _array_arithmetic as array_arithmetic
 __all__ = ["MAX_ALTERNATIVES", "MAX_STRINGS", "MIXED", "NONE", "XOROSHIRO", "ArrayType", "DictType", "FunctionRef",
            "Instances", "ListType", "Maybe", "NamedTupleClass", "Namespace", "OneOf", "Opaque", "ScalarType", "StrType", "TupleType",
            "Type", "TypeReader", "appended", "array_arithmetic", "classes_of", "dtype_name", "either_string", "evaluate_type_text",
-           "instance", "instance_of", "keyed_item", "loop_bindings", "named_tuple_class", "named_tuple_subclass",
+           "instance", "instance_of", "keyed_item", "list_growth", "loop_bindings", "named_tuple_class", "named_tuple_subclass",
            "numeric", "signature", "strings",
            "unpacked", "unpacked_items"]

@@ -374,6 +374,16 @@ class LibraryCalls:
             size = keywords.get("size") or (args[2] if len(args) > 2 else None)
             explicit = self.reader.dtype(keywords.get("dtype"))
             return self._sized(explicit or "int64", size, where)
+        if function == "choice" and args:
+            # picks from range(n) (NumPy's default integer) or from a 1-D array's elements
+            pool = self.reader.type_of(args[0])
+            if isinstance(pool, ScalarType) and pool.dtype.startswith(("int", "uint")):
+                dtype = "int64"
+            elif isinstance(pool, ArrayType) and pool.ndim == 1 and pool.dtype:
+                dtype = pool.dtype
+            else:
+                return None
+            return self._sized(dtype, keywords.get("size") or (args[1] if len(args) > 1 else None), where)
         if function == "default_rng":
             return Opaque("generator")
         return None

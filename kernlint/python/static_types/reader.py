@@ -116,6 +116,19 @@ def loop_bindings(target: ast.expr, iterable: ast.expr, reader: "TypeReader") ->
     return list(unpacked(target, item))
 
 
+def list_growth(call: ast.expr, reader: "TypeReader") -> Optional[Tuple[ast.expr, "Type"]]:
+    """``xs.append(v)`` / ``xs.extend(items)``: (the list grown, the type of each item it gains:
+    ``v``'s, or what walking ``items`` gives, a 1-D NumPy array's elements its scalars); None
+    for any other call."""
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and len(call.args) == 1
+            and not call.keywords and call.func.attr in ("append", "extend")):
+        return None
+    if call.func.attr == "append":
+        return call.func.value, reader.type_of(call.args[0])
+    walked = dict(loop_bindings(ast.Name(id="_", ctx=ast.Store()), call.args[0], reader))
+    return call.func.value, walked.get("_")
+
+
 _FLOAT_CONSTANTS = frozenset({"pi", "e", "inf", "nan", "tau", "euler_gamma", "NINF", "PINF", "NAN", "NaN", "Inf"})
 
 # scipy.constants: every public name is a Python float but these (functions, tables, modules)

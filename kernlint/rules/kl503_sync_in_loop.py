@@ -141,6 +141,8 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
     reported = set()
     through: Dict[Place, list] = {}  # a call in a step loop -> the waits of the functions it runs
     for event, level, loop in facts.stepping(("launch", "sync", "copy-back")):
+        if event.detail.get("via"):
+            continue  # an element read of a parameter no call here binds to a device array
         call = facts.reported_at(event, loop)  # what a function called in the loop does, at the call
         at = call.place if call is not None else event.place
         if at in reported:
@@ -152,6 +154,10 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
             if event.detail.get("read"):
                 continue  # the host reads what the kernel wrote right after: the wait is for that value
             why = f"`{event.what}` is launched on host arrays, so {_copier(event)} synchronizes after it"
+        elif event.detail.get("indexed"):
+            # Python reads the device array's elements by index: one blocking copy each
+            why = (f"`{what}` reads the device array `{event.detail['indexed']}` element by element in Python: one "
+                   f"blocking copy to the host per element (copy it once with `.copy_to_host()` and index the copy)")
         elif event.detail.get("per_element"):
             # Python iterates the device array: one blocking copy per element, whatever the value decides
             why = (f"`{what}` iterates a device array in Python: one blocking copy to the host per element "
@@ -217,6 +223,9 @@ def _callee_does(event, what: str) -> str:
         names = ", ".join(dict.fromkeys(f"`{a.name}`" for a in event.host_arrays))
         return (f"launches `{event.what}` on host arrays ({names}, {line}), so {_copier(event)} "
                 f"synchronizes after each call")
+    if event.detail.get("indexed"):
+        return (f"reads the device array `{event.detail['indexed']}` element by element in Python (`{what}`, {line}): "
+                f"one blocking copy per element (copy it once with `.copy_to_host()` and index the copy)")
     if event.detail.get("per_element"):
         return f"iterates a device array in Python (`{what}`, {line}): one blocking copy per element"
     if event.detail.get("reason"):

@@ -301,7 +301,7 @@ class HostFacts:
                     e = replace(e, args=_bound_args(e.args, binding))
                 if isinstance(e, Launch) and isinstance(binding.get(e.what), Arg) and not e.calls:
                     e = replace(e, what=binding[e.what].name)  # `kernel[g, b](...)` of the kernel the call names
-                if e.detail.get("via"):  # the callee's array parameter: a cost only where this call passes a device array
+                if e.detail.get("via"):  # the callee's array parameter: a cost where this call passes a device array
                     arg = binding.get(str(e.detail["via"]))
                     if not isinstance(arg, Arg) or arg.where not in ("device", "") or arg.library not in ("numba", ""):
                         continue

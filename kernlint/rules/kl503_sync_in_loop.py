@@ -97,7 +97,14 @@ reaches its second iteration: nothing in it is per step.
 Python iterating a numba device array (``sum(d)``, ``max(d)``, ``list(d)``, ``for v in
 d``) makes one blocking copy per element: reported even where its value decides (measured on an H100: a
 step of one launch plus ``sum(d)`` over 64 elements 3,386 µs, against 82.8 µs with
-``d.copy_to_host().sum()``, 41x).
+``d.copy_to_host().sum()``, 41x). So does Python reading a numba device array's elements in a
+loop over their indices (``for m in range(d.shape[0]): ... d[m][n]``, in that loop or in a
+``range`` loop inside it, where the loop launches nothing itself): one blocking copy per
+element, counted where the outermost such loop starts, so a loss helper that reads
+``probs[m][n]`` for every entry is reported at its call in the training loop, saying that it
+reads the device array element by element and suggesting one ``copy_to_host()``. A helper
+whose array is a parameter counts only through calls that pass it a device array: called
+with ``d.copy_to_host()`` (a host array), or once outside any step loop, it is not reported.
 
 ## Example
 ```python

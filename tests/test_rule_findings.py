@@ -285,7 +285,7 @@ def test_a_called_function_s_costs_are_one_finding_per_call_naming_each_line(fix
 
 def test_kl503_says_a_loop_reads_a_device_array_element_by_element(fixture_report):
     # counted where the outermost index loop starts; through a helper, at its call in the step loop
-    name = "host/frequency/element_reads.py"
+    name = "host/element_reads.py"
     called_at = line_of(name, "        running += cross_entropy(d_probs, onehot)")
     called = finding(fixture_report, name, "KL503", called_at)
     reads_at = line_of(name, "    for row in range(probs.shape[0]):")

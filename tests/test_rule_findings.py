@@ -281,3 +281,24 @@ def test_a_called_function_s_costs_are_one_finding_per_call_naming_each_line(fix
     assert "`one_batch` allocates device memory" in message(fixture_report, name, "KL501", 117)
     path = str(FIXTURES / name)
     assert not [f for f in fixture_report.findings if f.path == path and 70 <= f.line <= 78]
+
+
+def test_kl503_says_a_loop_reads_a_device_array_element_by_element(fixture_report):
+    # counted where the outermost index loop starts; through a helper, at its call in the step loop
+    name = "host/element_reads.py"
+    called_at = line_of(name, "        running += cross_entropy(d_probs, onehot)")
+    called = finding(fixture_report, name, "KL503", called_at)
+    reads_at = line_of(name, "    for row in range(probs.shape[0]):")
+    assert called.message.startswith(
+        f"`cross_entropy` reads the device array `probs` element by element in Python (`probs[row][col] for row in "
+        f"range(probs.shape[0])`, element_reads.py:{reads_at}): one blocking copy per element (copy it once with "
+        f"`.copy_to_host()` and index the copy): the host waits for the GPU on every iteration of the loop at line "
+        f"{called_at - 2}")
+    assert called.column == column_of(name, called_at, "cross_entropy(")
+    loop_at = line_of(name, "        for i in range(d_u.shape[0]):")
+    direct = finding(fixture_report, name, "KL503", loop_at)
+    assert direct.message.startswith("`d_u[i] for i in range(d_u.shape[0])` reads the device array `d_u` element "
+                                     "by element in Python: one blocking copy to the host per element")
+    assert direct.column == column_of(name, loop_at, "range(")
+    path = str(FIXTURES / name)
+    assert not [f for f in fixture_report.findings if f.path == path and f.line == reads_at]

@@ -301,6 +301,13 @@ class HostFacts:
                     e = replace(e, args=_bound_args(e.args, binding))
                 if isinstance(e, Launch) and isinstance(binding.get(e.what), Arg) and not e.calls:
                     e = replace(e, what=binding[e.what].name)  # `kernel[g, b](...)` of the kernel the call names
+                if e.detail.get("via"):  # the callee's array parameter: a cost where this call passes a device array
+                    arg = binding.get(str(e.detail["via"]))
+                    if not isinstance(arg, Arg) or arg.where not in ("device", "") or arg.library not in ("numba", ""):
+                        continue
+                    if arg.where == "" and not (arg.parameter and arg.name.isidentifier()):
+                        continue  # unknown here, and not this caller's own parameter either
+                    e = replace(e, detail={**e.detail, "via": "" if arg.where == "device" else arg.name})
                 found.append(replace(e, rate=rate, calls=(event,) + e.calls))
         return found
 

@@ -99,7 +99,14 @@ reaches its second iteration: nothing in it is per step.
 Python iterating a numba device array (``sum(d)``, ``max(d)``, ``list(d)``, ``for v in
 d``) makes one blocking copy per element: reported even where its value decides (measured on an H100: a
 step of one launch plus ``sum(d)`` over 64 elements 3,386 µs, against 82.8 µs with
-``d.copy_to_host().sum()``, 41x).
+``d.copy_to_host().sum()``, 41x). So does Python reading a numba device array's elements in a
+loop over their indices (``for m in range(d.shape[0]): ... d[m][n]``, in that loop or in a
+``range`` loop inside it, where the loop launches nothing itself): one blocking copy per
+element, counted where the outermost such loop starts, so a loss helper that reads
+``probs[m][n]`` for every entry is reported at its call in the training loop, saying that it
+reads the device array element by element and suggesting one ``copy_to_host()``. A helper
+whose array is a parameter counts only through calls that pass it a device array: called
+with ``d.copy_to_host()`` (a host array), or once outside any step loop, it is not reported.
 
 ## Example
 ```python
@@ -143,6 +150,8 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
     reported = set()
     through: Dict[Place, list] = {}  # a call in a step loop -> the waits of the functions it runs
     for event, level, loop in facts.stepping(("launch", "sync", "copy-back")):
+        if event.detail.get("via"):
+            continue  # an element read of a parameter no call here binds to a device array
         call = facts.reported_at(event, loop)  # what a function called in the loop does, at the call
         at = call.place if call is not None else event.place
         if at in reported:
@@ -154,6 +163,10 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
             if event.detail.get("read"):
                 continue  # the host reads what the kernel wrote right after: the wait is for that value
             why = f"`{event.what}` is launched on host arrays, so {_copier(event)} synchronizes after it"
+        elif event.detail.get("indexed"):
+            # Python reads the device array's elements by index: one blocking copy each
+            why = (f"`{what}` reads the device array `{event.detail['indexed']}` element by element in Python: one "
+                   f"blocking copy to the host per element (copy it once with `.copy_to_host()` and index the copy)")
         elif event.detail.get("per_element"):
             # Python iterates the device array: one blocking copy per element, whatever the value decides
             why = (f"`{what}` iterates a device array in Python: one blocking copy to the host per element "
@@ -219,6 +232,9 @@ def _callee_does(event, what: str) -> str:
         names = ", ".join(dict.fromkeys(f"`{a.name}`" for a in event.host_arrays))
         return (f"launches `{event.what}` on host arrays ({names}, {line}), so {_copier(event)} "
                 f"synchronizes after each call")
+    if event.detail.get("indexed"):
+        return (f"reads the device array `{event.detail['indexed']}` element by element in Python (`{what}`, {line}): "
+                f"one blocking copy per element (copy it once with `.copy_to_host()` and index the copy)")
     if event.detail.get("per_element"):
         return f"iterates a device array in Python (`{what}`, {line}): one blocking copy per element"
     if event.detail.get("reason"):

@@ -119,6 +119,8 @@ def _waits(event: Event, launch: Event) -> bool:
     """Does ``event`` make the host wait for ``launch``, queued before it?"""
     if isinstance(event, Launch) and event.detail.get("pycuda"):
         return bool(event.detail.get("waits"))  # `drv.Out` copies back after the kernel: a wait
+    if event.detail.get("via"):
+        return False  # an element read of a parameter that may not be a device array at all
     if event.kind == "copy-back" and event.detail.get("stream"):
         # a copy into pageable memory on a stream returns once done: it waits for that stream's work,
         # and numba's streams wait for the legacy default stream's

@@ -2,7 +2,8 @@
 copy an array back to the host, read a clock, record a CUDA event, meet other processes at a
 barrier or set the allocator, as ``analysis.host``
 events; and what costs without a call of its own: indexing device arrays with host data or
-a boolean mask (``subscript_events``), Python iterating a device array (``iterated``), a
+a boolean mask (``subscript_events``), Python iterating a device array (``iterated``) or reading its
+elements in a loop over their indices (``element_loop``), a
 PyCUDA call's ``drv.In``/``drv.Out`` arguments (``pycuda_launch``) and ``timeit`` timing
 code that launches (``timed_statement``). May import ``python.static_types``,
 ``analysis.host`` and the host reader's syntax-only parts (``frequency``, ``launches``).
@@ -157,6 +158,52 @@ def iterated(loop: ast.For, frame: Frame, module: PyModule, reader: TypeReader) 
     what = f"for {ast.unparse(loop.target)} in {ast.unparse(loop.iter)}"
     return Event("copy-back", place_of(module.path, loop.iter), frame.qualname, frame.loops, what=what,
                  detail={"assigned": [], "per_element": True})
+
+
+def element_loop(loop: ast.For, frame: Frame, module: PyModule, reader: TypeReader, rebound: Set[str],
+                 parameters: Set[str]) -> Optional[Event]:
+    """``for i in range(n)`` whose body (or a ``range`` loop nested in it) reads a numba device
+    array's element by those indices from Python (``d[i]``, ``d[i][j]``): each read copies one
+    element to the host and waits, so the loop costs one blocking copy per element, an event of
+    the frame the loop is in (where it starts), as ``iterated``'s; or None. A loop that launches
+    kernels itself is left out: it is a step loop reading a value per step, not a read-out of
+    an array. ``rebound``: names the body rebinds (their type before the loop says nothing);
+    ``parameters``: the function's, an array of unknown type among them read as its callers
+    bind it (``via``: ``HostFacts.expand`` keeps the event only through a call passing a device
+    array)."""
+    if not _range_loop(loop, frame, module):
+        return None
+    indices = set(target_names(loop.target))
+    nodes = list(own_nodes(loop))
+    for node in nodes:
+        if isinstance(node, ast.For) and _range_loop(node, frame, module):
+            indices |= set(target_names(node.target))
+        elif isinstance(node, ast.Call) and launch_target(node) is not None:
+            return None
+    inner = {id(n.value) for n in nodes if isinstance(n, ast.Subscript)}
+    for node in nodes:
+        if not isinstance(node, ast.Subscript) or not isinstance(node.ctx, ast.Load) or id(node) in inner:
+            continue
+        base, used = node, set()
+        while isinstance(base, ast.Subscript):  # `d[i][j]`: the chain's array and every index it uses
+            used |= names_in(base.slice)
+            base = base.value
+        if not isinstance(base, (ast.Name, ast.Attribute)) or not used & indices or ast.unparse(base) in rebound:
+            continue
+        kind = reader.type_of(base)
+        device = isinstance(kind, ArrayType) and kind.where == "device" and kind.library in ("numba", "")
+        # a parameter its callers pass different things to: a device array where a call passes one
+        via = base.id if kind is None and isinstance(base, ast.Name) and base.id in parameters else ""
+        if device or via:
+            what = f"{ast.unparse(node)} for {ast.unparse(loop.target)} in {ast.unparse(loop.iter)}"
+            return Event("copy-back", place_of(module.path, loop.iter), frame.qualname, frame.loops, what=what,
+                         detail={"assigned": [], "per_element": True, "indexed": ast.unparse(base), "via": via})
+    return None
+
+
+def _range_loop(loop: ast.AST, frame: Frame, module: PyModule) -> bool:
+    return isinstance(loop, ast.For) and isinstance(loop.iter, ast.Call) and \
+        module.dotted(loop.iter.func, frame.scope) == "builtins.range"
 
 
 def subscript_events(statement: ast.stmt, frame: Frame, module: PyModule, reader: TypeReader) -> List[Event]:

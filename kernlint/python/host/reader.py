@@ -46,7 +46,7 @@ from .launches import LAUNCH_TEXT, calls_in_order, compile_target, handed_call, 
 from .wrappers import configured_call, unwrapped_call
 from .loops import LoopReader, carried_places
 from .names import rebound, target_names
-from .operations import (configured_gpu_kernel, host_operation, iterated, mpi_transfer, pycuda_launch,
+from .operations import (configured_gpu_kernel, element_loop, host_operation, iterated, mpi_transfer, pycuda_launch,
                          subscript_events, timed_through, ufunc_launch)
 from .class_methods import class_method_calls, drives_class_methods
 from .operator_calls import drives_operators, operator_call
@@ -114,6 +114,7 @@ class HostReader:
         self._reads = 0  # the passes over the file so far
         self._flags = FlagSplits()  # what `if`s on one flag say of each other
         self._statements: List[ast.stmt] = []  # the statements being read, innermost last
+        self._element_loops: Set[int] = set()  # index loops inside one that reads device elements
         # reading a class's `__init__` (and its methods that store attributes) again in one
         # world of its mode tests (`modes`): the world and the tests' formulas (the class, and
         # what it stores in that world: `ClassAttributes.world_class`, `world_attributes`)
@@ -260,6 +261,12 @@ class HostReader:
             self._expr(statement.iter, frame)
             if self._record and not self._variant and not self._types_only:
                 walked = iterated(statement, frame, self.module, self.types(frame))  # `for v in d_x`
+                if walked is None and id(statement) not in self._element_loops:
+                    walked = element_loop(statement, frame, self.module, self.types(frame), self.project.memo(
+                        "rebound", statement, lambda: rebound(statement.body)),  # `for i in range(n): d[i]`
+                        set(self.facts.parameters.get(frame.qualname, ((), None, ()))[2]) if frame.function else set())
+                    if walked is not None:  # the outermost index loop is the event: not the loops in it
+                        self._element_loops.update(id(n) for n in ast.walk(statement) if isinstance(n, ast.For))
                 if walked is not None:
                     self.facts.events.append(walked)
             loop = self._loop(statement, "for", frame)

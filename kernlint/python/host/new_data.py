@@ -23,6 +23,7 @@ import ast
 from typing import Dict, Iterator, List, Optional, Set
 
 from ...analysis.host import Event, HostFacts
+from .frequency.syntax import dotted_name
 
 _CONSTANT_FILLS = {"zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like", "full_like"}
 # methods and attributes that give a view or a copy of an array's own data
@@ -381,17 +382,7 @@ def _data_names(value: ast.expr) -> Set[str]:
 def _draws(value: ast.expr) -> bool:
     """A random draw in ``value``: ``np.random.rand(n)``, ``cp.random.normal(...)``, ``random.random()``."""
     return any(isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and
-               "random" in _dotted(node.func).split(".")[:-1] for node in ast.walk(value))
-
-
-def _dotted(node: ast.expr) -> str:
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if isinstance(node, ast.Name):
-        parts.append(node.id)
-    return ".".join(reversed(parts))
+               "random" in dotted_name(node.func).split(".")[:-1] for node in ast.walk(value))
 
 
 def _host_updated(loop: ast.stmt, base: str) -> bool:

@@ -173,9 +173,10 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
                    f"(one `.copy_to_host()` and NumPy on the copy: 41x faster on an H100 for 64 elements)")
         else:
             entry = event.call_in(loop.function)  # the call in the loop that leads to it (if any)
-            if set(event.detail.get("assigned", ())) & loop.deciding or event.detail.get("decides") or (
-                    entry is not None and entry.detail.get("decides") and not (
-                        event.kind == "sync" and _launch_after(facts, event, level, entry))):
+            if not event.detail.get("round_trip") and (
+                    set(event.detail.get("assigned", ())) & loop.deciding or event.detail.get("decides") or (
+                        entry is not None and entry.detail.get("decides") and not (
+                            event.kind == "sync" and _launch_after(facts, event, level, entry)))):
                 # the host needs the value to decide what this iteration does (a wait the called
                 # function makes between its own launches is not for that value: reported)
                 continue
@@ -190,7 +191,7 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
                 continue  # with a barrier between processes: each rank's next kernel reads what the others wrote
             if event.kind == "sync" and _handed_to_mpi(facts, event, level):
                 continue  # MPI sends the device memory the kernels wrote: they must be done first
-            if _clock_after(facts, event, level) and not (
+            if _clock_after(facts, event, level) and not event.detail.get("round_trip") and not (
                     event.kind == "sync" and entry is not None and _launch_after(facts, event, level, entry)):
                 continue  # timing each iteration: the wait is the point (one before the clock, not one per launch)
             why = f"`{what}`" + (f" {event.detail['reason']}" if event.detail.get("reason") else
@@ -237,6 +238,9 @@ def _callee_does(event, what: str) -> str:
                 f"one blocking copy per element (copy it once with `.copy_to_host()` and index the copy)")
     if event.detail.get("per_element"):
         return f"iterates a device array in Python (`{what}`, {line}): one blocking copy per element"
+    if event.detail.get("round_trip"):
+        return (f"copies device data back (`{what}`, {line}) only to compute what it uploads again "
+                f"({event.detail['round_trip']}): computed on the device, that needs no wait")
     if event.detail.get("reason"):
         return f"{event.detail['reason']} (`{what}`, {line})"
     return f"{'copies device data back' if event.kind == 'copy-back' else 'synchronizes'} (`{what}`, {line})"
@@ -310,6 +314,8 @@ def _read_next(facts: HostFacts, event, level, entry) -> bool:
 def _needed(copy, entry) -> bool:
     """Whether the host reads a copy back on its iteration (``rates``' marks): it decides, it is
     read there, or the function called in the loop (``entry``) hands it to the caller, who reads it."""
+    if copy.detail.get("round_trip"):
+        return False  # the host only uploads again what it computes from it
     if copy.detail.get("read") or copy.detail.get("decides"):
         return True
     return entry is not None and (copy.place in entry.detail.get("uses_copy", ()) or entry.detail.get("decides") or (

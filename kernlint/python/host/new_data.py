@@ -183,6 +183,12 @@ def _mark_arguments(event: Event, bodies, functions) -> None:
 def _parameters_read(source: ast.expr, function: ast.AST) -> List[str]:
     """The function's parameters the uploaded data is computed from, through the names the
     function binds (``angle = step * speed`` ... ``cp.asarray(proj @ view(angle))``)."""
+    data = source
+    while isinstance(data, ast.Call) and isinstance(data.func, ast.Attribute) and data.func.attr in _VIEWS and not (
+            isinstance(data.func.value, ast.Name) and data.func.value.id in _MODULES):
+        data = data.func.value  # `x0.astype(np.float32)`: the parameter's own data
+    if isinstance(data, ast.Name) and data is not source and data.id in _parameters(function):
+        return [data.id]
     return sorted(_computed_from_parameters(source, function, _parameters(function), built=True))
 
 
@@ -322,7 +328,7 @@ def _iteration_values(loop: ast.stmt) -> Set[str]:
     if isinstance(loop, (ast.For, ast.AsyncFor)):
         computed |= {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
     bindings = _bindings(loop.body)
-    computed |= {name for name, _, _, names in bindings if name in names}
+    computed |= _self_advanced(bindings)
     drawn = {name for name, value, _, _ in bindings if _draws(value)}
     computed |= drawn
     while True:
@@ -331,6 +337,26 @@ def _iteration_values(loop: ast.stmt) -> Set[str]:
             _REACH[key] = (loop.body, computed)
             return computed
         computed = grown
+
+
+def _self_advanced(bindings: List[tuple]) -> Set[str]:
+    """Names each iteration computes from their own last value, directly (``x = f(x)``) or
+    through other names (``x_next = f(x, u)`` ... ``x = x_next``): the state a loop carries."""
+    reads: Dict[str, Set[str]] = {}
+    for name, _, _, names in bindings:
+        reads.setdefault(name, set()).update(names)
+    found: Set[str] = set()
+    for name in reads:
+        seen, frontier = set(), set(reads[name])
+        while frontier and name not in seen:
+            current = frontier.pop()
+            if current in seen:
+                continue
+            seen.add(current)
+            frontier |= reads.get(current, set()) - seen
+        if name in seen:
+            found.add(name)
+    return found
 
 
 def _bindings(body: List[ast.stmt], call_line: int = 0) -> List[tuple]:

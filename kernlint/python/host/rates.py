@@ -15,10 +15,12 @@ from typing import Dict, Set
 
 from ...analysis.host import Event, HostFacts, Launch, Level, Rate
 from . import frequency, new_data
+from .frequency.syntax import short_text
 from .launches import configured_kernel
-from .uses import RETURNED, computed_with, copy_outputs, deferred_total, handed_on, read_after
+from .uses import RETURNED, computed_with, copy_outputs, deferred_total, handed_on, read_after, round_trip
 
 _TESTS = (ast.If, ast.While, ast.Assert)
+_ASSIGNS = (ast.Assign, ast.AnnAssign, ast.AugAssign)
 
 
 def attach(facts: HostFacts, tree: ast.Module, memo=None) -> None:
@@ -74,6 +76,20 @@ def _mark_reads(facts: HostFacts, functions, bodies: Dict[str, frequency.Frequen
                                               f"does not read (count on the device and read the total once after the "
                                               f"loop)")
             continue
+        outputs = copy_outputs(node, event.place.line)
+        if outputs and isinstance(node, _ASSIGNS):
+            before = [s for s in region if (s.end_lineno or s.lineno) < node.lineno] if in_loop else []
+            uploads = round_trip(region, after, outputs, before)
+            if uploads:
+                # all the host does with it is compute what it uploads again: nothing waits on the value
+                upload = uploads[0]
+                _mark_uploaded(facts, event.function, uploads)
+                event.detail.pop("decides", None)
+                event.detail["round_trip"] = f"`{short_text(upload)}`, line {upload.lineno}"
+                event.detail.setdefault("reason", f"is a blocking copy whose value the host only computes with "
+                                                  f"to upload it again ({event.detail['round_trip']}): computed on the "
+                                                  f"device, it needs no wait")
+                continue
         if computed_with(node, event.place.line, event.place.column):
             event.detail["read"] = True  # the host computes with it right there (a loss, an update)
             continue
@@ -83,7 +99,6 @@ def _mark_reads(facts: HostFacts, functions, bodies: Dict[str, frequency.Frequen
         if isinstance(node, ast.Return) and not in_loop:
             event.detail["carried"] = [RETURNED]  # `return int(np.argmax(d.copy_to_host()))`: the result
             continue
-        outputs = copy_outputs(node, event.place.line)
         if not outputs:
             continue
         read, tracked = read_after(region, after, outputs, _class_methods(methods, event.function))
@@ -127,6 +142,15 @@ def _mark_reads(facts: HostFacts, functions, bodies: Dict[str, frequency.Frequen
         outputs = copy_outputs(node, -1)  # (no copy on line -1: the statement's targets alone)
         if outputs and read_after(region, after, outputs, _class_methods(methods, call.function))[0]:
             call.detail["result_read"] = True
+
+
+def _mark_uploaded(facts: HostFacts, function: str, uploads) -> None:
+    """The uploads of a round trip carry what the host computed on this step from the copy back:
+    no transfer before the loop could replace them (the copy is the cost, reported as a wait)."""
+    places = {(call.lineno, call.col_offset + 1) for call in uploads}
+    for event in facts.events:
+        if event.kind == "alloc" and event.function == function and (event.place.line, event.place.column) in places:
+            event.detail["new_data"] = True
 
 
 def _mark_launch_reads(facts: HostFacts, functions, bodies: Dict[str, frequency.Frequency]) -> None:

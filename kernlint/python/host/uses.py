@@ -346,3 +346,89 @@ def _text(node: ast.expr) -> Optional[str]:
     if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
         return f"self.{node.attr}"
     return None
+
+
+# host-to-device copies: the argument each sends (`cuda.to_device(x, to=d)`, `d.copy_to_device(x)`,
+# PyCUDA's `drv.memcpy_htod(d, x)` and `gpuarray.to_gpu(x)`, a PyCUDA array's `d.set(x)`)
+_UPLOADS = {"to_device": 0, "copy_to_device": 0, "to_gpu": 0, "to_gpu_async": 0, "memcpy_htod": 1,
+            "memcpy_htod_async": 1}
+_LEAVES = (ast.Return, ast.Break, ast.Continue, ast.Raise, ast.Yield, ast.YieldFrom)
+
+
+def round_trip(region: List[ast.stmt], after: int, outputs: Set[str],
+               before: List[ast.stmt] = ()) -> List[ast.Call]:
+    """The upload, if any, that is all the host does with a copy's value: what the statements
+    of ``region`` after line ``after`` compute from ``outputs`` (local names; through
+    assignments, and branches whose tests read it only to pick how a name is computed) ends in
+    host-to-device copies and nothing else reads it: no other call, no attribute, no return,
+    no branch that leaves, no test of a loop (``costs = d.copy_to_host()``, ``w = np.exp(-costs)``,
+    ``w /= w.sum()``, ``cuda.to_device(w, to=d_w)``). The wait serves nothing the host decides:
+    the device could compute that value itself. ``before``: the statements of the loop body
+    before the copy; a value they read is carried to the next iteration, not a round trip.
+    Returns the uploads (none where the value is read otherwise)."""
+    tainted = {name for name in outputs if "." not in name}
+    if not tainted or tainted != set(outputs):
+        return []
+    uploads: List[ast.Call] = []
+    if not _follow(region, after, tainted, uploads, False) or not uploads:
+        return []
+    if any(isinstance(n, ast.Name) and n.id in tainted and isinstance(n.ctx, ast.Load)
+           for statement in before for n in ast.walk(statement)):
+        return []
+    return uploads
+
+
+def _follow(statements, after: int, tainted: Set[str], uploads: List[ast.Call], chosen: bool) -> bool:
+    """Walk ``statements`` (those after line ``after``), growing ``tainted``; False where the
+    value reaches anything but a computation of a local name or an upload. ``chosen``: inside a
+    branch whose test reads the value (every name assigned there is computed from it)."""
+    for statement in statements:
+        if (statement.end_lineno or statement.lineno) <= after:
+            continue
+        reads = {n.id for n in ast.walk(statement) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+        if isinstance(statement, _ASSIGNS):
+            value = statement.value
+            targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+            carries = chosen or (value is not None and bool(reads & tainted))
+            for target in targets:
+                for node in (target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]):
+                    base = node
+                    while isinstance(base, ast.Subscript):
+                        base = base.value
+                    if not isinstance(base, ast.Name):
+                        if carries:
+                            return False  # stored into an attribute or an object: kept beyond the step
+                        continue
+                    if carries:
+                        tainted.add(base.id)
+                    elif base is node and not isinstance(statement, ast.AugAssign):
+                        tainted.discard(base.id)  # rebound to another value
+            continue
+        if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
+            call = statement.value
+            name = call.func.attr if isinstance(call.func, ast.Attribute) else ""
+            at = _UPLOADS.get(name)
+            if at is not None and len(call.args) > at and _loads(call.args[at]) & tainted:
+                uploads.append(call)
+                continue
+            if reads & tainted or chosen:
+                return False  # handed to a call: shown, saved, passed on
+            continue
+        if isinstance(statement, ast.If):
+            test = _loads(statement.test) & tainted
+            if test and any(isinstance(n, _LEAVES) for arm in (statement.body, statement.orelse)
+                            for s in arm for n in ast.walk(s)):
+                return False  # the value decides whether the function or the loop goes on
+            if not (_follow(statement.body, after, tainted, uploads, chosen or bool(test)) and
+                    _follow(statement.orelse, after, tainted, uploads, chosen or bool(test))):
+                return False
+            continue
+        if isinstance(statement, ast.Pass):
+            continue
+        if reads & tainted or chosen and isinstance(statement, _LEAVES):
+            return False
+    return True
+
+
+def _loads(node: ast.AST) -> Set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}

@@ -194,11 +194,16 @@ class LoopKinds:
         count = self._trips()
         if count is not None and count <= FEW:
             return ""
-        for sub in own_nodes(self.node.body):
-            if isinstance(sub, ast.Call) and dotted_name(sub.func).rsplit(".", 1)[-1] in _SIZED and any(
-                    _size_names(a) & self.facts.changed for a in sub.args[:1]):
-                return ""  # a buffer sized by what the loop changes: a retry growing it
-        return self._shared_state()
+        assigned: Set[str] = set()  # (what the iteration has assigned before each statement)
+        for statement in _simple_statements(self.node.body):
+            for sub in ast.walk(statement):
+                if isinstance(sub, ast.Call) and dotted_name(sub.func).rsplit(".", 1)[-1] in _SIZED and any(
+                        (_size_names(a) & self.facts.changed) - assigned for a in sub.args[:1]):
+                    # a buffer sized by what an earlier iteration changed: a retry growing it (a size
+                    # the iteration computes first, `np.zeros(rows * cols)`, is that iteration's own)
+                    return ""
+            assigned |= _reads_writes(statement)[1]
+        return self._shared_state() or self._state_handed_on()
 
     def _element_written(self, test: ast.AST) -> str:
         """An element the test reads (``err[0] > tol``) of an array the loop writes: handed to
@@ -496,6 +501,22 @@ class LoopKinds:
             for name in sorted(reads & used):
                 if name in self.facts.changed and name not in assigned and name not in self.variables and (
                         name not in timing):
+                    return name
+            assigned |= writes
+        return ""
+
+    def _state_handed_on(self) -> str:
+        """A value the loop computes that the next iteration hands to a call before it assigns it
+        again (``u = ctl.solve(x)`` ... ``x = x_next``): the state of a simulation or of a
+        controller going on from one step to the next, which a retry (redoing its work from
+        scratch) does not have. Counters and clock reads are not that state."""
+        timing = self._timing()
+        assigned: Set[str] = set()
+        for statement in _simple_statements(self.node.body):
+            reads, writes = _reads_writes(statement)
+            for name in sorted(reads & _argument_reads(statement)):
+                if name in self.facts.changed and name not in assigned and name not in self.variables and (
+                        name not in timing and name not in self.facts.counters and name not in self.facts.incremented):
                     return name
             assigned |= writes
         return ""

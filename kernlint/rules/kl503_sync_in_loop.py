@@ -162,6 +162,9 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
                 continue  # PyCUDA's `drv.In` alone copies in and launches: nothing waits for the kernel
             if event.detail.get("read"):
                 continue  # the host reads what the kernel wrote right after: the wait is for that value
+            entry = event.call_in(loop.function)
+            if entry is not None and _read_next(facts, event, level, entry):
+                continue  # a copy of what it wrote, which the host needs, comes next: it would wait the same
             why = f"`{event.what}` is launched on host arrays, so {_copier(event)} synchronizes after it"
         elif event.detail.get("indexed"):
             # Python reads the device array's elements by index: one blocking copy each

@@ -112,6 +112,9 @@ class ClassAttributes:
         value = self.types.get(key)
         if isinstance(value, ArrayType) and len(self.places.get(key, set()) | elsewhere) > 1:
             return replace(value, where="", library="")
+        if isinstance(value, Maybe) and isinstance(value.value, ArrayType) and (
+                len(self.places.get(key, set()) | elsewhere) != 1):  # (None, or arrays in several places)
+            return replace(value, value=replace(value.value, where="", library=""))
         return value
 
     def conflicting(self, klass: str) -> bool:

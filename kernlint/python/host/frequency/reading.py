@@ -247,9 +247,12 @@ class _Reader:
             breaks = any(isinstance(sub, ast.Break) for sub in _own_statements(statement.body))
             self.block(statement.orelse, loop, guards + ((skipped,) if breaks else ()), leaving, changes)
         elif isinstance(statement, ast.If):
+            every = _every_multiple(statement.test, dict(self.context.constants))  # (not a default: callers pass others)
             for arm, other in ((statement.body, statement.orelse), (statement.orelse, statement.body)):
                 guard = Guard(statement, arm is statement.body, other, changes,
-                              whole=whole and not statement.orelse)
+                              whole=whole and not statement.orelse) if not every else Guard.fixed(
+                    "every", f"`{short_text(statement.test)}` holds on every iteration: the interval is 1") \
+                    if arm is statement.body else Guard.fixed("event", f"`{short_text(statement.test)}` never fails")
                 self.block(arm, loop, guards + (guard,), leaving, changes)
         elif isinstance(statement, (ast.With, ast.AsyncWith)):
             self.block(statement.body, loop, guards, leaving, changes)
@@ -309,6 +312,20 @@ def _literal_lists(statements: Sequence[ast.stmt]) -> Set[str]:
             bound[sub.target.id] = bound.get(sub.target.id, False) and isinstance(sub.value, (ast.List, ast.Tuple))
     return {name for name, literal in bound.items() if literal}
 
+
+
+def _every_multiple(test: ast.AST, constants: Mapping[str, int]) -> bool:
+    """A modulo gate whose interval is the constant 1 (``step % interval == 0``, ``interval =
+    1`` at the module's top): it holds on every iteration."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        test = test.operand
+        modulo = test if isinstance(test, ast.BinOp) and isinstance(test.op, ast.Mod) else None
+    elif isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq) and (
+            int_value(test.comparators[0], constants) == 0):
+        modulo = test.left if isinstance(test.left, ast.BinOp) and isinstance(test.left.op, ast.Mod) else None
+    else:
+        modulo = None
+    return modulo is not None and int_value(modulo.right, constants) == 1
 
 
 def _module_constants(tree: ast.Module) -> Dict[str, int]:

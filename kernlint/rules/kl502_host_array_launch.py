@@ -25,11 +25,18 @@ b)`` runs the function ``Ops.zip`` returns). PyCUDA's
 ``drv.In(x)``/``drv.Out(y)``/``drv.InOut(z)`` arguments (in a file that imports PyCUDA) are
 host arrays too: each call allocates device memory for them and copies in, out or both
 (also where the PyCUDA function is kept in an attribute, ``self.inject(drv.In(a), ...)``).
+An object's attribute that its class sets to ``None`` as a placeholder and to host arrays
+only (``self.heights = None`` in ``__init__``, ``self.heights = np.zeros(...)`` in
+``generate()``) is a host array where it is launched (a launch on None fails), also handed
+by keyword through another file's method parameter
+(``sensor.scan(pos, height_map=world.heights)``, the method launching on ``height_map``).
 A call of a CUDA ufunc (``@vectorize(..., target='cuda')``, ``@guvectorize(...,
 target='cuda')``) is a launch on its array arguments and ``out=``: numba copies host arrays
 in, the result back, and waits, as for a kernel.
 
-Only what runs on *every* step is reported: not a launch behind a modulo or counter gate,
+Only what runs on *every* step is reported: not a launch behind a modulo or counter gate
+(one whose interval is the module's constant 1, ``if step % SENSE_EVERY == 0:`` with
+``SENSE_EVERY = 1``, holds on every step),
 in a branch that leaves the loop, in a retry or convergence loop (the host value decides
 whether to go on: ``while err[0] > tol:`` with ``err`` an array a launch in the loop writes), in set-up or warm-up code, in a loop over sizes, devices, files,
 launch configurations or test cases, in a benchmark (a loop a clock or CUDA events

@@ -89,7 +89,9 @@ A loop is a step loop only where the code shows it (state carried from one itera
 next, launches sharing arrays the loop keeps, a ``while`` a counter or a clock ends; a ``for``
 over many generations whose launches share the population it keeps is one even where a
 ``break`` leaves it when the fitness read back stops improving: that read decides, the waits
-between the generation's launches do not; a name
+between the generation's launches do not; so is a control loop handing the state it computes
+to the next iteration's work, ``u = planner.plan(x)`` ... ``x = x_next``, left by a ``break``
+when the goal is reached; a name
 like ``n_steps``, or a call like ``sim.advance(dt)``, ``self.UpdateState(dt)`` or
 ``net.learn(batch)`` on an object the loop keeps, only breaks a tie); any other loop is unknown, and unknown is silent. A loop whose every iteration makes a call that cannot bind its arguments (a project
 function or a kernel given too many or too few: ``TypeError``; an upload of what an in-place
@@ -108,6 +110,17 @@ reads the device array element by element and suggesting one ``copy_to_host()``.
 whose array is a parameter counts only through calls that pass it a device array: called
 with ``d.copy_to_host()`` (a host array), or once outside any step loop, it is not reported.
 
+Reported even where the value is read: a copy whose value the host only computes with to
+upload it again in the same iteration (``costs = d_costs.copy_to_host()``, ``w = np.exp(-costs)``,
+``w /= w.sum()``, ``cuda.to_device(w, to=d_w)``; a branch that only picks how that value is
+computed included), directly or in a function the loop calls: a device-to-host-to-device round
+trip whose wait serves nothing the host decides, since a kernel could compute the value where
+it is used. A copy whose value also decides (a branch that returns, breaks or raises on it),
+is returned, stored in an attribute or handed to any other call is read, as above. A launch
+on host arrays in a function the loop calls, followed in that call by a blocking copy of what
+the host needs (``cast[g, b](d_hits, heights)`` then ``d_hits.copy_to_host(hits)``, the hits
+returned and read), waits no longer than that copy would: KL502 reports its transfers.
+
 ## Example
 ```python
 for step in range(steps):
@@ -118,6 +131,13 @@ for step in range(steps):
     relax[blocks, threads](d_field)
     frame = d_field.copy_to_host()  # not reported: the host writes it out on this step
     np.save(f"frames/{step:05}", frame)
+
+for step in range(steps):
+    rollout[blocks, threads](d_costs, d_state)
+    costs = d_costs.copy_to_host()  # KL503: only turned into weights uploaded again
+    weights = np.exp(-(costs - costs.min()))
+    cuda.to_device(weights / weights.sum(), to=d_weights)
+    blend[blocks, threads](d_state, d_weights)
 ```
 
 Use instead: one ``cuda.synchronize()`` after the loop; where the host needs data every

@@ -247,7 +247,8 @@ class _Reader:
             breaks = any(isinstance(sub, ast.Break) for sub in _own_statements(statement.body))
             self.block(statement.orelse, loop, guards + ((skipped,) if breaks else ()), leaving, changes)
         elif isinstance(statement, ast.If):
-            every = _every_multiple(statement.test, dict(self.context.constants))  # (not a default: callers pass others)
+            # (the module's constants: a parameter's default is not one, its callers may pass others)
+            every = _every_multiple(statement.test, dict(self.context.constants))
             for arm, other in ((statement.body, statement.orelse), (statement.orelse, statement.body)):
                 guard = Guard(statement, arm is statement.body, other, changes,
                               whole=whole and not statement.orelse) if not every else Guard.fixed(

@@ -179,8 +179,7 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
             if event.detail.get("shape_based", True) and _from_a_pool(event.what, facts) or (
                     event.place in launchers):
                 continue  # a pool hit, not a cudaMalloc; or a launcher's, reported at its line
-            if not event.detail.get("shape_based", True) and not event.detail.get("into") and (
-                    event.detail.get("handed_in") or {}).get("only"):
+            if not event.detail.get("shape_based", True) and (event.detail.get("handed_in") or {}).get("only"):
                 continue  # what the call hands in, uploaded: each step's new input (a sample, a batch)
             through.setdefault(call.place, []).append((event, call, level))
             continue

@@ -83,9 +83,13 @@ def _mark_transfer(facts: HostFacts, event: Event, bodies, functions) -> None:
         computed_from = _parameters_read(source, function)
         if computed_from:
             event.detail["computed_from"] = computed_from
-        name = source.id if isinstance(source, ast.Name) else ""
+        data = _unviewed(source)
+        name = data.id if isinstance(data, ast.Name) else ""
         if name in _parameters(function) and _first_upload(function.body, name, call):
-            event.detail["handed_in"] = {"parameter": name, "only": False}
+            # a view of a parameter (`x0.astype(np.float32)`) reads nothing but it: what the caller hands in
+            event.detail["handed_in"] = {"parameter": name, "only": data is not source}
+        elif _updated_after(function.body, data, call):
+            event.detail["new_data"] = True  # state the host updates on each call, uploaded on the next
         return
     loop = statement.loop.node
     if isinstance(function, ast.Module):  # a script's loop: what its iteration computes, alone
@@ -180,13 +184,41 @@ def _mark_arguments(event: Event, bodies, functions) -> None:
         event.detail["arg_params"] = reads
 
 
+def _unviewed(source: ast.expr) -> ast.expr:
+    """The array a chain of views is of (``x0.astype(np.float32)``, ``self.u.ravel()``: ``x0``, ``self.u``)."""
+    while isinstance(source, ast.Call) and isinstance(source.func, ast.Attribute) and source.func.attr in _VIEWS and \
+            not (isinstance(source.func.value, ast.Name) and source.func.value.id in _MODULES):
+        source = source.func.value
+    return source
+
+
+def _updated_after(body: List[ast.stmt], data: ast.expr, call: ast.Call) -> bool:
+    """Whether a function (with no loop around the upload) assigns the attribute it uploads
+    (``self.u_nominal``), whole or in part, after the upload, with something other than a
+    constant fill: the host computes the object's state on each call and the next call uploads it."""
+    if not (isinstance(data, ast.Attribute) and isinstance(data.value, ast.Name) and data.value.id == "self"):
+        return False
+    text = ast.unparse(data)
+    for node in _own(body):
+        if not isinstance(node, (ast.Assign, ast.AugAssign)) or node.lineno <= call.lineno:
+            continue
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        if any(_text(_base(t)) == text for t in targets) and not _filled_with_constant(node.value):
+            return True
+    return False
+
+
+def _filled_with_constant(value: ast.expr) -> bool:
+    if isinstance(value, ast.Constant):
+        return True
+    return isinstance(value, ast.Call) and dotted_name(value.func).rsplit(".", 1)[-1] in _CONSTANT_FILLS and not any(
+        isinstance(a, ast.Name) for a in value.args[1:])
+
+
 def _parameters_read(source: ast.expr, function: ast.AST) -> List[str]:
     """The function's parameters the uploaded data is computed from, through the names the
     function binds (``angle = step * speed`` ... ``cp.asarray(proj @ view(angle))``)."""
-    data = source
-    while isinstance(data, ast.Call) and isinstance(data.func, ast.Attribute) and data.func.attr in _VIEWS and not (
-            isinstance(data.func.value, ast.Name) and data.func.value.id in _MODULES):
-        data = data.func.value  # `x0.astype(np.float32)`: the parameter's own data
+    data = _unviewed(source)  # `x0.astype(np.float32)`: the parameter's own data
     if isinstance(data, ast.Name) and data is not source and data.id in _parameters(function):
         return [data.id]
     return sorted(_computed_from_parameters(source, function, _parameters(function), built=True))

@@ -27,7 +27,10 @@ in an attribute, a parameter its callers pass, an item of a list of objects of s
 classes, a name bound to one project class on each path, ``S = SimGPU`` / ``S = SimCPU``, then
 called: each class's method counts) counts the same, reported at the call and naming the class's method. A function
 called in the loop that uploads what the call hands it (``cuda.to_device(x)`` of its own
-parameter: each step's sample or batch) is left alone: that data is the step's input.
+parameter, or of a view of it into a buffer it keeps, ``cuda.to_device(x0.astype(np.float32),
+to=self.d_x0)``: each step's sample, batch or state) is left alone: that data is the step's
+input; so is its upload of an attribute it updates on the host after the upload on each call
+(a controller's warm start, ``self.guess[:-1] = plan[1:]``): the next call sends the new value.
 
 Only what runs on *every* step is reported (a phase of a time loop counts: ``if t < t_stim:``
 upload the stimulus, ``else:`` upload zeros, each on every step of its part of the run, where

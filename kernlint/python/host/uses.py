@@ -6,7 +6,9 @@ class called there; stored into an attribute of a container's items (``for i, b 
 enumerate(self.bodies): b.acc = a[i]``), read where the region reads that attribute of those
 items or calls a method on them (``for b in self.bodies: b.step(dt)``). Storing it whole or in part into another array (``hist[i] = x``,
 ``self.out[:, 0] = x``, ``hist.append(x)``) is not a read: that array is followed instead, so a copy kept for later
-(a history read after the loop) is still a copy nothing reads. Syntax only.
+(a history read after the loop) is still a copy nothing reads. A copy whose value the host only
+computes with to upload again (``round_trip``) is not read either: the device could compute it.
+Syntax only.
 """
 
 from __future__ import annotations
@@ -348,8 +350,8 @@ def _text(node: ast.expr) -> Optional[str]:
     return None
 
 
-# host-to-device copies: the argument each sends (`cuda.to_device(x, to=d)`, `d.copy_to_device(x)`,
-# PyCUDA's `drv.memcpy_htod(d, x)` and `gpuarray.to_gpu(x)`, a PyCUDA array's `d.set(x)`)
+# host-to-device copies by method name, and the position of the host data each sends
+# (`cuda.to_device(x, to=d)`, `d.copy_to_device(x)`, PyCUDA's `drv.memcpy_htod(d, x)`, `gpuarray.to_gpu(x)`)
 _UPLOADS = {"to_device": 0, "copy_to_device": 0, "to_gpu": 0, "to_gpu_async": 0, "memcpy_htod": 1,
             "memcpy_htod_async": 1}
 _LEAVES = (ast.Return, ast.Break, ast.Continue, ast.Raise, ast.Yield, ast.YieldFrom)

@@ -371,13 +371,21 @@ def _iteration_values(loop: ast.stmt) -> Set[str]:
         computed = grown
 
 
+# calls that move data between host and device: a value that went through one was not computed
+# on the host (`a = d.copy_to_host()` after `d = cuda.to_device(a)` is the device's result)
+_TRANSFERS = {"copy_to_host", "to_host", "asnumpy", "get", "to_device", "copy_to_device", "to_gpu"}
+
+
 def _self_advanced(bindings: List[tuple]) -> Set[str]:
     """Names each iteration computes from their own last value, directly (``x = f(x)``) or
-    through other names (``x_next = f(x, u)`` ... ``x = x_next``): the state a loop carries."""
+    through other names the host computes (``x_next = f(x, u)`` ... ``x = x_next``): the state
+    a loop carries. A cycle through a transfer (``d = cuda.to_device(a)`` ... ``a =
+    d.copy_to_host()``) is the device's work, not the host's."""
+    found = {name for name, _, _, names in bindings if name in names}
     reads: Dict[str, Set[str]] = {}
-    for name, _, _, names in bindings:
-        reads.setdefault(name, set()).update(names)
-    found: Set[str] = set()
+    for name, value, _, names in bindings:
+        if not (isinstance(value, ast.Call) and dotted_name(value.func).rsplit(".", 1)[-1] in _TRANSFERS):
+            reads.setdefault(name, set()).update(names)
     for name in reads:
         seen, frontier = set(), set(reads[name])
         while frontier and name not in seen:

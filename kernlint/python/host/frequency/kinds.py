@@ -108,7 +108,38 @@ class LoopKinds:
         return "unknown", self._unknown(), trips
 
     def _trips(self) -> Optional[int]:
-        return _trips(self.node.iter, self.constants) if self.is_for else None
+        return _trips(self.node.iter, self.constants) if self.is_for else self._counted()
+
+    def _counted(self) -> Optional[int]:
+        """``counter = 0`` ... ``while counter < n: ...; counter += 1`` with ``n`` a constant (a
+        parameter's default among them): at most ``n`` iterations. Only where the counter is set
+        to a constant right before the loop, goes up by one in a statement of the body's own
+        level and nowhere else, and no ``continue`` can skip that statement (a ``break`` only
+        leaves earlier: the count stays an upper bound)."""
+        test = self.node.test
+        if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Lt, ast.LtE))
+                and isinstance(test.left, ast.Name)):
+            return None
+        counter, bound = test.left.id, int_value(test.comparators[0], self.constants)
+        if bound is None:
+            return None
+        steps = [s for s in self.node.body if _raises_by_one(s, counter)]
+        written = [n for n in ast.walk(self.node) if isinstance(n, ast.Name) and n.id == counter and isinstance(
+            n.ctx, ast.Store)]
+        if len(steps) != 1 or len(written) != 1 or any(isinstance(n, ast.Continue) for n in own_nodes(self.node.body)):
+            return None
+        start = None
+        for statement in reversed(self.around[0]):
+            if not any(isinstance(n, ast.Name) and n.id == counter and isinstance(n.ctx, ast.Store)
+                       for n in ast.walk(statement)):
+                continue
+            if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(
+                    statement.targets[0], ast.Name):
+                start = int_value(statement.value, self.constants)
+            break
+        if start is None:
+            return None
+        return max(0, bound - start + (1 if isinstance(test.ops[0], ast.LtE) else 0))
 
     def _devices(self):
         """A loop over GPUs, by what it does: it iterates ``cuda.gpus``/``list_devices()``,
@@ -755,6 +786,20 @@ def _trips(iterable: ast.AST, constants: Mapping[str, int]) -> Optional[int]:
         return _trips(iterable.args[0], constants)
     return None
 
+
+
+def _raises_by_one(statement: ast.stmt, counter: str) -> bool:
+    """``counter += 1`` or ``counter = counter + 1``."""
+    if isinstance(statement, ast.AugAssign):
+        target, operation, value = statement.target, statement.op, statement.value
+    elif isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(
+            statement.value, ast.BinOp) and isinstance(statement.value.left, ast.Name) and (
+            statement.value.left.id == counter):
+        target, operation, value = statement.targets[0], statement.value.op, statement.value.right
+    else:
+        return False
+    return isinstance(target, ast.Name) and target.id == counter and isinstance(operation, ast.Add) and isinstance(
+        value, ast.Constant) and value.value == 1 and not isinstance(value.value, bool)
 
 
 def _launches(statements: Sequence[ast.stmt], inner_loops: bool = True) -> List[ast.Call]:

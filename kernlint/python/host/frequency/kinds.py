@@ -101,7 +101,8 @@ class LoopKinds:
             return "few", f"{trips} iterations (`{short_text(self.node.iter)}`): a few, not steps", trips
         if self.is_for and isinstance(self.node.iter, (ast.List, ast.Tuple, ast.Set)):
             return "sweep", f"a fixed list of {len(self.node.iter.elts)} values", trips
-        for check in (self._parts, self._configurations, self._measured, self._steps, self._runs, self._named):
+        for check in (self._parts, self._configurations, self._measured, self._steps, self._runs, self._named,
+                      self._launched_items):
             found = check()
             if found:
                 return found[0], found[1], trips
@@ -613,6 +614,21 @@ class LoopKinds:
                 return "step", f"nothing else says, and `{short_text(call.func)}` advances an object the loop keeps"
         return None
 
+    def _launched_items(self):
+        """Where nothing else says: a ``for`` over the items of an array or list the loop does
+        not build (``for node in nodes[::-1]``), every launch of its body given the item or an
+        element of it (``k[g, b](d_state, node)``, ``node[0]``): each iteration launches for
+        another piece of one computation (nodes, outputs, sources), as a loop of parts does."""
+        iterable = self.node.iter if self.is_for else None
+        while isinstance(iterable, ast.Subscript):
+            iterable = iterable.value
+        if not isinstance(iterable, (ast.Name, ast.Attribute)) or dotted_name(iterable) in self.facts.changed:
+            return None
+        launches = _launches(self.node.body)
+        if launches and all(any(_item_or_element(a, self.variables) for a in launch.args) for launch in launches):
+            return "sweep", f"parts: each launch is for another item (`{short_text(launches[0].func)}`)"
+        return None
+
     def _unknown(self) -> str:
         if isinstance(self.node, ast.While):
             return f"nothing shows that `{short_text(self.node.test)}` repeats the same work"
@@ -786,6 +802,13 @@ def _trips(iterable: ast.AST, constants: Mapping[str, int]) -> Optional[int]:
         return _trips(iterable.args[0], constants)
     return None
 
+
+
+def _item_or_element(argument: ast.AST, variables: Set[str]) -> bool:
+    """The loop's item itself, or an element of it (``node[0]``)."""
+    if isinstance(argument, ast.Subscript):
+        argument = argument.value
+    return isinstance(argument, ast.Name) and argument.id in variables
 
 
 def _raises_by_one(statement: ast.stmt, counter: str) -> bool:

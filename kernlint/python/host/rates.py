@@ -16,7 +16,7 @@ from typing import Dict, Set
 from ...analysis.host import Event, HostFacts, Launch, Level, Rate
 from . import frequency, new_data
 from .launches import configured_kernel
-from .uses import RETURNED, computed_with, copy_outputs, deferred_total, handed_on, read_after
+from .uses import RETURNED, computed_with, copy_outputs, deferred_total, handed_on, read_after, reduced_for_launch
 
 _TESTS = (ast.If, ast.While, ast.Assert)
 
@@ -85,6 +85,14 @@ def _mark_reads(facts: HostFacts, functions, bodies: Dict[str, frequency.Frequen
             continue
         outputs = copy_outputs(node, event.place.line)
         if not outputs:
+            continue
+        scope = functions.get(bodies[event.function].line) if in_loop else None
+        reduced = reduced_for_launch(scope, node, outputs) if scope is not None else ""
+        if reduced:
+            # the host needs one number, for a kernel: a reduction on the device needs no copy
+            event.detail.setdefault("reason", f"is a blocking copy of a whole array the host only reduces to one "
+                                              f"number that it passes to a kernel (`{reduced}`): reduce on the "
+                                              f"device and pass the result to the kernel as a device array")
             continue
         read, tracked = read_after(region, after, outputs, _class_methods(methods, event.function))
         if read:

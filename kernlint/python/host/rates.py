@@ -47,13 +47,13 @@ def attach(facts: HostFacts, tree: ast.Module, memo=None) -> None:
         if event.kind in ("copy-back", "sync", "call") and _decides(body, event):
             event.detail["decides"] = True
     functions = memo("functions and methods", tree, lambda: _functions(tree)) if memo else _functions(tree)
-    _mark_reads(facts, functions, bodies)
+    _mark_reads(facts, functions, bodies, tree)
     _mark_launch_reads(facts, functions, bodies)
     _mark_awaited(facts, tree, functions, bodies)
     new_data.mark(facts, tree, bodies)
 
 
-def _mark_reads(facts: HostFacts, functions, bodies: Dict[str, frequency.Frequency]) -> None:
+def _mark_reads(facts: HostFacts, functions, bodies: Dict[str, frequency.Frequency], tree: ast.Module) -> None:
     """Mark a blocking copy whose value the host reads later in the same iteration ``read``; one in
     a function with no loop of its own, whose value outlives the function (``self.<attr>``,
     returned), ``carried`` (what holds it); and a call in a loop after which the loop reads what
@@ -86,7 +86,7 @@ def _mark_reads(facts: HostFacts, functions, bodies: Dict[str, frequency.Frequen
         outputs = copy_outputs(node, event.place.line)
         if not outputs:
             continue
-        scope = functions.get(bodies[event.function].line) if in_loop else None
+        scope = (functions.get(bodies[event.function].line) if event.function else tree) if in_loop else None
         reduced = reduced_for_launch(scope, node, outputs) if scope is not None else ""
         if reduced:
             # the host needs one number, for a kernel: a reduction on the device needs no copy

@@ -615,18 +615,23 @@ class LoopKinds:
         return None
 
     def _launched_items(self):
-        """Where nothing else says: a ``for`` over the items of an array or list the loop does
-        not build (``for node in nodes[::-1]``), every launch of its body given the item or an
-        element of it (``k[g, b](d_state, node)``, ``node[0]``): each iteration launches for
-        another piece of one computation (nodes, outputs, sources), as a loop of parts does."""
+        """Where nothing else says: a ``for`` over the rows of an array the loop does not build
+        (``for node in nodes[::-1]``, or ``node[0]`` read in the loop), every launch of its
+        body given the row or an element of it (``k[g, b](d_state, node)``): each iteration
+        launches for another piece of one computation (nodes, outputs, sources), as a loop of
+        parts does. A scalar per iteration (``for a in amplitudes``) says nothing of the kind."""
         iterable = self.node.iter if self.is_for else None
-        while isinstance(iterable, ast.Subscript):
+        sliced = isinstance(iterable, ast.Subscript) and isinstance(iterable.slice, ast.Slice)
+        if sliced:
             iterable = iterable.value
         if not isinstance(iterable, (ast.Name, ast.Attribute)) or dotted_name(iterable) in self.facts.changed:
             return None
+        rows = sliced or any(isinstance(sub, ast.Subscript) and isinstance(sub.value, ast.Name) and (
+            sub.value.id in self.variables) for sub in own_nodes(self.node.body))
         launches = _launches(self.node.body)
-        if launches and all(any(_item_or_element(a, self.variables) for a in launch.args) for launch in launches):
-            return "sweep", f"parts: each launch is for another item (`{short_text(launches[0].func)}`)"
+        if rows and launches and all(any(_item_or_element(a, self.variables) for a in launch.args)
+                                     for launch in launches):
+            return "sweep", f"parts: each launch is for another row (`{short_text(launches[0].func)}`)"
         return None
 
     def _unknown(self) -> str:

@@ -410,11 +410,11 @@ def _reduction_of(node: ast.AST, parents: Dict[int, ast.AST]) -> Optional[ast.Ca
             isinstance(parent.func, ast.Attribute) and parent.func.value is node and not parent.args
             or len(parent.args) == 1 and parent.args[0] is node and not isinstance(parent.func, ast.Attribute)
             or len(parent.args) == 1 and parent.args[0] is node and isinstance(parent.func, ast.Attribute) and
-            dotted_module(parent.func.value))
+            _is_module(parent.func.value))
         return parent if name in _TO_SCALAR and whole else None
 
 
-def dotted_module(node: ast.AST) -> bool:
+def _is_module(node: ast.AST) -> bool:
     """``np``, ``numpy``, ``np.linalg``: a module the reduction is called on, not an array."""
     text = ast.unparse(node)
     return text in ("np", "numpy", "np.linalg", "numpy.linalg", "math")

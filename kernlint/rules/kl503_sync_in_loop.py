@@ -58,7 +58,10 @@ each item of a container whose items the host then reads or calls methods on: ``
 enumerate(self.bodies): b.acc = a[i]`` before ``for b in self.bodies: b.step(dt)``; storing it into another
 array or list is followed, so a history kept for after the loop is still reported, and so is a
 copy the host only adds up into a total the loop never reads: ``spikes = d.copy_to_host()`` then
-``total += np.sum(spikes)``, the total read once after the loop, is a count the device can keep); a launch on
+``total += np.sum(spikes)``, the total read once after the loop, is a count the device can keep, and so
+is a copy the host only reduces whole to one number that it hands to a kernel: ``u = d_u.copy_to_host()``
+then ``colour[g, b](d_img, np.abs(u).max())``, or through a name only launches read: a reduction on the
+device, passed to the kernel as a device array, needs no copy); a launch on
 host arrays in a function the loop calls, outside any loop of that function, after which the
 host reads in the same call an array the kernel writes (``render[g, b](self.image)`` then ``(255
 * self.image).astype(np.uint8)``): numba-cuda's copy back brings that value, and KL502 still

@@ -6,8 +6,9 @@ Finds a wall-clock interval (``time.perf_counter``, ``time.time``, ``time.monoto
 synchronization after the last launch: no ``cuda.synchronize()``, stream or event
 synchronization, blocking copy to the host or host-array launch in between, and that can
 hold fewer than 20,000 launches: the trip counts the code states of the loops between the
-stamps, multiplied by the launches in each iteration (an interval whose count is unknown,
-a loop bound read from input, is left alone). ``timeit.timeit``/``timeit.repeat`` (and
+stamps (``range`` of constants; ``while k < n`` with ``k = 0`` set just before and ``k += 1``
+in the body, ``n`` a constant or a parameter's default), multiplied by the launches in each
+iteration (an interval whose count is unknown, a loop bound read from input, is left alone). ``timeit.timeit``/``timeit.repeat`` (and
 ``timeit.Timer(...).timeit``/``.repeat``/``.autorange``, the timer made there or bound to a
 name) of code that queues GPU work (a lambda, a function of the module or a statement string,
 through the module's functions it calls: kernel launches, and CuPy calls, each at least one

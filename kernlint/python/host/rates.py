@@ -17,7 +17,7 @@ from ...analysis.host import Event, HostFacts, Launch, Level, Rate
 from . import frequency, new_data
 from .frequency.syntax import short_text
 from .launches import configured_kernel
-from .uses import RETURNED, computed_with, copy_outputs, deferred_total, handed_on, read_after, round_trip
+from .uses import RETURNED, computed_with, copy_outputs, deferred_total, handed_on, read_after, reduced_for_launch, round_trip
 
 _TESTS = (ast.If, ast.While, ast.Assert)
 _ASSIGNS = (ast.Assign, ast.AnnAssign, ast.AugAssign)
@@ -49,13 +49,13 @@ def attach(facts: HostFacts, tree: ast.Module, memo=None) -> None:
         if event.kind in ("copy-back", "sync", "call") and _decides(body, event):
             event.detail["decides"] = True
     functions = memo("functions and methods", tree, lambda: _functions(tree)) if memo else _functions(tree)
-    _mark_reads(facts, functions, bodies)
+    _mark_reads(facts, functions, bodies, tree)
     _mark_launch_reads(facts, functions, bodies)
     _mark_awaited(facts, tree, functions, bodies)
     new_data.mark(facts, tree, bodies)
 
 
-def _mark_reads(facts: HostFacts, functions, bodies: Dict[str, frequency.Frequency]) -> None:
+def _mark_reads(facts: HostFacts, functions, bodies: Dict[str, frequency.Frequency], tree: ast.Module) -> None:
     """Mark a blocking copy whose value the host reads later in the same iteration ``read``; one in
     a function with no loop of its own, whose value outlives the function (``self.<attr>``,
     returned), ``carried`` (what holds it); and a call in a loop after which the loop reads what
@@ -100,6 +100,14 @@ def _mark_reads(facts: HostFacts, functions, bodies: Dict[str, frequency.Frequen
             event.detail["carried"] = [RETURNED]  # `return int(np.argmax(d.copy_to_host()))`: the result
             continue
         if not outputs:
+            continue
+        scope = (functions.get(bodies[event.function].line) if event.function else tree) if in_loop else None
+        reduced = reduced_for_launch(scope, node, outputs) if scope is not None else ""
+        if reduced:
+            # the host needs one number, for a kernel: a reduction on the device needs no copy
+            event.detail.setdefault("reason", f"is a blocking copy of a whole array the host only reduces to one "
+                                              f"number that it passes to a kernel (`{reduced}`): reduce on the "
+                                              f"device and pass the result to the kernel as a device array")
             continue
         read, tracked = read_after(region, after, outputs, _class_methods(methods, event.function))
         if read:

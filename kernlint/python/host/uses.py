@@ -434,3 +434,96 @@ def _follow(statements, after: int, tainted: Set[str], uploads: List[ast.Call], 
 
 def _loads(node: ast.AST) -> Set[str]:
     return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+# what reduces a whole array to one number (no `axis`: `np.abs(u).max()`, `np.max(u)`)
+_TO_SCALAR = ("max", "min", "amax", "amin", "nanmax", "nanmin", "sum", "nansum", "mean", "nanmean", "norm", "ptp")
+# element-wise maps on the way to the reduction: the reduction still sees every element
+_ELEMENTWISE = ("abs", "absolute", "fabs", "square", "sqrt")
+
+
+def reduced_for_launch(scope: ast.AST, statement: ast.stmt, tracked: Set[str]) -> str:
+    """Whether everything ``scope`` (the function) does with the names ``tracked`` that
+    ``statement`` assigns (a copy back) is reduce them whole to one number that only a kernel
+    launch is given (``print_frame[g, b](d_u, np.abs(u).max())``, or ``scale = u.max()`` then
+    ``k[g, b](..., scale)``): the host needs no element of the array, and a reduction on the
+    device, passed to the kernel as a device array, needs no copy at all. The reduction's text,
+    or ""."""
+    if not tracked or any(not name.isidentifier() for name in tracked):
+        return ""
+    parents: Dict[int, ast.AST] = {}
+    for node in ast.walk(scope):
+        for child in ast.iter_child_nodes(node):
+            parents[id(child)] = node
+    found = ""
+    for node in ast.walk(scope):
+        if not (isinstance(node, ast.Name) and node.id in tracked):
+            continue
+        if isinstance(node.ctx, ast.Store):
+            if not _inside(node, statement, parents):
+                return ""  # bound elsewhere too: not this copy's value alone
+            continue
+        reduction = _reduction_of(node, parents)
+        if reduction is None or not _only_launched(reduction, scope, parents):
+            return ""
+        found = found or ast.unparse(reduction)
+    return found
+
+
+def _inside(node: ast.AST, ancestor: ast.AST, parents: Dict[int, ast.AST]) -> bool:
+    while node is not None and node is not ancestor:
+        node = parents.get(id(node))
+    return node is ancestor
+
+
+def _reduction_of(node: ast.AST, parents: Dict[int, ast.AST]) -> Optional[ast.Call]:
+    """The whole-array reduction ``node`` (the array) is read through, element-wise maps on the way."""
+    while True:
+        parent = parents.get(id(node))
+        if isinstance(parent, (ast.UnaryOp, ast.BinOp)):
+            node = parent
+            continue
+        if isinstance(parent, ast.Attribute) and parent.value is node:
+            parent = parents.get(id(parent))  # `u.max()`: the call whose method it is
+            if not (isinstance(parent, ast.Call) and parent.func.value is node):
+                return None
+        if not isinstance(parent, ast.Call):
+            return None
+        name = parent.func.attr if isinstance(parent.func, ast.Attribute) else parent.func.id if isinstance(
+            parent.func, ast.Name) else ""
+        if name in _ELEMENTWISE and parent.args and parent.args[0] is node and len(parent.args) == 1:
+            node = parent
+            continue
+        whole = not parent.keywords and (
+            isinstance(parent.func, ast.Attribute) and parent.func.value is node and not parent.args
+            or len(parent.args) == 1 and parent.args[0] is node and not isinstance(parent.func, ast.Attribute)
+            or len(parent.args) == 1 and parent.args[0] is node and isinstance(parent.func, ast.Attribute) and
+            _is_module(parent.func.value))
+        return parent if name in _TO_SCALAR and whole else None
+
+
+def _is_module(node: ast.AST) -> bool:
+    """``np``, ``numpy``, ``np.linalg``: a module the reduction is called on, not an array."""
+    text = ast.unparse(node)
+    return text in ("np", "numpy", "np.linalg", "numpy.linalg", "math")
+
+
+def _only_launched(value: ast.AST, scope: ast.AST, parents: Dict[int, ast.AST], depth: int = 0) -> bool:
+    """Whether a number reaches nothing but kernel launches' arguments (``k[g, b](..., value)``),
+    through scalar arithmetic and a name it is assigned to, every read of that name the same."""
+    node = value
+    while True:
+        parent = parents.get(id(node))
+        if isinstance(parent, (ast.UnaryOp, ast.BinOp)) or isinstance(parent, ast.Call) and isinstance(
+                parent.func, ast.Name) and parent.func.id in ("float", "int") and node in parent.args:
+            node = parent
+            continue
+        break
+    if isinstance(parent, ast.Call) and isinstance(parent.func, ast.Subscript) and node in parent.args:
+        return True  # `kernel[grid, block](..., value)`
+    if depth == 0 and isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(
+            parent.targets[0], ast.Name) and parent.value is node:
+        name = parent.targets[0].id
+        reads = [n for n in ast.walk(scope) if isinstance(n, ast.Name) and n.id == name]
+        loads = [n for n in reads if isinstance(n.ctx, ast.Load)]
+        return len(reads) == len(loads) + 1 and bool(loads) and all(
+            _only_launched(n, scope, parents, depth + 1) for n in loads)
+    return False

@@ -101,14 +101,46 @@ class LoopKinds:
             return "few", f"{trips} iterations (`{short_text(self.node.iter)}`): a few, not steps", trips
         if self.is_for and isinstance(self.node.iter, (ast.List, ast.Tuple, ast.Set)):
             return "sweep", f"a fixed list of {len(self.node.iter.elts)} values", trips
-        for check in (self._parts, self._configurations, self._measured, self._steps, self._runs, self._named):
+        for check in (self._parts, self._configurations, self._measured, self._steps, self._runs, self._named,
+                      self._launched_items):
             found = check()
             if found:
                 return found[0], found[1], trips
         return "unknown", self._unknown(), trips
 
     def _trips(self) -> Optional[int]:
-        return _trips(self.node.iter, self.constants) if self.is_for else None
+        return _trips(self.node.iter, self.constants) if self.is_for else self._counted()
+
+    def _counted(self) -> Optional[int]:
+        """``counter = 0`` ... ``while counter < n: ...; counter += 1`` with ``n`` a constant (a
+        parameter's default among them): at most ``n`` iterations. Only where the counter is set
+        to a constant right before the loop, goes up by one in a statement of the body's own
+        level and nowhere else, and no ``continue`` can skip that statement (a ``break`` only
+        leaves earlier: the count stays an upper bound)."""
+        test = self.node.test
+        if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Lt, ast.LtE))
+                and isinstance(test.left, ast.Name)):
+            return None
+        counter, bound = test.left.id, int_value(test.comparators[0], self.constants)
+        if bound is None:
+            return None
+        steps = [s for s in self.node.body if _raises_by_one(s, counter)]
+        written = [n for n in ast.walk(self.node) if isinstance(n, ast.Name) and n.id == counter and isinstance(
+            n.ctx, ast.Store)]
+        if len(steps) != 1 or len(written) != 1 or any(isinstance(n, ast.Continue) for n in own_nodes(self.node.body)):
+            return None
+        start = None
+        for statement in reversed(self.around[0]):
+            if not any(isinstance(n, ast.Name) and n.id == counter and isinstance(n.ctx, ast.Store)
+                       for n in ast.walk(statement)):
+                continue
+            if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(
+                    statement.targets[0], ast.Name):
+                start = int_value(statement.value, self.constants)
+            break
+        if start is None:
+            return None
+        return max(0, bound - start + (1 if isinstance(test.ops[0], ast.LtE) else 0))
 
     def _devices(self):
         """A loop over GPUs, by what it does: it iterates ``cuda.gpus``/``list_devices()``,
@@ -603,6 +635,26 @@ class LoopKinds:
                 return "step", f"nothing else says, and `{short_text(call.func)}` advances an object the loop keeps"
         return None
 
+    def _launched_items(self):
+        """Where nothing else says: a ``for`` over the rows of an array the loop does not build
+        (``for node in nodes[::-1]``, or ``node[0]`` read in the loop), every launch of its
+        body given the row or an element of it (``k[g, b](d_state, node)``): each iteration
+        launches for another piece of one computation (nodes, outputs, sources), as a loop of
+        parts does. A scalar per iteration (``for a in amplitudes``) says nothing of the kind."""
+        iterable = self.node.iter if self.is_for else None
+        sliced = isinstance(iterable, ast.Subscript) and isinstance(iterable.slice, ast.Slice)
+        if sliced:
+            iterable = iterable.value
+        if not isinstance(iterable, (ast.Name, ast.Attribute)) or dotted_name(iterable) in self.facts.changed:
+            return None
+        rows = sliced or any(isinstance(sub, ast.Subscript) and isinstance(sub.value, ast.Name) and (
+            sub.value.id in self.variables) for sub in own_nodes(self.node.body))
+        launches = _launches(self.node.body)
+        if rows and launches and all(any(_item_or_element(a, self.variables) for a in launch.args)
+                                     for launch in launches):
+            return "sweep", f"parts: each launch is for another row (`{short_text(launches[0].func)}`)"
+        return None
+
     def _unknown(self) -> str:
         if isinstance(self.node, ast.While):
             return f"nothing shows that `{short_text(self.node.test)}` repeats the same work"
@@ -776,6 +828,27 @@ def _trips(iterable: ast.AST, constants: Mapping[str, int]) -> Optional[int]:
         return _trips(iterable.args[0], constants)
     return None
 
+
+
+def _item_or_element(argument: ast.AST, variables: Set[str]) -> bool:
+    """The loop's item itself, or an element of it (``node[0]``)."""
+    if isinstance(argument, ast.Subscript):
+        argument = argument.value
+    return isinstance(argument, ast.Name) and argument.id in variables
+
+
+def _raises_by_one(statement: ast.stmt, counter: str) -> bool:
+    """``counter += 1`` or ``counter = counter + 1``."""
+    if isinstance(statement, ast.AugAssign):
+        target, operation, value = statement.target, statement.op, statement.value
+    elif isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(
+            statement.value, ast.BinOp) and isinstance(statement.value.left, ast.Name) and (
+            statement.value.left.id == counter):
+        target, operation, value = statement.targets[0], statement.value.op, statement.value.right
+    else:
+        return False
+    return isinstance(target, ast.Name) and target.id == counter and isinstance(operation, ast.Add) and isinstance(
+        value, ast.Constant) and value.value == 1 and not isinstance(value.value, bool)
 
 
 def _launches(statements: Sequence[ast.stmt], inner_loops: bool = True) -> List[ast.Call]:

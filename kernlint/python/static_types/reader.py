@@ -577,8 +577,8 @@ class TypeReader:
             if function == "getattr" and len(expr.args) == 2:
                 return self._getattr(expr)
             return None
-        if module == "math" and not expr.keywords:  # Python numbers whatever they are given
-            for dtype, functions in _MATH_RESULTS.items():
+        if module in ("math", "random") and not expr.keywords:  # Python numbers whatever they are given
+            for dtype, functions in (_MATH_RESULTS if module == "math" else _RANDOM_RESULTS).items():
                 if function in functions:
                     return ScalarType(dtype, weak=True)
             return None
@@ -626,6 +626,14 @@ _MATH_RESULTS = {
                           "gamma", "lgamma", "fsum", "ldexp", "remainder", "dist"}),
     "int64": frozenset({"floor", "ceil", "trunc", "isqrt", "factorial", "gcd", "lcm", "comb", "perm"}),
     "boolean": frozenset({"isnan", "isinf", "isfinite", "isclose"}),
+}
+
+# what Python's random module draws: ints and floats
+_RANDOM_RESULTS = {
+    "int64": frozenset({"randint", "randrange", "getrandbits"}),
+    "float64": frozenset({"random", "uniform", "gauss", "normalvariate", "lognormvariate", "expovariate",
+                          "betavariate", "gammavariate", "triangular", "vonmisesvariate", "paretovariate",
+                          "weibullvariate"}),
 }
 
 

@@ -473,7 +473,11 @@ class TypeReader:
             return None
         indices = expr.slice.elts if isinstance(expr.slice, ast.Tuple) else [expr.slice]
         if base.ndim is None:
-            return replace(base, layout="A") if all(isinstance(i, ast.Slice) for i in indices) else None
+            # a slice keeps an axis, so `b[:, 0]` is an array of b's elements whatever b's rank
+            sliced = any(isinstance(i, ast.Slice) for i in indices) and all(isinstance(i, ast.Slice) or (
+                isinstance(kind := self.type_of(i), ScalarType) and kind.dtype.startswith(("int", "uint")))
+                for i in indices)
+            return replace(base, layout="A") if sliced else None
         if any(isinstance(i, ast.Constant) and i.value in (None, Ellipsis) for i in indices):
             return _new_axes(base, indices)
         removed = 0

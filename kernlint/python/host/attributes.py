@@ -30,14 +30,20 @@ _ANNOTATED_NUMBERS = {"builtins.int": "int64", "builtins.float": "float64", "bui
                       "builtins.complex": "complex128"}
 
 
-def class_defaults(body: Iterable[ast.stmt], env: Dict[str, object],
+def class_defaults(klass: ast.ClassDef, env: Dict[str, object],
                    dotted: Callable[[ast.expr], Optional[str]]) -> Dict[str, ScalarType]:
-    """The numbers a class body binds (``dt = 0.1``, a dataclass's ``num_samples: int = 1000``):
-    what its objects hold in those attributes where no method stores another. An annotation
-    with a Python number type says the type; a field whose default is None says nothing.
-    ``env``: the types the class body's reading gave its names."""
+    """The numbers a class body binds (``dt = 0.1``, a dataclass's ``num_samples: int = 1000``)
+    that none of its methods stores in its objects: what its objects hold in those attributes.
+    An annotation with a Python number type says the type; a field whose default is None says
+    nothing. ``env``: the types the class body's reading gave its names."""
+    stored = set()  # `self.<name> = ...` in a method: the object's own value, not the class's
+    for method in klass.body:
+        if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) and method.args.args:
+            own = method.args.args[0].arg
+            stored.update(node.attr for node in ast.walk(method) if isinstance(node, ast.Attribute) and isinstance(
+                node.ctx, ast.Store) and isinstance(node.value, ast.Name) and node.value.id == own)
     found: Dict[str, ScalarType] = {}
-    for statement in body:
+    for statement in klass.body:
         if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name):
             if isinstance(statement.value, ast.Constant) and statement.value.value is None:
                 continue  # `Q: np.ndarray = None`: set later, or left None
@@ -50,7 +56,7 @@ def class_defaults(body: Iterable[ast.stmt], env: Dict[str, object],
             kind = env.get(name)
         else:
             continue
-        if isinstance(kind, ScalarType):
+        if isinstance(kind, ScalarType) and name not in stored:
             found[name] = kind
     return found
 

@@ -238,8 +238,8 @@ class HostReader:
             rest = [s for s in statement.body if s not in methods]
             init = [m for m in methods if m.name == "__init__"]
             self.read_body(rest, klass)
-            for name, kind in class_defaults(rest, klass.env, lambda e: self._dotted(e, klass)).items():
-                self._attrs.store(name, kind, None, klass)  # before the methods: those store after it
+            for name, kind in class_defaults(statement, klass.env, lambda e: self._dotted(e, klass)).items():
+                self._attrs.store(name, kind, None, klass)
             self.read_body(init + [m for m in methods if m.name != "__init__"], klass)
             return
         if isinstance(statement, (ast.Assign, ast.AnnAssign)):

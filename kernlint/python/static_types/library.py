@@ -276,7 +276,9 @@ class LibraryCalls:
             return None  # NumPy refuses numbers, and arrays of different ranks
         else:
             ndim = max(max(ranks) + (function == "stack"), _JOINING[function])
-        dtype = explicit if "dtype" in keywords else _result_type(kinds)
+        # a number joins as an array of its own (a Python float as a float64 one): never weak here
+        dtype = explicit if "dtype" in keywords else _result_type(
+            [ScalarType(k.dtype) if isinstance(k, ScalarType) else k for k in kinds])
         return ArrayType(dtype, ndim, "C", where) if dtype else None
 
     def _elementwise(self, function: str, expr: ast.Call, keywords, where: str) -> Type:

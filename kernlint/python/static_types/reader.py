@@ -581,6 +581,8 @@ class TypeReader:
             if function == "getattr" and len(expr.args) == 2:
                 return self._getattr(expr)
             return None
+        if name in ("copy.copy", "copy.deepcopy") and len(expr.args) == 1:
+            return self.type_of(expr.args[0])  # a copy is of the type of what it copies
         if module in ("math", "random") and not expr.keywords:  # Python numbers whatever they are given
             for dtype, functions in (_MATH_RESULTS if module == "math" else _RANDOM_RESULTS).items():
                 if function in functions:

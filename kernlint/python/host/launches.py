@@ -226,7 +226,8 @@ def launch_arg(kind, name: str, parameter: bool = False, attribute: bool = False
     where the object is used) is typed as the array, marked optional. Where it lives stays
     unknown (the host rules ask every binding). A local that may be None is left unknown: a
     path reaches the launch with None."""
-    if attribute and isinstance(kind, Maybe) and isinstance(kind.value, ArrayType) and kind.value.text:
+    if attribute and isinstance(kind, Maybe) and isinstance(kind.value, ArrayType) and kind.value.dtype:
+        # (of an unknown rank: the elements alone, the rank from the kernel's body)
         return Arg(kind.value.text, "", name, False, "", parameter, kind.value.dtype, name if parameter else "",
                    optional=True)
     array = isinstance(kind, ArrayType)

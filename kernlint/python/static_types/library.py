@@ -8,7 +8,8 @@ from dataclasses import replace
 from typing import List, Optional, Tuple
 
 from .dtypes import XOROSHIRO, _ARRAY_MODULES, _INT_ORDER, _numpy_spelling, dtype_name, numeric
-from .values import ArrayType, ListType, Opaque, ScalarType, TupleType, Type, _not_none, _result_type, _shaped
+from .values import (ArrayType, ListType, Opaque, ScalarType, TupleType, Type, _not_none, _result_type, _shaped,
+                     instance_of)
 
 
 _TORCH_FACTORIES = ("zeros", "ones", "empty", "rand", "randn", "full", "arange", "tensor", "as_tensor",
@@ -500,8 +501,10 @@ class LibraryCalls:
             return self._generator(method, expr, keywords)
         if method == "copy_to_host" and not isinstance(base, ArrayType):
             return ArrayType(None, None, "C", "host")  # only numba's device arrays have it
-        if method == "astype" and base is None and (expr.args or "dtype" in keywords):
-            # `data.moon().astype(np.float32)`: an array of those elements, its rank and place unknown
+        if method == "astype" and (base is None or isinstance(base, Opaque) and instance_of(base) is None) and (
+                expr.args or "dtype" in keywords):
+            # `data.moon().astype(np.float32)`, or of an attribute assigned arrays of two types: an
+            # array of those elements, its rank and place unknown (a project class's object: its own)
             dtype = self.reader.dtype(expr.args[0] if expr.args else keywords.get("dtype"))
             return ArrayType(dtype, None, "C", "") if dtype else None
         if method == "to_numpy" and not isinstance(base, ArrayType):

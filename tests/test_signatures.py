@@ -1756,7 +1756,8 @@ def test_joined_and_nested_arrays_are_typed_as_numpy_makes_them(source, expected
 def test_class_numbers_dataclass_fields_factories_and_properties_type_launches(tmp_path):
     """What a class body binds is what its objects hold where no method stores another (a
     dataclass's fields by their annotations); a static factory and a computed property give
-    what they return; a field that is None by default says nothing."""
+    what they return; a field that is None by default says nothing; an attribute None until a
+    method stores an array converts as that array."""
     (tmp_path / "sim.py").write_text(textwrap.dedent('''
         import copy
         import random
@@ -1784,6 +1785,9 @@ def test_class_numbers_dataclass_fields_factories_and_properties_type_launches(t
             mass = 1  # a method stores a float here: the object's own value wins
             def __init__(self, points):
                 self._points = points
+                self.heights = None  # until grow(): where it is converted, the array
+            def grow(self):
+                self.heights = np.zeros((4, 4))
             def heavier(self):
                 self.mass = 2.5
             @property
@@ -1801,6 +1805,7 @@ def test_class_numbers_dataclass_fields_factories_and_properties_type_launches(t
             k[1, 1](out, settings.scale, body.threads)
             k[1, 1](cuda.to_device(body.points), random.randint(0, 9), random.random())
             k[1, 1](out, body.mass, settings.steps)
+            k[1, 1](cuda.to_device(body.heights.astype(np.float32)), body.mass, settings.steps)
             k[1, 1](out, settings.gain, settings.steps)
 
 
@@ -1815,4 +1820,6 @@ def test_class_numbers_dataclass_fields_factories_and_properties_type_launches(t
                           "cuda.to_device(body.points), random.randint(0, 9), random.random())":
                               "void(float32[:, ::1], int64, float64)",
                           "out, body.mass, settings.steps)": "void(float32[::1], float64, int64)",
+                          "cuda.to_device(body.heights.astype(np.float32)), body.mass, settings.steps)":
+                              "void(float32[:, ::1], float64, int64)",
                           "out, settings.gain, settings.steps)": None}

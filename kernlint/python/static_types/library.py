@@ -497,6 +497,8 @@ class LibraryCalls:
         func = expr.func
         base = self.reader.type_of(func.value)
         method = func.attr
+        if method == "astype":
+            base = _not_none(base)  # of None it raises: the array (`self.terrain`, None until made)
         if isinstance(base, Opaque) and base.kind == "generator":
             return self._generator(method, expr, keywords)
         if method == "copy_to_host" and not isinstance(base, ArrayType):

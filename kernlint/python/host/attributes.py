@@ -24,6 +24,43 @@ def is_self_attribute(target: ast.expr, frame: Frame) -> bool:
             and frame.owner is not None)
 
 
+# a field annotated with one of Python's number types holds that type (a dataclass's
+# constructor stores what it is given there): numba's types for Python's numbers
+_ANNOTATED_NUMBERS = {"builtins.int": "int64", "builtins.float": "float64", "builtins.bool": "boolean",
+                      "builtins.complex": "complex128"}
+
+
+def class_defaults(klass: ast.ClassDef, env: Dict[str, object],
+                   dotted: Callable[[ast.expr], Optional[str]]) -> Dict[str, ScalarType]:
+    """The numbers a class body binds (``dt = 0.1``, a dataclass's ``num_samples: int = 1000``)
+    that none of its methods stores in its objects: what its objects hold in those attributes.
+    An annotation with a Python number type says the type; a field whose default is None says
+    nothing. ``env``: the types the class body's reading gave its names."""
+    stored = set()  # `self.<name> = ...` in a method: the object's own value, not the class's
+    for method in klass.body:
+        if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) and method.args.args:
+            own = method.args.args[0].arg
+            stored.update(node.attr for node in ast.walk(method) if isinstance(node, ast.Attribute) and isinstance(
+                node.ctx, ast.Store) and isinstance(node.value, ast.Name) and node.value.id == own)
+    found: Dict[str, ScalarType] = {}
+    for statement in klass.body:
+        if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name):
+            if isinstance(statement.value, ast.Constant) and statement.value.value is None:
+                continue  # `Q: np.ndarray = None`: set later, or left None
+            annotated = _ANNOTATED_NUMBERS.get(dotted(statement.annotation) or "")
+            kind = ScalarType(annotated) if annotated else env.get(statement.target.id)
+            name = statement.target.id
+        elif isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(
+                statement.targets[0], ast.Name):
+            name = statement.targets[0].id
+            kind = env.get(name)
+        else:
+            continue
+        if isinstance(kind, ScalarType) and name not in stored:
+            found[name] = kind
+    return found
+
+
 class ClassAttributes:
     """The attributes the classes of the file at ``path`` store, as the reading finds them."""
 

@@ -171,6 +171,14 @@ class ProjectCalls:
             if binding.kind == "def" and owner.kernel_for(binding.node) is not None:
                 return None
             return owner, binding.node, None
+        if isinstance(func, ast.Attribute) and dotted:
+            # `Scene.default()`: a static method called on its class (a factory), read as a function
+            klass = self.project.definition(dotted.rpartition(".")[0], module)
+            method = method_of(self.project, klass[0].path, klass[1].name, func.attr) if klass is not None and \
+                klass[1].kind == "class" else None
+            if method is not None and any(isinstance(d, ast.Name) and d.id == "staticmethod"
+                                          for d in method[2].decorator_list):
+                return method[0], method[2], None
         if isinstance(func, ast.Attribute):
             obj = reader.type_of(func.value)
             where = instance_of(obj)
@@ -338,6 +346,12 @@ class ProjectCalls:
             held = property_attribute(self.project, path, klass, attr)
             if held is not None:
                 value = self.member(obj, held, depth + 1)
+            elif self._gpu_code:  # `camera.position`, a property computing it: what it returns
+                method = method_of(self.project, path, klass, attr)
+                if method is not None and len(method[2].args.args) == 1 and any(
+                        isinstance(d, ast.Name) and d.id == "property" for d in method[2].decorator_list):
+                    value = self.returned(method[0], method[2], ast.Call(func=ast.Name(id=attr, ctx=ast.Load()),
+                                                                         args=[], keywords=[]), None, obj)
         return value if not isinstance(value, str) else None
 
     def imported(self, name: str, importer: Optional[PyModule] = None):

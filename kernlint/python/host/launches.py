@@ -226,8 +226,10 @@ def launch_arg(kind, name: str, parameter: bool = False, attribute: bool = False
     where the object is used) is typed as the array, marked optional, and lives where the class
     puts its arrays (``ClassAttributes.stored``: unknown where they are in several places). A local that may be None is left unknown: a
     path reaches the launch with None."""
-    if attribute and isinstance(kind, Maybe) and isinstance(kind.value, ArrayType) and kind.value.text:
-        # (a launch on None fails: where the class puts its arrays, as far as it says, is where this one is)
+    if attribute and isinstance(kind, Maybe) and isinstance(kind.value, ArrayType) and (kind.value.text or
+                                                                                         kind.value.dtype):
+        # (a launch on None fails: where the class puts its arrays, as far as it says, is where this one is;
+        # of an unknown rank: the elements alone, the rank from the kernel's body)
         return Arg(kind.value.text, kind.value.where, name, bool(kind.value.where), kind.value.library, parameter,
                    kind.value.dtype, name if parameter else "", optional=True)
     array = isinstance(kind, ArrayType)

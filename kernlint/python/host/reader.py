@@ -30,7 +30,7 @@ from ..syntax import FunctionNode, PyModule, Scope, mapped_items
 from . import rates
 from . import modes
 from .arity import plain_def, unbindable, within_try
-from .attributes import ClassAttributes, is_self_attribute
+from .attributes import ClassAttributes, class_defaults, is_self_attribute
 from .branches import DEAD, UNSET, either_type, leaves, narrowed
 from .calls import MAX_VARIANT_DEPTH, ProjectCalls
 from .class_modes import ClassModes
@@ -237,7 +237,10 @@ class HostReader:
             methods = [s for s in statement.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))]
             rest = [s for s in statement.body if s not in methods]
             init = [m for m in methods if m.name == "__init__"]
-            self.read_body(rest + init + [m for m in methods if m.name != "__init__"], klass)
+            self.read_body(rest, klass)
+            for name, kind in class_defaults(statement, klass.env, lambda e: self._dotted(e, klass)).items():
+                self._attrs.store(name, kind, None, klass)
+            self.read_body(init + [m for m in methods if m.name != "__init__"], klass)
             return
         if isinstance(statement, (ast.Assign, ast.AnnAssign)):
             if statement.value is None:

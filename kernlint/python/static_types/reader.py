@@ -473,7 +473,11 @@ class TypeReader:
             return None
         indices = expr.slice.elts if isinstance(expr.slice, ast.Tuple) else [expr.slice]
         if base.ndim is None:
-            return replace(base, layout="A") if all(isinstance(i, ast.Slice) for i in indices) else None
+            # a slice keeps an axis, so `b[:, 0]` is an array of b's elements whatever b's rank
+            sliced = any(isinstance(i, ast.Slice) for i in indices) and all(isinstance(i, ast.Slice) or (
+                isinstance(kind := self.type_of(i), ScalarType) and kind.dtype.startswith(("int", "uint")))
+                for i in indices)
+            return replace(base, layout="A") if sliced else None
         if any(isinstance(i, ast.Constant) and i.value in (None, Ellipsis) for i in indices):
             return _new_axes(base, indices)
         removed = 0
@@ -577,8 +581,10 @@ class TypeReader:
             if function == "getattr" and len(expr.args) == 2:
                 return self._getattr(expr)
             return None
-        if module == "math" and not expr.keywords:  # Python numbers whatever they are given
-            for dtype, functions in _MATH_RESULTS.items():
+        if name in ("copy.copy", "copy.deepcopy") and len(expr.args) == 1:
+            return self.type_of(expr.args[0])  # a copy is of the type of what it copies
+        if module in ("math", "random") and not expr.keywords:  # Python numbers whatever they are given
+            for dtype, functions in (_MATH_RESULTS if module == "math" else _RANDOM_RESULTS).items():
                 if function in functions:
                     return ScalarType(dtype, weak=True)
             return None
@@ -626,6 +632,14 @@ _MATH_RESULTS = {
                           "gamma", "lgamma", "fsum", "ldexp", "remainder", "dist"}),
     "int64": frozenset({"floor", "ceil", "trunc", "isqrt", "factorial", "gcd", "lcm", "comb", "perm"}),
     "boolean": frozenset({"isnan", "isinf", "isfinite", "isclose"}),
+}
+
+# what Python's random module draws: ints and floats
+_RANDOM_RESULTS = {
+    "int64": frozenset({"randint", "randrange", "getrandbits"}),
+    "float64": frozenset({"random", "uniform", "gauss", "normalvariate", "lognormvariate", "expovariate",
+                          "betavariate", "gammavariate", "triangular", "vonmisesvariate", "paretovariate",
+                          "weibullvariate"}),
 }
 
 

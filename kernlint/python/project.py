@@ -356,6 +356,12 @@ class Project:
         if module is None:
             return None
         binding = module.bindings.get(name)
+        if binding is None:  # `from .tensor_ops import *` in a package's `__init__`: the module it comes from
+            owner = module.star_source(name)
+            binding = owner.bindings.get(name) if owner is not None else None
+            if binding is None:
+                return None
+            module = owner
         if binding is not None and binding.kind == "import" and binding.attr and binding.module:
             return self.definition(binding.imported, module, depth + 1) or (module, binding)
         return (module, binding) if binding is not None else None

@@ -2,7 +2,8 @@
 alone: a call graph over the project's functions, methods and classes where a call of a name
 goes where its scope binds it (a function of the file, an imported one, a class's constructor),
 a call of ``obj.method(...)`` to every project method of that name (the object's class is not
-known here), an operator to the project's operator methods, and a function passed to a call
+known here) and to what an attribute of that name is set to hold (a factory's closure), an
+operator to the project's operator methods, and a function passed to a call
 (``map(step, xs)``, ``timer(step)``) to that function. A function launches where its own body
 does (``k[grid, block](...)``, ``k.forall(n)(...)``, a call of a kernel configured where it is
 bound, a PyCUDA call on ``drv.In``/``drv.Out``), or where it is a CUDA ufunc; a nested function
@@ -27,7 +28,7 @@ from ...source import read_bytes
 from ..project import Project
 from ..static_types.operators import OperatorNode
 from ..syntax import PyModule, Scope
-from .functions import jitted_only, names_called
+from .functions import jitted_only, names_called, returned_closure
 from .launches import gpu_compiled, launch_target
 from .operator_calls import OPERATOR_METHODS
 
@@ -52,6 +53,8 @@ class LaunchGraph:
         self._methods: Dict[Tuple[str, int], List[Unit]] = {}
         self._files: Dict[str, Tuple[bool, frozenset]] = {}  # file -> (its answer, what finding it looked at)
         self._texts: Dict[str, bytes] = {}  # a file's bytes, read once
+        # (attribute name, its project's files naming it) -> the functions an attribute of that name may hold
+        self._held: Dict[Tuple[str, int], List[Unit]] = {}
 
     def file_reaches(self, module: PyModule) -> bool:
         """Whether a call anywhere in ``module`` (its top level, its functions and methods) can
@@ -157,7 +160,8 @@ class LaunchGraph:
                 func = node.func
                 if isinstance(func, ast.Attribute):
                     target = self._resolved(module, func, inner)
-                    found.extend([target] if target is not None else self._methods_named(func.attr))
+                    found.extend([target] if target is not None else (
+                        self._methods_named(func.attr) + self._held_named(func.attr)))
                 elif isinstance(func, ast.Name):
                     target = self._resolved(module, func, inner)
                     if target is not None:
@@ -213,6 +217,46 @@ class LaunchGraph:
                 for klass in self.project.memo("classes", module.tree, lambda m=module: [
                         n for n in ast.walk(m.tree) if isinstance(n, ast.ClassDef)]):
                     found.extend((module, s) for s in klass.body if isinstance(s, _FUNCTIONS) and s.name == name)
+        return found
+
+    def _held_named(self, name: str) -> List[Unit]:
+        """What a call of an attribute that holds a function may run: for each ``obj.name =
+        value`` in the project, the function a factory called there returns (``self.mul_zip =
+        ops.zip(mul)``: the closure nested in each ``zip`` that returns one), or the project
+        function or method named there (``self.matmul = ops.matrix_multiply``)."""
+        files = self.project.files_naming(self.project_anchor, name)
+        if not files:
+            return []
+        found = self._held.get((name, id(files)))
+        if found is not None:
+            return found
+        found = self._held[(name, id(files))] = []
+        storing = re.compile(rb"\.\s*" + name.encode() + rb"\s*=[^=]")
+        for path in files:
+            self.project.note(("file", os.path.abspath(path)))
+            if not storing.search(self._bytes(path)):
+                continue
+            module = self.project.module(path)
+            if module is None:
+                continue
+            for node in ast.walk(module.tree):
+                if not isinstance(node, ast.Assign) or not any(
+                        isinstance(t, ast.Attribute) and t.attr == name for t in node.targets):
+                    continue
+                value = node.value
+                named = value.func if isinstance(value, ast.Call) else value
+                if not isinstance(named, (ast.Name, ast.Attribute)):
+                    continue
+                target = self._resolved(module, named, Scope(module))
+                units = [target] if target is not None else (
+                    self._methods_named(named.attr) if isinstance(named, ast.Attribute) else [])
+                for owner, function in units:
+                    if not isinstance(value, ast.Call):
+                        found.append((owner, function))
+                    elif isinstance(function, _FUNCTIONS):
+                        nested = returned_closure(function, owner)
+                        found.extend((owner, n) for n in function.body
+                                     if isinstance(n, _FUNCTIONS) and n.name == nested)
         return found
 
     def _bytes(self, path: str) -> bytes:

@@ -238,10 +238,16 @@ class ProjectCalls:
         binding = module.bindings.get(owner) if module is not None and "." in function else None
         return (path, owner) if binding is not None and binding.kind == "class" else None
 
-    def functions_held(self, call: ast.Call, reader: TypeReader) -> List[Tuple[str, str]]:
+    def functions_held(self, call: ast.Call, reader: TypeReader, scope: Optional[Scope] = None
+                       ) -> List[Tuple[str, str]]:
         """(file, qualified name) of each project function a call of a value runs: a factory's
-        closure stored in an attribute (``self.backend.mul_zip(a, b)``) or bound to a name."""
+        closure stored in an attribute (``self.backend.mul_zip(a, b)``) or bound to a name.
+        ``scope``: where the call is read, to leave a method of a class it names
+        (``Tensor.make(...)``) to the readings of class calls."""
         if not self._gpu_code or not isinstance(call.func, (ast.Name, ast.Attribute)):
+            return []
+        if scope is not None and isinstance(call.func, ast.Attribute) and self.named_class(
+                call.func.value, scope) is not None:
             return []
         kind = reader.type_of(call.func)
         return list(held_code(kind)) if isinstance(kind, ProjectFunctions) else []

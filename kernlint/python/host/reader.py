@@ -777,7 +777,8 @@ class HostReader:
                                                                 **self._passed_args(call, frame)}))
         if candidates:
             return
-        held = self._calls.functions_held(call, self.types(frame)) if callee is None and elsewhere is None else []
+        held = self._calls.functions_held(call, self.types(frame), frame.scope) \
+            if callee is None and elsewhere is None else []
         for path, function in held:
             # `self.backend.mul_zip(a, b)`: a function a factory made, held in an attribute or a
             # name; what each it may be does counts here, one of several made by a class that

@@ -156,15 +156,19 @@ class ProjectCalls:
         a value: where it is passed, stored or picked, not called (a call makes an object)."""
         if not self._gpu_code or not isinstance(expr, (ast.Name, ast.Attribute)):
             return None
+        base = expr
+        while isinstance(base, ast.Attribute):
+            base = base.value
+        if not isinstance(base, ast.Name):
+            return None
+        binding, function = scope.lookup(base.id)
+        if binding is None or binding.kind not in ("class", "import") or function is not None and base is expr:
+            return None  # (a local or a parameter: what it holds is read as a value, not named here)
 
         def find() -> Optional[ProjectClasses]:
             dotted = self.module.dotted(expr, scope)
-            found = self.project.definition(dotted, self.module) if dotted and "." in dotted else None
-            if found is None and dotted and "." in dotted:  # `pkg.DeviceOps`, `pkg` re-exporting it with `import *`
-                package, _, name = dotted.rpartition(".")
-                module = self.project.module_named(package, self.module)
-                owner = module.star_source(name) if module is not None else None
-                found = (owner, owner.bindings[name]) if owner is not None and name in owner.bindings else None
+            # (`pkg.DeviceOps`, `pkg` re-exporting it with `import *`)
+            found = self.project.definition(dotted, self.module, stars=True) if dotted and "." in dotted else None
             if found is None or found[1].kind != "class":
                 return None
             return ProjectClasses(frozenset({(found[0].path, found[1].name)}))
@@ -193,7 +197,7 @@ class ProjectCalls:
                     return None
                 return module, binding.node, None
         dotted = module.dotted(func, scope)
-        found = self.project.definition(dotted, module) if dotted else None
+        found = self.project.definition(dotted, module, stars=True) if dotted else None
         if found is None and dotted:  # numba-cuda's own array wrappers (its testing's ForeignArray)
             found = self.project.numba_cuda_class(dotted)
             if found is not None and self.project.memo(
@@ -252,6 +256,13 @@ class ProjectCalls:
         kind = reader.type_of(call.func)
         return list(held_code(kind)) if isinstance(kind, ProjectFunctions) else []
 
+    def function_named(self, module: PyModule, qualname: str) -> Optional[FunctionNode]:
+        """``module.function_named(qualname)``, found once per run (it walks the whole module)."""
+        known = self.project.memo("functions named", module.tree, dict)
+        if qualname not in known:
+            known[qualname] = module.function_named(qualname)
+        return known[qualname]
+
     def held_returns(self, call: ast.Call, reader: TypeReader):
         """What a call of a held function (``functions_held``) returns, or a static or class
         method's called through one of a few classes held as a value (``ops.zip(fn)``, ``ops``
@@ -260,7 +271,7 @@ class ProjectCalls:
         targets = []
         for path, qualname in self.functions_held(call, reader):
             module = self.project.module(path)
-            node = module.function_named(qualname) if module is not None else None
+            node = self.function_named(module, qualname) if module is not None else None
             targets.append((module, node, None) if node is not None else None)
         kind = reader.type_of(call.func.value) if isinstance(call.func, ast.Attribute) and self._gpu_code else None
         for path, klass in held_code(kind) if isinstance(kind, ProjectClasses) and len(kind.classes) > 1 else ():
@@ -574,7 +585,7 @@ class ProjectCalls:
         dotted = self.module.dotted(call.func, frame.scope)
         if not dotted or dotted.startswith(self.module.name + ".") and dotted.count(".") == self.module.name.count(".") + 1:
             return None
-        found = self.project.definition(dotted, self.module)
+        found = self.project.definition(dotted, self.module, stars=True)
         if found is None or found[0].path == self.module.path or found[1].kind not in ("def", "class"):
             return None
         owner, binding = found
@@ -808,7 +819,7 @@ def annotated_class(project: Project, module: PyModule, annotation: Optional[ast
     """An object of the project class an annotation in ``module`` names (``_annotated_name``)."""
     named = _annotated_name(annotation) if annotation is not None else None
     dotted = module.dotted(named, Scope(module)) if named is not None else None
-    definition = project.definition(dotted, module) if dotted and "." in dotted else None
+    definition = project.definition(dotted, module, stars=True) if dotted and "." in dotted else None
     if definition is None or definition[1].kind != "class":
         return None
     return instance(definition[0].path, definition[1].name)

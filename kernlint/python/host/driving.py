@@ -33,6 +33,8 @@ from .launches import gpu_compiled, launch_target
 from .operator_calls import OPERATOR_METHODS
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+# what a class held as a value runs of its own (`ops.zip(fn)`, `ops` the class itself)
+_CLASS_LEVEL = {"staticmethod", "classmethod"}
 # what calling a class runs: its constructor's methods
 _CONSTRUCTORS = ("__init__", "__new__", "__post_init__")
 # PyCUDA's argument handlers: a call passing one is a launch (``operations.pycuda_launch``)
@@ -221,9 +223,9 @@ class LaunchGraph:
 
     def _held_named(self, name: str) -> List[Unit]:
         """What a call of an attribute that holds a function may run: for each ``obj.name =
-        value`` in the project, the function a factory called there returns (``self.mul_zip =
-        ops.zip(mul)``: the closure nested in each ``zip`` that returns one), or the project
-        function or method named there (``self.matmul = ops.matrix_multiply``)."""
+        value`` in the project that calls or names a static or class method through a value (a
+        class held as one: ``self.mul_zip = ops.zip(mul)``, ``self.matmul =
+        ops.matrix_multiply``), the closure each such factory returns, or the method named."""
         files = self.project.files_naming(self.project_anchor, name)
         if not files:
             return []
@@ -245,15 +247,15 @@ class LaunchGraph:
                     continue
                 value = node.value
                 named = value.func if isinstance(value, ast.Call) else value
-                if not isinstance(named, (ast.Name, ast.Attribute)):
-                    continue
-                target = self._resolved(module, named, Scope(module))
-                units = [target] if target is not None else (
-                    self._methods_named(named.attr) if isinstance(named, ast.Attribute) else [])
-                for owner, function in units:
+                if not isinstance(named, ast.Attribute) or self._resolved(module, named, Scope(module)) is not None:
+                    continue  # (a class held as a value, `ops.zip`: not one the module names)
+                for owner, function in self._methods_named(named.attr):
+                    if not isinstance(function, _FUNCTIONS) or not {
+                            d.id for d in function.decorator_list if isinstance(d, ast.Name)} & _CLASS_LEVEL:
+                        continue  # only what a class itself runs: its static and class methods
                     if not isinstance(value, ast.Call):
                         found.append((owner, function))
-                    elif isinstance(function, _FUNCTIONS):
+                    else:
                         nested = returned_closure(function, owner)
                         found.extend((owner, n) for n in function.body
                                      if isinstance(n, _FUNCTIONS) and n.name == nested)

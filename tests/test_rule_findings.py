@@ -302,3 +302,18 @@ def test_kl503_says_a_loop_reads_a_device_array_element_by_element(fixture_repor
     assert direct.column == column_of(name, loop_at, "range(")
     path = str(FIXTURES / name)
     assert not [f for f in fixture_report.findings if f.path == path and f.line == reads_at]
+
+
+def test_a_function_a_backend_holds_reports_what_the_class_it_was_given_makes_it_do(fixture_report):
+    # `x * w` runs `Tensor.__mul__`, which calls `self.backend.mul_zip`: the function `zip`
+    # returned for the class the backend was given (`Backend(DeviceOps)`, picked by a flag)
+    path = "host/backends/train.py"
+    line = line_of(path, "        h = x * w  # KL501 KL502 KL503")
+    launch = finding(fixture_report, path, "KL502", line)
+    assert launch.column == column_of(path, line, "x * w")
+    assert launch.message.startswith("`Tensor.__mul__` launches `zip_kernel` on `a.dims` (ops.py:")
+    upload = finding(fixture_report, path, "KL501", line)
+    assert upload.message.startswith("`Tensor.__mul__` allocates device memory and copies host data into it")
+    # a script whose backend is given the host class alone runs none of the device class's functions
+    quiet = str(FIXTURES / "host/backends/host_train.py")
+    assert not [f for f in fixture_report.findings if f.path == quiet]

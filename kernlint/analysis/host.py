@@ -226,6 +226,9 @@ class HostFacts:
     # is given): each such chain of calls is a launch's types, not a vote on one parameter type
     outgoing_variants: Dict[Tuple[str, str], List[Tuple[list, dict]]] = field(default_factory=dict, repr=False,
                                                                                compare=False)
+    # the project classes the file names as values (`TensorBackend(CudaOps)`, `ops = A if gpu else B`),
+    # each (its file, its name): which of a class-made function's alternatives its own loops may run
+    classes_held: Set[Tuple[str, str]] = field(default_factory=set, repr=False, compare=False)
     # launches of a kernel a function is given as a parameter (`def run(kernel, x): kernel[g, b](x)`),
     # one per call of that function here that passes a kernel: what they give signatures, not events
     passed_launches: List[Launch] = field(default_factory=list, repr=False, compare=False)
@@ -407,6 +410,12 @@ class HostFacts:
                 if self._amortised(level.loop, call.loops if call is not None else event.loops):
                     continue
                 if self._cannot_repeat(event, level.loop):
+                    continue
+                if any(tuple(c.detail.get("made_by", ())) not in self.classes_held
+                       for c in event.calls if c.detail.get("made_by")):
+                    # one of several functions an attribute holds, made by a class some object was
+                    # given: which class this loop's objects were given is decided where the class
+                    # is passed; where this file passes none of its classes, unknown (silent)
                     continue
                 seen.add(key)
                 yield event, level, self.loops[level.loop]

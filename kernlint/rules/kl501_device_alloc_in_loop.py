@@ -17,7 +17,9 @@ code writes otherwise count too: an operator on an object of a project class run
 ``cls.forward(...)`` runs the ``forward`` of the class it was called through (autograd
 ``Function`` subclasses), and a name bound once to what a closure factory returns (``add =
 Ops.zip(fn)``, where every ``return`` of ``Ops.zip`` gives back a function it defines) runs
-that function where it is called. An allocation in a branch that runs when a collection the
+that function where it is called, as does an attribute holding one (``Backend(DeviceOps)``
+stores ``self.mul = ops.zip(mul)``, given the class itself; ``a.backend.mul(a, b)``): where
+objects may hold several classes' functions, one counts only in a file that passes its class. An allocation in a branch that runs when a collection the
 code has just built whole is not empty (``n = len(edges)``, ``if n > 0:``) runs on each call,
 as does what follows ``if n == 0: continue`` in a batch loop (only an empty batch is skipped);
 one behind ``if len(np.where(x > L)[0]) > 0:`` (a selection, often empty) is unknown.

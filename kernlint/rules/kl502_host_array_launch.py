@@ -21,7 +21,11 @@ that launches so (``layer.backward(g)`` reported as ``Dense.backward``); so is a
 on an object of a project class whose method launches (``x * w``: ``Tensor.__mul__``), and a
 static or class method called through a class (``Mul.apply(a, b)``, whose ``cls.forward(...)``
 runs ``Mul.forward``), and a closure a factory made (``add = Ops.zip(fn)`` then ``add(a,
-b)`` runs the function ``Ops.zip`` returns). PyCUDA's
+b)`` runs the function ``Ops.zip`` returns), also where such functions are held in an object's
+attributes (a backend given the operations class itself, ``Backend(DeviceOps)``, stores
+``self.mul = ops.zip(mul)``; ``a.backend.mul(a, b)`` runs it) or the class is picked by a flag
+(``ops = DeviceOps if gpu else HostOps``): one of several classes' functions counts only in a
+file that passes that class itself (a script picking its backend from the command line). PyCUDA's
 ``drv.In(x)``/``drv.Out(y)``/``drv.InOut(z)`` arguments (in a file that imports PyCUDA) are
 host arrays too: each call allocates device memory for them and copies in, out or both
 (also where the PyCUDA function is kept in an attribute, ``self.inject(drv.In(a), ...)``).

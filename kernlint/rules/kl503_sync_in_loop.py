@@ -35,7 +35,9 @@ method counts, and the message names the one that waits: ``it.second_step(ts)`` 
 ``Thermostat.second_step``), or through an operator on an object of a project class
 (``x * w``: ``Tensor.__mul__``) or a static or class method called through a class
 (``Mul.apply(a, b)``, whose ``cls.forward(...)`` runs ``Mul.forward``), or through a closure a
-factory made (``add = Ops.zip(fn)`` then ``add(a, b)``). A wait after ``if n == 0: continue``
+factory made (``add = Ops.zip(fn)`` then ``add(a, b)``, or held in an attribute of a backend
+given the class itself, ``Backend(DeviceOps)`` storing ``self.mul = ops.zip(mul)``; of several
+classes' functions, one counts only in a file that passes its class). A wait after ``if n == 0: continue``
 in a batch loop (``n = len(rows)``, rows built whole) runs on every batch that is not empty:
 reported; after ``if len(np.flatnonzero(mask)) == 0: continue`` (a selection) it is not. Left alone: a copy behind a modulo or counter gate
 (periodic output), under an option the loop never changes whose branch only appends the copy to

@@ -189,3 +189,18 @@ def jitted_only(module: PyModule, function: FunctionNode, called: Set[str]) -> b
 def names_called(tree: ast.AST) -> Set[str]:
     """The names a module calls as functions (``f(x)``)."""
     return {node.func.id for node in ast.walk(tree) if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)}
+
+
+def returned_closure(function: FunctionNode, module: PyModule) -> str:
+    """The name of the function nested in ``function`` (not a kernel, not decorated) that
+    every ``return`` of it gives back; "" otherwise."""
+    nested = {n.name: n for n in function.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    returns = [n for n in own_nodes(function) if isinstance(n, ast.Return)]
+    names = {r.value.id if isinstance(r.value, ast.Name) else None for r in returns}
+    if len(names) != 1:
+        return ""
+    name = names.pop()
+    inner = nested.get(name) if name else None
+    if inner is None or inner.decorator_list or module.kernel_for(inner) is not None:
+        return ""
+    return name

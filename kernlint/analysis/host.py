@@ -111,6 +111,9 @@ class Loop:
     parent: Optional[int] = None
     varying: Set[str] = field(default_factory=set)  # names that change from one iteration to the next
     targets: Set[str] = field(default_factory=set)  # a for loop's own variables (`frame` in `for frame in frames`)
+    # names its body binds only to the item its variable indexes (`row = X[k]` in `for k in
+    # range(len(X))`): the iteration's item, as a `for row in X` would bind it
+    items: Set[str] = field(default_factory=set)
     deciding: Set[str] = field(default_factory=set)  # names its condition or a `break` reads
     rebound: Set[str] = field(default_factory=set)  # names and `self.x` attributes assigned whole in it
     # names it rebinds only to arrays it allocates in their own shape (`u_new =

@@ -186,9 +186,11 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
             continue
         reads = set(event.detail.get("reads", ()))
         # what changes from one step to the next, less the variables of the loops of pieces inside
-        # the step loop (`for part in self.parts`): one allocation per piece can be made before it
+        # the step loop and the items they index (`for part in self.parts`, `row = X[k]`): one
+        # allocation per piece can be made before it
         inner = event.loops[event.loops.index(loop.id) + 1:] if direct and loop.id in event.loops else ()
-        varying = loop.varying - {name for number in inner for name in facts.loops[number].targets}
+        varying = loop.varying - {name for number in inner
+                                  for name in facts.loops[number].targets | facts.loops[number].items}
         # a size read from the element being iterated (`frame.size` in `for frame in frames`):
         # a stream of frames, usually of one size; a size made of the bare loop variable, or of
         # other names the loop changes, is what the loop is about (a sweep)

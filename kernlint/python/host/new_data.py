@@ -24,6 +24,7 @@ from typing import Dict, Iterator, List, Optional, Set
 
 from ...analysis.host import Event, HostFacts
 from .frequency.syntax import dotted_name
+from .names import indexed_items, target_names
 
 _CONSTANT_FILLS = {"zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like", "full_like"}
 # methods and attributes that give a view or a copy of an array's own data
@@ -93,6 +94,7 @@ def _mark_transfer(facts: HostFacts, event: Event, bodies, functions) -> None:
             event.detail["new_data"] = True
         return
     varying = _varying(facts, event, loop)
+    source = _item_bound(loop, source)
     base = _text(_base(source))
     if not base:  # an array made in the upload's own expression (`np.full(n, drive(t))`)
         if _computed_in_iteration(source, loop):
@@ -383,6 +385,18 @@ def _draws(value: ast.expr) -> bool:
     """A random draw in ``value``: ``np.random.rand(n)``, ``cp.random.normal(...)``, ``random.random()``."""
     return any(isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and
                "random" in dotted_name(node.func).split(".")[:-1] for node in ast.walk(value))
+
+
+def _item_bound(loop: ast.stmt, source: ast.expr) -> ast.expr:
+    """What a name the loop binds only to an item its variable indexes stands for (``row`` in
+    ``row = X[k]`` ... ``cuda.to_device(row)``): that item; anything else as it is."""
+    if not (isinstance(source, ast.Name) and isinstance(loop, (ast.For, ast.AsyncFor))):
+        return source
+    variables = set(target_names(loop.target))
+    if source.id not in indexed_items(loop.body, variables):
+        return source
+    return next(node.value for node in _own(loop.body) if isinstance(node, ast.Assign) and any(
+        isinstance(t, ast.Name) and t.id == source.id for t in node.targets))
 
 
 def _host_updated(loop: ast.stmt, base: str) -> bool:

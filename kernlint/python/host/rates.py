@@ -16,7 +16,7 @@ from typing import Dict, Set
 from ...analysis.host import Event, HostFacts, Launch, Level, Rate
 from . import frequency, new_data
 from .launches import configured_kernel
-from .uses import RETURNED, computed_with, copy_outputs, deferred_total, handed_on, read_after
+from .uses import RETURNED, computed_with, copy_outputs, deferred_total, handed_on, kept_in, read_after
 
 _TESTS = (ast.If, ast.While, ast.Assert)
 
@@ -84,10 +84,14 @@ def _mark_reads(facts: HostFacts, functions, bodies: Dict[str, frequency.Frequen
             event.detail["carried"] = [RETURNED]  # `return int(np.argmax(d.copy_to_host()))`: the result
             continue
         outputs = copy_outputs(node, event.place.line)
+        own = _class_methods(methods, event.function)
         if not outputs:
+            kept = kept_in(node, event.place.line)
+            if kept and in_loop and _read_after_pieces(bodies, event, kept, own):
+                event.detail["read"] = True  # each piece's copy kept in a list the step reads after the pieces
             continue
-        read, tracked = read_after(region, after, outputs, _class_methods(methods, event.function))
-        if read:
+        read, tracked = read_after(region, after, outputs, own)
+        if read or in_loop and _read_after_pieces(bodies, event, tracked, own):
             event.detail["read"] = True
         elif not in_loop:
             carried = {t for t in tracked if t.startswith("self.") or t == RETURNED}
@@ -218,6 +222,20 @@ def _class_methods(methods, qualname: str) -> Dict[str, ast.AST]:
     """The methods of the class a method (``Class.method``) belongs to; none for a function."""
     owner = qualname.rsplit(".", 1)[0] if "." in qualname else ""
     return methods.get(owner.rsplit(".", 1)[-1], {}) if owner else {}
+
+
+def _read_after_pieces(bodies, event: Event, tracked: Set[str], methods) -> bool:
+    """Whether a copy made in a loop of pieces (``sweep``, ``few``: each row of one array) and
+    kept in what ``tracked`` names at that loop's end (``rows.append(d_row.copy_to_host())``)
+    is read after it in the iteration of a loop around it: the host needs it on that iteration."""
+    statement = bodies[event.function].at(event.place.line)
+    loop = statement.loop
+    while loop is not None and loop.kind in ("sweep", "few") and loop.parent is not None:
+        read, tracked = read_after(loop.parent.node.body, loop.node.end_lineno or loop.line, tracked, methods)
+        if read:
+            return True
+        loop = loop.parent
+    return False
 
 
 def _region(bodies, functions, event: Event):

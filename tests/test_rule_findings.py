@@ -303,3 +303,10 @@ def test_kl503_says_a_loop_reads_a_device_array_element_by_element(fixture_repor
     assert direct.column == column_of(name, loop_at, "range(")
     path = str(FIXTURES / name)
     assert not [f for f in fixture_report.findings if f.path == path and f.line == reads_at]
+
+
+def test_kl503_through_a_clock_callback_names_the_ufunc_and_not_the_copy_the_host_reads(fixture_report):
+    text = message(fixture_report, "host/frequency/clock_callbacks.py", "KL503", 67)
+    assert text.startswith("`Bodies.calc` launches `self.accel` on host arrays (`self.host.x`, `self.host.x.T`, "
+                           "`self.host.m`, clock_callbacks.py:45), so numba-cuda synchronizes after each call:")
+    assert "more line" not in text  # the kernel mode's copy back is read at once: not a wait of its own

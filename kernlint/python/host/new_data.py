@@ -81,6 +81,9 @@ def _mark_transfer(facts: HostFacts, event: Event, bodies, functions) -> None:
         if _draws_in(source, function.body):
             event.detail["new_data"] = True  # new random numbers on every call
             return
+        if _computed_into_before(function.body, _text(_base(source)), call):
+            event.detail["new_data"] = True  # the call has just computed new values into it
+            return
         computed_from = _parameters_read(source, function)
         if computed_from:
             event.detail["computed_from"] = computed_from
@@ -399,6 +402,24 @@ def _item_bound(loop: ast.stmt, source: ast.expr) -> ast.expr:
         isinstance(t, ast.Name) and t.id == source.id for t in node.targets))
 
 
+def _computed_into_before(body: List[ast.stmt], base: str, call: ast.Call) -> bool:
+    """Whether ``body`` stores values it computes into ``base`` before ``call`` (``pos[:] = moved``,
+    ``x[i] = x_new[i]``, ``x += v * dt``): not a constant, not a fill, not a copy back into it."""
+    if not base:
+        return False
+    for node in _own(body):
+        if not isinstance(node, (ast.Assign, ast.AugAssign)) or (node.lineno, node.col_offset) >= (
+                call.lineno, call.col_offset):
+            continue
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        stored = [t for each in targets for t in _elements(each) if _text(_base(t)) == base]
+        if not stored or isinstance(node.value, ast.Constant) or _fill_name(node.value) in _CONSTANT_FILLS:
+            continue
+        if isinstance(node, ast.AugAssign) or any(isinstance(t, ast.Subscript) for t in stored):
+            return True  # written into: whole rebinding is the array's own binding, not an update
+    return False
+
+
 def _host_updated(loop: ast.stmt, base: str) -> bool:
     """The loop's host code computes new values into ``base``: ``base += expr``, ``base[i] =
     expr`` or ``base = base - expr`` with arithmetic (not a constant fill, not a call's result)."""
@@ -549,9 +570,11 @@ def _base(node: ast.expr) -> ast.expr:
 
 
 def _text(node: ast.expr) -> str:
-    """``x`` or ``self.x``; "" for anything else."""
+    """``x``, ``self.x`` or ``self.data.x`` (an attribute of an object an attribute holds); ""
+    for anything else."""
     if isinstance(node, ast.Name):
         return node.id
-    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
-        return f"self.{node.attr}"
+    if isinstance(node, ast.Attribute):
+        inner = _text(node.value)
+        return f"{inner}.{node.attr}" if inner.startswith("self") else ""
     return ""

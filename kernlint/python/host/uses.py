@@ -353,8 +353,10 @@ def _stored(target: ast.expr) -> Set[str]:
 
 
 def _text(node: ast.expr) -> Optional[str]:
+    """``x``, ``self.x`` or ``self.data.x`` (an attribute of an object an attribute holds)."""
     if isinstance(node, ast.Name):
         return node.id
-    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
-        return f"self.{node.attr}"
+    if isinstance(node, ast.Attribute):
+        inner = _text(node.value)
+        return f"{inner}.{node.attr}" if inner is not None and inner.startswith("self") else None
     return None

@@ -403,20 +403,31 @@ def _item_bound(loop: ast.stmt, source: ast.expr) -> ast.expr:
 
 
 def _computed_into_before(body: List[ast.stmt], base: str, call: ast.Call) -> bool:
-    """Whether ``body`` stores values it computes into ``base`` before ``call`` (``pos[:] = moved``,
-    ``x[i] = x_new[i]``, ``x += v * dt``): not a constant, not a fill, not a copy back into it."""
+    """Whether ``body`` stores values it computes into ``base`` before ``call``: ``x += v * dt``,
+    ``pos[:] = moved`` or ``x[i] = x_new[i]`` where ``moved`` and ``x_new`` are updated by
+    arithmetic there (``x_new[i] += v[i] * dt``). Values copied in as they are (``arr[k] =
+    lane.length``: data the host already had) are not computed."""
     if not base:
         return False
-    for node in _own(body):
-        if not isinstance(node, (ast.Assign, ast.AugAssign)) or (node.lineno, node.col_offset) >= (
-                call.lineno, call.col_offset):
+    before = [node for node in _own(body) if isinstance(node, (ast.Assign, ast.AugAssign)) and (
+        node.lineno, node.col_offset) < (call.lineno, call.col_offset)]
+    computed = set()
+    for node in before:
+        if isinstance(node, ast.AugAssign) and not isinstance(node.value, ast.Constant) or isinstance(
+                node, ast.Assign) and isinstance(node.value, (ast.BinOp, ast.UnaryOp)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            computed |= {_text(_base(t)) for each in targets for t in _elements(each)} - {""}
+    for node in before:
+        if isinstance(node, ast.AugAssign) and _text(_base(node.target)) == base and not isinstance(
+                node.value, ast.Constant):
+            return True  # `x += v * dt`, `x[i] += ...`
+        if not isinstance(node, ast.Assign) or not any(
+                isinstance(t, ast.Subscript) and _text(_base(t)) == base for each in node.targets
+                for t in _elements(each)):
             continue
-        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-        stored = [t for each in targets for t in _elements(each) if _text(_base(t)) == base]
-        if not stored or isinstance(node.value, ast.Constant) or _fill_name(node.value) in _CONSTANT_FILLS:
-            continue
-        if isinstance(node, ast.AugAssign) or any(isinstance(t, ast.Subscript) for t in stored):
-            return True  # written into: whole rebinding is the array's own binding, not an update
+        reads = {_text(n) for n in ast.walk(node.value) if isinstance(n, (ast.Name, ast.Attribute))}
+        if isinstance(node.value, (ast.BinOp, ast.UnaryOp)) or reads & computed:
+            return True  # computed values stored into it
     return False
 
 

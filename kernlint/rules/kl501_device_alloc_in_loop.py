@@ -53,7 +53,8 @@ array the host computes in the iteration from the loop's variable or time, state
 new random draws (``d_in.copy_to_device(np.full(n, drive(t) * gain))``, ``np.random.rand(n) <
 rate``), there or in a function the loop calls with what it computes (``capture(step)``, whose
 ``view_matrix(step * speed)`` uploads a matrix made from it), or an array a function called
-in the loop computes into before it uploads it (``pos[i] += vel[i] * dt`` ... ``cuda.to_device(pos)``). Zeros filled on the host, a
+in the loop computes into before it uploads it (``pos[i] += vel[i] * dt`` ... ``cuda.to_device(pos)``;
+values copied in as they are, ``lengths[k] = lane.length``, are the same data again). Zeros filled on the host, a
 constant (``np.full(n, 0.5)``, or one of a few fixed inputs the step's time only picks between),
 an array the host has, scaled by the step (``cuda.to_device(x * f)``: send ``x`` once, scale it
 on the device), data uploaded whole before the loop and the same data sent a second time in

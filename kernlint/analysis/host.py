@@ -67,6 +67,9 @@ class Level:
 # the most events a call's callee may bring, expanded (its own and its calls', at each call):
 # past it the call is read as unknown; a particle-in-cell code's `sim.step()` brings ~90,000
 MAX_EXPANDED = 50_000
+# loop kinds that cut one call's work into pieces (batches, chunks, launch configurations, a few
+# parts): a function launching only in such loops does one step's work per call
+_PIECES = ("sweep", "few")
 
 
 @dataclass(frozen=True)
@@ -111,6 +114,9 @@ class Loop:
     parent: Optional[int] = None
     varying: Set[str] = field(default_factory=set)  # names that change from one iteration to the next
     targets: Set[str] = field(default_factory=set)  # a for loop's own variables (`frame` in `for frame in frames`)
+    # names its body binds only to the item its variable indexes (`row = X[k]` in `for k in
+    # range(len(X))`): the iteration's item, as a `for row in X` would bind it
+    items: Set[str] = field(default_factory=set)
     deciding: Set[str] = field(default_factory=set)  # names its condition or a `break` reads
     rebound: Set[str] = field(default_factory=set)  # names and `self.x` attributes assigned whole in it
     # names it rebinds only to arrays it allocates in their own shape (`u_new =
@@ -347,7 +353,8 @@ class HostFacts:
 
     def _callee_events(self, path: str, callee: str, callers: Tuple[Tuple[str, str], ...]) -> List[Event]:
         """A callee's events, expanded, at its own rates; a callee that is a whole computation
-        (it launches in a loop of its own) has what it does outside its loops marked
+        (it launches in a loop of its own, not only in loops of pieces of one call's work:
+        batches of the bodies, launch configurations) has what it does outside its loops marked
         ``hoisted``: already out of its steps, whatever loop calls it."""
         if path == self.path:
             own = self.of_function(callee)  # (re)index first: it clears what was expanded before
@@ -378,7 +385,8 @@ class HostFacts:
         def entry(e: Event) -> Event:  # the callee's own statement that runs it: itself, or its call there
             return e.calls[0] if e.calls and e.calls[0].function == callee else e
 
-        if any(e.kind == "launch" and e.loops for e in own):
+        if any(e.kind == "launch" and any(n not in self.loops or self.loops[n].frequency not in _PIECES
+                                           for n in e.loops) for e in own):
             outside = [e.function == callee and not e.loops for e in expanded]
         elif any(e.kind == "launch" and any(n in self.loops and self.loops[n].frequency in ("step", "few")
                                             for n in entry(e).loops) for e in expanded):

@@ -57,12 +57,20 @@ itself updates in the loop (``w += -lr * grad`` before the next ``cuda.to_device
 array the host computes in the iteration from the loop's variable or time, state it carries or
 new random draws (``d_in.copy_to_device(np.full(n, drive(t) * gain))``, ``np.random.rand(n) <
 rate``), there or in a function the loop calls with what it computes (``capture(step)``, whose
-``view_matrix(step * speed)`` uploads a matrix made from it). Zeros filled on the host, a
+``view_matrix(step * speed)`` uploads a matrix made from it), or an array a function called
+in the loop computes into before it uploads it (``pos[i] += vel[i] * dt`` ... ``cuda.to_device(pos)``;
+values copied in as they are, ``lengths[k] = lane.length``, are the same data again). Zeros filled on the host, a
 constant (``np.full(n, 0.5)``, or one of a few fixed inputs the step's time only picks between),
 an array the host has, scaled by the step (``cuda.to_device(x * f)``: send ``x`` once, scale it
 on the device), data uploaded whole before the loop and the same data sent a second time in
 one iteration (``cuda.to_device(batch.T)`` after ``cuda.to_device(batch)``)
 are still transfers per step.
+A loop over the rows of an array that sends each row to the device (``row = X[k]``,
+``cuda.to_device(row)``, ``cuda.device_array_like(row)``) and launches on it is a loop of
+pieces of one step: inside a step loop it runs on every step, and an output buffer made like
+the row has the row's shape on every step (reported); the rows the host moved on the last
+step are that step's data, and copies of the rows kept in a list that the step then reads
+are the host's input (neither reported).
 A loop is a step loop only where the code shows it: state one iteration carries to the
 next (``t += dt``, ``step += 1``, ``a, b = b, a``, an output that becomes the next input),
 launches sharing arrays the loop keeps, a ``while`` a counter or a clock ends, frames of one
@@ -190,9 +198,11 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
             continue
         reads = set(event.detail.get("reads", ()))
         # what changes from one step to the next, less the variables of the loops of pieces inside
-        # the step loop (`for part in self.parts`): one allocation per piece can be made before it
+        # the step loop and the items they index (`for part in self.parts`, `row = X[k]`): one
+        # allocation per piece can be made before it
         inner = event.loops[event.loops.index(loop.id) + 1:] if direct and loop.id in event.loops else ()
-        varying = loop.varying - {name for number in inner for name in facts.loops[number].targets}
+        varying = loop.varying - {name for number in inner
+                                  for name in facts.loops[number].targets | facts.loops[number].items}
         # a size read from the element being iterated (`frame.size` in `for frame in frames`):
         # a stream of frames, usually of one size; a size made of the bare loop variable, or of
         # other names the loop changes, is what the loop is about (a sweep)

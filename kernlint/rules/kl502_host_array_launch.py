@@ -36,7 +36,12 @@ by keyword through another file's method parameter
 (``sensor.scan(pos, height_map=world.heights)``, the method launching on ``height_map``).
 A call of a CUDA ufunc (``@vectorize(..., target='cuda')``, ``@guvectorize(...,
 target='cuda')``) is a launch on its array arguments and ``out=``: numba copies host arrays
-in, the result back, and waits, as for a kernel.
+in, the result back, and waits, as for a kernel; a ufunc defined in a class body is launched
+through ``self`` too (``self.accel(self.data.x, ...)``). A function a frame driver calls on
+every frame is a step loop's body: matplotlib's ``FuncAnimation(fig, update, frames=n)`` (not
+``frames=1``), GLUT's display and idle callbacks, pyglet's ``clock.schedule(update)`` and
+``clock.schedule_interval(update, dt)`` (not ``schedule_once``), vispy's ``app.Timer(...,
+connect=update)`` and a Qt timer's ``timeout.connect(update)``.
 
 Only what runs on *every* step is reported: not a launch behind a modulo or counter gate
 (one whose interval is the module's constant 1, ``if step % SENSE_EVERY == 0:`` with

@@ -24,6 +24,7 @@ from typing import Dict, Iterator, List, Optional, Set
 
 from ...analysis.host import Event, HostFacts
 from .frequency.syntax import dotted_name
+from .names import indexed_items, target_names
 
 _CONSTANT_FILLS = {"zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like", "full_like"}
 # methods and attributes that give a view or a copy of an array's own data
@@ -80,6 +81,9 @@ def _mark_transfer(facts: HostFacts, event: Event, bodies, functions) -> None:
         if _draws_in(source, function.body):
             event.detail["new_data"] = True  # new random numbers on every call
             return
+        if _computed_into_before(function.body, _text(_base(source)), call):
+            event.detail["new_data"] = True  # the call has just computed new values into it
+            return
         computed_from = _parameters_read(source, function)
         if computed_from:
             event.detail["computed_from"] = computed_from
@@ -97,6 +101,7 @@ def _mark_transfer(facts: HostFacts, event: Event, bodies, functions) -> None:
             event.detail["new_data"] = True
         return
     varying = _varying(facts, event, loop)
+    source = _item_bound(loop, source)
     base = _text(_base(source))
     if not base:  # an array made in the upload's own expression (`np.full(n, drive(t))`)
         if _computed_in_iteration(source, loop):
@@ -451,6 +456,47 @@ def _draws(value: ast.expr) -> bool:
                "random" in dotted_name(node.func).split(".")[:-1] for node in ast.walk(value))
 
 
+def _item_bound(loop: ast.stmt, source: ast.expr) -> ast.expr:
+    """What a name the loop binds only to an item its variable indexes stands for (``row`` in
+    ``row = X[k]`` ... ``cuda.to_device(row)``): that item; anything else as it is."""
+    if not (isinstance(source, ast.Name) and isinstance(loop, (ast.For, ast.AsyncFor))):
+        return source
+    variables = set(target_names(loop.target))
+    if source.id not in indexed_items(loop.body, variables):
+        return source
+    return next(node.value for node in _own(loop.body) if isinstance(node, ast.Assign) and any(
+        isinstance(t, ast.Name) and t.id == source.id for t in node.targets))
+
+
+def _computed_into_before(body: List[ast.stmt], base: str, call: ast.Call) -> bool:
+    """Whether ``body`` stores values it computes into ``base`` before ``call``: ``x += v * dt``,
+    ``pos[:] = moved`` or ``x[i] = x_new[i]`` where ``moved`` and ``x_new`` are updated by
+    arithmetic there (``x_new[i] += v[i] * dt``). Values copied in as they are (``arr[k] =
+    lane.length``: data the host already had) are not computed."""
+    if not base:
+        return False
+    before = [node for node in _own(body) if isinstance(node, (ast.Assign, ast.AugAssign)) and (
+        node.lineno, node.col_offset) < (call.lineno, call.col_offset)]
+    computed = set()
+    for node in before:
+        if isinstance(node, ast.AugAssign) and not isinstance(node.value, ast.Constant) or isinstance(
+                node, ast.Assign) and isinstance(node.value, (ast.BinOp, ast.UnaryOp)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            computed |= {_text(_base(t)) for each in targets for t in _elements(each)} - {""}
+    for node in before:
+        if isinstance(node, ast.AugAssign) and _text(_base(node.target)) == base and not isinstance(
+                node.value, ast.Constant):
+            return True  # `x += v * dt`, `x[i] += ...`
+        if not isinstance(node, ast.Assign) or not any(
+                isinstance(t, ast.Subscript) and _text(_base(t)) == base for each in node.targets
+                for t in _elements(each)):
+            continue
+        reads = {_text(n) for n in ast.walk(node.value) if isinstance(n, (ast.Name, ast.Attribute))}
+        if isinstance(node.value, (ast.BinOp, ast.UnaryOp)) or reads & computed:
+            return True  # computed values stored into it
+    return False
+
+
 def _host_updated(loop: ast.stmt, base: str) -> bool:
     """The loop's host code computes new values into ``base``: ``base += expr``, ``base[i] =
     expr`` or ``base = base - expr`` with arithmetic (not a constant fill, not a call's result)."""
@@ -601,9 +647,11 @@ def _base(node: ast.expr) -> ast.expr:
 
 
 def _text(node: ast.expr) -> str:
-    """``x`` or ``self.x``; "" for anything else."""
+    """``x``, ``self.x`` or ``self.data.x`` (an attribute of an object an attribute holds); ""
+    for anything else."""
     if isinstance(node, ast.Name):
         return node.id
-    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
-        return f"self.{node.attr}"
+    if isinstance(node, ast.Attribute):
+        inner = _text(node.value)
+        return f"{inner}.{node.attr}" if inner.startswith("self") else ""
     return ""

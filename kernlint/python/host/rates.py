@@ -17,7 +17,8 @@ from ...analysis.host import Event, HostFacts, Launch, Level, Rate
 from . import frequency, new_data
 from .frequency.syntax import short_text
 from .launches import configured_kernel
-from .uses import RETURNED, computed_with, copy_outputs, deferred_total, handed_on, read_after, reduced_for_launch, round_trip
+from .uses import (RETURNED, computed_with, copy_outputs, deferred_total, handed_on, kept_in, read_after,
+                   reduced_for_launch, round_trip)
 
 _TESTS = (ast.If, ast.While, ast.Assert)
 _ASSIGNS = (ast.Assign, ast.AnnAssign, ast.AugAssign)
@@ -99,7 +100,11 @@ def _mark_reads(facts: HostFacts, functions, bodies: Dict[str, frequency.Frequen
         if isinstance(node, ast.Return) and not in_loop:
             event.detail["carried"] = [RETURNED]  # `return int(np.argmax(d.copy_to_host()))`: the result
             continue
+        own = _class_methods(methods, event.function)
         if not outputs:
+            kept = kept_in(node, event.place.line)
+            if kept and in_loop and _read_after_pieces(bodies, event, kept, own):
+                event.detail["read"] = True  # each piece's copy kept in a list the step reads after the pieces
             continue
         scope = (functions.get(bodies[event.function].line) if event.function else tree) if in_loop else None
         reduced = reduced_for_launch(scope, node, outputs) if scope is not None else ""
@@ -109,8 +114,8 @@ def _mark_reads(facts: HostFacts, functions, bodies: Dict[str, frequency.Frequen
                                               f"number that it passes to a kernel (`{reduced}`): reduce on the "
                                               f"device and pass the result to the kernel as a device array")
             continue
-        read, tracked = read_after(region, after, outputs, _class_methods(methods, event.function))
-        if read:
+        read, tracked = read_after(region, after, outputs, own)
+        if read or in_loop and _read_after_pieces(bodies, event, tracked, own):
             event.detail["read"] = True
         elif not in_loop:
             carried = {t for t in tracked if t.startswith("self.") or t == RETURNED}
@@ -250,6 +255,20 @@ def _class_methods(methods, qualname: str) -> Dict[str, ast.AST]:
     """The methods of the class a method (``Class.method``) belongs to; none for a function."""
     owner = qualname.rsplit(".", 1)[0] if "." in qualname else ""
     return methods.get(owner.rsplit(".", 1)[-1], {}) if owner else {}
+
+
+def _read_after_pieces(bodies, event: Event, tracked: Set[str], methods) -> bool:
+    """Whether a copy made in a loop of pieces (``sweep``, ``few``: each row of one array) and
+    kept in what ``tracked`` names at that loop's end (``rows.append(d_row.copy_to_host())``)
+    is read after it in the iteration of a loop around it: the host needs it on that iteration."""
+    statement = bodies[event.function].at(event.place.line)
+    loop = statement.loop
+    while loop is not None and loop.kind in ("sweep", "few") and loop.parent is not None:
+        read, tracked = read_after(loop.parent.node.body, loop.node.end_lineno or loop.line, tracked, methods)
+        if read:
+            return True
+        loop = loop.parent
+    return False
 
 
 def _region(bodies, functions, event: Event):

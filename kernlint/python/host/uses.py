@@ -43,6 +43,18 @@ def copy_outputs(statement: ast.stmt, line: int) -> Set[str]:
     return found
 
 
+def kept_in(statement: ast.stmt, line: int) -> Set[str]:
+    """The list a statement keeps the copy on ``line`` in (``rows.append(d.copy_to_host())``)."""
+    if not (isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call) and isinstance(
+            statement.value.func, ast.Attribute) and statement.value.func.attr in _KEEPS):
+        return set()
+    call = statement.value
+    if not any(isinstance(node, ast.Call) and getattr(node, "lineno", 0) == line and isinstance(
+            node.func, ast.Attribute) and node.func.attr == "copy_to_host" for a in call.args for node in ast.walk(a)):
+        return set()
+    return _stored(call.func.value)
+
+
 def computed_with(statement: ast.stmt, line: int, column: int) -> bool:
     """Whether the statement updates host state by computing with the copy at ``line``/``column``
     itself: ``loss += f(d.copy_to_host(), y)``, ``w = w - lr * d.copy_to_host()``, the copy an
@@ -343,10 +355,12 @@ def _stored(target: ast.expr) -> Set[str]:
 
 
 def _text(node: ast.expr) -> Optional[str]:
+    """``x``, ``self.x`` or ``self.data.x`` (an attribute of an object an attribute holds)."""
     if isinstance(node, ast.Name):
         return node.id
-    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
-        return f"self.{node.attr}"
+    if isinstance(node, ast.Attribute):
+        inner = _text(node.value)
+        return f"{inner}.{node.attr}" if inner is not None and inner.startswith("self") else None
     return None
 
 

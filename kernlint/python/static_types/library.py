@@ -106,6 +106,15 @@ _SPECIAL_ZEROS = frozenset({"jn_zeros", "jnp_zeros", "yn_zeros", "ynp_zeros"})
 # stacked as rows or columns make a matrix, `dstack` a 3-d array
 _JOINING = {"concatenate": 1, "stack": 1, "hstack": 1, "vstack": 2, "row_stack": 2, "column_stack": 2,
             "dstack": 3}
+# functions that read an image file into a NumPy array (its elements and rank depend on the file)
+IMAGE_READERS = frozenset({"cv2.imread", "cv2.imdecode", "imageio.imread", "imageio.v2.imread", "imageio.v3.imread",
+                           "skimage.io.imread", "matplotlib.pyplot.imread", "matplotlib.image.imread"})
+# OpenCV's flags for 8-bit images of a known rank: grey (2) and colour (3, OpenCV's default)
+_OPENCV_RANKS = {"IMREAD_GRAYSCALE": 2, "IMREAD_COLOR": 3, 0: 2, 1: 3}
+# OpenCV's image-to-image functions whose result has the elements and rank of the image given
+_OPENCV_SAME = frozenset({"resize", "GaussianBlur", "blur", "medianBlur", "bilateralFilter", "boxFilter", "flip",
+                          "rotate", "warpAffine", "warpPerspective", "remap", "copyMakeBorder", "erode", "dilate",
+                          "morphologyEx", "equalizeHist", "pyrDown", "pyrUp", "transpose"})
 
 
 class LibraryCalls:
@@ -380,6 +389,31 @@ class LibraryCalls:
         if dtype not in ("float32", "float64") and not dtype.startswith("complex"):
             dtype = "float64"  # integers, booleans, float16: the double loop
         return _shaped(dtype, arrays)
+
+    def image(self, name: str, expr: ast.Call) -> Type:
+        """What the image libraries give, host NumPy arrays: an image read from a file
+        (``cv2.imread(path, cv2.IMREAD_GRAYSCALE)``: uint8 of rank 2; ``imageio.imread``), and an
+        OpenCV transform of a NumPy image (``cv2.resize(img, size)``: its elements and rank;
+        ``cv2.cvtColor``: its elements). An OpenCV call given anything else (a ``cv2.UMat``, which
+        lives in OpenCL memory) is not told."""
+        module, _, function = name.rpartition(".")
+        if module == "cv2" and function in ("imread", "imdecode"):
+            flags = expr.args[1] if len(expr.args) > 1 else next(
+                (k.value for k in expr.keywords if k.arg == "flags"), None)
+            key = flags.attr if isinstance(flags, ast.Attribute) else flags.value if isinstance(
+                flags, ast.Constant) else 1 if flags is None else None
+            rank = _OPENCV_RANKS.get(key) if isinstance(key, (str, int)) else None
+            return ArrayType("uint8" if rank else None, rank, "C", "host", "numpy")
+        if name in IMAGE_READERS:
+            return ArrayType(None, None, "C", "host", "numpy")
+        given = self.reader.type_of(expr.args[0]) if expr.args else None
+        if not (isinstance(given, ArrayType) and given.where == "host" and given.library in ("numpy", "")):
+            return None
+        if function in _OPENCV_SAME:
+            return ArrayType(given.dtype, given.ndim, "C", "host", "numpy")
+        if function == "cvtColor":
+            return ArrayType(given.dtype, None, "C", "host", "numpy")
+        return None
 
     def torch_factory(self, function: str, expr: ast.Call, keywords) -> Type:
         """A PyTorch tensor: an array numba sees through ``__cuda_array_interface__`` when it

@@ -11,7 +11,7 @@ from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 from .dtypes import (_ARRAY_MODULES, _FLOAT_ORDER, _literal_ints, _numpy_spelling, _promote, _same_kind,
                      _time_arithmetic, dtype_name, numeric)
-from .library import _TORCH_FACTORIES, LibraryCalls
+from .library import IMAGE_READERS, _TORCH_FACTORIES, LibraryCalls
 from .operators import OperatorNode, operator_calls
 from .values import (MIXED, NONE, ArrayType, DictType, FunctionRef, ListType, NamedTupleClass, Namespace, OneOf,
                      ProjectClasses, ScalarType, StrType, TupleType, Type, _array_arithmetic, _items_of_one, _not_none,
@@ -558,6 +558,8 @@ class TypeReader:
             return LibraryCalls(self).special(function, expr)
         if module == "torch" and function in _TORCH_FACTORIES:
             return LibraryCalls(self).torch_factory(function, expr, keywords)
+        if name in IMAGE_READERS or module == "cv2":
+            return LibraryCalls(self).image(name, expr)
         if name.startswith("numba.cuda."):
             made = LibraryCalls(self).cuda_call(function, expr, keywords)
             if made is None:

@@ -442,6 +442,7 @@ class LoopKinds:
             # names bound to the piece the variable indexes (`kernel = kernels[i]`)
             pieces = {name for sub in own_nodes(self.node.body) if isinstance(sub, ast.Assign)
                       and _indexed_by(sub.value, self.variables) for t in sub.targets for name in assigned_names(t)}
+            pieces |= _sent_pieces(self.node.body, pieces)
             # every launch on the piece: a time loop also launches on what stays (a source term's
             # `J_SRC[n]` beside the field updates)
             indexed = []
@@ -758,6 +759,21 @@ def _size_names(shape: ast.AST) -> Set[str]:
     if isinstance(shape, ast.Call) and dotted_name(shape.func) in ARITHMETIC:
         return set().union(*(_size_names(a) for a in shape.args)) if shape.args else set()
     return set()
+
+
+
+def _sent_pieces(body: Sequence[ast.stmt], pieces: Set[str]) -> Set[str]:
+    """Names bound to a piece put on the device, or to a device buffer made like it
+    (``d_row = cuda.to_device(row)``, ``d_out = cuda.device_array_like(row)``): the iteration
+    still works on that piece, now on the device."""
+    sent: Set[str] = set()
+    for sub in own_nodes(body):
+        if isinstance(sub, ast.Assign) and isinstance(sub.value, ast.Call) and sub.value.args and dotted_name(
+                sub.value.func).rsplit(".", 1)[-1] in _TO_DEVICE | {"device_array_like"}:
+            first = sub.value.args[0]
+            if isinstance(first, ast.Name) and first.id in pieces:
+                sent |= {name for t in sub.targets for name in assigned_names(t)}
+    return sent
 
 
 

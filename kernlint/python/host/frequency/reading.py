@@ -48,23 +48,46 @@ def analyse(body: Body, context: Context = Context()) -> Frequency:
 
 
 # what calls a function once per frame, and which argument (or keyword) hands it over:
-# matplotlib's animations, GLUT's display and idle callbacks, pyglet's clock
+# matplotlib's animations, GLUT's display and idle callbacks, pyglet's and Kivy's clocks
+# (`schedule` on every tick, `schedule_interval` every interval; `schedule_once` runs it once),
+# vispy's `app.Timer(interval, connect=update)`, a Qt timer's `timeout.connect(update)`
 _FRAME_DRIVERS = {"FuncAnimation": (1, "func"), "glutDisplayFunc": (0, "func"), "glutIdleFunc": (0, "func"),
-                  "schedule_interval": (0, "func")}
+                  "schedule_interval": (0, "func"), "clock.schedule": (0, "func"), "Timer": (-1, "connect"),
+                  "timeout.connect": (0, "slot")}
+
+
+def _frame_driver(call: ast.Call) -> str:
+    """The key of ``_FRAME_DRIVERS`` a call is (``pyglet.clock.schedule``: ``clock.schedule``), or ""."""
+    name = dotted_name(call.func)
+    parts = name.split(".")
+    for key in (parts[-1], ".".join(parts[-2:]).lower() if parts[-1] == "schedule" else ".".join(parts[-2:])):
+        if key in _FRAME_DRIVERS and (key != "Timer" or any(k.arg == "connect" for k in call.keywords)):
+            return key
+    return ""
+
+
+def _single_frame(call: ast.Call) -> bool:
+    """An animation of one literal frame (``FuncAnimation(fig, draw, frames=1)``): its callback
+    runs once."""
+    frames = next((k.value for k in call.keywords if k.arg == "frames"), None)
+    if frames is None and _frame_driver(call) == "FuncAnimation" and len(call.args) > 2:
+        frames = call.args[2]
+    return isinstance(frames, ast.Constant) and isinstance(frames.value, int) and frames.value <= 1
 
 
 def frame_callbacks(tree: ast.Module) -> Dict[int, str]:
     """The functions (by ``id`` of their ``def``) a driver calls once per frame, and why:
-    ``FuncAnimation(fig, update, frames=n)``, ``glutDisplayFunc(draw)``, with the function a
+    ``FuncAnimation(fig, update, frames=n)`` (not ``frames=1``), ``glutDisplayFunc(draw)``,
+    ``pyglet.clock.schedule(update)``, with the function a
     name defined beside the call or a method of the class the call is in (``self.draw``)."""
     found: Dict[int, str] = {}
     for scope in [tree] + [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]:
         for call in _own_calls(scope):
-            driver = dotted_name(call.func).rsplit(".", 1)[-1]
-            if driver not in _FRAME_DRIVERS:
+            driver = _frame_driver(call)
+            if not driver or _single_frame(call):
                 continue
             index, keyword = _FRAME_DRIVERS[driver]
-            handed = call.args[index] if len(call.args) > index else next(
+            handed = call.args[index] if 0 <= index < len(call.args) else next(
                 (k.value for k in call.keywords if k.arg == keyword), None)
             for definition in _handed_definitions(tree, scope, handed):
                 found[id(definition)] = f"`{driver}` calls `{definition.name}` once per frame (line {call.lineno})"

@@ -230,13 +230,23 @@ class ProjectCalls:
         callee_reader = None
 
         local: Dict[str, object] = {}
+        defaults: List[int] = []  # while reading a default: Python evaluates it where the `def` is
 
         def lookup(name: str, want_dtype: bool = False):
-            value = local[name] if name in local else bound.get(name, module_names.get(name))
-            if value is None and name not in local and name not in bound:
+            if defaults:  # `def f(..., tuple=tuple)`: the default's names are the enclosing scope's
+                value = module_names.get(name)
+                inner = False
+            else:
+                value = local[name] if name in local else bound.get(name, module_names.get(name))
+                inner = name in local or name in bound
+            if value is None and not inner:
                 value = self.imported(name, owner)  # `from .config import DTYPE` in the helper's file
             if isinstance(value, tuple) and value and value[0] == "default":
-                value = callee_reader.type_of(value[1]) or callee_reader.dtype(value[1])
+                defaults.append(1)
+                try:
+                    value = callee_reader.type_of(value[1]) or callee_reader.dtype(value[1])
+                finally:
+                    defaults.pop()
             return value if value is not None and isinstance(value, str) == want_dtype else None
 
         callee_reader = TypeReader(lambda e: owner.dotted(e, scope), lookup, member=self.member,

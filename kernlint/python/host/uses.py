@@ -20,6 +20,7 @@ _KEEPS = ("append", "extend", "insert", "appendleft")  # a list's methods that k
 _VIEWS = ("asarray", "array", "ascontiguousarray", "copy", "astype", "reshape", "ravel", "flatten", "squeeze",
           "transpose", "T", "view", "list", "tuple")
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+_MODULES = ("np", "numpy", "cp", "cupy")  # `np.asarray(x)`: a call of the module, on its argument
 RETURNED = "<return>"  # among what carries a copy's value: the function returns it
 MAX_METHOD_DEPTH = 2  # methods calling methods, followed for the attributes they read
 
@@ -38,7 +39,28 @@ def copy_outputs(statement: ast.stmt, line: int) -> Set[str]:
             out = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "ary"), None)
             if out is not None:
                 found |= _stored(out)
+        # `self.history.append(d.copy_to_host())`: the list keeps the copy, so the list is followed
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _KEEPS and any(
+                _is_copy_at(a, line) for a in node.args):
+            found |= _stored(node.func.value)
     return found
+
+
+def _is_copy_at(argument: ast.expr, line: int) -> bool:
+    """``argument`` is, through views (``.astype(...)``, ``np.asarray(...)``), the copy on ``line``."""
+    while isinstance(argument, ast.Call):
+        if isinstance(argument.func, ast.Attribute) and argument.func.attr == "copy_to_host":
+            return argument.lineno == line
+        if not _passes(argument):
+            return False
+        func = argument.func
+        if isinstance(func, ast.Attribute) and not (isinstance(func.value, ast.Name) and func.value.id in _MODULES):
+            argument = func.value  # `x.astype(np.uint8)`: the array is the object
+        elif argument.args:
+            argument = argument.args[0]  # `np.asarray(x)`
+        else:
+            return False
+    return False
 
 
 def computed_with(statement: ast.stmt, line: int, column: int) -> bool:

@@ -36,7 +36,8 @@ gate, at one step (``if step == on_step:``), in the first few steps (``if step <
 (``__init__``, a ``compile()`` no loop calls), once per size of a sweep, once per GPU of a
 loop over ``cuda.gpus``/``select_device``, in a retry or convergence loop (``while err[0] >
 tol:`` with ``err`` an array a launch in the loop writes), in a few fixed pieces of one computation (three
-layers, eight chunks) or in a test's loop (what pytest collects), nor what a whole
+layers, eight chunks: a count the code states, not a parameter whose default is 0 or 1 such as
+``def run(self, ticks=1)``, whose callers pass the count) or in a test's loop (what pytest collects), nor what a whole
 computation called in the loop allocates before its own loop, nor in a loop that runs a
 whole time loop per iteration (independent events, shots), nor in a benchmark: a loop a
 clock or CUDA events time whose work is the transfer it measures, nor in a verification loop
@@ -57,7 +58,9 @@ constant (``np.full(n, 0.5)``, or one of a few fixed inputs the step's time only
 an array the host has, scaled by the step (``cuda.to_device(x * f)``: send ``x`` once, scale it
 on the device), data uploaded whole before the loop and the same data sent a second time in
 one iteration (``cuda.to_device(batch.T)`` after ``cuda.to_device(batch)``)
-are still transfers per step.
+are still transfers per step, and so is output the device produced, copied back and uploaded
+again (``history.append(d_out.copy_to_host())``, then ``cuda.to_device(history[-2])`` on the
+next steps: a ring buffer kept on the device would do).
 A loop is a step loop only where the code shows it: state one iteration carries to the
 next (``t += dt``, ``step += 1``, ``a, b = b, a``, an output that becomes the next input),
 launches sharing arrays the loop keeps, a ``while`` a counter or a clock ends, frames of one

@@ -56,7 +56,8 @@ draws it; a copy a called function returns counts as the value the caller reads,
 or stores in ``self.<attr>`` that a method the loop calls next reads, or in an attribute of
 each item of a container whose items the host then reads or calls methods on: ``for i, b in
 enumerate(self.bodies): b.acc = a[i]`` before ``for b in self.bodies: b.step(dt)``; storing it into another
-array or list is followed, so a history kept for after the loop is still reported, and so is a
+array or list is followed, so a history kept for after the loop is still reported (one the loop
+reads back later in the iteration, ``hist.append(d.copy_to_host())`` then ``hist[-2]``, is read), and so is a
 copy the host only adds up into a total the loop never reads: ``spikes = d.copy_to_host()`` then
 ``total += np.sum(spikes)``, the total read once after the loop, is a count the device can keep); a launch on
 host arrays in a function the loop calls, outside any loop of that function, after which the

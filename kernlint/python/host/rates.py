@@ -14,7 +14,7 @@ import copy
 from typing import Dict, Set
 
 from ...analysis.host import Event, HostFacts, Launch, Level, Rate
-from . import frequency, new_data
+from . import devices, frequency, new_data
 from .launches import configured_kernel
 from .uses import RETURNED, computed_with, copy_outputs, deferred_total, handed_on, read_after
 
@@ -51,6 +51,7 @@ def attach(facts: HostFacts, tree: ast.Module, memo=None) -> None:
     _mark_launch_reads(facts, functions, bodies)
     _mark_awaited(facts, tree, functions, bodies)
     new_data.mark(facts, tree, bodies)
+    devices.mark(facts, tree, functions[0], bodies)
 
 
 def _mark_reads(facts: HostFacts, functions, bodies: Dict[str, frequency.Frequency]) -> None:

@@ -25,7 +25,9 @@ one behind ``if len(np.where(x > L)[0]) > 0:`` (a selection, often empty) is unk
 A method called in the loop on an object whose class the code shows (built there, stored
 in an attribute, a parameter its callers pass, an item of a list of objects of several
 classes, a name bound to one project class on each path, ``S = SimGPU`` / ``S = SimCPU``, then
-called: each class's method counts) counts the same, reported at the call and naming the class's method. A function
+called, an attribute given an object of one class or another by a mode test, ``self.tool =
+GpuTool(self)`` / ``CpuTool(self)``: each class's method counts; an attribute holding one of the
+class's own methods, ``self.update = self.update_grid``, runs it) counts the same, reported at the call and naming the class's method. A function
 called in the loop that uploads what the call hands it (``cuda.to_device(x)`` of its own
 parameter: each step's sample or batch) is left alone: that data is the step's input.
 

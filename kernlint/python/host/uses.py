@@ -311,7 +311,10 @@ def _method_reads(call: ast.Call, tracked: Set[str], methods: Dict[str, ast.AST]
     if method is None:
         return False
     inside = set(attrs)
-    return any(_reads(item, inside, methods, depth + 1) for item in _flat(method.body))
+    found = any(_reads(item, inside, methods, depth + 1) for item in _flat(method.body))
+    # `self.current = self.next.copy()` in the method: that attribute carries the value on
+    tracked |= {t for t in inside if t.startswith("self.")}
+    return found
 
 
 def _flat(body: List[ast.stmt]) -> Iterator[ast.AST]:

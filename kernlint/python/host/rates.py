@@ -138,6 +138,10 @@ def _mark_results_kept(facts: HostFacts, functions, bodies: Dict[str, frequency.
     elsewhere in the file (``self.update_grid()`` then ``self.update_current_states()``, which
     reads ``self.next_states``): a copy the callee returns is then a value the host needs."""
     functions, methods = functions
+    callers: Dict[str, list] = {}  # a function of this file -> the calls of it here
+    for event in facts.events:
+        if event.kind == "call" and not event.detail.get("path"):
+            callers.setdefault(str(event.detail.get("callee", "")), []).append(event)
     for call in facts.events:
         if call.kind != "call" or call.detail.get("result_read"):
             continue
@@ -155,9 +159,7 @@ def _mark_results_kept(facts: HostFacts, functions, bodies: Dict[str, frequency.
         kept = {t for t in tracked if t.startswith("self.") or t == RETURNED}
         if not kept:
             continue
-        for caller in facts.events:
-            if caller.kind != "call" or caller.detail.get("path") or caller.detail.get("callee") != call.function:
-                continue
+        for caller in callers.get(call.function, ()):
             where = _region(bodies, functions, caller)
             if where is None:
                 continue

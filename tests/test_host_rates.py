@@ -147,13 +147,39 @@ def bench(d_u):
 
 def test_kl504_is_silent_where_the_count_is_unknown(tmp_path):
     _, found = findings(tmp_path, '''
-        def bench(d_u, steps):
+        def bench(d_u, data):
+            steps = len(data)
             start = time.perf_counter()
             for _ in range(steps):
                 bump[4, 256](d_u)
             return time.perf_counter() - start
     ''')
     assert [code for code, _, _ in found] == []
+
+
+def test_kl504_reports_a_count_its_callers_choose(tmp_path):
+    # a parameter count can be small: below 10,000 steps of two launches the interval holds
+    # fewer than 20,000; a copy back every few steps keeps the queue short whatever the count
+    _, found = findings(tmp_path, '''
+        def bench(d_u, steps):
+            start = time.perf_counter()
+            for _ in range(steps):
+                bump[4, 256](d_u)
+                bump[4, 256](d_u)
+            return time.perf_counter() - start
+
+        def bench_shown(d_u, steps):
+            start = time.perf_counter()
+            for step in range(steps):
+                bump[4, 256](d_u)
+                if step % 10 == 0:
+                    print(d_u.copy_to_host()[0])
+            return time.perf_counter() - start
+    ''')
+    assert [(code, line) for code, line, _ in found] == [("KL504", 7)]
+    message = found[0][2]
+    assert "2 launches on each of the `steps` iterations of the loop at line" in message
+    assert "below 10,000 iterations" in message
 
 
 def test_a_call_through_a_table_of_functions_runs_them_and_is_no_launch(tmp_path):

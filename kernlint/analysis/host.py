@@ -124,6 +124,9 @@ class Loop:
     steady: Set[str] = field(default_factory=set)
     frequency: str = ""  # its kind by what the code does (Level.kind); "" where the reader has none
     trips: Optional[int] = None  # the trip count the code states
+    # the parameter of its function that is its count, where callers choose it (`for _ in
+    # range(n)`, `while it <= n` for `def bench(self, n=None)`): "" where the count is not one
+    counted_by: str = ""
 
 
 @dataclass

@@ -27,7 +27,9 @@ one behind ``if len(np.where(x > L)[0]) > 0:`` (a selection, often empty) is unk
 A method called in the loop on an object whose class the code shows (built there, stored
 in an attribute, a parameter its callers pass, an item of a list of objects of several
 classes, a name bound to one project class on each path, ``S = SimGPU`` / ``S = SimCPU``, then
-called: each class's method counts) counts the same, reported at the call and naming the class's method. A function
+called, an attribute given an object of one class or another by a mode test, ``self.tool =
+GpuTool(self)`` / ``CpuTool(self)``: each class's method counts; an attribute holding one of the
+class's own methods, ``self.update = self.update_grid``, runs it) counts the same, reported at the call and naming the class's method. A function
 called in the loop that uploads what the call hands it (``cuda.to_device(x)`` of its own
 parameter, or of a view of it into a buffer it keeps, ``cuda.to_device(x0.astype(np.float32),
 to=self.d_x0)``: each step's sample, batch or state) is left alone: that data is the step's
@@ -41,7 +43,8 @@ gate, at one step (``if step == on_step:``), in the first few steps (``if step <
 (``__init__``, a ``compile()`` no loop calls), once per size of a sweep, once per GPU of a
 loop over ``cuda.gpus``/``select_device``, in a retry or convergence loop (``while err[0] >
 tol:`` with ``err`` an array a launch in the loop writes), in a few fixed pieces of one computation (three
-layers, eight chunks) or in a test's loop (what pytest collects), nor what a whole
+layers, eight chunks: a count the code states, not a parameter whose default is 0 or 1 such as
+``def run(self, ticks=1)``, whose callers pass the count) or in a test's loop (what pytest collects), nor what a whole
 computation called in the loop allocates before its own loop, nor in a loop that runs a
 whole time loop per iteration (independent events, shots), nor in a benchmark: a loop a
 clock or CUDA events time whose work is the transfer it measures, nor in a verification loop
@@ -64,7 +67,9 @@ constant (``np.full(n, 0.5)``, or one of a few fixed inputs the step's time only
 an array the host has, scaled by the step (``cuda.to_device(x * f)``: send ``x`` once, scale it
 on the device), data uploaded whole before the loop and the same data sent a second time in
 one iteration (``cuda.to_device(batch.T)`` after ``cuda.to_device(batch)``)
-are still transfers per step.
+are still transfers per step, and so is output the device produced, copied back and uploaded
+again (``history.append(d_out.copy_to_host())``, then ``cuda.to_device(history[-2])`` on the
+next steps: a ring buffer kept on the device would do).
 A loop over the rows of an array that sends each row to the device (``row = X[k]``,
 ``cuda.to_device(row)``, ``cuda.device_array_like(row)``) and launches on it is a loop of
 pieces of one step: inside a step loop it runs on every step, and an output buffer made like

@@ -30,8 +30,10 @@ parameter whose default is a project function (``def simulate(..., timestep=step
 ``timestep(...)``: reported at that call, naming the parameter and its default), or through a
 method called on an object whose class the code shows (built there, stored in an attribute,
 a parameter its callers pass, an item of a list of objects of several classes, a name bound to
-one project class on each path and called, ``S = SimGPU`` / ``S = SimCPU`` then ``S(n)``: each class's
-method counts, and the message names the one that waits: ``it.second_step(ts)`` reported as
+one project class on each path and called, ``S = SimGPU`` / ``S = SimCPU`` then ``S(n)``, an
+attribute given an object of one class or another by a mode test: each class's
+method counts, and the message names the one that waits; an attribute holding one of the class's
+own methods, ``self.update = self.update_grid``, runs it: ``it.second_step(ts)`` reported as
 ``Thermostat.second_step``), or through an operator on an object of a project class
 (``x * w``: ``Tensor.__mul__``) or a static or class method called through a class
 (``Mul.apply(a, b)``, whose ``cls.forward(...)`` runs ``Mul.forward``), or through a closure a
@@ -54,11 +56,14 @@ whose value the host computes with in its own statement (``loss += f(d.copy_to_h
 ``w -= lr * d.copy_to_host()``; kept whole in a list it is not read) or reads later in the
 same iteration (passes to a call such as ``np.save``, or hands straight to one made for its
 effect: ``np.save(path, d.copy_to_host())``, ``frames.put(d.copy_to_host())`` for the thread that
-draws it; a copy a called function returns counts as the value the caller reads,
+draws it; a copy a called function returns counts as the value the caller reads (and, where that caller
+keeps it in ``self.<attr>``, as read where a method called after it reads that attribute:
+``self.update_grid()`` then ``self.advance()`` reading ``self.next``),
 or stores in ``self.<attr>`` that a method the loop calls next reads, or in an attribute of
 each item of a container whose items the host then reads or calls methods on: ``for i, b in
 enumerate(self.bodies): b.acc = a[i]`` before ``for b in self.bodies: b.step(dt)``; storing it into another
-array or list is followed, so a history kept for after the loop is still reported, and so is a
+array or list is followed, so a history kept for after the loop is still reported (one the loop
+reads back later in the iteration, ``hist.append(d.copy_to_host())`` then ``hist[-2]``, is read), and so is a
 copy the host only adds up into a total the loop never reads: ``spikes = d.copy_to_host()`` then
 ``total += np.sum(spikes)``, the total read once after the loop, is a count the device can keep, and so
 is a copy the host only reduces whole to one number that it hands to a kernel: ``u = d_u.copy_to_host()``
@@ -210,9 +215,9 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
                 continue
             if event.detail.get("read") or entry is not None and event.place in entry.detail.get("uses_copy", ()):
                 continue  # the host reads the copy on this iteration (writes it out, passes it on)
-            if event.kind == "copy-back" and entry is not None and event.calls[-1] is entry and _RETURNED in \
-                    event.detail.get("carried", ()) and entry.detail.get("result_read"):
-                continue  # the called function returns the copy, and the loop reads what it returns
+            if event.kind == "copy-back" and entry is not None and _RETURNED in event.detail.get("carried", ()) and (
+                    event.calls[-1].detail.get("result_read")):
+                continue  # the called function returns the copy, and its caller reads what it returns
             if event.kind == "sync" and _read_next(facts, event, level, entry):
                 continue  # the last wait before a blocking copy the loop makes next, which would wait the same
             if event.detail.get("rendezvous"):

@@ -11,7 +11,7 @@ from dataclasses import replace
 from typing import Callable, Dict, Iterable, List, Optional, Set, Tuple
 
 from ...analysis.host import HostFacts
-from ..static_types import ArrayType, ListType, Maybe, Opaque, ScalarType, appended
+from ..static_types import ArrayType, ListType, Maybe, Opaque, ScalarType, appended, classes_of
 from .branches import UNSET, knowledge, same_type
 from .frames import Frame
 
@@ -111,6 +111,10 @@ class ClassAttributes:
             self.types[key] = CONFLICTING
             return
         merged = same_type(old, kind) if isinstance(old, Maybe) and kind is not None else None
+        if merged is None and old is not UNSET and old != kind and classes_of(old) and classes_of(kind):
+            # `self.tool = CpuTool(self)` on one side of a mode test, `GpuTool(self)` on the other:
+            # an object of either class, whose methods run either's
+            merged = same_type(old, kind)
         if merged is not None:  # `self.ionizer = None`, later an object: None or that object
             kind = merged
         # (a number more known than a dict is another value, not the same one better known)

@@ -29,7 +29,7 @@ from .consulted import Uses
 from .classes import class_attributes, method_of, property_attribute
 from .docstrings import documented_class, documented_types
 from .frames import Frame, nested_qualname
-from .functions import (attributes_read, changed_dicts, default_of, evident_scalars, memoized_returns,
+from .functions import (attributes_read, bound_methods, changed_dicts, default_of, evident_scalars, memoized_returns,
                         positional_parameters, receiver_of, returned_closure, returned_type)
 from .launches import launches_within
 from .sites import drives_kernels
@@ -345,13 +345,23 @@ class ProjectCalls:
         callee_reader = None
 
         local: Dict[str, object] = {}
+        defaults: List[int] = []  # while reading a default: Python evaluates it where the `def` is
 
         def lookup(name: str, want_dtype: bool = False):
-            value = local[name] if name in local else bound.get(name, module_names.get(name))
-            if value is None and name not in local and name not in bound:
+            if defaults:  # `def f(..., tuple=tuple)`: the default's names are the enclosing scope's
+                value = module_names.get(name)
+                inner = False
+            else:
+                value = local[name] if name in local else bound.get(name, module_names.get(name))
+                inner = name in local or name in bound
+            if value is None and not inner:
                 value = self.imported(name, owner)  # `from .config import DTYPE` in the helper's file
             if isinstance(value, tuple) and value and value[0] == "default":
-                value = callee_reader.type_of(value[1]) or callee_reader.dtype(value[1])
+                defaults.append(1)
+                try:
+                    value = callee_reader.type_of(value[1]) or callee_reader.dtype(value[1])
+                finally:
+                    defaults.pop()
             return value if value is not None and isinstance(value, str) == want_dtype else None
 
         callee_reader = TypeReader(lambda e: owner.dotted(e, scope), lookup, member=self.member,
@@ -554,9 +564,20 @@ class ProjectCalls:
                 return made[1]
         if (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
                 and func.value.id == "self" and frame.owner):
-            return f"{frame.owner}.{func.attr}"
+            held = self._bound_method_held(frame.owner, func.attr)
+            return f"{frame.owner}.{held or func.attr}"
         method = self.method_called(call, reader)  # `grid.shift(1)`, `Grid` a class of this file
         return method[1] if method is not None and method[0] == self.module.path else None
+
+    def _bound_method_held(self, owner: str, attr: str) -> str:
+        """``self.update = self.update_grid`` in a method of the class, ``update`` no method of its
+        own: the method ``self.update()`` runs (the one bound method of the class the attribute
+        is ever given one of; "" otherwise)."""
+        classes = self.project.memo("classes by qualified name", self.module.tree, lambda: _classes(self.module.tree))
+        klass = classes.get(owner)
+        if klass is None:
+            return ""
+        return self.project.memo("bound methods held", klass, lambda: bound_methods(klass)).get(attr, "")
 
     def _closure_called(self, name: str, frame: Frame, reader: TypeReader) -> Optional[Tuple[str, str]]:
         """``f = Ops.zip(add)`` then ``f(a, b)``: (file, qualified name) of the function nested
@@ -961,3 +982,18 @@ def _plain_names(value: ast.expr) -> Optional[List[ast.expr]]:
     if isinstance(value, ast.Name) or isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name):
         return [value]
     return None
+
+
+def _classes(tree: ast.Module) -> Dict[str, ast.ClassDef]:
+    """The module's classes by qualified name (``Outer.Inner``; not those inside functions)."""
+    found: Dict[str, ast.ClassDef] = {}
+
+    def walk(body, prefix: str) -> None:
+        for node in body:
+            if isinstance(node, ast.ClassDef):
+                name = f"{prefix}{node.name}"
+                found[name] = node
+                walk(node.body, f"{name}.")
+
+    walk(tree.body, "")
+    return found

@@ -28,7 +28,7 @@ from ...source import read_bytes
 from ..project import Project
 from ..static_types.operators import OperatorNode
 from ..syntax import PyModule, Scope
-from .functions import jitted_only, names_called, returned_closure
+from .functions import bound_methods, jitted_only, names_called, returned_closure
 from .launches import gpu_compiled, launch_target
 from .operator_calls import OPERATOR_METHODS
 
@@ -208,10 +208,14 @@ class LaunchGraph:
         if found is None:
             found = self._methods[(name, id(files))] = []
             defining = re.compile(rb"\bdef\s+" + name.encode() + rb"\b")
+            # `self.update = self.update_grid`: an attribute holding one of the class's own methods
+            holding = re.compile(rb"\bself\." + name.encode() + rb"\s*=\s*self\.")
             for path in files:
                 # (the text first: a name called everywhere is defined in few files, parsed alone)
                 self.project.note(("file", os.path.abspath(path)))
-                if not defining.search(self._bytes(path)):
+                text = self._bytes(path)
+                defines, holds = defining.search(text), holding.search(text)
+                if not (defines or holds):
                     continue
                 module = self.project.module(path)
                 if module is None:
@@ -219,6 +223,8 @@ class LaunchGraph:
                 for klass in self.project.memo("classes", module.tree, lambda m=module: [
                         n for n in ast.walk(m.tree) if isinstance(n, ast.ClassDef)]):
                     found.extend((module, s) for s in klass.body if isinstance(s, _FUNCTIONS) and s.name == name)
+                    held = bound_methods(klass).get(name) if holds else None
+                    found.extend((module, s) for s in klass.body if isinstance(s, _FUNCTIONS) and s.name == held)
         return found
 
     def _held_named(self, name: str) -> List[Unit]:

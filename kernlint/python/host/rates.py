@@ -14,7 +14,7 @@ import copy
 from typing import Dict, Set
 
 from ...analysis.host import Event, HostFacts, Launch, Level, Rate
-from . import frequency, new_data
+from . import devices, frequency, new_data
 from .frequency.syntax import short_text
 from .launches import configured_kernel
 from .uses import (RETURNED, computed_with, copy_outputs, deferred_total, handed_on, kept_in, read_after,
@@ -54,6 +54,7 @@ def attach(facts: HostFacts, tree: ast.Module, memo=None) -> None:
     _mark_launch_reads(facts, functions, bodies)
     _mark_awaited(facts, tree, functions, bodies)
     new_data.mark(facts, tree, bodies)
+    devices.mark(facts, tree, functions[0], bodies)
 
 
 def _mark_reads(facts: HostFacts, functions, bodies: Dict[str, frequency.Frequency], tree: ast.Module) -> None:
@@ -155,6 +156,46 @@ def _mark_reads(facts: HostFacts, functions, bodies: Dict[str, frequency.Frequen
         outputs = copy_outputs(node, -1)  # (no copy on line -1: the statement's targets alone)
         if outputs and read_after(region, after, outputs, _class_methods(methods, call.function))[0]:
             call.detail["result_read"] = True
+    _mark_results_kept(facts, (functions, methods), bodies)
+
+
+def _mark_results_kept(facts: HostFacts, functions, bodies: Dict[str, frequency.Frequency]) -> None:
+    """Mark ``result_read`` a call outside any loop of its function whose result the host reads
+    later: in that function (``next_states = tool.calculate_next(s)``, then used), or, where
+    the function keeps it in ``self.<attr>`` (or returns it), after a call of that function
+    elsewhere in the file (``self.update_grid()`` then ``self.update_current_states()``, which
+    reads ``self.next_states``): a copy the callee returns is then a value the host needs."""
+    functions, methods = functions
+    callers: Dict[str, list] = {}  # a function of this file -> the calls of it here
+    for event in facts.events:
+        if event.kind == "call" and not event.detail.get("path"):
+            callers.setdefault(str(event.detail.get("callee", "")), []).append(event)
+    for call in facts.events:
+        if call.kind != "call" or call.detail.get("result_read"):
+            continue
+        found = _region(bodies, functions, call)
+        if found is None or found[3] or not isinstance(found[2], ast.Assign):
+            continue
+        region, after, node, _ = found
+        outputs = copy_outputs(node, -1)
+        if not outputs:
+            continue
+        read, tracked = read_after(region, after, outputs, _class_methods(methods, call.function))
+        if read:
+            call.detail["result_read"] = True
+            continue
+        kept = {t for t in tracked if t.startswith("self.") or t == RETURNED}
+        if not kept:
+            continue
+        for caller in callers.get(call.function, ()):
+            where = _region(bodies, functions, caller)
+            if where is None:
+                continue
+            region, after, node, _ = where
+            tracked = {t for t in kept if t != RETURNED} | (_assigned(node) if RETURNED in kept else set())
+            if tracked and read_after(region, after, tracked, _class_methods(methods, caller.function))[0]:
+                call.detail["result_read"] = True
+                break
 
 
 def _mark_uploaded(facts: HostFacts, function: str, uploads) -> None:

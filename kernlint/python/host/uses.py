@@ -22,6 +22,7 @@ _KEEPS = ("append", "extend", "insert", "appendleft")  # a list's methods that k
 _VIEWS = ("asarray", "array", "ascontiguousarray", "copy", "astype", "reshape", "ravel", "flatten", "squeeze",
           "transpose", "T", "view", "list", "tuple")
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+_MODULES = ("np", "numpy", "cp", "cupy")  # `np.asarray(x)`: a call of the module, on its argument
 RETURNED = "<return>"  # among what carries a copy's value: the function returns it
 MAX_METHOD_DEPTH = 2  # methods calling methods, followed for the attributes they read
 
@@ -40,6 +41,10 @@ def copy_outputs(statement: ast.stmt, line: int) -> Set[str]:
             out = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "ary"), None)
             if out is not None:
                 found |= _stored(out)
+        # `self.history.append(d.copy_to_host())`: the list keeps the copy, so the list is followed
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _KEEPS and any(
+                _is_copy_at(a, line) for a in node.args):
+            found |= _stored(node.func.value)
     return found
 
 
@@ -53,6 +58,23 @@ def kept_in(statement: ast.stmt, line: int) -> Set[str]:
             node.func, ast.Attribute) and node.func.attr == "copy_to_host" for a in call.args for node in ast.walk(a)):
         return set()
     return _stored(call.func.value)
+
+
+def _is_copy_at(argument: ast.expr, line: int) -> bool:
+    """``argument`` is, through views (``.astype(...)``, ``np.asarray(...)``), the copy on ``line``."""
+    while isinstance(argument, ast.Call):
+        if isinstance(argument.func, ast.Attribute) and argument.func.attr == "copy_to_host":
+            return argument.lineno == line
+        if not _passes(argument):
+            return False
+        func = argument.func
+        if isinstance(func, ast.Attribute) and not (isinstance(func.value, ast.Name) and func.value.id in _MODULES):
+            argument = func.value  # `x.astype(np.uint8)`: the array is the object
+        elif argument.args:
+            argument = argument.args[0]  # `np.asarray(x)`
+        else:
+            return False
+    return False
 
 
 def computed_with(statement: ast.stmt, line: int, column: int) -> bool:
@@ -303,7 +325,10 @@ def _method_reads(call: ast.Call, tracked: Set[str], methods: Dict[str, ast.AST]
     if method is None:
         return False
     inside = set(attrs)
-    return any(_reads(item, inside, methods, depth + 1) for item in _flat(method.body))
+    found = any(_reads(item, inside, methods, depth + 1) for item in _flat(method.body))
+    # `self.current = self.next.copy()` in the method: that attribute carries the value on
+    tracked |= {t for t in inside if t.startswith("self.")}
+    return found
 
 
 def _flat(body: List[ast.stmt]) -> Iterator[ast.AST]:

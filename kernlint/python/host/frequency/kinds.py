@@ -96,8 +96,7 @@ class LoopKinds:
             found = check()
             if found:
                 return found[0], found[1], trips
-        if self.is_for and trips is not None and trips <= FEW and not isinstance(self.node.iter, (
-                ast.List, ast.Tuple, ast.Set)):
+        if self.is_for and self._few(trips) and not isinstance(self.node.iter, (ast.List, ast.Tuple, ast.Set)):
             return "few", f"{trips} iterations (`{short_text(self.node.iter)}`): a few, not steps", trips
         if self.is_for and isinstance(self.node.iter, (ast.List, ast.Tuple, ast.Set)):
             return "sweep", f"a fixed list of {len(self.node.iter.elts)} values", trips
@@ -141,6 +140,13 @@ class LoopKinds:
         if start is None:
             return None
         return max(0, bound - start + (1 if isinstance(test.ops[0], ast.LtE) else 0))
+
+    def _few(self, trips: Optional[int]) -> bool:
+        """A handful of iterations the code states; not a count that is a parameter's default of
+        0 or 1 (``def simulate(self, time_steps=1)``): callers pass the count, one is its least."""
+        if trips is None or trips > FEW:
+            return False
+        return not (names_read(self.node.iter) & set(self.context.called_counts))
 
     def _devices(self):
         """A loop over GPUs, by what it does: it iterates ``cuda.gpus``/``list_devices()``,
@@ -223,8 +229,7 @@ class LoopKinds:
         (a larger buffer), in a ``while`` or a few tries: it normally runs once."""
         if not self.is_for:
             return ""
-        count = self._trips()
-        if count is not None and count <= FEW:
+        if self._few(self._trips()):
             return ""
         assigned: Set[str] = set()  # (what the iteration has assigned before each statement)
         for statement in _simple_statements(self.node.body):

@@ -8,6 +8,7 @@ import ast
 import fnmatch
 import os
 from functools import cached_property
+from dataclasses import replace
 from typing import Dict, Iterator, List, Mapping, Optional, Sequence, Set, Tuple, Union
 
 from .changes import Changes
@@ -34,7 +35,9 @@ def analyse(body: Body, context: Context = Context()) -> Frequency:
     statements = list(body.body) if whole else list(body)  # type: ignore[union-attr]
     constants = dict(context.constants)
     if function is not None:
-        constants.update(_defaults(function.args, constants))
+        defaults = _defaults(function.args, constants)
+        constants.update(defaults)
+        context = replace(context, called_counts=tuple(sorted(name for name, value in defaults.items() if value <= 1)))
         constants.update(_comprehensions(statements, constants))
     reader = _Reader(context, constants, function.lineno if function is not None else 0, statements)
     if function is not None and context.frame:

@@ -72,7 +72,7 @@ def counted_by(node: ast.AST, function: ast.AST) -> str:
     elif isinstance(node, ast.While) and isinstance(node.test, ast.Compare) and len(node.test.ops) == 1 and (
             isinstance(node.test.ops[0], (ast.Lt, ast.LtE))) and isinstance(node.test.left, ast.Name):
         counter = node.test.left.id
-        if any(isinstance(sub, ast.AugAssign) and isinstance(sub.op, ast.Add) and isinstance(sub.target, ast.Name)
+        if not _skips(node.body) and any(isinstance(sub, ast.AugAssign) and isinstance(sub.op, ast.Add) and isinstance(sub.target, ast.Name)
                and sub.target.id == counter for statement in node.body for sub in ast.walk(statement)):
             bound = node.test.comparators[0]
     if not (isinstance(bound, ast.Name) and bound.id in parameters):
@@ -84,6 +84,24 @@ def counted_by(node: ast.AST, function: ast.AST) -> str:
                 for t in ast.walk(target) if isinstance(t, ast.Name)} and not _under_none_test(function, statement, name):
             return ""  # rebound to what the function computes: not what the caller passed
     return name
+
+
+def _skips(body) -> bool:
+    """A ``continue`` of this loop (not of one nested in it): an iteration that skips the
+    counter's step, so the count no longer bounds how often the loop runs."""
+    for statement in body:
+        if isinstance(statement, ast.Continue):
+            return True
+        if isinstance(statement, (ast.For, ast.AsyncFor, ast.While)):
+            if _skips(statement.orelse):
+                return True
+            continue
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+            if _skips(getattr(statement, field, None) or []):
+                return True
+    return False
 
 
 def _tests_none(test: ast.AST, name: str) -> bool:

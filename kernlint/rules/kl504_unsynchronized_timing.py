@@ -314,14 +314,9 @@ def _launches_held(start: Event, launches: List[Event], facts: Optional[HostFact
     for launch in launches:
         if launch.rate is None:
             return None
-        shared = 0
-        for mine, theirs in zip(outer, launch.rate.levels):
-            if mine.line != theirs.line or mine.kind != theirs.kind:
-                break
-            shared += 1
         count = 1
         spread = _device_loops(facts, launch) if facts is not None else set()
-        for level in launch.rate.levels[shared:]:
+        for level in _inner_levels(outer, launch):
             if level.kind == "body" or level.loop in spread:
                 continue
             if level.trips is None:
@@ -329,6 +324,16 @@ def _launches_held(start: Event, launches: List[Event], facts: Optional[HostFact
             count *= level.trips
         total += count
     return total
+
+
+def _inner_levels(outer, launch: Event):
+    """The loops around ``launch`` that the start stamp (whose levels are ``outer``) is not in."""
+    shared = 0
+    for mine, theirs in zip(outer, launch.rate.levels):
+        if mine.line != theirs.line or mine.kind != theirs.kind:
+            break
+        shared += 1
+    return launch.rate.levels[shared:]
 
 
 def _chosen_count(facts: HostFacts, start: Event, launches: List[Event], between: List[Event]):
@@ -342,13 +347,8 @@ def _chosen_count(facts: HostFacts, start: Event, launches: List[Event], between
     for launch in launches:
         if launch.rate is None:
             return None
-        shared = 0
-        for mine, theirs in zip(outer, launch.rate.levels):
-            if mine.line != theirs.line or mine.kind != theirs.kind:
-                break
-            shared += 1
         count, inside = 1, False
-        for level in launch.rate.levels[shared:]:
+        for level in _inner_levels(outer, launch):
             if level.kind == "body":
                 continue
             if level.trips is not None:

@@ -603,6 +603,32 @@ CASES = {
                     model.forward(x)  # step
                     seen += 1
         """),
+    "rows of an index array, one launch each, are parts of one pass": ("graph.py", """
+        def backward(d_grad, d_state, nodes, outputs):
+            for node in nodes[::-1]:  # loop: sweep
+                spread[64, 256](d_grad, d_state, node)
+            for output in outputs:  # loop: sweep
+                gather[64, 256](d_grad, d_state, output[0], output[1])
+            for row in rows[1:]:  # loop: unknown
+                spread[64, 256](d_grad, d_state, row)
+                scale[64, 256](d_other, 0.5)
+        """),
+    "a counter up to a constant counts the iterations": ("counted.py", """
+        def run(d_u, sim_steps=1, limit=4):
+            step = 0
+            while step < sim_steps:  # loop: few  # trips: 1
+                advance[64, 256](d_u, 0.1)
+                step += 1
+            k = 2
+            while k <= 40:  # loop: step  # trips: 39
+                advance[64, 256](d_u, 0.1)
+                k = k + 1
+            k = 0
+            while k < limit:  # loop: few
+                advance[64, 256](d_u, 0.1)
+                if d_u is None:
+                    k += 1
+        """),
 }
 
 _MARK = re.compile(r"#\s*(loop|runs|trips):\s*(\w+)|#\s*(not step|step)\s*(?=#|$)")

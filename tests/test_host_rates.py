@@ -147,13 +147,39 @@ def bench(d_u):
 
 def test_kl504_is_silent_where_the_count_is_unknown(tmp_path):
     _, found = findings(tmp_path, '''
-        def bench(d_u, steps):
+        def bench(d_u, data):
+            steps = len(data)
             start = time.perf_counter()
             for _ in range(steps):
                 bump[4, 256](d_u)
             return time.perf_counter() - start
     ''')
     assert [code for code, _, _ in found] == []
+
+
+def test_kl504_reports_a_count_its_callers_choose(tmp_path):
+    # a parameter count can be small: below 10,000 steps of two launches the interval holds
+    # fewer than 20,000; a copy back every few steps keeps the queue short whatever the count
+    _, found = findings(tmp_path, '''
+        def bench(d_u, steps):
+            start = time.perf_counter()
+            for _ in range(steps):
+                bump[4, 256](d_u)
+                bump[4, 256](d_u)
+            return time.perf_counter() - start
+
+        def bench_shown(d_u, steps):
+            start = time.perf_counter()
+            for step in range(steps):
+                bump[4, 256](d_u)
+                if step % 10 == 0:
+                    print(d_u.copy_to_host()[0])
+            return time.perf_counter() - start
+    ''')
+    assert [(code, line) for code, line, _ in found] == [("KL504", 7)]
+    message = found[0][2]
+    assert "2 launches on each of the `steps` iterations of the loop at line" in message
+    assert "below 10,000 iterations" in message
 
 
 def test_a_call_through_a_table_of_functions_runs_them_and_is_no_launch(tmp_path):
@@ -181,3 +207,70 @@ def test_a_call_through_a_table_of_functions_runs_them_and_is_no_launch(tmp_path
         "on_device", "on_host"]
     assert not [e for e in facts.events if e.kind == "launch" and e.function == "timed"]
     assert not [code for code, _, _ in found if code == "KL504"]  # every mode ends waited for
+
+
+ROUND_TRIP = '''
+    def weigh(d_u, d_w, d_costs, steps, keep=None):
+        for step in range(steps):
+            bump[4, 256](d_u)
+            bump[4, 256](d_costs)
+            costs = d_costs.copy_to_host()
+            weights = np.exp(-costs)
+            if weights.sum() > 0:
+                weights = weights / weights.sum()
+            {tail}
+            cuda.to_device(weights, to=d_w)
+            bump[4, 256](d_w)
+            bump[4, 256](d_u)
+'''
+
+
+@pytest.mark.parametrize("tail, reported", [
+    ("pass", True),  # computed and uploaded again: a round trip
+    ("print(weights.max())", False),  # shown on the host: read
+    ("keep.append(weights)", False),  # handed to another call
+    ("if weights.max() > 0.5: break", False),  # decides whether the loop goes on
+])
+def test_a_copy_only_uploaded_again_is_a_round_trip(tmp_path, tail, reported):
+    facts, found = findings(tmp_path, ROUND_TRIP.replace("{tail}", tail))
+    copy = next(e for e in facts.events if e.kind == "copy-back")
+    assert bool(copy.detail.get("round_trip")) is reported
+    assert [code for code, _, _ in found if code == "KL503"] == (["KL503"] if reported else [])
+
+
+def test_a_round_trip_value_kept_for_the_next_iteration_is_carried(tmp_path):
+    facts, _ = findings(tmp_path, '''
+        def smooth(d_u, d_w, steps):
+            last = np.zeros(4)
+            for step in range(steps):
+                bump[4, 256](d_u)
+                blended = 0.5 * last
+                fresh = d_u.copy_to_host()
+                last = fresh[:4]
+                cuda.to_device(last + blended, to=d_w)
+                bump[4, 256](d_w)
+    ''')
+    copy = next(e for e in facts.events if e.kind == "copy-back")
+    assert not copy.detail.get("round_trip")  # `last` is read by the next iteration before the copy
+
+
+def test_a_gate_of_interval_one_runs_every_step_unless_a_caller_may_pass_another(tmp_path):
+    facts, _ = findings(tmp_path, '''
+        EVERY = 1
+
+
+        def constant(d_u, steps):
+            for step in range(steps):
+                bump[4, 256](d_u)
+                if step % EVERY == 0:
+                    d_u.copy_to_host()
+
+
+        def default(d_u, steps, every=1):
+            for step in range(steps):
+                bump[4, 256](d_u)
+                if step % every == 0:
+                    d_u.copy_to_host()
+    ''')
+    places = {e.function: e.rate.levels[-1].place for e in facts.events if e.kind == "copy-back"}
+    assert places == {"constant": "every", "default": "periodic"}

@@ -790,7 +790,8 @@ def test_a_property_handing_out_an_attribute_reads_as_the_attribute(tmp_path):
     """``mesh.offsets`` of an object of another file's class whose read-only property returns
     ``self._offsets`` (set in a private method ``__init__`` calls) reads as that attribute, on
     an object a parameter's annotation names as on one its callers pass; a property that
-    computes something is not an attribute and stays unknown."""
+    computes something gives what it returns (an int16 array times 0.5: float64), and one
+    that computes from what reading does not know stays unknown."""
     from kernlint.python.signatures.launch_sites import launch_signatures
     (tmp_path / "mesh.py").write_text(textwrap.dedent('''
         import numpy as np
@@ -815,6 +816,10 @@ def test_a_property_handing_out_an_attribute_reads_as_the_attribute(tmp_path):
             def spacing(self):
                 return self._offsets * 0.5
 
+            @property
+            def measured(self):
+                return self._offsets * np.load("scale.npy")
+
             def __layout(self):
                 self._offsets = np.array([[0, 1], [1, 0]], dtype=np.int16)
     '''))
@@ -837,16 +842,24 @@ def test_a_property_handing_out_an_attribute_reads_as_the_attribute(tmp_path):
             out[i] = spacing[i, 0]
 
 
+        @cuda.jit
+        def scaled(measured, out):
+            i = cuda.grid(1)
+            out[i] = measured[i, 0]
+
+
         class Solver:
             def __init__(self, mesh: Mesh):
                 self.mesh = mesh
                 self.d_offsets = cuda.to_device(mesh.offsets)
                 self.d_spacing = cuda.to_device(mesh.spacing)
+                self.d_measured = cuda.to_device(mesh.measured)
                 self.out = cuda.device_array(64, dtype=np.float32)
 
             def step(self):
                 gather[1, 64](self.d_offsets, self.mesh.cells, self.out)
                 spread[1, 64](self.d_spacing, self.out)
+                scaled[1, 64](self.d_measured, self.out)
     '''))
     (tmp_path / "run.py").write_text(textwrap.dedent('''
         from mesh import Mesh
@@ -859,7 +872,8 @@ def test_a_property_handing_out_an_attribute_reads_as_the_attribute(tmp_path):
     path = str(tmp_path / "solver.py")
     found = launch_signatures(Project(), [path])[path]
     assert {name: sorted(s for s, _ in entries) for name, entries in found.items()} == {
-        "gather": ["void(int16[:, ::1], int64, float32[::1])"]}
+        "gather": ["void(int16[:, ::1], int64, float32[::1])"],
+        "spread": ["void(float64[:, ::1], float32[::1])"]}
 
 
 GATES = '''

@@ -200,9 +200,10 @@ def test_kl505_names_the_foreign_arrays_and_the_view_to_make(fixture_report):
     torch = message(fixture_report, "host/foreign_arrays.py", "KL505", 23)
     assert torch.startswith("`field` is a PyTorch tensor bound before the loop at line 22:")
     assert torch.endswith("valid while it is not reallocated")
-    called = message(fixture_report, "host/foreign_arrays.py", "KL505", 68)
-    assert called.startswith("`self.phi`, `self.rhs` are CuPy arrays bound before the loop at line 74 (through a "
-                             "function the loop calls):")
+    called = message(fixture_report, "host/foreign_arrays.py", "KL505", 75)
+    assert called.startswith("`Solver.relax` launches `axpy` (foreign_arrays.py:68) on CuPy arrays bound before the "
+                             "loop at line 74 (`self.phi`, `self.rhs`), and it is called on every iteration of that "
+                             "loop:")
     assert "(`d_phi = cuda.as_cuda_array(self.phi)`)" in called
     mixed_line = line_of("host/foreign_arrays.py", "        axpy[64, 256](out, np.float32(0.5), u, field)")
     mixed = message(fixture_report, "host/foreign_arrays.py", "KL505", mixed_line)
@@ -302,3 +303,25 @@ def test_kl503_says_a_loop_reads_a_device_array_element_by_element(fixture_repor
     assert direct.column == column_of(name, loop_at, "range(")
     path = str(FIXTURES / name)
     assert not [f for f in fixture_report.findings if f.path == path and f.line == reads_at]
+
+
+def test_a_function_a_backend_holds_reports_what_the_class_it_was_given_makes_it_do(fixture_report):
+    # `x * w` runs `Tensor.__mul__`, which calls `self.backend.mul_zip`: the function `zip`
+    # returned for the class the backend was given (`Backend(DeviceOps)`, picked by a flag)
+    path = "host/backends/train.py"
+    line = line_of(path, "        h = x * w  # KL501 KL502 KL503")
+    launch = finding(fixture_report, path, "KL502", line)
+    assert launch.column == column_of(path, line, "x * w")
+    assert launch.message.startswith("`Tensor.__mul__` launches `zip_kernel` on `a.dims` (ops.py:")
+    upload = finding(fixture_report, path, "KL501", line)
+    assert upload.message.startswith("`Tensor.__mul__` allocates device memory and copies host data into it")
+    # a script whose backend is given the host class alone runs none of the device class's functions
+    quiet = str(FIXTURES / "host/backends/host_train.py")
+    assert not [f for f in fixture_report.findings if f.path == quiet]
+
+
+def test_kl503_through_a_clock_callback_names_the_ufunc_and_not_the_copy_the_host_reads(fixture_report):
+    text = message(fixture_report, "host/frequency/clock_callbacks.py", "KL503", 67)
+    assert text.startswith("`Bodies.calc` launches `self.accel` on host arrays (`self.host.x`, `self.host.x.T`, "
+                           "`self.host.m`, clock_callbacks.py:45), so numba-cuda synchronizes after each call:")
+    assert "more line" not in text  # the kernel mode's copy back is read at once: not a wait of its own

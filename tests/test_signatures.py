@@ -1721,3 +1721,105 @@ def test_a_level_as_deep_as_the_one_below_compares_only_what_the_reading_took(tm
         assert list(project.host_uses[(module.path, 1)]) == [buffers]
         assert (host_reader.read_host(project, module, 2) is one) is reused, name
     assert project.host_uses[(str(tmp_path / "takes_global.py"), 1)][buffers] == {"globals": {"DTYPE"}}
+
+
+@pytest.mark.parametrize("source, expected", [
+    # NumPy's joining functions: the items' result type, in the rank each function gives
+    ("x = np.linspace(0, 1, 5)\nnp.column_stack((x, x * 2))", ("float64[:, ::1]", "host")),
+    ("x = np.zeros(3, np.float32)\nnp.vstack([x, x])", ("float32[:, ::1]", "host")),
+    ("x = np.zeros((2, 3))\nnp.stack([x, x], axis=0)", ("float64[:, :, ::1]", "host")),
+    ("x = np.zeros((2, 3), np.int32)\nnp.concatenate([x, x])", ("int32[:, ::1]", "host")),
+    ("np.concatenate((np.zeros((2, 2)), np.ones(3)), axis=None)", ("float64[::1]", "host")),  # flattened
+    ("x = np.zeros(3)\nnp.dstack((x, x))", ("float64[:, :, ::1]", "host")),
+    ("cp.vstack((cp.zeros(3), cp.zeros(3)))", ("float64[:, ::1]", "device")),
+    ("x = np.zeros(3, np.float32)\nnp.hstack((x, 1.5))", ("float64[::1]", "host")),  # 1.5 joins as float64
+    ("x = np.zeros(3, np.float32)\nnp.hstack((x, np.float32(1.5)))", ("float32[::1]", "host")),
+    ("np.concatenate((np.zeros((2, 2)), np.ones(3)))", None),  # NumPy refuses ranks that differ
+    ("np.stack((1.0, 2.0))", None),
+    ("np.vstack((x, x))", None),  # an unknown item
+    # a matrix is a 2-d array to numba; rows a comprehension makes are one more dimension
+    ("np.asmatrix([[1, 2], [3, 4]])", ("int64[:, ::1]", "host")),
+    ("np.asmatrix(np.zeros(4, np.float32))", ("float32[:, ::1]", "host")),
+    ("np.asmatrix(np.zeros((2, 2, 2)))", None),
+    ("rows = [[i, 2 * i] for i in range(4)]\nnp.array(rows, dtype=np.float32)", ("float32[:, ::1]", "host")),
+    ("rows = [(i, 2.5) for i in range(4)]\nnp.array(rows)", ("float64[:, ::1]", "host")),
+    # a slice of an array of unknown rank is an array of its elements; an integer alone may be a number
+    ("b = np.zeros(n, dtype=np.float32)\nb[:, 0]", (None, "host")),
+    ("b = np.zeros(n, dtype=np.float32)\nb[:, 0].dtype", None),
+    ("b = np.zeros(n, dtype=np.float32)\nb[0]", None),
+    ("b = np.zeros(n, dtype=np.float32)\nb[:, x]", None),
+])
+def test_joined_and_nested_arrays_are_typed_as_numpy_makes_them(source, expected):
+    assert type_text(source) == expected
+
+
+def test_class_numbers_dataclass_fields_factories_and_properties_type_launches(tmp_path):
+    """What a class body binds is what its objects hold where no method stores another (a
+    dataclass's fields by their annotations); a static factory and a computed property give
+    what they return; a field that is None by default says nothing; an attribute None until a
+    method stores an array converts as that array."""
+    (tmp_path / "sim.py").write_text(textwrap.dedent('''
+        import copy
+        import random
+        from dataclasses import dataclass
+
+        import numpy as np
+        from numba import cuda
+
+
+        @cuda.jit
+        def k(a, b, c):
+            a[0] = b + c
+
+
+        @dataclass
+        class Settings:
+            steps: int = 10
+            dt: float = 0.5
+            gain: float = None
+            scale: np.float32 = np.float32(2.0)
+
+
+        class Body:
+            threads = 64
+            mass = 1  # a method stores a float here: the object's own value wins
+            def __init__(self, points):
+                self._points = points
+                self.heights = None  # until grow(): where it is converted, the array
+            def grow(self):
+                self.heights = np.zeros((4, 4))
+            def heavier(self):
+                self.mass = 2.5
+            @property
+            def points(self):
+                return np.array(self._points, dtype=np.float32)
+            @staticmethod
+            def unit():
+                return Body([[0.0, 1.0], [1.0, 0.0]])
+
+
+        def run(settings: Settings):
+            out = cuda.device_array(3, dtype=np.float32)
+            body = copy.deepcopy(Body.unit())
+            k[1, 1](out, settings.steps, settings.dt)
+            k[1, 1](out, settings.scale, body.threads)
+            k[1, 1](cuda.to_device(body.points), random.randint(0, 9), random.random())
+            k[1, 1](out, body.mass, settings.steps)
+            k[1, 1](cuda.to_device(body.heights.astype(np.float32)), body.mass, settings.steps)
+            k[1, 1](out, settings.gain, settings.steps)
+
+
+        run(Settings(steps=20))
+        '''))
+    facts = host_reader.file_host_facts(Project(), str(tmp_path / "sim.py"))
+    lines = (tmp_path / "sim.py").read_text().splitlines()
+    signatures = {lines[launch.place.line - 1].strip().partition("](")[2]: launch.signature
+                  for launch in facts.launches if launch.kernel}
+    assert signatures == {"out, settings.steps, settings.dt)": "void(float32[::1], int64, float64)",
+                          "out, settings.scale, body.threads)": "void(float32[::1], float32, int64)",
+                          "cuda.to_device(body.points), random.randint(0, 9), random.random())":
+                              "void(float32[:, ::1], int64, float64)",
+                          "out, body.mass, settings.steps)": "void(float32[::1], float64, int64)",
+                          "cuda.to_device(body.heights.astype(np.float32)), body.mass, settings.steps)":
+                              "void(float32[:, ::1], float64, int64)",
+                          "out, settings.gain, settings.steps)": None}

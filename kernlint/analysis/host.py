@@ -67,6 +67,9 @@ class Level:
 # the most events a call's callee may bring, expanded (its own and its calls', at each call):
 # past it the call is read as unknown; a particle-in-cell code's `sim.step()` brings ~90,000
 MAX_EXPANDED = 50_000
+# loop kinds that cut one call's work into pieces (batches, chunks, launch configurations, a few
+# parts): a function launching only in such loops does one step's work per call
+_PIECES = ("sweep", "few")
 
 
 @dataclass(frozen=True)
@@ -111,6 +114,9 @@ class Loop:
     parent: Optional[int] = None
     varying: Set[str] = field(default_factory=set)  # names that change from one iteration to the next
     targets: Set[str] = field(default_factory=set)  # a for loop's own variables (`frame` in `for frame in frames`)
+    # names its body binds only to the item its variable indexes (`row = X[k]` in `for k in
+    # range(len(X))`): the iteration's item, as a `for row in X` would bind it
+    items: Set[str] = field(default_factory=set)
     deciding: Set[str] = field(default_factory=set)  # names its condition or a `break` reads
     rebound: Set[str] = field(default_factory=set)  # names and `self.x` attributes assigned whole in it
     # names it rebinds only to arrays it allocates in their own shape (`u_new =
@@ -118,6 +124,9 @@ class Loop:
     steady: Set[str] = field(default_factory=set)
     frequency: str = ""  # its kind by what the code does (Level.kind); "" where the reader has none
     trips: Optional[int] = None  # the trip count the code states
+    # the parameter of its function that is its count, where callers choose it (`for _ in
+    # range(n)`, `while it <= n` for `def bench(self, n=None)`): "" where the count is not one
+    counted_by: str = ""
 
 
 @dataclass
@@ -226,6 +235,9 @@ class HostFacts:
     # is given): each such chain of calls is a launch's types, not a vote on one parameter type
     outgoing_variants: Dict[Tuple[str, str], List[Tuple[list, dict]]] = field(default_factory=dict, repr=False,
                                                                                compare=False)
+    # the project classes the file names as values (`TensorBackend(CudaOps)`, `ops = A if gpu else B`),
+    # each (its file, its name): which of a class-made function's alternatives its own loops may run
+    classes_held: Set[Tuple[str, str]] = field(default_factory=set, repr=False, compare=False)
     # launches of a kernel a function is given as a parameter (`def run(kernel, x): kernel[g, b](x)`),
     # one per call of that function here that passes a kernel: what they give signatures, not events
     passed_launches: List[Launch] = field(default_factory=list, repr=False, compare=False)
@@ -344,7 +356,8 @@ class HostFacts:
 
     def _callee_events(self, path: str, callee: str, callers: Tuple[Tuple[str, str], ...]) -> List[Event]:
         """A callee's events, expanded, at its own rates; a callee that is a whole computation
-        (it launches in a loop of its own) has what it does outside its loops marked
+        (it launches in a loop of its own, not only in loops of pieces of one call's work:
+        batches of the bodies, launch configurations) has what it does outside its loops marked
         ``hoisted``: already out of its steps, whatever loop calls it."""
         if path == self.path:
             own = self.of_function(callee)  # (re)index first: it clears what was expanded before
@@ -375,7 +388,8 @@ class HostFacts:
         def entry(e: Event) -> Event:  # the callee's own statement that runs it: itself, or its call there
             return e.calls[0] if e.calls and e.calls[0].function == callee else e
 
-        if any(e.kind == "launch" and e.loops for e in own):
+        if any(e.kind == "launch" and any(n not in self.loops or self.loops[n].frequency not in _PIECES
+                                           for n in e.loops) for e in own):
             outside = [e.function == callee and not e.loops for e in expanded]
         elif any(e.kind == "launch" and any(n in self.loops and self.loops[n].frequency in ("step", "few")
                                             for n in entry(e).loops) for e in expanded):
@@ -407,6 +421,12 @@ class HostFacts:
                 if self._amortised(level.loop, call.loops if call is not None else event.loops):
                     continue
                 if self._cannot_repeat(event, level.loop):
+                    continue
+                if any(tuple(c.detail.get("made_by", ())) not in self.classes_held
+                       for c in event.calls if c.detail.get("made_by")):
+                    # one of several functions an attribute holds, made by a class some object was
+                    # given: which class this loop's objects were given is decided where the class
+                    # is passed; where this file passes none of its classes, unknown (silent)
                     continue
                 seen.add(key)
                 yield event, level, self.loops[level.loop]

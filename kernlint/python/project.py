@@ -346,9 +346,10 @@ class Project:
             self.read.append(found)
         return module
 
-    def definition(self, qualified: str, importer: PyModule, depth: int = 0):
+    def definition(self, qualified: str, importer: PyModule, depth: int = 0, stars: bool = False):
         """(module, binding) where ``pkg.mod.name`` is defined in the user's code, following
-        re-exports (``from .impl import name`` in a package's ``__init__``); None for libraries."""
+        re-exports (``from .impl import name`` in a package's ``__init__``, and with ``stars``
+        ``from .impl import *``); None for libraries."""
         module_part, _, name = qualified.rpartition(".")
         if depth > 10 or not module_part:
             return None
@@ -356,8 +357,14 @@ class Project:
         if module is None:
             return None
         binding = module.bindings.get(name)
+        if binding is None and stars:  # `from .tensor_ops import *` in a package's `__init__`: the module it comes from
+            owner = module.star_source(name)
+            binding = owner.bindings.get(name) if owner is not None else None
+            if binding is None:
+                return None
+            module = owner
         if binding is not None and binding.kind == "import" and binding.attr and binding.module:
-            return self.definition(binding.imported, module, depth + 1) or (module, binding)
+            return self.definition(binding.imported, module, depth + 1, stars) or (module, binding)
         return (module, binding) if binding is not None else None
 
     def numba_cuda_class(self, qualified: str):

@@ -17,7 +17,9 @@ code writes otherwise count too: an operator on an object of a project class run
 ``cls.forward(...)`` runs the ``forward`` of the class it was called through (autograd
 ``Function`` subclasses), and a name bound once to what a closure factory returns (``add =
 Ops.zip(fn)``, where every ``return`` of ``Ops.zip`` gives back a function it defines) runs
-that function where it is called. An allocation in a branch that runs when a collection the
+that function where it is called, as does an attribute holding one (``Backend(DeviceOps)``
+stores ``self.mul = ops.zip(mul)``, given the class itself; ``a.backend.mul(a, b)``): where
+objects may hold several classes' functions, one counts only in a file that passes its class. An allocation in a branch that runs when a collection the
 code has just built whole is not empty (``n = len(edges)``, ``if n > 0:``) runs on each call,
 as does what follows ``if n == 0: continue`` in a batch loop (only an empty batch is skipped);
 one behind ``if len(np.where(x > L)[0]) > 0:`` (a selection, often empty) is unknown.
@@ -25,9 +27,14 @@ one behind ``if len(np.where(x > L)[0]) > 0:`` (a selection, often empty) is unk
 A method called in the loop on an object whose class the code shows (built there, stored
 in an attribute, a parameter its callers pass, an item of a list of objects of several
 classes, a name bound to one project class on each path, ``S = SimGPU`` / ``S = SimCPU``, then
-called: each class's method counts) counts the same, reported at the call and naming the class's method. A function
+called, an attribute given an object of one class or another by a mode test, ``self.tool =
+GpuTool(self)`` / ``CpuTool(self)``: each class's method counts; an attribute holding one of the
+class's own methods, ``self.update = self.update_grid``, runs it) counts the same, reported at the call and naming the class's method. A function
 called in the loop that uploads what the call hands it (``cuda.to_device(x)`` of its own
-parameter: each step's sample or batch) is left alone: that data is the step's input.
+parameter, or of a view of it into a buffer it keeps, ``cuda.to_device(x0.astype(np.float32),
+to=self.d_x0)``: each step's sample, batch or state) is left alone: that data is the step's
+input; so is its upload of an attribute it updates on the host after the upload on each call
+(a controller's warm start, ``self.guess[:-1] = plan[1:]``): the next call sends the new value.
 
 Only what runs on *every* step is reported (a phase of a time loop counts: ``if t < t_stim:``
 upload the stimulus, ``else:`` upload zeros, each on every step of its part of the run, where
@@ -36,7 +43,8 @@ gate, at one step (``if step == on_step:``), in the first few steps (``if step <
 (``__init__``, a ``compile()`` no loop calls), once per size of a sweep, once per GPU of a
 loop over ``cuda.gpus``/``select_device``, in a retry or convergence loop (``while err[0] >
 tol:`` with ``err`` an array a launch in the loop writes), in a few fixed pieces of one computation (three
-layers, eight chunks) or in a test's loop (what pytest collects), nor what a whole
+layers, eight chunks: a count the code states, not a parameter whose default is 0 or 1 such as
+``def run(self, ticks=1)``, whose callers pass the count) or in a test's loop (what pytest collects), nor what a whole
 computation called in the loop allocates before its own loop, nor in a loop that runs a
 whole time loop per iteration (independent events, shots), nor in a benchmark: a loop a
 clock or CUDA events time whose work is the transfer it measures, nor in a verification loop
@@ -52,12 +60,22 @@ itself updates in the loop (``w += -lr * grad`` before the next ``cuda.to_device
 array the host computes in the iteration from the loop's variable or time, state it carries or
 new random draws (``d_in.copy_to_device(np.full(n, drive(t) * gain))``, ``np.random.rand(n) <
 rate``), there or in a function the loop calls with what it computes (``capture(step)``, whose
-``view_matrix(step * speed)`` uploads a matrix made from it). Zeros filled on the host, a
+``view_matrix(step * speed)`` uploads a matrix made from it), or an array a function called
+in the loop computes into before it uploads it (``pos[i] += vel[i] * dt`` ... ``cuda.to_device(pos)``;
+values copied in as they are, ``lengths[k] = lane.length``, are the same data again). Zeros filled on the host, a
 constant (``np.full(n, 0.5)``, or one of a few fixed inputs the step's time only picks between),
 an array the host has, scaled by the step (``cuda.to_device(x * f)``: send ``x`` once, scale it
 on the device), data uploaded whole before the loop and the same data sent a second time in
 one iteration (``cuda.to_device(batch.T)`` after ``cuda.to_device(batch)``)
-are still transfers per step.
+are still transfers per step, and so is output the device produced, copied back and uploaded
+again (``history.append(d_out.copy_to_host())``, then ``cuda.to_device(history[-2])`` on the
+next steps: a ring buffer kept on the device would do).
+A loop over the rows of an array that sends each row to the device (``row = X[k]``,
+``cuda.to_device(row)``, ``cuda.device_array_like(row)``) and launches on it is a loop of
+pieces of one step: inside a step loop it runs on every step, and an output buffer made like
+the row has the row's shape on every step (reported); the rows the host moved on the last
+step are that step's data, and copies of the rows kept in a list that the step then reads
+are the host's input (neither reported).
 A loop is a step loop only where the code shows it: state one iteration carries to the
 next (``t += dt``, ``step += 1``, ``a, b = b, a``, an output that becomes the next input),
 launches sharing arrays the loop keeps, a ``while`` a counter or a clock ends, frames of one
@@ -179,16 +197,17 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
             if event.detail.get("shape_based", True) and _from_a_pool(event.what, facts) or (
                     event.place in launchers):
                 continue  # a pool hit, not a cudaMalloc; or a launcher's, reported at its line
-            if not event.detail.get("shape_based", True) and not event.detail.get("into") and (
-                    event.detail.get("handed_in") or {}).get("only"):
+            if not event.detail.get("shape_based", True) and (event.detail.get("handed_in") or {}).get("only"):
                 continue  # what the call hands in, uploaded: each step's new input (a sample, a batch)
             through.setdefault(call.place, []).append((event, call, level))
             continue
         reads = set(event.detail.get("reads", ()))
         # what changes from one step to the next, less the variables of the loops of pieces inside
-        # the step loop (`for part in self.parts`): one allocation per piece can be made before it
+        # the step loop and the items they index (`for part in self.parts`, `row = X[k]`): one
+        # allocation per piece can be made before it
         inner = event.loops[event.loops.index(loop.id) + 1:] if direct and loop.id in event.loops else ()
-        varying = loop.varying - {name for number in inner for name in facts.loops[number].targets}
+        varying = loop.varying - {name for number in inner
+                                  for name in facts.loops[number].targets | facts.loops[number].items}
         # a size read from the element being iterated (`frame.size` in `for frame in frames`):
         # a stream of frames, usually of one size; a size made of the bare loop variable, or of
         # other names the loop changes, is what the loop is about (a sweep)

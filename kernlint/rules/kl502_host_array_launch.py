@@ -21,15 +21,31 @@ that launches so (``layer.backward(g)`` reported as ``Dense.backward``); so is a
 on an object of a project class whose method launches (``x * w``: ``Tensor.__mul__``), and a
 static or class method called through a class (``Mul.apply(a, b)``, whose ``cls.forward(...)``
 runs ``Mul.forward``), and a closure a factory made (``add = Ops.zip(fn)`` then ``add(a,
-b)`` runs the function ``Ops.zip`` returns). PyCUDA's
+b)`` runs the function ``Ops.zip`` returns), also where such functions are held in an object's
+attributes (a backend given the operations class itself, ``Backend(DeviceOps)``, stores
+``self.mul = ops.zip(mul)``; ``a.backend.mul(a, b)`` runs it) or the class is picked by a flag
+(``ops = DeviceOps if gpu else HostOps``): one of several classes' functions counts only in a
+file that passes that class itself (a script picking its backend from the command line). PyCUDA's
 ``drv.In(x)``/``drv.Out(y)``/``drv.InOut(z)`` arguments (in a file that imports PyCUDA) are
 host arrays too: each call allocates device memory for them and copies in, out or both
 (also where the PyCUDA function is kept in an attribute, ``self.inject(drv.In(a), ...)``).
+An object's attribute that its class sets to ``None`` as a placeholder and to host arrays
+only (``self.heights = None`` in ``__init__``, ``self.heights = np.zeros(...)`` in
+``generate()``) is a host array where it is launched (a launch on None fails), also handed
+by keyword through another file's method parameter
+(``sensor.scan(pos, height_map=world.heights)``, the method launching on ``height_map``).
 A call of a CUDA ufunc (``@vectorize(..., target='cuda')``, ``@guvectorize(...,
 target='cuda')``) is a launch on its array arguments and ``out=``: numba copies host arrays
-in, the result back, and waits, as for a kernel.
+in, the result back, and waits, as for a kernel; a ufunc defined in a class body is launched
+through ``self`` too (``self.accel(self.data.x, ...)``). A function a frame driver calls on
+every frame is a step loop's body: matplotlib's ``FuncAnimation(fig, update, frames=n)`` (not
+``frames=1``), GLUT's display and idle callbacks, pyglet's ``clock.schedule(update)`` and
+``clock.schedule_interval(update, dt)`` (not ``schedule_once``), vispy's ``app.Timer(...,
+connect=update)`` and a Qt timer's ``timeout.connect(update)``.
 
-Only what runs on *every* step is reported: not a launch behind a modulo or counter gate,
+Only what runs on *every* step is reported: not a launch behind a modulo or counter gate
+(one whose interval is the module's constant 1, ``if step % SENSE_EVERY == 0:`` with
+``SENSE_EVERY = 1``, holds on every step),
 in a branch that leaves the loop, in a retry or convergence loop (the host value decides
 whether to go on: ``while err[0] > tol:`` with ``err`` an array a launch in the loop writes), in set-up or warm-up code, in a loop over sizes, devices, files,
 launch configurations or test cases, in a benchmark (a loop a clock or CUDA events
@@ -44,7 +60,11 @@ A loop is a step loop only where the code shows it: state one iteration carries 
 next (``t += dt``, ``step += 1``, ``a, b = b, a``, an output that becomes the next input),
 launches sharing arrays the loop keeps, a ``while`` a counter or a clock ends; a name like
 ``n_steps``, or a call like ``sim.advance(dt)``, ``self.UpdateState(dt)`` or
-``net.learn(batch)`` on an object the loop keeps, only breaks a tie. Any other loop is unknown, and unknown is silent. A loop whose every iteration makes a call that cannot bind its arguments (a project
+``net.learn(batch)`` on an object the loop keeps, only breaks a tie. A loop inside a step that
+launches once per row of an array it does not build, each launch given the row (``for node in
+nodes[::-1]: k[g, b](d_grad, node)``, or an element of it, ``node[0]``), is a loop of pieces of
+that step's work: its launches run on every step (an index row passed as a NumPy array is
+copied both ways on each of them). Any other loop is unknown, and unknown is silent. A loop whose every iteration makes a call that cannot bind its arguments (a project
 function or a kernel given too many or too few: ``TypeError``; an upload of what an in-place
 method returns, ``cuda.to_device(x.fill(0))``, which is None; outside any ``try``) never
 reaches its second iteration: nothing in it is per step.

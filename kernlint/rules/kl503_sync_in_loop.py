@@ -30,12 +30,16 @@ parameter whose default is a project function (``def simulate(..., timestep=step
 ``timestep(...)``: reported at that call, naming the parameter and its default), or through a
 method called on an object whose class the code shows (built there, stored in an attribute,
 a parameter its callers pass, an item of a list of objects of several classes, a name bound to
-one project class on each path and called, ``S = SimGPU`` / ``S = SimCPU`` then ``S(n)``: each class's
-method counts, and the message names the one that waits: ``it.second_step(ts)`` reported as
+one project class on each path and called, ``S = SimGPU`` / ``S = SimCPU`` then ``S(n)``, an
+attribute given an object of one class or another by a mode test: each class's
+method counts, and the message names the one that waits; an attribute holding one of the class's
+own methods, ``self.update = self.update_grid``, runs it: ``it.second_step(ts)`` reported as
 ``Thermostat.second_step``), or through an operator on an object of a project class
 (``x * w``: ``Tensor.__mul__``) or a static or class method called through a class
 (``Mul.apply(a, b)``, whose ``cls.forward(...)`` runs ``Mul.forward``), or through a closure a
-factory made (``add = Ops.zip(fn)`` then ``add(a, b)``). A wait after ``if n == 0: continue``
+factory made (``add = Ops.zip(fn)`` then ``add(a, b)``, or held in an attribute of a backend
+given the class itself, ``Backend(DeviceOps)`` storing ``self.mul = ops.zip(mul)``; of several
+classes' functions, one counts only in a file that passes its class). A wait after ``if n == 0: continue``
 in a batch loop (``n = len(rows)``, rows built whole) runs on every batch that is not empty:
 reported; after ``if len(np.flatnonzero(mask)) == 0: continue`` (a selection) it is not. Left alone: a copy behind a modulo or counter gate
 (periodic output), under an option the loop never changes whose branch only appends the copy to
@@ -52,13 +56,19 @@ whose value the host computes with in its own statement (``loss += f(d.copy_to_h
 ``w -= lr * d.copy_to_host()``; kept whole in a list it is not read) or reads later in the
 same iteration (passes to a call such as ``np.save``, or hands straight to one made for its
 effect: ``np.save(path, d.copy_to_host())``, ``frames.put(d.copy_to_host())`` for the thread that
-draws it; a copy a called function returns counts as the value the caller reads,
+draws it; a copy a called function returns counts as the value the caller reads (and, where that caller
+keeps it in ``self.<attr>``, as read where a method called after it reads that attribute:
+``self.update_grid()`` then ``self.advance()`` reading ``self.next``),
 or stores in ``self.<attr>`` that a method the loop calls next reads, or in an attribute of
 each item of a container whose items the host then reads or calls methods on: ``for i, b in
 enumerate(self.bodies): b.acc = a[i]`` before ``for b in self.bodies: b.step(dt)``; storing it into another
-array or list is followed, so a history kept for after the loop is still reported, and so is a
+array or list is followed, so a history kept for after the loop is still reported (one the loop
+reads back later in the iteration, ``hist.append(d.copy_to_host())`` then ``hist[-2]``, is read), and so is a
 copy the host only adds up into a total the loop never reads: ``spikes = d.copy_to_host()`` then
-``total += np.sum(spikes)``, the total read once after the loop, is a count the device can keep); a launch on
+``total += np.sum(spikes)``, the total read once after the loop, is a count the device can keep, and so
+is a copy the host only reduces whole to one number that it hands to a kernel: ``u = d_u.copy_to_host()``
+then ``colour[g, b](d_img, np.abs(u).max())``, or through a name only launches read: a reduction on the
+device, passed to the kernel as a device array, needs no copy); a launch on
 host arrays in a function the loop calls, outside any loop of that function, after which the
 host reads in the same call an array the kernel writes (``render[g, b](self.image)`` then ``(255
 * self.image).astype(np.uint8)``): numba-cuda's copy back brings that value, and KL502 still
@@ -89,7 +99,9 @@ A loop is a step loop only where the code shows it (state carried from one itera
 next, launches sharing arrays the loop keeps, a ``while`` a counter or a clock ends; a ``for``
 over many generations whose launches share the population it keeps is one even where a
 ``break`` leaves it when the fitness read back stops improving: that read decides, the waits
-between the generation's launches do not; a name
+between the generation's launches do not; so is a control loop handing the state it computes
+to the next iteration's work, ``u = planner.plan(x)`` ... ``x = x_next``, left by a ``break``
+when the goal is reached; a name
 like ``n_steps``, or a call like ``sim.advance(dt)``, ``self.UpdateState(dt)`` or
 ``net.learn(batch)`` on an object the loop keeps, only breaks a tie); any other loop is unknown, and unknown is silent. A loop whose every iteration makes a call that cannot bind its arguments (a project
 function or a kernel given too many or too few: ``TypeError``; an upload of what an in-place
@@ -108,6 +120,17 @@ reads the device array element by element and suggesting one ``copy_to_host()``.
 whose array is a parameter counts only through calls that pass it a device array: called
 with ``d.copy_to_host()`` (a host array), or once outside any step loop, it is not reported.
 
+Reported even where the value is read: a copy whose value the host only computes with to
+upload it again in the same iteration (``costs = d_costs.copy_to_host()``, ``w = np.exp(-costs)``,
+``w /= w.sum()``, ``cuda.to_device(w, to=d_w)``; a branch that only picks how that value is
+computed included), directly or in a function the loop calls: a device-to-host-to-device round
+trip whose wait serves nothing the host decides, since a kernel could compute the value where
+it is used. A copy whose value also decides (a branch that returns, breaks or raises on it),
+is returned, stored in an attribute or handed to any other call is read, as above. A launch
+on host arrays in a function the loop calls, followed in that call by a blocking copy of what
+the host needs (``cast[g, b](d_hits, heights)`` then ``d_hits.copy_to_host(hits)``, the hits
+returned and read), waits no longer than that copy would: KL502 reports its transfers.
+
 ## Example
 ```python
 for step in range(steps):
@@ -118,6 +141,13 @@ for step in range(steps):
     relax[blocks, threads](d_field)
     frame = d_field.copy_to_host()  # not reported: the host writes it out on this step
     np.save(f"frames/{step:05}", frame)
+
+for step in range(steps):
+    rollout[blocks, threads](d_costs, d_state)
+    costs = d_costs.copy_to_host()  # KL503: only turned into weights uploaded again
+    weights = np.exp(-(costs - costs.min()))
+    cuda.to_device(weights / weights.sum(), to=d_weights)
+    blend[blocks, threads](d_state, d_weights)
 ```
 
 Use instead: one ``cuda.synchronize()`` after the loop; where the host needs data every
@@ -162,6 +192,9 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
                 continue  # PyCUDA's `drv.In` alone copies in and launches: nothing waits for the kernel
             if event.detail.get("read"):
                 continue  # the host reads what the kernel wrote right after: the wait is for that value
+            entry = event.call_in(loop.function)
+            if entry is not None and _read_next(facts, event, level, entry):
+                continue  # a copy of what it wrote, which the host needs, comes next: it would wait the same
             why = f"`{event.what}` is launched on host arrays, so {_copier(event)} synchronizes after it"
         elif event.detail.get("indexed"):
             # Python reads the device array's elements by index: one blocking copy each
@@ -173,24 +206,25 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
                    f"(one `.copy_to_host()` and NumPy on the copy: 41x faster on an H100 for 64 elements)")
         else:
             entry = event.call_in(loop.function)  # the call in the loop that leads to it (if any)
-            if set(event.detail.get("assigned", ())) & loop.deciding or event.detail.get("decides") or (
-                    entry is not None and entry.detail.get("decides") and not (
-                        event.kind == "sync" and _launch_after(facts, event, level, entry))):
+            if not event.detail.get("round_trip") and (
+                    set(event.detail.get("assigned", ())) & loop.deciding or event.detail.get("decides") or (
+                        entry is not None and entry.detail.get("decides") and not (
+                            event.kind == "sync" and _launch_after(facts, event, level, entry)))):
                 # the host needs the value to decide what this iteration does (a wait the called
                 # function makes between its own launches is not for that value: reported)
                 continue
             if event.detail.get("read") or entry is not None and event.place in entry.detail.get("uses_copy", ()):
                 continue  # the host reads the copy on this iteration (writes it out, passes it on)
-            if event.kind == "copy-back" and entry is not None and event.calls[-1] is entry and _RETURNED in \
-                    event.detail.get("carried", ()) and entry.detail.get("result_read"):
-                continue  # the called function returns the copy, and the loop reads what it returns
+            if event.kind == "copy-back" and entry is not None and _RETURNED in event.detail.get("carried", ()) and (
+                    event.calls[-1].detail.get("result_read")):
+                continue  # the called function returns the copy, and its caller reads what it returns
             if event.kind == "sync" and _read_next(facts, event, level, entry):
                 continue  # the last wait before a blocking copy the loop makes next, which would wait the same
             if event.detail.get("rendezvous"):
                 continue  # with a barrier between processes: each rank's next kernel reads what the others wrote
             if event.kind == "sync" and _handed_to_mpi(facts, event, level):
                 continue  # MPI sends the device memory the kernels wrote: they must be done first
-            if _clock_after(facts, event, level) and not (
+            if _clock_after(facts, event, level) and not event.detail.get("round_trip") and not (
                     event.kind == "sync" and entry is not None and _launch_after(facts, event, level, entry)):
                 continue  # timing each iteration: the wait is the point (one before the clock, not one per launch)
             why = f"`{what}`" + (f" {event.detail['reason']}" if event.detail.get("reason") else
@@ -237,6 +271,9 @@ def _callee_does(event, what: str) -> str:
                 f"one blocking copy per element (copy it once with `.copy_to_host()` and index the copy)")
     if event.detail.get("per_element"):
         return f"iterates a device array in Python (`{what}`, {line}): one blocking copy per element"
+    if event.detail.get("round_trip"):
+        return (f"copies device data back (`{what}`, {line}) only to compute what it uploads again "
+                f"({event.detail['round_trip']}): computed on the device, that needs no wait")
     if event.detail.get("reason"):
         return f"{event.detail['reason']} (`{what}`, {line})"
     return f"{'copies device data back' if event.kind == 'copy-back' else 'synchronizes'} (`{what}`, {line})"
@@ -310,6 +347,8 @@ def _read_next(facts: HostFacts, event, level, entry) -> bool:
 def _needed(copy, entry) -> bool:
     """Whether the host reads a copy back on its iteration (``rates``' marks): it decides, it is
     read there, or the function called in the loop (``entry``) hands it to the caller, who reads it."""
+    if copy.detail.get("round_trip"):
+        return False  # the host only uploads again what it computes from it
     if copy.detail.get("read") or copy.detail.get("decides"):
         return True
     return entry is not None and (copy.place in entry.detail.get("uses_copy", ()) or entry.detail.get("decides") or (

@@ -6,8 +6,18 @@ Finds a wall-clock interval (``time.perf_counter``, ``time.time``, ``time.monoto
 synchronization after the last launch: no ``cuda.synchronize()``, stream or event
 synchronization, blocking copy to the host or host-array launch in between, and that can
 hold fewer than 20,000 launches: the trip counts the code states of the loops between the
-stamps, multiplied by the launches in each iteration (an interval whose count is unknown,
-a loop bound read from input, is left alone). ``timeit.timeit``/``timeit.repeat`` (and
+stamps (``range`` of constants; ``while k < n`` with ``k = 0`` set just before and ``k += 1``
+in the body, ``n`` a constant or a parameter's default), multiplied by the launches in each
+iteration (an interval whose count is unknown, a loop bound read from input, is left alone). A
+count that is a parameter of the function holding the interval (``def benchmark(self,
+n=None)`` timing ``while it <= n:``, filled from an attribute only where it is None) is the caller's to choose and can be small: reported, with
+the count below which the interval holds fewer than 20,000 launches, unless something in that
+loop waits (a copy back every 50 steps keeps the queue short). numba-cuda's
+``cuda.synchronize()`` waits for the calling thread's current device only: a launch made after
+``cuda.select_device(i)`` with ``i`` a value the code varies (a thread per GPU, a loop selecting
+each GPU) is waited for only by a synchronization made after selecting a device the same way
+(one per device); each GPU has a queue of its own, so the loop over devices does not multiply
+the count. ``timeit.timeit``/``timeit.repeat`` (and
 ``timeit.Timer(...).timeit``/``.repeat``/``.autorange``, the timer made there or bound to a
 name) of code that queues GPU work (a lambda, a function of the module or a statement string,
 through the module's functions it calls: kernel launches, and CuPy calls, each at least one
@@ -58,6 +68,19 @@ for step in range(100_000):  # 100,000 launches: the ~1,000 still queued are und
     relax[blocks, threads](field)
 elapsed = time.perf_counter() - start  # not reported
 
+def benchmark(n):
+    start = time.perf_counter()
+    for _ in range(n):  # the caller's count: ten steps leave every launch queued
+        relax[blocks, threads](field)
+    return time.perf_counter() - start  # KL504
+
+start = time.perf_counter()
+for i in range(gpus):
+    cuda.select_device(i)
+    relax[blocks, threads](fields[i])
+cuda.synchronize()  # waits for the last GPU selected only
+elapsed = time.perf_counter() - start  # KL504
+
 timeit.timeit(lambda: saxpy[blocks, threads](out, a, x, y), number=100)  # KL504: 100 launches
 timeit.Timer(lambda: cp.fft.fft(signal)).autorange()  # KL504: its first intervals hold one call
 
@@ -96,7 +119,7 @@ from __future__ import annotations
 import os
 from typing import Iterator, List, Optional
 
-from ..analysis.host import Event, HostFacts, Launch
+from ..analysis.host import Event, HostFacts, Launch, Loop
 from ..findings import Finding
 from .base import host_finding
 
@@ -111,6 +134,7 @@ PREVIEW = True
 # measured on an H100 (numba-cuda, perf_counter around N launches of one kernel, the end stamp
 # read before and after a synchronization): about this many launches queue before a launch blocks
 QUEUED = 1_000
+_NO_LOOP = Loop(0, None, "", "")  # (a loop of another file: no variables here)
 # from this many launches on, the launches still queued are under 5% of the interval: not reported
 MANY = 20_000
 
@@ -121,6 +145,11 @@ def _waits(event: Event, launch: Event) -> bool:
         return bool(event.detail.get("waits"))  # `drv.Out` copies back after the kernel: a wait
     if event.detail.get("via"):
         return False  # an element read of a parameter that may not be a device array at all
+    if event.kind == "sync" and launch.detail.get("device") and not event.detail.get("device") and (
+            event.what.endswith("cuda.synchronize()")):
+        # the launch is on a device the code selects (per call, per iteration), this waits for the
+        # current one; a synchronization made after selecting a device the same way (one per device) waits
+        return False
     if event.kind == "copy-back" and event.detail.get("stream"):
         # a copy into pageable memory on a stream returns once done: it waits for that stream's work,
         # and numba's streams wait for the legacy default stream's
@@ -166,7 +195,13 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
             # a launch that a wait after it runs on every pass through (a sync at the end of each
             # frame) is timed whole: only what follows the last such wait can still be queued
             queued = [i for i in launches if not any(_waits(e, between[i]) and _always(e) for e in between[i + 1:])]
-            held = _launches_held(events[start], [between[i] for i in queued])
+            held = _launches_held(events[start], [between[i] for i in queued], facts)
+            chosen = None
+            if held is None and wrapped is None:
+                # a count the caller chooses (`def bench(self, n)`, `for _ in range(n)`): it can be small
+                chosen = _chosen_count(facts, events[start], [between[i] for i in queued], between)
+                if chosen is not None:
+                    held = chosen[0] + chosen[1]
             if held is None or held >= MANY:
                 continue  # unknown, or so many that the ~1,000 still queued are under 5% of the total
             if wrapped is not None:
@@ -179,6 +214,32 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
                     continue
             crossing = " (in the iteration before: the interval crosses the loop's back edge)" if wrapped else ""
             since = " after its last synchronization" if len(queued) < len(launches) else ""
+            if chosen is not None:
+                fixed, each, loop = chosen
+                below = -(-(MANY - fixed) // each)
+                yield host_finding(
+                    CODE, end.place,
+                    f"the wall-clock interval that ends here starts at line {events[start].place.line} and holds "
+                    f"{_count(each)} on each of the `{loop.counted_by}` iterations of the loop at line "
+                    f"{loop.place.line}{f' and {_count(fixed)} besides' if fixed else ''} (the last at "
+                    f"{_line(between[last], end)}), with no synchronization before this stamp nor in the loop; "
+                    f"`{loop.counted_by}` is a parameter its callers choose, and below {below:,} iterations the "
+                    f"interval holds fewer than {MANY:,} launches: {_error(held)}; cuda.synchronize() before both "
+                    f"stamps, or time with CUDA events")
+                continue
+            other = between[last].detail.get("device")
+            current = next((e for e in between[last + 1:] if e.kind == "sync" and e.what.endswith(
+                "cuda.synchronize()")), None) if other else None
+            if current is not None:
+                # a wait for the current GPU only, the launch on the one the code selects per call
+                yield host_finding(
+                    CODE, end.place,
+                    f"the wall-clock interval that ends here starts at line {events[start].place.line} and holds "
+                    f"{_count(held)} per GPU (the last at {_line(between[last], end)}, on the device "
+                    f"`cuda.select_device({other})` picks) and the `cuda.synchronize()` at {_line(current, end)} waits "
+                    f"for the calling thread's current device only: {_error(held)} on every other GPU; synchronize "
+                    f"each device (select it, then cuda.synchronize()) before the end stamp")
+                continue
             yield host_finding(
                 CODE, end.place,
                 f"the wall-clock interval that ends here starts at line {events[start].place.line}{crossing} and holds "
@@ -243,9 +304,11 @@ def _timed_calls(facts: HostFacts) -> Iterator[Finding]:
             f"launch: {_error(held)}; end the timed code with cuda.synchronize(), or time with CUDA events")
 
 
-def _launches_held(start: Event, launches: List[Event]) -> Optional[int]:
+def _launches_held(start: Event, launches: List[Event], facts: Optional[HostFacts] = None) -> Optional[int]:
     """How many launches the interval can hold: for each launch, the product of the trip
-    counts of the loops around it that the start stamp is not in (None: one is unknown)."""
+    counts of the loops around it that the start stamp is not in (None: one is unknown). A
+    loop whose variable selects the launch's device puts each iteration's launches on another
+    GPU, each with a queue of its own: it does not multiply what one queue holds."""
     outer = start.rate.levels if start.rate is not None else ()
     total = 0
     for launch in launches:
@@ -257,14 +320,76 @@ def _launches_held(start: Event, launches: List[Event]) -> Optional[int]:
                 break
             shared += 1
         count = 1
+        spread = _device_loops(facts, launch) if facts is not None else set()
         for level in launch.rate.levels[shared:]:
-            if level.kind == "body":
+            if level.kind == "body" or level.loop in spread:
                 continue
             if level.trips is None:
                 return None
             count *= level.trips
         total += count
     return total
+
+
+def _chosen_count(facts: HostFacts, start: Event, launches: List[Event], between: List[Event]):
+    """(launches outside the loop, launches per iteration, the loop) where the one unknown count
+    on the way to the interval's launches is a parameter of the interval's own function
+    (``Loop.counted_by``) and nothing in that loop waits (a periodic copy back empties the queue
+    every few iterations); None otherwise."""
+    outer = start.rate.levels if start.rate is not None else ()
+    chosen = None
+    fixed = each = 0
+    for launch in launches:
+        if launch.rate is None:
+            return None
+        shared = 0
+        for mine, theirs in zip(outer, launch.rate.levels):
+            if mine.line != theirs.line or mine.kind != theirs.kind:
+                break
+            shared += 1
+        count, inside = 1, False
+        for level in launch.rate.levels[shared:]:
+            if level.kind == "body":
+                continue
+            if level.trips is not None:
+                count *= level.trips
+                continue
+            loop = facts.loops.get(level.loop) if level.loop is not None else None
+            if loop is None or not loop.counted_by or loop.function != start.function or (
+                    chosen is not None and chosen is not loop) or inside:
+                return None
+            chosen, inside = loop, True
+        if inside:
+            each += count
+        else:
+            fixed += count
+    if chosen is None or any(e.kind in ("sync", "copy-back") and chosen.id in _own_loops(e) for e in between):
+        return None
+    return fixed, each, chosen
+
+
+def _device_loops(facts: HostFacts, launch: Event) -> set:
+    """The loops (by number) whose variable is the device a launch selects (``Launch.detail
+    ["device"]``: ``cuda.select_device(gpu_id)`` before it), followed up the calls that lead to it
+    through the parameters they bind: ``for i in range(n): Thread(target=work, args=(i,))``."""
+    name = launch.detail.get("device")
+    if not isinstance(name, str) or not name.isidentifier():
+        return set()
+    found = {number for number in launch.loops if name in facts.loops.get(number, _NO_LOOP).targets}
+    function = launch.function
+    for call in reversed(launch.calls):
+        spec = facts.parameters.get(function)
+        passed = call.detail.get("passed")
+        if spec is None or not isinstance(passed, tuple) or len(passed) != 2:
+            break
+        positional, _, _ = spec
+        if name not in positional or positional.index(name) >= len(passed[0]):
+            break
+        argument = passed[0][positional.index(name)]
+        name = getattr(argument, "name", "")
+        found |= {number for number in call.loops if name in facts.loops.get(number, _NO_LOOP).targets}
+        function = call.function
+    return found
 
 
 def _count(held: int) -> str:

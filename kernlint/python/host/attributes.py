@@ -11,7 +11,7 @@ from dataclasses import replace
 from typing import Callable, Dict, Iterable, List, Optional, Set, Tuple
 
 from ...analysis.host import HostFacts
-from ..static_types import ArrayType, ListType, Maybe, Opaque, ScalarType, appended
+from ..static_types import ArrayType, ListType, Maybe, Opaque, ScalarType, appended, classes_of
 from .branches import UNSET, knowledge, same_type
 from .frames import Frame
 
@@ -22,6 +22,43 @@ CONFLICTING = Opaque("conflicting")
 def is_self_attribute(target: ast.expr, frame: Frame) -> bool:
     return (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self"
             and frame.owner is not None)
+
+
+# a field annotated with one of Python's number types holds that type (a dataclass's
+# constructor stores what it is given there): numba's types for Python's numbers
+_ANNOTATED_NUMBERS = {"builtins.int": "int64", "builtins.float": "float64", "builtins.bool": "boolean",
+                      "builtins.complex": "complex128"}
+
+
+def class_defaults(klass: ast.ClassDef, env: Dict[str, object],
+                   dotted: Callable[[ast.expr], Optional[str]]) -> Dict[str, ScalarType]:
+    """The numbers a class body binds (``dt = 0.1``, a dataclass's ``num_samples: int = 1000``)
+    that none of its methods stores in its objects: what its objects hold in those attributes.
+    An annotation with a Python number type says the type; a field whose default is None says
+    nothing. ``env``: the types the class body's reading gave its names."""
+    stored = set()  # `self.<name> = ...` in a method: the object's own value, not the class's
+    for method in klass.body:
+        if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) and method.args.args:
+            own = method.args.args[0].arg
+            stored.update(node.attr for node in ast.walk(method) if isinstance(node, ast.Attribute) and isinstance(
+                node.ctx, ast.Store) and isinstance(node.value, ast.Name) and node.value.id == own)
+    found: Dict[str, ScalarType] = {}
+    for statement in klass.body:
+        if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name):
+            if isinstance(statement.value, ast.Constant) and statement.value.value is None:
+                continue  # `Q: np.ndarray = None`: set later, or left None
+            annotated = _ANNOTATED_NUMBERS.get(dotted(statement.annotation) or "")
+            kind = ScalarType(annotated) if annotated else env.get(statement.target.id)
+            name = statement.target.id
+        elif isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(
+                statement.targets[0], ast.Name):
+            name = statement.targets[0].id
+            kind = env.get(name)
+        else:
+            continue
+        if isinstance(kind, ScalarType) and name not in stored:
+            found[name] = kind
+    return found
 
 
 class ClassAttributes:
@@ -74,6 +111,10 @@ class ClassAttributes:
             self.types[key] = CONFLICTING
             return
         merged = same_type(old, kind) if isinstance(old, Maybe) and kind is not None else None
+        if merged is None and old is not UNSET and old != kind and classes_of(old) and classes_of(kind):
+            # `self.tool = CpuTool(self)` on one side of a mode test, `GpuTool(self)` on the other:
+            # an object of either class, whose methods run either's
+            merged = same_type(old, kind)
         if merged is not None:  # `self.ionizer = None`, later an object: None or that object
             kind = merged
         # (a number more known than a dict is another value, not the same one better known)
@@ -112,6 +153,9 @@ class ClassAttributes:
         value = self.types.get(key)
         if isinstance(value, ArrayType) and len(self.places.get(key, set()) | elsewhere) > 1:
             return replace(value, where="", library="")
+        if isinstance(value, Maybe) and isinstance(value.value, ArrayType) and (
+                len(self.places.get(key, set()) | elsewhere) != 1):  # (None, or arrays in several places)
+            return replace(value, value=replace(value.value, where="", library=""))
         return value
 
     def conflicting(self, klass: str) -> bool:

@@ -10,7 +10,8 @@ import ast
 from typing import Dict, List, Optional, Tuple
 
 from ..static_types import (NONE, ArrayType, DictType, FunctionRef, Instances, ListType, Maybe, OneOf, ScalarType,
-                            StrType, TupleType, TypeReader, appended, classes_of, either_string, instance_of)
+                            StrType, TupleType, TypeReader, appended, classes_of, either_code, either_string, held_code,
+                            instance_of)
 from ..syntax import FunctionNode
 
 
@@ -79,6 +80,8 @@ def same_type(one, other):
         return FunctionRef(tuple(sorted(set(one.names) | set(other.names))))
     if isinstance(one, StrType) and isinstance(other, StrType):
         return either_string(one, other)
+    if held_code(one) and held_code(other):  # `A if gpu else B`, a class (or a closure) held as a value: either
+        return either_code(one, other)
     if classes_of(one) and classes_of(other):  # an object of either project class: its methods run either's
         either = appended(ListType(one), other).item
         return either if isinstance(either, Instances) else None

@@ -19,18 +19,18 @@ from typing import ContextManager, Dict, FrozenSet, List, Optional, Protocol, Se
 from ...analysis.host import HostFacts
 from ..project import Project
 from ..static_types import (MAX_ALTERNATIVES, NONE, ArrayType, DictType, Instances, ListType, Maybe, Opaque,
-                            ScalarType, TypeReader, appended, classes_of, instance, instance_of, list_growth,
-                            named_tuple_subclass, unpacked)
+                            ProjectClasses, ProjectFunctions, ScalarType, TypeReader, appended, classes_of, held_code,
+                            instance, instance_of, list_growth, named_tuple_subclass, unpacked)
 from ..syntax import FunctionNode, PyModule, Scope, own_nodes, wrapped_argument, wrapped_interface
 from .attributes import ClassAttributes
-from .branches import DEAD, agreed_type, either_type, narrowed, tests_above
+from .branches import DEAD, UNSET, agreed_type, either_type, narrowed, same_type, tests_above
 from .class_methods import class_method_calls
 from .consulted import Uses
 from .classes import class_attributes, method_of, property_attribute
 from .docstrings import documented_class, documented_types
 from .frames import Frame, nested_qualname
-from .functions import (attributes_read, changed_dicts, default_of, evident_scalars, memoized_returns,
-                        positional_parameters, receiver_of, returned_type)
+from .functions import (attributes_read, bound_methods, changed_dicts, default_of, evident_scalars, memoized_returns,
+                        positional_parameters, receiver_of, returned_closure, returned_type)
 from .launches import launches_within
 from .sites import drives_kernels
 
@@ -78,6 +78,8 @@ class ProjectCalls:
         self._attrs = attributes  # what this file's classes store, as read so far
         self._context = context
         self._level = level
+        # the project classes this file names as values, as read so far (``HostFacts.classes_held``)
+        self.classes_named: Set[Tuple[str, str]] = set()
         self._types_only = types_only
         self._gpu_code = gpu_code
         self._returning: Set[int] = set()  # helper functions whose return type is being read
@@ -98,8 +100,12 @@ class ProjectCalls:
         ``self.comm.divide_into_domain()`` -> a tuple)."""
         target = self.called(call, module, scope, reader)
         if target is None:
-            return self._aliased_class(call, module, scope)
+            held = self.held_returns(call, reader) if module is self.module else None
+            return held if held is not None else self._aliased_class(call, module, scope)
         owner, node, receiver = target
+        closure = self.closure_made(owner, node) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
+        if closure is not None:  # `ops.zip(mul)`: the function the factory gives back, held as a value
+            return ProjectFunctions(frozenset({closure}))
         if isinstance(node, ast.ClassDef):
             wrapped = self.project.memo("wrapped interface", node, lambda: wrapped_interface(node))
             if wrapped is not None:
@@ -109,9 +115,13 @@ class ProjectCalls:
             if named is not None:
                 return named.made(call, reader)
             return instance(owner.path, node.name)
-        if not self._gpu_code or any(isinstance(a, ast.Starred) for a in call.args):
+        if not self._gpu_code:
             return None
-        return self.returned(owner, node, call, reader, receiver)
+        returned = self.returned(owner, node, call, reader, receiver) if not any(
+            isinstance(a, ast.Starred) for a in call.args) else None
+        # else what its annotation says it returns (`def tensor(ls, backend) -> Tensor`): an object of that class
+        return returned if returned is not None else self.project.memo(
+            "annotated return", node, lambda: annotated_class(self.project, owner, node.returns))
 
     def _aliased_class(self, call: ast.Call, module: PyModule, scope: Scope):
         """``S = SimulationCUDA`` on one path and ``S = Simulation`` on another (or ``S = A if
@@ -141,6 +151,33 @@ class ProjectCalls:
             return instance(*classes.pop())
         return Instances(frozenset(classes)) if len(classes) <= MAX_ALTERNATIVES else None
 
+    def named_class(self, expr: ast.expr, scope: Scope) -> Optional[ProjectClasses]:
+        """A class of the project that a name (``DeviceOps``, ``ops.DeviceOps``) refers to, held as
+        a value: where it is passed, stored or picked, not called (a call makes an object)."""
+        if not self._gpu_code or not isinstance(expr, (ast.Name, ast.Attribute)):
+            return None
+        base = expr
+        while isinstance(base, ast.Attribute):
+            base = base.value
+        if not isinstance(base, ast.Name):
+            return None
+        binding, function = scope.lookup(base.id)
+        if binding is None or binding.kind not in ("class", "import") or function is not None and base is expr:
+            return None  # (a local or a parameter: what it holds is read as a value, not named here)
+
+        def find() -> Optional[ProjectClasses]:
+            dotted = self.module.dotted(expr, scope)
+            # (`pkg.DeviceOps`, `pkg` re-exporting it with `import *`)
+            found = self.project.definition(dotted, self.module, stars=True) if dotted and "." in dotted else None
+            if found is None or found[1].kind != "class":
+                return None
+            return ProjectClasses(frozenset({(found[0].path, found[1].name)}))
+
+        held = self.project.memo("class held", expr, find)
+        if held is not None and not self._types_only:
+            self.classes_named.update(held.classes)
+        return held
+
     def called(self, call: ast.Call, module: PyModule, scope: Scope, reader: TypeReader):
         """(module, def or class node, the object a method is called on or None) of the
         project's own function, class or method a call in ``module`` runs."""
@@ -160,7 +197,7 @@ class ProjectCalls:
                     return None
                 return module, binding.node, None
         dotted = module.dotted(func, scope)
-        found = self.project.definition(dotted, module) if dotted else None
+        found = self.project.definition(dotted, module, stars=True) if dotted else None
         if found is None and dotted:  # numba-cuda's own array wrappers (its testing's ForeignArray)
             found = self.project.numba_cuda_class(dotted)
             if found is not None and self.project.memo(
@@ -171,6 +208,14 @@ class ProjectCalls:
             if binding.kind == "def" and owner.kernel_for(binding.node) is not None:
                 return None
             return owner, binding.node, None
+        if isinstance(func, ast.Attribute) and dotted:
+            # `Scene.default()`: a static method called on its class (a factory), read as a function
+            klass = self.project.definition(dotted.rpartition(".")[0], module)
+            method = method_of(self.project, klass[0].path, klass[1].name, func.attr) if klass is not None and \
+                klass[1].kind == "class" else None
+            if method is not None and any(isinstance(d, ast.Name) and d.id == "staticmethod"
+                                          for d in method[2].decorator_list):
+                return method[0], method[2], None
         if isinstance(func, ast.Attribute):
             obj = reader.type_of(func.value)
             where = instance_of(obj)
@@ -179,7 +224,77 @@ class ProjectCalls:
                 owner, _, node = method
                 static = any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in node.decorator_list)
                 return owner, node, None if static else obj
+            held = held_code(obj) if isinstance(obj, ProjectClasses) else ()
+            if len(held) == 1:  # `ops.zip(fn)`, `ops` a class held as a value: its static or class method
+                method = class_level_method(self.project, *held[0], func.attr)
+                if method is not None:
+                    return method[0], method[2], method[3]
         return None
+
+    def closure_made(self, owner: PyModule, node: FunctionNode) -> Optional[Tuple[str, str]]:
+        """(file, qualified name) of the function nested in a module-level function or a method
+        of a module-level class that every ``return`` of it gives back (a factory); None
+        otherwise."""
+        def made() -> Optional[Tuple[str, str]]:
+            qualname = _outer_qualname(owner, node)
+            nested = returned_closure(node, owner) if qualname else ""
+            return (owner.path, f"{qualname}.{nested}") if nested else None
+
+        return self.project.memo("closure made", node, made)
+
+    def class_making(self, path: str, function: str) -> Optional[Tuple[str, str]]:
+        """(file, class) of the module-level class whose method made (or is) a held function
+        (``DeviceOps.zip.run``, ``DeviceOps.matmul``); None for a module-level factory's."""
+        module = self.project.module(path)
+        owner = function.split(".", 1)[0]
+        binding = module.bindings.get(owner) if module is not None and "." in function else None
+        return (path, owner) if binding is not None and binding.kind == "class" else None
+
+    def functions_held(self, call: ast.Call, reader: TypeReader, scope: Optional[Scope] = None
+                       ) -> List[Tuple[str, str]]:
+        """(file, qualified name) of each project function a call of a value runs: a factory's
+        closure stored in an attribute (``self.backend.mul_zip(a, b)``) or bound to a name.
+        ``scope``: where the call is read, to leave a method of a class it names
+        (``Tensor.make(...)``) to the readings of class calls."""
+        if not self._gpu_code or not isinstance(call.func, (ast.Name, ast.Attribute)):
+            return []
+        if scope is not None and isinstance(call.func, ast.Attribute) and self.named_class(
+                call.func.value, scope) is not None:
+            return []
+        kind = reader.type_of(call.func)
+        return list(held_code(kind)) if isinstance(kind, ProjectFunctions) else []
+
+    def function_named(self, module: PyModule, qualname: str) -> Optional[FunctionNode]:
+        """``module.function_named(qualname)``, found once per run (it walks the whole module)."""
+        known = self.project.memo("functions named", module.tree, dict)
+        if qualname not in known:
+            known[qualname] = module.function_named(qualname)
+        return known[qualname]
+
+    def held_returns(self, call: ast.Call, reader: TypeReader):
+        """What a call of a held function (``functions_held``) returns, or a static or class
+        method's called through one of a few classes held as a value (``ops.zip(fn)``, ``ops``
+        either class): what each of them gives for the call's arguments, where they agree (two
+        closures: either)."""
+        targets = []
+        for path, qualname in self.functions_held(call, reader):
+            module = self.project.module(path)
+            node = self.function_named(module, qualname) if module is not None else None
+            targets.append((module, node, None) if node is not None else None)
+        kind = reader.type_of(call.func.value) if isinstance(call.func, ast.Attribute) and self._gpu_code else None
+        for path, klass in held_code(kind) if isinstance(kind, ProjectClasses) and len(kind.classes) > 1 else ():
+            method = class_level_method(self.project, path, klass, call.func.attr)
+            targets.append((method[0], method[2], method[3]) if method is not None else None)
+        found = UNSET
+        for target in targets:
+            if target is None:
+                return None
+            closure = self.closure_made(target[0], target[1])
+            kind = ProjectFunctions(frozenset({closure})) if closure is not None else self.returned(
+                *target[:2], call, reader, target[2])
+            found = kind if found is UNSET else same_type(found, kind) if found is not None and kind is not None \
+                else None
+        return None if found is UNSET else found
 
     def returned(self, owner: PyModule, node: FunctionNode, call: ast.Call, reader: TypeReader, receiver):
         """The type a function returns for a call's arguments, read off its assignments and
@@ -230,13 +345,23 @@ class ProjectCalls:
         callee_reader = None
 
         local: Dict[str, object] = {}
+        defaults: List[int] = []  # while reading a default: Python evaluates it where the `def` is
 
         def lookup(name: str, want_dtype: bool = False):
-            value = local[name] if name in local else bound.get(name, module_names.get(name))
-            if value is None and name not in local and name not in bound:
+            if defaults:  # `def f(..., tuple=tuple)`: the default's names are the enclosing scope's
+                value = module_names.get(name)
+                inner = False
+            else:
+                value = local[name] if name in local else bound.get(name, module_names.get(name))
+                inner = name in local or name in bound
+            if value is None and not inner:
                 value = self.imported(name, owner)  # `from .config import DTYPE` in the helper's file
             if isinstance(value, tuple) and value and value[0] == "default":
-                value = callee_reader.type_of(value[1]) or callee_reader.dtype(value[1])
+                defaults.append(1)
+                try:
+                    value = callee_reader.type_of(value[1]) or callee_reader.dtype(value[1])
+                finally:
+                    defaults.pop()
             return value if value is not None and isinstance(value, str) == want_dtype else None
 
         callee_reader = TypeReader(lambda e: owner.dotted(e, scope), lookup, member=self.member,
@@ -313,7 +438,16 @@ class ProjectCalls:
 
     def member(self, obj, attr: str, depth: int = 0):
         """The type of an attribute of an object of a project class: what its methods store in
-        ``self.<attr>`` (read from its file), else what a base class stores."""
+        ``self.<attr>`` (read from its file), else what a base class stores. Of a class held as
+        a value, its static methods named (``ops.matrix_multiply``): the functions, held."""
+        if isinstance(obj, ProjectClasses):
+            found = []
+            for path, klass in held_code(obj):
+                method = class_level_method(self.project, path, klass, attr)
+                if method is None or method[3] is not None:
+                    return None  # (a class method named is bound to its class: not followed)
+                found.append((method[0].path, f"{method[1]}.{attr}"))
+            return ProjectFunctions(frozenset(found)) if len(found) <= MAX_ALTERNATIVES else None
         path, klass = instance_of(obj)
         world = self._attrs.world_attributes
         if path == self.module.path and klass == self._attrs.world_class and attr in (world or {}):
@@ -338,6 +472,12 @@ class ProjectCalls:
             held = property_attribute(self.project, path, klass, attr)
             if held is not None:
                 value = self.member(obj, held, depth + 1)
+            elif self._gpu_code:  # `camera.position`, a property computing it: what it returns
+                method = method_of(self.project, path, klass, attr)
+                if method is not None and len(method[2].args.args) == 1 and any(
+                        isinstance(d, ast.Name) and d.id == "property" for d in method[2].decorator_list):
+                    value = self.returned(method[0], method[2], ast.Call(func=ast.Name(id=attr, ctx=ast.Load()),
+                                                                         args=[], keywords=[]), None, obj)
         return value if not isinstance(value, str) else None
 
     def imported(self, name: str, importer: Optional[PyModule] = None):
@@ -373,7 +513,8 @@ class ProjectCalls:
         self._methods[id(call)] = found
         return found
 
-    def methods_called(self, call: ast.Call, reader: TypeReader) -> List[Tuple[str, str]]:
+    def methods_called(self, call: ast.Call, reader: TypeReader, scope: Optional[Scope] = None
+                       ) -> List[Tuple[str, str]]:
         """(file, Class.method) of each project method ``obj.method(...)`` may run where the
         object is one of a few classes (``layer`` an item of a list of layers of several
         classes): each class's own, or inherited, method; none where any class lacks it (an
@@ -381,6 +522,16 @@ class ProjectCalls:
         if not isinstance(call.func, ast.Attribute) or not self._gpu_code:
             return []
         kind = _called_on(reader.type_of(call.func.value))
+        if isinstance(kind, ProjectClasses):  # `ops.zip(fn)` of a class held as a value: its static or class method
+            if scope is None or self.named_class(call.func.value, scope) is not None:
+                return []  # `Mul.apply(a, b)`, the class named: what `cls.forward` runs there is read apart
+            found = []
+            for path, klass in held_code(kind):
+                method = class_level_method(self.project, path, klass, call.func.attr)
+                if method is None:
+                    return []
+                found.append((method[0].path, f"{method[1]}.{call.func.attr}"))
+            return list(dict.fromkeys(found))
         if not isinstance(kind, Instances):
             return []
         found = []
@@ -413,9 +564,20 @@ class ProjectCalls:
                 return made[1]
         if (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
                 and func.value.id == "self" and frame.owner):
-            return f"{frame.owner}.{func.attr}"
+            held = self._bound_method_held(frame.owner, func.attr)
+            return f"{frame.owner}.{held or func.attr}"
         method = self.method_called(call, reader)  # `grid.shift(1)`, `Grid` a class of this file
         return method[1] if method is not None and method[0] == self.module.path else None
+
+    def _bound_method_held(self, owner: str, attr: str) -> str:
+        """``self.update = self.update_grid`` in a method of the class, ``update`` no method of its
+        own: the method ``self.update()`` runs (the one bound method of the class the attribute
+        is ever given one of; "" otherwise)."""
+        classes = self.project.memo("classes by qualified name", self.module.tree, lambda: _classes(self.module.tree))
+        klass = classes.get(owner)
+        if klass is None:
+            return ""
+        return self.project.memo("bound methods held", klass, lambda: bound_methods(klass)).get(attr, "")
 
     def _closure_called(self, name: str, frame: Frame, reader: TypeReader) -> Optional[Tuple[str, str]]:
         """``f = Ops.zip(add)`` then ``f(a, b)``: (file, qualified name) of the function nested
@@ -458,7 +620,7 @@ class ProjectCalls:
         dotted = self.module.dotted(call.func, frame.scope)
         if not dotted or dotted.startswith(self.module.name + ".") and dotted.count(".") == self.module.name.count(".") + 1:
             return None
-        found = self.project.definition(dotted, self.module)
+        found = self.project.definition(dotted, self.module, stars=True)
         if found is None or found[0].path == self.module.path or found[1].kind not in ("def", "class"):
             return None
         owner, binding = found
@@ -517,6 +679,7 @@ class ProjectCalls:
                             arguments.defaults))
         defaults.update({a.arg: d for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults) if d is not None})
         types: Dict[str, object] = {}
+        incoming: Optional[List[Tuple[list, dict]]] = None
         for index, arg in enumerate(positional + arguments.kwonlyargs):
             seen = []
             for passed, keywords in calls:
@@ -529,6 +692,16 @@ class ProjectCalls:
                 else:
                     seen.append(None)
             agreed = agreed_type(seen)
+            if isinstance(agreed, ProjectClasses) and self._gpu_code and frame.function is None:
+                # a class passed as a value here (`TensorBackend(SimpleOps)`): other files' calls
+                # pass theirs (`TensorBackend(CudaOps)`), and the object runs whichever it was given
+                if incoming is None:
+                    incoming = self._incoming(qualname) if qualname.count(".") <= 1 else []
+                for passed, keywords in incoming:
+                    given = keywords.get(arg.arg) if arg.arg in keywords else passed[index] if index < len(
+                        passed) and arg in positional else None
+                    if isinstance(given, ProjectClasses):
+                        agreed = same_type(agreed, given) or agreed
             if agreed is not None:
                 types[arg.arg] = agreed
             elif not calls and arg.arg in defaults:
@@ -546,12 +719,28 @@ class ProjectCalls:
                                                 lambda: documented_types(function)).items():
                 if name in untyped and types.get(name) is None:
                     types[name] = documented_class(kind, self.project, self.module.path)
+            # what its annotation names (`a: Tensor`, `backend: Optional["Backend"]`): an object of that class
+            for name, kind in self.project.memo("annotated classes", function,
+                                                lambda: self._annotated_classes(function)).items():
+                if name in untyped and types.get(name) is None:
+                    types[name] = kind
             read = self.project.memo("attributes read", function, lambda: attributes_read(function))
             receiver = receiver_of(function, frame)
             for name in untyped:
                 if name != receiver and types.get(name) is None and len(read.get(name, ())) >= MIN_ATTRIBUTES_READ:
                     types[name] = self._class_having(read[name])
         return types
+
+    def _annotated_classes(self, function: FunctionNode) -> Dict[str, Opaque]:
+        """The parameters annotated with one class of the project (``Tensor``, ``"Tensor"``,
+        ``Optional[Tensor]``, ``Tensor | None``), each an object of it."""
+        found: Dict[str, Opaque] = {}
+        arguments = function.args
+        for arg in arguments.posonlyargs + arguments.args + arguments.kwonlyargs:
+            kind = annotated_class(self.project, self.module, arg.annotation)
+            if kind is not None:
+                found[arg.arg] = kind
+        return found
 
     def _class_having(self, attributes: FrozenSet[str]) -> Optional[Opaque]:
         """An object of the one class of the project whose objects have every attribute in
@@ -645,6 +834,64 @@ class ProjectCalls:
                 yield facts
 
 
+def class_level_method(project: Project, path: str, klass: str, name: str):
+    """(module, class, def, what it is bound to) of a static or class method of a project class
+    (its own or a base's) called through the class itself: a class method is bound to that
+    class, held as a value; None for a plain method (called on the class it takes its object
+    as an argument) or a name that is no method."""
+    method = method_of(project, path, klass, name)
+    if method is None:
+        return None
+    decorators = {d.id for d in method[2].decorator_list if isinstance(d, ast.Name)}
+    if "staticmethod" in decorators:
+        return method + (None,)
+    if "classmethod" in decorators:
+        return method + (ProjectClasses(frozenset({(path, klass)})),)
+    return None
+
+
+def annotated_class(project: Project, module: PyModule, annotation: Optional[ast.expr]) -> Optional[Opaque]:
+    """An object of the project class an annotation in ``module`` names (``_annotated_name``)."""
+    named = _annotated_name(annotation) if annotation is not None else None
+    dotted = module.dotted(named, Scope(module)) if named is not None else None
+    definition = project.definition(dotted, module, stars=True) if dotted and "." in dotted else None
+    if definition is None or definition[1].kind != "class":
+        return None
+    return instance(definition[0].path, definition[1].name)
+
+
+def _annotated_name(annotation: ast.expr) -> Optional[ast.expr]:
+    """The one name an annotation gives a value's class by: ``Tensor``, ``mod.Tensor``, a
+    string of it, either within ``Optional[...]`` or beside ``None`` in ``X | None``."""
+    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+        try:
+            annotation = ast.parse(annotation.value, mode="eval").body
+        except SyntaxError:
+            return None
+    if isinstance(annotation, ast.Subscript) and isinstance(annotation.value, (ast.Name, ast.Attribute)) and (
+            annotation.value.id if isinstance(annotation.value, ast.Name) else annotation.value.attr) == "Optional":
+        return _annotated_name(annotation.slice)
+    if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
+        sides = [s for s in (annotation.left, annotation.right)
+                 if not (isinstance(s, ast.Constant) and s.value is None)]
+        return _annotated_name(sides[0]) if len(sides) == 1 else None
+    if isinstance(annotation, ast.Name) or isinstance(annotation, ast.Attribute) and isinstance(
+            annotation.value, ast.Name):
+        return annotation
+    return None
+
+
+def _outer_qualname(module: PyModule, node: FunctionNode) -> str:
+    """The qualified name of a module-level function or of a method of a module-level class;
+    "" for a function nested anywhere else."""
+    for statement in module.tree.body:
+        if statement is node:
+            return node.name
+        if isinstance(statement, ast.ClassDef) and any(member is node for member in statement.body):
+            return f"{statement.name}.{node.name}"
+    return ""
+
+
 def _is_class(project: Project, module: PyModule, base: ast.expr, path: str, name: str) -> bool:
     """Whether a base class expression of ``module`` names the class ``name`` of ``path``."""
     dotted = module.dotted(base, Scope(module))
@@ -697,21 +944,6 @@ def _bound_calls(body: ast.AST) -> Dict[str, ast.Call]:
     return {name: call for name, call in seen.items() if call is not None}
 
 
-def returned_closure(function: FunctionNode, module: PyModule) -> str:
-    """The name of the function nested in ``function`` (not a kernel, not decorated) that
-    every ``return`` of it gives back; "" otherwise."""
-    nested = {n.name: n for n in function.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
-    returns = [n for n in own_nodes(function) if isinstance(n, ast.Return)]
-    names = {r.value.id if isinstance(r.value, ast.Name) else None for r in returns}
-    if len(names) != 1:
-        return ""
-    name = names.pop()
-    inner = nested.get(name) if name else None
-    if inner is None or inner.decorator_list or module.kernel_for(inner) is not None:
-        return ""
-    return name
-
-
 def _class_aliases(body: ast.AST) -> Dict[str, Tuple[ast.expr, ...]]:
     """Names a body binds only to plain names (``S = Simulation``, ``S = A if gpu else B``):
     each with the names it may hold; a name bound any other way (a call, a loop, an import,
@@ -750,3 +982,18 @@ def _plain_names(value: ast.expr) -> Optional[List[ast.expr]]:
     if isinstance(value, ast.Name) or isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name):
         return [value]
     return None
+
+
+def _classes(tree: ast.Module) -> Dict[str, ast.ClassDef]:
+    """The module's classes by qualified name (``Outer.Inner``; not those inside functions)."""
+    found: Dict[str, ast.ClassDef] = {}
+
+    def walk(body, prefix: str) -> None:
+        for node in body:
+            if isinstance(node, ast.ClassDef):
+                name = f"{prefix}{node.name}"
+                found[name] = node
+                walk(node.body, f"{name}.")
+
+    walk(tree.body, "")
+    return found

@@ -2,7 +2,8 @@
 alone: a call graph over the project's functions, methods and classes where a call of a name
 goes where its scope binds it (a function of the file, an imported one, a class's constructor),
 a call of ``obj.method(...)`` to every project method of that name (the object's class is not
-known here), an operator to the project's operator methods, and a function passed to a call
+known here) and to what an attribute of that name is set to hold (a factory's closure), an
+operator to the project's operator methods, and a function passed to a call
 (``map(step, xs)``, ``timer(step)``) to that function. A function launches where its own body
 does (``k[grid, block](...)``, ``k.forall(n)(...)``, a call of a kernel configured where it is
 bound, a PyCUDA call on ``drv.In``/``drv.Out``), or where it is a CUDA ufunc; a nested function
@@ -27,11 +28,13 @@ from ...source import read_bytes
 from ..project import Project
 from ..static_types.operators import OperatorNode
 from ..syntax import PyModule, Scope
-from .functions import jitted_only, names_called
+from .functions import bound_methods, jitted_only, names_called, returned_closure
 from .launches import gpu_compiled, launch_target
 from .operator_calls import OPERATOR_METHODS
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+# what a class held as a value runs of its own (`ops.zip(fn)`, `ops` the class itself)
+_CLASS_LEVEL = {"staticmethod", "classmethod"}
 # what calling a class runs: its constructor's methods
 _CONSTRUCTORS = ("__init__", "__new__", "__post_init__")
 # PyCUDA's argument handlers: a call passing one is a launch (``operations.pycuda_launch``)
@@ -52,6 +55,8 @@ class LaunchGraph:
         self._methods: Dict[Tuple[str, int], List[Unit]] = {}
         self._files: Dict[str, Tuple[bool, frozenset]] = {}  # file -> (its answer, what finding it looked at)
         self._texts: Dict[str, bytes] = {}  # a file's bytes, read once
+        # (attribute name, its project's files naming it) -> the functions an attribute of that name may hold
+        self._held: Dict[Tuple[str, int], List[Unit]] = {}
 
     def file_reaches(self, module: PyModule) -> bool:
         """Whether a call anywhere in ``module`` (its top level, its functions and methods) can
@@ -157,7 +162,8 @@ class LaunchGraph:
                 func = node.func
                 if isinstance(func, ast.Attribute):
                     target = self._resolved(module, func, inner)
-                    found.extend([target] if target is not None else self._methods_named(func.attr))
+                    found.extend([target] if target is not None else (
+                        self._methods_named(func.attr) + self._held_named(func.attr)))
                 elif isinstance(func, ast.Name):
                     target = self._resolved(module, func, inner)
                     if target is not None:
@@ -202,10 +208,14 @@ class LaunchGraph:
         if found is None:
             found = self._methods[(name, id(files))] = []
             defining = re.compile(rb"\bdef\s+" + name.encode() + rb"\b")
+            # `self.update = self.update_grid`: an attribute holding one of the class's own methods
+            holding = re.compile(rb"\bself\." + name.encode() + rb"\s*=\s*self\.")
             for path in files:
                 # (the text first: a name called everywhere is defined in few files, parsed alone)
                 self.project.note(("file", os.path.abspath(path)))
-                if not defining.search(self._bytes(path)):
+                text = self._bytes(path)
+                defines, holds = defining.search(text), holding.search(text)
+                if not (defines or holds):
                     continue
                 module = self.project.module(path)
                 if module is None:
@@ -213,6 +223,48 @@ class LaunchGraph:
                 for klass in self.project.memo("classes", module.tree, lambda m=module: [
                         n for n in ast.walk(m.tree) if isinstance(n, ast.ClassDef)]):
                     found.extend((module, s) for s in klass.body if isinstance(s, _FUNCTIONS) and s.name == name)
+                    held = bound_methods(klass).get(name) if holds else None
+                    found.extend((module, s) for s in klass.body if isinstance(s, _FUNCTIONS) and s.name == held)
+        return found
+
+    def _held_named(self, name: str) -> List[Unit]:
+        """What a call of an attribute that holds a function may run: for each ``obj.name =
+        value`` in the project that calls or names a static or class method through a value (a
+        class held as one: ``self.mul_zip = ops.zip(mul)``, ``self.matmul =
+        ops.matrix_multiply``), the closure each such factory returns, or the method named."""
+        files = self.project.files_naming(self.project_anchor, name)
+        if not files:
+            return []
+        found = self._held.get((name, id(files)))
+        if found is not None:
+            return found
+        found = self._held[(name, id(files))] = []
+        storing = re.compile(rb"\.\s*" + name.encode() + rb"\s*=[^=]")
+        for path in files:
+            self.project.note(("file", os.path.abspath(path)))
+            if not storing.search(self._bytes(path)):
+                continue
+            module = self.project.module(path)
+            if module is None:
+                continue
+            for node in ast.walk(module.tree):
+                if not isinstance(node, ast.Assign) or not any(
+                        isinstance(t, ast.Attribute) and t.attr == name for t in node.targets):
+                    continue
+                value = node.value
+                named = value.func if isinstance(value, ast.Call) else value
+                if not isinstance(named, ast.Attribute) or self._resolved(module, named, Scope(module)) is not None:
+                    continue  # (a class held as a value, `ops.zip`: not one the module names)
+                for owner, function in self._methods_named(named.attr):
+                    if not isinstance(function, _FUNCTIONS) or not {
+                            d.id for d in function.decorator_list if isinstance(d, ast.Name)} & _CLASS_LEVEL:
+                        continue  # only what a class itself runs: its static and class methods
+                    if not isinstance(value, ast.Call):
+                        found.append((owner, function))
+                    else:
+                        nested = returned_closure(function, owner)
+                        found.extend((owner, n) for n in function.body
+                                     if isinstance(n, _FUNCTIONS) and n.name == nested)
         return found
 
     def _bytes(self, path: str) -> bytes:

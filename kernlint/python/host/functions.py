@@ -189,3 +189,39 @@ def jitted_only(module: PyModule, function: FunctionNode, called: Set[str]) -> b
 def names_called(tree: ast.AST) -> Set[str]:
     """The names a module calls as functions (``f(x)``)."""
     return {node.func.id for node in ast.walk(tree) if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)}
+
+
+def returned_closure(function: FunctionNode, module: PyModule) -> str:
+    """The name of the function nested in ``function`` (not a kernel, not decorated) that
+    every ``return`` of it gives back; "" otherwise."""
+    nested = {n.name: n for n in function.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    returns = [n for n in own_nodes(function) if isinstance(n, ast.Return)]
+    names = {r.value.id if isinstance(r.value, ast.Name) else None for r in returns}
+    if len(names) != 1:
+        return ""
+    name = names.pop()
+    inner = nested.get(name) if name else None
+    if inner is None or inner.decorator_list or module.kernel_for(inner) is not None:
+        return ""
+    return name
+
+
+def bound_methods(klass: ast.ClassDef) -> Dict[str, str]:
+    """Attributes of ``klass``'s objects that hold one of its own bound methods: attr -> method,
+    where the class defines no method of that name and every ``self.<attr> = self.<method>``
+    of its methods names the same one (other values, another object's method, do not count)."""
+    methods = {f.name for f in klass.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    held: Dict[str, Set[str]] = {}
+    for node in ast.walk(klass):
+        if not isinstance(node, ast.Assign):
+            continue
+        value = node.value
+        if not (isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name) and value.value.id == "self"
+                and value.attr in methods):
+            continue
+        for target in node.targets:
+            if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and (
+                    target.value.id == "self") and target.attr not in methods:
+                held.setdefault(target.attr, set()).add(value.attr)
+    return {attr: next(iter(names)) for attr, names in held.items() if len(names) == 1}
+

@@ -223,12 +223,15 @@ LAUNCH_TEXT = re.compile(rf"\w\[{_INDEXED},{_INDEXED}\]\(|\.forall\(")
 def launch_arg(kind, name: str, parameter: bool = False, attribute: bool = False) -> Arg:
     """A launch argument of a type (None: unknown), written as ``name``. An ``attribute``
     (``self.out``) that holds None or an array (``Maybe``: `None` in ``__init__``, the array
-    where the object is used) is typed as the array, marked optional. Where it lives stays
-    unknown (the host rules ask every binding). A local that may be None is left unknown: a
+    where the object is used) is typed as the array, marked optional, and lives where the class
+    puts its arrays (``ClassAttributes.stored``: unknown where they are in several places). A local that may be None is left unknown: a
     path reaches the launch with None."""
-    if attribute and isinstance(kind, Maybe) and isinstance(kind.value, ArrayType) and kind.value.text:
-        return Arg(kind.value.text, "", name, False, "", parameter, kind.value.dtype, name if parameter else "",
-                   optional=True)
+    if attribute and isinstance(kind, Maybe) and isinstance(kind.value, ArrayType) and (kind.value.text or
+                                                                                         kind.value.dtype):
+        # (a launch on None fails: where the class puts its arrays, as far as it says, is where this one is;
+        # of an unknown rank: the elements alone, the rank from the kernel's body)
+        return Arg(kind.value.text, kind.value.where, name, bool(kind.value.where), kind.value.library, parameter,
+                   kind.value.dtype, name if parameter else "", optional=True)
     array = isinstance(kind, ArrayType)
     return Arg(getattr(kind, "text", None) if kind is not None else None, kind.where if array else "", name, array,
                kind.library if array else "", parameter, (kind.dtype or "") if array else "", name if parameter else "")

@@ -14,7 +14,7 @@ from ...analysis.host import Event, Launch, Loop
 from ..static_types import ArrayType
 from ..syntax import PyModule
 from .frames import Frame, place_of
-from .names import names_read, rebinds, steady_shapes, target_names, whole_targets
+from .names import indexed_items, names_read, rebinds, steady_shapes, target_names, whole_targets
 
 
 
@@ -46,7 +46,74 @@ class LoopReader:
         if isinstance(node, ast.While):
             loop.deciding.update(names_read(node.test))
         loop.steady = steady_shapes(getattr(node, "body", []))
+        if loop.targets:
+            loop.items = indexed_items(getattr(node, "body", []), loop.targets)
+        if frame.function is not None and frame.loops == ():
+            loop.counted_by = counted_by(node, frame.function)
         return loop
+
+
+def counted_by(node: ast.AST, function: ast.AST) -> str:
+    """The parameter of ``function`` that is the count of loop ``node``: ``for _ in range(n)``
+    (``range(1, n + 1)`` too), or a ``while`` testing a counter it increments against ``n``
+    (``while it <= n: ... it += 1``), with ``n`` a parameter the function rebinds only where it
+    is None (``if n is None: n = self.nsteps``): the caller chooses how many iterations run."""
+    arguments = function.args
+    parameters = {a.arg for a in arguments.posonlyargs + arguments.args + arguments.kwonlyargs}
+    bound = None
+    if isinstance(node, (ast.For, ast.AsyncFor)):
+        call = node.iter
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "range" and (
+                1 <= len(call.args) <= 2) and not call.keywords:
+            stop = call.args[-1]
+            if isinstance(stop, ast.BinOp) and isinstance(stop.op, ast.Add) and isinstance(stop.right, ast.Constant):
+                stop = stop.left  # `range(1, n + 1)`
+            bound = stop
+    elif isinstance(node, ast.While) and isinstance(node.test, ast.Compare) and len(node.test.ops) == 1 and (
+            isinstance(node.test.ops[0], (ast.Lt, ast.LtE))) and isinstance(node.test.left, ast.Name):
+        counter = node.test.left.id
+        if not _skips(node.body) and any(isinstance(sub, ast.AugAssign) and isinstance(sub.op, ast.Add) and isinstance(sub.target, ast.Name)
+               and sub.target.id == counter for statement in node.body for sub in ast.walk(statement)):
+            bound = node.test.comparators[0]
+    if not (isinstance(bound, ast.Name) and bound.id in parameters):
+        return ""
+    name = bound.id
+    for statement in ast.walk(function):
+        if isinstance(statement, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and name in {
+                t.id for target in (statement.targets if isinstance(statement, ast.Assign) else [statement.target])
+                for t in ast.walk(target) if isinstance(t, ast.Name)} and not _under_none_test(function, statement, name):
+            return ""  # rebound to what the function computes: not what the caller passed
+    return name
+
+
+def _skips(body) -> bool:
+    """A ``continue`` of this loop (not of one nested in it): an iteration that skips the
+    counter's step, so the count no longer bounds how often the loop runs."""
+    for statement in body:
+        if isinstance(statement, ast.Continue):
+            return True
+        if isinstance(statement, (ast.For, ast.AsyncFor, ast.While)):
+            if _skips(statement.orelse):
+                return True
+            continue
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+            if _skips(getattr(statement, field, None) or []):
+                return True
+    return False
+
+
+def _tests_none(test: ast.AST, name: str) -> bool:
+    return isinstance(test, ast.Compare) and isinstance(test.left, ast.Name) and test.left.id == name and len(
+        test.ops) == 1 and isinstance(test.ops[0], ast.Is) and isinstance(test.comparators[0], ast.Constant) and (
+        test.comparators[0].value is None)
+
+
+def _under_none_test(function: ast.AST, statement: ast.stmt, name: str) -> bool:
+    """Whether ``statement`` is in the body of an ``if name is None:``."""
+    return any(isinstance(sub, ast.If) and _tests_none(sub.test, name) and any(
+        inner is statement for part in sub.body for inner in ast.walk(part)) for sub in ast.walk(function))
 
 
 def carried_places(events: Sequence[Event], after: Mapping[str, object], rebound: Set[str]) -> None:

@@ -120,3 +120,29 @@ def steady_shapes(body) -> Set[str]:
         return shaped_like(value) == name
 
     return {name for name, assigned in values.items() if all(v is not None and shaped(v, name) for v in assigned)}
+
+
+def indexed_items(body, variables: Set[str]) -> Set[str]:
+    """The names a loop's body binds only to an item its variables index whole (``row = X[k]``,
+    ``col = grid[:, k]`` in ``for k in range(n)``, and bound nowhere else in it)."""
+    values: dict = {}
+    for statement in body:
+        for node in ast.walk(statement):
+            if isinstance(node, ast.Assign):
+                for target in node.targets:
+                    for name in (target_names(target) if not isinstance(target, ast.Name) else [target.id]):
+                        values.setdefault(name, []).append(node.value if isinstance(target, ast.Name) else None)
+            elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For, ast.AsyncFor, ast.comprehension,
+                                   ast.NamedExpr, ast.With, ast.AsyncWith)):
+                for name in rebinds(node) if not isinstance(node, ast.AugAssign) else whole_targets(node.target):
+                    values.setdefault(name, []).append(None)
+
+    def item(value) -> bool:
+        if not isinstance(value, ast.Subscript) or not isinstance(value.value, (ast.Name, ast.Attribute)):
+            return False
+        index = value.slice.elts if isinstance(value.slice, ast.Tuple) else [value.slice]
+        whole = [i for i in index if isinstance(i, ast.Name)]
+        return len(whole) == 1 and whole[0].id in variables and all(
+            isinstance(i, ast.Name) or isinstance(i, ast.Slice) and i.lower is i.upper is i.step is None for i in index)
+
+    return {name for name, assigned in values.items() if len(assigned) == 1 and item(assigned[0])}

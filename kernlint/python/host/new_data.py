@@ -24,6 +24,7 @@ from typing import Dict, Iterator, List, Optional, Set
 
 from ...analysis.host import Event, HostFacts
 from .frequency.syntax import dotted_name
+from .names import indexed_items, target_names
 
 _CONSTANT_FILLS = {"zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like", "full_like"}
 # methods and attributes that give a view or a copy of an array's own data
@@ -80,12 +81,19 @@ def _mark_transfer(facts: HostFacts, event: Event, bodies, functions) -> None:
         if _draws_in(source, function.body):
             event.detail["new_data"] = True  # new random numbers on every call
             return
+        if _computed_into_before(function.body, _text(_base(source)), call):
+            event.detail["new_data"] = True  # the call has just computed new values into it
+            return
         computed_from = _parameters_read(source, function)
         if computed_from:
             event.detail["computed_from"] = computed_from
-        name = source.id if isinstance(source, ast.Name) else ""
+        data = _unviewed(source)
+        name = data.id if isinstance(data, ast.Name) else ""
         if name in _parameters(function) and _first_upload(function.body, name, call):
-            event.detail["handed_in"] = {"parameter": name, "only": False}
+            # a view of a parameter (`x0.astype(np.float32)`) reads nothing but it: what the caller hands in
+            event.detail["handed_in"] = {"parameter": name, "only": data is not source}
+        elif _updated_after(function.body, data, call):
+            event.detail["new_data"] = True  # state the host updates on each call, uploaded on the next
         return
     loop = statement.loop.node
     if isinstance(function, ast.Module):  # a script's loop: what its iteration computes, alone
@@ -93,6 +101,7 @@ def _mark_transfer(facts: HostFacts, event: Event, bodies, functions) -> None:
             event.detail["new_data"] = True
         return
     varying = _varying(facts, event, loop)
+    source = _item_bound(loop, source)
     base = _text(_base(source))
     if not base:  # an array made in the upload's own expression (`np.full(n, drive(t))`)
         if _computed_in_iteration(source, loop):
@@ -180,9 +189,43 @@ def _mark_arguments(event: Event, bodies, functions) -> None:
         event.detail["arg_params"] = reads
 
 
+def _unviewed(source: ast.expr) -> ast.expr:
+    """The array a chain of views is of (``x0.astype(np.float32)``, ``self.u.ravel()``: ``x0``, ``self.u``)."""
+    while isinstance(source, ast.Call) and isinstance(source.func, ast.Attribute) and source.func.attr in _VIEWS and \
+            not (isinstance(source.func.value, ast.Name) and source.func.value.id in _MODULES):
+        source = source.func.value
+    return source
+
+
+def _updated_after(body: List[ast.stmt], data: ast.expr, call: ast.Call) -> bool:
+    """Whether a function (with no loop around the upload) assigns the attribute it uploads
+    (``self.u_nominal``), whole or in part, after the upload, with something other than a
+    constant fill: the host computes the object's state on each call and the next call uploads it."""
+    if not (isinstance(data, ast.Attribute) and isinstance(data.value, ast.Name) and data.value.id == "self"):
+        return False
+    text = ast.unparse(data)
+    for node in _own(body):
+        if not isinstance(node, (ast.Assign, ast.AugAssign)) or node.lineno <= call.lineno:
+            continue
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        if any(_text(_base(t)) == text for t in targets) and not _filled_with_constant(node.value):
+            return True
+    return False
+
+
+def _filled_with_constant(value: ast.expr) -> bool:
+    if isinstance(value, ast.Constant):
+        return True
+    return isinstance(value, ast.Call) and dotted_name(value.func).rsplit(".", 1)[-1] in _CONSTANT_FILLS and not any(
+        isinstance(a, ast.Name) for a in value.args[1:])
+
+
 def _parameters_read(source: ast.expr, function: ast.AST) -> List[str]:
     """The function's parameters the uploaded data is computed from, through the names the
     function binds (``angle = step * speed`` ... ``cp.asarray(proj @ view(angle))``)."""
+    data = _unviewed(source)  # `x0.astype(np.float32)`: the parameter's own data
+    if isinstance(data, ast.Name) and data is not source and data.id in _parameters(function):
+        return [data.id]
     return sorted(_computed_from_parameters(source, function, _parameters(function), built=True))
 
 
@@ -322,7 +365,7 @@ def _iteration_values(loop: ast.stmt) -> Set[str]:
     if isinstance(loop, (ast.For, ast.AsyncFor)):
         computed |= {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
     bindings = _bindings(loop.body)
-    computed |= {name for name, _, _, names in bindings if name in names}
+    computed |= _self_advanced(bindings)
     drawn = {name for name, value, _, _ in bindings if _draws(value)}
     computed |= drawn
     while True:
@@ -331,6 +374,34 @@ def _iteration_values(loop: ast.stmt) -> Set[str]:
             _REACH[key] = (loop.body, computed)
             return computed
         computed = grown
+
+
+# calls that move data between host and device: a value that went through one was not computed
+# on the host (`a = d.copy_to_host()` after `d = cuda.to_device(a)` is the device's result)
+_TRANSFERS = {"copy_to_host", "to_host", "asnumpy", "get", "to_device", "copy_to_device", "to_gpu"}
+
+
+def _self_advanced(bindings: List[tuple]) -> Set[str]:
+    """Names each iteration computes from their own last value, directly (``x = f(x)``) or
+    through other names the host computes (``x_next = f(x, u)`` ... ``x = x_next``): the state
+    a loop carries. A cycle through a transfer (``d = cuda.to_device(a)`` ... ``a =
+    d.copy_to_host()``) is the device's work, not the host's."""
+    found = {name for name, _, _, names in bindings if name in names}
+    reads: Dict[str, Set[str]] = {}
+    for name, value, _, names in bindings:
+        if not (isinstance(value, ast.Call) and dotted_name(value.func).rsplit(".", 1)[-1] in _TRANSFERS):
+            reads.setdefault(name, set()).update(names)
+    for name in reads:
+        seen, frontier = set(), set(reads[name])
+        while frontier and name not in seen:
+            current = frontier.pop()
+            if current in seen:
+                continue
+            seen.add(current)
+            frontier |= reads.get(current, set()) - seen
+        if name in seen:
+            found.add(name)
+    return found
 
 
 def _bindings(body: List[ast.stmt], call_line: int = 0) -> List[tuple]:
@@ -383,6 +454,47 @@ def _draws(value: ast.expr) -> bool:
     """A random draw in ``value``: ``np.random.rand(n)``, ``cp.random.normal(...)``, ``random.random()``."""
     return any(isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and
                "random" in dotted_name(node.func).split(".")[:-1] for node in ast.walk(value))
+
+
+def _item_bound(loop: ast.stmt, source: ast.expr) -> ast.expr:
+    """What a name the loop binds only to an item its variable indexes stands for (``row`` in
+    ``row = X[k]`` ... ``cuda.to_device(row)``): that item; anything else as it is."""
+    if not (isinstance(source, ast.Name) and isinstance(loop, (ast.For, ast.AsyncFor))):
+        return source
+    variables = set(target_names(loop.target))
+    if source.id not in indexed_items(loop.body, variables):
+        return source
+    return next(node.value for node in _own(loop.body) if isinstance(node, ast.Assign) and any(
+        isinstance(t, ast.Name) and t.id == source.id for t in node.targets))
+
+
+def _computed_into_before(body: List[ast.stmt], base: str, call: ast.Call) -> bool:
+    """Whether ``body`` stores values it computes into ``base`` before ``call``: ``x += v * dt``,
+    ``pos[:] = moved`` or ``x[i] = x_new[i]`` where ``moved`` and ``x_new`` are updated by
+    arithmetic there (``x_new[i] += v[i] * dt``). Values copied in as they are (``arr[k] =
+    lane.length``: data the host already had) are not computed."""
+    if not base:
+        return False
+    before = [node for node in _own(body) if isinstance(node, (ast.Assign, ast.AugAssign)) and (
+        node.lineno, node.col_offset) < (call.lineno, call.col_offset)]
+    computed = set()
+    for node in before:
+        if isinstance(node, ast.AugAssign) and not isinstance(node.value, ast.Constant) or isinstance(
+                node, ast.Assign) and isinstance(node.value, (ast.BinOp, ast.UnaryOp)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            computed |= {_text(_base(t)) for each in targets for t in _elements(each)} - {""}
+    for node in before:
+        if isinstance(node, ast.AugAssign) and _text(_base(node.target)) == base and not isinstance(
+                node.value, ast.Constant):
+            return True  # `x += v * dt`, `x[i] += ...`
+        if not isinstance(node, ast.Assign) or not any(
+                isinstance(t, ast.Subscript) and _text(_base(t)) == base for each in node.targets
+                for t in _elements(each)):
+            continue
+        reads = {_text(n) for n in ast.walk(node.value) if isinstance(n, (ast.Name, ast.Attribute))}
+        if isinstance(node.value, (ast.BinOp, ast.UnaryOp)) or reads & computed:
+            return True  # computed values stored into it
+    return False
 
 
 def _host_updated(loop: ast.stmt, base: str) -> bool:
@@ -535,9 +647,11 @@ def _base(node: ast.expr) -> ast.expr:
 
 
 def _text(node: ast.expr) -> str:
-    """``x`` or ``self.x``; "" for anything else."""
+    """``x``, ``self.x`` or ``self.data.x`` (an attribute of an object an attribute holds); ""
+    for anything else."""
     if isinstance(node, ast.Name):
         return node.id
-    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
-        return f"self.{node.attr}"
+    if isinstance(node, ast.Attribute):
+        inner = _text(node.value)
+        return f"{inner}.{node.attr}" if inner.startswith("self") else ""
     return ""

@@ -344,6 +344,9 @@ def _gpu_function(expr: ast.expr, frame: Frame, module: PyModule) -> Optional[st
 def _gpu_function_named(expr: ast.expr, frame: Frame, module: PyModule) -> Optional[str]:
     if not isinstance(expr, (ast.Name, ast.Attribute)):
         return None
+    own = _class_member(expr, frame, module)
+    if own is not None:  # `self.accel(x, y)`: a ufunc (or kernel) the method's own class body defines
+        return gpu_compiled(own, module, Scope(module))
     qualified = module.dotted(expr, frame.scope)
     if not qualified:
         return None
@@ -358,6 +361,20 @@ def _gpu_function_named(expr: ast.expr, frame: Frame, module: PyModule) -> Optio
     if binding is None or binding.kind != "def":
         return None
     return gpu_compiled(binding.node, defined, Scope(defined))
+
+
+def _class_member(expr: ast.expr, frame: Frame, module: PyModule) -> Optional[ast.AST]:
+    """The function a module-level class's body defines that ``self.<name>`` / ``cls.<name>``
+    names in one of its methods; None otherwise."""
+    if not (isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id in (
+            "self", "cls") and frame.qualname.count(".") == 1):
+        return None
+    owner = frame.qualname.split(".")[0]
+    for klass in module.tree.body:
+        if isinstance(klass, ast.ClassDef) and klass.name == owner:
+            return next((node for node in klass.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+                         and node.name == expr.attr), None)
+    return None
 
 
 def ufunc_launch(call: ast.Call, frame: Frame, module: PyModule, reader: TypeReader) -> Optional[Launch]:

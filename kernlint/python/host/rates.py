@@ -14,11 +14,14 @@ import copy
 from typing import Dict, Set
 
 from ...analysis.host import Event, HostFacts, Launch, Level, Rate
-from . import frequency, new_data
+from . import devices, frequency, new_data
+from .frequency.syntax import short_text
 from .launches import configured_kernel
-from .uses import RETURNED, computed_with, copy_outputs, deferred_total, handed_on, read_after
+from .uses import (RETURNED, computed_with, copy_outputs, deferred_total, handed_on, kept_in, read_after,
+                   reduced_for_launch, round_trip)
 
 _TESTS = (ast.If, ast.While, ast.Assert)
+_ASSIGNS = (ast.Assign, ast.AnnAssign, ast.AugAssign)
 
 
 def attach(facts: HostFacts, tree: ast.Module, memo=None) -> None:
@@ -47,13 +50,14 @@ def attach(facts: HostFacts, tree: ast.Module, memo=None) -> None:
         if event.kind in ("copy-back", "sync", "call") and _decides(body, event):
             event.detail["decides"] = True
     functions = memo("functions and methods", tree, lambda: _functions(tree)) if memo else _functions(tree)
-    _mark_reads(facts, functions, bodies)
+    _mark_reads(facts, functions, bodies, tree)
     _mark_launch_reads(facts, functions, bodies)
     _mark_awaited(facts, tree, functions, bodies)
     new_data.mark(facts, tree, bodies)
+    devices.mark(facts, tree, functions[0], bodies)
 
 
-def _mark_reads(facts: HostFacts, functions, bodies: Dict[str, frequency.Frequency]) -> None:
+def _mark_reads(facts: HostFacts, functions, bodies: Dict[str, frequency.Frequency], tree: ast.Module) -> None:
     """Mark a blocking copy whose value the host reads later in the same iteration ``read``; one in
     a function with no loop of its own, whose value outlives the function (``self.<attr>``,
     returned), ``carried`` (what holds it); and a call in a loop after which the loop reads what
@@ -74,6 +78,20 @@ def _mark_reads(facts: HostFacts, functions, bodies: Dict[str, frequency.Frequen
                                               f"does not read (count on the device and read the total once after the "
                                               f"loop)")
             continue
+        outputs = copy_outputs(node, event.place.line)
+        if outputs and isinstance(node, _ASSIGNS):
+            before = [s for s in region if (s.end_lineno or s.lineno) < node.lineno] if in_loop else []
+            uploads = round_trip(region, after, outputs, before)
+            if uploads:
+                # all the host does with it is compute what it uploads again: nothing waits on the value
+                upload = uploads[0]
+                _mark_uploaded(facts, event.function, uploads)
+                event.detail.pop("decides", None)
+                event.detail["round_trip"] = f"`{short_text(upload)}`, line {upload.lineno}"
+                event.detail.setdefault("reason", f"is a blocking copy whose value the host only computes with "
+                                                  f"to upload it again ({event.detail['round_trip']}): computed on the "
+                                                  f"device, it needs no wait")
+                continue
         if computed_with(node, event.place.line, event.place.column):
             event.detail["read"] = True  # the host computes with it right there (a loss, an update)
             continue
@@ -83,11 +101,22 @@ def _mark_reads(facts: HostFacts, functions, bodies: Dict[str, frequency.Frequen
         if isinstance(node, ast.Return) and not in_loop:
             event.detail["carried"] = [RETURNED]  # `return int(np.argmax(d.copy_to_host()))`: the result
             continue
-        outputs = copy_outputs(node, event.place.line)
+        own = _class_methods(methods, event.function)
         if not outputs:
+            kept = kept_in(node, event.place.line)
+            if kept and in_loop and _read_after_pieces(bodies, event, kept, own):
+                event.detail["read"] = True  # each piece's copy kept in a list the step reads after the pieces
             continue
-        read, tracked = read_after(region, after, outputs, _class_methods(methods, event.function))
-        if read:
+        scope = (functions.get(bodies[event.function].line) if event.function else tree) if in_loop else None
+        reduced = reduced_for_launch(scope, node, outputs) if scope is not None else ""
+        if reduced:
+            # the host needs one number, for a kernel: a reduction on the device needs no copy
+            event.detail.setdefault("reason", f"is a blocking copy of a whole array the host only reduces to one "
+                                              f"number that it passes to a kernel (`{reduced}`): reduce on the "
+                                              f"device and pass the result to the kernel as a device array")
+            continue
+        read, tracked = read_after(region, after, outputs, own)
+        if read or in_loop and _read_after_pieces(bodies, event, tracked, own):
             event.detail["read"] = True
         elif not in_loop:
             carried = {t for t in tracked if t.startswith("self.") or t == RETURNED}
@@ -127,6 +156,55 @@ def _mark_reads(facts: HostFacts, functions, bodies: Dict[str, frequency.Frequen
         outputs = copy_outputs(node, -1)  # (no copy on line -1: the statement's targets alone)
         if outputs and read_after(region, after, outputs, _class_methods(methods, call.function))[0]:
             call.detail["result_read"] = True
+    _mark_results_kept(facts, (functions, methods), bodies)
+
+
+def _mark_results_kept(facts: HostFacts, functions, bodies: Dict[str, frequency.Frequency]) -> None:
+    """Mark ``result_read`` a call outside any loop of its function whose result the host reads
+    later: in that function (``next_states = tool.calculate_next(s)``, then used), or, where
+    the function keeps it in ``self.<attr>`` (or returns it), after a call of that function
+    elsewhere in the file (``self.update_grid()`` then ``self.update_current_states()``, which
+    reads ``self.next_states``): a copy the callee returns is then a value the host needs."""
+    functions, methods = functions
+    callers: Dict[str, list] = {}  # a function of this file -> the calls of it here
+    for event in facts.events:
+        if event.kind == "call" and not event.detail.get("path"):
+            callers.setdefault(str(event.detail.get("callee", "")), []).append(event)
+    for call in facts.events:
+        if call.kind != "call" or call.detail.get("result_read"):
+            continue
+        found = _region(bodies, functions, call)
+        if found is None or found[3] or not isinstance(found[2], ast.Assign):
+            continue
+        region, after, node, _ = found
+        outputs = copy_outputs(node, -1)
+        if not outputs:
+            continue
+        read, tracked = read_after(region, after, outputs, _class_methods(methods, call.function))
+        if read:
+            call.detail["result_read"] = True
+            continue
+        kept = {t for t in tracked if t.startswith("self.") or t == RETURNED}
+        if not kept:
+            continue
+        for caller in callers.get(call.function, ()):
+            where = _region(bodies, functions, caller)
+            if where is None:
+                continue
+            region, after, node, _ = where
+            tracked = {t for t in kept if t != RETURNED} | (_assigned(node) if RETURNED in kept else set())
+            if tracked and read_after(region, after, tracked, _class_methods(methods, caller.function))[0]:
+                call.detail["result_read"] = True
+                break
+
+
+def _mark_uploaded(facts: HostFacts, function: str, uploads) -> None:
+    """The uploads of a round trip carry what the host computed on this step from the copy back:
+    no transfer before the loop could replace them (the copy is the cost, reported as a wait)."""
+    places = {(call.lineno, call.col_offset + 1) for call in uploads}
+    for event in facts.events:
+        if event.kind == "alloc" and event.function == function and (event.place.line, event.place.column) in places:
+            event.detail["new_data"] = True
 
 
 def _mark_launch_reads(facts: HostFacts, functions, bodies: Dict[str, frequency.Frequency]) -> None:
@@ -218,6 +296,20 @@ def _class_methods(methods, qualname: str) -> Dict[str, ast.AST]:
     """The methods of the class a method (``Class.method``) belongs to; none for a function."""
     owner = qualname.rsplit(".", 1)[0] if "." in qualname else ""
     return methods.get(owner.rsplit(".", 1)[-1], {}) if owner else {}
+
+
+def _read_after_pieces(bodies, event: Event, tracked: Set[str], methods) -> bool:
+    """Whether a copy made in a loop of pieces (``sweep``, ``few``: each row of one array) and
+    kept in what ``tracked`` names at that loop's end (``rows.append(d_row.copy_to_host())``)
+    is read after it in the iteration of a loop around it: the host needs it on that iteration."""
+    statement = bodies[event.function].at(event.place.line)
+    loop = statement.loop
+    while loop is not None and loop.kind in ("sweep", "few") and loop.parent is not None:
+        read, tracked = read_after(loop.parent.node.body, loop.node.end_lineno or loop.line, tracked, methods)
+        if read:
+            return True
+        loop = loop.parent
+    return False
 
 
 def _region(bodies, functions, event: Event):

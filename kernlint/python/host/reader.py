@@ -30,7 +30,7 @@ from ..syntax import FunctionNode, PyModule, Scope, mapped_items
 from . import rates
 from . import modes
 from .arity import plain_def, unbindable, within_try
-from .attributes import ClassAttributes, is_self_attribute
+from .attributes import ClassAttributes, class_defaults, is_self_attribute
 from .branches import DEAD, UNSET, either_type, leaves, narrowed
 from .calls import MAX_VARIANT_DEPTH, ProjectCalls
 from .class_modes import ClassModes
@@ -157,6 +157,7 @@ class HostReader:
         self.facts.globals = dict(self._module_frame.env)
         self.facts.outgoing = self._outgoing
         self.facts.outgoing_variants = self._outgoing_variants
+        self.facts.classes_held = set(self._calls.classes_named)
         self._attrs.finish(self.facts)
         if self._gpu_code:
             for statement in self.module.tree.body:
@@ -237,7 +238,10 @@ class HostReader:
             methods = [s for s in statement.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))]
             rest = [s for s in statement.body if s not in methods]
             init = [m for m in methods if m.name == "__init__"]
-            self.read_body(rest + init + [m for m in methods if m.name != "__init__"], klass)
+            self.read_body(rest, klass)
+            for name, kind in class_defaults(statement, klass.env, lambda e: self._dotted(e, klass)).items():
+                self._attrs.store(name, kind, None, klass)
+            self.read_body(init + [m for m in methods if m.name != "__init__"], klass)
             return
         if isinstance(statement, (ast.Assign, ast.AnnAssign)):
             if statement.value is None:
@@ -766,7 +770,7 @@ class HostReader:
                 self.facts.events.append(Event("call", place_of(self.module.path, call), frame.qualname,
                                                frame.loops, what=override, detail={"callee": override, **where}))
             return
-        candidates = self._calls.methods_called(call, self.types(frame)) if elsewhere is None else []
+        candidates = self._calls.methods_called(call, self.types(frame), frame.scope) if elsewhere is None else []
         for path, method in candidates:
             # `layer.forward(x)` on one of a list's layers of several classes: what each class's
             # method does counts here, named by its class (as a subclass's override is)
@@ -775,6 +779,20 @@ class HostReader:
                                            what=method, detail={"callee": method, **where, "among": len(candidates),
                                                                 **self._passed_args(call, frame)}))
         if candidates:
+            return
+        held = self._calls.functions_held(call, self.types(frame), frame.scope) \
+            if callee is None and elsewhere is None else []
+        for path, function in held:
+            # `self.backend.mul_zip(a, b)`: a function a factory made, held in an attribute or a
+            # name; what each it may be does counts here, one of several made by a class that
+            # objects are given (`Backend(DeviceOps)`) only where the loop's file gives it
+            where = {"path": path} if path != self.module.path else {}
+            made_by = self._calls.class_making(path, function) if len(held) > 1 else None
+            self.facts.events.append(Event("call", place_of(self.module.path, call), frame.qualname, frame.loops,
+                                           what=function, detail={"callee": function, **where, "among": len(held),
+                                                                  **({"made_by": made_by} if made_by else {}),
+                                                                  **self._passed_args(call, frame)}))
+        if held:
             return
         if elsewhere is not None:  # another file's function: what it does counts here (HostFacts.expand)
             self.facts.events.append(Event("call", place_of(self.module.path, call), frame.qualname, frame.loops,
@@ -950,7 +968,8 @@ class HostReader:
             return self._stored_through(where, key) if where is not None else None
 
         reader = TypeReader(lambda e: self._dotted(e, frame), lookup, attribute, self._member,
-                            lambda call: self._calls.project_call(call, self.module, frame.scope, reader), item)
+                            lambda call: self._calls.project_call(call, self.module, frame.scope, reader), item,
+                            lambda e: self._calls.named_class(e, frame.scope))
         return reader
 
     def _dotted(self, expr: ast.AST, frame: Frame) -> Optional[str]:

@@ -69,7 +69,8 @@ def passed_args(call: ast.Call, frame: Frame, types: TypeReader, exposed: Callab
         return None
     parameters = _parameters(frame)
     return tuple(args), {k.arg: launch_arg(exposed(types.type_of(k.value)), ast.unparse(k.value),
-                                           isinstance(k.value, ast.Name) and k.value.id in parameters)
+                                           isinstance(k.value, ast.Name) and k.value.id in parameters,
+                                           isinstance(k.value, ast.Attribute))
                          for k in call.keywords if k.arg is not None}
 
 

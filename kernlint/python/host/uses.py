@@ -6,7 +6,9 @@ class called there; stored into an attribute of a container's items (``for i, b 
 enumerate(self.bodies): b.acc = a[i]``), read where the region reads that attribute of those
 items or calls a method on them (``for b in self.bodies: b.step(dt)``). Storing it whole or in part into another array (``hist[i] = x``,
 ``self.out[:, 0] = x``, ``hist.append(x)``) is not a read: that array is followed instead, so a copy kept for later
-(a history read after the loop) is still a copy nothing reads. Syntax only.
+(a history read after the loop) is still a copy nothing reads. A copy whose value the host only
+computes with to upload again (``round_trip``) is not read either: the device could compute it.
+Syntax only.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ _KEEPS = ("append", "extend", "insert", "appendleft")  # a list's methods that k
 _VIEWS = ("asarray", "array", "ascontiguousarray", "copy", "astype", "reshape", "ravel", "flatten", "squeeze",
           "transpose", "T", "view", "list", "tuple")
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+_MODULES = ("np", "numpy", "cp", "cupy")  # `np.asarray(x)`: a call of the module, on its argument
 RETURNED = "<return>"  # among what carries a copy's value: the function returns it
 MAX_METHOD_DEPTH = 2  # methods calling methods, followed for the attributes they read
 
@@ -38,7 +41,40 @@ def copy_outputs(statement: ast.stmt, line: int) -> Set[str]:
             out = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "ary"), None)
             if out is not None:
                 found |= _stored(out)
+        # `self.history.append(d.copy_to_host())`: the list keeps the copy, so the list is followed
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _KEEPS and any(
+                _is_copy_at(a, line) for a in node.args):
+            found |= _stored(node.func.value)
     return found
+
+
+def kept_in(statement: ast.stmt, line: int) -> Set[str]:
+    """The list a statement keeps the copy on ``line`` in (``rows.append(d.copy_to_host())``)."""
+    if not (isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call) and isinstance(
+            statement.value.func, ast.Attribute) and statement.value.func.attr in _KEEPS):
+        return set()
+    call = statement.value
+    if not any(isinstance(node, ast.Call) and getattr(node, "lineno", 0) == line and isinstance(
+            node.func, ast.Attribute) and node.func.attr == "copy_to_host" for a in call.args for node in ast.walk(a)):
+        return set()
+    return _stored(call.func.value)
+
+
+def _is_copy_at(argument: ast.expr, line: int) -> bool:
+    """``argument`` is, through views (``.astype(...)``, ``np.asarray(...)``), the copy on ``line``."""
+    while isinstance(argument, ast.Call):
+        if isinstance(argument.func, ast.Attribute) and argument.func.attr == "copy_to_host":
+            return argument.lineno == line
+        if not _passes(argument):
+            return False
+        func = argument.func
+        if isinstance(func, ast.Attribute) and not (isinstance(func.value, ast.Name) and func.value.id in _MODULES):
+            argument = func.value  # `x.astype(np.uint8)`: the array is the object
+        elif argument.args:
+            argument = argument.args[0]  # `np.asarray(x)`
+        else:
+            return False
+    return False
 
 
 def computed_with(statement: ast.stmt, line: int, column: int) -> bool:
@@ -289,7 +325,10 @@ def _method_reads(call: ast.Call, tracked: Set[str], methods: Dict[str, ast.AST]
     if method is None:
         return False
     inside = set(attrs)
-    return any(_reads(item, inside, methods, depth + 1) for item in _flat(method.body))
+    found = any(_reads(item, inside, methods, depth + 1) for item in _flat(method.body))
+    # `self.current = self.next.copy()` in the method: that attribute carries the value on
+    tracked |= {t for t in inside if t.startswith("self.")}
+    return found
 
 
 def _flat(body: List[ast.stmt]) -> Iterator[ast.AST]:
@@ -341,8 +380,189 @@ def _stored(target: ast.expr) -> Set[str]:
 
 
 def _text(node: ast.expr) -> Optional[str]:
+    """``x``, ``self.x`` or ``self.data.x`` (an attribute of an object an attribute holds)."""
     if isinstance(node, ast.Name):
         return node.id
-    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
-        return f"self.{node.attr}"
+    if isinstance(node, ast.Attribute):
+        inner = _text(node.value)
+        return f"{inner}.{node.attr}" if inner is not None and inner.startswith("self") else None
     return None
+
+
+# host-to-device copies by method name, and the position of the host data each sends
+# (`cuda.to_device(x, to=d)`, `d.copy_to_device(x)`, PyCUDA's `drv.memcpy_htod(d, x)`, `gpuarray.to_gpu(x)`)
+_UPLOADS = {"to_device": 0, "copy_to_device": 0, "to_gpu": 0, "to_gpu_async": 0, "memcpy_htod": 1,
+            "memcpy_htod_async": 1}
+_LEAVES = (ast.Return, ast.Break, ast.Continue, ast.Raise, ast.Yield, ast.YieldFrom)
+
+
+def round_trip(region: List[ast.stmt], after: int, outputs: Set[str],
+               before: List[ast.stmt] = ()) -> List[ast.Call]:
+    """The upload, if any, that is all the host does with a copy's value: what the statements
+    of ``region`` after line ``after`` compute from ``outputs`` (local names; through
+    assignments, and branches whose tests read it only to pick how a name is computed) ends in
+    host-to-device copies and nothing else reads it: no other call, no attribute, no return,
+    no branch that leaves, no test of a loop (``costs = d.copy_to_host()``, ``w = np.exp(-costs)``,
+    ``w /= w.sum()``, ``cuda.to_device(w, to=d_w)``). The wait serves nothing the host decides:
+    the device could compute that value itself. ``before``: the statements of the loop body
+    before the copy; a value they read is carried to the next iteration, not a round trip.
+    Returns the uploads (none where the value is read otherwise)."""
+    tainted = {name for name in outputs if "." not in name}
+    if not tainted or tainted != set(outputs):
+        return []
+    uploads: List[ast.Call] = []
+    if not _follow(region, after, tainted, uploads, False) or not uploads:
+        return []
+    if any(isinstance(n, ast.Name) and n.id in tainted and isinstance(n.ctx, ast.Load)
+           for statement in before for n in ast.walk(statement)):
+        return []
+    return uploads
+
+
+def _follow(statements, after: int, tainted: Set[str], uploads: List[ast.Call], chosen: bool) -> bool:
+    """Walk ``statements`` (those after line ``after``), growing ``tainted``; False where the
+    value reaches anything but a computation of a local name or an upload. ``chosen``: inside a
+    branch whose test reads the value (every name assigned there is computed from it)."""
+    for statement in statements:
+        if (statement.end_lineno or statement.lineno) <= after:
+            continue
+        reads = {n.id for n in ast.walk(statement) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+        if isinstance(statement, _ASSIGNS):
+            value = statement.value
+            targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+            carries = chosen or (value is not None and bool(reads & tainted))
+            for target in targets:
+                for node in (target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]):
+                    base = node
+                    while isinstance(base, ast.Subscript):
+                        base = base.value
+                    if not isinstance(base, ast.Name):
+                        if carries:
+                            return False  # stored into an attribute or an object: kept beyond the step
+                        continue
+                    if carries:
+                        tainted.add(base.id)
+                    elif base is node and not isinstance(statement, ast.AugAssign):
+                        tainted.discard(base.id)  # rebound to another value
+            continue
+        if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
+            call = statement.value
+            name = call.func.attr if isinstance(call.func, ast.Attribute) else ""
+            at = _UPLOADS.get(name)
+            if at is not None and len(call.args) > at and _loads(call.args[at]) & tainted:
+                uploads.append(call)
+                continue
+            if reads & tainted or chosen:
+                return False  # handed to a call: shown, saved, passed on
+            continue
+        if isinstance(statement, ast.If):
+            test = _loads(statement.test) & tainted
+            if test and any(isinstance(n, _LEAVES) for arm in (statement.body, statement.orelse)
+                            for s in arm for n in ast.walk(s)):
+                return False  # the value decides whether the function or the loop goes on
+            if not (_follow(statement.body, after, tainted, uploads, chosen or bool(test)) and
+                    _follow(statement.orelse, after, tainted, uploads, chosen or bool(test))):
+                return False
+            continue
+        if isinstance(statement, ast.Pass):
+            continue
+        if reads & tainted or chosen and isinstance(statement, _LEAVES):
+            return False
+    return True
+
+
+def _loads(node: ast.AST) -> Set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+# what reduces a whole array to one number (no `axis`: `np.abs(u).max()`, `np.max(u)`)
+_TO_SCALAR = ("max", "min", "amax", "amin", "nanmax", "nanmin", "sum", "nansum", "mean", "nanmean", "norm", "ptp")
+# element-wise maps on the way to the reduction: the reduction still sees every element
+_ELEMENTWISE = ("abs", "absolute", "fabs", "square", "sqrt")
+
+
+def reduced_for_launch(scope: ast.AST, statement: ast.stmt, tracked: Set[str]) -> str:
+    """Whether everything ``scope`` (the function) does with the names ``tracked`` that
+    ``statement`` assigns (a copy back) is reduce them whole to one number that only a kernel
+    launch is given (``print_frame[g, b](d_u, np.abs(u).max())``, or ``scale = u.max()`` then
+    ``k[g, b](..., scale)``): the host needs no element of the array, and a reduction on the
+    device, passed to the kernel as a device array, needs no copy at all. The reduction's text,
+    or ""."""
+    if not tracked or any(not name.isidentifier() for name in tracked):
+        return ""
+    parents: Dict[int, ast.AST] = {}
+    for node in ast.walk(scope):
+        for child in ast.iter_child_nodes(node):
+            parents[id(child)] = node
+    found = ""
+    for node in ast.walk(scope):
+        if not (isinstance(node, ast.Name) and node.id in tracked):
+            continue
+        if isinstance(node.ctx, ast.Store):
+            if not _inside(node, statement, parents):
+                return ""  # bound elsewhere too: not this copy's value alone
+            continue
+        reduction = _reduction_of(node, parents)
+        if reduction is None or not _only_launched(reduction, scope, parents):
+            return ""
+        found = found or ast.unparse(reduction)
+    return found
+
+
+def _inside(node: ast.AST, ancestor: ast.AST, parents: Dict[int, ast.AST]) -> bool:
+    while node is not None and node is not ancestor:
+        node = parents.get(id(node))
+    return node is ancestor
+
+
+def _reduction_of(node: ast.AST, parents: Dict[int, ast.AST]) -> Optional[ast.Call]:
+    """The whole-array reduction ``node`` (the array) is read through, element-wise maps on the way."""
+    while True:
+        parent = parents.get(id(node))
+        if isinstance(parent, (ast.UnaryOp, ast.BinOp)):
+            node = parent
+            continue
+        if isinstance(parent, ast.Attribute) and parent.value is node:
+            parent = parents.get(id(parent))  # `u.max()`: the call whose method it is
+            if not (isinstance(parent, ast.Call) and parent.func.value is node):
+                return None
+        if not isinstance(parent, ast.Call):
+            return None
+        name = parent.func.attr if isinstance(parent.func, ast.Attribute) else parent.func.id if isinstance(
+            parent.func, ast.Name) else ""
+        if name in _ELEMENTWISE and parent.args and parent.args[0] is node and len(parent.args) == 1:
+            node = parent
+            continue
+        whole = not parent.keywords and (
+            isinstance(parent.func, ast.Attribute) and parent.func.value is node and not parent.args
+            or len(parent.args) == 1 and parent.args[0] is node and not isinstance(parent.func, ast.Attribute)
+            or len(parent.args) == 1 and parent.args[0] is node and isinstance(parent.func, ast.Attribute) and
+            _is_module(parent.func.value))
+        return parent if name in _TO_SCALAR and whole else None
+
+
+def _is_module(node: ast.AST) -> bool:
+    """``np``, ``numpy``, ``np.linalg``: a module the reduction is called on, not an array."""
+    text = ast.unparse(node)
+    return text in ("np", "numpy", "np.linalg", "numpy.linalg", "math")
+
+
+def _only_launched(value: ast.AST, scope: ast.AST, parents: Dict[int, ast.AST], depth: int = 0) -> bool:
+    """Whether a number reaches nothing but kernel launches' arguments (``k[g, b](..., value)``),
+    through scalar arithmetic and a name it is assigned to, every read of that name the same."""
+    node = value
+    while True:
+        parent = parents.get(id(node))
+        if isinstance(parent, (ast.UnaryOp, ast.BinOp)) or isinstance(parent, ast.Call) and isinstance(
+                parent.func, ast.Name) and parent.func.id in ("float", "int") and node in parent.args:
+            node = parent
+            continue
+        break
+    if isinstance(parent, ast.Call) and isinstance(parent.func, ast.Subscript) and node in parent.args:
+        return True  # `kernel[grid, block](..., value)`
+    if depth == 0 and isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(
+            parent.targets[0], ast.Name) and parent.value is node:
+        name = parent.targets[0].id
+        reads = [n for n in ast.walk(scope) if isinstance(n, ast.Name) and n.id == name]
+        loads = [n for n in reads if isinstance(n.ctx, ast.Load)]
+        return len(reads) == len(loads) + 1 and bool(loads) and all(
+            _only_launched(n, scope, parents, depth + 1) for n in loads)
+    return False

@@ -21,15 +21,17 @@ interface.
 from .dtypes import XOROSHIRO, dtype_name, evaluate_type_text, numeric
 from .reader import TypeReader, keyed_item, list_growth, loop_bindings, named_tuple_subclass
 from .values import (MAX_ALTERNATIVES, MAX_STRINGS, MIXED, NONE, ArrayType, DictType, FunctionRef, Instances, ListType,
-                     Maybe, NamedTupleClass, Namespace, OneOf, Opaque, ScalarType, StrType, TupleType, Type, appended,
-                     classes_of, either_string, instance, instance_of, named_tuple_class, signature, strings, unpacked,
-                     unpacked_items)
+                     Maybe, NamedTupleClass, Namespace, OneOf, Opaque, ProjectClasses, ProjectFunctions, ScalarType,
+                     StrType, TupleType, Type, appended, classes_of, either_code, either_string, held_code, instance,
+                     instance_of, named_tuple_class, signature, strings, unpacked, unpacked_items)
 # NumPy 2's result type of an array and an array or a number (the host evidence reader's arithmetic)
 from .values import _array_arithmetic as array_arithmetic
 
 __all__ = ["MAX_ALTERNATIVES", "MAX_STRINGS", "MIXED", "NONE", "XOROSHIRO", "ArrayType", "DictType", "FunctionRef",
-           "Instances", "ListType", "Maybe", "NamedTupleClass", "Namespace", "OneOf", "Opaque", "ScalarType", "StrType", "TupleType",
-           "Type", "TypeReader", "appended", "array_arithmetic", "classes_of", "dtype_name", "either_string", "evaluate_type_text",
+           "Instances", "ListType", "Maybe", "NamedTupleClass", "Namespace", "OneOf", "Opaque", "ProjectClasses",
+           "ProjectFunctions", "ScalarType", "StrType", "TupleType",
+           "Type", "TypeReader", "appended", "array_arithmetic", "classes_of", "dtype_name", "either_code",
+           "either_string", "held_code", "evaluate_type_text",
            "instance", "instance_of", "keyed_item", "list_growth", "loop_bindings", "named_tuple_class", "named_tuple_subclass",
            "numeric", "signature", "strings",
            "unpacked", "unpacked_items"]

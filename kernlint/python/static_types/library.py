@@ -8,7 +8,8 @@ from dataclasses import replace
 from typing import List, Optional, Tuple
 
 from .dtypes import XOROSHIRO, _ARRAY_MODULES, _INT_ORDER, _numpy_spelling, dtype_name, numeric
-from .values import ArrayType, ListType, Opaque, ScalarType, TupleType, Type, _not_none, _result_type, _shaped
+from .values import (ArrayType, ListType, Opaque, ScalarType, TupleType, Type, _not_none, _result_type, _shaped,
+                     instance_of)
 
 
 _TORCH_FACTORIES = ("zeros", "ones", "empty", "rand", "randn", "full", "arange", "tensor", "as_tensor",
@@ -99,6 +100,21 @@ _SPECIAL_REAL = frozenset({"j0", "j1", "y0", "y1", "i0", "i1", "i0e", "i1e", "k0
 _SPECIAL_COMPLEX = frozenset({"erf", "erfc", "erfcx", "gamma", "digamma", "psi", "ndtr"})
 _SPECIAL_ORDER = frozenset({"jv", "yv", "iv", "kv", "jn", "jve", "yve", "ive", "kve", "yn", "kn"})
 _SPECIAL_ZEROS = frozenset({"jn_zeros", "jnp_zeros", "yn_zeros", "ynp_zeros"})
+
+
+# NumPy's (and CuPy's) functions that join arrays, and the least rank each gives: vectors
+# stacked as rows or columns make a matrix, `dstack` a 3-d array
+_JOINING = {"concatenate": 1, "stack": 1, "hstack": 1, "vstack": 2, "row_stack": 2, "column_stack": 2,
+            "dstack": 3}
+# functions that read an image file into a NumPy array (its elements and rank depend on the file)
+IMAGE_READERS = frozenset({"cv2.imread", "cv2.imdecode", "imageio.imread", "imageio.v2.imread", "imageio.v3.imread",
+                           "skimage.io.imread", "matplotlib.pyplot.imread", "matplotlib.image.imread"})
+# OpenCV's flags for 8-bit images of a known rank: grey (2) and colour (3, OpenCV's default)
+_OPENCV_RANKS = {"IMREAD_GRAYSCALE": 2, "IMREAD_COLOR": 3, 0: 2, 1: 3}
+# OpenCV's image-to-image functions whose result has the elements and rank of the image given
+_OPENCV_SAME = frozenset({"resize", "GaussianBlur", "blur", "medianBlur", "bilateralFilter", "boxFilter", "flip",
+                          "rotate", "warpAffine", "warpPerspective", "remap", "copyMakeBorder", "erode", "dilate",
+                          "morphologyEx", "equalizeHist", "pyrDown", "pyrUp", "transpose"})
 
 
 class LibraryCalls:
@@ -199,6 +215,14 @@ class LibraryCalls:
                 # a list of arrays of one element type but unknown rank: that element type
                 return ArrayType(base.item.dtype, None, layout, where)
             return ArrayType(explicit, None, layout, where)
+        if function == "asmatrix" and module == "numpy" and len(args) == 1:
+            # a matrix is a 2-d array to numba (a vector becomes one row)
+            made = self.array_constructor(module, "array", expr, keywords, where)
+            if isinstance(made, ArrayType) and made.ndim is not None and made.ndim <= 2:
+                return replace(made, ndim=2)
+            return None
+        if function in _JOINING:
+            return self._joined(function, expr, keywords, explicit, where)
         if module.endswith("random"):
             return self._random(function, expr, keywords, where)
         if function in _REDUCTIONS and len(expr.args) == 1 and not keywords:  # np.sum(a): as a.sum()
@@ -221,15 +245,51 @@ class LibraryCalls:
             return rows[0][0] + 1, _result_type([ScalarType(r[1]) for r in rows]) if all(r[1] for r in rows) else None
         return self._items_shape([self.reader.type_of(e) for e in source.elts])
 
-    @staticmethod
-    def _items_shape(kinds: List[Type]) -> Tuple[int, Optional[str]]:
+    @classmethod
+    def _items_shape(cls, kinds: List[Type]) -> Tuple[int, Optional[str]]:
         """(ndim, dtype) of an array made from a list of these values (``[x_over]`` of a
-        float32 number; ``[a, b]`` of arrays of one rank); (0, None) where they do not say."""
+        float32 number; ``[a, b]`` of arrays of one rank; ``[[x, y, z] for ...]`` of rows of
+        numbers: NumPy refuses rows of different lengths); (0, None) where they do not say."""
         if all(isinstance(k, ScalarType) for k in kinds):
             return 1, _result_type(kinds)
         if all(isinstance(k, ArrayType) and k.ndim is not None and k.ndim == kinds[0].ndim for k in kinds):
             return kinds[0].ndim + 1, _result_type(kinds)
+        if kinds and all(isinstance(k, ListType) and k.item is not None or isinstance(k, TupleType) and k.items
+                         and k.named is None for k in kinds):
+            rows = [cls._items_shape([k.item] if isinstance(k, ListType) else list(k.items)) for k in kinds]
+            if rows[0][0] and all(r[0] == rows[0][0] and r[1] for r in rows):
+                return rows[0][0] + 1, _result_type([ScalarType(r[1]) for r in rows])
         return 0, None
+
+    def _joined(self, function: str, expr: ast.Call, keywords, explicit: Optional[str], where: str) -> Type:
+        """``np.concatenate``, ``np.stack`` and the ``*stack`` functions of arrays (and numbers)
+        whose types are known: NumPy's result type, in the rank the function gives them
+        (``np.column_stack((x, y))`` of vectors is a matrix); None where an item is unknown."""
+        sequence = expr.args[0] if expr.args else keywords.get("arrays", keywords.get("tup"))
+        if sequence is None or isinstance(sequence, (ast.List, ast.Tuple)) and (
+                not sequence.elts or any(isinstance(e, ast.Starred) for e in sequence.elts)):
+            return None
+        if isinstance(sequence, (ast.List, ast.Tuple)):
+            kinds = [self.reader.type_of(e) for e in sequence.elts]
+        else:  # a tuple, or a list of arrays of one type (a comprehension: `[a[i] for i in ...]`)
+            held = self.reader.type_of(sequence)
+            kinds = list(held.items) if isinstance(held, TupleType) and held.named is None else (
+                [held.item] if isinstance(held, ListType) else [])
+        if not kinds or not all(isinstance(k, ScalarType) or isinstance(k, ArrayType) and k.ndim is not None
+                                for k in kinds):
+            return None
+        ranks = {k.ndim if isinstance(k, ArrayType) else 0 for k in kinds}
+        axis = keywords.get("axis", expr.args[1] if len(expr.args) > 1 else None)
+        if function == "concatenate" and isinstance(axis, ast.Constant) and axis.value is None:
+            ndim = 1  # each flattened first
+        elif function in ("concatenate", "stack") and (len(ranks) != 1 or 0 in ranks):
+            return None  # NumPy refuses numbers, and arrays of different ranks
+        else:
+            ndim = max(max(ranks) + (function == "stack"), _JOINING[function])
+        # a number joins as an array of its own (a Python float as a float64 one): never weak here
+        dtype = explicit if "dtype" in keywords else _result_type(
+            [ScalarType(k.dtype) if isinstance(k, ScalarType) else k for k in kinds])
+        return ArrayType(dtype, ndim, "C", where) if dtype else None
 
     def _elementwise(self, function: str, expr: ast.Call, keywords, where: str) -> Type:
         """NumPy's (and CuPy's) functions that work element by element: ``np.exp(1j * kz)``,
@@ -329,6 +389,31 @@ class LibraryCalls:
         if dtype not in ("float32", "float64") and not dtype.startswith("complex"):
             dtype = "float64"  # integers, booleans, float16: the double loop
         return _shaped(dtype, arrays)
+
+    def image(self, name: str, expr: ast.Call) -> Type:
+        """What the image libraries give, host NumPy arrays: an image read from a file
+        (``cv2.imread(path, cv2.IMREAD_GRAYSCALE)``: uint8 of rank 2; ``imageio.imread``), and an
+        OpenCV transform of a NumPy image (``cv2.resize(img, size)``: its elements and rank;
+        ``cv2.cvtColor``: its elements). An OpenCV call given anything else (a ``cv2.UMat``, which
+        lives in OpenCL memory) is not told."""
+        module, _, function = name.rpartition(".")
+        if module == "cv2" and function in ("imread", "imdecode"):
+            flags = expr.args[1] if len(expr.args) > 1 else next(
+                (k.value for k in expr.keywords if k.arg == "flags"), None)
+            key = flags.attr if isinstance(flags, ast.Attribute) else flags.value if isinstance(
+                flags, ast.Constant) else 1 if flags is None else None
+            rank = _OPENCV_RANKS.get(key) if isinstance(key, (str, int)) else None
+            return ArrayType("uint8" if rank else None, rank, "C", "host", "numpy")
+        if name in IMAGE_READERS:
+            return ArrayType(None, None, "C", "host", "numpy")
+        given = self.reader.type_of(expr.args[0]) if expr.args else None
+        if not (isinstance(given, ArrayType) and given.where == "host" and given.library in ("numpy", "")):
+            return None
+        if function in _OPENCV_SAME:
+            return ArrayType(given.dtype, given.ndim, "C", "host", "numpy")
+        if function == "cvtColor":
+            return ArrayType(given.dtype, None, "C", "host", "numpy")
+        return None
 
     def torch_factory(self, function: str, expr: ast.Call, keywords) -> Type:
         """A PyTorch tensor: an array numba sees through ``__cuda_array_interface__`` when it
@@ -446,12 +531,16 @@ class LibraryCalls:
         func = expr.func
         base = self.reader.type_of(func.value)
         method = func.attr
+        if method == "astype":
+            base = _not_none(base)  # of None it raises: the array (`self.terrain`, None until made)
         if isinstance(base, Opaque) and base.kind == "generator":
             return self._generator(method, expr, keywords)
         if method == "copy_to_host" and not isinstance(base, ArrayType):
             return ArrayType(None, None, "C", "host")  # only numba's device arrays have it
-        if method == "astype" and base is None and (expr.args or "dtype" in keywords):
-            # `data.moon().astype(np.float32)`: an array of those elements, its rank and place unknown
+        if method == "astype" and (base is None or isinstance(base, Opaque) and instance_of(base) is None) and (
+                expr.args or "dtype" in keywords):
+            # `data.moon().astype(np.float32)`, or of an attribute assigned arrays of two types: an
+            # array of those elements, its rank and place unknown (a project class's object: its own)
             dtype = self.reader.dtype(expr.args[0] if expr.args else keywords.get("dtype"))
             return ArrayType(dtype, None, "C", "") if dtype else None
         if method == "to_numpy" and not isinstance(base, ArrayType):

@@ -11,11 +11,11 @@ from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 from .dtypes import (_ARRAY_MODULES, _FLOAT_ORDER, _literal_ints, _numpy_spelling, _promote, _same_kind,
                      _time_arithmetic, dtype_name, numeric)
-from .library import _TORCH_FACTORIES, LibraryCalls
+from .library import IMAGE_READERS, _TORCH_FACTORIES, LibraryCalls
 from .operators import OperatorNode, operator_calls
 from .values import (MIXED, NONE, ArrayType, DictType, FunctionRef, ListType, NamedTupleClass, Namespace, OneOf,
-                     ScalarType, StrType, TupleType, Type, _array_arithmetic, _items_of_one, _not_none, appended,
-                     instance_of, is_array_instance, named_tuple_class, strings, unpacked)
+                     ProjectClasses, ScalarType, StrType, TupleType, Type, _array_arithmetic, _items_of_one, _not_none,
+                     appended, instance_of, is_array_instance, named_tuple_class, strings, unpacked)
 
 
 def named_tuple_subclass(node: ast.ClassDef, bases: Sequence[Optional[str]]) -> Optional[NamedTupleClass]:
@@ -153,7 +153,7 @@ class TypeReader:
     ``lookup(name)`` gives a local or module-level name's type; both come from the host
     reader, which walks the statements in order."""
 
-    def __init__(self, dotted, lookup, attribute=None, member=None, construct=None, item=None):
+    def __init__(self, dotted, lookup, attribute=None, member=None, construct=None, item=None, code=None):
         self.dotted = dotted
         self.lookup = lookup
         self.attribute = attribute or (lambda expr: None)  # self.x -> its type
@@ -163,6 +163,8 @@ class TypeReader:
         self.construct = construct or (lambda call: None)
         # `obj.attr["key"]` -> what the code stores at that literal key of that attribute
         self.item = item or (lambda expr: None)
+        # a name (or `package.Name`) of a class of the project -> that class held as a value
+        self.code = code or (lambda expr: None)
         # node -> its type, while one expression is read (`memoised`): an operator types its
         # operands for its method lookup and again for its arithmetic, which without this
         # doubles the work at every nesting level of a long expression
@@ -285,7 +287,7 @@ class TypeReader:
             if value is None and self.dotted(expr) == "scipy.constants.physical_constants":
                 return _PHYSICAL_CONSTANTS
             if value is None:
-                return self._library_function(expr)
+                return self._library_function(expr) or self.code(expr)
             return value if not isinstance(value, str) else None
         if isinstance(expr, ast.Tuple):
             return TupleType(tuple(self.type_of(e) for e in expr.elts))
@@ -428,7 +430,7 @@ class TypeReader:
                 return value if value is not None and isinstance(value, str) == want_dtype else None
             return outer(name, want_dtype=want_dtype)
 
-        return TypeReader(self.dotted, lookup, self.attribute, self.member, self.construct)
+        return TypeReader(self.dotted, lookup, self.attribute, self.member, self.construct, code=self.code)
 
     def _library_function(self, expr: ast.expr) -> Type:
         """``cuda.pinned_array`` or ``np.empty`` named, not called: the function, where calling
@@ -473,7 +475,11 @@ class TypeReader:
             return None
         indices = expr.slice.elts if isinstance(expr.slice, ast.Tuple) else [expr.slice]
         if base.ndim is None:
-            return replace(base, layout="A") if all(isinstance(i, ast.Slice) for i in indices) else None
+            # a slice keeps an axis, so `b[:, 0]` is an array of b's elements whatever b's rank
+            sliced = any(isinstance(i, ast.Slice) for i in indices) and all(isinstance(i, ast.Slice) or (
+                isinstance(kind := self.type_of(i), ScalarType) and kind.dtype.startswith(("int", "uint")))
+                for i in indices)
+            return replace(base, layout="A") if sliced else None
         if any(isinstance(i, ast.Constant) and i.value in (None, Ellipsis) for i in indices):
             return _new_axes(base, indices)
         removed = 0
@@ -509,7 +515,7 @@ class TypeReader:
         if self.dotted(expr) == "scipy.constants.physical_constants":
             return _PHYSICAL_CONSTANTS
         base = _not_none(self.type_of(expr.value))
-        if instance_of(base) is not None:
+        if instance_of(base) is not None or isinstance(base, ProjectClasses):
             return self.member(base, expr.attr)
         if isinstance(base, Namespace):  # `args.dt` of `args = parser.parse_args()`
             return base.option(expr.attr)
@@ -526,7 +532,7 @@ class TypeReader:
             if expr.attr in ("real", "imag") and base.dtype and base.dtype.startswith("complex"):
                 return replace(base, dtype="float32" if base.dtype == "complex64" else "float64", layout="A")
         if base is None:
-            return self._library_function(expr)
+            return self._library_function(expr) or self.code(expr)
         return None
 
     def _call(self, expr: ast.Call) -> Type:
@@ -552,6 +558,8 @@ class TypeReader:
             return LibraryCalls(self).special(function, expr)
         if module == "torch" and function in _TORCH_FACTORIES:
             return LibraryCalls(self).torch_factory(function, expr, keywords)
+        if name in IMAGE_READERS or module == "cv2":
+            return LibraryCalls(self).image(name, expr)
         if name.startswith("numba.cuda."):
             made = LibraryCalls(self).cuda_call(function, expr, keywords)
             if made is None:
@@ -577,8 +585,10 @@ class TypeReader:
             if function == "getattr" and len(expr.args) == 2:
                 return self._getattr(expr)
             return None
-        if module == "math" and not expr.keywords:  # Python numbers whatever they are given
-            for dtype, functions in _MATH_RESULTS.items():
+        if name in ("copy.copy", "copy.deepcopy") and len(expr.args) == 1:
+            return self.type_of(expr.args[0])  # a copy is of the type of what it copies
+        if module in ("math", "random") and not expr.keywords:  # Python numbers whatever they are given
+            for dtype, functions in (_MATH_RESULTS if module == "math" else _RANDOM_RESULTS).items():
                 if function in functions:
                     return ScalarType(dtype, weak=True)
             return None
@@ -626,6 +636,14 @@ _MATH_RESULTS = {
                           "gamma", "lgamma", "fsum", "ldexp", "remainder", "dist"}),
     "int64": frozenset({"floor", "ceil", "trunc", "isqrt", "factorial", "gcd", "lcm", "comb", "perm"}),
     "boolean": frozenset({"isnan", "isinf", "isfinite", "isclose"}),
+}
+
+# what Python's random module draws: ints and floats
+_RANDOM_RESULTS = {
+    "int64": frozenset({"randint", "randrange", "getrandbits"}),
+    "float64": frozenset({"random", "uniform", "gauss", "normalvariate", "lognormvariate", "expovariate",
+                          "betavariate", "gammavariate", "triangular", "vonmisesvariate", "paretovariate",
+                          "weibullvariate"}),
 }
 
 

@@ -255,6 +255,44 @@ class Instances(_HostOnly):
     classes: FrozenSet[Tuple[str, str]]
 
 
+@dataclass(frozen=True)
+class ProjectClasses(_HostOnly):
+    """A class of the project held as a value, not an object of it: ``Backend(DeviceOps)``,
+    ``ops = DeviceOps if gpu else HostOps``; each (its file, its qualified name) it may be. A
+    static or class method called through it (``ops.zip(fn)``) runs that class's."""
+
+    classes: FrozenSet[Tuple[str, str]]
+
+
+@dataclass(frozen=True)
+class ProjectFunctions(_HostOnly):
+    """A function of the project held as a value: what a factory returns (``self.mul =
+    ops.zip(mul)``, the function nested in ``zip`` that it gives back); each (its file, its
+    qualified name) it may be. Calling the value runs one of them."""
+
+    functions: FrozenSet[Tuple[str, str]]
+
+
+def held_code(kind) -> Tuple[Tuple[str, str], ...]:
+    """(file, qualified name) of each project class or function a value may be (sorted)."""
+    if isinstance(kind, ProjectClasses):
+        return tuple(sorted(kind.classes))
+    if isinstance(kind, ProjectFunctions):
+        return tuple(sorted(kind.functions))
+    return ()
+
+
+def either_code(one, other):
+    """A class (or function) held as a value that is one or the other: both of one kind, up to
+    ``MAX_ALTERNATIVES`` of them; None otherwise."""
+    if type(one) is not type(other) or not held_code(one):
+        return None
+    both = frozenset(held_code(one)) | frozenset(held_code(other))
+    if len(both) > MAX_ALTERNATIVES:
+        return None
+    return type(one)(both)
+
+
 def classes_of(kind) -> Tuple[Tuple[str, str], ...]:
     """(file, class) of each project class an object of ``kind`` may be: one for an object of
     a class, a few for :class:`Instances`, none for any other type."""
@@ -272,6 +310,9 @@ def appended(kind: "ListType", item: "Type") -> "ListType":
     if kind.item != item and classes_of(kind.item) and classes_of(item):
         classes = frozenset(classes_of(kind.item)) | frozenset(classes_of(item))
         return ListType(Instances(classes) if len(classes) <= MAX_ALTERNATIVES else MIXED)
+    if kind.item != item and held_code(kind.item) and held_code(item):  # {'gpu': DeviceOps, 'cpu': HostOps}
+        either = either_code(kind.item, item)
+        return ListType(either if either is not None else MIXED)
     if isinstance(kind.item, StrType) and isinstance(item, StrType):  # ['x', 'y']: a string of either
         return ListType(either_string(kind.item, item))
     if kind.item != item and isinstance(kind.item, (TupleType, OneOf)) and isinstance(item, (TupleType, OneOf)):
@@ -282,7 +323,7 @@ def appended(kind: "ListType", item: "Type") -> "ListType":
 
 
 Type = Union[ArrayType, ScalarType, TupleType, ListType, DictType, StrType, FunctionRef, NamedTupleClass, Maybe,
-             OneOf, Instances, Opaque, Namespace, None]
+             OneOf, Instances, ProjectClasses, ProjectFunctions, Opaque, Namespace, None]
 
 # how many literal values a string keeps (more: any string)
 MAX_STRINGS = 64

@@ -22,6 +22,9 @@ class Context:
     setup: str = ""  # why it runs once before the work ("" if not known to)
     constants: Tuple[Tuple[str, int], ...] = ()  # module-level integer constants (`N = 1 << 20`)
     frame: str = ""  # why a driver calls it once per frame ("" if none does: `frame_callbacks`)
+    # parameters whose default is a count of 0 or 1 (`time_steps=1`): a count callers pass, not a
+    # handful the code states
+    called_counts: Tuple[str, ...] = ()
 
 
 

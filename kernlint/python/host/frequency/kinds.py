@@ -96,19 +96,57 @@ class LoopKinds:
             found = check()
             if found:
                 return found[0], found[1], trips
-        if self.is_for and trips is not None and trips <= FEW and not isinstance(self.node.iter, (
-                ast.List, ast.Tuple, ast.Set)):
+        if self.is_for and self._few(trips) and not isinstance(self.node.iter, (ast.List, ast.Tuple, ast.Set)):
             return "few", f"{trips} iterations (`{short_text(self.node.iter)}`): a few, not steps", trips
         if self.is_for and isinstance(self.node.iter, (ast.List, ast.Tuple, ast.Set)):
             return "sweep", f"a fixed list of {len(self.node.iter.elts)} values", trips
-        for check in (self._parts, self._configurations, self._measured, self._steps, self._runs, self._named):
+        for check in (self._parts, self._configurations, self._measured, self._steps, self._runs, self._named,
+                      self._launched_items):
             found = check()
             if found:
                 return found[0], found[1], trips
         return "unknown", self._unknown(), trips
 
     def _trips(self) -> Optional[int]:
-        return _trips(self.node.iter, self.constants) if self.is_for else None
+        return _trips(self.node.iter, self.constants) if self.is_for else self._counted()
+
+    def _counted(self) -> Optional[int]:
+        """``counter = 0`` ... ``while counter < n: ...; counter += 1`` with ``n`` a constant (a
+        parameter's default among them): at most ``n`` iterations. Only where the counter is set
+        to a constant right before the loop, goes up by one in a statement of the body's own
+        level and nowhere else, and no ``continue`` can skip that statement (a ``break`` only
+        leaves earlier: the count stays an upper bound)."""
+        test = self.node.test
+        if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Lt, ast.LtE))
+                and isinstance(test.left, ast.Name)):
+            return None
+        counter, bound = test.left.id, int_value(test.comparators[0], self.constants)
+        if bound is None:
+            return None
+        steps = [s for s in self.node.body if _raises_by_one(s, counter)]
+        written = [n for n in ast.walk(self.node) if isinstance(n, ast.Name) and n.id == counter and isinstance(
+            n.ctx, ast.Store)]
+        if len(steps) != 1 or len(written) != 1 or any(isinstance(n, ast.Continue) for n in own_nodes(self.node.body)):
+            return None
+        start = None
+        for statement in reversed(self.around[0]):
+            if not any(isinstance(n, ast.Name) and n.id == counter and isinstance(n.ctx, ast.Store)
+                       for n in ast.walk(statement)):
+                continue
+            if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(
+                    statement.targets[0], ast.Name):
+                start = int_value(statement.value, self.constants)
+            break
+        if start is None:
+            return None
+        return max(0, bound - start + (1 if isinstance(test.ops[0], ast.LtE) else 0))
+
+    def _few(self, trips: Optional[int]) -> bool:
+        """A handful of iterations the code states; not a count that is a parameter's default of
+        0 or 1 (``def simulate(self, time_steps=1)``): callers pass the count, one is its least."""
+        if trips is None or trips > FEW:
+            return False
+        return not (names_read(self.node.iter) & set(self.context.called_counts))
 
     def _devices(self):
         """A loop over GPUs, by what it does: it iterates ``cuda.gpus``/``list_devices()``,
@@ -191,14 +229,18 @@ class LoopKinds:
         (a larger buffer), in a ``while`` or a few tries: it normally runs once."""
         if not self.is_for:
             return ""
-        count = self._trips()
-        if count is not None and count <= FEW:
+        if self._few(self._trips()):
             return ""
-        for sub in own_nodes(self.node.body):
-            if isinstance(sub, ast.Call) and dotted_name(sub.func).rsplit(".", 1)[-1] in _SIZED and any(
-                    _size_names(a) & self.facts.changed for a in sub.args[:1]):
-                return ""  # a buffer sized by what the loop changes: a retry growing it
-        return self._shared_state()
+        assigned: Set[str] = set()  # (what the iteration has assigned before each statement)
+        for statement in _simple_statements(self.node.body):
+            for sub in ast.walk(statement):
+                if isinstance(sub, ast.Call) and dotted_name(sub.func).rsplit(".", 1)[-1] in _SIZED and any(
+                        (_size_names(a) & self.facts.changed) - assigned for a in sub.args[:1]):
+                    # a buffer sized by what an earlier iteration changed: a retry growing it (a size
+                    # the iteration computes first, `np.zeros(rows * cols)`, is that iteration's own)
+                    return ""
+            assigned |= _reads_writes(statement)[1]
+        return self._shared_state() or self._state_handed_on()
 
     def _element_written(self, test: ast.AST) -> str:
         """An element the test reads (``err[0] > tol``) of an array the loop writes: handed to
@@ -405,6 +447,7 @@ class LoopKinds:
             # names bound to the piece the variable indexes (`kernel = kernels[i]`)
             pieces = {name for sub in own_nodes(self.node.body) if isinstance(sub, ast.Assign)
                       and _indexed_by(sub.value, self.variables) for t in sub.targets for name in assigned_names(t)}
+            pieces |= _sent_pieces(self.node.body, pieces)
             # every launch on the piece: a time loop also launches on what stays (a source term's
             # `J_SRC[n]` beside the field updates)
             indexed = []
@@ -500,6 +543,22 @@ class LoopKinds:
             assigned |= writes
         return ""
 
+    def _state_handed_on(self) -> str:
+        """A value the loop computes that the next iteration hands to a call before it assigns it
+        again (``u = ctl.solve(x)`` ... ``x = x_next``): the state of a simulation or of a
+        controller going on from one step to the next, which a retry (redoing its work from
+        scratch) does not have. Counters and clock reads are not that state."""
+        timing = self._timing()
+        assigned: Set[str] = set()
+        for statement in _simple_statements(self.node.body):
+            reads, writes = _reads_writes(statement)
+            for name in sorted(reads & _argument_reads(statement)):
+                if name in self.facts.changed and name not in assigned and name not in self.variables and (
+                        name not in timing and name not in self.facts.counters and name not in self.facts.incremented):
+                    return name
+            assigned |= writes
+        return ""
+
     def _shared_state(self) -> str:
         """Two launches of the body share an argument the loop does not rebind: what one
         launch writes, the next one (and the next iteration) reads."""
@@ -580,6 +639,26 @@ class LoopKinds:
             owner = dotted_name(call.func.value) if isinstance(call.func, ast.Attribute) else ""
             if owner and _leading_word(call.func.attr) in _STEP_CALLS and owner not in self.facts.changed | self.variables:
                 return "step", f"nothing else says, and `{short_text(call.func)}` advances an object the loop keeps"
+        return None
+
+    def _launched_items(self):
+        """Where nothing else says: a ``for`` over the rows of an array the loop does not build
+        (``for node in nodes[::-1]``, or ``node[0]`` read in the loop), every launch of its
+        body given the row or an element of it (``k[g, b](d_state, node)``): each iteration
+        launches for another piece of one computation (nodes, outputs, sources), as a loop of
+        parts does. A scalar per iteration (``for a in amplitudes``) says nothing of the kind."""
+        iterable = self.node.iter if self.is_for else None
+        sliced = isinstance(iterable, ast.Subscript) and isinstance(iterable.slice, ast.Slice)
+        if sliced:
+            iterable = iterable.value
+        if not isinstance(iterable, (ast.Name, ast.Attribute)) or dotted_name(iterable) in self.facts.changed:
+            return None
+        rows = sliced or any(isinstance(sub, ast.Subscript) and isinstance(sub.value, ast.Name) and (
+            sub.value.id in self.variables) for sub in own_nodes(self.node.body))
+        launches = _launches(self.node.body)
+        if rows and launches and all(any(_item_or_element(a, self.variables) for a in launch.args)
+                                     for launch in launches):
+            return "sweep", f"parts: each launch is for another row (`{short_text(launches[0].func)}`)"
         return None
 
     def _unknown(self) -> str:
@@ -688,6 +767,21 @@ def _size_names(shape: ast.AST) -> Set[str]:
 
 
 
+def _sent_pieces(body: Sequence[ast.stmt], pieces: Set[str]) -> Set[str]:
+    """Names bound to a piece put on the device, or to a device buffer made like it
+    (``d_row = cuda.to_device(row)``, ``d_out = cuda.device_array_like(row)``): the iteration
+    still works on that piece, now on the device."""
+    sent: Set[str] = set()
+    for sub in own_nodes(body):
+        if isinstance(sub, ast.Assign) and isinstance(sub.value, ast.Call) and sub.value.args and dotted_name(
+                sub.value.func).rsplit(".", 1)[-1] in _TO_DEVICE | {"device_array_like"}:
+            first = sub.value.args[0]
+            if isinstance(first, ast.Name) and first.id in pieces:
+                sent |= {name for t in sub.targets for name in assigned_names(t)}
+    return sent
+
+
+
 def _indexed_by(node: ast.AST, variables: Set[str]) -> bool:
     """``X[m]`` (or ``X[:, m]``) with ``m`` one of the variables, used whole."""
     return isinstance(node, ast.Subscript) and bool(_bare_index(node.slice) & variables)
@@ -755,6 +849,27 @@ def _trips(iterable: ast.AST, constants: Mapping[str, int]) -> Optional[int]:
         return _trips(iterable.args[0], constants)
     return None
 
+
+
+def _item_or_element(argument: ast.AST, variables: Set[str]) -> bool:
+    """The loop's item itself, or an element of it (``node[0]``)."""
+    if isinstance(argument, ast.Subscript):
+        argument = argument.value
+    return isinstance(argument, ast.Name) and argument.id in variables
+
+
+def _raises_by_one(statement: ast.stmt, counter: str) -> bool:
+    """``counter += 1`` or ``counter = counter + 1``."""
+    if isinstance(statement, ast.AugAssign):
+        target, operation, value = statement.target, statement.op, statement.value
+    elif isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(
+            statement.value, ast.BinOp) and isinstance(statement.value.left, ast.Name) and (
+            statement.value.left.id == counter):
+        target, operation, value = statement.targets[0], statement.value.op, statement.value.right
+    else:
+        return False
+    return isinstance(target, ast.Name) and target.id == counter and isinstance(operation, ast.Add) and isinstance(
+        value, ast.Constant) and value.value == 1 and not isinstance(value.value, bool)
 
 
 def _launches(statements: Sequence[ast.stmt], inner_loops: bool = True) -> List[ast.Call]:

@@ -8,6 +8,7 @@ import ast
 import fnmatch
 import os
 from functools import cached_property
+from dataclasses import replace
 from typing import Dict, Iterator, List, Mapping, Optional, Sequence, Set, Tuple, Union
 
 from .changes import Changes
@@ -34,7 +35,9 @@ def analyse(body: Body, context: Context = Context()) -> Frequency:
     statements = list(body.body) if whole else list(body)  # type: ignore[union-attr]
     constants = dict(context.constants)
     if function is not None:
-        constants.update(_defaults(function.args, constants))
+        defaults = _defaults(function.args, constants)
+        constants.update(defaults)
+        context = replace(context, called_counts=tuple(sorted(name for name, value in defaults.items() if value <= 1)))
         constants.update(_comprehensions(statements, constants))
     reader = _Reader(context, constants, function.lineno if function is not None else 0, statements)
     if function is not None and context.frame:
@@ -48,23 +51,46 @@ def analyse(body: Body, context: Context = Context()) -> Frequency:
 
 
 # what calls a function once per frame, and which argument (or keyword) hands it over:
-# matplotlib's animations, GLUT's display and idle callbacks, pyglet's clock
+# matplotlib's animations, GLUT's display and idle callbacks, pyglet's and Kivy's clocks
+# (`schedule` on every tick, `schedule_interval` every interval; `schedule_once` runs it once),
+# vispy's `app.Timer(interval, connect=update)`, a Qt timer's `timeout.connect(update)`
 _FRAME_DRIVERS = {"FuncAnimation": (1, "func"), "glutDisplayFunc": (0, "func"), "glutIdleFunc": (0, "func"),
-                  "schedule_interval": (0, "func")}
+                  "schedule_interval": (0, "func"), "clock.schedule": (0, "func"), "Timer": (-1, "connect"),
+                  "timeout.connect": (0, "slot")}
+
+
+def _frame_driver(call: ast.Call) -> str:
+    """The key of ``_FRAME_DRIVERS`` a call is (``pyglet.clock.schedule``: ``clock.schedule``), or ""."""
+    name = dotted_name(call.func)
+    parts = name.split(".")
+    for key in (parts[-1], ".".join(parts[-2:]).lower() if parts[-1] == "schedule" else ".".join(parts[-2:])):
+        if key in _FRAME_DRIVERS and (key != "Timer" or any(k.arg == "connect" for k in call.keywords)):
+            return key
+    return ""
+
+
+def _single_frame(call: ast.Call) -> bool:
+    """An animation of one literal frame (``FuncAnimation(fig, draw, frames=1)``): its callback
+    runs once."""
+    frames = next((k.value for k in call.keywords if k.arg == "frames"), None)
+    if frames is None and _frame_driver(call) == "FuncAnimation" and len(call.args) > 2:
+        frames = call.args[2]
+    return isinstance(frames, ast.Constant) and isinstance(frames.value, int) and frames.value <= 1
 
 
 def frame_callbacks(tree: ast.Module) -> Dict[int, str]:
     """The functions (by ``id`` of their ``def``) a driver calls once per frame, and why:
-    ``FuncAnimation(fig, update, frames=n)``, ``glutDisplayFunc(draw)``, with the function a
+    ``FuncAnimation(fig, update, frames=n)`` (not ``frames=1``), ``glutDisplayFunc(draw)``,
+    ``pyglet.clock.schedule(update)``, with the function a
     name defined beside the call or a method of the class the call is in (``self.draw``)."""
     found: Dict[int, str] = {}
     for scope in [tree] + [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]:
         for call in _own_calls(scope):
-            driver = dotted_name(call.func).rsplit(".", 1)[-1]
-            if driver not in _FRAME_DRIVERS:
+            driver = _frame_driver(call)
+            if not driver or _single_frame(call):
                 continue
             index, keyword = _FRAME_DRIVERS[driver]
-            handed = call.args[index] if len(call.args) > index else next(
+            handed = call.args[index] if 0 <= index < len(call.args) else next(
                 (k.value for k in call.keywords if k.arg == keyword), None)
             for definition in _handed_definitions(tree, scope, handed):
                 found[id(definition)] = f"`{driver}` calls `{definition.name}` once per frame (line {call.lineno})"
@@ -247,9 +273,13 @@ class _Reader:
             breaks = any(isinstance(sub, ast.Break) for sub in _own_statements(statement.body))
             self.block(statement.orelse, loop, guards + ((skipped,) if breaks else ()), leaving, changes)
         elif isinstance(statement, ast.If):
+            # (the module's constants: a parameter's default is not one, its callers may pass others)
+            every = _every_multiple(statement.test, dict(self.context.constants))
             for arm, other in ((statement.body, statement.orelse), (statement.orelse, statement.body)):
                 guard = Guard(statement, arm is statement.body, other, changes,
-                              whole=whole and not statement.orelse)
+                              whole=whole and not statement.orelse) if not every else Guard.fixed(
+                    "every", f"`{short_text(statement.test)}` holds on every iteration: the interval is 1") \
+                    if arm is statement.body else Guard.fixed("event", f"`{short_text(statement.test)}` never fails")
                 self.block(arm, loop, guards + (guard,), leaving, changes)
         elif isinstance(statement, (ast.With, ast.AsyncWith)):
             self.block(statement.body, loop, guards, leaving, changes)
@@ -309,6 +339,20 @@ def _literal_lists(statements: Sequence[ast.stmt]) -> Set[str]:
             bound[sub.target.id] = bound.get(sub.target.id, False) and isinstance(sub.value, (ast.List, ast.Tuple))
     return {name for name, literal in bound.items() if literal}
 
+
+
+def _every_multiple(test: ast.AST, constants: Mapping[str, int]) -> bool:
+    """A modulo gate whose interval is the constant 1 (``step % interval == 0``, ``interval =
+    1`` at the module's top): it holds on every iteration."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        test = test.operand
+        modulo = test if isinstance(test, ast.BinOp) and isinstance(test.op, ast.Mod) else None
+    elif isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq) and (
+            int_value(test.comparators[0], constants) == 0):
+        modulo = test.left if isinstance(test.left, ast.BinOp) and isinstance(test.left.op, ast.Mod) else None
+    else:
+        modulo = None
+    return modulo is not None and int_value(modulo.right, constants) == 1
 
 
 def _module_constants(tree: ast.Module) -> Dict[str, int]:

@@ -667,7 +667,6 @@ class LoopKinds:
         return f"nothing shows that `{short_text(self.node.iter)}` repeats the same work: no state carried"
 
 
-
 def _leading_word(name: str) -> str:
     """A method name's first word, lower case: ``update`` of ``UpdateState`` and ``update_state``
     (the whole name where it is one word: ``time_step`` stays whole)."""

@@ -129,6 +129,7 @@ class Project:
         self._found: Dict[Tuple[str, str], Tuple[Optional[str], List[str]]] = {}  # (dotted, importer) -> `find`
         self._closures: Dict[str, Set[str]] = {}  # a file -> the user modules it imports at any depth
         self._memo: Dict[Tuple[str, int], Tuple[ast.AST, object]] = {}  # (kind, id(node)) -> (node, derived)
+        self._absolute: Dict[str, str] = {}  # an absolute path as given -> normalized (``module``)
         self._derived: Dict[tuple, Tuple[object, Set[Looked]]] = {}  # key -> (derived, what deriving it looked at)
 
     def memo(self, kind: str, node: ast.AST, compute):
@@ -188,7 +189,12 @@ class Project:
 
     def module(self, path: str) -> Optional[PyModule]:
         """The file, read and parsed; None where it cannot be (its diagnostic comes elsewhere)."""
-        path = os.path.abspath(path)
+        absolute = self._absolute.get(path)
+        if absolute is None:  # (asked millions of times while host code is read, mostly by absolute path)
+            absolute = os.path.abspath(path)
+            if os.path.isabs(path):  # a relative path's meaning follows the working directory
+                self._absolute[path] = absolute
+        path = absolute
         if self._recorders:
             self.note(("file", path))
         if path not in self._modules:

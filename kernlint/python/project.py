@@ -129,6 +129,8 @@ class Project:
         self._found: Dict[Tuple[str, str], Tuple[Optional[str], List[str]]] = {}  # (dotted, importer) -> `find`
         self._closures: Dict[str, Set[str]] = {}  # a file -> the user modules it imports at any depth
         self._memo: Dict[Tuple[str, int], Tuple[ast.AST, object]] = {}  # (kind, id(node)) -> (node, derived)
+        self._absolute: Dict[str, str] = {}  # an absolute path as given -> normalized (``module``)
+        self._derived: Dict[tuple, Tuple[object, Set[Looked]]] = {}  # key -> (derived, what deriving it looked at)
 
     def memo(self, kind: str, node: ast.AST, compute):
         """What ``compute`` derives from a syntax tree node of a module this project holds,
@@ -138,6 +140,19 @@ class Project:
         if found is None:
             found = self._memo[key] = (node, compute())  # the node kept: its id stays its own
         return found[1]
+
+    def derived(self, key: tuple, compute):
+        """What ``compute`` derives from the project's files alone (not from any reading's
+        state), derived once per key; a later ask notes for the readings under way what the
+        first derivation looked at, as if it had looked again."""
+        found = self._derived.get(key)
+        if found is None:
+            with self.recording() as looked:
+                value = compute()
+            found = self._derived[key] = (value, looked)
+        elif self._recorders:
+            self.note_again(("derived",) + key, found[1])
+        return found[0]
 
     @contextmanager
     def recording(self) -> Iterator[Set["Looked"]]:
@@ -174,7 +189,12 @@ class Project:
 
     def module(self, path: str) -> Optional[PyModule]:
         """The file, read and parsed; None where it cannot be (its diagnostic comes elsewhere)."""
-        path = os.path.abspath(path)
+        absolute = self._absolute.get(path)
+        if absolute is None:  # (asked millions of times while host code is read, mostly by absolute path)
+            absolute = os.path.abspath(path)
+            if os.path.isabs(path):  # a relative path's meaning follows the working directory
+                self._absolute[path] = absolute
+        path = absolute
         if self._recorders:
             self.note(("file", path))
         if path not in self._modules:

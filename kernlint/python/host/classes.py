@@ -15,6 +15,12 @@ from .names import target_names
 
 def method_of(project: Project, path: str, klass: str, name: str, depth: int = 0):
     """(module, class, def) of the method ``name`` of a project class, its own or a base's."""
+    # asked millions of times while a project's host code is read, always with the same answer
+    return project.derived(("method", path, klass, name, depth),
+                           lambda: _method_of(project, path, klass, name, depth))
+
+
+def _method_of(project: Project, path: str, klass: str, name: str, depth: int):
     module = project.module(path)
     binding = module.bindings.get(klass) if module is not None else None
     if binding is None or binding.kind != "class" or depth > 4:

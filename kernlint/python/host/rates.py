@@ -137,11 +137,11 @@ def _mark_reads(facts: HostFacts, functions, bodies: Dict[str, frequency.Frequen
         region, after, node, _ = found
         own = _class_methods(methods, call.function)
         used = []
-        for copy in copies:
-            carried = set(copy.detail["carried"])
+        for copy_back in copies:
+            carried = set(copy_back.detail["carried"])
             tracked = {t for t in carried if t != RETURNED} | (_assigned(node) if RETURNED in carried else set())
             if tracked and read_after(region, after, tracked, own)[0]:
-                used.append(copy.place)
+                used.append(copy_back.place)
         if used:
             call.detail["uses_copy"] = used
     for call in facts.events:

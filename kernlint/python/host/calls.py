@@ -542,6 +542,32 @@ class ProjectCalls:
             found.append((method[0].path, f"{method[1]}.{call.func.attr}"))
         return list(dict.fromkeys(found))  # (a method two classes inherit from one base: once)
 
+    def receiver_overrides(self, call: ast.Call, reader: TypeReader) -> List[Tuple[str, str]]:
+        """(file, Class.method) of each method that ``obj.show(...)`` runs through ``self``
+        because of the object's own class: ``show`` inherited from a base whose body calls
+        ``self.render(...)``, which the object's class (one of a list's several) overrides. The
+        base's ``show`` is read once for every class; what each class puts in its place counts at
+        this call (a panel's ``render``, a filter's ``apply_filter``)."""
+        if not isinstance(call.func, ast.Attribute) or not self._gpu_code:
+            return []
+        kind = _called_on(reader.type_of(call.func.value))
+        single = instance_of(kind)
+        receivers = [single] if single is not None else list(classes_of(kind)) if isinstance(kind, Instances) else []
+        found: List[Tuple[str, str]] = []
+        for path, klass in receivers:
+            method = method_of(self.project, path, klass, call.func.attr)
+            if method is None or (method[0].path, method[1]) == (path, klass):
+                continue  # its own method: read as the class's
+            for sub in own_nodes(method[2]):
+                if not (isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute)
+                        and isinstance(sub.func.value, ast.Name) and sub.func.value.id == "self"):
+                    continue
+                own = method_of(self.project, path, klass, sub.func.attr)
+                based = method_of(self.project, method[0].path, method[1], sub.func.attr)
+                if own is not None and (based is None or own[2] is not based[2]):
+                    found.append((own[0].path, f"{own[1]}.{sub.func.attr}"))
+        return list(dict.fromkeys(found))
+
     def callee(self, call: ast.Call, frame: Frame, reader: TypeReader) -> Optional[str]:
         """The qualified name of a function of this file that a call runs."""
         func = call.func

@@ -111,6 +111,8 @@ class HostReader:
         self._passing_on = False
         self._variants = Variants(project, module, self.kernels, self, self._attrs.subclasses_here, MAX_VARIANT_DEPTH)
         self._calls_read: tuple = ({}, {}, {})  # the same three, as the pass being read finds them
+        # the module-level names the last pass bound to objects of the project's classes
+        self._objects_bound: Dict[str, object] = {}
         self._reads = 0  # the passes over the file so far
         self._flags = FlagSplits()  # what `if`s on one flag say of each other
         self._statements: List[ast.stmt] = []  # the statements being read, innermost last
@@ -140,6 +142,8 @@ class HostReader:
             self._module_frame = frame
             stored = repr(self._attrs.through_parameters)
             self.read_body(self.module.tree.body, frame)
+            self._objects_bound = {name: value for name, value in frame.env.items()
+                                   if instance_of(value) is not None}
             # (code that launches no kernel: its types matter to no launch; a helper below the
             # launch storing in the object it is handed is read again as well)
             if record and self._gpu_code and self._reads + 1 < MAX_READS and (repr(self._calls_read[0]) != repr(
@@ -589,6 +593,11 @@ class HostReader:
                 current.env[target.id] = appended(current.env[target.id], kind)
         elif is_self_attribute(target, frame):
             self._attrs.append((frame.owner, target.attr), kind)
+        elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
+            # `window.panels.append(Blur())` on an object of a class of this file: its list
+            where = instance_of(self.types(frame).type_of(target.value))
+            if where is not None and where[0] == self.module.path:
+                self._attrs.append((where[1], target.attr), kind)
 
     # -- expressions ----------------------------------------------------------------
 
@@ -756,6 +765,12 @@ class HostReader:
         if through is not None:  # `_timeit_fast(lambda: step(x))`: a helper times what the call passes
             self.facts.events.append(Event("timed", place_of(self.module.path, call), frame.qualname, frame.loops,
                                            what=str(through.pop("what")), detail={"assigned": [], **through}))
+        for path, method in self._calls.receiver_overrides(call, self.types(frame)):
+            # `panel.show(image)`, `show` a base's that calls `self.render`: the panel's own `render` counts here
+            where = {"path": path} if path != self.module.path else {}
+            # (called with what the base's method passes, not this call's arguments: its parameters stay unknown)
+            self.facts.events.append(Event("call", place_of(self.module.path, call), frame.qualname, frame.loops,
+                                           what=method, detail={"callee": method, **where}))
         callee = self._calls.callee(call, frame, self.types(frame))
         if callee is not None:
             # a parameter's default runs where a caller leaves it out: the call picks it, not the line
@@ -957,6 +972,11 @@ class HostReader:
                     return value
                 current = current.parent
             value = self._calls.imported(name)
+            if value is None and frame.function is not None and not want_dtype and name in self._objects_bound \
+                    and frame.scope.lookup(name)[1] is None:
+                # `f1 = Blur(...)` at the module's end, called as `f1.apply(x)` in a method read
+                # before it: a function runs once the module is, so the pass before knows the object
+                value = self._objects_bound.get(name)
             return value if value is not None and isinstance(value, str) == want_dtype else None
 
         def attribute(expr: ast.Attribute):  # `self.x` / `cls.x` in the class's methods

@@ -25,6 +25,9 @@ class Context:
     # parameters whose default is a count of 0 or 1 (`time_steps=1`): a count callers pass, not a
     # handful the code states
     called_counts: Tuple[str, ...] = ()
+    # the module's functions and methods (by name) whose every `return` gives True or False: what
+    # such a call says in a `while`'s test is whether there is more to do (`while video.update():`)
+    flag_returns: Tuple[str, ...] = ()
 
 
 

@@ -60,6 +60,10 @@ _COMPARISONS = {"allclose", "array_equal", "array_equiv", "isclose"}
 # `from numpy.testing import assert_allclose`: numpy.testing's assertions called bare
 _TESTING_ASSERTS = {"assert_allclose", "assert_array_equal", "assert_array_almost_equal", "assert_almost_equal",
                     "assert_equal", "assert_array_less", "assert_array_max_ulp", "assert_array_almost_equal_nulp"}
+# what polls the keyboard between frames (OpenCV's windows): a key pressed ends a frame loop
+_KEY_POLLS = {"waitKey", "waitKeyEx", "pollKey"}
+# what only waits (a loop doing nothing else polls a flag, it does no work of its own)
+_WAITS = {"synchronize", "sleep", "wait", "join", "pause"}
 # how many statements before and after a loop a clock read times it
 _TIMED_WITHIN = 3
 
@@ -208,17 +212,94 @@ class LoopKinds:
             for name in names_read_in_order(test):
                 if name not in facts.changed:
                     continue
-                if name in facts.counters or name in timing or name in self.variables or name in requests:
+                if name in facts.counters or name in timing or name in self.variables or name in requests or \
+                        name in self._input_flags():
                     continue
                 return "search", f"`{name}`, computed in the loop, decides whether it goes on (`{short_text(test)}`)"
             for call in calls_in(test):
                 callee = dotted_name(call.func).rsplit(".", 1)[-1]
-                if callee not in CLOCKS and callee not in ARITHMETIC:
+                if callee not in CLOCKS and callee not in ARITHMETIC and callee != "ord" and \
+                        not self._more_input(call, test):
                     return "search", f"`{short_text(call)}` decides whether it goes on"
             element = self._element_written(test)
             if element:
                 return "search", element
         return None
+
+    def _more_input(self, call: ast.Call, test: ast.AST) -> bool:
+        """A call in a ``while``'s own test that only says whether there is another item: a
+        function of the module that returns True or False and nothing else (``while
+        video.update():``, the frame's work done in it), or a capture's ``isOpened()``,
+        ``grab()`` or ``read()[0]`` (OpenCV's success flag), on an object the loop does not
+        rebind and given nothing the loop computes. A computed value it returns (``while not
+        converged(d_x):``) still decides as a search."""
+        func = call.func
+        if dotted_name(func).rsplit(".", 1)[-1] in _KEY_POLLS and not (names_read(call) & self.facts.changed):
+            return True  # `if cv2.waitKey(1) == ord("q"): break`: the user asks to stop
+        if not isinstance(self.node, ast.While) or not any(c is call for c in calls_in(self.node.test)):
+            return False
+        owner = dotted_name(func.value) if isinstance(func, ast.Attribute) else ""
+        if owner in self.facts.changed or any(names_read(a) & self.facts.changed
+                                              for a in list(call.args) + [k.value for k in call.keywords]):
+            return False
+        name = dotted_name(func).rsplit(".", 1)[-1]
+        if name in self.context.flag_returns:
+            return True
+        if not owner or call.args:
+            return False
+        flagged = name in ("isOpened", "grab") or name == "read" and any(
+            isinstance(sub, ast.Subscript) and sub.value is call and int_value(sub.slice, {}) == 0 for sub in ast.walk(test))
+        return flagged
+
+    def _input_flags(self) -> Set[str]:
+        """Names the loop binds only to a capture's success flag (``ok, image = capture.read()``,
+        ``ok = capture.grab()``, the capture neither rebound in the loop nor given anything):
+        whether another frame came, not a value of the work."""
+        found: Dict[str, bool] = {}
+        for sub in own_nodes(self.node.body):
+            if not isinstance(sub, ast.Assign):
+                continue
+            value = sub.value
+            capture = isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and not value.args \
+                and not value.keywords and dotted_name(value.func.value) not in self.facts.changed | {""}
+            for target in sub.targets:
+                if isinstance(target, ast.Tuple) and target.elts and isinstance(target.elts[0], ast.Name):
+                    found[target.elts[0].id] = found.get(target.elts[0].id, True) and capture and \
+                        value.func.attr == "read" and len(target.elts) == 2
+                elif isinstance(target, ast.Name):
+                    found[target.id] = found.get(target.id, True) and capture and value.func.attr == "grab"
+        return {name for name, flag in found.items() if flag}
+
+    def _more_input_test(self) -> str:
+        """A ``while`` whose deciding tests read nothing the loop computes: calls that say whether
+        there is another item (``_more_input``), a capture's success flag (``_input_flags``) and
+        flags the loop never sets, or sets only when asked to stop (``while self.running:``,
+        ``while video.update():``, ``while True: ok, image = capture.read(); if not ok: break``):
+        a frame loop, one item each."""
+        node = self.node
+        if not isinstance(node, ast.While):
+            return ""
+        tests = self._deciding_tests()
+        if not tests:
+            return ""
+        free = self._stop_requests() | self._input_flags()
+        calls = [c for t in tests for c in calls_in(t)
+                 if dotted_name(c.func).rsplit(".", 1)[-1] not in ("ord", "len")]
+        if any(not self._more_input(c, node.test) for c in calls):
+            return ""
+        called = {dotted_name(c.func) for c in calls} | {
+            dotted_name(c.func.value) for c in calls if isinstance(c.func, ast.Attribute)}
+        read = {n for t in tests for n in names_read(t) if n not in called}
+        if read & (self.facts.changed - free):
+            return ""
+        if not calls and not read:
+            return ""
+        if not [c for t in tests if t is node.test for c in calls_in(t)] and not any(
+                isinstance(sub, ast.Call) and dotted_name(sub.func).rsplit(".", 1)[-1] not in _WAITS
+                for sub in own_nodes(node.body)):
+            return ""  # `while self.running: time.sleep(0.1)`: it waits for the flag, no work of its own
+        return (f"a frame loop: `{short_text(tests[0])}` says whether there is another item, not what the loop "
+                f"computes")
 
     def _generations(self) -> str:
         """A ``for`` over many iterations (not a handful) whose launches share device arrays the
@@ -590,6 +671,9 @@ class LoopKinds:
                 if bound is not None:
                     return "few", f"a counter up to {bound} ends it (`{short_text(node.test)}`)"
                 return "step", "a counter or a clock ends it"
+            frames = self._more_input_test()
+            if frames:
+                return "step", frames
         carried = self._carried()
         if carried:
             return "step", f"`{carried}` is carried from one iteration to the next"

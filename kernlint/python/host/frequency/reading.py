@@ -78,14 +78,43 @@ def _single_frame(call: ast.Call) -> bool:
     return isinstance(frames, ast.Constant) and isinstance(frames.value, int) and frames.value <= 1
 
 
+# what calls a function once, later: a function that hands itself to one of these in its own body
+# runs again and again, one frame each (Tk's `widget.after(10, self.update)`, Qt's
+# `QTimer.singleShot(10, self.tick)`, `threading.Timer(0.1, poll).start()`, asyncio's
+# `loop.call_later(0.1, self.tick)`); the index of the argument that hands it over
+_RESCHEDULERS = {"after": 1, "after_idle": 0, "singleShot": -1, "Timer": 1, "call_later": 1, "call_soon": 0,
+                 "call_at": 1}
+
+
+def _rescheduled(function: ast.AST, call: ast.Call) -> bool:
+    """``call``, in ``function``'s own body, hands ``function`` itself to a one-shot timer
+    (``self.after(10, self.update)`` in ``update``, ``Timer(1.0, poll)`` in ``poll``)."""
+    parts = dotted_name(call.func).split(".")
+    if parts[-1] not in _RESCHEDULERS or (parts[-1] == "Timer" and any(k.arg == "connect" for k in call.keywords)):
+        return False
+    index = _RESCHEDULERS[parts[-1]]
+    handed = call.args[index] if -len(call.args) <= index < len(call.args) else next(
+        (k.value for k in call.keywords if k.arg in ("function", "callback", "func")), None)
+    name = getattr(function, "name", "")
+    return (isinstance(handed, ast.Name) and handed.id == name) or (
+        isinstance(handed, ast.Attribute) and isinstance(handed.value, ast.Name) and handed.value.id == "self"
+        and handed.attr == name)
+
+
 def frame_callbacks(tree: ast.Module) -> Dict[int, str]:
     """The functions (by ``id`` of their ``def``) a driver calls once per frame, and why:
     ``FuncAnimation(fig, update, frames=n)`` (not ``frames=1``), ``glutDisplayFunc(draw)``,
     ``pyglet.clock.schedule(update)``, with the function a
-    name defined beside the call or a method of the class the call is in (``self.draw``)."""
+    name defined beside the call or a method of the class the call is in (``self.draw``); and a
+    function that reschedules itself with a one-shot timer (``self.after(10, self.update)`` in
+    ``update``). A function handed to a one-shot timer by another runs once."""
     found: Dict[int, str] = {}
     for scope in [tree] + [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]:
         for call in _own_calls(scope):
+            if _rescheduled(scope, call):
+                found[id(scope)] = (f"`{scope.name}` reschedules itself (`{short_text(call.func)}`, line "
+                                    f"{call.lineno}): its body runs once per frame")
+                continue
             driver = _frame_driver(call)
             if not driver or _single_frame(call):
                 continue
@@ -127,6 +156,7 @@ def analyse_module(tree: ast.Module, path: str = "", qualnames: Optional[Set[str
     ones pytest collects, which ones run once before the work, its integer constants.
     ``qualnames``: only these bodies."""
     constants = _module_constants(tree)
+    flags = _flag_returns(tree)
     in_loops: List[Set[str]] = []  # read once, where a warm-up name asks
     test_file = any(fnmatch.fnmatch(os.path.basename(path), pattern) for pattern in ("test_*.py", "*_test.py"))
     found: Dict[str, Frequency] = {}
@@ -156,15 +186,29 @@ def analyse_module(tree: ast.Module, path: str = "", qualnames: Optional[Set[str
                         setup = f"`{child.name}()` is warm-up: no loop of this module calls it"
                 if qualnames is None or name in qualnames:
                     context = Context(path, name, why, setup, tuple(sorted(constants.items())),
-                                      frames.get(id(child), ""))
+                                      frames.get(id(child), ""), flag_returns=flags)
                     found[name] = analyse(child, context)
                 visit(child, name, why, False)
 
     if qualnames is None or "" in qualnames:
-        found[""] = analyse(tree, Context(path, "", "", "", tuple(sorted(constants.items()))))
+        found[""] = analyse(tree, Context(path, "", "", "", tuple(sorted(constants.items())), flag_returns=flags))
     visit(tree, "", "", False)
     return found
 
+
+
+def _flag_returns(tree: ast.Module) -> Tuple[str, ...]:
+    """The names of the module's functions and methods that return True or False and nothing
+    else (``return False`` when the video ends, ``return True`` after a frame), every
+    definition of the name alike."""
+    verdicts: Dict[str, bool] = {}
+    for node in ast.walk(tree):
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        values = [r.value for r in own_nodes(node.body) if isinstance(r, ast.Return)]
+        flag = bool(values) and all(isinstance(v, ast.Constant) and isinstance(v.value, bool) for v in values)
+        verdicts[node.name] = verdicts.get(node.name, True) and flag
+    return tuple(sorted(name for name, flag in verdicts.items() if flag))
 
 
 def _definitions(node: ast.AST) -> Iterator[Union[ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef]]:

@@ -325,3 +325,17 @@ def test_kl503_through_a_clock_callback_names_the_ufunc_and_not_the_copy_the_hos
     assert text.startswith("`Bodies.calc` launches `self.accel` on host arrays (`self.host.x`, `self.host.x.T`, "
                            "`self.host.m`, clock_callbacks.py:45), so numba-cuda synchronizes after each call:")
     assert "more line" not in text  # the kernel mode's copy back is read at once: not a wait of its own
+
+
+def test_a_call_through_a_list_of_panels_names_every_override_it_runs(fixture_report):
+    # `panel.show(image)` runs the base's `show`, which calls `self.render`: each panel class's
+    # own `render` counts at the call, once per frame of the Tk loop `update` reschedules
+    path = "host/frequency/screens.py"
+    line = line_of(path, "            panel.show(image)  # KL501")
+    text = message(fixture_report, path, "KL501", line)
+    assert text.startswith("`BlurPanel.render` / `EdgePanel.render` allocates device memory (cudaMalloc and "
+                           "cudaFree: no pool allocator is set) on every call (`cuda.device_array` at screens.py:22; "
+                           "`cuda.to_device` at screens.py:29)")
+    assert f"on every iteration of the loop at line {line_of(path, '    def update(self):')}" in text
+    once = line_of(path, "            panel.show(image)  # a button's one picture")
+    assert not [f for f in fixture_report.findings if f.path == str(FIXTURES / path) and f.line == once]

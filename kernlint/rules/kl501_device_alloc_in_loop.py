@@ -170,7 +170,7 @@ from typing import Dict, Iterator
 
 from ..analysis.host import HostFacts, Place
 from ..findings import Finding
-from .base import host_finding
+from .base import callees_named, host_finding
 
 CODE = "KL501"
 _POOLS = {"python": "numba-cuda External Memory Management: RMM, CuPy's pool",
@@ -338,37 +338,38 @@ def _through_call(found: list, facts: HostFacts) -> Finding:
     mixed = transfer and not all(not e.detail.get("shape_based", True) for e, _, _ in found)
     what = _short(event.what)
     where = _lines(found)
+    runs = callees_named(c for _, c, _ in found)
     if event.detail.get("implicit"):
         return host_finding(
             CODE, call.place,
-            f"`{call.what}` {event.detail['implicit']} on every call ({where}), and it is called on every "
+            f"{runs} {event.detail['implicit']} on every call ({where}), and it is called on every "
             f"iteration of the loop at line {level.line}, which launches kernels: keep the data on the device "
             f"(build it there, or transfer it once before the loop)")
     if transfer and event.detail.get("into"):
         return host_finding(
             CODE, call.place,
-            f"`{call.what}` copies host data into the device buffer `{event.detail['into']}` on every call "
+            f"{runs} copies host data into the device buffer `{event.detail['into']}` on every call "
             f"({where}), and it is called on every iteration of the loop at line {level.line}, which launches "
             f"kernels: a host-to-device transfer per step; transfer once before the loop where the data does not "
             f"change")
     if mixed:
         return host_finding(
             CODE, call.place,
-            f"`{call.what}` allocates device memory and copies host data into some of it on every call ({where}), "
+            f"{runs} allocates device memory and copies host data into some of it on every call ({where}), "
             f"and it is called on every iteration of the loop at line {level.line}, which launches kernels: "
             f"allocate once before the loop and pass the buffers in (transfer data that does not change once), or "
             f"use a pool allocator ({_POOLS[facts.language]})")
     if transfer:
         return host_finding(
             CODE, call.place,
-            f"`{call.what}` allocates device memory and copies host data into it on every call ({where}), and "
+            f"{runs} allocates device memory and copies host data into it on every call ({where}), and "
             f"it is called on every iteration of the loop at line {level.line}, which launches kernels: transfer "
             f"once before the loop and pass the device array in, or refill one buffer allocated before the loop "
             f"(`d.copy_to_device(host)`) where new host data arrives each step")
     memory, cost = _cost(what, facts)
     return host_finding(
         CODE, call.place,
-        f"`{call.what}` allocates {memory}{cost} on every call ({where}), and it is called on every iteration "
+        f"{runs} allocates {memory}{cost} on every call ({where}), and it is called on every iteration "
         f"of the loop at line {level.line}, which launches kernels: allocate once before the loop and pass the "
         f"buffer in, or use a pool allocator ({_POOLS[facts.language]})")
 

@@ -41,7 +41,12 @@ through ``self`` too (``self.accel(self.data.x, ...)``). A function a frame driv
 every frame is a step loop's body: matplotlib's ``FuncAnimation(fig, update, frames=n)`` (not
 ``frames=1``), GLUT's display and idle callbacks, pyglet's ``clock.schedule(update)`` and
 ``clock.schedule_interval(update, dt)`` (not ``schedule_once``), vispy's ``app.Timer(...,
-connect=update)`` and a Qt timer's ``timeout.connect(update)``.
+connect=update)`` and a Qt timer's ``timeout.connect(update)``, and a function that hands
+itself back to a one-shot timer (Tk's ``self.after(10, self.update)`` in ``update``, Qt's
+``QTimer.singleShot``, ``threading.Timer``; one handed to a timer by another runs once). So is
+a ``while`` whose test only says whether another item comes (``while video.update():`` with
+``update`` returning only True or False, ``while capture.isOpened():``, a capture's success
+flag, a key poll, a flag the loop never computes).
 
 Only what runs on *every* step is reported: not a launch behind a modulo or counter gate
 (one whose interval is the module's constant 1, ``if step % SENSE_EVERY == 0:`` with

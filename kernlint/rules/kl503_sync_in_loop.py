@@ -164,7 +164,7 @@ from typing import Dict, Iterator
 
 from ..analysis.host import HostFacts, Launch, Place
 from ..findings import Finding
-from .base import host_finding
+from .base import callees_named, host_finding
 
 CODE = "KL503"
 # what the host reader's facts call a value the function returns (among what carries a copy)
@@ -248,7 +248,7 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
         reported.add(at)
         event, what, call, level = found[0]
         runs = f"`{call.detail['default']}` (its default, `{call.what}`)" if call.detail.get("default") else \
-            f"`{call.what}`"
+            callees_named(c for _, _, c, _ in found)
         lines = list(dict.fromkeys(f"{os.path.basename(e.place.path)}:{e.place.line}" for e, _, _, _ in found))
         more = f", and waits at {len(lines) - 1} more line{'s' if len(lines) > 2 else ''} on each call " \
                f"({', '.join(lines[1:])})" if len(lines) > 1 else ""

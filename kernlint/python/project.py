@@ -564,15 +564,17 @@ def _run_path_bases(path: str, top: str) -> List[str]:
     the script or beside a folder above it; and a folder above the script holding ``top.py``
     and a file that imports the script by its dotted path from there (``main.py`` doing
     ``from src.model import run`` runs with its own folder on the path, where ``import rule``
-    in ``src/model.py`` finds ``rule.py``). Never above the project's marked root."""
+    in ``src/model.py`` finds ``rule.py``). The nearest level that holds a module of that name
+    decides; where it holds two (``codes/QoIs.py`` and ``codes/DNS/QoIs.py``), or one that
+    nothing shows on the path, the name stays a library. Never above the project's marked root."""
     directory = os.path.dirname(os.path.abspath(path))
     if os.path.isfile(os.path.join(directory, "__init__.py")):
         return []
     top_root = _marked_root(directory)
     script = os.path.splitext(os.path.abspath(path))[0]
-    found: List[str] = []
     level = directory
     for depth in range(MAX_BESIDE_LEVELS + 1):
+        holders: List[Tuple[str, str]] = []  # (folder, the import that shows it on the path)
         if depth:
             if top_root is not None and level == top_root:
                 break
@@ -580,13 +582,13 @@ def _run_path_bases(path: str, top: str) -> List[str]:
             if parent == level:
                 break
             level = parent
-            dotted = os.path.relpath(script, level).replace(os.sep, ".")
-            if _holds_module(level, top) and _imports_in(level, re.escape(dotted), top):
-                found.append(level)
-        for folder in _subfolders(level):
-            if folder != directory and _holds_module(folder, top) and _imports_in(folder, re.escape(top), top):
-                found.append(folder)
-    return list(dict.fromkeys(found))
+            if _holds_module(level, top):
+                holders.append((level, os.path.relpath(script, level).replace(os.sep, ".")))
+        holders += [(folder, top) for folder in _subfolders(level) if folder != directory and _holds_module(folder, top)]
+        if holders:
+            folder, shown_by = holders[0]
+            return [folder] if len(holders) == 1 and _imports_in(folder, re.escape(shown_by), top) else []
+    return []
 
 
 def _holds_module(folder: str, top: str) -> bool:

@@ -73,7 +73,7 @@ _CAUSES = [
     (r"`self\.\w+` is (not assigned|assigned \d+ times|changed after)", "instance attribute set at run time"),
     (r"float64 stand-ins", "library constant stand-in"),
     (r"not imported|safe-imports|is imported from", "library value not imported"),
-    (r"no signature found \(no launch site with known argument types and no recorded signature; inferred",
+    (r"no signature found \(no launch site with known argument types, no recorded signature[^)]*\); inferred",
      "inferred candidates rejected by numba"),
     (r"no signature found", "no signature source"),
     (r"TypingError|typing of|Cannot determine Numba type|No implementation of function", "numba typing error"),

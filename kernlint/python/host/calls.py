@@ -22,7 +22,7 @@ from ..static_types import (MAX_ALTERNATIVES, NONE, ArrayType, DictType, Instanc
                             ProjectClasses, ProjectFunctions, ScalarType, TypeReader, appended, classes_of, held_code,
                             instance, instance_of, list_growth, named_tuple_subclass, unpacked)
 from ..syntax import FunctionNode, PyModule, Scope, own_nodes, wrapped_argument, wrapped_interface
-from .attributes import ClassAttributes
+from .attributes import DTYPES_DIFFER, ClassAttributes
 from .branches import DEAD, UNSET, agreed_type, either_type, narrowed, same_type, tests_above
 from .class_methods import class_method_calls
 from .consulted import Uses
@@ -436,10 +436,11 @@ class ProjectCalls:
         """What is being worked out reads this file's names or objects, as read so far."""
         self._pure[:] = [False] * len(self._pure)
 
-    def member(self, obj, attr: str, depth: int = 0):
+    def member(self, obj, attr: str, depth: int = 0, dtype: bool = False):
         """The type of an attribute of an object of a project class: what its methods store in
         ``self.<attr>`` (read from its file), else what a base class stores. Of a class held as
-        a value, its static methods named (``ops.matrix_multiply``): the functions, held."""
+        a value, its static methods named (``ops.matrix_multiply``): the functions, held.
+        ``dtype``: the dtype's name the attribute holds instead (``self.dtype = np.float32``)."""
         if isinstance(obj, ProjectClasses):
             found = []
             for path, klass in held_code(obj):
@@ -465,7 +466,7 @@ class ProjectCalls:
             bases = facts.class_bases.get(klass, [])
         if value is None and depth < 4:
             for base in bases:
-                value = self.member(instance(*base), attr, depth + 1)
+                value = self.member(instance(*base), attr, depth + 1, dtype)
                 if value is not None:
                     break
         if value is None and depth < 4:  # `stencil.c`, a property returning `self._c`
@@ -478,7 +479,9 @@ class ProjectCalls:
                         isinstance(d, ast.Name) and d.id == "property" for d in method[2].decorator_list):
                     value = self.returned(method[0], method[2], ast.Call(func=ast.Name(id=attr, ctx=ast.Load()),
                                                                          args=[], keywords=[]), None, obj)
-        return value if not isinstance(value, str) else None
+        if value is DTYPES_DIFFER:
+            return None
+        return value if isinstance(value, str) == dtype else None
 
     def imported(self, name: str, importer: Optional[PyModule] = None):
         """The type (or dtype alias) of a module-level name another file of the project binds

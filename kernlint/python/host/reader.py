@@ -982,14 +982,23 @@ class HostReader:
         def attribute(expr: ast.Attribute):  # `self.x` / `cls.x` in the class's methods
             return self._member(instance(self.module.path, frame.owner), expr.attr) if frame.owner else None
 
+        def attribute_dtype(expr: ast.Attribute):  # `dtype=self.dtype`: the dtype the class stores there
+            return self._calls.member(instance(self.module.path, frame.owner), expr.attr, dtype=True) \
+                if frame.owner else None
+
         def item(expr: ast.Subscript):  # `obj.attr["key"]`: what the code stores there
             key = keyed_item(expr)
             where = instance_of(reader.type_of(expr.value.value)) if key is not None else None
             return self._stored_through(where, key) if where is not None else None
 
-        reader = TypeReader(lambda e: self._dotted(e, frame), lookup, attribute, self._member,
-                            lambda call: self._calls.project_call(call, self.module, frame.scope, reader), item,
-                            lambda e: self._calls.named_class(e, frame.scope))
+        def project_call(call: ast.Call):
+            # `step_ = timer(step, verbose)` ... `out = step_(x)`: what `step(x)` returns
+            unwrapped = self.project.memo("unwrapped call", call, lambda: unwrapped_call(
+                call, frame.function, frame.scope, self.module, self.project))
+            return self._calls.project_call(unwrapped or call, self.module, frame.scope, reader)
+
+        reader = TypeReader(lambda e: self._dotted(e, frame), lookup, attribute, self._member, project_call, item,
+                            lambda e: self._calls.named_class(e, frame.scope), attribute_dtype)
         return reader
 
     def _dotted(self, expr: ast.AST, frame: Frame) -> Optional[str]:

@@ -86,7 +86,13 @@ loop: ``ImageSequenceClip(names, fps=30)``, ``imageio.mimsave(path, frames)``); 
 and unknown is silent. A loop whose every iteration makes a call that cannot bind its arguments (a project
 function or a kernel given too many or too few: ``TypeError``; an upload of what an in-place
 method returns, ``cuda.to_device(x.fill(0))``, which is None; outside any ``try``) never
-reaches its second iteration: nothing in it is per step. A ``while running:`` whose flag is cleared only when the window's event
+reaches its second iteration: nothing in it is per step. Nor does code after a script's
+top-level statement that reads a name the module binds nowhere (``for i in range(n_batches):``
+where only a function binds ``n_batches``: ``NameError``) run at all, nor a function only that
+code calls. A loop over the blocks a generator yields (``for block in sim.run_timeblocks():``,
+the generator launching a block of steps before each ``yield``) and, where nothing shows steps,
+a loop over records read from a file (``h5py.File``, ``np.load``) visit each block or record
+once: sweeps, not steps. A ``while running:`` whose flag is cleared only when the window's event
 queue says quit, or a time limit runs out, is not a retry: the frames go on until asked to stop.
 An ``if`` that is a loop's whole body (``while True: if not frames.full(): ...``, a producer
 rendering whenever its queue has room) gates iterations, not the work: what it runs, each frame

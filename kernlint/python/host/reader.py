@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import os
 from dataclasses import replace
 from typing import Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
@@ -1036,7 +1037,8 @@ def read_host(project: Project, module: PyModule, level: int = LEVELS) -> HostFa
             reader = HostReader(project, module, level)
             try:
                 facts = reader.read()
-                rates.attach(facts, module.tree, project.memo)  # how often each event runs
+                # how often each event runs
+                rates.attach(facts, module.tree, project.memo, _executed_elsewhere(project, module.path))
                 facts.elsewhere = lambda path: file_host_facts(project, path)
             except RecursionError:
                 raise
@@ -1068,6 +1070,18 @@ def _as_deep_as_below(project: Project, module: PyModule, level: int) -> Optiona
         if not same_uses(read_host(project, other, level - 1), read_host(project, other, level - 2), uses[path]):
             return None
     return below
+
+
+# what runs a file's text in the caller's own namespace (`exec(open(path).read())`, IPython's `%run -i`)
+_NAMESPACE_RUNNERS = ("exec", "execfile", "run_path", "run_line_magic")
+
+
+def _executed_elsewhere(project: Project, path: str) -> bool:
+    """Whether another file of the project names this one's stem and runs code in its own
+    namespace: the names this file reads may be that runner's."""
+    stem = os.path.basename(path).split(".")[0]
+    naming = set(project.files_naming(path, stem)) - {os.path.abspath(path)} if stem.isidentifier() else set()
+    return any(naming & set(project.files_naming(path, runner)) for runner in _NAMESPACE_RUNNERS) if naming else False
 
 
 def file_host_facts(project: Project, path: str) -> Optional[HostFacts]:

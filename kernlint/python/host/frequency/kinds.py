@@ -31,6 +31,11 @@ _TO_DEVICE = {"to_device", "asarray", "array", "copy_to_device", "device_array",
               "zeros", "ones", "empty_like", "zeros_like", "from_numpy", "pinned_array", "mapped_array"}
 # iterating these visits files
 _FILES = {"glob", "iglob", "rglob", "listdir", "scandir", "walk", "iterdir"}
+# what reads a file's records into arrays (NumPy, h5py, SciPy, pandas, imaging, pickle, JSON)
+_READERS = {"load", "loadtxt", "genfromtxt", "fromfile", "loadmat", "memmap", "File", "read_csv", "read_hdf",
+            "read_parquet", "read_pickle", "read_table", "read_excel", "imread", "open"}
+# a file's name: no spaces, an extension
+_FILE_NAME = re.compile(r"^[^\s{}]+\.[A-Za-z][A-Za-z0-9]{0,5}$")
 # calls that split one array into pieces: `np.array_split(x, 8)`
 _SPLITS = {"array_split", "split", "hsplit", "vsplit", "dsplit"}
 # calls that select a GPU: a loop whose variable reaches one is a loop over devices
@@ -104,8 +109,8 @@ class LoopKinds:
             return "few", f"{trips} iterations (`{short_text(self.node.iter)}`): a few, not steps", trips
         if self.is_for and isinstance(self.node.iter, (ast.List, ast.Tuple, ast.Set)):
             return "sweep", f"a fixed list of {len(self.node.iter.elts)} values", trips
-        for check in (self._parts, self._configurations, self._measured, self._steps, self._runs, self._named,
-                      self._launched_items):
+        for check in (self._parts, self._configurations, self._measured, self._steps, self._runs, self._records,
+                      self._named, self._launched_items):
             found = check()
             if found:
                 return found[0], found[1], trips
@@ -706,6 +711,28 @@ class LoopKinds:
                                 f"`{short_text(sub.func)}` makes into a video after the loop")
         return None
 
+    def _records(self):
+        """Where nothing shows steps: a ``for`` over records read from a file (what it iterates
+        comes, through the names bound before the loop, from a reader, ``np.load``, ``h5py.File``,
+        or from a call given a file's name, ``TrajectoryIO("run.h5").read()``): a sweep over saved
+        records (configurations, samples), each visited once."""
+        if not self.is_for:
+            return None
+        before = list(own_nodes(self.around[0]))
+        values: Dict[str, List[ast.expr]] = {}
+        for node in before:
+            if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+                for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                    for name in assigned_names(target):
+                        values.setdefault(name, []).append(node.value)
+            elif isinstance(node, (ast.With, ast.AsyncWith)):  # `with h5py.File(path) as saved:`
+                for item in node.items:
+                    for name in assigned_names(item.optional_vars) if item.optional_vars is not None else ():
+                        values.setdefault(name, []).append(item.context_expr)
+        if _read_from_file(self.node.iter, values, set()):
+            return "sweep", f"records read from a file: `{short_text(self.node.iter)}`"
+        return None
+
     def _named(self):
         """A tie-breaker where the code shows neither steps nor pieces: the loop's variable or
         its bound named like time steps (``for it in range(n_iter)``), in a loop that calls or
@@ -749,6 +776,45 @@ class LoopKinds:
         if isinstance(self.node, ast.While):
             return f"nothing shows that `{short_text(self.node.test)}` repeats the same work"
         return f"nothing shows that `{short_text(self.node.iter)}` repeats the same work: no state carried"
+
+
+def _read_from_file(data: ast.AST, values: Mapping[str, List[ast.expr]], seen: Set[str]) -> bool:
+    """Whether ``data`` (what a loop iterates) is a file's records: a reader's result, a call
+    given a file's name, or a piece, a view or a method's result of one, through the names
+    ``values`` binds (a ``range`` over a count is not the records)."""
+    if isinstance(data, (ast.Subscript, ast.Attribute, ast.Starred)):
+        return _read_from_file(data.value, values, seen)
+    if isinstance(data, ast.Name):
+        if data.id in seen:
+            return False
+        seen.add(data.id)
+        return any(_read_from_file(value, values, seen) for value in values.get(data.id, []))
+    if not isinstance(data, ast.Call):
+        return False
+    name = dotted_name(data.func).rsplit(".", 1)[-1]
+    if name in _READERS or any(_names_file(a, values) for a in list(data.args) + [k.value for k in data.keywords]):
+        return True
+    if name in ("enumerate", "zip", "reversed", "sorted", "list", "tuple", "iter"):
+        return any(_read_from_file(a, values, seen) for a in data.args)
+    return isinstance(data.func, ast.Attribute) and _read_from_file(data.func.value, values, seen)
+
+
+def _names_file(argument: ast.AST, values: Mapping[str, List[ast.expr]]) -> bool:
+    """A file's name: a string literal with an extension (``"run.h5"``, ``f"{out}/run.h5"``,
+    ``os.path.join(folder, "run.h5")``), or a name bound to one."""
+    if isinstance(argument, ast.Constant) and isinstance(argument.value, str):
+        return bool(_FILE_NAME.match(argument.value))
+    if isinstance(argument, ast.JoinedStr) and argument.values:
+        last = argument.values[-1]
+        return isinstance(last, ast.Constant) and isinstance(last.value, str) and bool(
+            _FILE_NAME.match(last.value.rsplit("/", 1)[-1]))
+    if isinstance(argument, ast.Call) and dotted_name(argument.func).rsplit(".", 1)[-1] in ("join", "Path") and \
+            argument.args:
+        return _names_file(argument.args[-1], values)
+    if isinstance(argument, ast.Name):
+        bound = values.get(argument.id, [])
+        return len(bound) == 1 and not isinstance(bound[0], ast.Name) and _names_file(bound[0], values)
+    return False
 
 
 def _leading_word(name: str) -> str:

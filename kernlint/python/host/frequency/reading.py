@@ -15,6 +15,7 @@ from .changes import Changes
 from .facts import Context, Frequency, Loop, Statement
 from .kinds import LoopKinds, trips
 from .places import Guard, catch_up
+from .stops import Stop, module_stop
 from .syntax import LOOPS, SCOPES, dotted_name, ends_with_exit, int_value, own_nodes, short_text
 
 # constructors and test fixtures' set-up: run once, before the work
@@ -26,10 +27,12 @@ _WARM_UP = {"compile", "warmup", "warm_up", "precompile", "prepare", "setup", "i
 Body = Union[ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, Sequence[ast.stmt]]
 
 
-def analyse(body: Body, context: Context = Context()) -> Frequency:
+def analyse(body: Body, context: Context = Context(), stop: Optional[Stop] = None) -> Frequency:
     """Loops and statement places of a function, a module or a list of statements; a function
     an animation or window driver calls once per frame (``context.frame``) is the body of a
-    step loop of its own, at its ``def`` line."""
+    step loop of its own, at its ``def`` line. ``stop``: where a module's top level stops
+    (``stops.module_stop``): what follows never runs. A body that never runs
+    (``context.never``) has every statement ``never``."""
     function = body if isinstance(body, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
     whole = isinstance(body, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef))
     statements = list(body.body) if whole else list(body)  # type: ignore[union-attr]
@@ -40,6 +43,8 @@ def analyse(body: Body, context: Context = Context()) -> Frequency:
         context = replace(context, called_counts=tuple(sorted(name for name, value in defaults.items() if value <= 1)))
         constants.update(_comprehensions(statements, constants))
     reader = _Reader(context, constants, function.lineno if function is not None else 0, statements)
+    if stop is not None and function is None:
+        reader.never = {number: stop.reason() for number in stop.never}
     if function is not None and context.frame:
         frames = Loop(function, "step", context.frame)
         reader.frequency.add_loop(frames)
@@ -150,11 +155,14 @@ def _handed_definitions(tree: ast.Module, scope: ast.AST, handed: Optional[ast.A
 
 
 
-def analyse_module(tree: ast.Module, path: str = "", qualnames: Optional[Set[str]] = None) -> Dict[str, Frequency]:
+def analyse_module(tree: ast.Module, path: str = "", qualnames: Optional[Set[str]] = None,
+                   executed_elsewhere: bool = False) -> Dict[str, Frequency]:
     """Every body of a module: its top level ("") and each function and method by qualified
     name (``Class.method``, ``outer.inner``), with what the module says about them: which
-    ones pytest collects, which ones run once before the work, its integer constants.
-    ``qualnames``: only these bodies."""
+    ones pytest collects, which ones run once before the work, its integer constants, what
+    never runs because its top level stops (``stops``). ``qualnames``: only these bodies.
+    ``executed_elsewhere``: another file runs it in its own namespace (``exec(open(...).read())``),
+    whose names it may read: it is not read as stopping."""
     constants = _module_constants(tree)
     flags = _flag_returns(tree)
     in_loops: List[Set[str]] = []  # read once, where a warm-up name asks
@@ -186,12 +194,15 @@ def analyse_module(tree: ast.Module, path: str = "", qualnames: Optional[Set[str
                         setup = f"`{child.name}()` is warm-up: no loop of this module calls it"
                 if qualnames is None or name in qualnames:
                     context = Context(path, name, why, setup, tuple(sorted(constants.items())),
-                                      frames.get(id(child), ""), flag_returns=flags)
+                                      frames.get(id(child), ""), flag_returns=flags,
+                                      never=stop.functions.get(id(child), "") if stop is not None else "")
                     found[name] = analyse(child, context)
                 visit(child, name, why, False)
 
+    stop = None if executed_elsewhere else module_stop(tree)
     if qualnames is None or "" in qualnames:
-        found[""] = analyse(tree, Context(path, "", "", "", tuple(sorted(constants.items())), flag_returns=flags))
+        found[""] = analyse(tree, Context(path, "", "", "", tuple(sorted(constants.items())), flag_returns=flags),
+                            stop)
     visit(tree, "", "", False)
     return found
 
@@ -251,6 +262,8 @@ class _Reader:
         self.constants = constants
         self.statements = statements
         self.around: Dict[int, Tuple[Sequence[ast.stmt], Sequence[ast.stmt]]] = {}  # a loop's block, split at it
+        self.never: Dict[int, str] = {}  # top-level statements (by id) a stop keeps from running, and why
+        self.stopped = context.never  # why the statements being read never run ("" if they may)
 
     @cached_property
     def lists(self) -> Set[str]:
@@ -266,24 +279,34 @@ class _Reader:
         exits = (ast.Break, ast.Raise) if loop is not None and isinstance(loop.node, SCOPES) else (
             ast.Return, ast.Break, ast.Raise)
         for index, statement in enumerate(statements):
-            following = next((s for s in statements[index + 1:] if isinstance(s, exits)), None)
-            if isinstance(statement, exits):
-                following = statement
-            leaving = (following or exit_after) if loop is not None else None
-            self._place(statement, loop, guards, leaving)
-            if isinstance(statement, ast.While) and loop is not None:
-                self._catch_up(statement, changes)
-            if isinstance(statement, LOOPS):
-                self.around[id(statement)] = (statements[:index], statements[index + 1:])
-            whole = loop is not None and statements is loop.node.body and len(statements) == 1
-            self._inside(statement, loop, guards, leaving, changes, whole)
+            outer = self.stopped
+            self.stopped = self.stopped or self.never.get(id(statement), "")
+            self._statement(statements, index, statement, loop, guards, exit_after, changes, exits)
+            self.stopped = outer
             if isinstance(statement, ast.If) and not statement.orelse and ends_with_exit(statement.body, True):
                 # `if step % every != 0: continue` (or `return`): what follows is the test's false arm
                 rest = statements[index + 1:]
                 guards = guards + (Guard(statement, False, statement.body, changes, arm=rest),)
 
+    def _statement(self, statements: Sequence[ast.stmt], index: int, statement: ast.stmt, loop: Optional[Loop],
+                   guards, exit_after: Optional[ast.stmt], changes: "Changes", exits) -> None:
+        """One statement of a block: its place, then what it holds."""
+        following = next((s for s in statements[index + 1:] if isinstance(s, exits)), None)
+        if isinstance(statement, exits):
+            following = statement
+        leaving = (following or exit_after) if loop is not None else None
+        self._place(statement, loop, guards, leaving)
+        if isinstance(statement, ast.While) and loop is not None:
+            self._catch_up(statement, changes)
+        if isinstance(statement, LOOPS):
+            self.around[id(statement)] = (statements[:index], statements[index + 1:])
+        whole = loop is not None and statements is loop.node.body and len(statements) == 1
+        self._inside(statement, loop, guards, leaving, changes, whole)
+
     def _place(self, statement: ast.stmt, loop: Optional[Loop], guards, leaving: Optional[ast.stmt]) -> None:
-        if leaving is not None:
+        if self.stopped:
+            place, reason = "never", self.stopped
+        elif leaving is not None:
             word = type(leaving).__name__.lower()
             place, reason = "leaving", f"followed by `{word}` at line {leaving.lineno}: once, on the way out"
         else:
@@ -354,7 +377,7 @@ class _Reader:
         return loop, changes
 
 
-_RANK = {"every": 0, "unknown": 1, "periodic": 2, "event": 3, "leaving": 4}
+_RANK = {"every": 0, "unknown": 1, "periodic": 2, "event": 3, "leaving": 4, "never": 5}
 
 
 def _own_statements(statements: Sequence[ast.stmt]) -> Iterator[ast.AST]:

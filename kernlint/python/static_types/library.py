@@ -490,6 +490,12 @@ class LibraryCalls:
         return None
 
     def cuda_call(self, function: str, expr: ast.Call, keywords) -> Type:
+        made = self._cuda_call(function, expr, keywords)
+        if isinstance(made, ArrayType) and made.where == "device" and _on_a_stream(function, expr, keywords):
+            return replace(made, stream=True)
+        return made
+
+    def _cuda_call(self, function: str, expr: ast.Call, keywords) -> Type:
         args = expr.args
         explicit = self.reader.dtype(keywords.get("dtype"))
         if function in ("to_device", "as_cuda_array", "from_cuda_array_interface"):
@@ -646,3 +652,18 @@ def _reduced(function: str, base: ArrayType) -> Type:
     if base.where == "device":  # CuPy: a 0-d array that stays on the device
         return ArrayType(dtype, 0, "C", "device")
     return ScalarType(dtype)
+
+
+# where numba-cuda's array makers take a stream positionally: to_device(obj, stream, ...),
+# device_array(shape, dtype, strides, order, stream), device_array_like(ary, stream)
+_STREAM_POSITION = {"to_device": 1, "device_array": 4, "device_array_like": 1}
+
+
+def _on_a_stream(function: str, expr: ast.Call, keywords) -> bool:
+    """Whether a numba-cuda array maker is given a stream (not the literal 0 or None, which
+    mean the default stream): the array it makes keeps that stream for its own operations."""
+    given = keywords.get("stream")
+    position = _STREAM_POSITION.get(function)
+    if given is None and position is not None and len(expr.args) > position:
+        given = expr.args[position]
+    return given is not None and not (isinstance(given, ast.Constant) and given.value in (0, None, False))

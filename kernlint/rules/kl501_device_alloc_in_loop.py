@@ -211,12 +211,14 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
         # a size read from the element being iterated (`frame.size` in `for frame in frames`):
         # a stream of frames, usually of one size; a size made of the bare loop variable, or of
         # other names the loop changes, is what the loop is about (a sweep)
+        # (an item the loop's variable indexes whole, `row = X[k]` or its upload, is such an element)
         elements = set(event.detail.get("elements", ()))
-        from_element = direct and bool(elements & loop.targets) and not (
+        iterated = loop.targets | loop.items
+        from_element = direct and bool(elements & iterated) and not (
             set(event.detail.get("bare", ())) & varying) and not ((reads - elements) & varying)
         # the shape of an array the loop rebinds only to arrays made in that shape does not change
         steady = {str(event.detail.get("shaped_like", ""))} & loop.steady
-        if direct and event.detail.get("shape_based") and (reads & varying) - steady and not from_element:
+        if direct and event.detail.get("shape_based") and (reads & varying) - steady - loop.fixed and not from_element:
             continue  # its size changes with the loop: nothing to hoist
         transfer = facts.language == "python" and not event.detail.get("shape_based", True)
         if not transfer and _from_a_pool(event.what, facts):
@@ -258,7 +260,7 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
                 f"instead ({_POOLS[facts.language]})")
             continue
         if from_element and event.detail.get("shape_based"):
-            element = sorted(reads & loop.targets)[0]
+            element = sorted(reads & iterated)[0]
             yield host_finding(
                 CODE, event.place,
                 f"`{what}` allocates {memory}{cost} for each `{element}` of the loop at line "

@@ -85,7 +85,7 @@ def host_operation(call: ast.Call, frame: Frame, module: PyModule, reader: TypeR
         into = next((ast.unparse(k.value) for k in call.keywords if k.arg == "to"), "") \
             if name == "numba.cuda.to_device" else ""
         return event("alloc", name, reads=reads, bare=bare, elements=sorted(element_reads(size)),
-                     shape_based=not copies, kept=kept(targets, frame, module), into=into,
+                     shape_based=not copies, kept=kept(targets, frame, module, reader), into=into,
                      shaped_like=shaped_like(call))
     if name in SYNCS:
         return event("sync", f"{name}()")
@@ -769,9 +769,11 @@ def _pageable_value(value: ast.expr, frame: Frame, module: PyModule) -> bool:
 _ITERATING = {f"builtins.{name}" for name in ("sum", "list", "tuple", "max", "min", "any", "all", "sorted", "set")}
 
 
-def kept(targets: List[ast.expr], frame: Frame, module: PyModule) -> str:
+def kept(targets: List[ast.expr], frame: Frame, module: PyModule, reader: Optional[TypeReader] = None) -> str:
     """Where the array a statement (assigning to ``targets``) allocates outlives the
-    iteration, as the code writes it (``self.buf``, ``frames.append(out)``, ``return out``), or ""."""
+    iteration, as the code writes it (``self.buf``, ``frames.append(out)``, ``return out``), or "".
+    Written into an array (``out[i, :] = buf``, ``reader`` telling that ``out`` is one), its
+    data is copied and the buffer itself is not kept."""
     for target in targets:
         if isinstance(target, (ast.Attribute, ast.Subscript)):
             return ast.unparse(target)
@@ -791,6 +793,7 @@ def kept(targets: List[ast.expr], frame: Frame, module: PyModule) -> str:
                     and any(isinstance(a, ast.Name) and a.id in names for a in node.args[2:]):
                 return ast.unparse(node)
             if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name) and node.value.id in names \
-                    and any(isinstance(t, (ast.Attribute, ast.Subscript)) for t in node.targets):
+                    and any(isinstance(t, ast.Attribute) or isinstance(t, ast.Subscript) and not (
+                        reader is not None and isinstance(reader.type_of(t.value), ArrayType)) for t in node.targets):
                 return ast.unparse(node)
     return ""

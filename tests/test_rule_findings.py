@@ -339,3 +339,28 @@ def test_a_call_through_a_list_of_panels_names_every_override_it_runs(fixture_re
     assert f"on every iteration of the loop at line {line_of(path, '    def update(self):')}" in text
     once = line_of(path, "            panel.show(image)  # a button's one picture")
     assert not [f for f in fixture_report.findings if f.path == str(FIXTURES / path) and f.line == once]
+
+
+def test_a_numba_device_array_s_setitem_and_element_read_say_what_numba_cuda_does(fixture_report):
+    path = "host/device_setitem.py"
+    reset = line_of(path, "        d_drive[:] = 0.0  # KL501 KL503")
+    upload = finding(fixture_report, path, "KL501", reset)
+    assert upload.message.startswith("`d_drive[:] = ...` writes the host value `0.0` into the device array "
+                                     "`d_drive`: numba-cuda uploads it into a new device array first")
+    wait = finding(fixture_report, path, "KL503", reset)
+    assert wait.message.startswith("`d_drive[:] = ...` writes into the device array `d_drive`, which has no "
+                                   "stream of its own: numba-cuda launches an assignment kernel on the default "
+                                   "stream and synchronizes it")
+    kept = line_of(path, "        history.append(d_loss[0])  # KL503")
+    read = finding(fixture_report, path, "KL503", kept)
+    assert read.column == column_of(path, kept, "d_loss[0]")
+    assert read.message.startswith("`d_loss[0]` is a blocking copy to the host: the host waits")
+
+
+def test_a_buffer_written_into_a_result_array_is_not_kept(fixture_report):
+    path = "host/batch_buffers.py"
+    line = line_of(path, "        batch_out = cuda.device_array_like(np.zeros((batch.shape[0], FEATURES)))")
+    text = finding(fixture_report, path, "KL501", line).message
+    assert text.startswith("`cuda.device_array_like` allocates device memory (cudaMalloc and cudaFree: no pool "
+                           "allocator is set) for each `batch` of the loop at line")
+    assert "outlives the iteration" not in text

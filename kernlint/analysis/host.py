@@ -132,6 +132,9 @@ class Loop:
     # names it rebinds only to arrays it allocates in their own shape (`u_new =
     # cuda.device_array(u_old.shape)` ... `u_old = u_new`): their shape is the same on every iteration
     steady: Set[str] = field(default_factory=set)
+    # names it rebinds only to arrays it allocates in a shape that is the same on every iteration
+    # (`s = cuda.device_array(1)`, `m = cuda.device_array_like(s)`): a size read from them is fixed
+    fixed: Set[str] = field(default_factory=set)
     frequency: str = ""  # its kind by what the code does (Level.kind); "" where the reader has none
     trips: Optional[int] = None  # the trip count the code states
     # the parameter of its function that is its count, where callers choose it (`for _ in

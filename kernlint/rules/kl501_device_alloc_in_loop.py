@@ -70,6 +70,12 @@ one iteration (``cuda.to_device(batch.T)`` after ``cuda.to_device(batch)``)
 are still transfers per step, and so is output the device produced, copied back and uploaded
 again (``history.append(d_out.copy_to_host())``, then ``cuda.to_device(history[-2])`` on the
 next steps: a ring buffer kept on the device would do).
+A buffer made in the shape of the item a step loop's variable indexes, or of its upload
+(``batch = cuda.to_device(x[i])``, then ``cuda.device_array_like(np.zeros((batch.shape[0],
+32)))``), has that shape on every batch, and one made in the shape of a buffer the loop
+allocates in a fixed shape (``s = cuda.device_array(1)``, then ``cuda.device_array_like(s)``)
+does too: both are reported. A buffer whose data is written into an array (``out[i, :, :] =
+buf``) is copied, not kept: one buffer made before the loop serves.
 A loop over the rows of an array that sends each row to the device (``row = X[k]``,
 ``cuda.to_device(row)``, ``cuda.device_array_like(row)``) and launches on it is a loop of
 pieces of one step: inside a step loop it runs on every step, and an output buffer made like
@@ -108,7 +114,9 @@ file turns it off (``cupy.cuda.set_allocator(None)``): on an H100 (1,000 launch 
 floats), ``cp.empty`` per step with the pool costs 1.05x a reused buffer. A transfer (``cuda.to_device``,
 ``cp.asarray`` of host data) costs bandwidth whatever the allocator, and is always reported;
 so is an implicit one: a NumPy array written into a CuPy or numba device array (``d_x[idx]
-= host_vals``) and a NumPy index array indexing a CuPy array (``d_x[host_idx]``, copied to
+= host_vals``), a host number written into a numba device array without a stream of its own
+(``d[:] = 0.0``, ``losses[i, :] = d_mse[0]``: numba-cuda uploads it into a new device array
+before its assignment kernel copies it in; KL503 reports the wait that follows) and a NumPy index array indexing a CuPy array (``d_x[host_idx]``, copied to
 the device before it indexes; ``table["x"].to_numpy()`` and ``cp.int32(host / dx)`` are
 NumPy arrays, CuPy's scalar types being NumPy's). A copy into a buffer the code already has
 (``cuda.to_device(x, to=buf)``, ``buf.copy_to_device(host)``) allocates nothing but is still
@@ -217,12 +225,14 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
         # a size read from the element being iterated (`frame.size` in `for frame in frames`):
         # a stream of frames, usually of one size; a size made of the bare loop variable, or of
         # other names the loop changes, is what the loop is about (a sweep)
+        # (an item the loop's variable indexes whole, `row = X[k]` or its upload, is such an element)
         elements = set(event.detail.get("elements", ()))
-        from_element = direct and bool(elements & loop.targets) and not (
+        iterated = loop.targets | loop.items
+        from_element = direct and bool(elements & iterated) and not (
             set(event.detail.get("bare", ())) & varying) and not ((reads - elements) & varying)
         # the shape of an array the loop rebinds only to arrays made in that shape does not change
         steady = {str(event.detail.get("shaped_like", ""))} & loop.steady
-        if direct and event.detail.get("shape_based") and (reads & varying) - steady and not from_element:
+        if direct and event.detail.get("shape_based") and (reads & varying) - steady - loop.fixed and not from_element:
             continue  # its size changes with the loop: nothing to hoist
         transfer = facts.language == "python" and not event.detail.get("shape_based", True)
         if not transfer and _from_a_pool(event.what, facts):
@@ -264,7 +274,7 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
                 f"instead ({_POOLS[facts.language]})")
             continue
         if from_element and event.detail.get("shape_based"):
-            element = sorted(reads & loop.targets)[0]
+            element = sorted(reads & iterated)[0]
             yield host_finding(
                 CODE, event.place,
                 f"`{what}` allocates {memory}{cost} for each `{element}` of the loop at line "

@@ -2,8 +2,11 @@
 
 ## What it does
 Finds kernel launches that pass a host NumPy array (made by a NumPy constructor,
-``copy_to_host()`` or a pinned array, as the code shows; a parameter only when every
-call of its function passes one) where the copies repeat: the launch runs on every
+``copy_to_host()``, a pinned array or one of scikit-image's image functions, as the code shows;
+an item of a list of such arrays picked by any expression, ``grids[int(flip)]``; a parameter
+when every call of its function passes one, or when it is annotated ``np.ndarray`` or
+``npt.NDArray[...]`` and no call passes it a device array; a class's private attribute,
+``self.__limits``, under its mangled name) where the copies repeat: the launch runs on every
 iteration of a step loop (time steps, frames, solver iterations), directly or through a
 function the loop calls. A launcher that takes its arrays as parameters or as ``*args``
 (``over_items(kernel, n, *arrays)``) launches on what each call passes: a call in the loop

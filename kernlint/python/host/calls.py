@@ -709,6 +709,7 @@ class ProjectCalls:
         defaults.update({a.arg: d for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults) if d is not None})
         types: Dict[str, object] = {}
         incoming: Optional[List[Tuple[list, dict]]] = None
+        placed = set()  # parameters a call passes an array other than a host one: their annotation does not decide
         for index, arg in enumerate(positional + arguments.kwonlyargs):
             seen = []
             for passed, keywords in calls:
@@ -720,6 +721,9 @@ class ProjectCalls:
                     seen.append(reader.type_of(defaults[arg.arg]) or reader.dtype(defaults[arg.arg]))
                 else:
                     seen.append(None)
+            if any(isinstance(kind, ArrayType) and (kind.where != "host" or kind.library in ("cupy", "torch"))
+                   for kind in seen):
+                placed.add(arg.arg)
             agreed = agreed_type(seen)
             if isinstance(agreed, ProjectClasses) and self._gpu_code and frame.function is None:
                 # a class passed as a value here (`TensorBackend(SimpleOps)`): other files' calls
@@ -753,6 +757,12 @@ class ProjectCalls:
                                                 lambda: self._annotated_classes(function)).items():
                 if name in untyped and types.get(name) is None:
                     types[name] = kind
+            # annotated as a NumPy array (`np.ndarray`, `npt.NDArray[np.float32]`): a host array where
+            # no call passes it a device array
+            for name, kind in self.project.memo("annotated arrays", function,
+                                                lambda: self._annotated_arrays(function)).items():
+                if name in untyped and name not in placed and types.get(name) is None:
+                    types[name] = kind
             read = self.project.memo("attributes read", function, lambda: attributes_read(function))
             receiver = receiver_of(function, frame)
             for name in untyped:
@@ -767,6 +777,16 @@ class ProjectCalls:
         arguments = function.args
         for arg in arguments.posonlyargs + arguments.args + arguments.kwonlyargs:
             kind = annotated_class(self.project, self.module, arg.annotation)
+            if kind is not None:
+                found[arg.arg] = kind
+        return found
+
+    def _annotated_arrays(self, function: FunctionNode) -> Dict[str, ArrayType]:
+        """The parameters annotated as NumPy arrays (``annotated_array``)."""
+        found: Dict[str, ArrayType] = {}
+        arguments = function.args
+        for arg in arguments.posonlyargs + arguments.args + arguments.kwonlyargs:
+            kind = annotated_array(self.module, arg.annotation) if arg.annotation is not None else None
             if kind is not None:
                 found[arg.arg] = kind
         return found
@@ -887,6 +907,48 @@ def annotated_class(project: Project, module: PyModule, annotation: Optional[ast
     if definition is None or definition[1].kind != "class":
         return None
     return instance(definition[0].path, definition[1].name)
+
+
+# the names NumPy's array class and its typing alias go by (not `ArrayLike`: lists and numbers too)
+_NUMPY_ARRAY_ANNOTATIONS = frozenset({"numpy.ndarray", "numpy.typing.NDArray"})
+
+
+def annotated_array(module: PyModule, annotation: ast.expr) -> Optional[ArrayType]:
+    """A host NumPy array, where ``annotation`` names NumPy's array class (``np.ndarray``,
+    ``npt.NDArray[np.float32]``, ``Optional[np.ndarray]``, ``np.ndarray | None``, as a string
+    too), with the element type ``NDArray[...]`` names where it is one NumPy type; else None."""
+    named = _annotated_name(annotation)
+    subscript = None
+    if named is None:
+        if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+            try:
+                annotation = ast.parse(annotation.value, mode="eval").body
+            except SyntaxError:
+                return None
+        if isinstance(annotation, ast.Subscript):  # `npt.NDArray[np.float32]`
+            subscript, named = annotation, annotation.value
+        else:
+            return None
+    if not isinstance(named, (ast.Name, ast.Attribute)):
+        return None
+    if module.dotted(named, Scope(module)) not in _NUMPY_ARRAY_ANNOTATIONS:
+        return None
+    dtype = None
+    if subscript is not None:
+        element = subscript.slice.elts[-1] if isinstance(subscript.slice, ast.Tuple) else subscript.slice
+        if isinstance(element, ast.Subscript):  # `np.dtype[np.float32]`
+            element = element.slice
+        text = module.dotted(element, Scope(module)) if isinstance(element, (ast.Name, ast.Attribute)) else None
+        if text and text.startswith("numpy."):
+            dtype = _NUMPY_ELEMENT_TYPES.get(text.rsplit(".", 1)[1])
+    return ArrayType(dtype, None, "C", "host", "numpy")
+
+
+# NumPy's scalar types as numba names them (what `NDArray[np.float32]` holds)
+_NUMPY_ELEMENT_TYPES = {"float32": "float32", "float64": "float64", "int8": "int8", "int16": "int16",
+                        "int32": "int32", "int64": "int64", "uint8": "uint8", "uint16": "uint16",
+                        "uint32": "uint32", "uint64": "uint64", "bool_": "boolean", "complex64": "complex64",
+                        "complex128": "complex128", "float16": "float16"}
 
 
 def _annotated_name(annotation: ast.expr) -> Optional[ast.expr]:

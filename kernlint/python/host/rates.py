@@ -53,7 +53,8 @@ def attach(facts: HostFacts, tree: ast.Module, memo=None, executed_elsewhere: bo
                                       None if level.kind == "body" else trips.get((event.function, level.line)),
                                       None if level.kind == "body" else loop_ids.get((event.function, level.line)))
                                 for level in rate.levels))
-        if event.kind in ("copy-back", "sync", "call") and _decides(body, event):
+        if event.kind in ("copy-back", "sync", "call") and not event.detail.get("setitem") and _decides(body, event):
+            # (a device setitem's wait is for no value: what its statement stores decides nothing)
             event.detail["decides"] = True
     functions = memo("functions and methods", tree, lambda: _functions(tree)) if memo else _functions(tree)
     _mark_reads(facts, functions, bodies, tree)

@@ -194,7 +194,9 @@ class HostReader:
     def _read_statement(self, statement: ast.stmt, frame: Frame) -> None:
         if self._record and not self._variant and not self._types_only and isinstance(statement, _INDEXING):
             # `d_x[idx] = host_vals`, `d[mask]`: what indexing device arrays costs
-            self.facts.events.extend(subscript_events(statement, frame, self.module, self.types(frame)))
+            # (inside a loop over indices that reads device elements, that loop is the one event)
+            self.facts.events.extend(subscript_events(statement, frame, self.module, self.types(frame), not any(
+                id(outer) in self._element_loops for outer in self._statements)))
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
             for decorator in statement.decorator_list:
                 self._expr(decorator, frame)

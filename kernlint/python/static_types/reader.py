@@ -572,6 +572,8 @@ class TypeReader:
             return LibraryCalls(self).torch_factory(function, expr, keywords)
         if name in IMAGE_READERS or module == "cv2":
             return LibraryCalls(self).image(name, expr)
+        if name.startswith("skimage."):
+            return LibraryCalls(self).scikit_image(name, expr)
         if name.startswith("numba.cuda."):
             made = LibraryCalls(self).cuda_call(function, expr, keywords)
             if made is None:

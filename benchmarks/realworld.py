@@ -73,7 +73,7 @@ _CAUSES = [
     (r"`self\.\w+` is (not assigned|assigned \d+ times|changed after)", "instance attribute set at run time"),
     (r"float64 stand-ins", "library constant stand-in"),
     (r"not imported|safe-imports|is imported from", "library value not imported"),
-    (r"no signature found \(no launch site with known argument types and no recorded signature; inferred",
+    (r"no signature found \(no launch site with known argument types, no recorded signature[^)]*\); inferred",
      "inferred candidates rejected by numba"),
     (r"no signature found", "no signature source"),
     (r"TypingError|typing of|Cannot determine Numba type|No implementation of function", "numba typing error"),
@@ -302,6 +302,9 @@ def measure(name: str, root: str, verdicts: Dict[str, str], jobs=None, expected=
         "select": ",".join(select) if select else None,
         **coverage(present_keys, launched, checked),
         "diagnostics": {code: dict(counter) for code, counter in diagnostics.items()},
+        # each KL902/KL903 whole, to read what stops a kernel without running the project again
+        "unchecked": [f"{os.path.relpath(f.path, root)}:{f.line}: {f.code} {f.message}"
+                      for f in report.findings if f.code in ("KL902", "KL903")],
         "internal_errors": [f"{os.path.relpath(f.path, root)}:{f.line}: {f.message[:160]}"
                             for f in report.findings if f.code == "KL905"],
         "findings": judged_findings,

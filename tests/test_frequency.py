@@ -555,6 +555,11 @@ CASES = {
                 cuda.synchronize()  # step
         """),
     "a module-level script": ("script.py", """
+        import matplotlib.pyplot as plt
+        import numpy as np
+        from numba import cuda
+        from kernels import advance
+        u, nsteps, ax = np.zeros(64), 100, plt.gca()
         d_u = cuda.to_device(u)  # runs: every  # not step
         for step in range(20_000):  # loop: step  # trips: 20000
             advance[64, 256](d_u, 0.1)
@@ -628,6 +633,103 @@ CASES = {
                 advance[64, 256](d_u, 0.1)
                 if d_u is None:
                     k += 1
+        """),
+    "a top-level read of a name nothing binds there: the module stops, what follows never runs": ("script.py", """
+        import numpy as np
+        from numba import cuda
+
+        def make_batches(x, size):
+            n_batches = len(x) // size
+            return x.reshape(n_batches, size)
+
+        def relax(d_u, steps):
+            for step in range(steps):  # loop: step
+                advance[64, 256](d_u, 0.1)  # runs: every  # step
+
+        def relax_late(d_u, steps):
+            for step in range(steps):  # runs: never
+                advance[64, 256](d_u, 0.1)  # runs: never  # not step
+
+        d_u = cuda.to_device(np.zeros(64))
+        batches = make_batches(np.zeros(4096), 64)
+        relax(d_u, 10)
+        for i in range(n_batches):  # runs: every
+            advance[64, 256](d_u, 0.1)  # runs: never  # not step
+        relax(d_u, 10)  # runs: never
+        relax_late(d_u, 10)  # runs: never
+
+        def evaluate(d_u):
+            for step in range(100):  # runs: never
+                advance[64, 256](d_u, 0.1)  # runs: never  # not step
+        """),
+    "names the module binds anywhere, in any way, or that Python gives: it runs on": ("bound.py", """
+        from typing import TYPE_CHECKING
+        if TYPE_CHECKING:
+            from numpy.typing import NDArray
+
+        def configure():
+            global settings
+            settings = {"steps": 10}
+
+        try:
+            steps = STEPS
+        except NameError:
+            steps = 100
+        with open(__file__) as handle:
+            header = handle.readline()
+        for line in header:
+            last = line
+        try:
+            configure()
+        except ValueError as error:
+            pass
+        kept = [y := 3]
+        print(last, error, y, settings, NDArray, later, ExceptionGroup, len(kept))
+        later = 1
+
+        def run(d_u):
+            for step in range(steps):  # loop: step
+                advance[64, 256](d_u, 0.1)  # runs: every  # step
+        """),
+    "reads that may not happen: it runs on": ("unsure.py", """
+        flag = False
+        if flag and missing:
+            print(missing)
+        value = missing if flag else 0
+        later = lambda: missing
+        assert missing
+        doubled = [missing for _ in ()]
+
+        def run(d_u, steps):
+            for step in range(steps):  # loop: step
+                advance[64, 256](d_u, 0.1)  # runs: every  # step
+        """),
+    "records read from a file are a sweep; a count read from one, or records carried on, are not": ("saved.py", """
+        import h5py
+        import numpy as np
+
+        trajectory = "run.h5"
+        saved = Reader(trajectory).open_blocks()
+        positions = saved["block"][:, 0].reshape(-1, 64, 3)
+        for pos in positions[::8]:  # loop: sweep
+            calc.positions[:] = pos
+            calc.update()
+        settings = np.load("settings.npz")
+        for step in range(settings["steps"]):  # loop: step
+            sim.update()
+        d_state = cuda.to_device(np.zeros(64))
+        for frame in np.load("frames.npy"):  # loop: step
+            blend[64, 256](d_state, frame)
+            decay[64, 256](d_state, 0.9)
+        """),
+    "names bound out of sight (a star import, globals()): it runs on": ("star.py", """
+        from physics import *
+        globals()["n_cells"] = 64
+        print(grid, n_cells)
+
+        def run(d_u, steps):
+            for step in range(steps):  # loop: step
+                advance[64, 256](d_u, 0.1)  # runs: every  # step
         """),
 }
 
@@ -819,6 +921,8 @@ def test_the_frequency_fixtures_agree_with_the_fact(path):
                       for part in own for c in ast.walk(part) if isinstance(c, ast.Call)}
             rates = _rates_through_calls(bodies, qualname, frequency.rate(node))
             where = f"{path.name}:{line}: {source.splitlines()[line - 1].strip()}"
+            if line in expected and isinstance(node, ast.While):  # its test runs on each of its iterations
+                rates += _rates_through_calls(bodies, qualname, frequency.rate(node.body[0]))
             if line in expected:
                 assert any(r.every_step for _, r in rates), where
             elif called & _COSTLY and not deciding:

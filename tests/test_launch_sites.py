@@ -1261,3 +1261,33 @@ def test_a_helper_s_lists_become_the_arrays_its_last_unconditional_binding_makes
     facts = file_host_facts(Project(), str(path))
     types = {launch.kernel.qualname: [arg.type for arg in launch.args] for launch in facts.launches}
     assert types == {"scale": ["int16[::1]", None], "shift": [None, "int16[::1]"]}
+
+
+DENOISE = FIXTURES / "shapes" / "denoise"
+
+
+def test_timed_stages_and_dtype_attributes_type_their_launches(tmp_path):
+    """A stage run through a wrapper that hands it back (``timed(stage, on)``, returning the
+    stage or a function calling it, picked by a condition) returns what the stage returns; an
+    array made with ``dtype=self.dtype`` takes the one dtype the class stores in that attribute
+    (in ``__init__``, or a class-level default no method changes). A dtype a setter picks at run
+    time types no launch."""
+    from kernlint.python.signatures.launch_sites import launch_signatures
+
+    package = tmp_path / "denoise"
+    shutil.copytree(DENOISE, package)
+    found = launch_signatures(Project(), [str(package / "kernels.py")])[str(package / "kernels.py")]
+
+    def line(file, text):
+        return next(n for n, row in enumerate((package / file).read_text().splitlines(), 1) if text in row)
+
+    def launched(file, text):
+        return f"launch-site@{package / file}:{line(file, text)}"
+
+    assert found == {
+        "difference": [("void(float32[:, ::1], float32[:, ::1], float32[:, ::1])",
+                        launched("stages.py", "difference[blocks("))],
+        "scale": [("void(float32[:, ::1], float32[:, ::1], float64)", launched("stages.py", "scale[blocks("))],
+        "relax": [("void(float32[:, ::1], float32[::1])", launched("solvers.py", "relax[("))],
+        "blend": [("void(float64[:, ::1], float64[::1])", launched("solvers.py", "blend[("))],
+    }, found  # `smooth`: float32 or float64, as `use_single` decides when the program runs

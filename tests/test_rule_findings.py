@@ -325,3 +325,42 @@ def test_kl503_through_a_clock_callback_names_the_ufunc_and_not_the_copy_the_hos
     assert text.startswith("`Bodies.calc` launches `self.accel` on host arrays (`self.host.x`, `self.host.x.T`, "
                            "`self.host.m`, clock_callbacks.py:45), so numba-cuda synchronizes after each call:")
     assert "more line" not in text  # the kernel mode's copy back is read at once: not a wait of its own
+
+
+def test_a_call_through_a_list_of_panels_names_every_override_it_runs(fixture_report):
+    # `panel.show(image)` runs the base's `show`, which calls `self.render`: each panel class's
+    # own `render` counts at the call, once per frame of the Tk loop `update` reschedules
+    path = "host/frequency/screens.py"
+    line = line_of(path, "            panel.show(image)  # KL501")
+    text = message(fixture_report, path, "KL501", line)
+    assert text.startswith("`BlurPanel.render` / `EdgePanel.render` allocates device memory (cudaMalloc and "
+                           "cudaFree: no pool allocator is set) on every call (`cuda.device_array` at screens.py:22; "
+                           "`cuda.to_device` at screens.py:29)")
+    assert f"on every iteration of the loop at line {line_of(path, '    def update(self):')}" in text
+    once = line_of(path, "            panel.show(image)  # a button's one picture")
+    assert not [f for f in fixture_report.findings if f.path == str(FIXTURES / path) and f.line == once]
+
+
+def test_a_numba_device_array_s_setitem_and_element_read_say_what_numba_cuda_does(fixture_report):
+    path = "host/device_setitem.py"
+    reset = line_of(path, "        d_drive[:] = 0.0  # KL501 KL503")
+    upload = finding(fixture_report, path, "KL501", reset)
+    assert upload.message.startswith("`d_drive[:] = ...` writes the host value `0.0` into the device array "
+                                     "`d_drive`: numba-cuda uploads it into a new device array first")
+    wait = finding(fixture_report, path, "KL503", reset)
+    assert wait.message.startswith("`d_drive[:] = ...` writes into the device array `d_drive`, which has no "
+                                   "stream of its own: numba-cuda launches an assignment kernel on the default "
+                                   "stream and synchronizes it")
+    kept = line_of(path, "        history.append(d_loss[0])  # KL503")
+    read = finding(fixture_report, path, "KL503", kept)
+    assert read.column == column_of(path, kept, "d_loss[0]")
+    assert read.message.startswith("`d_loss[0]` is a blocking copy to the host: the host waits")
+
+
+def test_a_buffer_written_into_a_result_array_is_not_kept(fixture_report):
+    path = "host/batch_buffers.py"
+    line = line_of(path, "        batch_out = cuda.device_array_like(np.zeros((batch.shape[0], FEATURES)))")
+    text = finding(fixture_report, path, "KL501", line).message
+    assert text.startswith("`cuda.device_array_like` allocates device memory (cudaMalloc and cudaFree: no pool "
+                           "allocator is set) for each `batch` of the loop at line")
+    assert "outlives the iteration" not in text

@@ -54,7 +54,7 @@ class Level:
     """One loop on the way to an event, or (kind ``body``) the function's own level: the
     loop's kind (``step``, ``search``, ``sweep``, ``setup``, ``few``, ``verify``, ``unknown``),
     the place in it of what leads to the event (``every``, ``periodic``, ``event``, ``leaving``,
-    ``unknown``), its line, the trip count the code states (None: unknown) and the
+    ``unknown``, ``never``), its line, the trip count the code states (None: unknown) and the
     :class:`Loop` it is in these facts (None: a loop of another file, reached through a call)."""
 
     kind: str
@@ -67,6 +67,8 @@ class Level:
 # the most events a call's callee may bring, expanded (its own and its calls', at each call):
 # past it the call is read as unknown; a particle-in-cell code's `sim.step()` brings ~90,000
 MAX_EXPANDED = 50_000
+# what shows device work in a generator's loop: a launch, a wait on the device, an event timing it
+_DEVICE_WORK = ("launch", "sync", "record")
 # loop kinds that cut one call's work into pieces (batches, chunks, launch configurations, a few
 # parts): a function launching only in such loops does one step's work per call
 _PIECES = ("sweep", "few")
@@ -90,7 +92,10 @@ class Rate:
         outwards every place must be ``every``; loops of pieces (``sweep``, ``few``) inside a
         step run on each step, and so does a retry or convergence loop's (``search``) body,
         once at least, though such a loop is never the step itself; ``setup``, ``verify`` and
-        ``unknown`` loops end the walk."""
+        ``unknown`` loops end the walk; code that never runs (a level ``never``, at any depth:
+        the call that leads to the loop) has none."""
+        if not self.runs:
+            return None
         for level in reversed(self.levels):
             if level.place != "every":
                 return None
@@ -103,6 +108,11 @@ class Rate:
     @property
     def every_step(self) -> bool:
         return self.step_loop is not None
+
+    @property
+    def runs(self) -> bool:
+        """False for what never runs: a level ``never`` on the way (a module stopped before it)."""
+        return all(level.place != "never" for level in self.levels)
 
 
 @dataclass
@@ -122,6 +132,9 @@ class Loop:
     # names it rebinds only to arrays it allocates in their own shape (`u_new =
     # cuda.device_array(u_old.shape)` ... `u_old = u_new`): their shape is the same on every iteration
     steady: Set[str] = field(default_factory=set)
+    # names it rebinds only to arrays it allocates in a shape that is the same on every iteration
+    # (`s = cuda.device_array(1)`, `m = cuda.device_array_like(s)`): a size read from them is fixed
+    fixed: Set[str] = field(default_factory=set)
     frequency: str = ""  # its kind by what the code does (Level.kind); "" where the reader has none
     trips: Optional[int] = None  # the trip count the code states
     # the parameter of its function that is its count, where callers choose it (`for _ in
@@ -245,6 +258,9 @@ class HostFacts:
     # method is called on, the name of its `*args` or "", every name a keyword may give)
     parameters: Dict[str, Tuple[Tuple[str, ...], str, Tuple[str, ...]]] = field(default_factory=dict, repr=False,
                                                                               compare=False)
+    # generator functions -> the lines (first, last) of their loops that hold a `yield`
+    yielding: Dict[str, List[Tuple[int, int]]] = field(default_factory=dict, repr=False, compare=False)
+    _blocks: Dict[int, bool] = field(default_factory=dict, repr=False, compare=False)
     _by_function: Dict[str, List[Event]] = field(default_factory=dict, repr=False, compare=False)
     _indexed: int = field(default=-1, repr=False, compare=False)
     _expanded: Dict[str, List[Event]] = field(default_factory=dict, repr=False, compare=False)
@@ -411,7 +427,7 @@ class HostFacts:
             for event in self.expanded_function(function):
                 if kinds and event.kind not in kinds:
                     continue
-                level = event.rate.step_loop if event.rate is not None else None
+                level = self.step_level(event.rate) if event.rate is not None else None
                 if level is None or level.loop is None or event.detail.get("hoisted"):
                     continue
                 call = event.call_in(self.loops[level.loop].function)
@@ -430,6 +446,44 @@ class HostFacts:
                     continue
                 seen.add(key)
                 yield event, level, self.loops[level.loop]
+
+    def step_level(self, rate: Rate) -> Optional[Level]:
+        """``rate.step_loop``, with this file's loops over a generator's blocks (``yields_blocks``)
+        read as sweeps: a statement in one runs once per block of device steps."""
+        level = rate.step_loop
+        if level is None or not any(lv.loop is not None and self.yields_blocks(lv.loop) for lv in rate.levels):
+            return level
+        return Rate(tuple(replace(lv, kind="sweep") if lv.loop is not None and self.yields_blocks(lv.loop) else lv
+                          for lv in rate.levels)).step_loop
+
+    def yields_blocks(self, loop: int) -> bool:
+        """Whether a ``for`` loop iterates what a generator yields (``for block in
+        sim.run_timeblocks():``) where the generator runs device work in the loop that holds its
+        ``yield`` (it launches there, or waits on or times the device: a kernel reached through
+        what the reader cannot follow): each item is a block of device work (many launches, or
+        one of many steps), and the loop's body runs once per block, as periodic output does. A
+        generator that only uploads each batch it yields (a data loader) is not one."""
+        known = self._blocks.get(loop)
+        if known is None:
+            known = self._blocks[loop] = self._generator_blocks(self.loops[loop])
+        return known
+
+    def _generator_blocks(self, loop: Loop) -> bool:
+        if loop.kind != "for":
+            return False
+        for call in self.of_function(loop.function):
+            if call.kind != "call" or call.place.line != loop.place.line or loop.id in call.loops:
+                continue
+            callee, path = str(call.detail.get("callee", "")), call.detail.get("path")
+            owner = self if not path else self.elsewhere(str(path)) if self.elsewhere is not None else None
+            spans = owner.yielding.get(callee, []) if owner is not None else []
+            if not spans:
+                continue
+            for event in owner.expanded_function(callee):
+                entry = event.call_in(callee) or event
+                if event.kind in _DEVICE_WORK and any(first <= entry.place.line <= last for first, last in spans):
+                    return True
+        return False
 
     def _cannot_repeat(self, event: Event, loop: int) -> bool:
         """Whether an iteration of ``loop`` around ``event`` (the step loop, or a loop inside it
@@ -525,3 +579,4 @@ class HostFacts:
             self._launching = {}
             self._carrying = {}
             self._raising = {}
+            self._blocks = {}

@@ -7,8 +7,9 @@ own directory), the project root (the nearest directory with ``pyproject.toml``,
 with a literal ``sys.path.insert(...)``/``sys.path.append(...)``, the importing file's own
 directory (modules of a package that import each other by bare name), and last a package
 one or two folders up from a script outside a package (``samples/run.py`` importing the
-``lbm`` package beside ``samples/``). A module found there is the user's: it is read, never
-imported. Anything else is a library.
+``lbm`` package beside ``samples/``), and the folders near a script outside a package that
+the project's own code shows on the path when it runs (``_run_path_bases``). A module found
+there is the user's: it is read, never imported. Anything else is a library.
 """
 
 from __future__ import annotations
@@ -259,7 +260,7 @@ class Project:
         # implicit relative imports); a file there of that name can only be the project's own
         own = [os.path.dirname(os.path.abspath(importer.path))]
         for base in self.search_path(importer) + _enclosing_bases(importer.path, parts[0]) + own + _beside_bases(
-                importer.path, parts[0]):
+                importer.path, parts[0]) + _run_path_bases(importer.path, parts[0]):
             stem = os.path.join(base, *parts)
             for candidate in (stem + ".py", os.path.join(stem, "__init__.py")):
                 if os.path.isfile(candidate):
@@ -553,6 +554,72 @@ def _beside_bases(path: str, top: str) -> List[str]:
         if os.path.isfile(os.path.join(directory, top, "__init__.py")):
             return [directory]
     return []
+
+
+def _run_path_bases(path: str, top: str) -> List[str]:
+    """The folders near a script outside a package that its project runs on ``sys.path``, as
+    the project's own code shows, where one holds the module ``top`` the script imports by bare
+    name: a folder whose other modules import ``top`` by bare name too (``cfg.py`` beside
+    ``ops.py`` doing ``import cfg``: that folder is on the path whenever they run), found beside
+    the script or beside a folder above it; and a folder above the script holding ``top.py``
+    and a file that imports the script by its dotted path from there (``main.py`` doing
+    ``from src.model import run`` runs with its own folder on the path, where ``import rule``
+    in ``src/model.py`` finds ``rule.py``). The nearest level that holds a module of that name
+    decides; where it holds two (``codes/QoIs.py`` and ``codes/DNS/QoIs.py``), or one that
+    nothing shows on the path, the name stays a library. Never above the project's marked root."""
+    directory = os.path.dirname(os.path.abspath(path))
+    if os.path.isfile(os.path.join(directory, "__init__.py")):
+        return []
+    top_root = _marked_root(directory)
+    script = os.path.splitext(os.path.abspath(path))[0]
+    level = directory
+    for depth in range(MAX_BESIDE_LEVELS + 1):
+        holders: List[Tuple[str, str]] = []  # (folder, the import that shows it on the path)
+        if depth:
+            if top_root is not None and level == top_root:
+                break
+            parent = os.path.dirname(level)
+            if parent == level:
+                break
+            level = parent
+            if _holds_module(level, top):
+                holders.append((level, os.path.relpath(script, level).replace(os.sep, ".")))
+        holders += [(folder, top) for folder in _subfolders(level) if folder != directory and _holds_module(folder, top)]
+        if holders:
+            folder, shown_by = holders[0]
+            return [folder] if len(holders) == 1 and _imports_in(folder, re.escape(shown_by), top) else []
+    return []
+
+
+def _holds_module(folder: str, top: str) -> bool:
+    return os.path.isfile(os.path.join(folder, top + ".py")) or os.path.isfile(os.path.join(folder, top, "__init__.py"))
+
+
+def _subfolders(directory: str) -> List[str]:
+    try:
+        names = sorted(os.listdir(directory))
+    except OSError:
+        return []
+    return [os.path.join(directory, n) for n in names if not n.startswith(".") and os.path.isdir(os.path.join(directory, n))]
+
+
+def _imports_in(folder: str, module: str, top: str) -> bool:
+    """Does a Python file directly in ``folder`` (not ``top`` itself) import ``module`` (a
+    pattern) by an absolute name: ``import module``, ``from module import ...``?"""
+    statement = re.compile(rb"^[ \t]*(?:import|from)[ \t]+" + module.encode() + rb"(?![.\w])", re.MULTILINE)
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return False
+    for name in names:
+        if not name.endswith(".py") or name == top + ".py":
+            continue
+        try:
+            if statement.search(read_bytes(os.path.join(folder, name))):
+                return True
+        except OSError:
+            continue
+    return False
 
 
 def _enclosing_bases(path: str, top: str) -> List[str]:

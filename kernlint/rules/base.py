@@ -77,3 +77,10 @@ class KernelContext:
 def host_finding(code: str, place: Place, message: str) -> Finding:
     """A finding of a host rule, at the host code's own location."""
     return Finding(code=code, path=place.path, line=place.line, column=place.column, message=message)
+
+
+def callees_named(calls) -> str:
+    """The functions one call site runs, as a finding names them: one, or each an object of a
+    list may run (``panel.show(x)`` running each panel class's ``render``), one after another."""
+    names = list(dict.fromkeys(call.what for call in calls))
+    return " / ".join(f"`{name}`" for name in names)

@@ -70,6 +70,12 @@ one iteration (``cuda.to_device(batch.T)`` after ``cuda.to_device(batch)``)
 are still transfers per step, and so is output the device produced, copied back and uploaded
 again (``history.append(d_out.copy_to_host())``, then ``cuda.to_device(history[-2])`` on the
 next steps: a ring buffer kept on the device would do).
+A buffer made in the shape of the item a step loop's variable indexes, or of its upload
+(``batch = cuda.to_device(x[i])``, then ``cuda.device_array_like(np.zeros((batch.shape[0],
+32)))``), has that shape on every batch, and one made in the shape of a buffer the loop
+allocates in a fixed shape (``s = cuda.device_array(1)``, then ``cuda.device_array_like(s)``)
+does too: both are reported. A buffer whose data is written into an array (``out[i, :, :] =
+buf``) is copied, not kept: one buffer made before the loop serves.
 A loop over the rows of an array that sends each row to the device (``row = X[k]``,
 ``cuda.to_device(row)``, ``cuda.device_array_like(row)``) and launches on it is a loop of
 pieces of one step: inside a step loop it runs on every step, and an output buffer made like
@@ -86,7 +92,13 @@ loop: ``ImageSequenceClip(names, fps=30)``, ``imageio.mimsave(path, frames)``); 
 and unknown is silent. A loop whose every iteration makes a call that cannot bind its arguments (a project
 function or a kernel given too many or too few: ``TypeError``; an upload of what an in-place
 method returns, ``cuda.to_device(x.fill(0))``, which is None; outside any ``try``) never
-reaches its second iteration: nothing in it is per step. A ``while running:`` whose flag is cleared only when the window's event
+reaches its second iteration: nothing in it is per step. Nor does code after a script's
+top-level statement that reads a name the module binds nowhere (``for i in range(n_batches):``
+where only a function binds ``n_batches``: ``NameError``) run at all, nor a function only that
+code calls. A loop over the blocks a generator yields (``for block in sim.run_timeblocks():``,
+the generator launching a block of steps before each ``yield``) and, where nothing shows steps,
+a loop over records read from a file (``h5py.File``, ``np.load``) visit each block or record
+once: sweeps, not steps. A ``while running:`` whose flag is cleared only when the window's event
 queue says quit, or a time limit runs out, is not a retry: the frames go on until asked to stop.
 An ``if`` that is a loop's whole body (``while True: if not frames.full(): ...``, a producer
 rendering whenever its queue has room) gates iterations, not the work: what it runs, each frame
@@ -102,7 +114,9 @@ file turns it off (``cupy.cuda.set_allocator(None)``): on an H100 (1,000 launch 
 floats), ``cp.empty`` per step with the pool costs 1.05x a reused buffer. A transfer (``cuda.to_device``,
 ``cp.asarray`` of host data) costs bandwidth whatever the allocator, and is always reported;
 so is an implicit one: a NumPy array written into a CuPy or numba device array (``d_x[idx]
-= host_vals``) and a NumPy index array indexing a CuPy array (``d_x[host_idx]``, copied to
+= host_vals``), a host number written into a numba device array without a stream of its own
+(``d[:] = 0.0``, ``losses[i, :] = d_mse[0]``: numba-cuda uploads it into a new device array
+before its assignment kernel copies it in; KL503 reports the wait that follows) and a NumPy index array indexing a CuPy array (``d_x[host_idx]``, copied to
 the device before it indexes; ``table["x"].to_numpy()`` and ``cp.int32(host / dx)`` are
 NumPy arrays, CuPy's scalar types being NumPy's). A copy into a buffer the code already has
 (``cuda.to_device(x, to=buf)``, ``buf.copy_to_device(host)``) allocates nothing but is still
@@ -170,7 +184,7 @@ from typing import Dict, Iterator
 
 from ..analysis.host import HostFacts, Place
 from ..findings import Finding
-from .base import host_finding
+from .base import callees_named, host_finding
 
 CODE = "KL501"
 _POOLS = {"python": "numba-cuda External Memory Management: RMM, CuPy's pool",
@@ -211,12 +225,14 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
         # a size read from the element being iterated (`frame.size` in `for frame in frames`):
         # a stream of frames, usually of one size; a size made of the bare loop variable, or of
         # other names the loop changes, is what the loop is about (a sweep)
+        # (an item the loop's variable indexes whole, `row = X[k]` or its upload, is such an element)
         elements = set(event.detail.get("elements", ()))
-        from_element = direct and bool(elements & loop.targets) and not (
+        iterated = loop.targets | loop.items
+        from_element = direct and bool(elements & iterated) and not (
             set(event.detail.get("bare", ())) & varying) and not ((reads - elements) & varying)
         # the shape of an array the loop rebinds only to arrays made in that shape does not change
         steady = {str(event.detail.get("shaped_like", ""))} & loop.steady
-        if direct and event.detail.get("shape_based") and (reads & varying) - steady and not from_element:
+        if direct and event.detail.get("shape_based") and (reads & varying) - steady - loop.fixed and not from_element:
             continue  # its size changes with the loop: nothing to hoist
         transfer = facts.language == "python" and not event.detail.get("shape_based", True)
         if not transfer and _from_a_pool(event.what, facts):
@@ -258,7 +274,7 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
                 f"instead ({_POOLS[facts.language]})")
             continue
         if from_element and event.detail.get("shape_based"):
-            element = sorted(reads & loop.targets)[0]
+            element = sorted(reads & iterated)[0]
             yield host_finding(
                 CODE, event.place,
                 f"`{what}` allocates {memory}{cost} for each `{element}` of the loop at line "
@@ -338,37 +354,38 @@ def _through_call(found: list, facts: HostFacts) -> Finding:
     mixed = transfer and not all(not e.detail.get("shape_based", True) for e, _, _ in found)
     what = _short(event.what)
     where = _lines(found)
+    runs = callees_named(c for _, c, _ in found)
     if event.detail.get("implicit"):
         return host_finding(
             CODE, call.place,
-            f"`{call.what}` {event.detail['implicit']} on every call ({where}), and it is called on every "
+            f"{runs} {event.detail['implicit']} on every call ({where}), and it is called on every "
             f"iteration of the loop at line {level.line}, which launches kernels: keep the data on the device "
             f"(build it there, or transfer it once before the loop)")
     if transfer and event.detail.get("into"):
         return host_finding(
             CODE, call.place,
-            f"`{call.what}` copies host data into the device buffer `{event.detail['into']}` on every call "
+            f"{runs} copies host data into the device buffer `{event.detail['into']}` on every call "
             f"({where}), and it is called on every iteration of the loop at line {level.line}, which launches "
             f"kernels: a host-to-device transfer per step; transfer once before the loop where the data does not "
             f"change")
     if mixed:
         return host_finding(
             CODE, call.place,
-            f"`{call.what}` allocates device memory and copies host data into some of it on every call ({where}), "
+            f"{runs} allocates device memory and copies host data into some of it on every call ({where}), "
             f"and it is called on every iteration of the loop at line {level.line}, which launches kernels: "
             f"allocate once before the loop and pass the buffers in (transfer data that does not change once), or "
             f"use a pool allocator ({_POOLS[facts.language]})")
     if transfer:
         return host_finding(
             CODE, call.place,
-            f"`{call.what}` allocates device memory and copies host data into it on every call ({where}), and "
+            f"{runs} allocates device memory and copies host data into it on every call ({where}), and "
             f"it is called on every iteration of the loop at line {level.line}, which launches kernels: transfer "
             f"once before the loop and pass the device array in, or refill one buffer allocated before the loop "
             f"(`d.copy_to_device(host)`) where new host data arrives each step")
     memory, cost = _cost(what, facts)
     return host_finding(
         CODE, call.place,
-        f"`{call.what}` allocates {memory}{cost} on every call ({where}), and it is called on every iteration "
+        f"{runs} allocates {memory}{cost} on every call ({where}), and it is called on every iteration "
         f"of the loop at line {level.line}, which launches kernels: allocate once before the loop and pass the "
         f"buffer in, or use a pool allocator ({_POOLS[facts.language]})")
 

@@ -2,8 +2,11 @@
 
 ## What it does
 Finds kernel launches that pass a host NumPy array (made by a NumPy constructor,
-``copy_to_host()`` or a pinned array, as the code shows; a parameter only when every
-call of its function passes one) where the copies repeat: the launch runs on every
+``copy_to_host()``, a pinned array or one of scikit-image's image functions, as the code shows;
+an item of a list of such arrays picked by any expression, ``grids[int(flip)]``; a parameter
+when every call of its function passes one, or when it is annotated ``np.ndarray`` or
+``npt.NDArray[...]`` and no call passes it a device array; a class's private attribute,
+``self.__limits``, under its mangled name) where the copies repeat: the launch runs on every
 iteration of a step loop (time steps, frames, solver iterations), directly or through a
 function the loop calls. A launcher that takes its arrays as parameters or as ``*args``
 (``over_items(kernel, n, *arrays)``) launches on what each call passes: a call in the loop
@@ -41,7 +44,12 @@ through ``self`` too (``self.accel(self.data.x, ...)``). A function a frame driv
 every frame is a step loop's body: matplotlib's ``FuncAnimation(fig, update, frames=n)`` (not
 ``frames=1``), GLUT's display and idle callbacks, pyglet's ``clock.schedule(update)`` and
 ``clock.schedule_interval(update, dt)`` (not ``schedule_once``), vispy's ``app.Timer(...,
-connect=update)`` and a Qt timer's ``timeout.connect(update)``.
+connect=update)`` and a Qt timer's ``timeout.connect(update)``, and a function that hands
+itself back to a one-shot timer (Tk's ``self.after(10, self.update)`` in ``update``, Qt's
+``QTimer.singleShot``, ``threading.Timer``; one handed to a timer by another runs once). So is
+a ``while`` whose test only says whether another item comes (``while video.update():`` with
+``update`` returning only True or False, ``while capture.isOpened():``, a capture's success
+flag, a key poll, a flag the loop never computes).
 
 Only what runs on *every* step is reported: not a launch behind a modulo or counter gate
 (one whose interval is the module's constant 1, ``if step % SENSE_EVERY == 0:`` with

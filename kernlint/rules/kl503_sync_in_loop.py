@@ -6,7 +6,13 @@ the GPU on every iteration: ``cuda.synchronize()``, ``stream.synchronize()``,
 ``with stream.auto_synchronize()``, a blocking ``copy_to_host()`` (no stream, or on a stream
 into pageable memory: a new or ``np.empty`` array, which CUDA copies into before returning),
 ``cp.asnumpy``, NumPy functions or ``float()``/``int()`` applied to device data (or to
-one element of it, ``float(d[0])``), ``sum()``/``max()``/``list()`` or ``for v in d`` over
+one element of it, ``float(d[0])``), one element of a numba device array read into Python in
+any expression (``losses[i, :] = d_mse[0]``, ``history.append(d_loss[0])``: numba-cuda copies it
+to the host and waits), a write into a numba device array that has no stream of its own
+(``d[:] = 0.0``, ``d[i, :] = x``, ``d_a[i] = d_b``: numba-cuda's ``__setitem__`` launches an
+assignment kernel on the default stream and synchronizes that stream before it returns; an
+array made with ``stream=s``, and its views, queue it on ``s`` instead, and CuPy's setitem does
+not wait), ``sum()``/``max()``/``list()`` or ``for v in d`` over
 a device array, a CuPy array selected by a boolean mask on the device (``d[d > 0]``: CuPy
 reads the count of selected elements back to size the result), and a launch on host arrays
 (numba-cuda synchronizes after it; PyCUDA after a ``drv.Out``/``drv.InOut`` argument,
@@ -164,7 +170,7 @@ from typing import Dict, Iterator
 
 from ..analysis.host import HostFacts, Launch, Place
 from ..findings import Finding
-from .base import host_finding
+from .base import callees_named, host_finding
 
 CODE = "KL503"
 # what the host reader's facts call a value the function returns (among what carries a copy)
@@ -248,7 +254,7 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
         reported.add(at)
         event, what, call, level = found[0]
         runs = f"`{call.detail['default']}` (its default, `{call.what}`)" if call.detail.get("default") else \
-            f"`{call.what}`"
+            callees_named(c for _, _, c, _ in found)
         lines = list(dict.fromkeys(f"{os.path.basename(e.place.path)}:{e.place.line}" for e, _, _, _ in found))
         more = f", and waits at {len(lines) - 1} more line{'s' if len(lines) > 2 else ''} on each call " \
                f"({', '.join(lines[1:])})" if len(lines) > 1 else ""

@@ -12,8 +12,9 @@ with how to supply it; a compile that stopped making progress (one numba-cuda
 compiler pass ran past ``--timeout``, scaled to the kernel's size: a hang), naming
 the pass; and a HIP file that hipcc could not compile, at the line of hipcc's first
 error. A value only the run decides that the kernel uses as a number, a flag or an
-array (``int(sys.argv[1])``, ``params.dx`` of a module imported by a computed name)
-is no KL902: the kernel is compiled with a stand-in and its findings say so. A
+array (``int(sys.argv[1])``, ``params.dx`` of a module imported by a computed name,
+a name star-imported from a module of the project's package that the project writes
+before it runs) is no KL902: the kernel is compiled with a stand-in and its findings say so. A
 name nothing in the program sets (no assignment, import, ``global`` statement or
 star import that could bind it) is the kernel's own slip, and the message says
 that numba stops on it too. A launch (or a written signature) that gives another

@@ -30,19 +30,25 @@ _ANNOTATED_NUMBERS = {"builtins.int": "int64", "builtins.float": "float64", "bui
                       "builtins.complex": "complex128"}
 
 
+# an attribute given two different dtypes (`self.dtype = np.float32` in one branch,
+# `np.float64` in another): which one a launch runs with is decided at run time
+DTYPES_DIFFER = Opaque("dtypes differ")
+
+
 def class_defaults(klass: ast.ClassDef, env: Dict[str, object],
-                   dotted: Callable[[ast.expr], Optional[str]]) -> Dict[str, ScalarType]:
+                   dotted: Callable[[ast.expr], Optional[str]]) -> Dict[str, object]:
     """The numbers a class body binds (``dt = 0.1``, a dataclass's ``num_samples: int = 1000``)
-    that none of its methods stores in its objects: what its objects hold in those attributes.
-    An annotation with a Python number type says the type; a field whose default is None says
-    nothing. ``env``: the types the class body's reading gave its names."""
+    and the dtypes it names (``dtype = np.float32``, a str: the dtype's name) that none of its
+    methods stores in its objects: what its objects hold in those attributes. An annotation
+    with a Python number type says the type; a field whose default is None says nothing.
+    ``env``: the types the class body's reading gave its names."""
     stored = set()  # `self.<name> = ...` in a method: the object's own value, not the class's
     for method in klass.body:
         if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) and method.args.args:
             own = method.args.args[0].arg
             stored.update(node.attr for node in ast.walk(method) if isinstance(node, ast.Attribute) and isinstance(
                 node.ctx, ast.Store) and isinstance(node.value, ast.Name) and node.value.id == own)
-    found: Dict[str, ScalarType] = {}
+    found: Dict[str, object] = {}
     for statement in klass.body:
         if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name):
             if isinstance(statement.value, ast.Constant) and statement.value.value is None:
@@ -56,7 +62,7 @@ def class_defaults(klass: ast.ClassDef, env: Dict[str, object],
             kind = env.get(name)
         else:
             continue
-        if isinstance(kind, ScalarType) and name not in stored:
+        if isinstance(kind, (ScalarType, str)) and name not in stored:
             found[name] = kind
     return found
 
@@ -99,7 +105,10 @@ class ClassAttributes:
         # what only calls later in the file made known; two of different numba types (a complex
         # array on one side of an `if`, a float one on the other) leave it unknown
         old = self.types.get(key, UNSET)
-        if old is CONFLICTING:
+        if old is CONFLICTING or old is DTYPES_DIFFER:
+            return
+        if isinstance(old, str) and isinstance(kind, str) and old != kind:
+            self.types[key] = DTYPES_DIFFER
             return
         if isinstance(old, (ArrayType, ScalarType)) and isinstance(kind, (ArrayType, ScalarType)) and (
                 old.text and kind.text and old.text != kind.text):

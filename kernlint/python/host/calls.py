@@ -22,7 +22,7 @@ from ..static_types import (MAX_ALTERNATIVES, NONE, ArrayType, DictType, Instanc
                             ProjectClasses, ProjectFunctions, ScalarType, TypeReader, appended, classes_of, held_code,
                             instance, instance_of, list_growth, named_tuple_subclass, unpacked)
 from ..syntax import FunctionNode, PyModule, Scope, own_nodes, wrapped_argument, wrapped_interface
-from .attributes import ClassAttributes
+from .attributes import DTYPES_DIFFER, ClassAttributes
 from .branches import DEAD, UNSET, agreed_type, either_type, narrowed, same_type, tests_above
 from .class_methods import class_method_calls
 from .consulted import Uses
@@ -436,10 +436,11 @@ class ProjectCalls:
         """What is being worked out reads this file's names or objects, as read so far."""
         self._pure[:] = [False] * len(self._pure)
 
-    def member(self, obj, attr: str, depth: int = 0):
+    def member(self, obj, attr: str, depth: int = 0, dtype: bool = False):
         """The type of an attribute of an object of a project class: what its methods store in
         ``self.<attr>`` (read from its file), else what a base class stores. Of a class held as
-        a value, its static methods named (``ops.matrix_multiply``): the functions, held."""
+        a value, its static methods named (``ops.matrix_multiply``): the functions, held.
+        ``dtype``: the dtype's name the attribute holds instead (``self.dtype = np.float32``)."""
         if isinstance(obj, ProjectClasses):
             found = []
             for path, klass in held_code(obj):
@@ -465,7 +466,7 @@ class ProjectCalls:
             bases = facts.class_bases.get(klass, [])
         if value is None and depth < 4:
             for base in bases:
-                value = self.member(instance(*base), attr, depth + 1)
+                value = self.member(instance(*base), attr, depth + 1, dtype)
                 if value is not None:
                     break
         if value is None and depth < 4:  # `stencil.c`, a property returning `self._c`
@@ -478,7 +479,9 @@ class ProjectCalls:
                         isinstance(d, ast.Name) and d.id == "property" for d in method[2].decorator_list):
                     value = self.returned(method[0], method[2], ast.Call(func=ast.Name(id=attr, ctx=ast.Load()),
                                                                          args=[], keywords=[]), None, obj)
-        return value if not isinstance(value, str) else None
+        if value is DTYPES_DIFFER:
+            return None
+        return value if isinstance(value, str) == dtype else None
 
     def imported(self, name: str, importer: Optional[PyModule] = None):
         """The type (or dtype alias) of a module-level name another file of the project binds
@@ -541,6 +544,32 @@ class ProjectCalls:
                 return []
             found.append((method[0].path, f"{method[1]}.{call.func.attr}"))
         return list(dict.fromkeys(found))  # (a method two classes inherit from one base: once)
+
+    def receiver_overrides(self, call: ast.Call, reader: TypeReader) -> List[Tuple[str, str]]:
+        """(file, Class.method) of each method that ``obj.show(...)`` runs through ``self``
+        because of the object's own class: ``show`` inherited from a base whose body calls
+        ``self.render(...)``, which the object's class (one of a list's several) overrides. The
+        base's ``show`` is read once for every class; what each class puts in its place counts at
+        this call (a panel's ``render``, a filter's ``apply_filter``)."""
+        if not isinstance(call.func, ast.Attribute) or not self._gpu_code:
+            return []
+        kind = _called_on(reader.type_of(call.func.value))
+        single = instance_of(kind)
+        receivers = [single] if single is not None else list(classes_of(kind)) if isinstance(kind, Instances) else []
+        found: List[Tuple[str, str]] = []
+        for path, klass in receivers:
+            method = method_of(self.project, path, klass, call.func.attr)
+            if method is None or (method[0].path, method[1]) == (path, klass):
+                continue  # its own method: read as the class's
+            for sub in own_nodes(method[2]):
+                if not (isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute)
+                        and isinstance(sub.func.value, ast.Name) and sub.func.value.id == "self"):
+                    continue
+                own = method_of(self.project, path, klass, sub.func.attr)
+                based = method_of(self.project, method[0].path, method[1], sub.func.attr)
+                if own is not None and (based is None or own[2] is not based[2]):
+                    found.append((own[0].path, f"{own[1]}.{sub.func.attr}"))
+        return list(dict.fromkeys(found))
 
     def callee(self, call: ast.Call, frame: Frame, reader: TypeReader) -> Optional[str]:
         """The qualified name of a function of this file that a call runs."""
@@ -680,6 +709,7 @@ class ProjectCalls:
         defaults.update({a.arg: d for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults) if d is not None})
         types: Dict[str, object] = {}
         incoming: Optional[List[Tuple[list, dict]]] = None
+        placed = set()  # parameters a call passes an array other than a host one: their annotation does not decide
         for index, arg in enumerate(positional + arguments.kwonlyargs):
             seen = []
             for passed, keywords in calls:
@@ -691,6 +721,9 @@ class ProjectCalls:
                     seen.append(reader.type_of(defaults[arg.arg]) or reader.dtype(defaults[arg.arg]))
                 else:
                     seen.append(None)
+            if any(isinstance(kind, ArrayType) and (kind.where != "host" or kind.library in ("cupy", "torch"))
+                   for kind in seen):
+                placed.add(arg.arg)
             agreed = agreed_type(seen)
             if isinstance(agreed, ProjectClasses) and self._gpu_code and frame.function is None:
                 # a class passed as a value here (`TensorBackend(SimpleOps)`): other files' calls
@@ -724,6 +757,12 @@ class ProjectCalls:
                                                 lambda: self._annotated_classes(function)).items():
                 if name in untyped and types.get(name) is None:
                     types[name] = kind
+            # annotated as a NumPy array (`np.ndarray`, `npt.NDArray[np.float32]`): a host array where
+            # no call passes it a device array
+            for name, kind in self.project.memo("annotated arrays", function,
+                                                lambda: self._annotated_arrays(function)).items():
+                if name in untyped and name not in placed and types.get(name) is None:
+                    types[name] = kind
             read = self.project.memo("attributes read", function, lambda: attributes_read(function))
             receiver = receiver_of(function, frame)
             for name in untyped:
@@ -738,6 +777,16 @@ class ProjectCalls:
         arguments = function.args
         for arg in arguments.posonlyargs + arguments.args + arguments.kwonlyargs:
             kind = annotated_class(self.project, self.module, arg.annotation)
+            if kind is not None:
+                found[arg.arg] = kind
+        return found
+
+    def _annotated_arrays(self, function: FunctionNode) -> Dict[str, ArrayType]:
+        """The parameters annotated as NumPy arrays (``annotated_array``)."""
+        found: Dict[str, ArrayType] = {}
+        arguments = function.args
+        for arg in arguments.posonlyargs + arguments.args + arguments.kwonlyargs:
+            kind = annotated_array(self.module, arg.annotation) if arg.annotation is not None else None
             if kind is not None:
                 found[arg.arg] = kind
         return found
@@ -858,6 +907,48 @@ def annotated_class(project: Project, module: PyModule, annotation: Optional[ast
     if definition is None or definition[1].kind != "class":
         return None
     return instance(definition[0].path, definition[1].name)
+
+
+# the names NumPy's array class and its typing alias go by (not `ArrayLike`: lists and numbers too)
+_NUMPY_ARRAY_ANNOTATIONS = frozenset({"numpy.ndarray", "numpy.typing.NDArray"})
+
+
+def annotated_array(module: PyModule, annotation: ast.expr) -> Optional[ArrayType]:
+    """A host NumPy array, where ``annotation`` names NumPy's array class (``np.ndarray``,
+    ``npt.NDArray[np.float32]``, ``Optional[np.ndarray]``, ``np.ndarray | None``, as a string
+    too), with the element type ``NDArray[...]`` names where it is one NumPy type; else None."""
+    named = _annotated_name(annotation)
+    subscript = None
+    if named is None:
+        if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+            try:
+                annotation = ast.parse(annotation.value, mode="eval").body
+            except SyntaxError:
+                return None
+        if isinstance(annotation, ast.Subscript):  # `npt.NDArray[np.float32]`
+            subscript, named = annotation, annotation.value
+        else:
+            return None
+    if not isinstance(named, (ast.Name, ast.Attribute)):
+        return None
+    if module.dotted(named, Scope(module)) not in _NUMPY_ARRAY_ANNOTATIONS:
+        return None
+    dtype = None
+    if subscript is not None:
+        element = subscript.slice.elts[-1] if isinstance(subscript.slice, ast.Tuple) else subscript.slice
+        if isinstance(element, ast.Subscript):  # `np.dtype[np.float32]`
+            element = element.slice
+        text = module.dotted(element, Scope(module)) if isinstance(element, (ast.Name, ast.Attribute)) else None
+        if text and text.startswith("numpy."):
+            dtype = _NUMPY_ELEMENT_TYPES.get(text.rsplit(".", 1)[1])
+    return ArrayType(dtype, None, "C", "host", "numpy")
+
+
+# NumPy's scalar types as numba names them (what `NDArray[np.float32]` holds)
+_NUMPY_ELEMENT_TYPES = {"float32": "float32", "float64": "float64", "int8": "int8", "int16": "int16",
+                        "int32": "int32", "int64": "int64", "uint8": "uint8", "uint16": "uint16",
+                        "uint32": "uint32", "uint64": "uint64", "bool_": "boolean", "complex64": "complex64",
+                        "complex128": "complex128", "float16": "float16"}
 
 
 def _annotated_name(annotation: ast.expr) -> Optional[ast.expr]:

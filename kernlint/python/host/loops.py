@@ -14,7 +14,7 @@ from ...analysis.host import Event, Launch, Loop
 from ..static_types import ArrayType
 from ..syntax import PyModule
 from .frames import Frame, place_of
-from .names import indexed_items, names_read, rebinds, steady_shapes, target_names, whole_targets
+from .names import fixed_shapes, indexed_items, names_read, rebinds, steady_shapes, target_names, whole_targets
 
 
 
@@ -46,6 +46,7 @@ class LoopReader:
         if isinstance(node, ast.While):
             loop.deciding.update(names_read(node.test))
         loop.steady = steady_shapes(getattr(node, "body", []))
+        loop.fixed = fixed_shapes(getattr(node, "body", []))
         if loop.targets:
             loop.items = indexed_items(getattr(node, "body", []), loop.targets)
         if frame.function is not None and frame.loops == ():

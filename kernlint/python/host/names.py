@@ -138,6 +138,7 @@ def indexed_items(body, variables: Set[str]) -> Set[str]:
                     values.setdefault(name, []).append(None)
 
     def item(value) -> bool:
+        value = _same_shape_source(value)  # `cuda.to_device(X[k])`: the item, uploaded
         if not isinstance(value, ast.Subscript) or not isinstance(value.value, (ast.Name, ast.Attribute)):
             return False
         index = value.slice.elts if isinstance(value.slice, ast.Tuple) else [value.slice]
@@ -146,3 +147,82 @@ def indexed_items(body, variables: Set[str]) -> Set[str]:
             isinstance(i, ast.Name) or isinstance(i, ast.Slice) and i.lower is i.upper is i.step is None for i in index)
 
     return {name for name, assigned in values.items() if len(assigned) == 1 and item(assigned[0])}
+
+
+# functions that make an array of their first argument's shape (an upload, a copy), and methods
+# that give one of their object's shape (a copy, a cast)
+_SAME_SHAPE_FUNCTIONS = frozenset({"to_device", "asarray", "ascontiguousarray", "array", "copy"})
+_SAME_SHAPE_METHODS = frozenset({"copy", "astype"})
+
+
+def _same_shape_source(value: ast.AST) -> ast.AST:
+    """What an array made in the shape of another is made from, through uploads, copies and
+    casts (``cuda.to_device(X[k])``, ``X[k].astype(np.float32)``): ``X[k]``; else ``value``."""
+    while isinstance(value, ast.Call):
+        func = value.func
+        if isinstance(func, ast.Attribute) and func.attr in _SAME_SHAPE_METHODS and isinstance(
+                func.value, ast.Subscript):
+            value = func.value
+        elif (func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")) in _SAME_SHAPE_FUNCTIONS \
+                and value.args and not isinstance(value.args[0], ast.Starred):
+            value = value.args[0]
+        else:
+            break
+    return value
+
+
+# what allocates an array of a shape it is given, or of the shape of an array it is given (`_like`)
+_SHAPED_ALLOCATIONS = frozenset({"device_array", "pinned_array", "mapped_array", "managed_array", "empty", "zeros",
+                                 "ones", "full"})
+_LIKE_ALLOCATIONS = frozenset({"device_array_like", "pinned_array_like", "mapped_array_like", "empty_like",
+                               "zeros_like", "ones_like", "full_like"})
+
+
+def fixed_shapes(body) -> Set[str]:
+    """The names a loop's body binds only to arrays it allocates in a shape that is the same on
+    every iteration: a shape of literals and of names the body does not rebind (``sum_ =
+    cuda.device_array(1)``, ``x_1 = cuda.device_array((batch, 32))``), or made like such an
+    array or like one the body does not rebind (``mse = cuda.device_array_like(sum_)``)."""
+    values: dict = {}
+    for statement in body:
+        for node in ast.walk(statement):
+            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+                values.setdefault(node.targets[0].id, []).append(node.value)
+            else:
+                for name in rebinds(node) if not isinstance(node, ast.AugAssign) else whole_targets(node.target):
+                    values.setdefault(name, []).append(None)
+    rebound_here = set(values)
+
+    def invariant(expr: ast.AST) -> bool:
+        """Literals, names the body leaves alone, their ``.shape``/``.size``/``len``, arithmetic."""
+        for node in ast.walk(expr):
+            if isinstance(node, ast.Name) and node.id in rebound_here:
+                return False
+            if isinstance(node, ast.Attribute) and node.attr not in ("shape", "size", "ndim"):
+                return False
+            if isinstance(node, ast.Call) and not (isinstance(node.func, ast.Name) and node.func.id == "len"):
+                return False
+        return True
+
+    fixed: Set[str] = set()
+
+    def allocated_fixed(value) -> bool:
+        if not isinstance(value, ast.Call) or not value.args:
+            return False
+        func = value.func
+        name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+        first = value.args[0]
+        if name in _SHAPED_ALLOCATIONS:
+            return invariant(first)
+        if name in _LIKE_ALLOCATIONS and isinstance(first, ast.Name):
+            return first.id in fixed or first.id not in rebound_here
+        return False
+
+    changed = True
+    while changed:  # names made like other fixed names: until nothing more is added
+        changed = False
+        for name, assigned in values.items():
+            if name not in fixed and all(v is not None and allocated_fixed(v) for v in assigned):
+                fixed.add(name)
+                changed = True
+    return fixed

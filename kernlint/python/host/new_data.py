@@ -96,10 +96,6 @@ def _mark_transfer(facts: HostFacts, event: Event, bodies, functions) -> None:
             event.detail["new_data"] = True  # state the host updates on each call, uploaded on the next
         return
     loop = statement.loop.node
-    if isinstance(function, ast.Module):  # a script's loop: what its iteration computes, alone
-        if _computed_in_iteration(source, loop):
-            event.detail["new_data"] = True
-        return
     varying = _varying(facts, event, loop)
     source = _item_bound(loop, source)
     base = _text(_base(source))
@@ -527,8 +523,15 @@ def _written(loop: ast.stmt, base: str) -> bool:
 
 
 def _uploaded_before(function: ast.AST, loop: ast.stmt, base: str) -> bool:
+    """Whether the function uploads ``base`` (or a view or piece of it) outside the loop, before
+    it: the device may hold it already. (An upload after the loop, or one in an earlier loop
+    beside it, each of its batches, holds nothing for this one.)"""
     inside = {id(n) for n in ast.walk(loop)}
-    return any(id(node) not in inside and _text(_base(source)) == base
+    for other in _own(function.body):
+        if isinstance(other, (ast.For, ast.AsyncFor, ast.While)) and id(other) not in inside and id(
+                loop) not in {id(n) for n in ast.walk(other)}:
+            inside.update(id(n) for n in ast.walk(other))
+    return any(id(node) not in inside and node.lineno < loop.lineno and _text(_base(source)) == base
                for node in _own(function.body) if isinstance(node, ast.Call)
                for source in [_source(node)] if source is not None)
 

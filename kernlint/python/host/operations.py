@@ -16,7 +16,7 @@ import textwrap
 from typing import Callable, Dict, List, Optional, Set
 
 from ...analysis.host import Arg, Event, Launch
-from ..static_types import ArrayType, Opaque, TypeReader
+from ..static_types import ArrayType, Opaque, ScalarType, TypeReader
 from ..syntax import FunctionNode, PyModule, Scope, own_nodes
 from .frames import Frame, place_of
 from .frequency import constant_int
@@ -85,7 +85,7 @@ def host_operation(call: ast.Call, frame: Frame, module: PyModule, reader: TypeR
         into = next((ast.unparse(k.value) for k in call.keywords if k.arg == "to"), "") \
             if name == "numba.cuda.to_device" else ""
         return event("alloc", name, reads=reads, bare=bare, elements=sorted(element_reads(size)),
-                     shape_based=not copies, kept=kept(targets, frame, module), into=into,
+                     shape_based=not copies, kept=kept(targets, frame, module, reader), into=into,
                      shaped_like=shaped_like(call))
     if name in SYNCS:
         return event("sync", f"{name}()")
@@ -206,12 +206,21 @@ def _range_loop(loop: ast.AST, frame: Frame, module: PyModule) -> bool:
         module.dotted(loop.iter.func, frame.scope) == "builtins.range"
 
 
-def subscript_events(statement: ast.stmt, frame: Frame, module: PyModule, reader: TypeReader) -> List[Event]:
+def subscript_events(statement: ast.stmt, frame: Frame, module: PyModule, reader: TypeReader,
+                     element_reads: bool = True) -> List[Event]:
     """What indexing device arrays with host data, or by a boolean mask, costs in a statement
-    (its test, for an ``if``/``while``), in the order written:
+    (its test, for an ``if``/``while``), in the order Python runs it (what is read before
+    what is stored):
 
+    - ``d[0]`` read from a numba device array, one element: numba-cuda copies it to the host
+      and the host waits for it (``element_reads``: False inside a loop over the indices that
+      ``element_loop`` counts whole; ``float(d[0])`` is ``host_operation``'s);
     - ``d[idx] = vals`` with ``vals`` a NumPy array, into a CuPy or numba device array: a
       copy of ``vals`` to the device (a transfer, as ``cp.asarray(vals)``);
+    - ``d[idx] = value`` into a numba device array that has no stream of its own: numba-cuda's
+      setitem uploads a host value (a number, an array) into a new device array, launches an
+      assignment kernel on the default stream and synchronizes that stream before it returns
+      (the upload a transfer, the wait a blocking operation); CuPy's setitem does not wait;
     - ``d[idx]`` of a CuPy array with ``idx`` a NumPy array (fancy or boolean): the index is
       copied to the device first;
     - ``d[mask]`` read from a CuPy array with a boolean mask on the device (``d[d > 0]``):
@@ -220,8 +229,12 @@ def subscript_events(statement: ast.stmt, frame: Frame, module: PyModule, reader
     parts = [statement.test] if isinstance(statement, (ast.If, ast.While)) else [
         child for child in ast.iter_child_nodes(statement) if isinstance(child, ast.expr)]
     copied_back = set()  # subscripts a copy back takes whole: that copy is the event
+    converted = set()  # `float(d[0])`, `np.sqrt(d[0])`: the call is the event (``host_operation``)
+    read: List[Event] = []  # what the statement reads (Python evaluates it first)
     found: List[Event] = []
     place = lambda node: place_of(module.path, node)  # noqa: E731 - one line, three uses
+    assigned = sorted({n for t in getattr(statement, "targets", [getattr(statement, "target", None)])
+                       if t is not None for n in target_names(t)})
     for part in parts:
         nodes = list(_own_expressions(part))
         # an array is indexed through its name or attribute (`d[i]`, `self.d[i]`)
@@ -234,11 +247,18 @@ def subscript_events(statement: ast.stmt, frame: Frame, module: PyModule, reader
                 copied_back.add(id(sub.args[0]))
             elif isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and sub.func.attr == "get":
                 copied_back.add(id(sub.func.value))
+            if isinstance(sub, ast.Call) and any(isinstance(a, ast.Subscript) for a in sub.args):
+                name = module.dotted(sub.func, frame.scope) or ""
+                if name.startswith("numpy.") or name in ("builtins.float", "builtins.int", "builtins.bool"):
+                    converted.update(id(a) for a in sub.args)
         for sub in subscripts:
             whole = reader.type_of(sub.value)
             if not (isinstance(whole, ArrayType) and whole.where == "device"):
                 continue
             text = ast.unparse(sub)
+            # numba-cuda's own device array, without a stream of its own: its setitem and element
+            # reads run on the default stream and wait for it
+            synchronous = whole.library in ("numba", "") and not whole.stream
             if isinstance(sub.ctx, ast.Store) and isinstance(statement, (ast.Assign, ast.AugAssign)):
                 value = reader.type_of(statement.value)
                 if isinstance(value, ArrayType) and value.where == "host":
@@ -247,6 +267,26 @@ def subscript_events(statement: ast.stmt, frame: Frame, module: PyModule, reader
                                                "shape_based": False, "kept": "",
                                                "implicit": f"copies the host array `{ast.unparse(statement.value)}` "
                                                            f"into the device array `{ast.unparse(sub.value)}`"}))
+                elif isinstance(value, ScalarType) and synchronous and isinstance(statement, ast.Assign):
+                    found.append(Event("alloc", place(sub), frame.qualname, frame.loops, what=f"{text} = ...",
+                                       detail={"assigned": [], "reads": [], "bare": [], "elements": [],
+                                               "shape_based": False, "kept": "",
+                                               "implicit": f"writes the host value `{ast.unparse(statement.value)}` "
+                                                           f"into the device array `{ast.unparse(sub.value)}`: "
+                                                           f"numba-cuda uploads it into a new device array first"}))
+                if synchronous and isinstance(statement, ast.Assign):
+                    found.append(Event("sync", place(sub), frame.qualname, frame.loops, what=f"{text} = ...",
+                                       detail={"assigned": [], "setitem": True,
+                                               "reason": f"writes into the device array `{ast.unparse(sub.value)}`, "
+                                                         f"which has no stream of its own: numba-cuda launches an "
+                                                         f"assignment kernel on the default stream and synchronizes "
+                                                         f"it before returning"}))
+                continue
+            if isinstance(sub.ctx, ast.Load) and synchronous and element_reads and id(sub) not in converted and \
+                    isinstance(reader.type_of(sub), ScalarType):
+                # one element, read into Python: copied to the host, the host waiting for it
+                read.append(Event("copy-back", place(sub), frame.qualname, frame.loops, what=text,
+                                  detail={"assigned": assigned, "element": True}))
                 continue
             if whole.library != "cupy":
                 continue
@@ -268,7 +308,7 @@ def subscript_events(statement: ast.stmt, frame: Frame, module: PyModule, reader
                                    detail={"assigned": [], "reason": "selects by a boolean mask: CuPy reads the "
                                                                      "number of selected elements back to the host "
                                                                      "to size the result, a blocking wait"}))
-    return found
+    return read + found
 
 
 def _own_expressions(node: ast.AST):
@@ -729,9 +769,11 @@ def _pageable_value(value: ast.expr, frame: Frame, module: PyModule) -> bool:
 _ITERATING = {f"builtins.{name}" for name in ("sum", "list", "tuple", "max", "min", "any", "all", "sorted", "set")}
 
 
-def kept(targets: List[ast.expr], frame: Frame, module: PyModule) -> str:
+def kept(targets: List[ast.expr], frame: Frame, module: PyModule, reader: Optional[TypeReader] = None) -> str:
     """Where the array a statement (assigning to ``targets``) allocates outlives the
-    iteration, as the code writes it (``self.buf``, ``frames.append(out)``, ``return out``), or ""."""
+    iteration, as the code writes it (``self.buf``, ``frames.append(out)``, ``return out``), or "".
+    Written into an array (``out[i, :] = buf``, ``reader`` telling that ``out`` is one), its
+    data is copied and the buffer itself is not kept."""
     for target in targets:
         if isinstance(target, (ast.Attribute, ast.Subscript)):
             return ast.unparse(target)
@@ -751,6 +793,7 @@ def kept(targets: List[ast.expr], frame: Frame, module: PyModule) -> str:
                     and any(isinstance(a, ast.Name) and a.id in names for a in node.args[2:]):
                 return ast.unparse(node)
             if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name) and node.value.id in names \
-                    and any(isinstance(t, (ast.Attribute, ast.Subscript)) for t in node.targets):
+                    and any(isinstance(t, ast.Attribute) or isinstance(t, ast.Subscript) and not (
+                        reader is not None and isinstance(reader.type_of(t.value), ArrayType)) for t in node.targets):
                 return ast.unparse(node)
     return ""

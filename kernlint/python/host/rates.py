@@ -24,12 +24,13 @@ _TESTS = (ast.If, ast.While, ast.Assert)
 _ASSIGNS = (ast.Assign, ast.AnnAssign, ast.AugAssign)
 
 
-def attach(facts: HostFacts, tree: ast.Module, memo=None) -> None:
+def attach(facts: HostFacts, tree: ast.Module, memo=None, executed_elsewhere: bool = False) -> None:
     """Fill ``facts``' events' rates and loops' kinds from ``tree`` (the file they were read from).
-    ``memo(kind, node, compute)``: what is derived from the tree alone, kept (``Project.memo``)."""
+    ``memo(kind, node, compute)``: what is derived from the tree alone, kept (``Project.memo``);
+    ``executed_elsewhere``: another file of the project runs this one in its namespace."""
     if not facts.events and not facts.loops:
         return  # (a reading for another file's types: nothing runs, nothing to rate)
-    bodies = frequency.analyse_module(tree, facts.path, {e.function for e in facts.events})
+    bodies = frequency.analyse_module(tree, facts.path, {e.function for e in facts.events}, executed_elsewhere)
     loop_ids: Dict[tuple, int] = {(loop.function, loop.place.line): loop.id for loop in facts.loops.values()
                                   if loop.kind != "comprehension"}
     for qualname, body in bodies.items():
@@ -38,6 +39,11 @@ def attach(facts: HostFacts, tree: ast.Module, memo=None) -> None:
             if number is not None:
                 facts.loops[number].frequency, facts.loops[number].trips = loop.kind, loop.trips
     trips = {(qualname, loop.line): loop.trips for qualname, body in bodies.items() for loop in body.loops}
+    for qualname, body in bodies.items():
+        spans = [(loop.line, loop.node.end_lineno or loop.line) for loop in body.loops if qualname and any(
+            isinstance(node, (ast.Yield, ast.YieldFrom)) for node in frequency.syntax.own_nodes(loop.node.body))]
+        if spans:
+            facts.yielding[qualname] = spans  # a generator's loops that yield
     for event in facts.events:
         body = bodies.get(event.function)
         rate = body.rate_at(event.place.line) if body is not None else None
@@ -47,7 +53,8 @@ def attach(facts: HostFacts, tree: ast.Module, memo=None) -> None:
                                       None if level.kind == "body" else trips.get((event.function, level.line)),
                                       None if level.kind == "body" else loop_ids.get((event.function, level.line)))
                                 for level in rate.levels))
-        if event.kind in ("copy-back", "sync", "call") and _decides(body, event):
+        if event.kind in ("copy-back", "sync", "call") and not event.detail.get("setitem") and _decides(body, event):
+            # (a device setitem's wait is for no value: what its statement stores decides nothing)
             event.detail["decides"] = True
     functions = memo("functions and methods", tree, lambda: _functions(tree)) if memo else _functions(tree)
     _mark_reads(facts, functions, bodies, tree)

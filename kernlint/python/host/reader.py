@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import os
 from dataclasses import replace
 from typing import Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
@@ -111,6 +112,8 @@ class HostReader:
         self._passing_on = False
         self._variants = Variants(project, module, self.kernels, self, self._attrs.subclasses_here, MAX_VARIANT_DEPTH)
         self._calls_read: tuple = ({}, {}, {})  # the same three, as the pass being read finds them
+        # the module-level names the last pass bound to objects of the project's classes
+        self._objects_bound: Dict[str, object] = {}
         self._reads = 0  # the passes over the file so far
         self._flags = FlagSplits()  # what `if`s on one flag say of each other
         self._statements: List[ast.stmt] = []  # the statements being read, innermost last
@@ -140,6 +143,8 @@ class HostReader:
             self._module_frame = frame
             stored = repr(self._attrs.through_parameters)
             self.read_body(self.module.tree.body, frame)
+            self._objects_bound = {name: value for name, value in frame.env.items()
+                                   if instance_of(value) is not None}
             # (code that launches no kernel: its types matter to no launch; a helper below the
             # launch storing in the object it is handed is read again as well)
             if record and self._gpu_code and self._reads + 1 < MAX_READS and (repr(self._calls_read[0]) != repr(
@@ -189,7 +194,9 @@ class HostReader:
     def _read_statement(self, statement: ast.stmt, frame: Frame) -> None:
         if self._record and not self._variant and not self._types_only and isinstance(statement, _INDEXING):
             # `d_x[idx] = host_vals`, `d[mask]`: what indexing device arrays costs
-            self.facts.events.extend(subscript_events(statement, frame, self.module, self.types(frame)))
+            # (inside a loop over indices that reads device elements, that loop is the one event)
+            self.facts.events.extend(subscript_events(statement, frame, self.module, self.types(frame), not any(
+                id(outer) in self._element_loops for outer in self._statements)))
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
             for decorator in statement.decorator_list:
                 self._expr(decorator, frame)
@@ -589,6 +596,11 @@ class HostReader:
                 current.env[target.id] = appended(current.env[target.id], kind)
         elif is_self_attribute(target, frame):
             self._attrs.append((frame.owner, target.attr), kind)
+        elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
+            # `window.panels.append(Blur())` on an object of a class of this file: its list
+            where = instance_of(self.types(frame).type_of(target.value))
+            if where is not None and where[0] == self.module.path:
+                self._attrs.append((where[1], target.attr), kind)
 
     # -- expressions ----------------------------------------------------------------
 
@@ -756,6 +768,12 @@ class HostReader:
         if through is not None:  # `_timeit_fast(lambda: step(x))`: a helper times what the call passes
             self.facts.events.append(Event("timed", place_of(self.module.path, call), frame.qualname, frame.loops,
                                            what=str(through.pop("what")), detail={"assigned": [], **through}))
+        for path, method in self._calls.receiver_overrides(call, self.types(frame)):
+            # `panel.show(image)`, `show` a base's that calls `self.render`: the panel's own `render` counts here
+            where = {"path": path} if path != self.module.path else {}
+            # (called with what the base's method passes, not this call's arguments: its parameters stay unknown)
+            self.facts.events.append(Event("call", place_of(self.module.path, call), frame.qualname, frame.loops,
+                                           what=method, detail={"callee": method, **where}))
         callee = self._calls.callee(call, frame, self.types(frame))
         if callee is not None:
             # a parameter's default runs where a caller leaves it out: the call picks it, not the line
@@ -957,19 +975,33 @@ class HostReader:
                     return value
                 current = current.parent
             value = self._calls.imported(name)
+            if value is None and frame.function is not None and not want_dtype and name in self._objects_bound \
+                    and frame.scope.lookup(name)[1] is None:
+                # `f1 = Blur(...)` at the module's end, called as `f1.apply(x)` in a method read
+                # before it: a function runs once the module is, so the pass before knows the object
+                value = self._objects_bound.get(name)
             return value if value is not None and isinstance(value, str) == want_dtype else None
 
         def attribute(expr: ast.Attribute):  # `self.x` / `cls.x` in the class's methods
             return self._member(instance(self.module.path, frame.owner), expr.attr) if frame.owner else None
+
+        def attribute_dtype(expr: ast.Attribute):  # `dtype=self.dtype`: the dtype the class stores there
+            return self._calls.member(instance(self.module.path, frame.owner), expr.attr, dtype=True) \
+                if frame.owner else None
 
         def item(expr: ast.Subscript):  # `obj.attr["key"]`: what the code stores there
             key = keyed_item(expr)
             where = instance_of(reader.type_of(expr.value.value)) if key is not None else None
             return self._stored_through(where, key) if where is not None else None
 
-        reader = TypeReader(lambda e: self._dotted(e, frame), lookup, attribute, self._member,
-                            lambda call: self._calls.project_call(call, self.module, frame.scope, reader), item,
-                            lambda e: self._calls.named_class(e, frame.scope))
+        def project_call(call: ast.Call):
+            # `step_ = timer(step, verbose)` ... `out = step_(x)`: what `step(x)` returns
+            unwrapped = self.project.memo("unwrapped call", call, lambda: unwrapped_call(
+                call, frame.function, frame.scope, self.module, self.project))
+            return self._calls.project_call(unwrapped or call, self.module, frame.scope, reader)
+
+        reader = TypeReader(lambda e: self._dotted(e, frame), lookup, attribute, self._member, project_call, item,
+                            lambda e: self._calls.named_class(e, frame.scope), attribute_dtype)
         return reader
 
     def _dotted(self, expr: ast.AST, frame: Frame) -> Optional[str]:
@@ -1007,7 +1039,8 @@ def read_host(project: Project, module: PyModule, level: int = LEVELS) -> HostFa
             reader = HostReader(project, module, level)
             try:
                 facts = reader.read()
-                rates.attach(facts, module.tree, project.memo)  # how often each event runs
+                # how often each event runs
+                rates.attach(facts, module.tree, project.memo, _executed_elsewhere(project, module.path))
                 facts.elsewhere = lambda path: file_host_facts(project, path)
             except RecursionError:
                 raise
@@ -1039,6 +1072,18 @@ def _as_deep_as_below(project: Project, module: PyModule, level: int) -> Optiona
         if not same_uses(read_host(project, other, level - 1), read_host(project, other, level - 2), uses[path]):
             return None
     return below
+
+
+# what runs a file's text in the caller's own namespace (`exec(open(path).read())`, IPython's `%run -i`)
+_NAMESPACE_RUNNERS = ("exec", "execfile", "run_path", "run_line_magic")
+
+
+def _executed_elsewhere(project: Project, path: str) -> bool:
+    """Whether another file of the project names this one's stem and runs code in its own
+    namespace: the names this file reads may be that runner's."""
+    stem = os.path.basename(path).split(".")[0]
+    naming = set(project.files_naming(path, stem)) - {os.path.abspath(path)} if stem.isidentifier() else set()
+    return any(naming & set(project.files_naming(path, runner)) for runner in _NAMESPACE_RUNNERS) if naming else False
 
 
 def file_host_facts(project: Project, path: str) -> Optional[HostFacts]:

@@ -91,7 +91,8 @@ def computed_with(statement: ast.stmt, line: int, column: int) -> bool:
     for node in ast.walk(statement):
         for child in ast.iter_child_nodes(node):
             parents[id(child)] = node
-        if isinstance(node, ast.Call) and node.lineno == line and node.col_offset + 1 == column:
+        # (the copy is a call, or one element of a device array read: `d[0]`)
+        if isinstance(node, (ast.Call, ast.Subscript)) and node.lineno == line and node.col_offset + 1 == column:
             copy = node
     if copy is None or isinstance(statement, (ast.If, ast.While, ast.Assert)):
         return False  # not found, or a test: what decides is another fact
@@ -132,7 +133,8 @@ def _hands(call: ast.Call, line: int, column: int) -> bool:
         while isinstance(argument, ast.Call) and _passes(argument) and isinstance(argument.func, ast.Attribute) \
                 and getattr(argument.func.value, "lineno", 0) == line:
             argument = argument.func.value  # `d.copy_to_host().ravel()`: the copy itself
-        if isinstance(argument, ast.Call) and argument.lineno == line and argument.col_offset + 1 == column:
+        if isinstance(argument, (ast.Call, ast.Subscript)) and argument.lineno == line and \
+                argument.col_offset + 1 == column:
             return True
     return False
 

@@ -65,7 +65,8 @@ def _wrapped_names(body: ast.AST) -> dict:
 
 def _passes_through(function: FunctionNode) -> bool:
     """Whether every ``return`` of ``function`` gives back its first parameter, or a function
-    nested in it that calls that parameter (and does nothing else with it)."""
+    nested in it that calls that parameter (and does nothing else with it), or one of the two
+    as a condition picks (``return run if enabled else func``)."""
     params = function.args.posonlyargs + function.args.args
     if not params:
         return False
@@ -74,8 +75,11 @@ def _passes_through(function: FunctionNode) -> bool:
     returns = [n for n in own_nodes(function) if isinstance(n, ast.Return)]
     if not returns:
         return False
-    for node in returns:
-        value = node.value
+    values = [node.value for node in returns]
+    while any(isinstance(value, ast.IfExp) for value in values):
+        values = [part for value in values for part in (
+            (value.body, value.orelse) if isinstance(value, ast.IfExp) else (value,))]
+    for value in values:
         if not isinstance(value, ast.Name):
             return False
         if value.id == name:

@@ -17,7 +17,7 @@ from ..syntax import Binding, KernelDef, PyModule, Scope, bound_item, exports
 from .class_constants import StaticClass
 from .device_arrays import _CUPY_SCALARS, _cupy_scalars
 from .namespaces import Namespaces
-from .runtime import run_source
+from .runtime import RunSource, run_source
 from .standins import Standins
 from .unresolved import MISSING, Unresolved, _hint_constant, _known
 from .user_modules import UserModule, _source_of
@@ -88,6 +88,12 @@ class GlobalResolver:
             starred = self._star_imported(module, name, line, set())
             if starred is not MISSING:
                 return starred
+            generated = self._generated_star(module)
+            if generated is not None:  # only the run decides it: a kernel may take a stand-in
+                failed = Unresolved(name, module.path, line, f"can only come from {generated.said}, "
+                                    "which only the run decides", _hint_constant(module, name))
+                failed.runtime = generated
+                raise failed
             if self._defined_nowhere(module, name):
                 raise Unresolved(name, module.path, line, "is not defined in this module or by its imports, and no "
                                  "code sets it at run time: numba stops on it too (NameError)")
@@ -145,6 +151,26 @@ class GlobalResolver:
                 if owner is None or not self._defined_nowhere(owner, name, seen):
                     return False  # a star import kernlint does not read may give it
         return True
+
+    def _generated_star(self, module: PyModule) -> Optional[RunSource]:
+        """``from pkg.env_config import *`` where ``pkg`` is the project's own package and
+        ``env_config`` is in no checkout: a module the project writes before it runs (from a
+        template, for the run's sizes), the only star import kernlint cannot read; what it
+        binds only the run decides. None where another unread star import (a library's) may
+        bind the name too, or where every star import is read."""
+        generated = None
+        for node in ast.walk(module.tree):  # (module level, in a `try` too: Python allows no other)
+            if not (isinstance(node, ast.ImportFrom) and any(alias.name == "*" for alias in node.names)):
+                continue
+            target = module.absolute_module(node.module or "", node.level)
+            if not target or self.settings.is_safe(target) or self.project.find(target, module):
+                continue
+            package = target.rpartition(".")[0]
+            if not package or not self.project.find(package, module) or generated is not None:
+                return None  # a library's star import, or two the project makes: not one source
+            generated = RunSource(f"from {target} import *", "a module the project writes at run time "
+                                  f"(`{target}` is not in the project)", False)
+        return generated
 
     def _star_imported(self, module: PyModule, name: str, line: int, seen: Set[str]) -> Any:
         """``from .constants import *``: a name the module binds nowhere else, from the last

@@ -116,6 +116,33 @@ _OPENCV_SAME = frozenset({"resize", "GaussianBlur", "blur", "medianBlur", "bilat
                           "rotate", "warpAffine", "warpPerspective", "remap", "copyMakeBorder", "erode", "dilate",
                           "morphologyEx", "equalizeHist", "pyrDown", "pyrUp", "transpose"})
 
+# scikit-image's image functions (NumPy in, NumPy out: scikit-image makes host arrays whatever it is
+# given), by the element type each gives ("" that of its input, None unknown) and its rank ("same"
+# as its input's, "less" one less: a colour image made grey, None unknown)
+_SKIMAGE_IMAGES = {
+    "feature.canny": ("boolean", "same"),
+    "color.rgb2gray": ("float64", "less"), "color.rgba2rgb": ("float64", "same"), "color.gray2rgb": (None, None),
+    "color.rgb2hsv": ("float64", "same"), "color.hsv2rgb": ("float64", "same"), "color.rgb2lab": ("float64", "same"),
+    "img_as_float": ("float64", "same"), "img_as_float64": ("float64", "same"), "img_as_float32": ("float32", "same"),
+    "img_as_ubyte": ("uint8", "same"), "img_as_uint": ("uint16", "same"), "img_as_int": ("int16", "same"),
+    "img_as_bool": ("boolean", "same"),
+    "transform.resize": ("float64", "same"), "transform.rescale": (None, "same"), "transform.rotate": ("float64", "same"),
+    "transform.warp": ("float64", "same"), "transform.downscale_local_mean": ("float64", "same"),
+    "filters.gaussian": ("float64", "same"), "filters.sobel": ("float64", "same"), "filters.median": ("", "same"),
+    "filters.laplace": ("float64", "same"), "filters.prewitt": ("float64", "same"), "filters.scharr": ("float64", "same"),
+    "exposure.equalize_hist": ("float64", "same"), "exposure.rescale_intensity": ("", "same"),
+    "exposure.equalize_adapthist": ("float64", "same"),
+    "morphology.binary_erosion": ("boolean", "same"), "morphology.binary_dilation": ("boolean", "same"),
+    "morphology.binary_opening": ("boolean", "same"), "morphology.binary_closing": ("boolean", "same"),
+    "morphology.skeletonize": ("boolean", "same"), "morphology.erosion": ("", "same"),
+    "morphology.dilation": ("", "same"),
+    "util.random_noise": ("float64", "same"), "util.invert": ("", "same"),
+    # the sample images: colour or grey, 8-bit
+    "data.camera": ("uint8", None), "data.chelsea": ("uint8", None), "data.astronaut": ("uint8", None),
+    "data.coins": ("uint8", None), "data.moon": ("uint8", None), "data.coffee": ("uint8", None),
+    "data.horse": ("boolean", None), "data.checkerboard": ("uint8", None),
+}
+
 
 class LibraryCalls:
     """The types of what the array libraries' calls make: NumPy, CuPy and their ``random`` and
@@ -415,6 +442,25 @@ class LibraryCalls:
             return ArrayType(given.dtype, None, "C", "host", "numpy")
         return None
 
+    def scikit_image(self, name: str, expr: ast.Call) -> Type:
+        """What a scikit-image function of ``_SKIMAGE_IMAGES`` gives (``skimage.feature.canny(img)``):
+        a host NumPy array, its elements and rank as the table says of its input's; None for the
+        package's other functions (thresholds are numbers, some give tuples)."""
+        path = name[len("skimage."):]
+        path = path[len("util."):] if path.startswith("util.img_as_") else path  # (`img_as_*` are re-exported)
+        known = _SKIMAGE_IMAGES.get(path)
+        if known is None:
+            return None
+        dtype, rank = known
+        given = _not_none(self.reader.type_of(expr.args[0])) if expr.args else None
+        given = given if isinstance(given, ArrayType) else None
+        if dtype == "":
+            dtype = given.dtype if given is not None else None
+        ndim = None
+        if given is not None and given.ndim is not None and rank is not None:
+            ndim = given.ndim - (1 if rank == "less" else 0)
+        return ArrayType(dtype, ndim if ndim is None or ndim > 0 else None, "C", "host", "numpy")
+
     def torch_factory(self, function: str, expr: ast.Call, keywords) -> Type:
         """A PyTorch tensor: an array numba sees through ``__cuda_array_interface__`` when it
         is on a CUDA device (``device="cuda"``); on the CPU (numba cannot launch on it) until
@@ -490,6 +536,12 @@ class LibraryCalls:
         return None
 
     def cuda_call(self, function: str, expr: ast.Call, keywords) -> Type:
+        made = self._cuda_call(function, expr, keywords)
+        if isinstance(made, ArrayType) and made.where == "device" and _on_a_stream(function, expr, keywords):
+            return replace(made, stream=True)
+        return made
+
+    def _cuda_call(self, function: str, expr: ast.Call, keywords) -> Type:
         args = expr.args
         explicit = self.reader.dtype(keywords.get("dtype"))
         if function in ("to_device", "as_cuda_array", "from_cuda_array_interface"):
@@ -646,3 +698,18 @@ def _reduced(function: str, base: ArrayType) -> Type:
     if base.where == "device":  # CuPy: a 0-d array that stays on the device
         return ArrayType(dtype, 0, "C", "device")
     return ScalarType(dtype)
+
+
+# where numba-cuda's array makers take a stream positionally: to_device(obj, stream, ...),
+# device_array(shape, dtype, strides, order, stream), device_array_like(ary, stream)
+_STREAM_POSITION = {"to_device": 1, "device_array": 4, "device_array_like": 1}
+
+
+def _on_a_stream(function: str, expr: ast.Call, keywords) -> bool:
+    """Whether a numba-cuda array maker is given a stream (not the literal 0 or None, which
+    mean the default stream): the array it makes keeps that stream for its own operations."""
+    given = keywords.get("stream")
+    position = _STREAM_POSITION.get(function)
+    if given is None and position is not None and len(expr.args) > position:
+        given = expr.args[position]
+    return given is not None and not (isinstance(given, ast.Constant) and given.value in (0, None, False))

@@ -153,7 +153,8 @@ class TypeReader:
     ``lookup(name)`` gives a local or module-level name's type; both come from the host
     reader, which walks the statements in order."""
 
-    def __init__(self, dotted, lookup, attribute=None, member=None, construct=None, item=None, code=None):
+    def __init__(self, dotted, lookup, attribute=None, member=None, construct=None, item=None, code=None,
+                 attribute_dtype=None):
         self.dotted = dotted
         self.lookup = lookup
         self.attribute = attribute or (lambda expr: None)  # self.x -> its type
@@ -165,6 +166,8 @@ class TypeReader:
         self.item = item or (lambda expr: None)
         # a name (or `package.Name`) of a class of the project -> that class held as a value
         self.code = code or (lambda expr: None)
+        # `self.x` / `cls.x` -> the name of the dtype the class stores there (`self.dtype = np.float32`)
+        self.attribute_dtype = attribute_dtype or (lambda expr: None)
         # node -> its type, while one expression is read (`memoised`): an operator types its
         # operands for its method lookup and again for its arithmetic, which without this
         # doubles the work at every nesting level of a long expression
@@ -199,12 +202,20 @@ class TypeReader:
                 return dtype_name(attr)
         if isinstance(expr, ast.Attribute) and expr.attr == "dtype":
             inner = self.type_of(expr.value)
-            return inner.dtype if isinstance(inner, ArrayType) else None
+            if isinstance(inner, ArrayType):
+                return inner.dtype  # (else `self.dtype`, an attribute naming one: below)
         if isinstance(expr, ast.Name):
             value = self.lookup(expr.id, want_dtype=True)
             if isinstance(value, str):
                 return value
             held = self.lookup(expr.id)  # a parameter every call passes one dtype's name to
+            if isinstance(held, StrType) and len(held.values) == 1:
+                return dtype_name(next(iter(held.values)))
+        if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id in ("self", "cls"):
+            held = self.attribute_dtype(expr)  # `dtype=self.dtype`: the one dtype the class stores there
+            if held is not None:
+                return held
+            held = self.type_of(expr)  # `self.dtype = "float32"`
             if isinstance(held, StrType) and len(held.values) == 1:
                 return dtype_name(next(iter(held.values)))
         return None
@@ -430,7 +441,8 @@ class TypeReader:
                 return value if value is not None and isinstance(value, str) == want_dtype else None
             return outer(name, want_dtype=want_dtype)
 
-        return TypeReader(self.dotted, lookup, self.attribute, self.member, self.construct, code=self.code)
+        return TypeReader(self.dotted, lookup, self.attribute, self.member, self.construct, code=self.code,
+                          attribute_dtype=self.attribute_dtype)
 
     def _library_function(self, expr: ast.expr) -> Type:
         """``cuda.pinned_array`` or ``np.empty`` named, not called: the function, where calling
@@ -560,6 +572,8 @@ class TypeReader:
             return LibraryCalls(self).torch_factory(function, expr, keywords)
         if name in IMAGE_READERS or module == "cv2":
             return LibraryCalls(self).image(name, expr)
+        if name.startswith("skimage."):
+            return LibraryCalls(self).scikit_image(name, expr)
         if name.startswith("numba.cuda."):
             made = LibraryCalls(self).cuda_call(function, expr, keywords)
             if made is None:

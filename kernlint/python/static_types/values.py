@@ -22,6 +22,9 @@ class ArrayType:
     layout: str = "C"  # C | F | A
     where: str = "host"  # host | device | mapped (pinned host memory counts as host)
     library: str = ""  # numpy | cupy | torch | numba ("" unknown): whose array object it is
+    # a numba device array made on a stream of its own (`cuda.device_array(n, stream=s)`): its
+    # setitem and element reads run on that stream and do not synchronize the default one
+    stream: bool = False
 
     @property
     def text(self) -> Optional[str]:

@@ -19,7 +19,8 @@ a function's (or a module's) syntax tree and gives
   loop too: ``if t < t_stim:`` holds on a run of steps, each of them), ``periodic``
   (a modulo or counter gate), ``event`` (a flag or state test the branch itself flips, a
   test that holds on one iteration, an exception handler), ``leaving`` (followed by
-  ``return``/``break``/``raise``) or ``unknown``;
+  ``return``/``break``/``raise``), ``never`` (after the statement where the module's top level
+  stops with a ``NameError``, or in a function only such code calls: ``stops``) or ``unknown``;
 - through calls, a :class:`Rate` that composes: a callee's statement runs at its call
   site's rate followed by its own (``site.through(inner)``).
 
@@ -34,8 +35,8 @@ is silent: a rule reports only :attr:`Rate.every_step`.
 The parts: ``reading`` walks a body in statement order (``analyse``) or every body of a
 module (``analyse_module``); ``kinds`` decides a loop's kind; ``places`` a statement's place
 from the branches on the way to it; ``changes`` what a loop's body assigns (counters, clocks);
-``facts`` holds what the reading gives (:class:`Frequency`, :class:`Rate`); ``syntax`` the
-syntax they share. Nothing here imports kernlint: it is a pure reading of Python's ``ast``.
+``stops`` where a module's top level stops (``NameError``); ``facts`` holds what the reading
+gives (:class:`Frequency`, :class:`Rate`); ``syntax`` the syntax they share. Nothing here imports kernlint: it is a pure reading of Python's ``ast``.
 """
 
 from .facts import LOOP_KINDS, PLACES, Context, Frequency, Level, Loop, Rate, Statement

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Dict, Iterator, List, Optional, Tuple
 
 LOOP_KINDS = ("step", "search", "sweep", "setup", "few", "benchmark", "verify", "unknown")
-PLACES = ("every", "periodic", "event", "leaving", "unknown")
+PLACES = ("every", "periodic", "event", "leaving", "unknown", "never")
 
 
 @dataclass(frozen=True)
@@ -25,6 +25,10 @@ class Context:
     # parameters whose default is a count of 0 or 1 (`time_steps=1`): a count callers pass, not a
     # handful the code states
     called_counts: Tuple[str, ...] = ()
+    # the module's functions and methods (by name) whose every `return` gives True or False: what
+    # such a call says in a `while`'s test is whether there is more to do (`while video.update():`)
+    flag_returns: Tuple[str, ...] = ()
+    never: str = ""  # why the body never runs ("" if it may: `stops`)
 
 
 
@@ -72,7 +76,10 @@ class Rate:
         """The step loop on each of whose iterations the statement runs, if there is one:
         from the innermost loop outwards every level must be ``every``; loops of pieces
         (``sweep``, ``few``) inside a step run on each step; ``search``, ``setup``, ``verify``
-        and ``unknown`` stop the walk (unknown is silent)."""
+        and ``unknown`` stop the walk (unknown is silent); code that never runs (a level
+        ``never``, at any depth: the call that leads to the loop) has none."""
+        if not self.runs:
+            return None
         for level in reversed(self.levels):
             if level.place != "every":
                 return None
@@ -85,6 +92,11 @@ class Rate:
     @property
     def every_step(self) -> bool:
         return self.step_loop is not None
+
+    @property
+    def runs(self) -> bool:
+        """False for what never runs (a level ``never`` on the way)."""
+        return all(level.place != "never" for level in self.levels)
 
 
 

@@ -31,6 +31,11 @@ _TO_DEVICE = {"to_device", "asarray", "array", "copy_to_device", "device_array",
               "zeros", "ones", "empty_like", "zeros_like", "from_numpy", "pinned_array", "mapped_array"}
 # iterating these visits files
 _FILES = {"glob", "iglob", "rglob", "listdir", "scandir", "walk", "iterdir"}
+# what reads a file's records into arrays (NumPy, h5py, SciPy, pandas, imaging, pickle, JSON)
+_READERS = {"load", "loadtxt", "genfromtxt", "fromfile", "loadmat", "memmap", "File", "read_csv", "read_hdf",
+            "read_parquet", "read_pickle", "read_table", "read_excel", "imread", "open"}
+# a file's name: no spaces, an extension
+_FILE_NAME = re.compile(r"^[^\s{}]+\.[A-Za-z][A-Za-z0-9]{0,5}$")
 # calls that split one array into pieces: `np.array_split(x, 8)`
 _SPLITS = {"array_split", "split", "hsplit", "vsplit", "dsplit"}
 # calls that select a GPU: a loop whose variable reaches one is a loop over devices
@@ -60,6 +65,10 @@ _COMPARISONS = {"allclose", "array_equal", "array_equiv", "isclose"}
 # `from numpy.testing import assert_allclose`: numpy.testing's assertions called bare
 _TESTING_ASSERTS = {"assert_allclose", "assert_array_equal", "assert_array_almost_equal", "assert_almost_equal",
                     "assert_equal", "assert_array_less", "assert_array_max_ulp", "assert_array_almost_equal_nulp"}
+# what polls the keyboard between frames (OpenCV's windows): a key pressed ends a frame loop
+_KEY_POLLS = {"waitKey", "waitKeyEx", "pollKey"}
+# what only waits (a loop doing nothing else polls a flag, it does no work of its own)
+_WAITS = {"synchronize", "sleep", "wait", "join", "pause"}
 # how many statements before and after a loop a clock read times it
 _TIMED_WITHIN = 3
 
@@ -100,8 +109,8 @@ class LoopKinds:
             return "few", f"{trips} iterations (`{short_text(self.node.iter)}`): a few, not steps", trips
         if self.is_for and isinstance(self.node.iter, (ast.List, ast.Tuple, ast.Set)):
             return "sweep", f"a fixed list of {len(self.node.iter.elts)} values", trips
-        for check in (self._parts, self._configurations, self._measured, self._steps, self._runs, self._named,
-                      self._launched_items):
+        for check in (self._parts, self._configurations, self._measured, self._steps, self._runs, self._records,
+                      self._named, self._launched_items):
             found = check()
             if found:
                 return found[0], found[1], trips
@@ -208,17 +217,94 @@ class LoopKinds:
             for name in names_read_in_order(test):
                 if name not in facts.changed:
                     continue
-                if name in facts.counters or name in timing or name in self.variables or name in requests:
+                if name in facts.counters or name in timing or name in self.variables or name in requests or \
+                        name in self._input_flags():
                     continue
                 return "search", f"`{name}`, computed in the loop, decides whether it goes on (`{short_text(test)}`)"
             for call in calls_in(test):
                 callee = dotted_name(call.func).rsplit(".", 1)[-1]
-                if callee not in CLOCKS and callee not in ARITHMETIC:
+                if callee not in CLOCKS and callee not in ARITHMETIC and callee != "ord" and \
+                        not self._more_input(call, test):
                     return "search", f"`{short_text(call)}` decides whether it goes on"
             element = self._element_written(test)
             if element:
                 return "search", element
         return None
+
+    def _more_input(self, call: ast.Call, test: ast.AST) -> bool:
+        """A call in a ``while``'s own test that only says whether there is another item: a
+        function of the module that returns True or False and nothing else (``while
+        video.update():``, the frame's work done in it), or a capture's ``isOpened()``,
+        ``grab()`` or ``read()[0]`` (OpenCV's success flag), on an object the loop does not
+        rebind and given nothing the loop computes. A computed value it returns (``while not
+        converged(d_x):``) still decides as a search."""
+        func = call.func
+        if dotted_name(func).rsplit(".", 1)[-1] in _KEY_POLLS and not (names_read(call) & self.facts.changed):
+            return True  # `if cv2.waitKey(1) == ord("q"): break`: the user asks to stop
+        if not isinstance(self.node, ast.While) or not any(c is call for c in calls_in(self.node.test)):
+            return False
+        owner = dotted_name(func.value) if isinstance(func, ast.Attribute) else ""
+        if owner in self.facts.changed or any(names_read(a) & self.facts.changed
+                                              for a in list(call.args) + [k.value for k in call.keywords]):
+            return False
+        name = dotted_name(func).rsplit(".", 1)[-1]
+        if name in self.context.flag_returns:
+            return True
+        if not owner or call.args:
+            return False
+        flagged = name in ("isOpened", "grab") or name == "read" and any(
+            isinstance(sub, ast.Subscript) and sub.value is call and int_value(sub.slice, {}) == 0 for sub in ast.walk(test))
+        return flagged
+
+    def _input_flags(self) -> Set[str]:
+        """Names the loop binds only to a capture's success flag (``ok, image = capture.read()``,
+        ``ok = capture.grab()``, the capture neither rebound in the loop nor given anything):
+        whether another frame came, not a value of the work."""
+        found: Dict[str, bool] = {}
+        for sub in own_nodes(self.node.body):
+            if not isinstance(sub, ast.Assign):
+                continue
+            value = sub.value
+            capture = isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and not value.args \
+                and not value.keywords and dotted_name(value.func.value) not in self.facts.changed | {""}
+            for target in sub.targets:
+                if isinstance(target, ast.Tuple) and target.elts and isinstance(target.elts[0], ast.Name):
+                    found[target.elts[0].id] = found.get(target.elts[0].id, True) and capture and \
+                        value.func.attr == "read" and len(target.elts) == 2
+                elif isinstance(target, ast.Name):
+                    found[target.id] = found.get(target.id, True) and capture and value.func.attr == "grab"
+        return {name for name, flag in found.items() if flag}
+
+    def _more_input_test(self) -> str:
+        """A ``while`` whose deciding tests read nothing the loop computes: calls that say whether
+        there is another item (``_more_input``), a capture's success flag (``_input_flags``) and
+        flags the loop never sets, or sets only when asked to stop (``while self.running:``,
+        ``while video.update():``, ``while True: ok, image = capture.read(); if not ok: break``):
+        a frame loop, one item each."""
+        node = self.node
+        if not isinstance(node, ast.While):
+            return ""
+        tests = self._deciding_tests()
+        if not tests:
+            return ""
+        free = self._stop_requests() | self._input_flags()
+        calls = [c for t in tests for c in calls_in(t)
+                 if dotted_name(c.func).rsplit(".", 1)[-1] not in ("ord", "len")]
+        if any(not self._more_input(c, node.test) for c in calls):
+            return ""
+        called = {dotted_name(c.func) for c in calls} | {
+            dotted_name(c.func.value) for c in calls if isinstance(c.func, ast.Attribute)}
+        read = {n for t in tests for n in names_read(t) if n not in called}
+        if read & (self.facts.changed - free):
+            return ""
+        if not calls and not read:
+            return ""
+        if not [c for t in tests if t is node.test for c in calls_in(t)] and not any(
+                isinstance(sub, ast.Call) and dotted_name(sub.func).rsplit(".", 1)[-1] not in _WAITS
+                for sub in own_nodes(node.body)):
+            return ""  # `while self.running: time.sleep(0.1)`: it waits for the flag, no work of its own
+        return (f"a frame loop: `{short_text(tests[0])}` says whether there is another item, not what the loop "
+                f"computes")
 
     def _generations(self) -> str:
         """A ``for`` over many iterations (not a handful) whose launches share device arrays the
@@ -590,6 +676,9 @@ class LoopKinds:
                 if bound is not None:
                     return "few", f"a counter up to {bound} ends it (`{short_text(node.test)}`)"
                 return "step", "a counter or a clock ends it"
+            frames = self._more_input_test()
+            if frames:
+                return "step", frames
         carried = self._carried()
         if carried:
             return "step", f"`{carried}` is carried from one iteration to the next"
@@ -620,6 +709,28 @@ class LoopKinds:
                     k.arg in _FRAME_RATES for k in sub.keywords)):
                 return "step", (f"frames of one animation: each iteration adds to `{sorted(given)[0]}`, which "
                                 f"`{short_text(sub.func)}` makes into a video after the loop")
+        return None
+
+    def _records(self):
+        """Where nothing shows steps: a ``for`` over records read from a file (what it iterates
+        comes, through the names bound before the loop, from a reader, ``np.load``, ``h5py.File``,
+        or from a call given a file's name, ``TrajectoryIO("run.h5").read()``): a sweep over saved
+        records (configurations, samples), each visited once."""
+        if not self.is_for:
+            return None
+        before = list(own_nodes(self.around[0]))
+        values: Dict[str, List[ast.expr]] = {}
+        for node in before:
+            if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+                for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                    for name in assigned_names(target):
+                        values.setdefault(name, []).append(node.value)
+            elif isinstance(node, (ast.With, ast.AsyncWith)):  # `with h5py.File(path) as saved:`
+                for item in node.items:
+                    for name in assigned_names(item.optional_vars) if item.optional_vars is not None else ():
+                        values.setdefault(name, []).append(item.context_expr)
+        if _read_from_file(self.node.iter, values, set()):
+            return "sweep", f"records read from a file: `{short_text(self.node.iter)}`"
         return None
 
     def _named(self):
@@ -665,6 +776,45 @@ class LoopKinds:
         if isinstance(self.node, ast.While):
             return f"nothing shows that `{short_text(self.node.test)}` repeats the same work"
         return f"nothing shows that `{short_text(self.node.iter)}` repeats the same work: no state carried"
+
+
+def _read_from_file(data: ast.AST, values: Mapping[str, List[ast.expr]], seen: Set[str]) -> bool:
+    """Whether ``data`` (what a loop iterates) is a file's records: a reader's result, a call
+    given a file's name, or a piece, a view or a method's result of one, through the names
+    ``values`` binds (a ``range`` over a count is not the records)."""
+    if isinstance(data, (ast.Subscript, ast.Attribute, ast.Starred)):
+        return _read_from_file(data.value, values, seen)
+    if isinstance(data, ast.Name):
+        if data.id in seen:
+            return False
+        seen.add(data.id)
+        return any(_read_from_file(value, values, seen) for value in values.get(data.id, []))
+    if not isinstance(data, ast.Call):
+        return False
+    name = dotted_name(data.func).rsplit(".", 1)[-1]
+    if name in _READERS or any(_names_file(a, values) for a in list(data.args) + [k.value for k in data.keywords]):
+        return True
+    if name in ("enumerate", "zip", "reversed", "sorted", "list", "tuple", "iter"):
+        return any(_read_from_file(a, values, seen) for a in data.args)
+    return isinstance(data.func, ast.Attribute) and _read_from_file(data.func.value, values, seen)
+
+
+def _names_file(argument: ast.AST, values: Mapping[str, List[ast.expr]]) -> bool:
+    """A file's name: a string literal with an extension (``"run.h5"``, ``f"{out}/run.h5"``,
+    ``os.path.join(folder, "run.h5")``), or a name bound to one."""
+    if isinstance(argument, ast.Constant) and isinstance(argument.value, str):
+        return bool(_FILE_NAME.match(argument.value))
+    if isinstance(argument, ast.JoinedStr) and argument.values:
+        last = argument.values[-1]
+        return isinstance(last, ast.Constant) and isinstance(last.value, str) and bool(
+            _FILE_NAME.match(last.value.rsplit("/", 1)[-1]))
+    if isinstance(argument, ast.Call) and dotted_name(argument.func).rsplit(".", 1)[-1] in ("join", "Path") and \
+            argument.args:
+        return _names_file(argument.args[-1], values)
+    if isinstance(argument, ast.Name):
+        bound = values.get(argument.id, [])
+        return len(bound) == 1 and not isinstance(bound[0], ast.Name) and _names_file(bound[0], values)
+    return False
 
 
 def _leading_word(name: str) -> str:

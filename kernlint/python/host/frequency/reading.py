@@ -15,6 +15,7 @@ from .changes import Changes
 from .facts import Context, Frequency, Loop, Statement
 from .kinds import LoopKinds, trips
 from .places import Guard, catch_up
+from .stops import Stop, module_stop
 from .syntax import LOOPS, SCOPES, dotted_name, ends_with_exit, int_value, own_nodes, short_text
 
 # constructors and test fixtures' set-up: run once, before the work
@@ -26,10 +27,12 @@ _WARM_UP = {"compile", "warmup", "warm_up", "precompile", "prepare", "setup", "i
 Body = Union[ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, Sequence[ast.stmt]]
 
 
-def analyse(body: Body, context: Context = Context()) -> Frequency:
+def analyse(body: Body, context: Context = Context(), stop: Optional[Stop] = None) -> Frequency:
     """Loops and statement places of a function, a module or a list of statements; a function
     an animation or window driver calls once per frame (``context.frame``) is the body of a
-    step loop of its own, at its ``def`` line."""
+    step loop of its own, at its ``def`` line. ``stop``: where a module's top level stops
+    (``stops.module_stop``): what follows never runs. A body that never runs
+    (``context.never``) has every statement ``never``."""
     function = body if isinstance(body, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
     whole = isinstance(body, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef))
     statements = list(body.body) if whole else list(body)  # type: ignore[union-attr]
@@ -40,6 +43,8 @@ def analyse(body: Body, context: Context = Context()) -> Frequency:
         context = replace(context, called_counts=tuple(sorted(name for name, value in defaults.items() if value <= 1)))
         constants.update(_comprehensions(statements, constants))
     reader = _Reader(context, constants, function.lineno if function is not None else 0, statements)
+    if stop is not None and function is None:
+        reader.never = {number: stop.reason() for number in stop.never}
     if function is not None and context.frame:
         frames = Loop(function, "step", context.frame)
         reader.frequency.add_loop(frames)
@@ -78,14 +83,43 @@ def _single_frame(call: ast.Call) -> bool:
     return isinstance(frames, ast.Constant) and isinstance(frames.value, int) and frames.value <= 1
 
 
+# what calls a function once, later: a function that hands itself to one of these in its own body
+# runs again and again, one frame each (Tk's `widget.after(10, self.update)`, Qt's
+# `QTimer.singleShot(10, self.tick)`, `threading.Timer(0.1, poll).start()`, asyncio's
+# `loop.call_later(0.1, self.tick)`); the index of the argument that hands it over
+_RESCHEDULERS = {"after": 1, "after_idle": 0, "singleShot": -1, "Timer": 1, "call_later": 1, "call_soon": 0,
+                 "call_at": 1}
+
+
+def _rescheduled(function: ast.AST, call: ast.Call) -> bool:
+    """``call``, in ``function``'s own body, hands ``function`` itself to a one-shot timer
+    (``self.after(10, self.update)`` in ``update``, ``Timer(1.0, poll)`` in ``poll``)."""
+    parts = dotted_name(call.func).split(".")
+    if parts[-1] not in _RESCHEDULERS or (parts[-1] == "Timer" and any(k.arg == "connect" for k in call.keywords)):
+        return False
+    index = _RESCHEDULERS[parts[-1]]
+    handed = call.args[index] if -len(call.args) <= index < len(call.args) else next(
+        (k.value for k in call.keywords if k.arg in ("function", "callback", "func")), None)
+    name = getattr(function, "name", "")
+    return (isinstance(handed, ast.Name) and handed.id == name) or (
+        isinstance(handed, ast.Attribute) and isinstance(handed.value, ast.Name) and handed.value.id == "self"
+        and handed.attr == name)
+
+
 def frame_callbacks(tree: ast.Module) -> Dict[int, str]:
     """The functions (by ``id`` of their ``def``) a driver calls once per frame, and why:
     ``FuncAnimation(fig, update, frames=n)`` (not ``frames=1``), ``glutDisplayFunc(draw)``,
     ``pyglet.clock.schedule(update)``, with the function a
-    name defined beside the call or a method of the class the call is in (``self.draw``)."""
+    name defined beside the call or a method of the class the call is in (``self.draw``); and a
+    function that reschedules itself with a one-shot timer (``self.after(10, self.update)`` in
+    ``update``). A function handed to a one-shot timer by another runs once."""
     found: Dict[int, str] = {}
     for scope in [tree] + [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]:
         for call in _own_calls(scope):
+            if _rescheduled(scope, call):
+                found[id(scope)] = (f"`{scope.name}` reschedules itself (`{short_text(call.func)}`, line "
+                                    f"{call.lineno}): its body runs once per frame")
+                continue
             driver = _frame_driver(call)
             if not driver or _single_frame(call):
                 continue
@@ -121,12 +155,16 @@ def _handed_definitions(tree: ast.Module, scope: ast.AST, handed: Optional[ast.A
 
 
 
-def analyse_module(tree: ast.Module, path: str = "", qualnames: Optional[Set[str]] = None) -> Dict[str, Frequency]:
+def analyse_module(tree: ast.Module, path: str = "", qualnames: Optional[Set[str]] = None,
+                   executed_elsewhere: bool = False) -> Dict[str, Frequency]:
     """Every body of a module: its top level ("") and each function and method by qualified
     name (``Class.method``, ``outer.inner``), with what the module says about them: which
-    ones pytest collects, which ones run once before the work, its integer constants.
-    ``qualnames``: only these bodies."""
+    ones pytest collects, which ones run once before the work, its integer constants, what
+    never runs because its top level stops (``stops``). ``qualnames``: only these bodies.
+    ``executed_elsewhere``: another file runs it in its own namespace (``exec(open(...).read())``),
+    whose names it may read: it is not read as stopping."""
     constants = _module_constants(tree)
+    flags = _flag_returns(tree)
     in_loops: List[Set[str]] = []  # read once, where a warm-up name asks
     test_file = any(fnmatch.fnmatch(os.path.basename(path), pattern) for pattern in ("test_*.py", "*_test.py"))
     found: Dict[str, Frequency] = {}
@@ -156,15 +194,32 @@ def analyse_module(tree: ast.Module, path: str = "", qualnames: Optional[Set[str
                         setup = f"`{child.name}()` is warm-up: no loop of this module calls it"
                 if qualnames is None or name in qualnames:
                     context = Context(path, name, why, setup, tuple(sorted(constants.items())),
-                                      frames.get(id(child), ""))
+                                      frames.get(id(child), ""), flag_returns=flags,
+                                      never=stop.functions.get(id(child), "") if stop is not None else "")
                     found[name] = analyse(child, context)
                 visit(child, name, why, False)
 
+    stop = None if executed_elsewhere else module_stop(tree)
     if qualnames is None or "" in qualnames:
-        found[""] = analyse(tree, Context(path, "", "", "", tuple(sorted(constants.items()))))
+        found[""] = analyse(tree, Context(path, "", "", "", tuple(sorted(constants.items())), flag_returns=flags),
+                            stop)
     visit(tree, "", "", False)
     return found
 
+
+
+def _flag_returns(tree: ast.Module) -> Tuple[str, ...]:
+    """The names of the module's functions and methods that return True or False and nothing
+    else (``return False`` when the video ends, ``return True`` after a frame), every
+    definition of the name alike."""
+    verdicts: Dict[str, bool] = {}
+    for node in ast.walk(tree):
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        values = [r.value for r in own_nodes(node.body) if isinstance(r, ast.Return)]
+        flag = bool(values) and all(isinstance(v, ast.Constant) and isinstance(v.value, bool) for v in values)
+        verdicts[node.name] = verdicts.get(node.name, True) and flag
+    return tuple(sorted(name for name, flag in verdicts.items() if flag))
 
 
 def _definitions(node: ast.AST) -> Iterator[Union[ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef]]:
@@ -207,6 +262,8 @@ class _Reader:
         self.constants = constants
         self.statements = statements
         self.around: Dict[int, Tuple[Sequence[ast.stmt], Sequence[ast.stmt]]] = {}  # a loop's block, split at it
+        self.never: Dict[int, str] = {}  # top-level statements (by id) a stop keeps from running, and why
+        self.stopped = context.never  # why the statements being read never run ("" if they may)
 
     @cached_property
     def lists(self) -> Set[str]:
@@ -222,24 +279,34 @@ class _Reader:
         exits = (ast.Break, ast.Raise) if loop is not None and isinstance(loop.node, SCOPES) else (
             ast.Return, ast.Break, ast.Raise)
         for index, statement in enumerate(statements):
-            following = next((s for s in statements[index + 1:] if isinstance(s, exits)), None)
-            if isinstance(statement, exits):
-                following = statement
-            leaving = (following or exit_after) if loop is not None else None
-            self._place(statement, loop, guards, leaving)
-            if isinstance(statement, ast.While) and loop is not None:
-                self._catch_up(statement, changes)
-            if isinstance(statement, LOOPS):
-                self.around[id(statement)] = (statements[:index], statements[index + 1:])
-            whole = loop is not None and statements is loop.node.body and len(statements) == 1
-            self._inside(statement, loop, guards, leaving, changes, whole)
+            outer = self.stopped
+            self.stopped = self.stopped or self.never.get(id(statement), "")
+            self._statement(statements, index, statement, loop, guards, exit_after, changes, exits)
+            self.stopped = outer
             if isinstance(statement, ast.If) and not statement.orelse and ends_with_exit(statement.body, True):
                 # `if step % every != 0: continue` (or `return`): what follows is the test's false arm
                 rest = statements[index + 1:]
                 guards = guards + (Guard(statement, False, statement.body, changes, arm=rest),)
 
+    def _statement(self, statements: Sequence[ast.stmt], index: int, statement: ast.stmt, loop: Optional[Loop],
+                   guards, exit_after: Optional[ast.stmt], changes: "Changes", exits) -> None:
+        """One statement of a block: its place, then what it holds."""
+        following = next((s for s in statements[index + 1:] if isinstance(s, exits)), None)
+        if isinstance(statement, exits):
+            following = statement
+        leaving = (following or exit_after) if loop is not None else None
+        self._place(statement, loop, guards, leaving)
+        if isinstance(statement, ast.While) and loop is not None:
+            self._catch_up(statement, changes)
+        if isinstance(statement, LOOPS):
+            self.around[id(statement)] = (statements[:index], statements[index + 1:])
+        whole = loop is not None and statements is loop.node.body and len(statements) == 1
+        self._inside(statement, loop, guards, leaving, changes, whole)
+
     def _place(self, statement: ast.stmt, loop: Optional[Loop], guards, leaving: Optional[ast.stmt]) -> None:
-        if leaving is not None:
+        if self.stopped:
+            place, reason = "never", self.stopped
+        elif leaving is not None:
             word = type(leaving).__name__.lower()
             place, reason = "leaving", f"followed by `{word}` at line {leaving.lineno}: once, on the way out"
         else:
@@ -310,7 +377,7 @@ class _Reader:
         return loop, changes
 
 
-_RANK = {"every": 0, "unknown": 1, "periodic": 2, "event": 3, "leaving": 4}
+_RANK = {"every": 0, "unknown": 1, "periodic": 2, "event": 3, "leaving": 4, "never": 5}
 
 
 def _own_statements(statements: Sequence[ast.stmt]) -> Iterator[ast.AST]:

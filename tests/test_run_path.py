@@ -1,0 +1,47 @@
+"""A bare import from a script outside a package finds the project's module in a folder the
+project's own code shows on ``sys.path``; a folder nothing shows there, or two folders that
+hold the name, leave it a library."""
+from kernlint.python.project import Project
+
+
+def _write(root, files):
+    for relative, text in files.items():
+        path = root / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+
+
+def _find(root, importer, dotted):
+    project = Project()
+    return project.find(dotted, project.module(str(root / importer)))
+
+
+def test_a_folder_whose_modules_import_each_other_by_bare_name_is_on_the_path(tmp_path):
+    (tmp_path / "pyproject.toml").write_text("")
+    _write(tmp_path, {"lib/settings.py": "POPULATION = 0\n", "lib/breed.py": "import settings\n",
+                      "examples/evolve.py": "import settings\n"})
+    assert _find(tmp_path, "examples/evolve.py", "settings") == str(tmp_path / "lib" / "settings.py")
+
+
+def test_a_folder_no_module_of_which_imports_the_name_is_not(tmp_path):
+    (tmp_path / "pyproject.toml").write_text("")
+    _write(tmp_path, {"lib/settings.py": "POPULATION = 0\n", "lib/breed.py": "import numpy\n",
+                      "examples/evolve.py": "import settings\n"})
+    assert _find(tmp_path, "examples/evolve.py", "settings") is None
+
+
+def test_two_folders_holding_the_name_leave_it_a_library(tmp_path):
+    """``codes/QoIs.py`` and ``codes/DNS/QoIs.py``: which one a script in ``codes/bench/`` runs
+    with depends on how it is run."""
+    _write(tmp_path, {"codes/QoIs.py": "A = 1\n", "codes/DNS/QoIs.py": "A = 2\n", "codes/DNS/run.py": "from QoIs import *\n",
+                      "codes/bench/optm.py": "from QoIs import *\n"})
+    assert _find(tmp_path / "codes", "bench/optm.py", "QoIs") is None
+
+
+def test_a_script_imported_by_its_dotted_path_runs_with_the_importer_s_folder_on_the_path(tmp_path):
+    (tmp_path / "pyproject.toml").write_text("")
+    _write(tmp_path, {"app/main.py": "from src.automaton import run\n", "app/rule.py": "def rule(a, n): return a\n",
+                      "app/src/automaton.py": "from rule import rule\n", "app/src/rows.py": "from rule import rule\n"})
+    assert _find(tmp_path, "app/src/automaton.py", "rule") == str(tmp_path / "app" / "rule.py")
+    # nothing there imports `src.rows`: how it is run is not shown
+    assert _find(tmp_path, "app/src/rows.py", "rule") is None

@@ -175,7 +175,7 @@ def test_an_internal_error_is_one_located_diagnostic_and_the_run_goes_on(tmp_pat
     (tmp_path / "a.py").write_text(textwrap.dedent("""\
         import numpy as np
         from numba import cuda
-
+        from settings import SURPRISE  # bound: the script runs past line 10
         @cuda.jit
         def scale(x):
             i = cuda.grid(1)

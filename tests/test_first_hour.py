@@ -324,11 +324,15 @@ def test_a_kernel_skipped_for_want_of_a_signature_is_one_readable_line(tmp_path)
 # -- 7. small things --------------------------------------------------------------------------
 
 def test_ctrl_c_exits_130_and_leaves_no_worker(tmp_path):
-    (tmp_path / "slow.py").write_text("import time\nfrom numba import cuda\ntime.sleep(60)\n")
+    (tmp_path / "slow.py").write_text("import pathlib, time\nfrom numba import cuda\n"
+                                      "pathlib.Path('importing').touch()\ntime.sleep(60)\n")
     process = subprocess.Popen([sys.executable, "-m", "kernlint", "check", "--import-modules", "--no-cache",
                                 "slow.py"], cwd=tmp_path, env=environment(), stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True, start_new_session=True)
-    time.sleep(4)  # reading, starting its workers, importing the file
+    deadline = time.monotonic() + 120  # reading and starting its workers take long on a loaded machine
+    while not (tmp_path / "importing").exists() and process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert (tmp_path / "importing").exists(), "kernlint never got as far as importing slow.py"
     os.killpg(process.pid, signal.SIGINT)  # as a terminal's Ctrl-C: the whole process group
     _, stderr = process.communicate(timeout=120)
     assert process.returncode == 130 and stderr == "kernlint: interrupted\n"

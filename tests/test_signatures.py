@@ -1355,6 +1355,22 @@ def test_items_of_a_shape_are_a_tuple_of_integers(tmp_path, body, expected):
     assert inferred_signatures(Project().module(str(path)).kernels[0])[0][0] == expected
 
 
+@pytest.mark.parametrize("body, expected", [
+    ("cuda.atomic.inc(out, (i, 0), 4294967295)", "void(uint32[:, ::1], float64)"),
+    ("cuda.atomic.dec(out, i, 18446744073709551615)", "void(uint64[::1], float64)"),
+    ("cuda.atomic.add(out, i, 1)", "void(int64[::1], float64)"),
+])
+def test_atomic_increments_count_in_the_unsigned_arrays_numba_types_them_on(tmp_path, body, expected):
+    """numba-cuda types `atomic.inc`/`atomic.dec` on uint32 and uint64 arrays only: a body
+    that counts with them holds unsigned counters (the wrap value says which width)."""
+    from kernlint.python.signatures.inference import inferred_signatures
+
+    path = tmp_path / "k.py"
+    path.write_text("from numba import cuda\n\n\n@cuda.jit\ndef k(out, x):\n    i = cuda.grid(1)\n"
+                    "    if x > 0.5:\n        " + body + "\n")
+    assert inferred_signatures(Project().module(str(path)).kernels[0])[0][0] == expected
+
+
 def test_a_factory_s_kernels_share_the_widths_their_code_writes(tmp_path):
     """A kernel that names no width takes the one its factory's other GPU code writes (a
     module-level kernel only its own); integer elements are int32 where that code names no

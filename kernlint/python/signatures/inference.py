@@ -481,6 +481,11 @@ def _parameter_uses(node, module: PyModule, outer_scope, visiting: Set[int], clo
                     if value is not None and is_int(value, sourced) and not use.stored_float \
                             and not use.int_elements:
                         use.int_elements = "int64"  # `atomic.exch(cells, index, i)`: the array holds what it stores
+                    if name in ("numba.cuda.atomic.inc", "numba.cuda.atomic.dec") and not use.stored_float:
+                        # numba types these on unsigned arrays only; the wrap value says which width
+                        wide = isinstance(value, ast.Constant) and isinstance(value.value, int) \
+                            and value.value > 0xFFFFFFFF
+                        use.int_elements = "uint64" if wide else "uint32"
                     index = sub.args[1] if len(sub.args) > 1 else None
                     if isinstance(index, ast.Name):
                         index = tuples.get(index.id, index)  # `ind = (i, j)` then atomic.add(y, ind, v)

@@ -45,3 +45,13 @@ def test_a_script_imported_by_its_dotted_path_runs_with_the_importer_s_folder_on
     assert _find(tmp_path, "app/src/automaton.py", "rule") == str(tmp_path / "app" / "rule.py")
     # nothing there imports `src.rows`: how it is run is not shown
     assert _find(tmp_path, "app/src/rows.py", "rule") is None
+
+
+def test_a_folder_without_init_inside_a_package_runs_with_the_package_s_base_on_the_path(tmp_path):
+    """``app/gpu/blur.py`` (no ``__init__.py`` in ``gpu/``, one in ``app/``) is imported only as
+    the namespace portion ``app.gpu.blur``, so ``settings.py`` beside ``app/`` is on the path."""
+    _write(tmp_path, {"settings.py": "KSIZE = 15\n", "main.py": "from app.gpu import blur\n",
+                      "app/__init__.py": "", "app/gpu/blur.py": "from settings import KSIZE\n",
+                      "tools/gpu/probe.py": "from settings import KSIZE\n"})
+    assert _find(tmp_path, "app/gpu/blur.py", "settings") == str(tmp_path / "settings.py")
+    assert _find(tmp_path, "tools/gpu/probe.py", "settings") is None  # `tools/` is no package: nothing says so

@@ -230,7 +230,7 @@ class Project:
 
     def _search_path(self, importer: PyModule, with_inserts: bool = True) -> List[str]:
         candidates = [package_base(importer.path), project_root(importer.path)]
-        candidates.append(os.path.join(candidates[-1], "src"))
+        candidates += [os.path.join(candidates[-1], "src"), _namespace_portion_base(importer.path)]
         if self.settings.root:
             candidates += [self.settings.root, os.path.join(self.settings.root, "src")]
         if with_inserts:
@@ -532,6 +532,19 @@ def construct_line(exc: BaseException) -> int:
 
 
 MAX_BESIDE_LEVELS = 2  # folders up from a script to the one holding the package it imports
+
+
+def _namespace_portion_base(path: str) -> str:
+    """For a file in a folder without ``__init__.py`` inside a regular package
+    (``gmm_mask/gpu/blur.py``, ``gmm_mask/__init__.py`` above): the folder above that package.
+    Such a file is imported only as ``gmm_mask.gpu.blur``, a namespace portion of the
+    package, so that folder is on ``sys.path`` when it runs; "" elsewhere."""
+    directory = os.path.dirname(os.path.abspath(path))
+    parent = os.path.dirname(directory)
+    if os.path.isfile(os.path.join(directory, "__init__.py")) or not os.path.isfile(
+            os.path.join(parent, "__init__.py")) or not os.path.basename(directory).isidentifier():
+        return ""
+    return package_base(os.path.join(parent, "__init__.py"))
 
 
 def _beside_bases(path: str, top: str) -> List[str]:

@@ -207,6 +207,60 @@ def test_only_a_one_return_helper_is_read_and_only_by_the_evaluator(tmp_path):
     assert "from `logged_table`, which is called at import time" in report.findings[0].message
 
 
+def test_a_package_installed_under_another_name_is_read_through_its_packaging(tmp_path):
+    """``setup(package_dir={"simlab.gpu": "gpu"})`` installs ``gpu/`` as ``simlab.gpu``; its
+    modules in folders without ``__init__.py`` (namespace portions) import relatively, and a
+    width chosen by ``getattr(numba, floattype)`` in a helper is read, not run."""
+    files = {
+        "setup.py": 'from setuptools import setup\nsetup(name="simlab.gpu", package_dir={"simlab.gpu": "gpu"})\n',
+        "gpu/__init__.py": "",
+        "gpu/config.py": textwrap.dedent('''
+            floattype = "float32"
+
+
+            def get_numba_floattype():
+                import numba
+                return getattr(numba, floattype)
+            '''),
+        "gpu/components/monitors/counts.py": textwrap.dedent('''
+            from numba import cuda
+            from ...config import get_numba_floattype
+
+            NB_FLOAT = get_numba_floattype()
+
+
+            @cuda.jit(device=True)
+            def weight(x):
+                return NB_FLOAT(x) * NB_FLOAT(0.5)
+            '''),
+        "tests/test_counts.py": textwrap.dedent('''
+            import numpy as np
+            from numba import cuda
+            from simlab.gpu.components.monitors.counts import weight
+
+
+            @cuda.jit
+            def tally(out, x):
+                i = cuda.grid(1)
+                if i < x.size:
+                    out[i] = weight(x[i])
+
+
+            def test_tally():
+                x = np.ones(8, dtype=np.float32)
+                out = np.zeros_like(x)
+                tally[1, 8](out, x)
+            '''),
+    }
+    for relative, text in files.items():
+        (tmp_path / relative).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / relative).write_text(text)
+    report = check_paths([str(tmp_path)], Options(timeout=60))
+    assert [f.message for f in report.findings if f.code.startswith("KL9")] == []
+    assert [(s.kernel, s.signature) for s in report.stats if s.kernel == "tally"] == [
+        ("tally", "void(float32[::1], float32[::1])")]
+
+
 def test_an_overload_made_from_a_factory_parameter_gets_its_stand_in(tmp_path):
     """Registrations beside a function (``@overload(f)``) are applied for the kernels that
     call it; one made from a factory's parameter no call gives reads it as the number it

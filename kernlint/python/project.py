@@ -18,14 +18,15 @@ import ast
 import functools
 import os
 import re
+import tomllib
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Dict, Iterator, List, Optional, Set, Tuple
+from typing import Dict, FrozenSet, Iterator, List, Optional, Set, Tuple
 
 from ..findings import Finding, internal_error
 from ..source import SourceFile, read_bytes, walk
 from .mangling import as_written
-from .syntax import PyModule, Wrapper, find_wrapper
+from .syntax import PyModule, Wrapper, find_wrapper, tree_nodes
 
 # Imported (really imported) to give kernels the types and constants they read.
 SAFE_MODULES = ("numba", "numpy", "math", "cmath", "operator", "itertools", "functools", "collections", "enum",
@@ -94,6 +95,7 @@ def module_name(path: str) -> Tuple[str, str]:
     """(dotted module name, package) of a file, from the packages above it."""
     path = os.path.abspath(path)
     base = package_base(path)
+    base = _namespace_portion_base(base) or base  # `acc/components/samples/x.py`: `acc.components.samples.x`
     relative = os.path.relpath(os.path.splitext(path)[0], base)
     parts = [p for p in relative.split(os.sep) if p]
     if parts and parts[-1] == "__init__":
@@ -230,7 +232,7 @@ class Project:
 
     def _search_path(self, importer: PyModule, with_inserts: bool = True) -> List[str]:
         candidates = [package_base(importer.path), project_root(importer.path)]
-        candidates += [os.path.join(candidates[-1], "src"), _namespace_portion_base(importer.path)]
+        candidates += [os.path.join(candidates[-1], "src"), _namespace_portion_base(package_base(importer.path))]
         if self.settings.root:
             candidates += [self.settings.root, os.path.join(self.settings.root, "src")]
         if with_inserts:
@@ -259,9 +261,12 @@ class Project:
         # (`import cfg` beside cfg.py) runs with that folder on PYTHONPATH (or under Python 2's
         # implicit relative imports); a file there of that name can only be the project's own
         own = [os.path.dirname(os.path.abspath(importer.path))]
-        for base in self.search_path(importer) + _enclosing_bases(importer.path, parts[0]) + own + _beside_bases(
-                importer.path, parts[0]) + _run_path_bases(importer.path, parts[0]):
-            stem = os.path.join(base, *parts)
+        stems = [os.path.join(base, *parts) for base in self.search_path(importer) + _enclosing_bases(
+            importer.path, parts[0]) + own + _beside_bases(importer.path, parts[0]) + _run_path_bases(
+            importer.path, parts[0])]
+        root = _marked_root(os.path.dirname(os.path.abspath(importer.path)))
+        stems += _mapped_stems(root, parts) if root is not None else []
+        for stem in stems:
             for candidate in (stem + ".py", os.path.join(stem, "__init__.py")):
                 if os.path.isfile(candidate):
                     return candidate, absent
@@ -309,12 +314,68 @@ class Project:
                 pending.append(target)
         return found, absent
 
-    def imports_of_file(self, path: str) -> Set[str]:
+    def imports_of_file(self, path: str) -> FrozenSet[str]:
         """The user modules one file imports, directly or through each other (once per run)."""
         found = self._closures.get(path)
         if found is None:
-            found = self._closures[path] = self.imported_closure([path])[0]
+            self._close_imports(os.path.abspath(path))
+            found = self._closures[path] = self._closures[os.path.abspath(path)]
         return found
+
+    def _close_imports(self, root: str) -> None:
+        """``imports_of_file`` for ``root`` and every module it reaches, in one walk of the import
+        graph: Tarjan's strongly connected components, each component's closure made from those
+        of the components it imports (closing each file alone walked a large package's graph once
+        per file)."""
+        closures = self._closures
+        index: Dict[str, int] = {}
+        low: Dict[str, int] = {}
+        stack: List[str] = []
+        on_stack: Set[str] = set()
+
+        def targets(path: str) -> List[str]:
+            return sorted(self._imports_of(path)[0])
+
+        def enter(path: str) -> None:
+            index[path] = low[path] = len(index)
+            stack.append(path)
+            on_stack.add(path)
+            work.append((path, iter(targets(path))))
+
+        work: List[Tuple[str, Iterator[str]]] = []
+        enter(root)
+        while work:
+            path, following = work[-1]
+            for target in following:
+                if target in closures:
+                    continue
+                if target not in index:
+                    enter(target)
+                    break
+                if target in on_stack:
+                    low[path] = min(low[path], index[target])
+            else:
+                work.pop()
+                if work:
+                    caller = work[-1][0]
+                    low[caller] = min(low[caller], low[path])
+                if low[path] == index[path]:
+                    component = set()
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        component.add(member)
+                        if member == path:
+                            break
+                    closure: Set[str] = set()
+                    for member in component:
+                        for target in self._imports_of(member)[0]:
+                            closure.add(target)  # a member only where a cycle leads back to it
+                            if target not in component:
+                                closure |= closures[target]
+                    frozen = frozenset(closure)
+                    for member in component:
+                        closures[member] = frozen
 
     def direct_imports(self, path: str) -> Set[str]:
         """The user modules a file's own import statements name."""
@@ -455,7 +516,9 @@ def path_inserts(module: PyModule) -> List[str]:
     """Directories a file adds with ``sys.path.insert(i, <literal path>)`` or ``append``,
     evaluated without running anything (``__file__``, ``os.path`` and ``pathlib`` only)."""
     found: List[str] = []
-    for node in ast.walk(module.tree):
+    if "path" not in module.text or not ("insert" in module.text or "append" in module.text):
+        return found  # (most files: no whole-tree walk)
+    for node in tree_nodes(module.tree):
         if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
                 and node.func.attr in ("insert", "append") and module.dotted(node.func.value) == "sys.path"):
             continue
@@ -532,19 +595,66 @@ def construct_line(exc: BaseException) -> int:
 
 
 MAX_BESIDE_LEVELS = 2  # folders up from a script to the one holding the package it imports
+MAX_NAMESPACE_LEVELS = 3  # folders without __init__.py between a file and the regular package above it
 
 
-def _namespace_portion_base(path: str) -> str:
-    """For a file in a folder without ``__init__.py`` inside a regular package
-    (``gmm_mask/gpu/blur.py``, ``gmm_mask/__init__.py`` above): the folder above that package.
-    Such a file is imported only as ``gmm_mask.gpu.blur``, a namespace portion of the
-    package, so that folder is on ``sys.path`` when it runs; "" elsewhere."""
-    directory = os.path.dirname(os.path.abspath(path))
-    parent = os.path.dirname(directory)
-    if os.path.isfile(os.path.join(directory, "__init__.py")) or not os.path.isfile(
-            os.path.join(parent, "__init__.py")) or not os.path.basename(directory).isidentifier():
-        return ""
-    return package_base(os.path.join(parent, "__init__.py"))
+def _namespace_portion_base(directory: str) -> str:
+    """For a folder of files in folders without ``__init__.py`` inside a regular package
+    (``gmm_mask/gpu/blur.py`` with ``gmm_mask/__init__.py``; ``acc/components/monitors/psd.py``
+    with ``acc/__init__.py``): the folder above that package. Such a file is imported only as a
+    namespace portion of the package (``gmm_mask.gpu.blur``), so that folder is on ``sys.path``
+    when it runs and its relative imports start from there; "" elsewhere. At most
+    ``MAX_NAMESPACE_LEVELS`` such folders, never above the project's marked root."""
+    top_root = _marked_root(directory)
+    for _ in range(MAX_NAMESPACE_LEVELS):
+        if os.path.isfile(os.path.join(directory, "__init__.py")) or not os.path.basename(directory).isidentifier() \
+                or directory == top_root:
+            return ""
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            return ""
+        if os.path.isfile(os.path.join(parent, "__init__.py")):
+            return package_base(os.path.join(parent, "__init__.py"))
+        directory = parent
+    return ""
+
+
+def _mapped_stems(root: str, parts: List[str]) -> List[str]:
+    """Where the project's packaging puts a dotted module: setuptools' ``package_dir``
+    (``{"mcvine.acc": "acc"}``: ``mcvine.acc.config`` is ``acc/config.py``), longest prefix first."""
+    stems = []
+    for prefix, folder in _package_dirs(root):
+        named = prefix.split(".") if prefix else []
+        if parts[:len(named)] == named:
+            stems.append(os.path.join(root, folder, *parts[len(named):]))
+    return stems
+
+
+@functools.lru_cache(maxsize=256)
+def _package_dirs(root: str) -> Tuple[Tuple[str, str], ...]:
+    """(package, folder) pairs a project's ``setup.py`` (a literal ``package_dir=`` of
+    ``setup(...)``) or ``pyproject.toml`` (``[tool.setuptools.package-dir]``) declares, the
+    longest package first; read, never run."""
+    found: Dict[str, str] = {}
+    try:
+        with open(os.path.join(root, "pyproject.toml"), "rb") as handle:
+            table = tomllib.load(handle).get("tool", {}).get("setuptools", {}).get("package-dir", {})
+        found.update({k: v for k, v in table.items() if isinstance(k, str) and isinstance(v, str)})
+    except (OSError, tomllib.TOMLDecodeError, AttributeError):
+        pass
+    try:
+        tree = ast.parse(read_bytes(os.path.join(root, "setup.py")))
+    except (OSError, SyntaxError, ValueError):
+        tree = None
+    for node in ast.walk(tree) if tree is not None else ():
+        if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", "")) == "setup":
+            for keyword in node.keywords:
+                if keyword.arg == "package_dir" and isinstance(keyword.value, ast.Dict):
+                    for key, value in zip(keyword.value.keys, keyword.value.values):
+                        if isinstance(key, ast.Constant) and isinstance(key.value, str) and isinstance(
+                                value, ast.Constant) and isinstance(value.value, str):
+                            found.setdefault(key.value, value.value)
+    return tuple(sorted(((k, v.strip("/")) for k, v in found.items()), key=lambda kv: -len(kv[0])))
 
 
 def _beside_bases(path: str, top: str) -> List[str]:

@@ -9,10 +9,11 @@ from __future__ import annotations
 import ast
 import functools
 import operator
+import types
 from typing import Any, Dict, List, Optional, Tuple
 
 from ..project import FrontendSettings, Project
-from ..syntax import Binding, FunctionNode, PyModule, Scope, _target_names, wrapped_argument, wrapped_interface
+from ..syntax import Binding, FunctionNode, PyModule, Scope, _target_names, tree_nodes, wrapped_argument, wrapped_interface
 from .class_constants import StaticClass, _class_body_assignments, is_static
 from .constructions import NOT_PASSED, constructions, default_standing_in
 from .device_arrays import _DEVICE_MAKERS, DeviceArrayStandin, _captures_device_arrays
@@ -33,7 +34,7 @@ _COMPARE = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, as
             ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b}
 
 def _reads_as_returns(body: List[ast.stmt]) -> bool:
-    """Is a helper's body one the evaluator reads: defs and plain assignments (read as the
+    """Is a helper's body one the evaluator reads: imports, defs and plain assignments (read as the
     return needs them), then ``return`` statements chosen by ``if`` tests whose branches hold
     only returns, raises and further such tests?"""
     def choice(statements: List[ast.stmt]) -> bool:
@@ -41,7 +42,7 @@ def _reads_as_returns(body: List[ast.stmt]) -> bool:
                    or isinstance(s, ast.If) and choice(s.body) and choice(s.orelse) for s in statements)
 
     settled = 0
-    while settled < len(body) and isinstance(body[settled], (ast.FunctionDef, ast.Assign)):
+    while settled < len(body) and isinstance(body[settled], (ast.FunctionDef, ast.Assign, ast.Import, ast.ImportFrom)):
         settled += 1
     rest = body[settled:]
     return bool(rest) and choice(rest) and any(isinstance(s, (ast.Return, ast.If)) for s in rest)
@@ -51,7 +52,7 @@ def _subclassed(module: PyModule, klass: ast.ClassDef) -> bool:
     """Does a class of the module name ``klass`` among its bases?"""
     return any(isinstance(node, ast.ClassDef) and any(
         (base.id if isinstance(base, ast.Name) else getattr(base, "attr", None)) == klass.name for base in node.bases)
-        for node in ast.walk(module.tree))
+        for node in tree_nodes(module.tree))
 
 
 def _parameter(function: FunctionNode, name: str) -> Optional[Binding]:
@@ -400,7 +401,7 @@ class Evaluator:
                 function.args.args[0].arg != "self":
             return MISSING
         module = scope.module
-        owner = next((node for node in ast.walk(module.tree) if isinstance(node, ast.ClassDef)
+        owner = next((node for node in tree_nodes(module.tree) if isinstance(node, ast.ClassDef)
                       and any(item is function for item in node.body)), None)
         if owner is None:
             return MISSING
@@ -578,6 +579,15 @@ class Evaluator:
             except Exception as exc:  # noqa: BLE001 - the user's type refused these arguments
                 raise Unresolved(ast.unparse(expr.func), module.path, line,
                                  f"fails when made ({type(exc).__name__}: {exc})") from None
+        if callee is getattr and 2 <= len(expr.args) <= 3 and not expr.keywords:
+            # `getattr(numba, floattype)`: an attribute of a module kernlint imported (a safe
+            # library) by a name the code computes; an object's attribute may run its code
+            args, _ = self._plain_arguments(expr, scope, env)
+            if isinstance(args[0], types.ModuleType) and isinstance(args[1], str):
+                try:
+                    return getattr(*args)
+                except AttributeError as exc:
+                    raise Unresolved(described, module.path, line, f"fails when evaluated ({exc})") from None
         if not _may_call(callee, self.settings):
             raise Unresolved(described, module.path, line,
                              "is called at import time, and kernlint does not run it",

@@ -18,6 +18,7 @@ import ast
 import builtins
 import re
 import symtable
+import weakref
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Dict, Iterator, List, Optional, Sequence, Set, Tuple, Union
@@ -773,6 +774,19 @@ def _returns_jit_of_param(module: PyModule, function: FunctionNode, scope: Scope
                 and len(value.args) == 1 and _is_name(value.args[0], param)):
             return value.func, False
     return None
+
+
+_TREE_NODES: "weakref.WeakKeyDictionary[ast.AST, List[ast.AST]]" = weakref.WeakKeyDictionary()
+
+
+def tree_nodes(tree: ast.AST) -> List[ast.AST]:
+    """Every node of a file's tree in ``ast.walk``'s order, walked once per tree: the many
+    whole-file questions the readers ask share one walk (the tree is never changed after
+    parsing)."""
+    found = _TREE_NODES.get(tree)
+    if found is None:
+        found = _TREE_NODES[tree] = list(ast.walk(tree))
+    return found
 
 
 def own_nodes(function: FunctionNode) -> Iterator[ast.AST]:

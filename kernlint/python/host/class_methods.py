@@ -12,7 +12,7 @@ import ast
 from typing import List, Optional, Set, Tuple
 
 from ..project import Project
-from ..syntax import FunctionNode, PyModule, Scope
+from ..syntax import FunctionNode, PyModule, Scope, tree_nodes
 from .classes import method_of
 from .launches import LAUNCH_TEXT
 
@@ -97,7 +97,7 @@ def drives_class_methods(project: Project, module: PyModule) -> bool:
     calling ``Candidate.load``, a constructor of a class that computes on the host)."""
     def looped() -> bool:
         scope = Scope(module)
-        for loop in ast.walk(module.tree):
+        for loop in tree_nodes(module.tree):
             if not isinstance(loop, (ast.For, ast.AsyncFor, ast.While)):
                 continue
             for sub in ast.walk(loop):

@@ -27,7 +27,7 @@ from typing import Dict, List, Optional, Set, Tuple
 from ...source import read_bytes
 from ..project import Project
 from ..static_types.operators import OperatorNode
-from ..syntax import PyModule, Scope
+from ..syntax import PyModule, Scope, tree_nodes
 from .functions import bound_methods, jitted_only, names_called, returned_closure
 from .launches import gpu_compiled, launch_target
 from .operator_calls import OPERATOR_METHODS
@@ -247,7 +247,7 @@ class LaunchGraph:
             module = self.project.module(path)
             if module is None:
                 continue
-            for node in ast.walk(module.tree):
+            for node in tree_nodes(module.tree):
                 if not isinstance(node, ast.Assign) or not any(
                         isinstance(t, ast.Attribute) and t.attr == name for t in node.targets):
                     continue

@@ -10,7 +10,7 @@ from dataclasses import replace
 from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 
 from ..static_types import ArrayType, TupleType
-from ..syntax import FunctionNode, PyModule, own_nodes
+from ..syntax import FunctionNode, own_nodes, PyModule, tree_nodes
 from .branches import same_type
 from .frames import Frame
 
@@ -188,7 +188,7 @@ def jitted_only(module: PyModule, function: FunctionNode, called: Set[str]) -> b
 
 def names_called(tree: ast.AST) -> Set[str]:
     """The names a module calls as functions (``f(x)``)."""
-    return {node.func.id for node in ast.walk(tree) if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)}
+    return {node.func.id for node in tree_nodes(tree) if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)}
 
 
 def returned_closure(function: FunctionNode, module: PyModule) -> str:

@@ -17,7 +17,7 @@ from typing import Callable, Dict, List, Optional, Set
 
 from ...analysis.host import Arg, Event, Launch
 from ..static_types import ArrayType, Opaque, ScalarType, TypeReader
-from ..syntax import FunctionNode, PyModule, Scope, own_nodes
+from ..syntax import FunctionNode, own_nodes, PyModule, Scope, tree_nodes
 from .frames import Frame, place_of
 from .frequency import constant_int
 from .frequency.syntax import int_value
@@ -679,7 +679,7 @@ def _callable_body(stmt: ast.expr, module: PyModule) -> Optional[List[ast.AST]]:
 
 def _module_function(name: str, module: PyModule):
     """The module's one function definition of that name (None: none, or several)."""
-    found = [n for n in ast.walk(module.tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+    found = [n for n in tree_nodes(module.tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
              and n.name == name]
     return found[0] if len(found) == 1 and module.kernel_for(found[0]) is None else None
 

@@ -17,7 +17,7 @@ from typing import Callable, Optional
 from ..project import Project
 from ..static_types import TypeReader
 from ..static_types.operators import BINARY, COMPARE, UNARY, OperatorNode, operator_calls
-from ..syntax import PyModule
+from ..syntax import PyModule, tree_nodes
 from .launches import LAUNCH_TEXT
 
 # the methods an operator calls, either operand's
@@ -42,7 +42,7 @@ def drives_operators(project: Project, module: PyModule) -> bool:
     defining operator methods in a file that launches kernels, where its imports also define
     kernels."""
     def looped_operators() -> bool:
-        return any(isinstance(sub, OperatorNode) for loop in ast.walk(module.tree)
+        return any(isinstance(sub, OperatorNode) for loop in tree_nodes(module.tree)
                    if isinstance(loop, (ast.For, ast.AsyncFor, ast.While)) for statement in loop.body
                    for sub in ast.walk(statement))
 

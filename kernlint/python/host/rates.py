@@ -15,7 +15,7 @@ from typing import Dict, Set
 
 from ...analysis.host import Event, HostFacts, Launch, Level, Rate
 from . import devices, frequency, new_data
-from .frequency.syntax import short_text
+from .frequency.syntax import short_text, tree_nodes
 from .launches import configured_kernel
 from .uses import (RETURNED, computed_with, copy_outputs, deferred_total, handed_on, kept_in, read_after,
                    reduced_for_launch, round_trip)
@@ -288,7 +288,7 @@ def _functions(tree: ast.Module):
     """Each function's node by its ``def`` line, and each class's methods by name (by class name)."""
     functions: Dict[int, ast.AST] = {}
     methods: Dict[str, Dict[str, ast.AST]] = {}
-    for node in ast.walk(tree):
+    for node in tree_nodes(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             functions[node.lineno] = node
             for decorator in node.decorator_list:

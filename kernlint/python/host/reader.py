@@ -27,7 +27,7 @@ from ...analysis.host import Event, HostFacts, KernelRef
 from ..project import Project
 from ..static_types import (NONE, ArrayType, DictType, ListType, Maybe, ScalarType, TupleType, TypeReader, appended,
                             instance, instance_of, keyed_item, list_growth, loop_bindings, unpacked_items)
-from ..syntax import FunctionNode, PyModule, Scope, mapped_items
+from ..syntax import FunctionNode, mapped_items, PyModule, Scope, tree_nodes
 from . import rates
 from . import modes
 from .arity import plain_def, unbindable, within_try
@@ -848,7 +848,7 @@ class HostReader:
             # what a call returns, called (`launcher(k, n)(x)`), or a name bound to a call, called
             # (`run = launcher(k, n)` ... `run(x)`): syntax first, then which functions they are
             assigned, called, inner = {}, set(), []
-            for node in ast.walk(self.module.tree):
+            for node in tree_nodes(self.module.tree):
                 if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and node.value.args:
                     for target in node.targets:
                         if isinstance(target, ast.Name):

@@ -18,7 +18,7 @@ from typing import Callable, Dict, List, Mapping, Optional, Set, Tuple
 from ...analysis.host import Arg, KernelRef, Launch
 from ..project import Project
 from ..static_types import TupleType, TypeReader
-from ..syntax import KernelDef, PyModule
+from ..syntax import KernelDef, PyModule, tree_nodes
 from .frames import Frame, place_of
 from .driving import calls_reach_launch
 from .kernels import KernelResolver
@@ -176,7 +176,7 @@ def _drives_kernels(project: Project, module: PyModule) -> bool:
     if not project.memo("calls methods", module.tree, lambda: any(
             isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute)
             and isinstance(sub.func.value, (ast.Name, ast.Attribute, ast.Subscript, ast.Call))
-            for sub in ast.walk(module.tree))):
+            for sub in tree_nodes(module.tree))):
         return False
     return _near_kernels(project, module) and calls_reach_launch(project, module)
 

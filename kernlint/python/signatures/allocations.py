@@ -17,7 +17,7 @@ from collections import Counter
 from typing import Dict, List, Optional, Tuple
 
 from ..project import Project
-from ..syntax import PyModule, Scope
+from ..syntax import PyModule, Scope, tree_nodes
 from .evidence import _CONVERTING, _FILLED, _LIBRARIES, _SIZED, Evidence, _agreed, _assignments, _calls_in, \
     _HostEvidence, _keyword, _literal_dtype
 
@@ -100,7 +100,7 @@ def _widths(module: PyModule) -> List[str]:
     """The widths a module's allocations write out (one entry per allocation)."""
     found: List[str] = []
     scope = Scope(module)
-    for node in ast.walk(module.tree):
+    for node in tree_nodes(module.tree):
         if not isinstance(node, ast.Call):
             continue
         given: Optional[ast.expr] = None
@@ -189,7 +189,7 @@ def _assigned_calls(project: Project, module: PyModule) -> Dict[str, List[Tuple[
     each with the function it is in."""
     functions = {id(call): function for call, function in _calls_in(project, module)}
     found: Dict[str, List[Tuple[ast.Assign, Optional[ast.AST]]]] = {}
-    for node in ast.walk(module.tree):
+    for node in tree_nodes(module.tree):
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(
                 node.targets[0], ast.Attribute) and isinstance(node.value, ast.Call):
             found.setdefault(node.targets[0].attr, []).append((node, functions.get(id(node.value))))

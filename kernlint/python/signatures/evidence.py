@@ -27,7 +27,7 @@ from typing import Dict, List, Optional, Sequence, Set, Tuple
 from ..host.docstrings import documented_elements
 from ..project import Project
 from ..static_types import ArrayType, ScalarType, array_arithmetic, dtype_name, numeric
-from ..syntax import FunctionNode, KernelDef, PyModule, Scope, mapped_items
+from ..syntax import FunctionNode, KernelDef, mapped_items, PyModule, Scope, tree_nodes
 from .table import RANK_UNKNOWN
 
 # how deep a value is followed: names, attributes, calls and callers together
@@ -195,7 +195,7 @@ def _calls_in(project: Project, module: PyModule) -> List[Tuple[ast.Call, Option
 
 def _parents(project: Project, module: PyModule) -> Dict[int, ast.AST]:
     return project.memo("parents", module.tree, lambda: {
-        id(child): parent for parent in ast.walk(module.tree) for child in ast.iter_child_nodes(parent)})
+        id(child): parent for parent in tree_nodes(module.tree) for child in ast.iter_child_nodes(parent)})
 
 
 class _HostEvidence:

@@ -11,7 +11,7 @@ import ast
 import types
 from typing import Any, Dict, List, Optional, Sequence
 
-from ..syntax import PyModule, Scope
+from ..syntax import PyModule, Scope, tree_nodes
 from .unresolved import Unresolved, _known
 from .uses import _changed_in
 
@@ -41,7 +41,7 @@ def _changed_outside(module: PyModule, node: ast.ClassDef, attr: str) -> Optiona
     where ``<name>`` is not ``self``: the class or an object of it may be changed there. The
     names are not followed, so any object's such store counts: the reading stays faithful."""
     inside = {id(n) for n in ast.walk(node)}
-    for found in ast.walk(module.tree):
+    for found in tree_nodes(module.tree):
         if id(found) in inside:
             continue
         if isinstance(found, ast.Attribute) and found.attr == attr and isinstance(found.ctx, (ast.Store, ast.Del)) \

@@ -13,7 +13,7 @@ import re
 from typing import Any, Dict, Optional, Sequence, Set, Tuple
 
 from ..project import FrontendSettings, Project
-from ..syntax import Binding, KernelDef, PyModule, Scope, bound_item, exports
+from ..syntax import Binding, bound_item, exports, KernelDef, PyModule, Scope, tree_nodes
 from .class_constants import StaticClass
 from .device_arrays import _CUPY_SCALARS, _cupy_scalars
 from .namespaces import Namespaces
@@ -140,7 +140,7 @@ class GlobalResolver:
         seen.add(module.path)
         if re.search(r"\bglobals\(\)|\bsetattr\(|\bexec\(|\b__builtins__\b|\bvars\(", module.text):
             return False
-        for node in ast.walk(module.tree):
+        for node in tree_nodes(module.tree):
             if isinstance(node, ast.Global) and name in node.names:
                 return False
             if isinstance(node, ast.ImportFrom) and any(alias.name == "*" for alias in node.names):
@@ -159,7 +159,7 @@ class GlobalResolver:
         binds only the run decides. None where another unread star import (a library's) may
         bind the name too, or where every star import is read."""
         generated = None
-        for node in ast.walk(module.tree):  # (module level, in a `try` too: Python allows no other)
+        for node in tree_nodes(module.tree):  # (module level, in a `try` too: Python allows no other)
             if not (isinstance(node, ast.ImportFrom) and any(alias.name == "*" for alias in node.names)):
                 continue
             target = module.absolute_module(node.module or "", node.level)
@@ -221,7 +221,7 @@ class GlobalResolver:
         import A`` failing skips ``from numba.cuda.extending import B`` after it)."""
         if not binding.conditions or binding.conditions[-1] != (None, True):
             return False
-        statement = next((node for node in ast.walk(module.tree) if isinstance(node, ast.Try)
+        statement = next((node for node in tree_nodes(module.tree) if isinstance(node, ast.Try)
                           and any(item is binding.node for item in node.body)), None)
         if statement is None:
             return False

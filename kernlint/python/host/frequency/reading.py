@@ -16,7 +16,7 @@ from .facts import Context, Frequency, Loop, Statement
 from .kinds import LoopKinds, trips
 from .places import Guard, catch_up
 from .stops import Stop, module_stop
-from .syntax import LOOPS, SCOPES, dotted_name, ends_with_exit, int_value, own_nodes, short_text
+from .syntax import LOOPS, SCOPES, dotted_name, ends_with_exit, int_value, own_nodes, short_text, tree_nodes
 
 # constructors and test fixtures' set-up: run once, before the work
 _CONSTRUCTORS = {"__init__", "__post_init__", "__new__", "__enter__", "setUp", "setUpClass", "setup_method",
@@ -114,7 +114,7 @@ def frame_callbacks(tree: ast.Module) -> Dict[int, str]:
     function that reschedules itself with a one-shot timer (``self.after(10, self.update)`` in
     ``update``). A function handed to a one-shot timer by another runs once."""
     found: Dict[int, str] = {}
-    for scope in [tree] + [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]:
+    for scope in [tree] + [n for n in tree_nodes(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]:
         for call in _own_calls(scope):
             if _rescheduled(scope, call):
                 found[id(scope)] = (f"`{scope.name}` reschedules itself (`{short_text(call.func)}`, line "
@@ -148,7 +148,7 @@ def _handed_definitions(tree: ast.Module, scope: ast.AST, handed: Optional[ast.A
         yield from (d for d in _definitions(scope) if isinstance(d, (ast.FunctionDef, ast.AsyncFunctionDef))
                     and d.name == handed.id)
     elif isinstance(handed, ast.Attribute) and isinstance(handed.value, ast.Name) and handed.value.id == "self":
-        for klass in (n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)):
+        for klass in (n for n in tree_nodes(tree) if isinstance(n, ast.ClassDef)):
             if any(m is scope for m in klass.body):
                 yield from (m for m in klass.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))
                             and m.name == handed.attr)
@@ -213,7 +213,7 @@ def _flag_returns(tree: ast.Module) -> Tuple[str, ...]:
     else (``return False`` when the video ends, ``return True`` after a frame), every
     definition of the name alike."""
     verdicts: Dict[str, bool] = {}
-    for node in ast.walk(tree):
+    for node in tree_nodes(tree):
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
         values = [r.value for r in own_nodes(node.body) if isinstance(r, ast.Return)]
@@ -471,7 +471,7 @@ def _grown(tree: ast.Module) -> Set[str]:
         _GROWN.clear()
     found: Set[str] = set()
     _GROWN[id(tree)] = (tree, found)
-    for node in ast.walk(tree):
+    for node in tree_nodes(tree):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in (
                 "append", "extend", "insert"):
             found.add(dotted_name(node.func.value))

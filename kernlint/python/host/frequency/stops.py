@@ -26,7 +26,7 @@ import builtins
 from dataclasses import dataclass, field
 from typing import Dict, Iterator, List, Optional, Set
 
-from .syntax import SCOPES
+from .syntax import SCOPES, tree_nodes
 
 # names every module has, and those of builtins that other Pythons (and platforms) add: a read of
 # one of them is no NameError wherever the code was written to run
@@ -86,7 +86,7 @@ def module_stop(tree: ast.Module) -> Optional[Stop]:
 
 
 def _binds_out_of_sight(tree: ast.Module) -> bool:
-    for node in ast.walk(tree):
+    for node in tree_nodes(tree):
         if isinstance(node, ast.ImportFrom) and any(alias.name == "*" for alias in node.names):
             return True
         if isinstance(node, ast.Name) and node.id in _OUT_OF_SIGHT:
@@ -123,7 +123,7 @@ def _module_bindings(tree: ast.Module) -> Set[str]:
         elif type(node).__name__ == "MatchMapping" and node.rest:
             bound.add(node.rest)
         stack.extend(ast.iter_child_nodes(node))
-    for node in ast.walk(tree):
+    for node in tree_nodes(tree):
         if isinstance(node, ast.Global):
             bound.update(node.names)
     return bound
@@ -225,7 +225,7 @@ def _never_called(stop: Stop, tree: ast.Module) -> None:
         for node, holder in _names_with_holder(statement, owner):
             if isinstance(node.ctx, ast.Load) and node.id in references:
                 references[node.id].append((statement, holder))
-    rebound = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    rebound = {n.id for n in tree_nodes(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
     never = {name for name, refs in references.items() if refs and name not in rebound}
     changed = True
     while changed:

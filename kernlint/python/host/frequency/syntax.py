@@ -6,6 +6,8 @@ from __future__ import annotations
 import ast
 from typing import Iterator, List, Mapping, Optional, Sequence, Set
 
+from ...syntax import tree_nodes  # noqa: F401 - one walk of a file's tree, shared with the readers
+
 # the clock reads that end a loop by time, not by what it computes
 CLOCKS = {"time", "perf_counter", "monotonic", "process_time", "perf_counter_ns", "time_ns", "monotonic_ns",
           "default_timer", "now", "utcnow"}

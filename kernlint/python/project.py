@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import itertools
 import os
 import re
 import tomllib
@@ -303,15 +304,10 @@ class Project:
         """(the user modules the files import, directly or through each other, by any import
         statement at any depth; the places where one of those imports found no module): what
         reading the files may have looked at through a result kept from before this run."""
-        found: Set[str] = set()
+        found: Set[str] = set().union(*(self.imports_of_file(p) for p in paths))
         absent: Set[str] = set()
-        pending = [os.path.abspath(p) for p in paths]
-        while pending:
-            targets, missing = self._imports_of(pending.pop())
-            absent |= missing
-            for target in targets - found:
-                found.add(target)
-                pending.append(target)
+        for path in found | {os.path.abspath(p) for p in paths}:
+            absent |= self._imports_of(path)[1]
         return found, absent
 
     def imports_of_file(self, path: str) -> FrozenSet[str]:
@@ -657,25 +653,34 @@ def _package_dirs(root: str) -> Tuple[Tuple[str, str], ...]:
     return tuple(sorted(((k, v.strip("/")) for k, v in found.items()), key=lambda kv: -len(kv[0])))
 
 
+def _script_levels(path: str) -> Iterator[str]:
+    """The folder of a script outside a package, then the folders above it, up to
+    ``MAX_BESIDE_LEVELS``, never above the project's marked root; nothing for a package's
+    module (a package's modules run with its parent on the path)."""
+    directory = os.path.dirname(os.path.abspath(path))
+    if os.path.isfile(os.path.join(directory, "__init__.py")):
+        return
+    top_root = _marked_root(directory)
+    yield directory
+    for _ in range(MAX_BESIDE_LEVELS):
+        if top_root is not None and directory == top_root:
+            return
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            return
+        directory = parent
+        yield directory
+
+
 def _beside_bases(path: str, top: str) -> List[str]:
     """The folder, one or two up from a script's own, that holds the package ``top`` the
     script imports (``samples/run.py`` importing ``solver.grid`` beside ``samples/``): such
     scripts run from the repository's top (``python -m samples.run``, ``PYTHONPATH=.``), and
     a package of that name there is the project's own. Only for scripts outside a package (a
     package's modules run with its parent on the path), never above the project's marked root."""
-    directory = os.path.dirname(os.path.abspath(path))
-    if os.path.isfile(os.path.join(directory, "__init__.py")):
-        return []
-    top_root = _marked_root(directory)
-    for _ in range(MAX_BESIDE_LEVELS):
-        if top_root is not None and directory == top_root:
-            break
-        parent = os.path.dirname(directory)
-        if parent == directory:
-            break
-        directory = parent
-        if os.path.isfile(os.path.join(directory, top, "__init__.py")):
-            return [directory]
+    for level in itertools.islice(_script_levels(path), 1, None):
+        if os.path.isfile(os.path.join(level, top, "__init__.py")):
+            return [level]
     return []
 
 
@@ -691,22 +696,11 @@ def _run_path_bases(path: str, top: str) -> List[str]:
     decides; where it holds two (``codes/QoIs.py`` and ``codes/DNS/QoIs.py``), or one that
     nothing shows on the path, the name stays a library. Never above the project's marked root."""
     directory = os.path.dirname(os.path.abspath(path))
-    if os.path.isfile(os.path.join(directory, "__init__.py")):
-        return []
-    top_root = _marked_root(directory)
     script = os.path.splitext(os.path.abspath(path))[0]
-    level = directory
-    for depth in range(MAX_BESIDE_LEVELS + 1):
+    for depth, level in enumerate(_script_levels(path)):
         holders: List[Tuple[str, str]] = []  # (folder, the import that shows it on the path)
-        if depth:
-            if top_root is not None and level == top_root:
-                break
-            parent = os.path.dirname(level)
-            if parent == level:
-                break
-            level = parent
-            if _holds_module(level, top):
-                holders.append((level, os.path.relpath(script, level).replace(os.sep, ".")))
+        if depth and _holds_module(level, top):
+            holders.append((level, os.path.relpath(script, level).replace(os.sep, ".")))
         holders += [(folder, top) for folder in _subfolders(level) if folder != directory and _holds_module(folder, top)]
         if holders:
             folder, shown_by = holders[0]

@@ -10,7 +10,7 @@ from dataclasses import replace
 from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 
 from ..static_types import ArrayType, TupleType
-from ..syntax import FunctionNode, own_nodes, PyModule, tree_nodes
+from ..syntax import FunctionNode, PyModule, own_nodes, tree_nodes
 from .branches import same_type
 from .frames import Frame
 

@@ -17,7 +17,7 @@ from typing import Callable, Dict, List, Optional, Set
 
 from ...analysis.host import Arg, Event, Launch
 from ..static_types import ArrayType, Opaque, ScalarType, TypeReader
-from ..syntax import FunctionNode, own_nodes, PyModule, Scope, tree_nodes
+from ..syntax import FunctionNode, PyModule, Scope, own_nodes, tree_nodes
 from .frames import Frame, place_of
 from .frequency import constant_int
 from .frequency.syntax import int_value

@@ -27,7 +27,7 @@ from ...analysis.host import Event, HostFacts, KernelRef
 from ..project import Project
 from ..static_types import (NONE, ArrayType, DictType, ListType, Maybe, ScalarType, TupleType, TypeReader, appended,
                             instance, instance_of, keyed_item, list_growth, loop_bindings, unpacked_items)
-from ..syntax import FunctionNode, mapped_items, PyModule, Scope, tree_nodes
+from ..syntax import FunctionNode, PyModule, Scope, mapped_items, tree_nodes
 from . import rates
 from . import modes
 from .arity import plain_def, unbindable, within_try

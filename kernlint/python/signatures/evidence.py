@@ -27,7 +27,7 @@ from typing import Dict, List, Optional, Sequence, Set, Tuple
 from ..host.docstrings import documented_elements
 from ..project import Project
 from ..static_types import ArrayType, ScalarType, array_arithmetic, dtype_name, numeric
-from ..syntax import FunctionNode, KernelDef, mapped_items, PyModule, Scope, tree_nodes
+from ..syntax import FunctionNode, KernelDef, PyModule, Scope, mapped_items, tree_nodes
 from .table import RANK_UNKNOWN
 
 # how deep a value is followed: names, attributes, calls and callers together

@@ -13,7 +13,8 @@ import types
 from typing import Any, Dict, List, Optional, Tuple
 
 from ..project import FrontendSettings, Project
-from ..syntax import Binding, FunctionNode, PyModule, Scope, _target_names, tree_nodes, wrapped_argument, wrapped_interface
+from ..syntax import (Binding, FunctionNode, PyModule, Scope, _target_names, tree_nodes, wrapped_argument,
+                      wrapped_interface)
 from .class_constants import StaticClass, _class_body_assignments, is_static
 from .constructions import NOT_PASSED, constructions, default_standing_in
 from .device_arrays import _DEVICE_MAKERS, DeviceArrayStandin, _captures_device_arrays

@@ -13,7 +13,7 @@ import re
 from typing import Any, Dict, Optional, Sequence, Set, Tuple
 
 from ..project import FrontendSettings, Project
-from ..syntax import Binding, bound_item, exports, KernelDef, PyModule, Scope, tree_nodes
+from ..syntax import Binding, KernelDef, PyModule, Scope, bound_item, exports, tree_nodes
 from .class_constants import StaticClass
 from .device_arrays import _CUPY_SCALARS, _cupy_scalars
 from .namespaces import Namespaces

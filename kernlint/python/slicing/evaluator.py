@@ -581,14 +581,16 @@ class Evaluator:
                 raise Unresolved(ast.unparse(expr.func), module.path, line,
                                  f"fails when made ({type(exc).__name__}: {exc})") from None
         if callee is getattr and 2 <= len(expr.args) <= 3 and not expr.keywords:
-            # `getattr(numba, floattype)`: an attribute of a module kernlint imported (a safe
-            # library) by a name the code computes; an object's attribute may run its code
+            # `getattr(numba, floattype)`: a module's own attribute by a name the code computes,
+            # looked up in its namespace (an object's attribute, or a module's `__getattr__`,
+            # would run code)
             args, _ = self._plain_arguments(expr, scope, env)
             if isinstance(args[0], types.ModuleType) and isinstance(args[1], str):
-                try:
-                    return getattr(*args)
-                except AttributeError as exc:
-                    raise Unresolved(described, module.path, line, f"fails when evaluated ({exc})") from None
+                namespace = vars(args[0])
+                if args[1] in namespace or len(args) == 3:
+                    return namespace.get(args[1], args[-1])
+                raise Unresolved(described, module.path, line,
+                                 f"fails when evaluated (module `{args[0].__name__}` has no attribute `{args[1]}`)")
         if not _may_call(callee, self.settings):
             raise Unresolved(described, module.path, line,
                              "is called at import time, and kernlint does not run it",

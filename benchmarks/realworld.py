@@ -1,7 +1,7 @@
 """kernlint on real code: a corpus of public numba.cuda projects, read from local copies.
 
     python benchmarks/realworld.py CORPUS_DIR [CORPUS_DIR ...] [OUT.json] [--jobs N]
-        [--half developed|held-out|held-out-2|held-out-3|held-out-4|held-out-5|held-out-6|held-out-7|held-out-8|held-out-9|held-out-10|all] [--select CODES]
+        [--half developed|held-out|held-out-2|held-out-3|held-out-4|held-out-5|held-out-6|held-out-7|held-out-8|held-out-9|held-out-10|held-out-11|all] [--select CODES]
     python benchmarks/realworld.py --combine RUN.json [RUN.json ...] OUT.json
 
 CORPUS_DIR holds one directory per project (the corpus stays out of this repository;
@@ -160,7 +160,7 @@ def _host_nodes(module):
                 pending.append(child)
 
 
-HALVES = ("developed", "held-out", "held-out-2", "held-out-3", "held-out-4", "held-out-5", "held-out-6", "held-out-7", "held-out-8", "held-out-9", "held-out-10")
+HALVES = ("developed", "held-out", "held-out-2", "held-out-3", "held-out-4", "held-out-5", "held-out-6", "held-out-7", "held-out-8", "held-out-9", "held-out-10", "held-out-11")
 
 
 def load_verdicts(path: str = VERDICTS) -> Tuple[Dict[str, Dict[str, str]], Dict[str, List[dict]]]:

@@ -10,15 +10,18 @@ Goal: 0.
 
 Without directories it reads CPython's standard library and the installed numpy, numba,
 numba-cuda (its test suite included), llvmlite, hypothesis and pytest. ``--quick`` reads
-numba-cuda's test suite and every 20th standard-library file (the CI smoke subset).
+numba-cuda's test suite and every 20th standard-library file (the CI smoke subset). The
+standard library is read from a copy without its site-packages: a project of its own.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import sys
 import sysconfig
+import tempfile
 import time
 from typing import Dict, List, Sequence
 
@@ -40,12 +43,29 @@ def installed(package: str) -> str:
     return list(spec.submodule_search_locations)[0]
 
 
-def default_corpus(quick: bool) -> Dict[str, List[str]]:
-    """name -> files."""
+def stdlib_copy(scratch: str) -> List[str]:
+    """The standard library's files, copied to ``scratch``: read as a project of its own. In
+    place, its folder holds site-packages, so every search of the project's files for a name
+    (what names a class, what imports a file) would walk thousands of installed packages' files
+    too, which no user's project holds."""
     stdlib = sysconfig.get_paths()["stdlib"]
+    copied = []
+    for source in sorted(walk(stdlib, (".py",))):
+        relative = os.path.relpath(source, stdlib)
+        if relative.split(os.sep)[0] == "site-packages":
+            continue
+        target = os.path.join(scratch, relative)
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        shutil.copyfile(source, target)
+        copied.append(target)
+    return copied
+
+
+def default_corpus(quick: bool, scratch: str) -> Dict[str, List[str]]:
+    """name -> files."""
     numba_cuda = os.path.join(os.path.dirname(installed("numba.cuda")), "cuda")
     corpus = {"numba-cuda tests": sorted(walk(os.path.join(numba_cuda, "tests"), (".py",)))}
-    stdlib_files = sorted(f for f in walk(stdlib, (".py",)) if f"{os.sep}site-packages{os.sep}" not in f)
+    stdlib_files = stdlib_copy(scratch)
     if quick:
         corpus["stdlib (every 20th file)"] = stdlib_files[::20]
         return corpus
@@ -96,18 +116,22 @@ def main(argv: Sequence[str]) -> int:
     quick = "--quick" in argv
     out = args[0] if args and args[0].endswith(".json") else None
     directories = args[1:] if out else args
-    if directories:
-        corpus = {d: sorted(walk(d, (".py",))) for d in directories}
-    else:
-        corpus = default_corpus(quick)
-    rows = []
-    for name, files in corpus.items():
-        row = {"corpus": name, **read_files(files)}
-        rows.append(row)
-        print(f"{name:28} {row['files']:6d} files {row['kernels_found']:5d} kernels "
-              f"{len(row['internal_errors']):3d} internal errors {row['seconds']:7.1f} s", flush=True)
-        for error in row["internal_errors"][:20]:
-            print(f"    {error['path']}:{error['line']}: {error['error'][:200]}")
+    with tempfile.TemporaryDirectory(prefix="kernlint-robustness-") as scratch:
+        if directories:
+            corpus = {d: sorted(walk(d, (".py",))) for d in directories}
+        else:
+            corpus = default_corpus(quick, scratch)
+        rows = []
+        for name, files in corpus.items():
+            row = {"corpus": name, **read_files(files)}
+            for error in row["internal_errors"]:  # the standard library's own path, not the copy's
+                if str(error["path"]).startswith(scratch + os.sep):
+                    error["path"] = os.path.join(sysconfig.get_paths()["stdlib"], os.path.relpath(error["path"], scratch))
+            rows.append(row)
+            print(f"{name:28} {row['files']:6d} files {row['kernels_found']:5d} kernels "
+                  f"{len(row['internal_errors']):3d} internal errors {row['seconds']:7.1f} s", flush=True)
+            for error in row["internal_errors"][:20]:
+                print(f"    {error['path']}:{error['line']}: {error['error'][:200]}")
     total = sum(len(r["internal_errors"]) for r in rows)
     summary = {"python": sys.version.split()[0], "files": sum(r["files"] for r in rows),
                "internal_errors": total, "seconds": round(sum(r["seconds"] for r in rows), 1), "corpora": rows}

@@ -1839,3 +1839,21 @@ def test_class_numbers_dataclass_fields_factories_and_properties_type_launches(t
                           "cuda.to_device(body.heights.astype(np.float32)), body.mass, settings.steps)":
                               "void(float32[:, ::1], float64, int64)",
                           "out, settings.gain, settings.steps)": None}
+
+
+@pytest.mark.parametrize("body, expected", [
+    ("low, high = limits[i]", "void(float64[:, ::1], float64[::1])"),
+    ("(low, high) = limits[i, :]", "void(float64[:, ::1], float64[::1])"),
+    ("row = limits[i]\n    low, high = row[0]", "void(float64[:, :, ::1], float64[::1])"),
+    ("low, high = limits[i][0]", "void(float64[:, :, ::1], float64[::1])"),
+    ("low, high = limits[0:2]", "void(float64[::1], float64[::1])"),
+])
+def test_an_item_that_is_unpacked_is_a_row(tmp_path, body, expected):
+    """`low, high = limits[i]`: numba cannot unpack a number (`failed to unpack float64`), so
+    what the index gives is a row and the array has a dimension more than the index takes."""
+    from kernlint.python.signatures.inference import inferred_signatures
+
+    path = tmp_path / "k.py"
+    path.write_text("from numba import cuda\n\n\n@cuda.jit\ndef k(limits, out):\n    i = cuda.grid(1)\n"
+                    "    " + body + "\n    out[i] = low + high\n")
+    assert inferred_signatures(Project().module(str(path)).kernels[0])[0][0] == expected

@@ -432,6 +432,17 @@ def _parameter_uses(node, module: PyModule, outer_scope, visiting: Set[int], clo
                     and isinstance(sub.slice, ast.Constant) and isinstance(sub.slice.value, int):
                 use = uses[sub.value.value.id]
                 use.ndim = max(use.ndim, sub.slice.value + 1)
+            if isinstance(sub, ast.Assign) and isinstance(sub.value, ast.Subscript) \
+                    and any(isinstance(target, (ast.Tuple, ast.List)) for target in sub.targets):
+                # `low, high = limits[i]`: what the index gives is unpacked, so it is a row, not a number
+                value, index = sub.value.value, sub.value.slice
+                if isinstance(value, ast.Name) and value.id in uses:
+                    uses[value.id].ndim = max(uses[value.id].ndim, _dims_taken(index) + 1)
+                elif isinstance(value, ast.Name) and value.id in views:
+                    owner, taken = views[value.id]
+                    uses[owner].ndim = max(uses[owner].ndim, taken + _dims_taken(index) + 1)
+                elif (chained := _chained_index(sub.value)) is not None and chained[0] in uses:
+                    uses[chained[0]].ndim = max(uses[chained[0]].ndim, chained[1] + 1)
             if isinstance(sub, ast.Assign) and isinstance(sub.value, ast.Attribute) and sub.value.attr == "shape" \
                     and isinstance(sub.value.value, ast.Name) and sub.value.value.id in uses:
                 target = sub.targets[0]

@@ -39,6 +39,9 @@ class Arg:
     # the value may also be None (`self.out = None` in `__init__`, an array later): ``type`` is
     # the array's, the one a launch runs with wherever the kernel indexes it
     optional: bool = False
+    # written as a call (`self.source(t)`, `cp.zeros(n)`): evaluated at the launch, so the object may
+    # be a new one each time; what it is, the call decides
+    made: bool = False
 
 
 @dataclass(frozen=True)

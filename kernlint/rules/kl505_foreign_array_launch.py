@@ -52,8 +52,8 @@ for step in range(steps):
     advance[blocks, threads](d_u, d_v, dt)
 ```
 
-Left alone: an array rebound inside the loop (a new CuPy array each step needs its
-conversion anyway), a parameter of the launching function when the launch is reached
+Left alone: an array rebound inside the loop or written as a call in the launch
+(``k[g, b](self.source(t))``: a new CuPy array each step needs its conversion anyway), a parameter of the launching function when the launch is reached
 through a call (its binding is the caller's), a launch in another file's function (its
 arrays are bound there), loops over devices or problem sizes, a verification loop (each
 iteration checks a result it copies back against the host's own with ``np.testing.assert_*``
@@ -99,8 +99,8 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
         for arg in foreign:
             if any(arg.name == k.name for k in kept):
                 continue
-            if arg.name in loop.rebound or arg.name.split(".")[0] in loop.rebound - {"self", "cls"}:
-                continue  # a new array every step: its conversion cannot be saved
+            if arg.made or arg.name in loop.rebound or arg.name.split(".")[0] in loop.rebound - {"self", "cls"}:
+                continue  # a new array every step (or a call's, made at the launch): its conversion cannot be saved
             if call is not None and (arg.parameter or arg.name in facts.rebound.get(launch.function, ())):
                 continue  # bound by the caller, or anew on every call
             kept.append(arg)

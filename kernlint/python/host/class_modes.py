@@ -130,7 +130,7 @@ class ClassModes:
                 kind = stored.get(call.args[index].attr)
                 if kind is None:
                     break
-                typed[index] = launch_arg(kind, args[index].name, args[index].parameter)
+                typed[index] = launch_arg(kind, args[index].name, args[index].parameter, made=args[index].made)
             else:
                 if tuple(typed) not in found:
                     found.append(tuple(typed))

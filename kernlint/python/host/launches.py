@@ -220,7 +220,7 @@ _INDEXED = r"(?:[^\[\]]|\[[^\[\]]*\])*"
 LAUNCH_TEXT = re.compile(rf"\w\[{_INDEXED},{_INDEXED}\]\(|\.forall\(")
 
 
-def launch_arg(kind, name: str, parameter: bool = False, attribute: bool = False) -> Arg:
+def launch_arg(kind, name: str, parameter: bool = False, attribute: bool = False, made: bool = False) -> Arg:
     """A launch argument of a type (None: unknown), written as ``name``. An ``attribute``
     (``self.out``) that holds None or an array (``Maybe``: `None` in ``__init__``, the array
     where the object is used) is typed as the array, marked optional, and lives where the class
@@ -231,10 +231,11 @@ def launch_arg(kind, name: str, parameter: bool = False, attribute: bool = False
         # (a launch on None fails: where the class puts its arrays, as far as it says, is where this one is;
         # of an unknown rank: the elements alone, the rank from the kernel's body)
         return Arg(kind.value.text, kind.value.where, name, bool(kind.value.where), kind.value.library, parameter,
-                   kind.value.dtype, name if parameter else "", optional=True)
+                   kind.value.dtype, name if parameter else "", optional=True, made=made)
     array = isinstance(kind, ArrayType)
     return Arg(getattr(kind, "text", None) if kind is not None else None, kind.where if array else "", name, array,
-               kind.library if array else "", parameter, (kind.dtype or "") if array else "", name if parameter else "")
+               kind.library if array else "", parameter, (kind.dtype or "") if array else "", name if parameter else "",
+               made=made)
 
 
 # numba's (and numbapro's, its CUDA predecessor's) compilers that build for the GPU given

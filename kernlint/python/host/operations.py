@@ -425,7 +425,7 @@ def ufunc_launch(call: ast.Call, frame: Frame, module: PyModule, reader: TypeRea
         return None
     given = list(call.args) + [k.value for k in call.keywords if k.arg == "out"]
     return Launch("launch", place_of(module.path, call), frame.qualname, frame.loops, what=ast.unparse(call.func),
-                  args=tuple(launch_arg(reader.type_of(a), ast.unparse(a)) for a in given),
+                  args=tuple(launch_arg(reader.type_of(a), ast.unparse(a), made=isinstance(a, ast.Call)) for a in given),
                   stream=any(k.arg == "stream" for k in call.keywords), detail={"ufunc": True})
 
 

@@ -70,7 +70,7 @@ def passed_args(call: ast.Call, frame: Frame, types: TypeReader, exposed: Callab
     parameters = _parameters(frame)
     return tuple(args), {k.arg: launch_arg(exposed(types.type_of(k.value)), ast.unparse(k.value),
                                            isinstance(k.value, ast.Name) and k.value.id in parameters,
-                                           isinstance(k.value, ast.Attribute))
+                                           isinstance(k.value, ast.Attribute), isinstance(k.value, ast.Call))
                          for k in call.keywords if k.arg is not None}
 
 
@@ -104,7 +104,8 @@ def positional_args(call: ast.Call, frame: Frame, types: TypeReader,
                 continue
             return None
         args.append(launch_arg(exposed(types.type_of(arg)), ast.unparse(arg),
-                               isinstance(arg, ast.Name) and arg.id in parameters, isinstance(arg, ast.Attribute)))
+                               isinstance(arg, ast.Name) and arg.id in parameters, isinstance(arg, ast.Attribute),
+                               isinstance(arg, ast.Call)))
     return args
 
 

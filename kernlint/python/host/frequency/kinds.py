@@ -73,6 +73,11 @@ _WAITS = {"synchronize", "sleep", "wait", "join", "pause"}
 _TIMED_WITHIN = 3
 
 
+def _work_statement(node: ast.AST) -> bool:
+    """A call made for what it does, not for a value (``step()``, ``k[grid, block](u)``)."""
+    return isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)
+
+
 class LoopKinds:
     """A loop's kind, from what its code does (in this order): a test's loop, set-up,
     devices, a value computed in it deciding whether to go on, files, sizes, chunks, a few
@@ -109,8 +114,8 @@ class LoopKinds:
             return "few", f"{trips} iterations (`{short_text(self.node.iter)}`): a few, not steps", trips
         if self.is_for and isinstance(self.node.iter, (ast.List, ast.Tuple, ast.Set)):
             return "sweep", f"a fixed list of {len(self.node.iter.elts)} values", trips
-        for check in (self._parts, self._configurations, self._measured, self._steps, self._runs, self._records,
-                      self._named, self._launched_items):
+        for check in (self._parts, self._configurations, self._measured, self._blocks, self._steps, self._runs,
+                      self._records, self._named, self._launched_items):
             found = check()
             if found:
                 return found[0], found[1], trips
@@ -660,6 +665,33 @@ class LoopKinds:
                 if seen.setdefault(name, index) != index:
                     return name
         return ""
+
+    def _blocks(self):
+        """Each iteration steps up to a target its own variable gives (``for t_out in outputs:
+        while t < t_out: t += dt; step()``, then the output): a loop over blocks of steps, its
+        own statements once per block, however much state the steps carry between blocks. The
+        work is the inner loop's: the outer level launches nothing itself and calls nothing the
+        inner loop calls to step."""
+        if not self.is_for:
+            return None
+        inner_loops = [sub for sub in own_nodes(self.node.body) if isinstance(sub, LOOPS)]
+        nested = {id(n) for loop in inner_loops for n in own_nodes(loop.body)}
+        stepping = {dotted_name(n.value.func) for loop in inner_loops for n in own_nodes(loop.body)
+                    if _work_statement(n)} - {""}
+        for sub in own_nodes(self.node.body):
+            if id(sub) not in nested and isinstance(sub, ast.Call) and (
+                    isinstance(sub.func, ast.Subscript) or dotted_name(sub.func) in stepping):
+                return None  # (the outer loop steps itself: its iterations are the steps)
+        gated = gated_nodes(self.node.body)
+        for sub in inner_loops:
+            if isinstance(sub, ast.While) and id(sub) not in gated and names_read(sub.test) & self.variables \
+                    and any(_work_statement(n) for n in own_nodes(sub.body)):
+                inner = LoopKinds(sub, self.context, self.constants, Changes(sub.body, sub), self.lists)
+                if inner.decide()[0] == "step":
+                    target = sorted(names_read(sub.test) & self.variables)[0]
+                    return "sweep", (f"blocks of steps: each iteration steps up to `{target}` "
+                                     f"(`{short_text(sub.test)}`, line {sub.lineno})")
+        return None
 
     def _steps(self):
         """The same work again, with evidence that it is: state carried from one iteration to

@@ -74,6 +74,11 @@ def host_operation(call: ast.Call, frame: Frame, module: PyModule, reader: TypeR
             # a view of it): nothing is allocated or copied
             if isinstance(handed, ArrayType) and handed.where == "device":
                 return None
+            # `cp.asarray(x)` is how code makes sure it holds a CuPy array, mostly where it already
+            # does: it copies only what is known to be on the host
+            if name == "cupy.asarray" and (handed is None or isinstance(handed, Opaque) or (
+                    isinstance(handed, ArrayType) and handed.where != "host")):
+                return None
         reads = sorted({n for a in list(call.args) + [k.value for k in call.keywords] for n in names_read(a)})
         # to_device / asarray copy data in: they allocate per step whatever the data; the
         # constructors allocate a shape, which may change with the loop

@@ -122,7 +122,9 @@ NumPy arrays, CuPy's scalar types being NumPy's). A copy into a buffer the code 
 (``cuda.to_device(x, to=buf)``, ``buf.copy_to_device(host)``) allocates nothing but is still
 a host-to-device transfer per step, and is reported as one. ``cuda.to_device(d)`` (and
 ``cp.asarray(d)``) of what is already a device array hands it back as it is: nothing is
-allocated or copied, so it is not reported. A loop launches kernels also
+allocated or copied, so it is not reported; ``cp.asarray(x)`` is reported only where ``x`` is
+known to be on the host (a NumPy array, a list): it is how code makes sure it holds a CuPy
+array, mostly where it already does (``cp.asarray(state.weights)``). A loop launches kernels also
 through a CUDA ufunc's call (``@vectorize(..., target='cuda')``), a kernel of numbapro's
 ``@jit(..., target='gpu')``, and a kernel configured where it was bound (``run = k[g, b, s]``,
 or a list of them iterated: ``for run, d in zip(runs, parts): run(d)``).

@@ -23,7 +23,7 @@ by signature source, with what that run saw (signatures, and what factory-made k
 The corpus is split in halves (``half`` in ``benchmarks/realworld_corpus.toml``): the rules
 were developed on one, the others are held out and judge them. ``held-out`` was read once its
 final run was done, so it no longer judges honestly, nor do ``held-out-2``, ``held-out-3`` and
-``held-out-4`` to ``held-out-10`` since their runs (each labelled, its true patterns written
+``held-out-4`` to ``held-out-11`` since their runs (each labelled, its true patterns written
 down, before anything ran on it); the next fresh set is added as a new half. ``--half`` picks the projects of the CORPUS_DIRs that are run: ``developed``
 (the default), one of the held-out halves (only when asked: a held-out set is run once, at the
 end) or ``all``. Besides precision, each rule gets its recall

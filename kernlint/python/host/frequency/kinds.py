@@ -588,10 +588,8 @@ class LoopKinds:
         gated = gated_nodes(self.node.body)  # (an evaluation loop every 100 batches runs on some, not each)
         for sub in own_nodes(self.node.body):
             if isinstance(sub, LOOPS) and id(sub) not in gated and not (
-                    isinstance(sub, ast.While) and catch_up(sub, self.facts)):
-                inner = LoopKinds(sub, self.context, self.constants, Changes(sub.body, sub), self.lists)
-                if inner.decide()[0] == "step":
-                    return "sweep", f"runs: each iteration runs the whole step loop at line {sub.lineno}"
+                    isinstance(sub, ast.While) and catch_up(sub, self.facts)) and self._steps_alone(sub):
+                return "sweep", f"runs: each iteration runs the whole step loop at line {sub.lineno}"
         return None
 
     def _measured(self):
@@ -685,13 +683,16 @@ class LoopKinds:
         gated = gated_nodes(self.node.body)
         for sub in inner_loops:
             if isinstance(sub, ast.While) and id(sub) not in gated and names_read(sub.test) & self.variables \
-                    and any(_work_statement(n) for n in own_nodes(sub.body)):
-                inner = LoopKinds(sub, self.context, self.constants, Changes(sub.body, sub), self.lists)
-                if inner.decide()[0] == "step":
-                    target = sorted(names_read(sub.test) & self.variables)[0]
-                    return "sweep", (f"blocks of steps: each iteration steps up to `{target}` "
-                                     f"(`{short_text(sub.test)}`, line {sub.lineno})")
+                    and any(_work_statement(n) for n in own_nodes(sub.body)) and self._steps_alone(sub):
+                target = sorted(names_read(sub.test) & self.variables)[0]
+                return "sweep", (f"blocks of steps: each iteration steps up to `{target}` "
+                                 f"(`{short_text(sub.test)}`, line {sub.lineno})")
         return None
+
+    def _steps_alone(self, inner: ast.stmt) -> bool:
+        """Whether a loop nested in this one is a loop of steps by its own code."""
+        kind = LoopKinds(inner, self.context, self.constants, Changes(inner.body, inner), self.lists).decide()[0]
+        return kind == "step"
 
     def _steps(self):
         """The same work again, with evidence that it is: state carried from one iteration to

@@ -15,7 +15,7 @@ import types
 from typing import Any, Dict, List, Optional, Tuple
 
 from ..project import FrontendSettings, Project
-from ..syntax import (Binding, FunctionNode, PyModule, Scope, _target_names, tree_nodes, wrapped_argument,
+from ..syntax import (Binding, FunctionNode, PyModule, Scope, _target_names, tree_nodes, walk_nodes, wrapped_argument,
                       wrapped_interface)
 from .class_constants import StaticClass, _class_body_assignments, is_static
 from .constructions import NOT_PASSED, constructions, default_standing_in
@@ -138,7 +138,7 @@ class Evaluator:
         numba.njit(f)`, `c = c * k` then `c = c.astype(t)`): each reads the binding before it."""
         name = binding.name
         if binding.kind == "assign" and any(isinstance(n, ast.Name) and n.id == name
-                                            for n in ast.walk(binding.value)):
+                                            for n in walk_nodes(binding.value)):
             earlier = self.globals.chosen_binding(module, module.bindings_before(binding, function))
             if earlier is None:
                 # `if isinstance(f, str): f = library.pick(f)`: the parameter it rebinds
@@ -410,7 +410,7 @@ class Evaluator:
             return MISSING
         assigned = [(method, statement.value) for method in owner.body
                     if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef))
-                    for statement in ast.walk(method) if isinstance(statement, ast.Assign)
+                    for statement in walk_nodes(method) if isinstance(statement, ast.Assign)
                     for target in statement.targets
                     if isinstance(target, ast.Attribute) and target.attr == expr.attr
                     and isinstance(target.value, ast.Name) and target.value.id == "self"]
@@ -440,7 +440,7 @@ class Evaluator:
         # `self.n = n` in `__init__`: the object is made elsewhere; a parameter's default is
         # its value, one without is unread
         defaults = _defaults(method)
-        read = {n.id for n in ast.walk(assigned_value) if isinstance(n, ast.Name)}
+        read = {n.id for n in walk_nodes(assigned_value) if isinstance(n, ast.Name)}
         env: Dict[str, Any] = {}
         for argument in method.args.posonlyargs + method.args.args[1:] + method.args.kwonlyargs:
             if argument.arg not in read:

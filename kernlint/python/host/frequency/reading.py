@@ -17,6 +17,7 @@ from .kinds import LoopKinds, trips
 from .places import Guard, catch_up
 from .stops import Stop, module_stop
 from .syntax import LOOPS, SCOPES, dotted_name, ends_with_exit, int_value, own_nodes, short_text, tree_nodes
+from ...syntax import child_nodes
 
 # constructors and test fixtures' set-up: run once, before the work
 _CONSTRUCTORS = {"__init__", "__post_init__", "__new__", "__enter__", "setUp", "setUpClass", "setup_method",
@@ -140,7 +141,7 @@ def _own_calls(scope: ast.AST) -> Iterator[ast.Call]:
             continue
         if isinstance(node, ast.Call):
             yield node
-        stack.extend(ast.iter_child_nodes(node))
+        stack.extend(child_nodes(node))
 
 
 def _handed_definitions(tree: ast.Module, scope: ast.AST, handed: Optional[ast.AST]) -> Iterator[ast.AST]:
@@ -231,7 +232,7 @@ def _definitions(node: ast.AST) -> Iterator[Union[ast.ClassDef, ast.FunctionDef,
         if isinstance(statement, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
             yield statement
         elif isinstance(statement, ast.stmt):
-            stack.extend(reversed([c for c in ast.iter_child_nodes(statement) if isinstance(c, ast.stmt)]))
+            stack.extend(reversed([c for c in child_nodes(statement) if isinstance(c, ast.stmt)]))
             for handler in getattr(statement, "handlers", ()):
                 stack.extend(reversed(handler.body))
             for case in getattr(statement, "cases", ()):
@@ -389,7 +390,7 @@ def _own_statements(statements: Sequence[ast.stmt]) -> Iterator[ast.AST]:
         if isinstance(node, LOOPS):
             stack.extend(node.orelse)
             continue
-        stack.extend(c for c in ast.iter_child_nodes(node) if isinstance(c, ast.stmt) and not isinstance(c, SCOPES))
+        stack.extend(c for c in child_nodes(node) if isinstance(c, ast.stmt) and not isinstance(c, SCOPES))
 
 
 
@@ -516,7 +517,7 @@ def _called_in_loops(tree: ast.Module) -> Set[str]:
             stack.extend((child, in_loop) for child in node.orelse)
             stack.append((node.iter if isinstance(node, (ast.For, ast.AsyncFor)) else node.test, in_loop))
         else:
-            stack.extend((child, in_loop) for child in ast.iter_child_nodes(node))
+            stack.extend((child, in_loop) for child in child_nodes(node))
     return called
 
 

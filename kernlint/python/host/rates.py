@@ -31,7 +31,7 @@ def attach(facts: HostFacts, tree: ast.Module, memo=None, executed_elsewhere: bo
     ``executed_elsewhere``: another file of the project runs this one in its namespace."""
     if not facts.events and not facts.loops:
         return  # (a reading for another file's types: nothing runs, nothing to rate)
-    bodies = frequency.analyse_module(tree, facts.path, {e.function for e in facts.events}, executed_elsewhere)
+    bodies = frequency.analyse_module(tree, facts.path, {e.function for e in facts.events}, executed_elsewhere, memo)
     loop_ids: Dict[tuple, int] = {(loop.function, loop.place.line): loop.id for loop in facts.loops.values()
                                   if loop.kind != "comprehension"}
     for qualname, body in bodies.items():

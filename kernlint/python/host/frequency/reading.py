@@ -157,19 +157,23 @@ def _handed_definitions(tree: ast.Module, scope: ast.AST, handed: Optional[ast.A
 
 
 def analyse_module(tree: ast.Module, path: str = "", qualnames: Optional[Set[str]] = None,
-                   executed_elsewhere: bool = False) -> Dict[str, Frequency]:
+                   executed_elsewhere: bool = False, memo=None) -> Dict[str, Frequency]:
     """Every body of a module: its top level ("") and each function and method by qualified
     name (``Class.method``, ``outer.inner``), with what the module says about them: which
     ones pytest collects, which ones run once before the work, its integer constants, what
     never runs because its top level stops (``stops``). ``qualnames``: only these bodies.
     ``executed_elsewhere``: another file runs it in its own namespace (``exec(open(...).read())``),
-    whose names it may read: it is not read as stopping."""
-    constants = _module_constants(tree)
-    flags = _flag_returns(tree)
+    whose names it may read: it is not read as stopping. ``memo(kind, node, compute)``: each
+    body's reading kept (it depends on the tree alone: a file read at several depths reads it once)."""
+    if memo is None:
+        def memo(kind, node, compute):  # noqa: F811 - nothing kept between calls
+            return compute()
+    constants = memo("frequency: module constants", tree, lambda: _module_constants(tree))
+    flags = memo("frequency: flag returns", tree, lambda: _flag_returns(tree))
     in_loops: List[Set[str]] = []  # read once, where a warm-up name asks
     test_file = any(fnmatch.fnmatch(os.path.basename(path), pattern) for pattern in ("test_*.py", "*_test.py"))
     found: Dict[str, Frequency] = {}
-    frames = frame_callbacks(tree)
+    frames = memo("frame callbacks", tree, lambda: frame_callbacks(tree))
 
     def visit(node: ast.AST, qualname: str, test: str, collected_class: bool) -> None:
         for child in _definitions(node):
@@ -197,13 +201,14 @@ def analyse_module(tree: ast.Module, path: str = "", qualnames: Optional[Set[str
                     context = Context(path, name, why, setup, tuple(sorted(constants.items())),
                                       frames.get(id(child), ""), flag_returns=flags,
                                       never=stop.functions.get(id(child), "") if stop is not None else "")
-                    found[name] = analyse(child, context)
+                    found[name] = memo(f"frequency {executed_elsewhere} {name}", child,
+                                       lambda: analyse(child, context))
                 visit(child, name, why, False)
 
-    stop = None if executed_elsewhere else module_stop(tree)
+    stop = None if executed_elsewhere else memo("frequency: module stop", tree, lambda: module_stop(tree))
     if qualnames is None or "" in qualnames:
-        found[""] = analyse(tree, Context(path, "", "", "", tuple(sorted(constants.items())), flag_returns=flags),
-                            stop)
+        found[""] = memo(f"frequency {executed_elsewhere}", tree, lambda: analyse(
+            tree, Context(path, "", "", "", tuple(sorted(constants.items())), flag_returns=flags), stop))
     visit(tree, "", "", False)
     return found
 

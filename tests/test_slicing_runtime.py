@@ -334,3 +334,43 @@ def test_a_librarys_number_does_not_prune_a_branch_either(tmp_path):
     found = json.loads(run.stdout)
     assert [(f["code"], f["line"], f["standins"]) for f in found] == [
         ("KL301", 8, ["C (kernlint_fixture_missing_physics.C)"])]
+
+
+@pytest.mark.parametrize("imported", [
+    'importlib.import_module("models." + KIND.lower())',
+    'importlib.import_module(".cubic", package="models")',
+    'importlib.import_module(name="models.cubic")',
+])
+def test_a_module_named_by_constants_is_read_as_its_import(tmp_path, imported):
+    """``importlib.import_module`` of a name the code computes from its own constants imports the
+    module of that name, whatever the run: read as an import statement naming it, not a stand-in."""
+    (tmp_path / "models").mkdir()
+    (tmp_path / "models" / "__init__.py").write_text("")
+    (tmp_path / "models" / "cubic.py").write_text(textwrap.dedent("""\
+        from numba import cuda
+
+        GAIN = 3.0
+
+
+        @cuda.jit(device=True)
+        def response(v):
+            return GAIN * v * v * v
+    """))
+    run = _check(tmp_path, f"""\
+        import importlib
+        from numba import cuda
+
+        KIND = "Cubic"
+        model = {imported}
+        response = getattr(model, "response")
+
+
+        @cuda.jit("void(float64[::1])")
+        def apply(x):
+            i = cuda.grid(1)
+            if i < x.size:
+                x[i] = response(x[i]) * model.GAIN
+                print(i)
+    """, "--show-signatures")
+    found = json.loads(run.stdout)
+    assert [(f["code"], f["standins"]) for f in found] == [("KL301", [])], run.stderr

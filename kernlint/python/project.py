@@ -27,7 +27,7 @@ from typing import Dict, FrozenSet, Iterator, List, Optional, Set, Tuple
 from ..findings import Finding, internal_error
 from ..source import SourceFile, read_bytes, walk
 from .mangling import as_written
-from .syntax import PyModule, Wrapper, find_wrapper, tree_nodes
+from .syntax import PyModule, Wrapper, find_wrapper, tree_nodes, walk_nodes
 
 # Imported (really imported) to give kernels the types and constants they read.
 SAFE_MODULES = ("numba", "numpy", "math", "cmath", "operator", "itertools", "functools", "collections", "enum",
@@ -642,7 +642,7 @@ def _package_dirs(root: str) -> Tuple[Tuple[str, str], ...]:
         tree = ast.parse(read_bytes(os.path.join(root, "setup.py")))
     except (OSError, SyntaxError, ValueError):
         tree = None
-    for node in ast.walk(tree) if tree is not None else ():
+    for node in walk_nodes(tree) if tree is not None else ():
         if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", "")) == "setup":
             for keyword in node.keywords:
                 if keyword.arg == "package_dir" and isinstance(keyword.value, ast.Dict):

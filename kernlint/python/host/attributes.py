@@ -14,6 +14,7 @@ from ...analysis.host import HostFacts
 from ..static_types import ArrayType, ListType, Maybe, Opaque, ScalarType, appended, classes_of
 from .branches import UNSET, knowledge, same_type
 from .frames import Frame
+from ..syntax import walk_nodes
 
 # an attribute assigned values of different numba types: its type is not known
 CONFLICTING = Opaque("conflicting")
@@ -46,7 +47,7 @@ def class_defaults(klass: ast.ClassDef, env: Dict[str, object],
     for method in klass.body:
         if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) and method.args.args:
             own = method.args.args[0].arg
-            stored.update(node.attr for node in ast.walk(method) if isinstance(node, ast.Attribute) and isinstance(
+            stored.update(node.attr for node in walk_nodes(method) if isinstance(node, ast.Attribute) and isinstance(
                 node.ctx, ast.Store) and isinstance(node.value, ast.Name) and node.value.id == own)
     found: Dict[str, object] = {}
     for statement in klass.body:

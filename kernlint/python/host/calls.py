@@ -21,7 +21,7 @@ from ..project import Project
 from ..static_types import (MAX_ALTERNATIVES, NONE, ArrayType, DictType, Instances, ListType, Maybe, Opaque,
                             ProjectClasses, ProjectFunctions, ScalarType, TypeReader, appended, classes_of, held_code,
                             instance, instance_of, list_growth, named_tuple_subclass, unpacked)
-from ..syntax import FunctionNode, PyModule, Scope, own_nodes, wrapped_argument, wrapped_interface
+from ..syntax import FunctionNode, PyModule, Scope, own_nodes, walk_nodes, wrapped_argument, wrapped_interface
 from .attributes import DTYPES_DIFFER, ClassAttributes
 from .branches import DEAD, UNSET, agreed_type, either_type, narrowed, same_type, tests_above
 from .class_methods import class_method_calls
@@ -135,7 +135,7 @@ class ProjectCalls:
         if binding is None or binding.kind != "assign":
             return None
         body = function if function is not None else module.tree
-        if function is not None and call.func.id in {a.arg for a in ast.walk(function.args) if isinstance(a, ast.arg)}:
+        if function is not None and call.func.id in {a.arg for a in walk_nodes(function.args) if isinstance(a, ast.arg)}:
             return None  # a parameter rebound on some path: what callers pass counts too
         named = self.project.memo("class aliases", body, lambda: _class_aliases(body)).get(call.func.id)
         if not named:
@@ -1014,7 +1014,7 @@ def reads_enclosing(module: PyModule, function: FunctionNode, scope: Scope) -> b
     own = set(module.local_bindings(function))
     enclosing = set().union(*(module.local_bindings(f) for f in scope.functions if f is not function))
     return any(isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id not in own and n.id in enclosing
-               for n in ast.walk(function))
+               for n in walk_nodes(function))
 
 
 def _bound_calls(body: ast.AST) -> Dict[str, ast.Call]:
@@ -1024,7 +1024,7 @@ def _bound_calls(body: ast.AST) -> Dict[str, ast.Call]:
         targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
             node, (ast.AugAssign, ast.AnnAssign, ast.For)) else []
         for target in targets:
-            for sub in ast.walk(target):
+            for sub in walk_nodes(target):
                 if not isinstance(sub, ast.Name):
                     continue
                 value = node.value if isinstance(node, ast.Assign) and target is sub else None
@@ -1051,7 +1051,7 @@ def _class_aliases(body: ast.AST) -> Dict[str, Tuple[ast.expr, ...]]:
                 if isinstance(target, str):  # `except E as name`
                     seen[target] = None
                     continue
-                for sub in ast.walk(target) if target is not None else ():
+                for sub in walk_nodes(target) if target is not None else ():
                     if isinstance(sub, ast.Name):
                         names = _plain_names(value) if target is sub and value is not None else None
                         earlier = seen.get(sub.id, [])

@@ -12,7 +12,7 @@ import ast
 from typing import List, Optional, Set, Tuple
 
 from ..project import Project
-from ..syntax import FunctionNode, PyModule, Scope, tree_nodes
+from ..syntax import FunctionNode, PyModule, Scope, tree_nodes, walk_nodes
 from .classes import method_of
 from .launches import LAUNCH_TEXT
 
@@ -84,7 +84,7 @@ def _reached(project: Project, through: Tuple[str, str], name: str, found: List[
     found.append(runs)
     if not decorated(node, "classmethod"):
         return
-    for sub in ast.walk(node):
+    for sub in walk_nodes(node):
         if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and class_receiver(
                 node, klass, sub.func.value):
             _reached(project, through, sub.func.attr, found, seen, depth + 1)
@@ -100,7 +100,7 @@ def drives_class_methods(project: Project, module: PyModule) -> bool:
         for loop in tree_nodes(module.tree):
             if not isinstance(loop, (ast.For, ast.AsyncFor, ast.While)):
                 continue
-            for sub in ast.walk(loop):
+            for sub in walk_nodes(loop):
                 if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and isinstance(
                         sub.func.value, (ast.Name, ast.Attribute)) and any(
                         path != module.path and _launches(project, path)

@@ -15,7 +15,7 @@ from typing import Dict, List, Optional, Protocol, Tuple
 from ...analysis.host import Arg, HostFacts
 from ..project import Project
 from ..static_types import TypeReader, instance_of
-from ..syntax import FunctionNode, PyModule
+from ..syntax import FunctionNode, PyModule, walk_nodes
 from . import modes
 from .attributes import ClassAttributes
 from .branches import tests_above
@@ -66,7 +66,7 @@ class ClassModes:
             return []
         methods = init + [s for s in defined if s.name != "__init__" and any(
             isinstance(sub, ast.Attribute) and isinstance(sub.ctx, ast.Store) and isinstance(sub.value, ast.Name)
-            and sub.value.id == s.args.args[0].arg for sub in ast.walk(s))]
+            and sub.value.id == s.args.args[0].arg for sub in walk_nodes(s))]
         tests: Dict[int, tuple] = {}
         for method in methods:
             own = method.args.args[0].arg

@@ -9,7 +9,7 @@ import ast
 from typing import Dict, FrozenSet, List, Optional, Set
 
 from ..project import Project
-from ..syntax import PyModule, Scope
+from ..syntax import PyModule, Scope, walk_nodes
 from .names import target_names
 
 
@@ -82,7 +82,7 @@ def class_attributes(module: PyModule) -> Dict[str, FrozenSet[str]]:
             if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 have.add(statement.name)
                 receiver = statement.args.args[0].arg if statement.args.args else None
-                for node in ast.walk(statement):
+                for node in walk_nodes(statement):
                     if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store) and isinstance(
                             node.value, ast.Name) and node.value.id == receiver:
                         have.add(node.attr)

@@ -16,6 +16,7 @@ from typing import Callable, Optional
 from ..project import Project
 from ..static_types import ArrayType, instance_of
 from ..static_types.dtypes import dtype_name
+from ..syntax import walk_nodes
 
 
 def exposed_array(project: Project, kind, member: Callable[[object, str], object]) -> Optional[ArrayType]:
@@ -31,7 +32,7 @@ def exposed_array(project: Project, kind, member: Callable[[object, str], object
                  and s.name == "__cuda_array_interface__" and s.args.args), None)
     if prop is None or not any(isinstance(d, ast.Name) and d.id == "property" for d in prop.decorator_list):
         return None
-    returns = [s for s in ast.walk(prop) if isinstance(s, ast.Return) and s.value is not None]
+    returns = [s for s in walk_nodes(prop) if isinstance(s, ast.Return) and s.value is not None]
     if len(returns) != 1:
         return None
     value, receiver = returns[0].value, prop.args.args[0].arg

@@ -14,6 +14,7 @@ import ast
 from typing import Dict, List, Optional
 
 from ...analysis.host import HostFacts
+from ..syntax import child_nodes, walk_nodes
 
 _SELECTS = ("select_device",)
 
@@ -43,7 +44,7 @@ def _select_calls(function: ast.AST) -> List[ast.Call]:
     """The function's own ``select_device(x)`` calls whose device is not a literal (not those of
     functions nested in it)."""
     found = []
-    stack = list(ast.iter_child_nodes(function))
+    stack = list(child_nodes(function))
     while stack:
         node = stack.pop()
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
@@ -51,7 +52,7 @@ def _select_calls(function: ast.AST) -> List[ast.Call]:
         if isinstance(node, ast.Call) and _name(node.func) in _SELECTS and node.args and not isinstance(
                 node.args[0], ast.Constant):
             found.append(node)
-        stack.extend(ast.iter_child_nodes(node))
+        stack.extend(child_nodes(node))
     return found
 
 
@@ -69,13 +70,13 @@ def _selected_before(function: ast.AST, calls: List[ast.Call], line: int) -> Opt
 
 def _block_of(function: ast.AST, call: ast.Call) -> Optional[List[ast.stmt]]:
     """The statement list whose statement holds ``call``."""
-    for node in ast.walk(function):
+    for node in walk_nodes(function):
         for field in ("body", "orelse", "finalbody"):
             block = getattr(node, field, None)
             if isinstance(block, list) and any(
                     isinstance(s, ast.stmt) and s.lineno <= call.lineno <= (s.end_lineno or s.lineno) and any(
-                        sub is call for sub in ast.walk(s)) for s in block):
-                inner = [s for s in block if isinstance(s, ast.stmt) and any(sub is call for sub in ast.walk(s))]
+                        sub is call for sub in walk_nodes(s)) for s in block):
+                inner = [s for s in block if isinstance(s, ast.stmt) and any(sub is call for sub in walk_nodes(s))]
                 if inner and not _holds_deeper(inner[0], call):
                     return block
     return None
@@ -85,7 +86,7 @@ def _holds_deeper(statement: ast.stmt, call: ast.Call) -> bool:
     """Whether ``call`` sits in a block nested inside ``statement`` (not in its own expressions)."""
     for field in ("body", "orelse", "finalbody", "handlers"):
         for part in getattr(statement, field, None) or ():
-            if any(sub is call for sub in ast.walk(part)):
+            if any(sub is call for sub in walk_nodes(part)):
                 return True
     return False
 

@@ -27,7 +27,7 @@ from typing import Dict, List, Optional, Set, Tuple
 from ...source import read_bytes
 from ..project import Project
 from ..static_types.operators import OperatorNode
-from ..syntax import PyModule, Scope, tree_nodes
+from ..syntax import PyModule, Scope, child_nodes, tree_nodes, walk_nodes
 from .functions import bound_methods, jitted_only, names_called, returned_closure
 from .launches import gpu_compiled, launch_target
 from .operator_calls import OPERATOR_METHODS
@@ -221,7 +221,7 @@ class LaunchGraph:
                 if module is None:
                     continue
                 for klass in self.project.memo("classes", module.tree, lambda m=module: [
-                        n for n in ast.walk(m.tree) if isinstance(n, ast.ClassDef)]):
+                        n for n in walk_nodes(m.tree) if isinstance(n, ast.ClassDef)]):
                     found.extend((module, s) for s in klass.body if isinstance(s, _FUNCTIONS) and s.name == name)
                     held = bound_methods(klass).get(name) if holds else None
                     found.extend((module, s) for s in klass.body if isinstance(s, _FUNCTIONS) and s.name == held)
@@ -287,7 +287,7 @@ def _enclosing(tree: ast.AST) -> Dict[int, Tuple[ast.AST, ...]]:
     stack: List[Tuple[ast.AST, Tuple[ast.AST, ...]]] = [(tree, ())]
     while stack:
         node, around = stack.pop()
-        for child in ast.iter_child_nodes(node):
+        for child in child_nodes(node):
             if isinstance(child, _FUNCTIONS):
                 found[id(child)] = around
                 stack.append((child, around + (child,)))
@@ -303,7 +303,7 @@ def _calls_within(node: ast.AST, scope: Scope, nested: bool, device=lambda funct
     stack = [(node, scope)]
     while stack:
         current, inner = stack.pop()
-        for child in ast.iter_child_nodes(current):
+        for child in child_nodes(current):
             if isinstance(child, _FUNCTIONS):
                 if nested and not device(child):
                     stack.append((child, inner.inner(child)))
@@ -320,7 +320,7 @@ def _launches_itself(module: PyModule, node: ast.AST) -> bool:
     if node.decorator_list and gpu_compiled(node, module, Scope(module)) == "ufunc":
         return True
     configured = _configured_names(node)
-    stack = list(ast.iter_child_nodes(node))
+    stack = list(child_nodes(node))
     while stack:
         sub = stack.pop()
         if isinstance(sub, _FUNCTIONS):
@@ -329,7 +329,7 @@ def _launches_itself(module: PyModule, node: ast.AST) -> bool:
                 sub.func, ast.Name) and sub.func.id in configured or any(
                 isinstance(a, ast.Call) and _last_name(a.func) in _PYCUDA_HANDLERS for a in sub.args)):
             return True
-        stack.extend(ast.iter_child_nodes(sub))
+        stack.extend(child_nodes(sub))
     return False
 
 
@@ -337,12 +337,12 @@ def _configured_names(node: ast.AST) -> Set[str]:
     """Names bound to a kernel configured for launch (``run = step[grid, block]``), or to a
     list of them, and the loop variables taking them: a call of one is a launch."""
     found: Set[str] = set()
-    for sub in ast.walk(node):
+    for sub in walk_nodes(node):
         if isinstance(sub, ast.Assign) and _configured(sub.value):
             found.update(t.id for t in sub.targets if isinstance(t, ast.Name))
         elif isinstance(sub, (ast.For, ast.AsyncFor, ast.comprehension)) and (_configured(sub.iter) or any(
-                isinstance(n, ast.Name) and n.id in found for n in ast.walk(sub.iter))):
-            found.update(n.id for n in ast.walk(sub.target) if isinstance(n, ast.Name))
+                isinstance(n, ast.Name) and n.id in found for n in walk_nodes(sub.iter))):
+            found.update(n.id for n in walk_nodes(sub.target) if isinstance(n, ast.Name))
     return found
 
 

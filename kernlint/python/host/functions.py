@@ -10,7 +10,7 @@ from dataclasses import replace
 from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 
 from ..static_types import ArrayType, TupleType
-from ..syntax import FunctionNode, PyModule, own_nodes, tree_nodes
+from ..syntax import FunctionNode, PyModule, own_nodes, tree_nodes, walk_nodes
 from .branches import same_type
 from .frames import Frame
 
@@ -62,7 +62,7 @@ def evident_scalars(function: FunctionNode) -> Dict[str, str]:
             found[arg.arg] = _ANNOTATED[arg.annotation.id]
     counted: Set[str] = set()
     containers: Set[str] = set()
-    for node in ast.walk(function):
+    for node in walk_nodes(function):
         if isinstance(node, (ast.Subscript, ast.Attribute)) and isinstance(node.value, ast.Name):
             containers.add(node.value.id)
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "range":
@@ -72,7 +72,7 @@ def evident_scalars(function: FunctionNode) -> Dict[str, str]:
                              and type(side.value) is int), None)
             if constant is not None:
                 other = node.right if constant is node.left else node.left
-                counted.update(n.id for n in ast.walk(other) if isinstance(n, ast.Name))
+                counted.update(n.id for n in walk_nodes(other) if isinstance(n, ast.Name))
     for name in (counted & names) - containers:
         found.setdefault(name, "int64")
     return found
@@ -84,7 +84,7 @@ def attributes_read(function: FunctionNode) -> Dict[str, FrozenSet[str]]:
     arguments = function.args
     names = {a.arg for a in arguments.posonlyargs + arguments.args + arguments.kwonlyargs}
     found: Dict[str, Set[str]] = {}
-    for node in ast.walk(function):
+    for node in walk_nodes(function):
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in names \
                 and not node.attr.startswith("__"):
             found.setdefault(node.value.id, set()).add(node.attr)
@@ -212,7 +212,7 @@ def bound_methods(klass: ast.ClassDef) -> Dict[str, str]:
     of its methods names the same one (other values, another object's method, do not count)."""
     methods = {f.name for f in klass.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))}
     held: Dict[str, Set[str]] = {}
-    for node in ast.walk(klass):
+    for node in walk_nodes(klass):
         if not isinstance(node, ast.Assign):
             continue
         value = node.value

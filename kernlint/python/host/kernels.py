@@ -19,7 +19,7 @@ from typing import List, Optional, Protocol, Sequence, Tuple
 from ...analysis.host import KernelRef
 from ..project import Project
 from ..static_types import instance, instance_of
-from ..syntax import KernelDef, PyModule, Scope, flatten
+from ..syntax import KernelDef, PyModule, Scope, flatten, walk_nodes
 from .classes import method_of
 from .frames import Frame, frame_for
 from .functions import default_of
@@ -247,7 +247,7 @@ class KernelResolver:
                 where = Frame(method, f"{frame.owner}.{method.name}", Scope(self.module).inner(method),
                               {receiver: instance(self.module.path, frame.owner)}, Frame(None, "", Scope(self.module)),
                               frame.owner)
-                stored = stored_at(ast.walk(method), receiver, container.attr, key)
+                stored = stored_at(walk_nodes(method), receiver, container.attr, key)
                 found.extend((value, self, where) for value in stored)
         return found
 

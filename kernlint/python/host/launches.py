@@ -15,7 +15,7 @@ from typing import Callable, Dict, List, Optional, Tuple
 from ...analysis.host import Arg
 from ..static_types import ArrayType, Maybe
 from ..static_types.operators import OperatorNode
-from ..syntax import FunctionNode, PyModule
+from ..syntax import FunctionNode, PyModule, child_nodes, walk_nodes
 
 
 def handed_call(call: ast.Call, called: Optional[str]) -> Optional[ast.Call]:
@@ -107,7 +107,7 @@ def _calls_of(node: ast.AST) -> Tuple[bool, Dict[str, ast.expr]]:
     """(whether ``node`` launches a kernel itself, the first call target of each name it calls:
     ``f`` and ``obj.f``), found once per node (``launches_within`` asks again for each caller)."""
     called: Dict[str, ast.expr] = {}
-    for sub in ast.walk(node):
+    for sub in walk_nodes(node):
         if isinstance(sub, ast.Call):
             if launch_target(sub) is not None:
                 return True, {}
@@ -123,7 +123,7 @@ def launches_given(function: FunctionNode) -> bool:
     forward its ``*args`` to a launch?"""
     arguments = function.args
     parameters = {a.arg for a in arguments.posonlyargs + arguments.args + arguments.kwonlyargs}
-    for sub in ast.walk(function):
+    for sub in walk_nodes(function):
         if not isinstance(sub, ast.Call):
             continue
         launched = launch_target(sub) or compile_target(sub)
@@ -201,7 +201,7 @@ def calls_in_order(expr: ast.AST, operators: bool = False) -> List[Tuple[ast.AST
                 if getattr(node, part, None) is not None:
                     visit(getattr(node, part), inner)
             return
-        for child in ast.iter_child_nodes(node):
+        for child in child_nodes(node):
             if not isinstance(child, ast.Lambda):
                 visit(child, generators)
         if isinstance(node, ast.Call) or operators and isinstance(node, OperatorNode):

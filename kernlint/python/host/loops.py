@@ -12,7 +12,7 @@ from typing import Mapping, Sequence, Set
 
 from ...analysis.host import Event, Launch, Loop
 from ..static_types import ArrayType
-from ..syntax import PyModule
+from ..syntax import PyModule, walk_nodes
 from .frames import Frame, place_of
 from .names import fixed_shapes, indexed_items, names_read, rebinds, steady_shapes, target_names, whole_targets
 
@@ -28,7 +28,7 @@ class LoopReader:
         """The facts of loop ``number``, a ``for`` or ``while`` (``kind``) read in ``frame``."""
         parent = frame.loops[-1] if frame.loops else None
         loop = Loop(number, place_of(self.module.path, node), kind, frame.qualname, parent)
-        inside = [sub for statement in getattr(node, "body", []) for sub in ast.walk(statement)]
+        inside = [sub for statement in getattr(node, "body", []) for sub in walk_nodes(statement)]
         if isinstance(node, (ast.For, ast.AsyncFor)):
             loop.varying.update(target_names(node.target))
             loop.targets.update(target_names(node.target))
@@ -74,15 +74,15 @@ def counted_by(node: ast.AST, function: ast.AST) -> str:
             isinstance(node.test.ops[0], (ast.Lt, ast.LtE))) and isinstance(node.test.left, ast.Name):
         counter = node.test.left.id
         if not _skips(node.body) and any(isinstance(sub, ast.AugAssign) and isinstance(sub.op, ast.Add) and isinstance(sub.target, ast.Name)
-               and sub.target.id == counter for statement in node.body for sub in ast.walk(statement)):
+               and sub.target.id == counter for statement in node.body for sub in walk_nodes(statement)):
             bound = node.test.comparators[0]
     if not (isinstance(bound, ast.Name) and bound.id in parameters):
         return ""
     name = bound.id
-    for statement in ast.walk(function):
+    for statement in walk_nodes(function):
         if isinstance(statement, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and name in {
                 t.id for target in (statement.targets if isinstance(statement, ast.Assign) else [statement.target])
-                for t in ast.walk(target) if isinstance(t, ast.Name)} and not _under_none_test(function, statement, name):
+                for t in walk_nodes(target) if isinstance(t, ast.Name)} and not _under_none_test(function, statement, name):
             return ""  # rebound to what the function computes: not what the caller passed
     return name
 
@@ -114,7 +114,7 @@ def _tests_none(test: ast.AST, name: str) -> bool:
 def _under_none_test(function: ast.AST, statement: ast.stmt, name: str) -> bool:
     """Whether ``statement`` is in the body of an ``if name is None:``."""
     return any(isinstance(sub, ast.If) and _tests_none(sub.test, name) and any(
-        inner is statement for part in sub.body for inner in ast.walk(part)) for sub in ast.walk(function))
+        inner is statement for part in sub.body for inner in walk_nodes(part)) for sub in walk_nodes(function))
 
 
 def carried_places(events: Sequence[Event], after: Mapping[str, object], rebound: Set[str]) -> None:

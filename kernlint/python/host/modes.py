@@ -17,6 +17,7 @@ from __future__ import annotations
 import ast
 import itertools
 from typing import Dict, List, Optional, Tuple
+from ..syntax import child_nodes, walk_nodes
 
 Atom = Tuple[str, str]
 World = Dict[Atom, bool]
@@ -121,7 +122,7 @@ def stored_aliases(function: ast.FunctionDef, receiver: str) -> Dict[str, str]:
                 if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and (
                         target.value.id == receiver):
                     stored.setdefault(statement.value.id, target.attr)
-    rebound = {node.id for node in ast.walk(function) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)}
+    rebound = {node.id for node in walk_nodes(function) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)}
     return {name: attr for name, attr in stored.items() if name not in rebound}
 
 
@@ -136,7 +137,7 @@ def tests(function: ast.FunctionDef, subject_of) -> Dict[int, tuple]:
             continue
         if isinstance(node, ast.If):
             ifs.append(node)
-        stack.extend(ast.iter_child_nodes(node))
+        stack.extend(child_nodes(node))
     found: Dict[int, tuple] = {}
     for node in sorted(ifs, key=lambda n: (n.lineno, n.col_offset)):
         read = formula(node.test, subject_of)

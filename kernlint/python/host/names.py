@@ -6,14 +6,15 @@ from __future__ import annotations
 
 import ast
 from typing import List, Optional, Set
+from ..syntax import walk_nodes
 
 
 def target_names(target: ast.AST) -> List[str]:
-    return [n.id for n in ast.walk(target) if isinstance(n, ast.Name)]
+    return [n.id for n in walk_nodes(target) if isinstance(n, ast.Name)]
 
 
 def names_read(expr: ast.AST) -> List[str]:
-    return [n.id for n in ast.walk(expr) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)]
+    return [n.id for n in walk_nodes(expr) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)]
 
 
 def whole_targets(target: ast.AST) -> Set[str]:
@@ -47,7 +48,7 @@ def rebinds(node: ast.AST) -> Set[str]:
 
 def rebound(body) -> Set[str]:
     """Names and attributes that statements rebind."""
-    return set().union(*(rebinds(n) for statement in body for n in ast.walk(statement)))
+    return set().union(*(rebinds(n) for statement in body for n in walk_nodes(statement)))
 
 
 def bare_names(expr: ast.AST) -> Set[str]:
@@ -65,14 +66,14 @@ def bare_names(expr: ast.AST) -> Set[str]:
 
 
 def names_in(expr: ast.AST) -> Set[str]:
-    return {n.id for n in ast.walk(expr) if isinstance(n, ast.Name)}
+    return {n.id for n in walk_nodes(expr) if isinstance(n, ast.Name)}
 
 
 def element_reads(expr: Optional[ast.AST]) -> Set[str]:
     """Names a size reads as a whole object (``frame.size``, ``frame.shape[0]``, ``len(frame)``,
     ``frame[0]``), not as an index into something else (``table[i]``)."""
     found: Set[str] = set()
-    for sub in ast.walk(expr) if expr is not None else ():
+    for sub in walk_nodes(expr) if expr is not None else ():
         if isinstance(sub, (ast.Attribute, ast.Subscript)) and isinstance(sub.value, ast.Name):
             found.add(sub.value.id)
         elif isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name) and sub.func.id == "len":
@@ -101,7 +102,7 @@ def steady_shapes(body) -> Set[str]:
     iteration to the next."""
     values: dict = {}
     for statement in body:
-        for node in ast.walk(statement):
+        for node in walk_nodes(statement):
             if isinstance(node, ast.Assign):
                 for target in node.targets:
                     if isinstance(target, ast.Name):
@@ -127,7 +128,7 @@ def indexed_items(body, variables: Set[str]) -> Set[str]:
     ``col = grid[:, k]`` in ``for k in range(n)``, and bound nowhere else in it)."""
     values: dict = {}
     for statement in body:
-        for node in ast.walk(statement):
+        for node in walk_nodes(statement):
             if isinstance(node, ast.Assign):
                 for target in node.targets:
                     for name in (target_names(target) if not isinstance(target, ast.Name) else [target.id]):
@@ -185,7 +186,7 @@ def fixed_shapes(body) -> Set[str]:
     array or like one the body does not rebind (``mse = cuda.device_array_like(sum_)``)."""
     values: dict = {}
     for statement in body:
-        for node in ast.walk(statement):
+        for node in walk_nodes(statement):
             if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
                 values.setdefault(node.targets[0].id, []).append(node.value)
             else:
@@ -195,7 +196,7 @@ def fixed_shapes(body) -> Set[str]:
 
     def invariant(expr: ast.AST) -> bool:
         """Literals, names the body leaves alone, their ``.shape``/``.size``/``len``, arithmetic."""
-        for node in ast.walk(expr):
+        for node in walk_nodes(expr):
             if isinstance(node, ast.Name) and node.id in rebound_here:
                 return False
             if isinstance(node, ast.Attribute) and node.attr not in ("shape", "size", "ndim"):

@@ -25,6 +25,7 @@ from typing import Dict, Iterator, List, Optional, Set
 from ...analysis.host import Event, HostFacts
 from .frequency.syntax import dotted_name
 from .names import indexed_items, target_names
+from ..syntax import child_nodes, walk_nodes
 
 _CONSTANT_FILLS = {"zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like", "full_like"}
 # methods and attributes that give a view or a copy of an array's own data
@@ -139,7 +140,7 @@ def _mark_call(facts: HostFacts, event: Event, bodies, functions) -> None:
     if found is None or found[0].loop is None:
         return
     statement, function, owner = found
-    call = next((c for c in ast.walk(statement.node) if isinstance(c, ast.Call) and c.lineno == event.place.line
+    call = next((c for c in walk_nodes(statement.node) if isinstance(c, ast.Call) and c.lineno == event.place.line
                  and c.col_offset + 1 == event.place.column), None)
     callee = functions.get(str(event.detail.get("callee", "")))
     if call is None or callee is None or any(isinstance(a, ast.Starred) for a in call.args):
@@ -283,8 +284,8 @@ def _returns_none(source: ast.expr) -> bool:
 
 def _in_try(function: ast.AST, node: ast.AST) -> bool:
     """Whether ``node`` is in the body of a ``try`` of ``function`` (a handler may catch what it raises)."""
-    return any(isinstance(t, ast.Try) and any(node in ast.walk(part) for part in t.body)
-               for t in ast.walk(function))
+    return any(isinstance(t, ast.Try) and any(node in walk_nodes(part) for part in t.body)
+               for t in walk_nodes(function))
 
 
 def _varying(facts: HostFacts, event: Event, loop: ast.stmt) -> Set[str]:
@@ -303,7 +304,7 @@ def _selected_input(source: ast.expr, varying: Set[str], loop: ast.stmt, functio
     loop, and nothing binds it to a constant fill (zeros sent again each step)."""
     if not isinstance(source, ast.Subscript):
         return False
-    picked = {n.id for n in ast.walk(source.slice) if isinstance(n, ast.Name)}
+    picked = {n.id for n in walk_nodes(source.slice) if isinstance(n, ast.Name)}
     base = _text(_base(source))
     if not base or not picked & varying:
         return False
@@ -341,7 +342,7 @@ def _made_from(value: ast.expr, computed: Set[str], bindings: List[tuple], seen:
     if isinstance(value, ast.Attribute) and value.attr in ("T", "real", "imag"):
         return _made_from(value.value, computed, bindings, seen)
     if isinstance(value, (ast.BinOp, ast.UnaryOp, ast.Compare, ast.BoolOp)):
-        return any(_made_from(part, computed, bindings, seen) for part in ast.iter_child_nodes(value)
+        return any(_made_from(part, computed, bindings, seen) for part in child_nodes(value)
                    if isinstance(part, ast.expr))
     if isinstance(value, ast.Name) and value.id not in seen:
         seen.add(value.id)
@@ -359,7 +360,7 @@ def _iteration_values(loop: ast.stmt) -> Set[str]:
         return hit[1]
     computed: Set[str] = set()
     if isinstance(loop, (ast.For, ast.AsyncFor)):
-        computed |= {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
+        computed |= {n.id for n in walk_nodes(loop.target) if isinstance(n, ast.Name)}
     bindings = _bindings(loop.body)
     computed |= _self_advanced(bindings)
     drawn = {name for name, value, _, _ in bindings if _draws(value)}
@@ -442,14 +443,14 @@ def _data_names(value: ast.expr) -> Set[str]:
             if _fill_name(node) in ("full", "full_like"):
                 stack.extend(node.args[1:2] + [k.value for k in node.keywords if k.arg == "fill_value"])
         elif not isinstance(node, _SCOPES):
-            stack.extend(ast.iter_child_nodes(node))
+            stack.extend(child_nodes(node))
     return found
 
 
 def _draws(value: ast.expr) -> bool:
     """A random draw in ``value``: ``np.random.rand(n)``, ``cp.random.normal(...)``, ``random.random()``."""
     return any(isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and
-               "random" in dotted_name(node.func).split(".")[:-1] for node in ast.walk(value))
+               "random" in dotted_name(node.func).split(".")[:-1] for node in walk_nodes(value))
 
 
 def _item_bound(loop: ast.stmt, source: ast.expr) -> ast.expr:
@@ -487,7 +488,7 @@ def _computed_into_before(body: List[ast.stmt], base: str, call: ast.Call) -> bo
                 isinstance(t, ast.Subscript) and _text(_base(t)) == base for each in node.targets
                 for t in _elements(each)):
             continue
-        reads = {_text(n) for n in ast.walk(node.value) if isinstance(n, (ast.Name, ast.Attribute))}
+        reads = {_text(n) for n in walk_nodes(node.value) if isinstance(n, (ast.Name, ast.Attribute))}
         if isinstance(node.value, (ast.BinOp, ast.UnaryOp)) or reads & computed:
             return True  # computed values stored into it
     return False
@@ -526,11 +527,11 @@ def _uploaded_before(function: ast.AST, loop: ast.stmt, base: str) -> bool:
     """Whether the function uploads ``base`` (or a view or piece of it) outside the loop, before
     it: the device may hold it already. (An upload after the loop, or one in an earlier loop
     beside it, each of its batches, holds nothing for this one.)"""
-    inside = {id(n) for n in ast.walk(loop)}
+    inside = {id(n) for n in walk_nodes(loop)}
     for other in _own(function.body):
         if isinstance(other, (ast.For, ast.AsyncFor, ast.While)) and id(other) not in inside and id(
-                loop) not in {id(n) for n in ast.walk(other)}:
-            inside.update(id(n) for n in ast.walk(other))
+                loop) not in {id(n) for n in walk_nodes(other)}:
+            inside.update(id(n) for n in walk_nodes(other))
     return any(id(node) not in inside and node.lineno < loop.lineno and _text(_base(source)) == base
                for node in _own(function.body) if isinstance(node, ast.Call)
                for source in [_source(node)] if source is not None)
@@ -588,7 +589,7 @@ def _source(call: Optional[ast.Call]) -> Optional[ast.expr]:
 
 
 def _call_at(node: ast.AST, event: Event) -> Optional[ast.Call]:
-    return next((c for c in ast.walk(node) if isinstance(c, ast.Call) and c.lineno == event.place.line
+    return next((c for c in walk_nodes(node) if isinstance(c, ast.Call) and c.lineno == event.place.line
                  and c.col_offset + 1 == event.place.column), None)
 
 
@@ -633,7 +634,7 @@ def _own(body: List[ast.stmt]) -> Iterator[ast.AST]:
         node = stack.pop()
         yield node
         if not isinstance(node, _SCOPES):
-            stack.extend(reversed(list(ast.iter_child_nodes(node))))
+            stack.extend(reversed(list(child_nodes(node))))
 
 
 def _elements(target: ast.expr) -> List[ast.expr]:

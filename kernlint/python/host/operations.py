@@ -17,7 +17,7 @@ from typing import Callable, Dict, List, Optional, Set
 
 from ...analysis.host import Arg, Event, Launch
 from ..static_types import ArrayType, Opaque, ScalarType, TypeReader
-from ..syntax import FunctionNode, PyModule, Scope, own_nodes, tree_nodes
+from ..syntax import FunctionNode, PyModule, Scope, child_nodes, own_nodes, tree_nodes, walk_nodes
 from .frames import Frame, place_of
 from .frequency import constant_int
 from .frequency.syntax import int_value
@@ -232,7 +232,7 @@ def subscript_events(statement: ast.stmt, frame: Frame, module: PyModule, reader
       CuPy reads the number of selected elements back to size the result, a blocking wait
       (left to ``cp.asnumpy``/``.get()`` where the selection is copied back at once)."""
     parts = [statement.test] if isinstance(statement, (ast.If, ast.While)) else [
-        child for child in ast.iter_child_nodes(statement) if isinstance(child, ast.expr)]
+        child for child in child_nodes(statement) if isinstance(child, ast.expr)]
     copied_back = set()  # subscripts a copy back takes whole: that copy is the event
     converted = set()  # `float(d[0])`, `np.sqrt(d[0])`: the call is the event (``host_operation``)
     read: List[Event] = []  # what the statement reads (Python evaluates it first)
@@ -322,7 +322,7 @@ def _own_expressions(node: ast.AST):
     while stack:
         current = stack.pop()
         yield current
-        stack.extend(child for child in ast.iter_child_nodes(current) if not isinstance(child, ast.Lambda))
+        stack.extend(child for child in child_nodes(current) if not isinstance(child, ast.Lambda))
 
 
 def _device_mask(index: ast.expr, reader: TypeReader) -> bool:
@@ -537,7 +537,7 @@ def timed_through(call: ast.Call, helper: FunctionNode, owner: PyModule, frame: 
     passed.update({k.arg: k.value for k in call.keywords if k.arg})
     inside = Frame(helper, helper.name, Scope(owner).inner(helper))
     best: Optional[Dict[str, object]] = None
-    for node in ast.walk(helper):
+    for node in walk_nodes(helper):
         if not isinstance(node, ast.Call):
             continue
         timing = _timing(node, owner.dotted(node.func, inside.scope) or "", inside, owner)
@@ -641,7 +641,7 @@ def _first_number(given: ast.expr, call: ast.Call, frame: Frame, module: PyModul
                 and isinstance(loop.iter.func, ast.Name) and loop.iter.func.id == "range"
                 and 1 <= len(loop.iter.args) <= 3):
             continue
-        here = next((i for i, s in enumerate(loop.body) if any(n is call for n in ast.walk(s))), None)
+        here = next((i for i, s in enumerate(loop.body) if any(n is call for n in walk_nodes(s))), None)
         if here is None:
             continue
         start = constant_int(loop.iter.args[0], module.tree) if len(loop.iter.args) > 1 else 0
@@ -650,12 +650,12 @@ def _first_number(given: ast.expr, call: ast.Call, frame: Frame, module: PyModul
             return None
         for statement in reversed(loop.body[:here]):
             if given.id in {n.id for t in getattr(statement, "targets", [getattr(statement, "target", None)])
-                            if t is not None for n in ast.walk(t) if isinstance(n, ast.Name)}:
+                            if t is not None for n in walk_nodes(t) if isinstance(n, ast.Name)}:
                 if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
                     return int_value(statement.value, {loop.target.id: start})
                 return None
             if any(isinstance(n, ast.Name) and n.id == given.id and isinstance(n.ctx, ast.Store)
-                   for n in ast.walk(statement)):
+                   for n in walk_nodes(statement)):
                 return None  # set some other way (in a nested block): not read here
         return None
     return None
@@ -672,7 +672,7 @@ def _callable_body(stmt: ast.expr, module: PyModule) -> Optional[List[ast.AST]]:
             parsed = ast.parse(textwrap.dedent(stmt.value))
         except SyntaxError:
             return None
-        for node in ast.walk(parsed):  # where the string is, for what the message names
+        for node in walk_nodes(parsed):  # where the string is, for what the message names
             if hasattr(node, "lineno"):
                 node.lineno = node.end_lineno = stmt.lineno  # type: ignore[attr-defined]
         return list(parsed.body)
@@ -694,7 +694,7 @@ def _calls_run(body: List[ast.AST], module: PyModule, depth: int = 2, within: tu
     functions it calls (``lambda: step(d_u)``) in their place, ``depth`` calls deep."""
     found: List[ast.Call] = []
     for node in body:
-        calls = sorted((sub for sub in ast.walk(node) if isinstance(sub, ast.Call)),
+        calls = sorted((sub for sub in walk_nodes(node) if isinstance(sub, ast.Call)),
                        key=lambda c: (c.end_lineno or c.lineno, c.end_col_offset or 0))  # a call runs after its arguments
         for sub in calls:
             found.append(sub)
@@ -744,7 +744,7 @@ def pageable_destination(call: ast.Call, frame: Frame, module: PyModule) -> bool
         return False
     text = ast.unparse(destination)
     values = []
-    for node in ast.walk(body):
+    for node in walk_nodes(body):
         if isinstance(node, ast.withitem) and isinstance(node.context_expr, ast.Call) and \
                 module.dotted(node.context_expr.func, frame.scope) in _PINNING and \
                 any(ast.unparse(a) == text for a in node.context_expr.args):
@@ -787,7 +787,7 @@ def kept(targets: List[ast.expr], frame: Frame, module: PyModule, reader: Option
         return ""
     body = frame.function.body if frame.function is not None else module.tree.body
     for statement in body:
-        for node in ast.walk(statement):
+        for node in walk_nodes(statement):
             if isinstance(node, ast.Return) and node.value is not None and names_in(node.value) & names:
                 return ast.unparse(node)
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in (

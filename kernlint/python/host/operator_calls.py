@@ -17,7 +17,7 @@ from typing import Callable, Optional
 from ..project import Project
 from ..static_types import TypeReader
 from ..static_types.operators import BINARY, COMPARE, UNARY, OperatorNode, operator_calls
-from ..syntax import PyModule, tree_nodes
+from ..syntax import PyModule, tree_nodes, walk_nodes
 from .launches import LAUNCH_TEXT
 
 # the methods an operator calls, either operand's
@@ -44,7 +44,7 @@ def drives_operators(project: Project, module: PyModule) -> bool:
     def looped_operators() -> bool:
         return any(isinstance(sub, OperatorNode) for loop in tree_nodes(module.tree)
                    if isinstance(loop, (ast.For, ast.AsyncFor, ast.While)) for statement in loop.body
-                   for sub in ast.walk(statement))
+                   for sub in walk_nodes(statement))
 
     if not project.memo("operators in a loop", module.tree, looped_operators):
         return False

@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 from typing import Iterable, List, Optional, Sequence, Tuple
 
-from ..syntax import FunctionNode
+from ..syntax import FunctionNode, walk_nodes
 
 # (if-test, branch) pairs around a statement, as `PyModule` records them for bindings
 Conditions = Tuple[Tuple[Optional[ast.expr], bool], ...]
@@ -28,7 +28,7 @@ def assigned_to_self(method: FunctionNode, receiver: str, attr: str) -> List[ast
     """The values ``self.<attr> = value`` (``self.a, self.b = ka, kb``, ``setattr(self, "attr", value)``
     too) assigns in a method."""
     found = []
-    for node in ast.walk(method):
+    for node in walk_nodes(method):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr" and len(
                 node.args) == 3 and isinstance(node.args[0], ast.Name) and node.args[0].id == receiver and \
                 isinstance(node.args[1], ast.Constant) and node.args[1].value == attr:

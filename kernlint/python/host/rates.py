@@ -19,6 +19,7 @@ from .frequency.syntax import short_text, tree_nodes
 from .launches import configured_kernel
 from .uses import (RETURNED, computed_with, copy_outputs, deferred_total, handed_on, kept_in, read_after,
                    reduced_for_launch, round_trip)
+from ..syntax import walk_nodes
 
 _TESTS = (ast.If, ast.While, ast.Assert)
 _ASSIGNS = (ast.Assign, ast.AnnAssign, ast.AugAssign)
@@ -30,7 +31,7 @@ def attach(facts: HostFacts, tree: ast.Module, memo=None, executed_elsewhere: bo
     ``executed_elsewhere``: another file of the project runs this one in its namespace."""
     if not facts.events and not facts.loops:
         return  # (a reading for another file's types: nothing runs, nothing to rate)
-    bodies = frequency.analyse_module(tree, facts.path, {e.function for e in facts.events}, executed_elsewhere)
+    bodies = frequency.analyse_module(tree, facts.path, {e.function for e in facts.events}, executed_elsewhere, memo)
     loop_ids: Dict[tuple, int] = {(loop.function, loop.place.line): loop.id for loop in facts.loops.values()
                                   if loop.kind != "comprehension"}
     for qualname, body in bodies.items():
@@ -251,7 +252,7 @@ def _computed_after(region, after: int, tracked: Set[str]) -> bool:
         return text in tracked and isinstance(getattr(node, "ctx", None), ast.Load)
 
     for statement in region:
-        for node in ast.walk(statement):
+        for node in walk_nodes(statement):
             if getattr(node, "lineno", 0) <= after:
                 continue
             operands = [node.left, node.right] if isinstance(node, ast.BinOp) else [node.operand] if isinstance(
@@ -350,8 +351,8 @@ def _decides(body: frequency.Frequency, event: Event) -> bool:
     assigned = _assigned(node)
     if not assigned:
         return False
-    for inner in ast.walk(statement.loop.node):
-        if isinstance(inner, _TESTS) and assigned & {n.id for n in ast.walk(inner.test) if isinstance(n, ast.Name)}:
+    for inner in walk_nodes(statement.loop.node):
+        if isinstance(inner, _TESTS) and assigned & {n.id for n in walk_nodes(inner.test) if isinstance(n, ast.Name)}:
             return True
     return False
 
@@ -359,7 +360,7 @@ def _decides(body: frequency.Frequency, event: Event) -> bool:
 def _assigned(node: ast.stmt) -> Set[str]:
     targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
         node, (ast.AnnAssign, ast.AugAssign)) else []
-    return {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+    return {n.id for t in targets for n in walk_nodes(t) if isinstance(n, ast.Name)}
 
 
 def _mark_awaited(facts: HostFacts, tree: ast.Module, functions, bodies: Dict[str, frequency.Frequency]) -> None:
@@ -395,7 +396,7 @@ def _copied_back(statements, stream: str, any_stream: bool, function) -> Set[str
     is assigned to), the array ``d`` was made from for numba's ``d.to_host(stream)``."""
     filled: Set[str] = set()
     for statement in statements:
-        for node in ast.walk(statement):
+        for node in walk_nodes(statement):
             if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in (
                     "copy_to_host", "to_host")):
                 continue
@@ -420,7 +421,7 @@ def _made_from(function, device: ast.expr) -> Set[str]:
     what ``d.to_host()`` copies back into."""
     text = ast.unparse(device)
     found: Set[str] = set()
-    for node in ast.walk(function) if function is not None else ():
+    for node in walk_nodes(function) if function is not None else ():
         if isinstance(node, ast.Assign) and any(ast.unparse(t) == text for t in node.targets) and isinstance(
                 node.value, ast.Call) and isinstance(node.value.func, (ast.Attribute, ast.Name)) and (
                 getattr(node.value.func, "attr", getattr(node.value.func, "id", "")) == "to_device") and \

@@ -27,7 +27,7 @@ from ...analysis.host import Event, HostFacts, KernelRef
 from ..project import Project
 from ..static_types import (NONE, ArrayType, DictType, ListType, Maybe, ScalarType, TupleType, TypeReader, appended,
                             instance, instance_of, keyed_item, list_growth, loop_bindings, unpacked_items)
-from ..syntax import FunctionNode, PyModule, Scope, mapped_items, tree_nodes
+from ..syntax import FunctionNode, PyModule, Scope, child_nodes, mapped_items, tree_nodes, walk_nodes
 from . import rates
 from . import modes
 from .arity import plain_def, unbindable, within_try
@@ -227,7 +227,7 @@ class HostReader:
                     "launches or compiles", statement, lambda: any(
                         isinstance(sub, ast.Call)
                         and (launch_target(sub) is not None or compile_target(sub) is not None)
-                        for sub in ast.walk(statement))) or self.project.memo(
+                        for sub in walk_nodes(statement))) or self.project.memo(
                         "hands to a launcher", statement, lambda: self._variants.hands_to_launcher(statement, frame))):
                 self._variants.calls(statement, qualname, frame, inner,
                                      (self._passed, self._passed_kernels, self._passed_exprs))
@@ -277,7 +277,7 @@ class HostReader:
                         "rebound", statement, lambda: rebound(statement.body)),  # `for i in range(n): d[i]`
                         set(self.facts.parameters.get(frame.qualname, ((), None, ()))[2]) if frame.function else set())
                     if walked is not None:  # the outermost index loop is the event: not the loops in it
-                        self._element_loops.update(id(n) for n in ast.walk(statement) if isinstance(n, ast.For))
+                        self._element_loops.update(id(n) for n in walk_nodes(statement) if isinstance(n, ast.For))
                 if walked is not None:
                     self.facts.events.append(walked)
             loop = self._loop(statement, "for", frame)
@@ -372,7 +372,7 @@ class HostReader:
             self.read_body(statement.body, frame)
             self.facts.events.extend(leaving)
             return
-        for child in ast.iter_child_nodes(statement):
+        for child in child_nodes(statement):
             if isinstance(child, ast.expr):
                 self._expr(child, frame)
 
@@ -607,7 +607,7 @@ class HostReader:
     def _expr(self, expr: ast.expr, frame: Frame) -> None:
         if self._record:
             for sub in self.project.memo("subtractions", expr, lambda: [
-                    sub for sub in ast.walk(expr) if isinstance(sub, ast.BinOp) and isinstance(sub.op, ast.Sub)
+                    sub for sub in walk_nodes(expr) if isinstance(sub, ast.BinOp) and isinstance(sub.op, ast.Sub)
                     and isinstance(sub.right, ast.Name) and isinstance(sub.left, (ast.Call, ast.Name))]):
                 if isinstance(sub.left, ast.Call):
                     self._minus[id(sub.left)] = sub.right.id
@@ -926,7 +926,7 @@ class HostReader:
         helper = found[1]
         if not self.project.memo("times with timeit", helper, lambda: any(
                 isinstance(n, ast.Attribute) and n.attr in ("Timer", "timeit", "repeat", "autorange")
-                or isinstance(n, ast.Name) and n.id in ("Timer", "timeit", "repeat") for n in ast.walk(helper))):
+                or isinstance(n, ast.Name) and n.id in ("Timer", "timeit", "repeat") for n in walk_nodes(helper))):
             return None
         return timed_through(call, helper, found[0], frame, self.module, self.types(frame))
 

@@ -18,7 +18,7 @@ from typing import Callable, Dict, List, Mapping, Optional, Set, Tuple
 from ...analysis.host import Arg, KernelRef, Launch
 from ..project import Project
 from ..static_types import TupleType, TypeReader
-from ..syntax import KernelDef, PyModule, tree_nodes
+from ..syntax import KernelDef, PyModule, tree_nodes, walk_nodes
 from .frames import Frame, place_of
 from .driving import calls_reach_launch
 from .kernels import KernelResolver
@@ -229,7 +229,7 @@ def written_arguments(call: ast.Call, kernels: List[KernelDef]) -> List[str]:
 
 def _stored_parameters(function: ast.AST, parameters: Set[str]) -> Set[str]:
     stored: Set[str] = set()
-    for node in ast.walk(function):
+    for node in walk_nodes(function):
         targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
             node, (ast.AugAssign, ast.AnnAssign)) else []
         for target in targets:

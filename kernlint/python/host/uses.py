@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 from typing import Dict, Iterator, List, Optional, Set, Tuple
+from ..syntax import child_nodes, walk_nodes
 
 _ASSIGNS = (ast.Assign, ast.AnnAssign, ast.AugAssign)
 _KEEPS = ("append", "extend", "insert", "appendleft")  # a list's methods that keep a value for later
@@ -35,7 +36,7 @@ def copy_outputs(statement: ast.stmt, line: int) -> Set[str]:
         targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
         for target in targets:
             found |= _stored(target)
-    for node in ast.walk(statement):
+    for node in walk_nodes(statement):
         if isinstance(node, ast.Call) and getattr(node, "lineno", 0) == line and isinstance(node.func, ast.Attribute) \
                 and node.func.attr == "copy_to_host":
             out = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "ary"), None)
@@ -55,7 +56,7 @@ def kept_in(statement: ast.stmt, line: int) -> Set[str]:
         return set()
     call = statement.value
     if not any(isinstance(node, ast.Call) and getattr(node, "lineno", 0) == line and isinstance(
-            node.func, ast.Attribute) and node.func.attr == "copy_to_host" for a in call.args for node in ast.walk(a)):
+            node.func, ast.Attribute) and node.func.attr == "copy_to_host" for a in call.args for node in walk_nodes(a)):
         return set()
     return _stored(call.func.value)
 
@@ -88,8 +89,8 @@ def computed_with(statement: ast.stmt, line: int, column: int) -> bool:
         return False
     parents: Dict[int, ast.AST] = {}
     copy = None
-    for node in ast.walk(statement):
-        for child in ast.iter_child_nodes(node):
+    for node in walk_nodes(statement):
+        for child in child_nodes(node):
             parents[id(child)] = node
         # (the copy is a call, or one element of a device array read: `d[0]`)
         if isinstance(node, (ast.Call, ast.Subscript)) and node.lineno == line and node.col_offset + 1 == column:
@@ -217,8 +218,8 @@ def _stored_all(targets: List[ast.expr]) -> Set[str]:
 
 
 def _names_in(node: ast.AST) -> Set[str]:
-    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)} | {
-        t for n in ast.walk(node) if isinstance(n, ast.Attribute) for t in [_text(n)] if t}
+    return {n.id for n in walk_nodes(node) if isinstance(n, ast.Name)} | {
+        t for n in walk_nodes(node) if isinstance(n, ast.Attribute) for t in [_text(n)] if t}
 
 
 def _passes(call: ast.Call) -> bool:
@@ -247,7 +248,7 @@ def _iterated(region: List[ast.stmt]) -> Dict[str, str]:
     """The names ``for`` loops of the region bind to the items of a container, by name:
     ``b`` -> ``self.bodies`` for ``for b in self.bodies`` and ``for i, b in enumerate(self.bodies)``."""
     items: Dict[str, str] = {}
-    for node in ast.walk(ast.Module(body=list(region), type_ignores=[])):
+    for node in walk_nodes(ast.Module(body=list(region), type_ignores=[])):
         if not isinstance(node, (ast.For, ast.AsyncFor)):
             continue
         source, target = node.iter, node.target
@@ -304,7 +305,7 @@ def _reads(item: ast.AST, tracked: Set[str], methods: Dict[str, ast.AST], depth:
 
 def _called_with(node: ast.AST, tracked: Set[str], methods: Dict[str, ast.AST], depth: int) -> bool:
     """A call in ``node`` that reads ``tracked``: as an argument, or a method of the class reading it."""
-    for call in ast.walk(node):
+    for call in walk_nodes(node):
         if isinstance(call, ast.Call) and (
                 any(_mentions(a, tracked) for a in list(call.args) + [k.value for k in call.keywords])
                 or _method_reads(call, tracked, methods, depth)):
@@ -313,7 +314,7 @@ def _called_with(node: ast.AST, tracked: Set[str], methods: Dict[str, ast.AST], 
 
 
 def _self_call_reads(node: ast.AST, tracked: Set[str], methods: Dict[str, ast.AST], depth: int) -> bool:
-    return any(isinstance(call, ast.Call) and _method_reads(call, tracked, methods, depth) for call in ast.walk(node))
+    return any(isinstance(call, ast.Call) and _method_reads(call, tracked, methods, depth) for call in walk_nodes(node))
 
 
 def _method_reads(call: ast.Call, tracked: Set[str], methods: Dict[str, ast.AST], depth: int) -> bool:
@@ -355,7 +356,7 @@ def _flat(body: List[ast.stmt]) -> Iterator[ast.AST]:
 
 def _mentions(node: ast.AST, tracked: Set[str]) -> bool:
     """``node`` reads a tracked name or ``self.<attr>`` (an assignment's targets are not reads)."""
-    for sub in ast.walk(node):
+    for sub in walk_nodes(node):
         if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load) and sub.id in tracked:
             return True
         if isinstance(sub, ast.Attribute) and isinstance(sub.ctx, ast.Load) and _text(sub) in tracked:
@@ -416,7 +417,7 @@ def round_trip(region: List[ast.stmt], after: int, outputs: Set[str],
     if not _follow(region, after, tainted, uploads, False) or not uploads:
         return []
     if any(isinstance(n, ast.Name) and n.id in tainted and isinstance(n.ctx, ast.Load)
-           for statement in before for n in ast.walk(statement)):
+           for statement in before for n in walk_nodes(statement)):
         return []
     return uploads
 
@@ -428,7 +429,7 @@ def _follow(statements, after: int, tainted: Set[str], uploads: List[ast.Call], 
     for statement in statements:
         if (statement.end_lineno or statement.lineno) <= after:
             continue
-        reads = {n.id for n in ast.walk(statement) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+        reads = {n.id for n in walk_nodes(statement) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
         if isinstance(statement, _ASSIGNS):
             value = statement.value
             targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
@@ -460,7 +461,7 @@ def _follow(statements, after: int, tainted: Set[str], uploads: List[ast.Call], 
         if isinstance(statement, ast.If):
             test = _loads(statement.test) & tainted
             if test and any(isinstance(n, _LEAVES) for arm in (statement.body, statement.orelse)
-                            for s in arm for n in ast.walk(s)):
+                            for s in arm for n in walk_nodes(s)):
                 return False  # the value decides whether the function or the loop goes on
             if not (_follow(statement.body, after, tainted, uploads, chosen or bool(test)) and
                     _follow(statement.orelse, after, tainted, uploads, chosen or bool(test))):
@@ -474,7 +475,7 @@ def _follow(statements, after: int, tainted: Set[str], uploads: List[ast.Call], 
 
 
 def _loads(node: ast.AST) -> Set[str]:
-    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    return {n.id for n in walk_nodes(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
 # what reduces a whole array to one number (no `axis`: `np.abs(u).max()`, `np.max(u)`)
 _TO_SCALAR = ("max", "min", "amax", "amin", "nanmax", "nanmin", "sum", "nansum", "mean", "nanmean", "norm", "ptp")
 # element-wise maps on the way to the reduction: the reduction still sees every element
@@ -491,11 +492,11 @@ def reduced_for_launch(scope: ast.AST, statement: ast.stmt, tracked: Set[str]) -
     if not tracked or any(not name.isidentifier() for name in tracked):
         return ""
     parents: Dict[int, ast.AST] = {}
-    for node in ast.walk(scope):
-        for child in ast.iter_child_nodes(node):
+    for node in walk_nodes(scope):
+        for child in child_nodes(node):
             parents[id(child)] = node
     found = ""
-    for node in ast.walk(scope):
+    for node in walk_nodes(scope):
         if not (isinstance(node, ast.Name) and node.id in tracked):
             continue
         if isinstance(node.ctx, ast.Store):
@@ -563,7 +564,7 @@ def _only_launched(value: ast.AST, scope: ast.AST, parents: Dict[int, ast.AST], 
     if depth == 0 and isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(
             parent.targets[0], ast.Name) and parent.value is node:
         name = parent.targets[0].id
-        reads = [n for n in ast.walk(scope) if isinstance(n, ast.Name) and n.id == name]
+        reads = [n for n in walk_nodes(scope) if isinstance(n, ast.Name) and n.id == name]
         loads = [n for n in reads if isinstance(n.ctx, ast.Load)]
         return len(reads) == len(loads) + 1 and bool(loads) and all(
             _only_launched(n, scope, parents, depth + 1) for n in loads)

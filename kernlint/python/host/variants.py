@@ -18,7 +18,7 @@ from typing import Callable, ContextManager, Dict, List, Optional, Protocol, Seq
 from ...analysis.host import KernelRef
 from ..project import Project
 from ..static_types import TupleType, TypeReader, instance
-from ..syntax import FunctionNode, PyModule, Scope
+from ..syntax import FunctionNode, PyModule, Scope, walk_nodes
 from .classes import method_of
 from .frames import Frame
 from .functions import positional_parameters, receiver_of
@@ -174,7 +174,7 @@ class Variants:
             return False
         arguments = function.args
         parameters = {a.arg for a in arguments.posonlyargs + arguments.args + arguments.kwonlyargs}
-        for sub in ast.walk(function):
+        for sub in walk_nodes(function):
             if not (isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute)
                     and isinstance(sub.func.value, ast.Name) and sub.func.value.id == "self"):
                 continue

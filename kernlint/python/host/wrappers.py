@@ -12,7 +12,7 @@ import ast
 from typing import Optional
 
 from ..project import Project
-from ..syntax import FunctionNode, PyModule, Scope, own_nodes
+from ..syntax import FunctionNode, PyModule, Scope, own_nodes, walk_nodes
 from .launches import configured_kernel
 
 
@@ -86,7 +86,7 @@ def _passes_through(function: FunctionNode) -> bool:
             continue
         inner = nested.get(value.id)
         if inner is None or not any(isinstance(c, ast.Call) and isinstance(c.func, ast.Name) and c.func.id == name
-                                    for c in ast.walk(inner)):
+                                    for c in walk_nodes(inner)):
             return False
     return True
 

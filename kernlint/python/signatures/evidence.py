@@ -27,7 +27,7 @@ from typing import Dict, List, Optional, Sequence, Set, Tuple
 from ..host.docstrings import documented_elements
 from ..project import Project
 from ..static_types import ArrayType, ScalarType, array_arithmetic, dtype_name, numeric
-from ..syntax import FunctionNode, KernelDef, PyModule, Scope, mapped_items, tree_nodes
+from ..syntax import FunctionNode, KernelDef, PyModule, Scope, child_nodes, mapped_items, tree_nodes, walk_nodes
 from .table import RANK_UNKNOWN
 
 # how deep a value is followed: names, attributes, calls and callers together
@@ -170,7 +170,7 @@ class _Nodes:
 
     def __contains__(self, node: ast.AST) -> bool:
         if self._ids is None:
-            self._ids = {id(n) for n in ast.walk(self.function)} if self.function is not None else set()
+            self._ids = {id(n) for n in walk_nodes(self.function)} if self.function is not None else set()
         return id(node) in self._ids
 
 
@@ -181,7 +181,7 @@ def _calls_in(project: Project, module: PyModule) -> List[Tuple[ast.Call, Option
         found = []
 
         def visit(node, function):
-            for child in ast.iter_child_nodes(node):
+            for child in child_nodes(node):
                 inner = child if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)) else function
                 if isinstance(child, ast.Call):
                     found.append((child, function))
@@ -195,7 +195,7 @@ def _calls_in(project: Project, module: PyModule) -> List[Tuple[ast.Call, Option
 
 def _parents(project: Project, module: PyModule) -> Dict[int, ast.AST]:
     return project.memo("parents", module.tree, lambda: {
-        id(child): parent for parent in tree_nodes(module.tree) for child in ast.iter_child_nodes(parent)})
+        id(child): parent for parent in tree_nodes(module.tree) for child in child_nodes(parent)})
 
 
 class _HostEvidence:
@@ -389,7 +389,7 @@ class _HostEvidence:
                 if not isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
                     continue
                 receiver = _receiver(statement)
-                for sub in ast.walk(statement):
+                for sub in walk_nodes(statement):
                     targets = sub.targets if isinstance(sub, ast.Assign) else [sub.target] if isinstance(
                         sub, ast.AnnAssign) and sub.value is not None else []
                     for target in targets:
@@ -431,7 +431,7 @@ class _HostEvidence:
             if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 continue
             receiver = _receiver(method)
-            for sub in ast.walk(method):
+            for sub in walk_nodes(method):
                 targets = sub.targets if isinstance(sub, ast.Assign) else []
                 for target in targets:
                     for item, value in _paired(target, sub.value, module):
@@ -545,7 +545,7 @@ class _HostEvidence:
     def _checked(self, module: PyModule, function: FunctionNode, name: str, scope) -> Optional[Evidence]:
         """A dtype the function demands of its parameter: ``assert x.dtype == np.float32``,
         ``if x.dtype != np.float32: raise ...``, ``check_dtype(x, (np.float32,))``."""
-        for sub in ast.walk(function):
+        for sub in walk_nodes(function):
             test, kind = None, "dtype check"
             if isinstance(sub, ast.Assert):
                 test, wanted = sub.test, (ast.Eq, ast.Is, ast.In)
@@ -836,12 +836,12 @@ def _assignments(where: ast.AST, name: str, module: Optional[PyModule] = None) -
                     # `dt, dh = 0.005, 1` pairs its items; unpacked from anything else: unknown
                     values.extend(v if v is not None else ast.Constant(None) for v in paired)
                     nested = nested or inside
-                elif any(isinstance(n, ast.Name) and n.id == name for t in targets for n in ast.walk(t)):
+                elif any(isinstance(n, ast.Name) and n.id == name for t in targets for n in walk_nodes(t)):
                     values.append(ast.Constant(None))  # unpacked from something: unknown
                     nested = nested or inside
             elif isinstance(statement, (ast.AugAssign, ast.For, ast.With)) and any(
                     isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store)
-                    for n in ast.walk(statement.target if not isinstance(statement, ast.With) else statement)):
+                    for n in walk_nodes(statement.target if not isinstance(statement, ast.With) else statement)):
                 values.append(ast.Constant(None))
                 nested = True
             for field in ("body", "orelse", "finalbody", "handlers"):
@@ -865,7 +865,7 @@ def _paired(target: ast.expr, value: ast.expr, module: Optional[PyModule] = None
     if items is not None and len(items) == len(target.elts) and not any(
             isinstance(e, ast.Starred) for e in target.elts + items):
         return [pair for item, given in zip(target.elts, items) for pair in _paired(item, given, module)]
-    return [(item, None) for element in target.elts for item in ast.walk(element)
+    return [(item, None) for element in target.elts for item in walk_nodes(element)
             if isinstance(item, (ast.Name, ast.Attribute))]
 
 

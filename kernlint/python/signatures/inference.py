@@ -10,7 +10,7 @@ from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 from ..project import Project
 from ..static_types import XOROSHIRO, dtype_name
-from ..syntax import KernelDef, PyModule, Scope, bound_item
+from ..syntax import KernelDef, PyModule, Scope, bound_item, child_nodes, walk_nodes
 from .allocations import AttributeAllocations, _is_test, _levels, attribute_allocations, package_widths
 from .evidence import Evidence, kernel_evidence
 from .table import RANK_UNKNOWN
@@ -184,7 +184,7 @@ def _uses_of(kernel: KernelDef) -> Dict[str, "_Use"]:
 
 def _never_read(node, params: List[str]) -> Set[str]:
     """The parameters a function's body never names."""
-    named = {sub.id for statement in node.body for sub in ast.walk(statement) if isinstance(sub, ast.Name)}
+    named = {sub.id for statement in node.body for sub in walk_nodes(statement) if isinstance(sub, ast.Name)}
     return set(params) - named
 
 
@@ -294,7 +294,7 @@ def _widths_named(module: PyModule, kernels: Sequence[KernelDef]) -> Set[str]:
     numba.float32)`, `dtype=np.int32`)."""
     widths: Set[str] = set()
     for kernel in kernels:
-        for node in ast.walk(kernel.node):
+        for node in walk_nodes(kernel.node):
             if not isinstance(node, ast.Call):
                 continue
             named = [node.func] + [a for a in node.args if isinstance(a, (ast.Name, ast.Attribute))] \
@@ -322,7 +322,7 @@ def _parameter_uses(node, module: PyModule, outer_scope, visiting: Set[int], clo
     uses = {p: _Use() for p in params + list(closed_over)}
     # `dt, n, states = params`: a tuple parameter, each item typed by its use as a parameter is
     items: Dict[str, List[str]] = {}
-    for sub in ast.walk(node):
+    for sub in walk_nodes(node):
         if isinstance(sub, ast.Assign) and isinstance(sub.value, ast.Name) and sub.value.id in uses and all(
                 isinstance(t, (ast.Tuple, ast.List)) and all(isinstance(e, ast.Name) for e in t.elts)
                 for t in sub.targets):
@@ -336,7 +336,7 @@ def _parameter_uses(node, module: PyModule, outer_scope, visiting: Set[int], clo
     scope = outer_scope.inner(node)
     complex_names = _complex_locals(module, node, scope)
     local_values: Dict[str, List[ast.expr]] = {}  # what each local name is assigned
-    for sub in ast.walk(node):
+    for sub in walk_nodes(node):
         if isinstance(sub, ast.Assign) and len(sub.targets) == 1 and isinstance(sub.targets[0], ast.Name) \
                 and sub.targets[0].id not in uses:
             local_values.setdefault(sub.targets[0].id, []).append(sub.value)
@@ -359,17 +359,17 @@ def _parameter_uses(node, module: PyModule, outer_scope, visiting: Set[int], clo
             return name in _INT_SOURCES or name.rsplit(".", 1)[-1] in ("int32", "int64", "intp", "uint32")
         return False
 
-    tuples = {target.id: sub.value for sub in ast.walk(node) if isinstance(sub, ast.Assign)
+    tuples = {target.id: sub.value for sub in walk_nodes(node) if isinstance(sub, ast.Assign)
               and isinstance(sub.value, ast.Tuple) for target in sub.targets if isinstance(target, ast.Name)}
     # `h = hs[i, j]` (or `hs[i][j]`) then `h[k, l]`: `hs` has four dimensions
     # (`f = hs[i]; g = f[j]`: views of views, `g` two dimensions into `hs`)
     # (`d = cuda.const.array_like(w)`, `a = w`: the same array under another name, no dimension taken)
-    chains = [(target.id, chained) for sub in ast.walk(node)
+    chains = [(target.id, chained) for sub in walk_nodes(node)
               if isinstance(sub, ast.Assign) and (chained := _chained_index(sub.value) or _same_array(
                   sub.value, lambda expr: module.dotted(expr, scope))) is not None
               for target in sub.targets if isinstance(target, ast.Name) and target.id not in uses]
     # `cv = cuda.const.array_like(v)`: a copy of the whole array, indexed as it is
-    chains += [(target.id, (sub.value.args[0].id, 0)) for sub in ast.walk(node)
+    chains += [(target.id, (sub.value.args[0].id, 0)) for sub in walk_nodes(node)
                if isinstance(sub, ast.Assign) and isinstance(sub.value, ast.Call) and len(sub.value.args) == 1
                and isinstance(sub.value.args[0], ast.Name)
                and module.dotted(sub.value.func, outer_scope.inner(node)) == "numba.cuda.const.array_like"
@@ -382,7 +382,7 @@ def _parameter_uses(node, module: PyModule, outer_scope, visiting: Set[int], clo
             break
         views = found
     for _ in range(2):  # a second round sees the integers the first one found
-        for sub in ast.walk(node):
+        for sub in walk_nodes(node):
             if isinstance(sub, ast.Subscript) and isinstance(sub.value, ast.Name) and sub.value.id in views:
                 owner, taken = views[sub.value.id]
                 uses[owner].array = True
@@ -582,9 +582,9 @@ def _integer_tuples(node, params: List[str], is_int) -> Dict[str, int]:
     ``shape[1] // 2``, ``range(n[0])``): a tuple of that many integers, as numba types a
     shape or a tuple of sizes (``x.shape``, ``(nx, nz)``), not an array."""
     reads: Dict[str, Set[int]] = {p: set() for p in params}
-    parents = {id(child): parent for parent in ast.walk(node) for child in ast.iter_child_nodes(parent)}
+    parents = {id(child): parent for parent in walk_nodes(node) for child in child_nodes(parent)}
     integer_items: Set[str] = set()
-    for sub in ast.walk(node):
+    for sub in walk_nodes(node):
         if not isinstance(sub, ast.Name) or sub.id not in reads:
             continue
         parent = parents.get(id(sub))
@@ -652,7 +652,7 @@ def _merge_callee_uses(call: ast.Call, module: PyModule, scope, uses: Dict[str, 
     # `f(other[y, x])`: an element's worth of integer indices taken, the rest of it passed on
     parts = {i: (a.value.id, len(a.slice.elts) if isinstance(a.slice, ast.Tuple) else 1)
              for i, a in enumerate(call.args) if isinstance(a, ast.Subscript) and isinstance(a.value, ast.Name)
-             and a.value.id in uses and not any(isinstance(e, ast.Slice) for e in ast.walk(a.slice))}
+             and a.value.id in uses and not any(isinstance(e, ast.Slice) for e in walk_nodes(a.slice))}
     if not passed and not parts or getattr(module, "project", None) is None:
         return
     name = module.dotted(call.func, scope)
@@ -667,7 +667,7 @@ def _merge_callee_uses(call: ast.Call, module: PyModule, scope, uses: Dict[str, 
             # rebinds to its jitted self (`check = cuda.jit(device=flag)(check)`)
             if binding.kind == "assign" and isinstance(binding.value, ast.Call):
                 earlier = [b for b in module.bindings_before(binding, local_to) if b.kind == "def"]
-                wrapped = {n.id for n in ast.walk(binding.value) if isinstance(n, ast.Name)}
+                wrapped = {n.id for n in walk_nodes(binding.value) if isinstance(n, ast.Name)}
                 if earlier and call.func.id in wrapped:
                     binding = earlier[-1]
                 else:  # `dot, step = utilities(...)`: the defs a factory of device functions returns
@@ -885,7 +885,7 @@ def _complex_locals(module: PyModule, node, scope) -> Set[str]:
     """Local names assigned complex values (``shift = 1. + 0.j``, ``shift *= c[i]`` after it)."""
     found: Set[str] = set()
     for _ in range(3):  # a few rounds: names computed from the names found
-        for sub in ast.walk(node):
+        for sub in walk_nodes(node):
             if isinstance(sub, (ast.Assign, ast.AugAssign)):
                 targets = sub.targets if isinstance(sub, ast.Assign) else [sub.target]
                 if _complex_valued(module, sub.value, scope) or _mentions(sub.value, found):
@@ -906,7 +906,7 @@ def _mentions(value: ast.expr, names: Set[str]) -> bool:
         if isinstance(value.func, ast.Name) and value.func.id == "abs":
             return False
         return _mentions(value.func, names) or any(_mentions(a, names) for a in value.args)
-    return any(_mentions(child, names) for child in ast.iter_child_nodes(value) if isinstance(child, ast.expr))
+    return any(_mentions(child, names) for child in child_nodes(value) if isinstance(child, ast.expr))
 
 
 def _integer_terms(expr: ast.expr) -> Optional[List[ast.Name]]:
@@ -963,7 +963,7 @@ def _element_type(module: PyModule, value: ast.expr, scope, is_int) -> Optional[
 def _complex_valued(module: PyModule, value: ast.expr, scope, depth: int = 0) -> bool:
     """Whether an expression computes with complex numbers: a ``1j``, ``cmath.exp(...)``,
     ``np.complex64(...)``, or a module-level constant made of one (``IMG = cp.complex64(1j)``)."""
-    for sub in ast.walk(value):
+    for sub in walk_nodes(value):
         if isinstance(sub, ast.Constant) and isinstance(sub.value, complex):
             return True
         if isinstance(sub, ast.Call):
@@ -990,16 +990,16 @@ def _integer_locals(module: PyModule, node, outer_scope, arithmetic: bool = True
     unpacked: Set[str] = set()  # `i, j = cuda.grid(2)`, `n, m = a.shape`
     loops: Set[str] = set()
     assigned: Dict[str, List[ast.expr]] = {}
-    for sub in ast.walk(node):
+    for sub in walk_nodes(node):
         if isinstance(sub, ast.Assign):
             for target in sub.targets:
                 if isinstance(target, ast.Name):
                     assigned.setdefault(target.id, []).append(sub.value)
                 elif _integer_call(module, sub.value, scope) or isinstance(sub.value, ast.Attribute) and (
                         sub.value.attr == "shape"):
-                    unpacked.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
+                    unpacked.update(n.id for n in walk_nodes(target) if isinstance(n, ast.Name))
                 else:
-                    for name in ast.walk(target):
+                    for name in walk_nodes(target):
                         if isinstance(name, ast.Name) and isinstance(name.ctx, ast.Store):
                             assigned.setdefault(name.id, []).append(sub.value)  # an unknown item
         elif isinstance(sub, ast.AugAssign) and isinstance(sub.target, ast.Name):
@@ -1009,9 +1009,9 @@ def _integer_locals(module: PyModule, node, outer_scope, arithmetic: bool = True
             assigned.setdefault(sub.target.id, []).append(ast.BinOp(sub.target, sub.op, value))
         elif isinstance(sub, ast.For) and isinstance(sub.iter, ast.Call) and (
                 module.dotted(sub.iter.func, scope) == "builtins.range"):
-            loops.update(n.id for n in ast.walk(sub.target) if isinstance(n, ast.Name))
+            loops.update(n.id for n in walk_nodes(sub.target) if isinstance(n, ast.Name))
         elif isinstance(sub, (ast.For, ast.With, ast.NamedExpr)):
-            for name in ast.walk(sub.target if isinstance(sub, (ast.For, ast.NamedExpr)) else sub):
+            for name in walk_nodes(sub.target if isinstance(sub, (ast.For, ast.NamedExpr)) else sub):
                 if isinstance(name, ast.Name) and isinstance(name.ctx, ast.Store):
                     assigned.setdefault(name.id, []).append(ast.Constant(None))  # not known to be one
 

@@ -21,7 +21,7 @@ from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 from ...findings import launch_origin
 from ..host.reader import file_host_facts
 from ..project import Project
-from ..syntax import KernelDef
+from ..syntax import KernelDef, child_nodes, walk_nodes
 from .inference import inferred_signatures
 from .table import RANK_UNKNOWN, PartialLaunches, Signatures, Uncached, add
 
@@ -92,7 +92,7 @@ def _none_tested(kernel: KernelDef, indices: Sequence[int]) -> bool:
     not None:``): numba compiles it for None too, so None is a launch of its own there."""
     params = [a.arg for a in kernel.node.args.posonlyargs + kernel.node.args.args]
     names = {params[i] for i in indices if i < len(params)}
-    for node in ast.walk(kernel.node):
+    for node in walk_nodes(kernel.node):
         if isinstance(node, ast.Compare):
             operands = [node.left, *node.comparators]
             if any(isinstance(o, ast.Constant) and o.value is None for o in operands) and any(
@@ -150,9 +150,9 @@ def _ranks_indexed(function: ast.AST, dotted=lambda expr: None) -> Dict[str, Set
     rebound: Set[str] = set()
     iterated: List[Tuple[str, str]] = []  # (array, loop variable) of `for v in a:`
     loop_targets: Set[int] = set()  # their targets: bound by the walk, not rebound
-    nested = {id(node.value) for node in ast.walk(function)
+    nested = {id(node.value) for node in walk_nodes(function)
               if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Subscript)}
-    for node in ast.walk(function):
+    for node in walk_nodes(function):
         if isinstance(node, ast.For) and isinstance(node.iter, ast.Name) and isinstance(node.target, ast.Name):
             iterated.append((node.iter.id, node.target.id))
             loop_targets.add(id(node.target))
@@ -204,8 +204,8 @@ def _read_as_array(function: ast.AST, name: str, dotted) -> bool:
     an operand of arithmetic or a comparison, an index, an argument of ``math``'s functions
     or a numeric builtin; anything else (``v.shape``, ``t = v``, a call of the user's) may
     take it whole."""
-    parents = {id(child): node for node in ast.walk(function) for child in ast.iter_child_nodes(node)}
-    for node in ast.walk(function):
+    parents = {id(child): node for node in walk_nodes(function) for child in child_nodes(node)}
+    for node in walk_nodes(function):
         if not (isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load)):
             continue
         parent = parents.get(id(node))

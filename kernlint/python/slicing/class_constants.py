@@ -11,7 +11,7 @@ import ast
 import types
 from typing import Any, Dict, List, Optional, Sequence
 
-from ..syntax import PyModule, Scope, tree_nodes
+from ..syntax import PyModule, Scope, tree_nodes, walk_nodes
 from .unresolved import Unresolved, _known
 from .uses import _changed_in
 
@@ -27,7 +27,7 @@ def _class_body_assignments(node: ast.ClassDef, attr: str) -> List[ast.stmt]:
             if statement.name == attr:
                 found.append(statement)
             continue
-        for inner in ast.walk(statement):
+        for inner in walk_nodes(statement):
             if isinstance(inner, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
                 continue
             if isinstance(inner, ast.Name) and inner.id == attr and isinstance(inner.ctx, (ast.Store, ast.Del)):
@@ -40,7 +40,7 @@ def _changed_outside(module: PyModule, node: ast.ClassDef, attr: str) -> Optiona
     """The line of a store to ``<name>.attr`` (or ``setattr``) outside the class's own methods,
     where ``<name>`` is not ``self``: the class or an object of it may be changed there. The
     names are not followed, so any object's such store counts: the reading stays faithful."""
-    inside = {id(n) for n in ast.walk(node)}
+    inside = {id(n) for n in walk_nodes(node)}
     for found in tree_nodes(module.tree):
         if id(found) in inside:
             continue
@@ -121,7 +121,7 @@ class StaticClass:
         try:
             # the class body sees its own earlier names before the module's
             env = {}
-            for name in {n.id for n in ast.walk(statement.value) if isinstance(n, ast.Name)}:
+            for name in {n.id for n in walk_nodes(statement.value) if isinstance(n, ast.Name)}:
                 earlier = _class_body_assignments(self.node, name)
                 if earlier and all(s.lineno < statement.lineno for s in earlier):
                     env[name] = self._body_value(name, line)
@@ -156,7 +156,7 @@ class StaticInstance:
         changed = _changed_outside(owner.module, node, attr)
         if changed is not None:
             raise owner._unresolved(attr, line, f"may be changed at line {changed}", made=True)
-        dynamic = next((n.lineno for n in ast.walk(node) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+        dynamic = next((n.lineno for n in walk_nodes(node) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
                         and n.func.id in ("setattr", "vars") or isinstance(n, ast.Attribute) and n.attr in (
                             "__dict__", "__setattr__") or isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
                         and n.name in ("__getattr__", "__getattribute__", "__new__")), None)
@@ -164,10 +164,10 @@ class StaticInstance:
             raise owner._unresolved(attr, line, f"may be set by name in `{node.name}` (line {dynamic})", made=True)
         methods = [m for m in node.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))]
         init = next((m for m in methods if m.name == "__init__"), None)
-        assigned = [(method, statement) for method in methods for statement in ast.walk(method)
+        assigned = [(method, statement) for method in methods for statement in walk_nodes(method)
                     if isinstance(statement, (ast.Assign, ast.AnnAssign, ast.AugAssign))
                     for target in (statement.targets if isinstance(statement, ast.Assign) else [statement.target])
-                    for part in ast.walk(target)
+                    for part in walk_nodes(target)
                     if isinstance(part, ast.Attribute) and part.attr == attr
                     and isinstance(part.value, ast.Name) and part.value.id == "self"]
         if assigned:
@@ -205,7 +205,7 @@ class StaticInstance:
                                                                    f"whose arguments `__init__` does not take")
         env: Dict[str, Any] = dict(zip(positional, self.args))
         env.update(self.keywords)
-        read = {n.id for n in ast.walk(value) if isinstance(n, ast.Name)}
+        read = {n.id for n in walk_nodes(value) if isinstance(n, ast.Name)}
         for name, default in defaults.items():
             if name not in env and name in read:
                 env[name] = _known(owner.evaluator.evaluate(default, owner.scope, {}))

@@ -11,7 +11,7 @@ import os
 from typing import Any, List, Optional, Set, Tuple
 
 from ..project import Project
-from ..syntax import FunctionNode, PyModule, Scope
+from ..syntax import FunctionNode, PyModule, Scope, walk_nodes
 from .uses import _walk_with_scope
 
 NOT_PASSED = object()  # a construction that leaves the parameter to its default
@@ -52,24 +52,24 @@ def class_of(module: PyModule, function: FunctionNode) -> Optional[ast.ClassDef]
 
 def _constructions_in(project: Project, other: PyModule, module: PyModule, klass: ast.ClassDef,
                       init: FunctionNode, parameter: str) -> Tuple[List[Any], Optional[str]]:
-    names = {klass.name} | {alias.asname for node in ast.walk(other.tree) if isinstance(node, ast.ImportFrom)
+    names = {klass.name} | {alias.asname for node in walk_nodes(other.tree) if isinstance(node, ast.ImportFrom)
                             for alias in node.names if alias.name == klass.name and alias.asname}
     seen: List[Tuple[Tuple, ast.AST]] = [(functions, node) for functions, node in _walk_with_scope(other.tree, ())]
     # references that make no object and pass the class nowhere: a type test, an annotation,
     # a class attribute read (`Solver.WIDE`; a call of one, `Solver.create(...)`, may make one)
     harmless: Set[int] = set()
-    called = {id(node.func) for node in ast.walk(other.tree) if isinstance(node, ast.Call)}
-    for node in ast.walk(other.tree):
+    called = {id(node.func) for node in walk_nodes(other.tree) if isinstance(node, ast.Call)}
+    for node in walk_nodes(other.tree):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in (
                 "isinstance", "issubclass") and len(node.args) == 2:
-            harmless.update(id(sub) for sub in ast.walk(node.args[1]))
+            harmless.update(id(sub) for sub in walk_nodes(node.args[1]))
         if isinstance(node, ast.Attribute) and id(node) not in called:
             harmless.add(id(node.value))
         annotations = [node.annotation] if isinstance(node, (ast.AnnAssign, ast.arg)) else []
         annotations += [node.returns] if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else []
         for annotation in annotations:
             if annotation is not None:
-                harmless.update(id(sub) for sub in ast.walk(annotation))
+                harmless.update(id(sub) for sub in walk_nodes(annotation))
     passed: List[Any] = []
     for functions, node in seen:
         if isinstance(node, ast.ClassDef) and any(

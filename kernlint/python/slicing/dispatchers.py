@@ -83,6 +83,8 @@ def _may_call(callee: Any, settings: FrontendSettings) -> bool:
         return False
     owner = getattr(callee, "__module__", None) or type(callee).__module__ or ""
     bound_to = getattr(callee, "__self__", None)
+    if type(bound_to) in (str, bytes) and name not in ("format", "format_map"):
+        return True  # a string's own method (`P.function.lower()`): pure, of a constant (format runs the arguments')
     if owner == "builtins" and bound_to is not None and type(bound_to).__module__ == "numpy":
         owner = "numpy"  # a NumPy array's method: `np.arange(100).reshape(10, 10)`
     if owner == "_operator":

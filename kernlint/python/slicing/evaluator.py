@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import ast
 import functools
+import importlib
+import importlib.util
 import operator
 import types
 from typing import Any, Dict, List, Optional, Tuple
 
 from ..project import FrontendSettings, Project
-from ..syntax import (Binding, FunctionNode, PyModule, Scope, _target_names, tree_nodes, wrapped_argument,
+from ..syntax import (Binding, FunctionNode, PyModule, Scope, _target_names, tree_nodes, walk_nodes, wrapped_argument,
                       wrapped_interface)
 from .class_constants import StaticClass, _class_body_assignments, is_static
 from .constructions import NOT_PASSED, constructions, default_standing_in
@@ -136,7 +138,7 @@ class Evaluator:
         numba.njit(f)`, `c = c * k` then `c = c.astype(t)`): each reads the binding before it."""
         name = binding.name
         if binding.kind == "assign" and any(isinstance(n, ast.Name) and n.id == name
-                                            for n in ast.walk(binding.value)):
+                                            for n in walk_nodes(binding.value)):
             earlier = self.globals.chosen_binding(module, module.bindings_before(binding, function))
             if earlier is None:
                 # `if isinstance(f, str): f = library.pick(f)`: the parameter it rebinds
@@ -408,7 +410,7 @@ class Evaluator:
             return MISSING
         assigned = [(method, statement.value) for method in owner.body
                     if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef))
-                    for statement in ast.walk(method) if isinstance(statement, ast.Assign)
+                    for statement in walk_nodes(method) if isinstance(statement, ast.Assign)
                     for target in statement.targets
                     if isinstance(target, ast.Attribute) and target.attr == expr.attr
                     and isinstance(target.value, ast.Name) and target.value.id == "self"]
@@ -438,7 +440,7 @@ class Evaluator:
         # `self.n = n` in `__init__`: the object is made elsewhere; a parameter's default is
         # its value, one without is unread
         defaults = _defaults(method)
-        read = {n.id for n in ast.walk(assigned_value) if isinstance(n, ast.Name)}
+        read = {n.id for n in walk_nodes(assigned_value) if isinstance(n, ast.Name)}
         env: Dict[str, Any] = {}
         for argument in method.args.posonlyargs + method.args.args[1:] + method.args.kwonlyargs:
             if argument.arg not in read:
@@ -529,6 +531,34 @@ class Evaluator:
         finally:
             self._returning -= 1
 
+    def _imported_by_name(self, expr: ast.Call, scope: Scope, env: Dict[str, Any]) -> Any:
+        """``importlib.import_module("problems." + P.function)``, the name computed from constants
+        the reading knows: the module of that name, as an import statement naming it would give
+        (a project module read through the project, a safe library imported); MISSING for any
+        other module. A name only the run gives (``sys.argv[1]``) stays unresolved."""
+        args, keywords = self._plain_arguments(expr, scope, env)
+        name = args[0] if args else keywords.get("name")
+        package = args[1] if len(args) > 1 else keywords.get("package")
+        if not isinstance(name, str) or not name.strip("."):
+            return MISSING
+        if name.startswith("."):
+            if not isinstance(package, str):
+                return MISSING
+            try:
+                name = importlib.util.resolve_name(name, package)
+            except ImportError:
+                return MISSING
+        module = scope.module
+        if self.settings.is_safe(name):
+            try:
+                return importlib.import_module(name)
+            except ImportError:
+                return MISSING
+        user = self.project.module_named(name, module)
+        if user is not None or self.project.find(name, module):
+            return UserModule(self.globals, user, name, module)
+        return MISSING
+
     def _plain_arguments(self, expr: ast.Call, scope: Scope, env: Dict[str, Any]):
         """A call's positional and keyword values, where none is unpacked (``*a``, ``**k``)."""
         if any(isinstance(a, ast.Starred) for a in expr.args) or any(k.arg is None for k in expr.keywords):
@@ -556,6 +586,10 @@ class Evaluator:
         wrapped = self._project_wrapper(expr, scope, env)
         if wrapped is not MISSING:
             return wrapped
+        if module.dotted(expr.func, scope) == "importlib.import_module":  # (importlib itself is never imported)
+            imported = self._imported_by_name(expr, scope, env)
+            if imported is not MISSING:
+                return imported
         callee = _known(self.evaluate(expr.func, scope, env))
         described = ast.unparse(expr.func)
         standin = self._device_array_standin(callee, expr, scope, env)
@@ -585,6 +619,8 @@ class Evaluator:
             # looked up in its namespace (an object's attribute, or a module's `__getattr__`,
             # would run code)
             args, _ = self._plain_arguments(expr, scope, env)
+            if isinstance(args[0], UserModule) and isinstance(args[1], str) and len(args) == 2:
+                return args[0].attribute(args[1], line)  # a project module's global, read in its slice
             if isinstance(args[0], types.ModuleType) and isinstance(args[1], str):
                 namespace = vars(args[0])
                 if args[1] in namespace or len(args) == 3:

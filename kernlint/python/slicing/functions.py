@@ -14,7 +14,7 @@ from typing import Any, Dict, List, Sequence, Tuple
 
 from ..project import FrontendSettings
 from ..signatures.closures import EMPTY
-from ..syntax import JIT_OPTIONS, FunctionNode, KernelDef, PyModule, Scope, bound_item
+from ..syntax import JIT_OPTIONS, FunctionNode, KernelDef, PyModule, Scope, bound_item, walk_nodes
 from .dispatchers import _MEMBER_REGISTRATIONS, REFUSED_OPTIONS, _identity, _may_call, make_dispatcher
 from .namespaces import Namespaces
 from .numpy_aliases import described as alias_described, removed_aliases_read, with_removed_aliases
@@ -324,7 +324,7 @@ class FunctionMaker:
         """Apply the ``@overload_method(T, "name")`` / ``@overload_attribute(T, "name")``
         registrations, in the kernel's module or the functions around it, of the names the
         kernel reads as attributes (``A.foo()``): numba types ``A.foo`` through them."""
-        read = {node.attr for node in ast.walk(kernel.node) if isinstance(node, ast.Attribute)}
+        read = {node.attr for node in walk_nodes(kernel.node) if isinstance(node, ast.Attribute)}
         scope = _made_in(kernel)
         bodies = [(Scope(kernel.module), kernel.module.tree.body)] + [
             (scope.within(function), function.body) for function in scope.functions]

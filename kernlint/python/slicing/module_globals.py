@@ -13,7 +13,7 @@ import re
 from typing import Any, Dict, Optional, Sequence, Set, Tuple
 
 from ..project import FrontendSettings, Project
-from ..syntax import Binding, KernelDef, PyModule, Scope, bound_item, exports, tree_nodes
+from ..syntax import Binding, KernelDef, PyModule, Scope, bound_item, exports, tree_nodes, walk_nodes
 from .class_constants import StaticClass
 from .device_arrays import _CUPY_SCALARS, _cupy_scalars
 from .namespaces import Namespaces
@@ -104,7 +104,7 @@ class GlobalResolver:
             return self.binding_value(module, handled, Scope(module), {})
         try:
             if binding.kind == "assign" and any(isinstance(n, ast.Name) and n.id == name
-                                                for n in ast.walk(binding.value)):
+                                                for n in walk_nodes(binding.value)):
                 # `push = cuda.jit(push, device=True)`: the right-hand side reads the binding before
                 earlier = self.chosen_binding(module, module.bindings_before(binding))
                 if earlier is None:

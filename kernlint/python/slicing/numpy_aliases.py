@@ -14,7 +14,7 @@ from typing import Any, Dict, Optional
 
 import numpy
 
-from ..syntax import FunctionNode
+from ..syntax import FunctionNode, walk_nodes
 
 # the alias and the builtin it was (numpy/__init__.py before 1.24: `np.long` was `int`,
 # `np.unicode` was `str`)
@@ -51,7 +51,7 @@ _WITH_ALIASES: Optional[_NumpyWithAliases] = None
 def removed_aliases_read(node: FunctionNode, name: str) -> Dict[str, str]:
     """The removed aliases the function reads through the global ``name`` (``np.int``), each
     with the builtin it was; empty where the installed NumPy still has them."""
-    return {attribute.attr: _MISSING[attribute.attr] for attribute in ast.walk(node)
+    return {attribute.attr: _MISSING[attribute.attr] for attribute in walk_nodes(node)
             if isinstance(attribute, ast.Attribute) and isinstance(attribute.value, ast.Name)
             and attribute.value.id == name and attribute.attr in _MISSING}
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 from typing import Optional, Set
 
-from ..syntax import Binding, PyModule, Scope
+from ..syntax import Binding, PyModule, Scope, walk_nodes
 
 # names whose value is the run's own
 _READS = {
@@ -117,7 +117,7 @@ def _binding_source(module: PyModule, binding: Binding, seen: Set[int], depth: i
     if isinstance(statement, (ast.With, ast.AsyncWith)):  # `with open(path) as f:`
         for item in statement.items:
             if item.optional_vars is not None and any(
-                    isinstance(n, ast.Name) and n.id == binding.name for n in ast.walk(item.optional_vars)):
+                    isinstance(n, ast.Name) and n.id == binding.name for n in walk_nodes(item.optional_vars)):
                 return expression_source(module, item.context_expr, seen, depth + 1)
         return None
     if isinstance(statement, ast.AugAssign):  # `NX *= 2`: the earlier value too
@@ -137,7 +137,7 @@ def expression_source(module: PyModule, expr: ast.AST, seen: Optional[Set[int]] 
     """The first part of a module-level expression whose value only the run decides."""
     seen = set() if seen is None else seen
     scope = Scope(module)
-    for node in ast.walk(expr):
+    for node in walk_nodes(expr):
         if isinstance(node, ast.Call):
             called = module.dotted(node.func, scope)
             if called in _CALLS:
@@ -294,7 +294,7 @@ def item_reads(node, name: str):
             return self.generic_visit(subscript)
 
     tree = Reads().visit(tree)
-    if not standing or any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(tree)):
+    if not standing or any(isinstance(n, ast.Name) and n.id == name for n in walk_nodes(tree)):
         return None
     return standing, tree
 
@@ -385,6 +385,6 @@ def attribute_reads(node, name: str):
             return self.generic_visit(attribute)
 
     tree = Reads().visit(tree)
-    if any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(tree)):
+    if any(isinstance(n, ast.Name) and n.id == name for n in walk_nodes(tree)):
         return None
     return attributes, tree

@@ -9,13 +9,13 @@ import copy
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from ..syntax import FunctionNode, KernelDef, PyModule, Scope
+from ..syntax import FunctionNode, KernelDef, PyModule, Scope, child_nodes, walk_nodes
 from .unresolved import STANDIN_VALUE
 
 
 def _attribute_chains(node: ast.AST, name: str) -> List[List[str]]:
     chains = []
-    for sub in ast.walk(node):
+    for sub in walk_nodes(node):
         if isinstance(sub, ast.Attribute):
             parts = []
             current = sub
@@ -30,11 +30,11 @@ def _attribute_chains(node: ast.AST, name: str) -> List[List[str]]:
 def _uses(node: ast.AST, name: str) -> List[Tuple[ast.Name, List[ast.AST]]]:
     """Each load of ``name`` in a function, with its parents (innermost first)."""
     parents: Dict[int, ast.AST] = {}
-    for parent in ast.walk(node):
-        for child in ast.iter_child_nodes(parent):
+    for parent in walk_nodes(node):
+        for child in child_nodes(parent):
             parents[id(child)] = parent
     uses = []
-    for sub in ast.walk(node):
+    for sub in walk_nodes(node):
         if isinstance(sub, ast.Name) and sub.id == name and isinstance(sub.ctx, ast.Load):
             chain = []
             current = parents.get(id(sub))
@@ -110,8 +110,8 @@ def _closure_use(module: PyModule, scope: Scope, node: FunctionNode, name: str):
             number = True
             shape_of = next((p for p in parents if isinstance(p, ast.Call)), None)
             if shape_of is not None and ast.unparse(shape_of.func).endswith(_SHAPED) and (
-                    any(use is a or use in ast.walk(a) for a in shape_of.args[:1]) or
-                    any(k.arg == "shape" and use in ast.walk(k.value) for k in shape_of.keywords)):
+                    any(use is a or use in walk_nodes(a) for a in shape_of.args[:1]) or
+                    any(k.arg == "shape" and use in walk_nodes(k.value) for k in shape_of.keywords)):
                 integer = True
     if called or returns:
         if flag or integer or number or ndim:
@@ -143,7 +143,7 @@ def _closure_use(module: PyModule, scope: Scope, node: FunctionNode, name: str):
 
 def _annotations(node: ast.AST) -> List[ast.expr]:
     found: List[ast.expr] = []
-    for sub in ast.walk(node):
+    for sub in walk_nodes(node):
         if isinstance(sub, ast.arg) and sub.annotation is not None:
             found.append(sub.annotation)
         elif isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef)) and sub.returns is not None:
@@ -155,9 +155,9 @@ def _annotations(node: ast.AST) -> List[ast.expr]:
 
 def _annotation_names(node: ast.AST) -> set:
     """Names a function reads only in annotations (of its parameters, its return, its locals)."""
-    inside = {id(n) for annotation in _annotations(node) for n in ast.walk(annotation)}
-    annotating = {n.id for annotation in _annotations(node) for n in ast.walk(annotation) if isinstance(n, ast.Name)}
-    elsewhere = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and id(n) not in inside}
+    inside = {id(n) for annotation in _annotations(node) for n in walk_nodes(annotation)}
+    annotating = {n.id for annotation in _annotations(node) for n in walk_nodes(annotation) if isinstance(n, ast.Name)}
+    elsewhere = {n.id for n in walk_nodes(node) if isinstance(n, ast.Name) and id(n) not in inside}
     return annotating - elsewhere
 
 
@@ -181,7 +181,7 @@ def _mutated_after(where: ast.AST, name: str, line: int) -> Optional[Tuple[int, 
 
     def walk(node: ast.AST):  # a module's own statements: its functions change it when they run, if ever
         yield node
-        for child in ast.iter_child_nodes(node):
+        for child in child_nodes(node):
             if isinstance(where, ast.Module) and isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef,
                                                                      ast.ClassDef, ast.Lambda)):
                 continue
@@ -219,12 +219,12 @@ def _default_names(module_tree: ast.Module, node: FunctionNode) -> List[str]:
     defaults = [d for d in node.args.defaults + node.args.kw_defaults if d is not None]
     if not defaults or not at_top(module_tree.body):
         return []
-    bound = {n.id for d in defaults for n in ast.walk(d) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-    bound |= {a.arg for d in defaults for n in ast.walk(d) if isinstance(n, ast.Lambda) for a in ast.walk(n.args)
+    bound = {n.id for d in defaults for n in walk_nodes(d) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    bound |= {a.arg for d in defaults for n in walk_nodes(d) if isinstance(n, ast.Lambda) for a in walk_nodes(n.args)
               if isinstance(a, ast.arg)}
     names: List[str] = []
     for default in defaults:
-        for found in ast.walk(default):
+        for found in walk_nodes(default):
             if isinstance(found, ast.Name) and isinstance(found.ctx, ast.Load) and found.id not in bound \
                     and found.id not in names:
                 names.append(found.id)
@@ -257,7 +257,7 @@ def _index_needs(node: FunctionNode, name: str) -> int:
     """How long a tuple ``name`` must be for the constant indices the body reads it at
     (``p[2]``: 3, ``p[-1]``: 1); 1 where it has none."""
     needs = 1
-    for sub in ast.walk(node):
+    for sub in walk_nodes(node):
         if isinstance(sub, ast.Subscript) and isinstance(sub.value, ast.Name) and sub.value.id == name:
             index = sub.slice
             negative = isinstance(index, ast.UnaryOp) and isinstance(index.op, ast.USub)
@@ -321,13 +321,13 @@ def _names_a_type(node: ast.ClassDef) -> bool:
             continue  # a docstring
         if isinstance(statement, ast.Assign) and all(
                 isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self"
-                for t in statement.targets) and all(isinstance(n, simple) for n in ast.walk(statement.value)):
+                for t in statement.targets) and all(isinstance(n, simple) for n in walk_nodes(statement.value)):
             continue
         call = statement.value if isinstance(statement, ast.Expr) else None
         if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "__init__" \
                 and all(isinstance(n, simple) or n is call.func.value or (isinstance(call.func.value, ast.Call)
                         and n in (call.func.value, call.func.value.func)) or n is call
-                        for n in ast.walk(call)):
+                        for n in walk_nodes(call)):
             continue
         return False
     return True
@@ -340,7 +340,7 @@ def _changed_in(owner: ast.ClassDef, attr: str) -> bool:
         return isinstance(node, ast.Attribute) and node.attr == attr and isinstance(node.value, ast.Name) \
             and node.value.id == "self"
 
-    for node in ast.walk(owner):
+    for node in walk_nodes(owner):
         if isinstance(node, (ast.Subscript, ast.Attribute)) and isinstance(node.ctx, (ast.Store, ast.Del)) \
                 and is_it(node.value):
             return True
@@ -376,7 +376,7 @@ def _calls_of(module: PyModule, function: FunctionNode):
 
 
 def _walk_with_scope(node: ast.AST, functions: Tuple):
-    for child in ast.iter_child_nodes(node):
+    for child in child_nodes(node):
         if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
             yield from _walk_with_scope(child, functions + (child,))
         else:

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Dict, FrozenSet, List, Optional, Sequence, Tuple, Union
 
 from .dtypes import _promote, numeric
+from ..syntax import walk_nodes
 
 
 @dataclass(frozen=True)
@@ -369,7 +370,7 @@ def unpacked(target: ast.expr, kind: "Type"):
     elif isinstance(target, (ast.Subscript, ast.Attribute)):
         return  # `energies[i] = v`, `obj.x = v`: an item or an attribute; no name is bound
     else:
-        for node in ast.walk(target):
+        for node in walk_nodes(target):
             if isinstance(node, ast.Name):
                 yield node.id, None
 

@@ -9,6 +9,7 @@ from functools import cached_property
 from typing import Dict, List, Optional, Sequence, Set
 
 from .syntax import ARITHMETIC, CLOCKS, assigned_names, calls_in, dotted_name, is_range_call, names_read, own_nodes
+from ...syntax import walk_nodes
 
 # ... and the math of NumPy, CuPy and `math` (`int(np.ceil(n / threads))`)
 _MATH = {"ceil", "floor", "trunc", "sqrt", "log", "log2", "log10", "exp", "int32", "int64", "float32", "float64"}
@@ -152,7 +153,7 @@ def _affine_in(value: ast.AST, advancing: Set[str], changed: Set[str]) -> bool:
     """``t_step * DT``, ``(step + 1) * dt``, ``float(t)``: one advancing name, scaled and
     shifted by what the loop does not change; nothing else the loop changes."""
     uses = 0
-    for sub in ast.walk(value):
+    for sub in walk_nodes(value):
         if isinstance(sub, ast.BinOp) and not isinstance(sub.op, _MONOTONE):
             return False
         if isinstance(sub, ast.UnaryOp) and not isinstance(sub.op, (ast.USub, ast.UAdd)):
@@ -178,7 +179,7 @@ def _is_clock_expression(value: ast.AST) -> bool:
 
 def _arithmetic_over(value: ast.AST, unchanged) -> bool:
     """Whether an expression is arithmetic over constants and names ``unchanged`` accepts."""
-    for sub in ast.walk(value):
+    for sub in walk_nodes(value):
         if isinstance(sub, ast.Call):
             if not _is_arithmetic_call(sub):
                 return False

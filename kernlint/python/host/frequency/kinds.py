@@ -15,6 +15,7 @@ from .facts import Context
 from .places import catch_up, gated_nodes
 from .syntax import (ARITHMETIC, CLOCKS, LOOPS, SCOPES, assigned_names, calls_in, dotted_name, int_value, is_range_call,
                      is_true, names_read, names_read_in_order, own_nodes, short_text)
+from ...syntax import child_nodes, walk_nodes
 
 # a literal count up to this is a few pieces of one computation (layers, chunks), not steps
 FEW = 16
@@ -138,14 +139,14 @@ class LoopKinds:
         if bound is None:
             return None
         steps = [s for s in self.node.body if _raises_by_one(s, counter)]
-        written = [n for n in ast.walk(self.node) if isinstance(n, ast.Name) and n.id == counter and isinstance(
+        written = [n for n in walk_nodes(self.node) if isinstance(n, ast.Name) and n.id == counter and isinstance(
             n.ctx, ast.Store)]
         if len(steps) != 1 or len(written) != 1 or any(isinstance(n, ast.Continue) for n in own_nodes(self.node.body)):
             return None
         start = None
         for statement in reversed(self.around[0]):
             if not any(isinstance(n, ast.Name) and n.id == counter and isinstance(n.ctx, ast.Store)
-                       for n in ast.walk(statement)):
+                       for n in walk_nodes(statement)):
                 continue
             if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(
                     statement.targets[0], ast.Name):
@@ -167,7 +168,7 @@ class LoopKinds:
         or selects the device its variable names."""
         if not self.is_for:
             return None
-        for sub in ast.walk(self.node.iter):
+        for sub in walk_nodes(self.node.iter):
             if isinstance(sub, ast.Attribute) and dotted_name(sub).endswith("cuda.gpus") or isinstance(
                     sub, ast.Call) and dotted_name(sub.func).rsplit(".", 1)[-1] in _DEVICE_COUNTS:
                 return "sweep", f"devices: iterates `{short_text(self.node.iter)}`"
@@ -258,7 +259,7 @@ class LoopKinds:
         if not owner or call.args:
             return False
         flagged = name in ("isOpened", "grab") or name == "read" and any(
-            isinstance(sub, ast.Subscript) and sub.value is call and int_value(sub.slice, {}) == 0 for sub in ast.walk(test))
+            isinstance(sub, ast.Subscript) and sub.value is call and int_value(sub.slice, {}) == 0 for sub in walk_nodes(test))
         return flagged
 
     def _input_flags(self) -> Set[str]:
@@ -324,7 +325,7 @@ class LoopKinds:
             return ""
         assigned: Set[str] = set()  # (what the iteration has assigned before each statement)
         for statement in _simple_statements(self.node.body):
-            for sub in ast.walk(statement):
+            for sub in walk_nodes(statement):
                 if isinstance(sub, ast.Call) and dotted_name(sub.func).rsplit(".", 1)[-1] in _SIZED and any(
                         (_size_names(a) & self.facts.changed) - assigned for a in sub.args[:1]):
                     # a buffer sized by what an earlier iteration changed: a retry growing it (a size
@@ -338,7 +339,7 @@ class LoopKinds:
         a launch (numba-cuda copies a host array back after it; a device array's element is a
         copy back), filled by a copy back (``d_err.copy_to_host(err)``, ``out=err``) or stored into with a
         computed value. The array's name does not change, but its value is the iteration's."""
-        arrays = {dotted_name(sub.value): sub for sub in ast.walk(test) if isinstance(sub, ast.Subscript)}
+        arrays = {dotted_name(sub.value): sub for sub in walk_nodes(test) if isinstance(sub, ast.Subscript)}
         arrays.pop("", None)
         if not arrays:
             return ""
@@ -407,7 +408,7 @@ class LoopKinds:
 
     def _files(self):
         if self.is_for and any(isinstance(sub, ast.Call) and dotted_name(sub.func).rsplit(".", 1)[-1] in _FILES
-                               for sub in ast.walk(self.node.iter)):
+                               for sub in walk_nodes(self.node.iter)):
             return "sweep", f"files: `{short_text(self.node.iter)}`"
         return None
 
@@ -509,7 +510,7 @@ class LoopKinds:
         for name in sorted(names):
             for value in assignments.get(name, ()):
                 if any(isinstance(sub, ast.BinOp) and isinstance(sub.op, (ast.Div, ast.FloorDiv, ast.RShift))
-                       for sub in ast.walk(value)):
+                       for sub in walk_nodes(value)):
                     return "few", f"`{name}` is divided on each iteration: a reduction, a few iterations"
         return None
 
@@ -898,7 +899,7 @@ def _checks(statements: Sequence[ast.stmt]) -> Iterator[ast.Call]:
                     len(parts) >= 2 and parts[-2] == "testing" and parts[-1].startswith("assert_")):
                 yield statement.value
         elif isinstance(statement, ast.Assert):
-            for sub in ast.walk(statement.test):
+            for sub in walk_nodes(statement.test):
                 if isinstance(sub, ast.Call) and dotted_name(sub.func).rsplit(".", 1)[-1] in _COMPARISONS:
                     yield sub
         elif isinstance(statement, (ast.With, ast.AsyncWith)):
@@ -911,7 +912,7 @@ def _copy_back(value: ast.AST) -> bool:
     """Whether an expression copies a device result to the host (``d_x.copy_to_host()``,
     ``cp.asnumpy(d_x)``, ``d_x.get()``, ``t.cpu().numpy()``), directly or inside it."""
     return any(isinstance(sub, ast.Call) and (sub.func.attr if isinstance(sub.func, ast.Attribute) else
-                                              dotted_name(sub.func)) in _COPIES_BACK for sub in ast.walk(value))
+                                              dotted_name(sub.func)) in _COPIES_BACK for sub in walk_nodes(value))
 
 
 def _exits_loop(statements: Sequence[ast.stmt]) -> bool:
@@ -923,11 +924,11 @@ def _exits_loop(statements: Sequence[ast.stmt]) -> bool:
         if isinstance(node, (ast.Break, ast.Return)):
             return True
         if isinstance(node, LOOPS):
-            stack.extend(s for s in ast.walk(node) if isinstance(s, ast.Return))
+            stack.extend(s for s in walk_nodes(node) if isinstance(s, ast.Return))
             continue
         if isinstance(node, SCOPES):
             continue
-        stack.extend(child for child in ast.iter_child_nodes(node) if isinstance(child, ast.stmt))
+        stack.extend(child for child in child_nodes(node) if isinstance(child, ast.stmt))
     return False
 
 
@@ -1148,9 +1149,9 @@ def _loaded(node: ast.AST) -> Set[str]:
     """Names and ``self.x`` chains an expression reads (not what it only stores into, nor
     a comprehension's own variables)."""
     found: Set[str] = set()
-    own = {n.id for sub in ast.walk(node) if isinstance(sub, ast.comprehension) for n in ast.walk(sub.target)
+    own = {n.id for sub in walk_nodes(node) if isinstance(sub, ast.comprehension) for n in walk_nodes(sub.target)
            if isinstance(n, ast.Name)}
-    for sub in ast.walk(node):
+    for sub in walk_nodes(node):
         if isinstance(sub, ast.Name) and sub.id in own:
             continue
         if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load):
@@ -1182,7 +1183,7 @@ def _outside_loops(statements: Sequence[ast.stmt]) -> Iterator[ast.AST]:
         if isinstance(node, LOOPS + SCOPES):
             continue
         yield node
-        stack.extend(reversed(list(ast.iter_child_nodes(node))))
+        stack.extend(reversed(list(child_nodes(node))))
 
 
 
@@ -1190,7 +1191,7 @@ def _arithmetic(value: ast.AST) -> bool:
     """No call in it but arithmetic's (``int``, ``min``, ``math.ceil``, a helper of the
     file's given numbers), no subscript of data: a parameter, not an array."""
     return not any(isinstance(sub, ast.Call) and dotted_name(sub.func).rsplit(".", 1)[-1] in _TO_DEVICE | _SIZED
-                   or isinstance(sub, ast.Attribute) and sub.attr in _ARRAY_ATTRIBUTES for sub in ast.walk(value))
+                   or isinstance(sub, ast.Attribute) and sub.attr in _ARRAY_ATTRIBUTES for sub in walk_nodes(value))
 
 
 

@@ -12,6 +12,7 @@ from typing import Optional, Sequence, Tuple
 
 from .changes import Changes
 from .syntax import assigned_names, calls_in, dotted_name, ends_with_exit, names_read, own_nodes, short_text
+from ...syntax import walk_nodes
 
 
 class Guard:
@@ -101,7 +102,7 @@ def _kept_for_the_caller(arm: Sequence[ast.stmt], changes: Changes) -> str:
         return ""
     receivers = {id(node) for s in changes.statements for sub in own_nodes([s]) if isinstance(sub, ast.Call)
                  and isinstance(sub.func, ast.Attribute) and sub.func.attr in ("append", "extend")
-                 for node in ast.walk(sub.func.value)}
+                 for node in walk_nodes(sub.func.value)}
     for node in own_nodes(changes.statements):
         if isinstance(node, (ast.Name, ast.Attribute)) and dotted_name(node) in bases and id(node) not in receivers:
             return ""  # read (or passed on) elsewhere in the loop: part of the work
@@ -133,11 +134,11 @@ def gated_nodes(statements: Sequence[ast.stmt]) -> set:
     iterations, not on each."""
     found: set = set()
     for node in statements:
-        for sub in ast.walk(node):
+        for sub in walk_nodes(node):
             if isinstance(sub, ast.If) and id(sub) not in found:
                 rare = _rare_modulo_arm(sub.test)
                 if rare is not None:
-                    found.update(id(n) for s in (sub.body if rare else sub.orelse) for n in ast.walk(s))
+                    found.update(id(n) for s in (sub.body if rare else sub.orelse) for n in walk_nodes(s))
     return found
 
 
@@ -194,7 +195,7 @@ def _flips_own_test(test: ast.AST, arm: Sequence[ast.stmt]) -> str:
     """The branch sets a flag its test reads to a constant (``self.burning = False``), or
     gives a value to what its test checks for ``None``: it runs once."""
     read = names_read(test)
-    none_tested = {dotted_name(c.left) for c in ast.walk(test) if isinstance(c, ast.Compare) and
+    none_tested = {dotted_name(c.left) for c in walk_nodes(test) if isinstance(c, ast.Compare) and
                    any(isinstance(o, ast.Is) for o in c.ops) and
                    any(isinstance(x, ast.Constant) and x.value is None for x in c.comparators)}
     for statement in arm:
@@ -284,7 +285,7 @@ def _size_of(node: ast.AST) -> str:
 def _selects(value: ast.AST) -> bool:
     """Whether an expression keeps some items only: a selection call, a comparison (a mask),
     a comprehension with a condition, a subscript."""
-    for sub in ast.walk(value):
+    for sub in walk_nodes(value):
         if isinstance(sub, (ast.Compare, ast.Subscript)):
             return True
         if isinstance(sub, ast.comprehension) and sub.ifs:
@@ -360,7 +361,7 @@ def catch_up(node: ast.While, changes: Changes) -> str:
             test.ops[0], (ast.Gt, ast.GtE, ast.Lt, ast.LtE))):
         return ""
     compared = names_read(test)
-    for sub in ast.walk(node):
+    for sub in walk_nodes(node):
         if isinstance(sub, ast.AugAssign) and isinstance(sub.op, (ast.Add, ast.Sub)) and isinstance(
                 sub.value, ast.Constant):
             name = dotted_name(sub.target)

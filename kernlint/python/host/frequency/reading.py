@@ -17,6 +17,7 @@ from .kinds import LoopKinds, trips
 from .places import Guard, catch_up
 from .stops import Stop, module_stop
 from .syntax import LOOPS, SCOPES, dotted_name, ends_with_exit, int_value, own_nodes, short_text, tree_nodes
+from ...syntax import child_nodes
 
 # constructors and test fixtures' set-up: run once, before the work
 _CONSTRUCTORS = {"__init__", "__post_init__", "__new__", "__enter__", "setUp", "setUpClass", "setup_method",
@@ -140,7 +141,7 @@ def _own_calls(scope: ast.AST) -> Iterator[ast.Call]:
             continue
         if isinstance(node, ast.Call):
             yield node
-        stack.extend(ast.iter_child_nodes(node))
+        stack.extend(child_nodes(node))
 
 
 def _handed_definitions(tree: ast.Module, scope: ast.AST, handed: Optional[ast.AST]) -> Iterator[ast.AST]:
@@ -156,19 +157,23 @@ def _handed_definitions(tree: ast.Module, scope: ast.AST, handed: Optional[ast.A
 
 
 def analyse_module(tree: ast.Module, path: str = "", qualnames: Optional[Set[str]] = None,
-                   executed_elsewhere: bool = False) -> Dict[str, Frequency]:
+                   executed_elsewhere: bool = False, memo=None) -> Dict[str, Frequency]:
     """Every body of a module: its top level ("") and each function and method by qualified
     name (``Class.method``, ``outer.inner``), with what the module says about them: which
     ones pytest collects, which ones run once before the work, its integer constants, what
     never runs because its top level stops (``stops``). ``qualnames``: only these bodies.
     ``executed_elsewhere``: another file runs it in its own namespace (``exec(open(...).read())``),
-    whose names it may read: it is not read as stopping."""
-    constants = _module_constants(tree)
-    flags = _flag_returns(tree)
+    whose names it may read: it is not read as stopping. ``memo(kind, node, compute)``: each
+    body's reading kept (it depends on the tree alone: a file read at several depths reads it once)."""
+    if memo is None:
+        def memo(kind, node, compute):  # noqa: F811 - nothing kept between calls
+            return compute()
+    constants = memo("frequency: module constants", tree, lambda: _module_constants(tree))
+    flags = memo("frequency: flag returns", tree, lambda: _flag_returns(tree))
     in_loops: List[Set[str]] = []  # read once, where a warm-up name asks
     test_file = any(fnmatch.fnmatch(os.path.basename(path), pattern) for pattern in ("test_*.py", "*_test.py"))
     found: Dict[str, Frequency] = {}
-    frames = frame_callbacks(tree)
+    frames = memo("frame callbacks", tree, lambda: frame_callbacks(tree))
 
     def visit(node: ast.AST, qualname: str, test: str, collected_class: bool) -> None:
         for child in _definitions(node):
@@ -196,13 +201,14 @@ def analyse_module(tree: ast.Module, path: str = "", qualnames: Optional[Set[str
                     context = Context(path, name, why, setup, tuple(sorted(constants.items())),
                                       frames.get(id(child), ""), flag_returns=flags,
                                       never=stop.functions.get(id(child), "") if stop is not None else "")
-                    found[name] = analyse(child, context)
+                    found[name] = memo(f"frequency {executed_elsewhere} {name}", child,
+                                       lambda: analyse(child, context))
                 visit(child, name, why, False)
 
-    stop = None if executed_elsewhere else module_stop(tree)
+    stop = None if executed_elsewhere else memo("frequency: module stop", tree, lambda: module_stop(tree))
     if qualnames is None or "" in qualnames:
-        found[""] = analyse(tree, Context(path, "", "", "", tuple(sorted(constants.items())), flag_returns=flags),
-                            stop)
+        found[""] = memo(f"frequency {executed_elsewhere}", tree, lambda: analyse(
+            tree, Context(path, "", "", "", tuple(sorted(constants.items())), flag_returns=flags), stop))
     visit(tree, "", "", False)
     return found
 
@@ -231,7 +237,7 @@ def _definitions(node: ast.AST) -> Iterator[Union[ast.ClassDef, ast.FunctionDef,
         if isinstance(statement, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
             yield statement
         elif isinstance(statement, ast.stmt):
-            stack.extend(reversed([c for c in ast.iter_child_nodes(statement) if isinstance(c, ast.stmt)]))
+            stack.extend(reversed([c for c in child_nodes(statement) if isinstance(c, ast.stmt)]))
             for handler in getattr(statement, "handlers", ()):
                 stack.extend(reversed(handler.body))
             for case in getattr(statement, "cases", ()):
@@ -389,7 +395,7 @@ def _own_statements(statements: Sequence[ast.stmt]) -> Iterator[ast.AST]:
         if isinstance(node, LOOPS):
             stack.extend(node.orelse)
             continue
-        stack.extend(c for c in ast.iter_child_nodes(node) if isinstance(c, ast.stmt) and not isinstance(c, SCOPES))
+        stack.extend(c for c in child_nodes(node) if isinstance(c, ast.stmt) and not isinstance(c, SCOPES))
 
 
 
@@ -516,7 +522,7 @@ def _called_in_loops(tree: ast.Module) -> Set[str]:
             stack.extend((child, in_loop) for child in node.orelse)
             stack.append((node.iter if isinstance(node, (ast.For, ast.AsyncFor)) else node.test, in_loop))
         else:
-            stack.extend((child, in_loop) for child in ast.iter_child_nodes(node))
+            stack.extend((child, in_loop) for child in child_nodes(node))
     return called
 
 

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Dict, Iterator, List, Optional, Set
 
 from .syntax import SCOPES, tree_nodes
+from ...syntax import child_nodes, walk_nodes
 
 # names every module has, and those of builtins that other Pythons (and platforms) add: a read of
 # one of them is no NameError wherever the code was written to run
@@ -122,7 +123,7 @@ def _module_bindings(tree: ast.Module) -> Set[str]:
             bound.add(node.name)  # (a `case` capture)
         elif type(node).__name__ == "MatchMapping" and node.rest:
             bound.add(node.rest)
-        stack.extend(ast.iter_child_nodes(node))
+        stack.extend(child_nodes(node))
     for node in tree_nodes(tree):
         if isinstance(node, ast.Global):
             bound.update(node.names)
@@ -188,7 +189,7 @@ def _evaluated(node: ast.AST) -> Iterator[ast.Name]:
     if isinstance(node, ast.NamedExpr):
         yield from _evaluated(node.value)
         return
-    for child in ast.iter_child_nodes(node):
+    for child in child_nodes(node):
         if isinstance(child, ast.expr):
             yield from _evaluated(child)
         elif isinstance(child, ast.keyword):
@@ -205,7 +206,7 @@ def _never_defined(stop: Stop, statements: List[ast.stmt]) -> None:
         else:
             parts = [statement]
         for part in parts:
-            for node in ast.walk(part):
+            for node in walk_nodes(part):
                 if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                     stop.functions[id(node)] = why
 
@@ -242,7 +243,7 @@ def _never_called(stop: Stop, tree: ast.Module) -> None:
     for name in never:
         definition = candidates[name]
         why = f"only code that never runs calls `{name}` ({stop.reason()})"
-        for node in ast.walk(definition):
+        for node in walk_nodes(definition):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 stop.functions[id(node)] = why
 
@@ -257,8 +258,8 @@ def _names_with_holder(statement: ast.stmt, owner) -> Iterator[tuple]:
         if arguments is not None:
             outside += list(arguments.defaults) + [d for d in arguments.kw_defaults if d is not None]
         for part in outside:
-            yield from ((n, None) for n in ast.walk(part) if isinstance(n, ast.Name))
+            yield from ((n, None) for n in walk_nodes(part) if isinstance(n, ast.Name))
         for part in owner.body:
-            yield from ((n, owner) for n in ast.walk(part) if isinstance(n, ast.Name))
+            yield from ((n, owner) for n in walk_nodes(part) if isinstance(n, ast.Name))
         return
-    yield from ((n, None) for n in ast.walk(statement) if isinstance(n, ast.Name))
+    yield from ((n, None) for n in walk_nodes(statement) if isinstance(n, ast.Name))

@@ -7,6 +7,7 @@ import ast
 from typing import Iterator, List, Mapping, Optional, Sequence, Set
 
 from ...syntax import tree_nodes  # noqa: F401 - one walk of a file's tree, shared with the readers
+from ...syntax import child_nodes, walk_nodes
 
 # the clock reads that end a loop by time, not by what it computes
 CLOCKS = {"time", "perf_counter", "monotonic", "process_time", "perf_counter_ns", "time_ns", "monotonic_ns",
@@ -24,7 +25,7 @@ def own_nodes(statements: Sequence[ast.stmt]) -> Iterator[ast.AST]:
     while stack:
         node = stack.pop()
         yield node
-        for child in reversed(list(ast.iter_child_nodes(node))):
+        for child in reversed(list(child_nodes(node))):
             if not isinstance(child, SCOPES):
                 stack.append(child)
 
@@ -46,7 +47,7 @@ def dotted_name(node: ast.AST) -> str:
 def names_read(node: ast.AST) -> Set[str]:
     """Names and ``self.x``-style attribute chains an expression reads."""
     found: Set[str] = set()
-    for sub in ast.walk(node):
+    for sub in walk_nodes(node):
         if isinstance(sub, ast.Name):
             found.add(sub.id)
         elif isinstance(sub, ast.Attribute):
@@ -60,7 +61,7 @@ def names_read(node: ast.AST) -> Set[str]:
 def names_read_in_order(node: ast.AST) -> List[str]:
     """What an expression reads, in the order it is written."""
     found: List[str] = []
-    for sub in sorted((n for n in ast.walk(node) if isinstance(n, (ast.Name, ast.Attribute))),
+    for sub in sorted((n for n in walk_nodes(node) if isinstance(n, (ast.Name, ast.Attribute))),
                       key=lambda n: (n.lineno, n.col_offset)):
         name = sub.id if isinstance(sub, ast.Name) else dotted_name(sub)
         if name and name not in found:
@@ -84,7 +85,7 @@ def assigned_names(target: ast.AST) -> List[str]:
 
 
 def calls_in(node: ast.AST) -> List[ast.Call]:
-    return [sub for sub in ast.walk(node) if isinstance(sub, ast.Call)]
+    return [sub for sub in walk_nodes(node) if isinstance(sub, ast.Call)]
 
 
 

@@ -15,7 +15,7 @@ from typing import Dict, Set
 
 from ...analysis.host import Event, HostFacts, Launch, Level, Rate
 from . import devices, frequency, new_data
-from .frequency.syntax import short_text, tree_nodes
+from .frequency.syntax import assigned_names, dotted_name, names_read, short_text, tree_nodes
 from .launches import configured_kernel
 from .uses import (RETURNED, computed_with, copy_outputs, deferred_total, handed_on, kept_in, read_after,
                    reduced_for_launch, round_trip)
@@ -348,13 +348,29 @@ def _decides(body: frequency.Frequency, event: Event) -> bool:
     node = statement.node
     if isinstance(node, _TESTS) and node.test.lineno <= event.place.line <= (node.test.end_lineno or node.lineno):
         return True
-    assigned = _assigned(node)
+    assigned = _stored(node)
     if not assigned:
         return False
     for inner in walk_nodes(statement.loop.node):
-        if isinstance(inner, _TESTS) and assigned & {n.id for n in walk_nodes(inner.test) if isinstance(n, ast.Name)}:
+        if isinstance(inner, _TESTS) and assigned & names_read(inner.test):
             return True
     return False
+
+
+def _stored(node: ast.stmt) -> Set[str]:
+    """What an assignment stores into: names, attribute chains (``self.spins``, not the object
+    ``self`` a test may read another attribute of) and the containers it stores items in."""
+    targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
+        node, (ast.AnnAssign, ast.AugAssign)) else []
+    stored = {name for target in targets for name in assigned_names(target)}
+    for target in targets:
+        for sub in walk_nodes(target):
+            if isinstance(sub, ast.Subscript) and isinstance(sub.ctx, ast.Store):
+                container = sub.value
+                while isinstance(container, ast.Subscript):  # `flags[k][0] = ...`
+                    container = container.value
+                stored.add(dotted_name(container))
+    return stored - {""}
 
 
 def _assigned(node: ast.stmt) -> Set[str]:

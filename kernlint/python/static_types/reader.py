@@ -13,7 +13,7 @@ from .dtypes import (_ARRAY_MODULES, _FLOAT_ORDER, _literal_ints, _numpy_spellin
                      _time_arithmetic, dtype_name, numeric)
 from .library import IMAGE_READERS, _TORCH_FACTORIES, LibraryCalls
 from .operators import OperatorNode, operator_calls
-from .values import (MIXED, NONE, ArrayType, DictType, FunctionRef, ListType, NamedTupleClass, Namespace, OneOf,
+from .values import (MIXED, NONE, ArrayType, DictType, FunctionRef, ListType, Maybe, NamedTupleClass, Namespace, OneOf,
                      ProjectClasses, ScalarType, StrType, TupleType, Type, _array_arithmetic, _items_of_one, _not_none,
                      appended, instance_of, is_array_instance, named_tuple_class, strings, unpacked)
 
@@ -347,7 +347,13 @@ class TypeReader:
             if decided is not None:
                 return self.type_of(expr.body if decided else expr.orelse)
             body, orelse = self.type_of(expr.body), self.type_of(expr.orelse)
-            return body if body == orelse else None
+            if body == orelse:
+                return body
+            # `Accelerator(n) if gpu else None`: None or that value, as an `if` binding either reads
+            sides = [kind for kind in (body, orelse) if kind != NONE]
+            if len(sides) == 1 and sides[0] is not None and not isinstance(sides[0], Maybe):
+                return Maybe(sides[0])
+            return None
         return None
 
     def array_test(self, test: ast.expr) -> Optional[bool]:

@@ -55,7 +55,7 @@ where each batch launches on the object's own device arrays that the next batch 
 cost is spread over the batches.
 Nor an upload of the step's new data: a piece of host data the loop picks by what it varies
 (``cuda.to_device(frames[k])``, a batch ``data[:, picked]`` passed to a function that uploads
-it) that the loop does not write and the device does not already hold, or an array the host
+it, the frame a capture has just read: ``ok, frame = capture.read()``) that the loop does not write and the device does not already hold, or an array the host
 itself updates in the loop (``w += -lr * grad`` before the next ``cuda.to_device(w)``), or an
 array the host computes in the iteration from the loop's variable or time, state it carries or
 new random draws (``d_in.copy_to_device(np.full(n, drive(t) * gain))``, ``np.random.rand(n) <
@@ -169,8 +169,9 @@ returned) cannot be replaced by one buffer allocated before the loop: the messag
 and gives the pool as the fix (with a pool already set, it is not reported).
 
 A size read from the element being iterated (``for frame in frames:
-cuda.device_array(frame.size)``) is a stream of frames, usually of one size: reported, with
-a pool as the fix where the sizes do differ. An allocation whose size is the loop's own
+cuda.device_array(frame.size)``, or the frame a capture reads each iteration: ``ok, frame =
+capture.read()``), or made like a buffer of that size (``cuda.device_array_like(d_gray)``), is a
+stream of frames, usually of one size: reported, with a pool as the fix where the sizes do differ. An allocation whose size is the loop's own
 scalar or otherwise changes with the step (``n = sizes[step]``), and one made only when a
 buffer must grow (``if (bytes > capacity) { hipFree(...); hipMalloc(...); }``), are left
 alone: they cannot be hoisted, or already are.
@@ -203,6 +204,7 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
     through: Dict[Place, list] = {}  # a call in a step loop -> what the functions it runs allocate
     # a launcher's own allocation is reported where it is, whoever calls it (`_launchers`)
     launchers = {event.place for event in _launcher_allocations(facts)}
+    element_sized: Dict[int, Dict[str, str]] = {}  # a loop -> its buffers of an element's size -> the element
     for event, level, loop in facts.stepping(("alloc",)):
         # the loop's own function: calls that lead to it from its callers do not make it indirect
         direct = event.function == loop.function and event.call_in(loop.function) is None
@@ -232,6 +234,14 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
         iterated = loop.targets | loop.items
         from_element = direct and bool(elements & iterated) and not (
             set(event.detail.get("bare", ())) & varying) and not ((reads - elements) & varying)
+        sized = element_sized.setdefault(loop.id, {})
+        element = sorted(reads & iterated)[0] if from_element and reads & iterated else ""
+        like = str(event.detail.get("shaped_like", ""))
+        if direct and like in sized and reads <= {like}:
+            # `d_norm = cuda.device_array_like(d_gray)`, with d_gray made in the element's size
+            from_element, element = True, sized[like]
+        if from_element and element and event.detail.get("shape_based"):
+            sized.update(dict.fromkeys(event.detail.get("assigned", ()), element))
         # the shape of an array the loop rebinds only to arrays made in that shape does not change
         steady = {str(event.detail.get("shaped_like", ""))} & loop.steady
         if direct and event.detail.get("shape_based") and (reads & varying) - steady - loop.fixed and not from_element:
@@ -275,8 +285,7 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
                 f"(`{kept[:60]}`): one buffer allocated before the loop cannot serve; allocate from a pool "
                 f"instead ({_POOLS[facts.language]})")
             continue
-        if from_element and event.detail.get("shape_based"):
-            element = sorted(reads & iterated)[0]
+        if from_element and element and event.detail.get("shape_based"):
             yield host_finding(
                 CODE, event.place,
                 f"`{what}` allocates {memory}{cost} for each `{element}` of the loop at line "

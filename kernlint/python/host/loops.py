@@ -14,7 +14,7 @@ from ...analysis.host import Event, Launch, Loop
 from ..static_types import ArrayType
 from ..syntax import PyModule, walk_nodes
 from .frames import Frame, place_of
-from .names import fixed_shapes, indexed_items, names_read, rebinds, steady_shapes, target_names, whole_targets
+from .names import captured_frames, fixed_shapes, indexed_items, names_read, rebinds, steady_shapes, target_names, whole_targets
 
 
 
@@ -49,6 +49,7 @@ class LoopReader:
         loop.fixed = fixed_shapes(getattr(node, "body", []))
         if loop.targets:
             loop.items = indexed_items(getattr(node, "body", []), loop.targets)
+        loop.items |= captured_frames(getattr(node, "body", []))  # a frame loop's element: the frame read
         if frame.function is not None and frame.loops == ():
             loop.counted_by = counted_by(node, frame.function)
         return loop

@@ -150,6 +150,37 @@ def indexed_items(body, variables: Set[str]) -> Set[str]:
     return {name for name, assigned in values.items() if len(assigned) == 1 and item(assigned[0])}
 
 
+def captured_frames(body) -> Set[str]:
+    """The names a loop's body binds only to the image a capture reads (``ok, frame =
+    capture.read()``, OpenCV's success flag and image, the capture not rebound in the body):
+    the element of a frame loop, each frame the size of the last."""
+    values: dict = {}
+    for statement in body:
+        for node in walk_nodes(statement):
+            if isinstance(node, ast.Assign):
+                for target in node.targets:  # (`frame[y0:y1] = ...` writes into the frame: no rebinding)
+                    for name in whole_targets(target):
+                        values.setdefault(name, []).append((target, node.value))
+            elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For, ast.AsyncFor, ast.comprehension,
+                                   ast.NamedExpr, ast.With, ast.AsyncWith)):
+                for name in rebinds(node) if not isinstance(node, ast.AugAssign) else whole_targets(node.target):
+                    values.setdefault(name, []).append((None, None))
+    rebound = {name.split(".")[0] for name in values}
+
+    def image(name: str, target, value) -> bool:
+        if not (isinstance(target, ast.Tuple) and len(target.elts) == 2 and isinstance(target.elts[1], ast.Name)
+                and target.elts[1].id == name and isinstance(value, ast.Call) and not value.args
+                and not value.keywords and isinstance(value.func, ast.Attribute) and value.func.attr == "read"):
+            return False
+        capture = value.func.value
+        base = capture
+        while isinstance(base, ast.Attribute):
+            base = base.value
+        return isinstance(base, ast.Name) and base.id not in rebound
+
+    return {name for name, bound in values.items() if all(image(name, t, v) for t, v in bound)}
+
+
 # functions that make an array of their first argument's shape (an upload, a copy), and methods
 # that give one of their object's shape (a copy, a cast)
 _SAME_SHAPE_FUNCTIONS = frozenset({"to_device", "asarray", "ascontiguousarray", "array", "copy"})

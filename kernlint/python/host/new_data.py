@@ -1,5 +1,6 @@
 """Which host-to-device transfers in a loop carry the step's new data: the iteration's input
-(a batch or a frame the loop picks out of host data, ``cuda.to_device(frames[i])``), or an
+(a batch or a frame the loop picks out of host data, ``cuda.to_device(frames[i])``, or one a
+capture has just read, ``ok, frame = capture.read()``), or an
 array the host itself updates in the loop (``self.w += -lr * grad`` after ``cuda.to_device(self.w)``),
 or one it computes in the iteration from the loop's variable, carried state or random draws
 (``np.full(n, drive(t) * gain)``, ``np.random.rand(n) < rate``).
@@ -24,7 +25,7 @@ from typing import Dict, Iterator, List, Optional, Set
 
 from ...analysis.host import Event, HostFacts
 from .frequency.syntax import dotted_name
-from .names import indexed_items, target_names
+from .names import captured_frames, indexed_items, target_names
 from ..syntax import child_nodes, walk_nodes
 
 _CONSTANT_FILLS = {"zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like", "full_like"}
@@ -107,8 +108,8 @@ def _mark_transfer(facts: HostFacts, event: Event, bodies, functions) -> None:
     if not _first_upload(loop.body, base, call):
         return  # sent again in the same iteration: the device already has it
     if _host_updated(loop, base) or _selected_input(source, varying, loop, function, owner) or (
-            _computed_in_iteration(source, loop)):
-        event.detail["new_data"] = True
+            _computed_in_iteration(source, loop)) or base in captured_frames(loop.body):
+        event.detail["new_data"] = True  # (a frame a capture has just read: the input of this iteration)
 
 
 def _mark_handed_in(facts: HostFacts, event: Event) -> None:
@@ -352,8 +353,8 @@ def _made_from(value: ast.expr, computed: Set[str], bindings: List[tuple], seen:
 
 def _iteration_values(loop: ast.stmt) -> Set[str]:
     """Names whose value the iteration computes anew: the ``for``'s variables, names the loop
-    advances from themselves (``t += dt``, ``x = f(x)``), and names bound to what reads them or
-    to random draws, to a fixed point."""
+    advances from themselves (``t += dt``, ``x = f(x)``), the frames a capture reads, and names
+    bound to what reads them or to random draws, to a fixed point."""
     key = (id(loop.body), "<iteration>")
     hit = _REACH.get(key)
     if hit is not None and hit[0] is loop.body:
@@ -365,6 +366,7 @@ def _iteration_values(loop: ast.stmt) -> Set[str]:
     computed |= _self_advanced(bindings)
     drawn = {name for name, value, _, _ in bindings if _draws(value)}
     computed |= drawn
+    computed |= captured_frames(loop.body)  # each frame a capture reads
     while True:
         grown = computed | {name for name, _, _, names in bindings if names & computed}
         if grown == computed:

@@ -55,10 +55,11 @@ where each batch launches on the object's own device arrays that the next batch 
 cost is spread over the batches.
 Nor an upload of the step's new data: a piece of host data the loop picks by what it varies
 (``cuda.to_device(frames[k])``, a batch ``data[:, picked]`` passed to a function that uploads
-it, the frame a capture has just read: ``ok, frame = capture.read()``) that the loop does not write and the device does not already hold, or an array the host
-itself updates in the loop (``w += -lr * grad`` before the next ``cuda.to_device(w)``), or an
-array the host computes in the iteration from the loop's variable or time, state it carries or
-new random draws (``d_in.copy_to_device(np.full(n, drive(t) * gain))``, ``np.random.rand(n) <
+it, the frame a capture has just read: ``ok, frame = capture.read()``) that the loop does not
+write and the device does not already hold, or an array the host itself updates in the loop
+(``w += -lr * grad`` before the next ``cuda.to_device(w)``), or an array the host computes in
+the iteration from the loop's variable or time, state it carries or new random draws
+(``d_in.copy_to_device(np.full(n, drive(t) * gain))``, ``np.random.rand(n) <
 rate``), there or in a function the loop calls with what it computes (``capture(step)``, whose
 ``view_matrix(step * speed)`` uploads a matrix made from it), or an array a function called
 in the loop computes into before it uploads it (``pos[i] += vel[i] * dt`` ... ``cuda.to_device(pos)``;

@@ -17,6 +17,7 @@ from __future__ import annotations
 import ast
 import itertools
 from typing import Dict, List, Optional, Tuple
+
 from ..syntax import child_nodes, walk_nodes
 
 Atom = Tuple[str, str]

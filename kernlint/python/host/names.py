@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import ast
 from typing import List, Optional, Set
+
 from ..syntax import walk_nodes
+from .frequency.syntax import capture_read
 
 
 def target_names(target: ast.AST) -> List[str]:
@@ -168,15 +170,12 @@ def captured_frames(body) -> Set[str]:
     rebound = {name.split(".")[0] for name in values}
 
     def image(name: str, target, value) -> bool:
-        if not (isinstance(target, ast.Tuple) and len(target.elts) == 2 and isinstance(target.elts[1], ast.Name)
-                and target.elts[1].id == name and isinstance(value, ast.Call) and not value.args
-                and not value.keywords and isinstance(value.func, ast.Attribute) and value.func.attr == "read"):
+        capture = capture_read(target, value)
+        if capture is None or not (isinstance(target.elts[1], ast.Name) and target.elts[1].id == name):
             return False
-        capture = value.func.value
-        base = capture
-        while isinstance(base, ast.Attribute):
-            base = base.value
-        return isinstance(base, ast.Name) and base.id not in rebound
+        while isinstance(capture, ast.Attribute):
+            capture = capture.value
+        return isinstance(capture, ast.Name) and capture.id not in rebound
 
     return {name for name, bound in values.items() if all(image(name, t, v) for t, v in bound)}
 

@@ -108,7 +108,7 @@ def _mark_transfer(facts: HostFacts, event: Event, bodies, functions) -> None:
     if not _first_upload(loop.body, base, call):
         return  # sent again in the same iteration: the device already has it
     if _host_updated(loop, base) or _selected_input(source, varying, loop, function, owner) or (
-            _computed_in_iteration(source, loop)) or base in captured_frames(loop.body):
+            _computed_in_iteration(source, loop)) or base in _frames(loop):
         event.detail["new_data"] = True  # (a frame a capture has just read: the input of this iteration)
 
 
@@ -366,13 +366,22 @@ def _iteration_values(loop: ast.stmt) -> Set[str]:
     computed |= _self_advanced(bindings)
     drawn = {name for name, value, _, _ in bindings if _draws(value)}
     computed |= drawn
-    computed |= captured_frames(loop.body)  # each frame a capture reads
+    computed |= _frames(loop)  # each frame a capture reads
     while True:
         grown = computed | {name for name, _, _, names in bindings if names & computed}
         if grown == computed:
             _REACH[key] = (loop.body, computed)
             return computed
         computed = grown
+
+
+def _frames(loop: ast.stmt) -> Set[str]:
+    """``names.captured_frames`` of the loop's body, read once per body (each transfer asks)."""
+    key = (id(loop.body), "<frames>")
+    hit = _REACH.get(key)
+    if hit is None or hit[0] is not loop.body:
+        hit = _REACH[key] = (loop.body, captured_frames(loop.body))
+    return hit[1]
 
 
 # calls that move data between host and device: a value that went through one was not computed

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 from typing import Dict, Iterator, List, Optional, Set, Tuple
+
 from ..syntax import child_nodes, walk_nodes
 
 _ASSIGNS = (ast.Assign, ast.AnnAssign, ast.AugAssign)

@@ -13,8 +13,8 @@ from typing import Callable, Dict, Iterator, List, Mapping, Optional, Sequence, 
 from .changes import Changes
 from .facts import Context
 from .places import catch_up, gated_nodes
-from .syntax import (ARITHMETIC, CLOCKS, LOOPS, SCOPES, assigned_names, calls_in, dotted_name, int_value, is_range_call,
-                     is_true, names_read, names_read_in_order, own_nodes, short_text)
+from .syntax import (ARITHMETIC, CLOCKS, LOOPS, SCOPES, assigned_names, calls_in, capture_read, dotted_name, int_value,
+                     is_range_call, is_true, names_read, names_read_in_order, own_nodes, short_text)
 from ...syntax import child_nodes, walk_nodes
 
 # a literal count up to this is a few pieces of one computation (layers, chunks), not steps
@@ -276,7 +276,7 @@ class LoopKinds:
             for target in sub.targets:
                 if isinstance(target, ast.Tuple) and target.elts and isinstance(target.elts[0], ast.Name):
                     found[target.elts[0].id] = found.get(target.elts[0].id, True) and capture and \
-                        value.func.attr == "read" and len(target.elts) == 2
+                        capture_read(target, value) is not None
                 elif isinstance(target, ast.Name):
                     found[target.id] = found.get(target.id, True) and capture and value.func.attr == "grab"
         return {name for name, flag in found.items() if flag}

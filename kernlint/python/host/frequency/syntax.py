@@ -6,8 +6,8 @@ from __future__ import annotations
 import ast
 from typing import Iterator, List, Mapping, Optional, Sequence, Set
 
-from ...syntax import tree_nodes  # noqa: F401 - one walk of a file's tree, shared with the readers
-from ...syntax import child_nodes, walk_nodes
+# (tree_nodes: one walk of a file's tree, shared with the readers)
+from ...syntax import child_nodes, tree_nodes, walk_nodes  # noqa: F401
 
 # the clock reads that end a loop by time, not by what it computes
 CLOCKS = {"time", "perf_counter", "monotonic", "process_time", "perf_counter_ns", "time_ns", "monotonic_ns",
@@ -82,6 +82,15 @@ def assigned_names(target: ast.AST) -> List[str]:
         return assigned_names(target.value)
     return []
 
+
+
+def capture_read(target: ast.AST, value: ast.AST) -> Optional[ast.expr]:
+    """The capture of ``ok, image = capture.read()`` (OpenCV's success flag and image: a pair
+    bound from a ``read()`` with no arguments); None for any other assignment."""
+    if isinstance(target, ast.Tuple) and len(target.elts) == 2 and isinstance(value, ast.Call) and not (
+            value.args or value.keywords) and isinstance(value.func, ast.Attribute) and value.func.attr == "read":
+        return value.func.value
+    return None
 
 
 def calls_in(node: ast.AST) -> List[ast.Call]:

@@ -122,6 +122,26 @@ def test_one_element_read_on_every_step_is_a_blocking_copy(tmp_path):
     assert "`float(d_u[0])` is a blocking copy to the host" in found[0][2]
 
 
+@pytest.mark.parametrize("gate, reported", [
+    ("if step % every == 0:", True),  # the measurement every `every` steps is all that reads it
+    ("if since >= every:\n                    since = 0", True),  # a counter gate: the same
+    ("if True:", False),  # read on every step: the wait is for the value
+])
+def test_a_copy_read_only_behind_a_periodic_gate_waits_on_every_step_for_nothing(tmp_path, gate, reported):
+    _, found = findings(tmp_path, f'''
+        def run(steps, every=100):
+            d_u = cuda.to_device(np.zeros(1024, dtype=np.float32))
+            since = 0
+            for step in range(steps):
+                bump[4, 256](d_u)
+                since += 1
+                u = d_u.copy_to_host()
+                {gate}
+                    print(step, u.mean())
+    ''')
+    assert [(code, line) for code, line, _ in found] == ([("KL503", 8)] if reported else [])
+
+
 @pytest.mark.parametrize("trips, expected", [
     (10, "a 0.43 ms kernel reads about 20x short"),
     (3000, "reads about 1.50x short"),

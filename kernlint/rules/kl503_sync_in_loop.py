@@ -136,6 +136,11 @@ is returned, stored in an attribute or handed to any other call is read, as abov
 on host arrays in a function the loop calls, followed in that call by a blocking copy of what
 the host needs (``cast[g, b](d_hits, heights)`` then ``d_hits.copy_to_host(hits)``, the hits
 returned and read), waits no longer than that copy would: KL502 reports its transfers.
+A copy made on every iteration whose value the host reads only behind a modulo or counter
+gate (``spins = d_spins.copy_to_host()`` each sweep, read by ``if step % every == 0:``
+measurements; ``self.spins = self.advance()`` with the measuring method called there) waits
+on every iteration for a value the host needs only now and then: reported; the copy belongs
+inside the gate.
 
 ## Example
 ```python

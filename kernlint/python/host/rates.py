@@ -17,7 +17,7 @@ from ...analysis.host import Event, HostFacts, Launch, Level, Rate
 from . import devices, frequency, new_data
 from .frequency.syntax import assigned_names, dotted_name, names_read, short_text, tree_nodes
 from .launches import configured_kernel
-from .uses import (RETURNED, computed_with, copy_outputs, deferred_total, handed_on, kept_in, read_after,
+from .uses import (RETURNED, computed_with, copy_outputs, deferred_total, handed_on, kept_in, read_after, receivers,
                    reduced_for_launch, round_trip)
 from ..syntax import walk_nodes
 
@@ -123,7 +123,7 @@ def _mark_reads(facts: HostFacts, functions, bodies: Dict[str, frequency.Frequen
                                               f"number that it passes to a kernel (`{reduced}`): reduce on the "
                                               f"device and pass the result to the kernel as a device array")
             continue
-        read, tracked = read_after(region, after, outputs, own)
+        read, tracked = read_after(region, after, outputs, own, _now_and_then(bodies, event) if in_loop else frozenset())
         if read or in_loop and _read_after_pieces(bodies, event, tracked, own):
             event.detail["read"] = True
         elif not in_loop:
@@ -144,11 +144,12 @@ def _mark_reads(facts: HostFacts, functions, bodies: Dict[str, frequency.Frequen
             continue
         region, after, node, _ = found
         own = _class_methods(methods, call.function)
+        skip = _now_and_then(bodies, call)
         used = []
         for copy_back in copies:
             carried = set(copy_back.detail["carried"])
-            tracked = {t for t in carried if t != RETURNED} | (_assigned(node) if RETURNED in carried else set())
-            if tracked and read_after(region, after, tracked, own)[0]:
+            tracked = {t for t in carried if t != RETURNED} | (receivers(node) if RETURNED in carried else set())
+            if tracked and read_after(region, after, tracked, own, skip)[0]:
                 used.append(copy_back.place)
         if used:
             call.detail["uses_copy"] = used
@@ -200,7 +201,7 @@ def _mark_results_kept(facts: HostFacts, functions, bodies: Dict[str, frequency.
             if where is None:
                 continue
             region, after, node, _ = where
-            tracked = {t for t in kept if t != RETURNED} | (_assigned(node) if RETURNED in kept else set())
+            tracked = {t for t in kept if t != RETURNED} | (receivers(node) if RETURNED in kept else set())
             if tracked and read_after(region, after, tracked, _class_methods(methods, caller.function))[0]:
                 call.detail["result_read"] = True
                 break
@@ -373,10 +374,17 @@ def _stored(node: ast.stmt) -> Set[str]:
     return stored - {""}
 
 
-def _assigned(node: ast.stmt) -> Set[str]:
-    targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
-        node, (ast.AnnAssign, ast.AugAssign)) else []
-    return {n.id for t in targets for n in walk_nodes(t) if isinstance(n, ast.Name)}
+def _now_and_then(bodies, event: Event) -> Set[int]:
+    """The ids of the nodes of the statements that run only every few iterations (behind a
+    modulo or counter gate) of the loop that runs ``event`` on each of its own: a value the
+    host reads only there is not one it needs on every iteration (a copy made every sweep,
+    read by the measurement every 100 sweeps)."""
+    body = bodies.get(event.function)
+    statement = body.at(event.place.line) if body is not None else None
+    if statement is None or statement.loop is None or statement.place == "periodic":
+        return frozenset()
+    return {id(node) for other in body.statements() if other.loop is statement.loop and other.place == "periodic"
+            for node in walk_nodes(other.node)}
 
 
 def _mark_awaited(facts: HostFacts, tree: ast.Module, functions, bodies: Dict[str, frequency.Frequency]) -> None:

@@ -231,14 +231,15 @@ def _passes(call: ast.Call) -> bool:
 
 
 def read_after(region: List[ast.stmt], after: int, tracked: Set[str],
-               methods: Dict[str, ast.AST]) -> Tuple[bool, Set[str]]:
+               methods: Dict[str, ast.AST], skip: Set[int] = frozenset()) -> Tuple[bool, Set[str]]:
     """Whether the statements of ``region`` that start after line ``after`` read one of
     ``tracked`` (names, ``self.<attr>``), and what carries the value at the region's end
-    (``tracked`` grown by what the value was stored into); ``methods``: the class's methods by name."""
+    (``tracked`` grown by what the value was stored into); ``methods``: the class's methods by
+    name; ``skip``: the ids of nodes whose reading does not count (what runs only now and then)."""
     tracked = set(tracked)
     items = _iterated(region)
     for item in _flat(region):
-        if getattr(item, "lineno", 0) <= after:
+        if getattr(item, "lineno", 0) <= after or id(item) in skip:
             continue
         if _reads(item, tracked, methods, 0, items):
             return True, tracked
@@ -287,6 +288,8 @@ def _reads(item: ast.AST, tracked: Set[str], methods: Dict[str, ast.AST], depth:
     if isinstance(item, ast.Expr) and isinstance(item.value, ast.Call) and isinstance(item.value.func, ast.Attribute) \
             and item.value.func.attr in _KEEPS and not _mentions(item.value.func.value, tracked):
         call = item.value
+        if any(_self_call_reads(a, tracked, methods, depth) for a in call.args):
+            return True  # `history.append({"m": self.magnetisation()})`: the method reads it now
         if any(_mentions(a, tracked) for a in call.args):
             tracked |= _stored(call.func.value)  # `history.append(x.mean())`: kept for later, like `hist[i] = x`
         return False
@@ -371,6 +374,23 @@ def _mentions(node: ast.AST, tracked: Set[str]) -> bool:
                 sub.func.value, ast.Name) and sub.func.attr not in _KEEPS and f"{sub.func.value.id}.()" in tracked:
             return True
     return False
+
+
+def receivers(statement: ast.stmt) -> Set[str]:
+    """What an assignment statement hands its value to, as ``read_after`` tracks it: names and
+    ``self.<attr>`` (``self.spins, self.energies, _ = step()``: not ``self``, whose other
+    attributes hold other values), and the object whose attribute another target sets."""
+    targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target] if isinstance(
+        statement, (ast.AnnAssign, ast.AugAssign)) else []
+    held: Set[str] = set()
+    for target in targets:
+        for element in target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]:
+            stored = _stored(element)
+            while not stored and isinstance(element, (ast.Attribute, ast.Subscript, ast.Starred)):
+                element = element.value  # `state.spins = ...`: reading `state` reads it
+                stored = {element.id} if isinstance(element, ast.Name) else set()
+            held |= stored
+    return held
 
 
 def _stored(target: ast.expr) -> Set[str]:

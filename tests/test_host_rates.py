@@ -142,6 +142,23 @@ def test_a_copy_read_only_behind_a_periodic_gate_waits_on_every_step_for_nothing
     assert [(code, line) for code, line, _ in found] == ([("KL503", 8)] if reported else [])
 
 
+def test_cupy_calls_are_launches_in_an_interval_and_what_sizes_its_result_waits(tmp_path):
+    _, found = findings(tmp_path, '''
+        import cupy as cp
+
+        def simulate(n, steps):
+            start = time.perf_counter()
+            z = cp.random.standard_normal((n, steps), dtype=cp.float32)
+            paths = cp.cumsum(z, axis=1)
+            queued = time.perf_counter() - start
+            hits = cp.flatnonzero(paths[:, -1] > 0)
+            return queued, time.perf_counter() - start
+    ''')
+    assert [(code, line) for code, line, _ in found] == [("KL504", 8)]
+    assert "at least 2 launches" in found[0][2] and "`cp.cumsum()`" in found[0][2]
+    assert "cp.cuda.Stream.null.synchronize()" in found[0][2]
+
+
 @pytest.mark.parametrize("trips, expected", [
     (10, "a 0.43 ms kernel reads about 20x short"),
     (3000, "reads about 1.50x short"),

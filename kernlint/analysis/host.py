@@ -150,7 +150,8 @@ class Event:
     """Something host code does at one place."""
 
     # launch | alloc | free | sync | copy-back | clock | record (a CUDA event's) | barrier | mpi (an MPI call
-    # on a buffer that may be device memory) | timed | call
+    # on a buffer that may be device memory) | timed | call | queue (a library call that queues GPU work and
+    # returns, CuPy's: ``waits`` where it reads a count back first)
     kind: str
     place: Place
     function: str  # where it happens ("" at module level)

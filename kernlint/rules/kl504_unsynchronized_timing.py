@@ -45,7 +45,14 @@ call hands it (host arrays there: the launch waits). A call through a table of f
 (``self.modes[mode](self, dt)``, the table a literal dict or list of the module's functions or
 of the class's methods) is no launch: it runs one of them, and what each does counts. An interval whose launches the program
 also times with CUDA events (one recorded just before the start stamp, one just after the end
-stamp) is the contrast it prints beside the events' time, and is left alone.
+stamp) is the contrast it prints beside the events' time, and is left alone. A CuPy function's
+call (``cp.cumsum(x)``, ``cp.random.standard_normal(shape)``, ``cp.fft.fft(x)``) queues at least
+one kernel and returns: it is a launch in an interval, and the message says the count is a lower
+bound; making a kernel (``cp.ElementwiseKernel(...)``, ``cp.fuse``) or a generator launches
+nothing; ``float()``/``int()``/``.item()``/``.get()`` of what a CuPy function returns
+(``float(cp.mean(x))``) copies it back and waits, as ``cp.asnumpy`` does, and so do the
+functions that size their result from the data (``cp.nonzero``, ``cp.unique``, ``cp.argwhere``,
+``cp.where(mask)``: they read a count back first).
 
 ## Why is this bad?
 Kernel launches are asynchronous: the launch returns as soon as the work is queued. The
@@ -80,6 +87,10 @@ for i in range(gpus):
     relax[blocks, threads](fields[i])
 cuda.synchronize()  # waits for the last GPU selected only
 elapsed = time.perf_counter() - start  # KL504
+
+start = time.perf_counter()
+paths = cp.cumsum(drift + volatility * cp.random.standard_normal((n, steps)), axis=1)
+elapsed = time.perf_counter() - start  # KL504: at least 2 launches, CuPy's, still queued
 
 timeit.timeit(lambda: saxpy[blocks, threads](out, a, x, y), number=100)  # KL504: 100 launches
 timeit.Timer(lambda: cp.fft.fft(signal)).autorange()  # KL504: its first intervals hold one call
@@ -150,6 +161,8 @@ def _waits(event: Event, launch: Event) -> bool:
         # the launch is on a device the code selects (per call, per iteration), this waits for the
         # current one; a synchronization made after selecting a device the same way (one per device) waits
         return False
+    if event.kind == "queue":
+        return bool(event.detail.get("waits"))  # `cp.nonzero(x)` reads the count back first
     if event.kind == "copy-back" and event.detail.get("stream"):
         # a copy into pageable memory on a stream returns once done: it waits for that stream's work,
         # and numba's streams wait for the legacy default stream's
@@ -184,7 +197,9 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
             else:
                 between = [e for e in events[start + 1:] if wrapped in _own_loops(e)] + [
                     e for e in events[:end_index] if wrapped in _own_loops(e)]
-            launches = [i for i, e in enumerate(between) if e.kind == "launch"]
+            # (a CuPy function's call queues one kernel or more: a launch at least)
+            launches = [i for i, e in enumerate(between) if e.kind == "launch" or e.kind == "queue" and not (
+                e.detail.get("waits"))]
             # the launches nothing after them waits for (a stream's copy waits for its stream's alone)
             unwaited = [i for i in launches if not any(_waits(e, between[i]) for e in between[i:])]
             if not unwaited:
@@ -212,6 +227,8 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
                 trips = facts.loops[wrapped].trips
                 if trips is None or held * trips >= MANY:
                     continue
+            # a CuPy call launches one kernel or more: the count is a lower bound
+            at_least = "at least " if any(between[i].kind == "queue" for i in queued) else ""
             crossing = " (in the iteration before: the interval crosses the loop's back edge)" if wrapped else ""
             since = " after its last synchronization" if len(queued) < len(launches) else ""
             if chosen is not None:
@@ -243,8 +260,20 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
             yield host_finding(
                 CODE, end.place,
                 f"the wall-clock interval that ends here starts at line {events[start].place.line}{crossing} and holds "
-                f"{_count(held)}{since} (the last at {_line(between[last], end)}) with no synchronization before "
-                f"this stamp: {_error(held)}; cuda.synchronize() before both stamps, or time with CUDA events")
+                f"{at_least}{_count(held)}{since} (the last at {_line(between[last], end)}{_cupy(between[last])}) "
+                f"with no synchronization before this stamp: {_error(held)}; {_remedy(between)}")
+
+
+def _cupy(event: Event) -> str:
+    return f", `{event.what.replace('cupy.', 'cp.')}`, which returns before its kernels end" if (
+        event.kind == "queue") else ""
+
+
+def _remedy(between: List[Event]) -> str:
+    """How to wait before the stamps: CuPy's own synchronization where CuPy queued the work."""
+    if all(e.kind == "queue" for e in between if e.kind in ("launch", "queue")):
+        return "cp.cuda.Stream.null.synchronize() before both stamps, or time with CuPy's events (cupyx.profiler.benchmark)"
+    return "cuda.synchronize() before both stamps, or time with CUDA events"
 
 
 def _always(event: Event) -> bool:

@@ -135,12 +135,13 @@ def host_operation(call: ast.Call, frame: Frame, module: PyModule, reader: TypeR
             if isinstance(source, ArrayType) and source.where == "host":
                 return event("alloc", f"{ast.unparse(call.func)}", reads=sorted(names_read(call.args[0])), bare=[],
                              elements=[], shape_based=False, kept="", into=ast.unparse(call.func.value))
-        if method in ("get", "item", "tolist") and isinstance(receiver, ArrayType) and receiver.where == "device":
+        if method in ("get", "item", "tolist") and (isinstance(receiver, ArrayType) and receiver.where == "device"
+                                                   or _cupy_result(call.func.value, frame, module)):
             return event("copy-back", f"{ast.unparse(call.func)}()")
     if name.startswith("numpy.") or name in ("builtins.float", "builtins.int", "builtins.bool"):
         for arg in call.args:
             kind = reader.type_of(arg)
-            if isinstance(kind, ArrayType) and kind.where == "device":
+            if isinstance(kind, ArrayType) and kind.where == "device" or _cupy_result(arg, frame, module):
                 return event("copy-back", f"{ast.unparse(call.func)}({ast.unparse(arg)})")
             # `float(d[0])`: indexing a numba device array copies that element back, blocking
             whole = reader.type_of(arg.value) if isinstance(arg, ast.Subscript) else None
@@ -150,6 +151,10 @@ def host_operation(call: ast.Call, frame: Frame, module: PyModule, reader: TypeR
         kind = reader.type_of(call.args[0])  # `sum(d)`: Python iterates it, one blocking copy per element
         if isinstance(kind, ArrayType) and kind.where == "device" and kind.library in ("numba", ""):
             return event("copy-back", f"{ast.unparse(call.func)}({ast.unparse(call.args[0])})", per_element=True)
+    if _gpu_call(call, frame, module):
+        # a CuPy function queues its kernels and returns (a wall-clock interval's launches); one
+        # that sizes its result from the data reads a count back first, and waits
+        return event("queue", f"{name}()", waits=_sized(call, name))
     return None
 
 
@@ -581,18 +586,41 @@ def given_number(call: ast.Call, timer: ast.Call, method: str) -> Optional[ast.e
 
 
 # CuPy calls that queue no GPU work, or wait for it
-# (`cp.asarray(x)` of a device array is x; of a host array, a blocking copy in)
+# (`cp.asarray(x)` of a device array is x; of a host array, a blocking copy in); those that make
+# a kernel or a generator to launch later, or describe types and the installation
 _CUPY_QUIET = {"cupy.asnumpy", "cupy.asarray", "cupy.array", "cupy.ascontiguousarray", "cupy.issubdtype",
                "cupy.iscomplexobj", "cupy.isrealobj", "cupy.get_array_module", "cupy.dtype", "cupy.result_type", "cupy.ndim",
                "cupy.shape", "cupy.size", "cupy.isscalar", "cupy.get_default_memory_pool",
-               "cupy.get_default_pinned_memory_pool"}
+               "cupy.get_default_pinned_memory_pool", "cupy.ElementwiseKernel", "cupy.ReductionKernel",
+               "cupy.RawKernel", "cupy.RawModule", "cupy.fuse", "cupy.memoize", "cupy.finfo", "cupy.iinfo",
+               "cupy.can_cast", "cupy.promote_types", "cupy.is_available", "cupy.show_config",
+               "cupy.random.RandomState", "cupy.random.default_rng", "cupy.random.Generator",
+               "cupy.random.get_random_state", "cupy.random.seed", "cupy.fft.config.get_plan_cache"}
+# CuPy functions that size their result from the data: they read a count back, so they wait
+_CUPY_SIZED = {"cupy.nonzero", "cupy.flatnonzero", "cupy.argwhere", "cupy.unique", "cupy.extract",
+               "cupy.compress"}
 
 
 def _gpu_call(call: ast.Call, frame: Frame, module: PyModule) -> bool:
     """A CuPy function's call (``cp.fft.fft(x)``, ``cp.convolve(a, b)``): it queues at least one
     kernel and returns before it ends."""
     name = module.dotted(call.func, frame.scope) or ""
-    return name.startswith("cupy.") and not name.startswith("cupy.cuda.") and name not in _CUPY_QUIET
+    return name.startswith("cupy.") and not name.startswith(("cupy.cuda.", "cupy.testing.")) and (
+        name not in _CUPY_QUIET)
+
+
+def _cupy_result(expr: ast.expr, frame: Frame, module: PyModule) -> bool:
+    """What a CuPy function returns (``cp.mean(x)``, ``cp.sum(x)[0]``): an array on the device,
+    so ``float(...)`` of it copies it back and waits."""
+    while isinstance(expr, ast.Subscript):
+        expr = expr.value
+    return isinstance(expr, ast.Call) and _gpu_call(expr, frame, module)
+
+
+def _sized(call: ast.Call, name: str) -> bool:
+    """A CuPy call whose result's size is the data's (``cp.nonzero(x)``, ``cp.where(mask)``):
+    it copies a count back and waits for the GPU."""
+    return name in _CUPY_SIZED or name == "cupy.where" and len(call.args) == 1 and not call.keywords
 
 
 def timed_work(body: List[ast.AST], frame: Frame, module: PyModule, reader: TypeReader):
@@ -707,7 +735,7 @@ def _calls_run(body: List[ast.AST], module: PyModule, depth: int = 2, within: tu
 def _waits(call: ast.Call, frame: Frame, module: PyModule, reader: TypeReader) -> bool:
     """A call that makes the host wait for the GPU: a synchronization or a copy to the host."""
     name = module.dotted(call.func, frame.scope) or ""
-    if name in SYNCS or name == "cupy.asnumpy":
+    if name in SYNCS or name == "cupy.asnumpy" or name.startswith("cupy.") and _sized(call, name):
         return True
     if isinstance(call.func, ast.Attribute) and call.func.attr == "copy_to_host":
         return copy_stream(call) is None or pageable_destination(call, frame, module)

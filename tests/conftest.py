@@ -59,7 +59,8 @@ def expected_findings(path: Path):
 def fixture_report(tmp_path_factory):
     """One kernlint run over every fixture (the workers compile files in parallel), made once
     for the whole test run: the first pytest-xdist worker that asks makes it, the others wait
-    for it and read it back (it takes a core for ~11 s)."""
+    for it and read it back (about a minute of a core: fixtures/pyproject.toml makes the fixtures
+    a project of their own, so their readings do not search kernlint's sources as theirs)."""
     import fcntl
     import pickle
 

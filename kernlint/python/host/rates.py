@@ -163,7 +163,8 @@ def _mark_reads(facts: HostFacts, functions, bodies: Dict[str, frequency.Frequen
             continue
         region, after, node, _ = found
         outputs = copy_outputs(node, -1)  # (no copy on line -1: the statement's targets alone)
-        if outputs and read_after(region, after, outputs, _class_methods(methods, call.function))[0]:
+        if outputs and read_after(region, after, outputs, _class_methods(methods, call.function),
+                                  _now_and_then(bodies, call))[0]:
             call.detail["result_read"] = True
     _mark_results_kept(facts, (functions, methods), bodies)
 
@@ -378,13 +379,31 @@ def _now_and_then(bodies, event: Event) -> Set[int]:
     """The ids of the nodes of the statements that run only every few iterations (behind a
     modulo or counter gate) of the loop that runs ``event`` on each of its own: a value the
     host reads only there is not one it needs on every iteration (a copy made every sweep,
-    read by the measurement every 100 sweeps)."""
+    read by the measurement every 100 sweeps); and of the arms of an ``if`` that an
+    iteration running ``event`` does not take."""
     body = bodies.get(event.function)
     statement = body.at(event.place.line) if body is not None else None
-    if statement is None or statement.loop is None or statement.place == "periodic":
+    if statement is None or statement.loop is None:
         return frozenset()
-    return {id(node) for other in body.statements() if other.loop is statement.loop and other.place == "periodic"
-            for node in walk_nodes(other.node)}
+    skipped = _other_arms(statement.loop.node.body, event.place.line)
+    if statement.place == "periodic":
+        return skipped
+    return skipped | {id(node) for other in body.statements() if other.loop is statement.loop and
+                      other.place == "periodic" for node in walk_nodes(other.node)}
+
+
+def _other_arms(region, line: int) -> Set[int]:
+    """The ids of the nodes of the arms an ``if`` around ``line`` does not take when it takes
+    the one holding it (``if self.use_gpu: <the copy> else: <the CPU update>``): they do not
+    run on an iteration that runs the line."""
+    skipped: Set[int] = set()
+    for node in walk_nodes(ast.Module(body=list(region), type_ignores=[])):
+        if not isinstance(node, ast.If):
+            continue
+        for arm, other in ((node.body, node.orelse), (node.orelse, node.body)):
+            if arm and arm[0].lineno <= line <= (arm[-1].end_lineno or arm[-1].lineno):
+                skipped |= {id(sub) for statement in other for sub in walk_nodes(statement)}
+    return skipped
 
 
 def _mark_awaited(facts: HostFacts, tree: ast.Module, functions, bodies: Dict[str, frequency.Frequency]) -> None:

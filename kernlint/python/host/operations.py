@@ -595,7 +595,9 @@ _CUPY_QUIET = {"cupy.asnumpy", "cupy.asarray", "cupy.array", "cupy.ascontiguousa
                "cupy.RawKernel", "cupy.RawModule", "cupy.fuse", "cupy.memoize", "cupy.finfo", "cupy.iinfo",
                "cupy.can_cast", "cupy.promote_types", "cupy.is_available", "cupy.show_config",
                "cupy.random.RandomState", "cupy.random.default_rng", "cupy.random.Generator",
-               "cupy.random.get_random_state", "cupy.random.seed", "cupy.fft.config.get_plan_cache"}
+               "cupy.random.get_random_state", "cupy.random.seed", "cupy.fft.config.get_plan_cache",
+               "cupy.random.XORWOW", "cupy.random.MRG32k3a", "cupy.random.Philox4x3210",
+               "cupy.fromDlpack", "cupy.from_dlpack", "cupy.ndarray"}  # (views of memory another library holds)
 # CuPy functions that size their result from the data: they read a count back, so they wait
 _CUPY_SIZED = {"cupy.nonzero", "cupy.flatnonzero", "cupy.argwhere", "cupy.unique", "cupy.extract",
                "cupy.compress"}

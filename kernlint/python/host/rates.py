@@ -123,7 +123,7 @@ def _mark_reads(facts: HostFacts, functions, bodies: Dict[str, frequency.Frequen
                                               f"number that it passes to a kernel (`{reduced}`): reduce on the "
                                               f"device and pass the result to the kernel as a device array")
             continue
-        read, tracked = read_after(region, after, outputs, own, _now_and_then(bodies, event) if in_loop else frozenset())
+        read, tracked = read_after(region, after, outputs, own, _not_read_on_its_iteration(bodies, event) if in_loop else frozenset())
         if read or in_loop and _read_after_pieces(bodies, event, tracked, own):
             event.detail["read"] = True
         elif not in_loop:
@@ -144,7 +144,7 @@ def _mark_reads(facts: HostFacts, functions, bodies: Dict[str, frequency.Frequen
             continue
         region, after, node, _ = found
         own = _class_methods(methods, call.function)
-        skip = _now_and_then(bodies, call)
+        skip = _not_read_on_its_iteration(bodies, call)
         used = []
         for copy_back in copies:
             carried = set(copy_back.detail["carried"])
@@ -164,7 +164,7 @@ def _mark_reads(facts: HostFacts, functions, bodies: Dict[str, frequency.Frequen
         region, after, node, _ = found
         outputs = copy_outputs(node, -1)  # (no copy on line -1: the statement's targets alone)
         if outputs and read_after(region, after, outputs, _class_methods(methods, call.function),
-                                  _now_and_then(bodies, call))[0]:
+                                  _not_read_on_its_iteration(bodies, call))[0]:
             call.detail["result_read"] = True
     _mark_results_kept(facts, (functions, methods), bodies)
 
@@ -375,7 +375,7 @@ def _stored(node: ast.stmt) -> Set[str]:
     return stored - {""}
 
 
-def _now_and_then(bodies, event: Event) -> Set[int]:
+def _not_read_on_its_iteration(bodies, event: Event) -> Set[int]:
     """The ids of the nodes of the statements that run only every few iterations (behind a
     modulo or counter gate) of the loop that runs ``event`` on each of its own: a value the
     host reads only there is not one it needs on every iteration (a copy made every sweep,

@@ -235,7 +235,8 @@ def read_after(region: List[ast.stmt], after: int, tracked: Set[str],
     """Whether the statements of ``region`` that start after line ``after`` read one of
     ``tracked`` (names, ``self.<attr>``), and what carries the value at the region's end
     (``tracked`` grown by what the value was stored into); ``methods``: the class's methods by
-    name; ``skip``: the ids of nodes whose reading does not count (what runs only now and then)."""
+    name; ``skip``: the ids of nodes whose reading does not count (what does not run on the
+    iteration that made the value: a periodic gate's body, the other arm of an ``if`` around it)."""
     tracked = set(tracked)
     items = _iterated(region)
     for item in _flat(region):

@@ -159,6 +159,56 @@ def test_cupy_calls_are_launches_in_an_interval_and_what_sizes_its_result_waits(
     assert "cp.cuda.Stream.null.synchronize()" in found[0][2]
 
 
+@pytest.mark.parametrize("work, queued", [
+    ("residual = z - predicted", "`z - predicted`"),
+    ("z *= 2.0", "`z *= 2.0`"),
+    ("total = z.sum()", "`z.sum()`"),
+    ("picked = z[cp.argsort(z)]", "`z[cp.argsort(z)]`"),
+    ("out = cp.zeros_like(z)", "`cp.zeros_like()`"),
+    ("out = cp.empty_like(z)", None),  # allocates, writes nothing
+    ("flat = z.ravel()", None),  # a view
+    ("ready = float(cp.mean(z))", None),  # the copy back waits
+])
+def test_cupy_operators_methods_gathers_and_fills_are_queued_work(tmp_path, work, queued):
+    _, found = findings(tmp_path, f'''
+        import cupy as cp
+
+        def step(z, predicted):
+            z = cp.asarray(z, dtype=cp.float32)
+            start = time.perf_counter()
+            {work}
+            return time.perf_counter() - start
+    ''')
+    if queued is None:
+        assert found == []
+    else:
+        assert [(code, line) for code, line, _ in found] == [("KL504", 8)]
+        assert f"the last at line {KERNEL.count(chr(10)) + 7}, {queued}, which returns before its kernels end" in found[0][2]
+
+
+def test_a_test_on_a_cupy_array_waits_for_it(tmp_path):
+    _, found = findings(tmp_path, '''
+        import cupy as cp
+
+        def solve(r, tolerance):
+            r = cp.asarray(r)
+            start = time.perf_counter()
+            for _ in range(100):
+                r = r * 0.5
+                if (r * r).sum() < tolerance:  # a Python bool of a CuPy array: copied back
+                    break
+            return time.perf_counter() - start
+
+        def solve_unsynchronized(r, tolerance):
+            r = cp.asarray(r)
+            start = time.perf_counter()
+            for _ in range(100):
+                r = r * 0.5
+            return time.perf_counter() - start
+    ''')
+    assert [(code, line) for code, line, _ in found] == [("KL504", 18)]
+
+
 @pytest.mark.parametrize("trips, expected", [
     (10, "a 0.43 ms kernel reads about 20x short"),
     (3000, "reads about 1.50x short"),

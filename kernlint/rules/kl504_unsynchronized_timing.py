@@ -48,9 +48,15 @@ also times with CUDA events (one recorded just before the start stamp, one just 
 stamp) is the contrast it prints beside the events' time, and is left alone. A CuPy function's
 call (``cp.cumsum(x)``, ``cp.random.standard_normal(shape)``, ``cp.fft.fft(x)``) queues at least
 one kernel and returns: it is a launch in an interval, and the message says the count is a lower
-bound; making a kernel (``cp.ElementwiseKernel(...)``, ``cp.fuse``) or a generator launches
-nothing; ``float()``/``int()``/``.item()``/``.get()`` of what a CuPy function returns
-(``float(cp.mean(x))``) copies it back and waits, as ``cp.asnumpy`` does, and so do the
+bound; so is what CuPy does on an array the code made with CuPy: an operator (``z - ys``,
+``w *= ws``), a method that computes (``x.sum()``, ``x.astype(...)``; not a view such as
+``x.reshape(...)``), a store into one (``out[a:b] = v``), a gather by an index array on the
+device (``x[idx]``) and a constructor that fills what it makes (``cp.zeros``, ``cp.full``,
+``cp.arange``; not ``cp.empty``); making a kernel (``cp.ElementwiseKernel(...)``, ``cp.fuse``) or
+a generator launches nothing; ``float()``/``int()``/``.item()``/``.get()`` (and CuPy's scalar
+types, ``cp.float64(...)``, NumPy's own) of what a CuPy function returns
+(``float(cp.mean(x))``) copies it back and waits, as ``cp.asnumpy`` does and an ``if``/``while``
+test on a CuPy array does (``if (r * r).sum() < tol:`` makes a Python bool of it), and so do the
 functions that size their result from the data (``cp.nonzero``, ``cp.unique``, ``cp.argwhere``,
 ``cp.where(mask)``: they read a count back first).
 
@@ -90,7 +96,12 @@ elapsed = time.perf_counter() - start  # KL504
 
 start = time.perf_counter()
 paths = cp.cumsum(drift + volatility * cp.random.standard_normal((n, steps)), axis=1)
-elapsed = time.perf_counter() - start  # KL504: at least 2 launches, CuPy's, still queued
+elapsed = time.perf_counter() - start  # KL504: at least 4 launches (2 calls, 2 operators), CuPy's, still queued
+
+start = time.perf_counter()
+if (residual * residual).sum() < tolerance:  # a Python bool of a CuPy array: it waits
+    converged = True
+elapsed = time.perf_counter() - start  # not reported
 
 timeit.timeit(lambda: saxpy[blocks, threads](out, a, x, y), number=100)  # KL504: 100 launches
 timeit.Timer(lambda: cp.fft.fft(signal)).autorange()  # KL504: its first intervals hold one call
@@ -198,8 +209,7 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
                 between = [e for e in events[start + 1:] if wrapped in _own_loops(e)] + [
                     e for e in events[:end_index] if wrapped in _own_loops(e)]
             # (a CuPy function's call queues one kernel or more: a launch at least)
-            launches = [i for i, e in enumerate(between) if e.kind == "launch" or e.kind == "queue" and not (
-                e.detail.get("waits"))]
+            launches = [i for i, e in enumerate(between) if e.kind == "launch" or _queued(e)]
             # the launches nothing after them waits for (a stream's copy waits for its stream's alone)
             unwaited = [i for i in launches if not any(_waits(e, between[i]) for e in between[i:])]
             if not unwaited:
@@ -228,7 +238,7 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
                 if trips is None or held * trips >= MANY:
                     continue
             # a CuPy call launches one kernel or more: the count is a lower bound
-            at_least = "at least " if any(between[i].kind == "queue" for i in queued) else ""
+            at_least = "at least " if any(_queued(between[i]) for i in queued) else ""
             crossing = " (in the iteration before: the interval crosses the loop's back edge)" if wrapped else ""
             since = " after its last synchronization" if len(queued) < len(launches) else ""
             if chosen is not None:
@@ -264,14 +274,23 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
                 f"with no synchronization before this stamp: {_error(held)}; {_remedy(between)}")
 
 
+def _queued(event: Event) -> bool:
+    """CuPy work that returns before it is done: a CuPy call, method or operator that does not
+    read a count back, and a constructor that fills what it makes (``cp.zeros``)."""
+    return event.kind == "queue" and not event.detail.get("waits") or event.kind == "alloc" and bool(
+        event.detail.get("fills"))
+
+
 def _cupy(event: Event) -> str:
-    return f", `{event.what.replace('cupy.', 'cp.')}`, which returns before its kernels end" if (
-        event.kind == "queue") else ""
+    what = event.what.replace('cupy.', 'cp.')
+    if event.kind == "alloc":
+        what += "()"
+    return f", `{what}`, which returns before its kernels end" if _queued(event) else ""
 
 
 def _remedy(between: List[Event]) -> str:
     """How to wait before the stamps: CuPy's own synchronization where CuPy queued the work."""
-    if all(e.kind == "queue" for e in between if e.kind in ("launch", "queue")):
+    if all(e.kind != "launch" for e in between if e.kind == "launch" or _queued(e)):
         return "cp.cuda.Stream.null.synchronize() before both stamps, or time with CuPy's events (cupyx.profiler.benchmark)"
     return "cuda.synchronize() before both stamps, or time with CUDA events"
 

@@ -12,6 +12,7 @@ code that launches (``timed_statement``). May import ``python.static_types``,
 from __future__ import annotations
 
 import ast
+import re
 import textwrap
 from typing import Callable, Dict, List, Optional, Set
 
@@ -91,7 +92,7 @@ def host_operation(call: ast.Call, frame: Frame, module: PyModule, reader: TypeR
             if name == "numba.cuda.to_device" else ""
         return event("alloc", name, reads=reads, bare=bare, elements=sorted(element_reads(size)),
                      shape_based=not copies, kept=kept(targets, frame, module, reader), into=into,
-                     shaped_like=shaped_like(call))
+                     shaped_like=shaped_like(call), fills=name in _CUPY_FILLS)
     if name in SYNCS:
         return event("sync", f"{name}()")
     if name.startswith("mpi4py.") and name.rsplit(".", 1)[-1] in ("barrier", "Barrier") or name == (
@@ -138,7 +139,11 @@ def host_operation(call: ast.Call, frame: Frame, module: PyModule, reader: TypeR
         if method in ("get", "item", "tolist") and (isinstance(receiver, ArrayType) and receiver.where == "device"
                                                    or _cupy_result(call.func.value, frame, module)):
             return event("copy-back", f"{ast.unparse(call.func)}()")
-    if name.startswith("numpy.") or name in ("builtins.float", "builtins.int", "builtins.bool"):
+        if _cupy_array(receiver) and method not in _CUPY_QUIET_METHODS and not method.startswith("__"):
+            # `x.sum()`, `x.astype(np.float32)`, `x.dot(y)`: CuPy queues the kernels and returns
+            return event("queue", f"{ast.unparse(call.func)}()", waits=method == "nonzero")
+    if name.startswith("numpy.") or name in ("builtins.float", "builtins.int", "builtins.bool") or (
+            _cupy_scalar_type(name)):
         for arg in call.args:
             kind = reader.type_of(arg)
             if isinstance(kind, ArrayType) and kind.where == "device" or _cupy_result(arg, frame, module):
@@ -598,9 +603,91 @@ _CUPY_QUIET = {"cupy.asnumpy", "cupy.asarray", "cupy.array", "cupy.ascontiguousa
                "cupy.random.get_random_state", "cupy.random.seed", "cupy.fft.config.get_plan_cache",
                "cupy.random.XORWOW", "cupy.random.MRG32k3a", "cupy.random.Philox4x3210",
                "cupy.fromDlpack", "cupy.from_dlpack", "cupy.ndarray"}  # (views of memory another library holds)
+# CuPy's scalar types are NumPy's (`cp.float64 is np.float64`): a conversion, not a kernel
+_CUPY_SCALARS = re.compile(r"cupy\.(?:u?int(?:8|16|32|64|c|p)?|float(?:16|32|64)|complex(?:64|128)|bool_|half|single|"
+                           r"double|longlong|ulonglong|csingle|cdouble|number|generic|integer|floating)")
+# CuPy constructors that write every element they make (`cp.zeros` a memset, `cp.full` and
+# `cp.arange` a kernel): GPU work queued like any CuPy call (`cp.empty` writes nothing)
+_CUPY_FILLS = {"cupy.zeros", "cupy.ones", "cupy.full", "cupy.zeros_like", "cupy.ones_like", "cupy.full_like",
+               "cupy.arange", "cupy.linspace", "cupy.copy", "cupy.ascontiguousarray"}
+# methods of a CuPy array that make a view of it, describe it or hand it on: no kernel (`get`,
+# `item`, `tolist` copy it back; `set` copies host data in)
+_CUPY_QUIET_METHODS = {"reshape", "view", "ravel", "transpose", "swapaxes", "squeeze", "toDlpack", "get", "item",
+                       "tolist", "set", "data", "device", "ndim", "shape", "strides", "size", "nbytes", "dtype",
+                       "flags", "itemsize", "base"}
 # CuPy functions that size their result from the data: they read a count back, so they wait
 _CUPY_SIZED = {"cupy.nonzero", "cupy.flatnonzero", "cupy.argwhere", "cupy.unique", "cupy.extract",
                "cupy.compress"}
+
+
+def _cupy_scalar_type(name: str) -> bool:
+    return bool(_CUPY_SCALARS.fullmatch(name))
+
+
+def _cupy_array(kind) -> bool:
+    return isinstance(kind, ArrayType) and kind.where == "device" and kind.library == "cupy"
+
+
+def cupy_operator(node: ast.AST, frame: Frame, module: PyModule, reader: TypeReader) -> Optional[Event]:
+    """An operator on a CuPy array (``z - ys``, ``-x``, ``a < b``), as the ``queue`` event of
+    the elementwise kernel CuPy launches for it; None for anything else."""
+    if isinstance(node, ast.BinOp):
+        operands = [node.left, node.right]
+    elif isinstance(node, ast.UnaryOp) and not isinstance(node.op, ast.Not):
+        operands = [node.operand]
+    elif isinstance(node, ast.Compare):
+        operands = [node.left, *node.comparators]
+    else:
+        return None
+    if not any(_cupy_array(reader.type_of(operand)) for operand in operands):
+        return None
+    return Event("queue", place_of(module.path, node), frame.qualname, frame.loops, what=_short(node),
+                 detail={"assigned": [], "waits": False})
+
+
+def cupy_statement_events(statement: ast.stmt, frame: Frame, module: PyModule, reader: TypeReader) -> List[Event]:
+    """What a statement makes CuPy do beyond its calls and operators, read after them (Python
+    runs them first): an augmented assignment on a CuPy array (``x *= w``), a store into one
+    (``out[a:b] = v``) and a gather by a device index array (``x[idx]``) each queue a kernel;
+    an ``if``/``while`` test that is a CuPy array (``if (err > tol).any():``) converts it to a
+    Python bool, a copy back that waits for the GPU."""
+    found: List[Event] = []
+    place = lambda node: place_of(module.path, node)  # noqa: E731 - one line, three uses
+
+    def queued(node: ast.AST) -> None:
+        found.append(Event("queue", place(node), frame.qualname, frame.loops, what=_short(node),
+                           detail={"assigned": [], "waits": False}))
+
+    if isinstance(statement, (ast.If, ast.While)):
+        test = statement.test
+        parts = test.values if isinstance(test, ast.BoolOp) else [test]
+        decided = [part for part in parts if _cupy_array(reader.type_of(part)) or (
+            isinstance(part, ast.Compare) and cupy_operator(part, frame, module, reader) is not None)]
+        if decided:
+            found.append(Event("copy-back", place(decided[0]), frame.qualname, frame.loops,
+                               what=f"bool({_short(decided[0])})", detail={"assigned": [], "test": True}))
+        return found
+    if isinstance(statement, ast.AugAssign) and (
+            _cupy_array(reader.type_of(statement.target)) or _cupy_array(reader.type_of(statement.value))):
+        queued(statement)
+    parts = [child for child in child_nodes(statement) if isinstance(child, ast.expr)]
+    for node in (n for part in parts for n in _own_expressions(part)):
+        if not isinstance(node, ast.Subscript) or not _cupy_array(reader.type_of(node.value)):
+            continue
+        if isinstance(node.ctx, ast.Store) and isinstance(statement, ast.Assign):
+            queued(node)  # `out[a:b] = v`: a copy (or fill) kernel
+            continue
+        indices = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        if isinstance(node.ctx, ast.Load) and any(
+                isinstance(reader.type_of(i), ArrayType) and reader.type_of(i).where == "device"
+                and reader.type_of(i).dtype not in (None, "bool") for i in indices):
+            queued(node)  # `x[idx]` by an integer array on the device: a gather kernel
+    return found
+
+
+def _short(node: ast.AST) -> str:
+    text = ast.unparse(node)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _gpu_call(call: ast.Call, frame: Frame, module: PyModule) -> bool:
@@ -608,7 +695,7 @@ def _gpu_call(call: ast.Call, frame: Frame, module: PyModule) -> bool:
     kernel and returns before it ends."""
     name = module.dotted(call.func, frame.scope) or ""
     return name.startswith("cupy.") and not name.startswith(("cupy.cuda.", "cupy.testing.")) and (
-        name not in _CUPY_QUIET)
+        name not in _CUPY_QUIET) and not _cupy_scalar_type(name)
 
 
 def _cupy_result(expr: ast.expr, frame: Frame, module: PyModule) -> bool:

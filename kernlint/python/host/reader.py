@@ -47,8 +47,8 @@ from .launches import LAUNCH_TEXT, calls_in_order, compile_target, handed_call, 
 from .wrappers import configured_call, unwrapped_call
 from .loops import LoopReader, carried_places
 from .names import rebound, target_names
-from .operations import (configured_gpu_kernel, element_loop, host_operation, iterated, mpi_transfer, pycuda_launch,
-                         subscript_events, timed_through, ufunc_launch)
+from .operations import (configured_gpu_kernel, cupy_operator, cupy_statement_events, element_loop, host_operation,
+                         iterated, mpi_transfer, pycuda_launch, subscript_events, timed_through, ufunc_launch)
 from .class_methods import class_method_calls, drives_class_methods
 from .operator_calls import drives_operators, operator_call
 from .options import parsed_options
@@ -257,11 +257,13 @@ class HostReader:
             self._targets = targets
             self._expr(statement.value, frame)
             self._targets = []
+            self._cupy_statement(statement, frame)
             for target in targets:
                 self._assign(target, statement.value, frame)
             return
         if isinstance(statement, ast.AugAssign):
             self._expr(statement.value, frame)
+            self._cupy_statement(statement, frame)
             if isinstance(statement.op, ast.Add) and not self._variant:
                 # `attrs += [(ion, 'w')]`: a list extended by what is added (an array's `+=` keeps its type)
                 added = self.types(frame).type_of(statement.value)
@@ -306,6 +308,7 @@ class HostReader:
             loop = self._loop(statement, "while", frame)
             inner = within(frame, loop)
             self._expr(statement.test, inner)
+            self._cupy_statement(statement, inner)
             started = len(self.facts.events)
             self.read_body(statement.body, inner)
             carried_places(self.facts.events[started:], frame.env, self.project.memo(
@@ -314,6 +317,7 @@ class HostReader:
             return
         if isinstance(statement, ast.If):
             self._expr(statement.test, frame)
+            self._cupy_statement(statement, frame)
             if self._world is not None and id(statement.test) in self._world[1]:
                 held = modes.holds(self._world[1][id(statement.test)], self._world[0])
                 if held is not None:  # a mode test this world decides: only its side runs
@@ -375,6 +379,22 @@ class HostReader:
         for child in child_nodes(statement):
             if isinstance(child, ast.expr):
                 self._expr(child, frame)
+        self._cupy_statement(statement, frame)
+
+    def _records_events(self) -> bool:
+        return self._record and not self._variant and not self._types_only
+
+    def _uses_cupy(self) -> bool:
+        """Whether the file imports CuPy: only there are operators and statements read for the
+        kernels CuPy queues (an array's type says whose it is)."""
+        return self.project.memo("imports cupy", self.module.tree, lambda: any(
+            isinstance(node, ast.Import) and any(alias.name.split(".")[0] == "cupy" for alias in node.names)
+            or isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "cupy"
+            for node in tree_nodes(self.module.tree)))
+
+    def _cupy_statement(self, statement: ast.stmt, frame: Frame) -> None:
+        if self._records_events() and self._uses_cupy():
+            self.facts.events.extend(cupy_statement_events(statement, frame, self.module, self.types(frame)))
 
     @contextlib.contextmanager
     def again(self, frame: Frame) -> Iterator[None]:
@@ -617,6 +637,12 @@ class HostReader:
         for node, generators in self.project.memo("calls and operators in order", expr,
                                                   lambda: calls_in_order(expr, operators=True)):
             if not isinstance(node, ast.Call):
+                if self._records_events() and self._uses_cupy():
+                    operands = operands or self.types(frame).memoised()
+                    queued = cupy_operator(node, frame, self.module, operands)
+                    if queued is not None:  # `z - ys` on CuPy arrays: CuPy's elementwise kernel
+                        self.facts.events.append(queued)
+                        continue
                 if not self._gpu_code:
                     continue
                 # `x @ w + b` on a project class's objects: the methods it calls, where it is written

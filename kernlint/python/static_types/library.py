@@ -248,6 +248,9 @@ class LibraryCalls:
             if isinstance(made, ArrayType) and made.ndim is not None and made.ndim <= 2:
                 return replace(made, ndim=2)
             return None
+        if function in ("fromDlpack", "from_dlpack") and where == "device":
+            # a CuPy array over memory another library holds (a torch tensor's): its dtype and rank are that one's
+            return ArrayType(None, None, "A", where)
         if function in _JOINING:
             return self._joined(function, expr, keywords, explicit, where)
         if module.endswith("random"):
@@ -680,6 +683,20 @@ class LibraryCalls:
 
 # reductions of a whole array to one number (`a.sum()`, `np.max(a)`)
 _REDUCTIONS = frozenset({"sum", "max", "min", "mean", "prod", "amax", "amin"})
+# array functions beyond the ufuncs whose result is an array of the module's (CuPy's for cupy)
+_ARRAY_RESULTS = frozenset({"average", "cumsum", "cumprod", "dot", "matmul", "einsum", "tensordot", "where", "clip",
+                            "diff", "sort", "argsort", "argmax", "argmin", "std", "var", "any", "all", "count_nonzero",
+                            "nansum", "nanmean", "median", "roll", "flip", "tile", "repeat", "outer", "inner",
+                            "kron", "trace", "diag", "tril", "triu", "searchsorted", "histogram", "bincount",
+                            "interp", "convolve", "correlate"} | _REDUCTIONS) - {"where", "histogram"}
+
+
+def array_function(function: str) -> bool:
+    """Whether NumPy's (and so CuPy's) function of that name gives an array: a ufunc, a
+    reduction, or one of the array functions listed (NumPy's namespace read, nothing run)."""
+    import numpy  # what NumPy names a ufunc: its own objects
+
+    return function in _ARRAY_RESULTS or isinstance(getattr(numpy, function, None), numpy.ufunc)
 
 
 def _reduced(function: str, base: ArrayType) -> Type:
@@ -689,14 +706,14 @@ def _reduced(function: str, base: ArrayType) -> Type:
     smallest keep the dtype. CuPy keeps a 0-d array on the device. None for unknown elements."""
     dtype = base.dtype
     if dtype is None or not numeric(dtype):
-        return None
+        return ArrayType(None, 0, "C", "device", base.library) if base.where == "device" else None
     integral = dtype == "boolean" or dtype.startswith(("int", "uint"))
     if function in ("sum", "prod") and integral:
         dtype = "uint64" if dtype.startswith("uint") else "int64"
     elif function == "mean" and integral:
         dtype = "float64"
     if base.where == "device":  # CuPy: a 0-d array that stays on the device
-        return ArrayType(dtype, 0, "C", "device")
+        return ArrayType(dtype, 0, "C", "device", base.library)
     return ScalarType(dtype)
 
 

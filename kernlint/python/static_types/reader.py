@@ -11,7 +11,7 @@ from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 from .dtypes import (_ARRAY_MODULES, _FLOAT_ORDER, _literal_ints, _numpy_spelling, _promote, _same_kind,
                      _time_arithmetic, dtype_name, numeric)
-from .library import IMAGE_READERS, _TORCH_FACTORIES, LibraryCalls
+from .library import IMAGE_READERS, _TORCH_FACTORIES, LibraryCalls, array_function
 from .operators import OperatorNode, operator_calls
 from .values import (MIXED, NONE, ArrayType, DictType, FunctionRef, ListType, Maybe, NamedTupleClass, Namespace, OneOf,
                      ProjectClasses, ScalarType, StrType, TupleType, Type, _array_arithmetic, _items_of_one, _not_none,
@@ -379,7 +379,7 @@ class TypeReader:
             return ScalarType("boolean")  # also what an unknown object's comparison gives, as before
         if len(expr.ops) > 1 or any(a.ndim is None or a.library == "numba" for a in arrays) or any(
                 not isinstance(o, (ArrayType, ScalarType)) for o in operands):
-            return None
+            return _cupy_made(arrays, "boolean")
         return ArrayType("boolean", max(a.ndim for a in arrays), "C", arrays[0].where, arrays[0].library)
 
     def _operator(self, expr: ast.expr) -> Type:
@@ -417,10 +417,11 @@ class TypeReader:
             if right.weak and not left.weak and _same_kind(left.dtype, right.dtype):
                 return ScalarType(left.dtype)
             return ScalarType(_promote(left.dtype, right.dtype), weak=left.weak and right.weak)
+        arrays = [k for k in (left, right) if isinstance(k, ArrayType)]
         if isinstance(expr.op, ast.MatMult):
-            return _matmul(left, right)
-        if isinstance(left, ArrayType) or isinstance(right, ArrayType):
-            return _array_arithmetic(expr.op, left, right)
+            return _matmul(left, right) or _cupy_made(arrays)
+        if arrays:
+            return _array_arithmetic(expr.op, left, right) or _cupy_made(arrays)
         return None
 
     def _comprehension(self, expr: Union[ast.ListComp, ast.DictComp]) -> Type:
@@ -568,6 +569,10 @@ class TypeReader:
         if module in _ARRAY_MODULES or module in ("numpy.random", "cupy.random"):
             where = "device" if module.startswith("cupy") else "host"
             made = LibraryCalls(self).array_constructor(module, function, expr, keywords, where)
+            if made is None and where == "device" and array_function(function):
+                # CuPy's ufuncs and reductions give a CuPy array (0-d for a whole reduction), whatever
+                # its elements are
+                made = ArrayType(None, None, "C", where)
             return replace(made, library="cupy" if where == "device" else "numpy") if isinstance(
                 made, ArrayType) and made.where == where else made
         if module in ("numpy.linalg", "cupy.linalg") and function in ("inv", "pinv") and len(expr.args) == 1:
@@ -677,3 +682,10 @@ def keyed_item(expr: ast.expr, holders: Optional[Tuple[str, ...]] = None,
             and isinstance(expr.slice, ast.Constant) and type(expr.slice.value) in keys):
         return None
     return f"{expr.value.attr}[{expr.slice.value!r}]"
+
+
+def _cupy_made(arrays, dtype: Optional[str] = None) -> Type:
+    """What an operator on a CuPy array gives where its elements or rank are unknown: a CuPy
+    array all the same (CuPy's operators never give anything else)."""
+    cupy = [a for a in arrays if a.where == "device" and a.library == "cupy"]
+    return ArrayType(dtype, None, "C", "device", "cupy") if cupy else None

@@ -157,6 +157,27 @@ CASES = {
                 if value[0] < 1e-6:
                     break
         """),
+    "a tree asked, then grown, each iteration: generations with a way out": ("plan.py", """
+        def plan(start, goal, iterations):
+            tree = Tree(start)
+            for _ in range(iterations):  # loop: step
+                near = tree.nearest(sample())  # runs: every  # step
+                new = steer(tree.vertices[near])
+                if collides(new):
+                    continue
+                tree.add(new)  # runs: unknown  # not step
+                if reached(new, goal):
+                    return tree  # runs: leaving
+        """),
+    "a retry that asks the same object again and gives it nothing: a search": ("plan.py", """
+        def widen(tree, sample, tries):
+            radius = 0.01
+            for _ in range(tries):  # loop: search
+                near = tree.nearest(sample)  # not step
+                if free(tree.vertices[near], radius):
+                    return near
+                radius *= 2.0
+        """),
     "a call in the while's test decides": ("search.py", """
         def solve(d_x):
             while not converged(d_x):  # loop: search

@@ -107,7 +107,9 @@ over many generations whose launches share the population it keeps is one even w
 ``break`` leaves it when the fitness read back stops improving: that read decides, the waits
 between the generation's launches do not; so is a control loop handing the state it computes
 to the next iteration's work, ``u = planner.plan(x)`` ... ``x = x_next``, left by a ``break``
-when the goal is reached; a name
+when the goal is reached, and a sampling planner growing a tree made just before the loop,
+asked first (``near = tree.nearest(sample)``) and given what the iteration computed later
+(``tree.add(new)``), left by a ``return`` at the goal; a name
 like ``n_steps``, or a call like ``sim.advance(dt)``, ``self.UpdateState(dt)`` or
 ``net.learn(batch)`` on an object the loop keeps, only breaks a tie); any other loop is unknown, and unknown is silent. A loop whose every iteration makes a call that cannot bind its arguments (a project
 function or a kernel given too many or too few: ``TypeError``; an upload of what an in-place

@@ -332,7 +332,7 @@ class LoopKinds:
                     # the iteration computes first, `np.zeros(rows * cols)`, is that iteration's own)
                     return ""
             assigned |= _reads_writes(statement)[1]
-        return self._shared_state() or self._state_handed_on()
+        return self._shared_state() or self._state_handed_on() or self._grown_structure()
 
     def _element_written(self, test: ast.AST) -> str:
         """An element the test reads (``err[0] > tol``) of an array the loop writes: handed to
@@ -647,6 +647,31 @@ class LoopKinds:
                         name not in timing and name not in self.facts.counters and name not in self.facts.incremented):
                     return name
             assigned |= writes
+        return ""
+
+    def _grown_structure(self) -> str:
+        """An object made just before the loop (``tree = Tree()``) and never rebound in it that
+        each iteration first asks (``near = tree.nearest(sample)``, the answer used) and later
+        gives what the iteration computed (``tree.add_vertex(new)``): a tree, a population or a
+        model growing one step at a time, each iteration building on the last, which a retry
+        (redoing its work from scratch) does not."""
+        made = {target.id for statement in self.around[0] if isinstance(statement, ast.Assign)
+                and isinstance(statement.value, ast.Call) for target in statement.targets
+                if isinstance(target, ast.Name)}
+        asked: Set[str] = set()
+        assigned: Set[str] = set()
+        for statement in _simple_statements(self.node.body):
+            owners = [(call, call.func.value.id) for call in calls_in(statement)
+                      if isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Name)
+                      and call.func.value.id in made and call.func.value.id not in self.facts.changed]
+            for call, owner in owners:
+                given = set().union(*(_loaded(a) for a in list(call.args) + [k.value for k in call.keywords]))
+                if owner in asked and given & assigned:
+                    return owner
+            reads, writes = _reads_writes(statement)
+            if writes:  # the answer kept: the iteration goes on from what the object said
+                asked |= {owner for _, owner in owners}
+            assigned |= writes - self.variables
         return ""
 
     def _shared_state(self) -> str:

@@ -361,3 +361,37 @@ def test_a_gate_of_interval_one_runs_every_step_unless_a_caller_may_pass_another
     ''')
     places = {e.function: e.rate.levels[-1].place for e in facts.events if e.kind == "copy-back"}
     assert places == {"constant": "every", "default": "periodic"}
+
+
+def test_a_copy_kept_in_an_attribute_the_loop_reads_after_the_call_is_needed(tmp_path):
+    """`fluid.step()` copies density and velocities back into `self.<field>`; the loop draws
+    `fluid.density`: only the velocities' copies are waited for for nothing, in this file's
+    class and in another file's alike."""
+    classes = '''
+        class Fluid:
+            def __init__(self, n):
+                self.density = np.zeros(n, dtype=np.float32)
+                self.velocity = np.zeros(n, dtype=np.float32)
+
+            def step(self):
+                d_density = cuda.to_device(self.density)
+                d_velocity = cuda.to_device(self.velocity)
+                bump[4, 256](d_velocity)
+                bump[4, 256](d_density)
+                self.density = d_density.copy_to_host()
+                self.velocity = d_velocity.copy_to_host()
+    '''
+    loop = '''
+        fluid = Fluid(1024)
+        for frame in range(1_000):
+            fluid.step()
+            draw(fluid.density)
+    '''
+    (tmp_path / "here").mkdir()
+    (tmp_path / "split").mkdir()
+    _, here = findings(tmp_path / "here", classes + loop)
+    _, split = findings(tmp_path / "split", "from fluid import Fluid\n" + textwrap.dedent(loop),
+                        fluid=KERNEL + textwrap.dedent(classes))
+    for found in (here, split):
+        assert [code for code, _, _ in found] == ["KL503"]
+        assert "`d_velocity.copy_to_host()`" in found[0][2] and "d_density" not in found[0][2]

@@ -231,6 +231,10 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
             if event.kind == "copy-back" and entry is not None and _RETURNED in event.detail.get("carried", ()) and (
                     event.calls[-1].detail.get("result_read")):
                 continue  # the called function returns the copy, and its caller reads what it returns
+            if event.kind == "copy-back" and entry is not None and any(
+                    kept.startswith("self.") and kept[len("self."):] in entry.detail.get("attributes_read", ())
+                    for kept in event.detail.get("carried", ())):
+                continue  # kept in the object's attribute, which the loop reads after the call (`fluid.density`)
             if event.kind == "sync" and _read_next(facts, event, level, entry):
                 continue  # the last wait before a blocking copy the loop makes next, which would wait the same
             if event.detail.get("rendezvous"):

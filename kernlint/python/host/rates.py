@@ -146,13 +146,36 @@ def _mark_reads(facts: HostFacts, functions, bodies: Dict[str, frequency.Frequen
         own = _class_methods(methods, call.function)
         skip = _not_read_on_its_iteration(bodies, call)
         used = []
+        owner = _receiver(node, call)
         for copy_back in copies:
             carried = set(copy_back.detail["carried"])
             tracked = {t for t in carried if t != RETURNED} | (receivers(node) if RETURNED in carried else set())
+            # `fluid.step()` keeping its copy in `self.density`: the caller reads it as `fluid.density`
+            tracked |= {f"{owner}.{t[len('self.'):]}" for t in tracked if owner and t.startswith("self.")}
             if tracked and read_after(region, after, tracked, own, skip)[0]:
                 used.append(copy_back.place)
         if used:
             call.detail["uses_copy"] = used
+    for call in facts.events:
+        # a method of an object called in a loop, in another file (whose copies this file's facts do
+        # not hold): the object's attributes the iteration reads after it (`fluid.step()`, then
+        # `fluid.density` drawn), for a copy that method keeps in `self.<attr>`
+        if call.kind != "call" or not call.detail.get("path"):
+            continue
+        found = _region(bodies, functions, call)
+        if found is None or not found[3]:
+            continue
+        region, after, node, _ = found
+        owner = _receiver(node, call)
+        if not owner:
+            continue
+        named = sorted({sub.attr for item in region for sub in walk_nodes(item) if isinstance(sub, ast.Attribute)
+                        and isinstance(sub.value, ast.Name) and sub.value.id == owner})
+        skip = _not_read_on_its_iteration(bodies, call)
+        own = _class_methods(methods, call.function)
+        read = [attr for attr in named if read_after(region, after, {f"{owner}.{attr}"}, own, skip)[0]]
+        if read:
+            call.detail["attributes_read"] = read
     for call in facts.events:
         # a call into another file (whose copies this file's facts do not hold) whose result the
         # iteration reads: a copy that function returns is read here (`img = camera.render()`, shown)
@@ -167,6 +190,17 @@ def _mark_reads(facts: HostFacts, functions, bodies: Dict[str, frequency.Frequen
                                   _not_read_on_its_iteration(bodies, call))[0]:
             call.detail["result_read"] = True
     _mark_results_kept(facts, (functions, methods), bodies)
+
+
+def _receiver(statement: ast.AST, call) -> str:
+    """The name of the object whose method the call event at ``call.place`` calls in
+    ``statement`` (``fluid`` for ``fluid.step()``), or "" (a function, a method of ``self``)."""
+    for sub in walk_nodes(statement):
+        if isinstance(sub, ast.Call) and (sub.lineno, sub.col_offset + 1) == (call.place.line, call.place.column) \
+                and isinstance(sub.func, ast.Attribute) and isinstance(sub.func.value, ast.Name) and (
+                sub.func.value.id not in ("self", "cls")):
+            return sub.func.value.id
+    return ""
 
 
 def _mark_results_kept(facts: HostFacts, functions, bodies: Dict[str, frequency.Frequency]) -> None:

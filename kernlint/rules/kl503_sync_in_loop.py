@@ -65,7 +65,10 @@ effect: ``np.save(path, d.copy_to_host())``, ``frames.put(d.copy_to_host())`` fo
 draws it; a copy a called function returns counts as the value the caller reads (and, where that caller
 keeps it in ``self.<attr>``, as read where a method called after it reads that attribute:
 ``self.update_grid()`` then ``self.advance()`` reading ``self.next``),
-or stores in ``self.<attr>`` that a method the loop calls next reads, or in an attribute of
+or stores in ``self.<attr>`` that a method the loop calls next reads, or that the loop reads as
+that attribute of the object after calling its method (``fluid.step()`` keeping its copies in
+``self.density`` and ``self.vel_x``, then ``draw(fluid.density)``: the density's copy is read,
+the velocity's is reported), or in an attribute of
 each item of a container whose items the host then reads or calls methods on: ``for i, b in
 enumerate(self.bodies): b.acc = a[i]`` before ``for b in self.bodies: b.step(dt)``; storing it into another
 array or list is followed, so a history kept for after the loop is still reported (one the loop

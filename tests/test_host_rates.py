@@ -395,3 +395,24 @@ def test_a_copy_kept_in_an_attribute_the_loop_reads_after_the_call_is_needed(tmp
     for found in (here, split):
         assert [code for code, _, _ in found] == ["KL503"]
         assert "`d_velocity.copy_to_host()`" in found[0][2] and "d_density" not in found[0][2]
+
+
+def test_cupys_sparse_lu_factorizes_on_the_host_and_so_waits(tmp_path):
+    _, found = findings(tmp_path, '''
+        import cupy as cp
+        from cupyx.scipy.sparse.linalg import splu
+
+        def factorize(a):
+            a = cp.asarray(a)
+            start = time.perf_counter()
+            shifted = a + a.T  # queued
+            solver = splu(shifted)  # SciPy's LU on the host: copies the matrix back, waits
+            return solver, time.perf_counter() - start
+
+        def shift(a):
+            a = cp.asarray(a)
+            start = time.perf_counter()
+            shifted = a + a.T
+            return shifted, time.perf_counter() - start
+    ''')
+    assert [(code, line) for code, line, _ in found] == [("KL504", 16)]

@@ -108,6 +108,9 @@ def host_operation(call: ast.Call, frame: Frame, module: PyModule, reader: TypeR
         return event("timed", str(timed.pop("what")), **timed)
     if name == "cupy.asnumpy" and not any(k.arg == "stream" for k in call.keywords):
         return event("copy-back", f"{name}()")
+    if name in _CUPYX_ON_THE_HOST:
+        # CuPy's sparse LU factorizes with SciPy: it copies the matrix to the host and waits for it
+        return event("copy-back", f"{name.replace('cupyx.scipy.sparse.linalg.', '')}()")
     if isinstance(call.func, ast.Attribute):
         method = call.func.attr
         receiver = reader.type_of(call.func.value)
@@ -615,6 +618,9 @@ _CUPY_FILLS = {"cupy.zeros", "cupy.ones", "cupy.full", "cupy.zeros_like", "cupy.
 _CUPY_QUIET_METHODS = {"reshape", "view", "ravel", "transpose", "swapaxes", "squeeze", "toDlpack", "get", "item",
                        "tolist", "set", "data", "device", "ndim", "shape", "strides", "size", "nbytes", "dtype",
                        "flags", "itemsize", "base"}
+# cupyx functions that do their work with SciPy on the host (CuPy's documentation says so)
+_CUPYX_ON_THE_HOST = {"cupyx.scipy.sparse.linalg.splu", "cupyx.scipy.sparse.linalg.spilu",
+                      "cupyx.scipy.sparse.linalg.factorized"}
 # CuPy functions that size their result from the data: they read a count back, so they wait
 _CUPY_SIZED = {"cupy.nonzero", "cupy.flatnonzero", "cupy.argwhere", "cupy.unique", "cupy.extract",
                "cupy.compress"}

@@ -4,8 +4,9 @@ barrier or set the allocator, as ``analysis.host``
 events; and what costs without a call of its own: indexing device arrays with host data or
 a boolean mask (``subscript_events``), Python iterating a device array (``iterated``) or reading its
 elements in a loop over their indices (``element_loop``), a
-PyCUDA call's ``drv.In``/``drv.Out`` arguments (``pycuda_launch``) and ``timeit`` timing
-code that launches (``timed_statement``). May import ``python.static_types``,
+PyCUDA call's ``drv.In``/``drv.Out`` arguments (``pycuda_launch``), ``timeit`` timing
+code that launches (``timed_statement``) and what CuPy queues for operators, in-place
+updates, stores and gathers on its arrays (``cupy_operator``, ``cupy_statement_events``). May import ``python.static_types``,
 ``analysis.host`` and the host reader's syntax-only parts (``frequency``, ``launches``).
 """
 

@@ -476,6 +476,9 @@ def _main(argv: Optional[List[str]] = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     from .config import ConfigError
+    from .interrupts import install, interrupted
+
+    install()
 
     try:
         if args.command == "clean":
@@ -490,7 +493,10 @@ def _main(argv: Optional[List[str]] = None) -> int:
             from .lsp import main as serve
 
             return serve()
-        return _check(args)
+        status = _check(args)
+        if interrupted():  # a KeyboardInterrupt a finalizer swallowed: the run was still interrupted
+            raise KeyboardInterrupt
+        return status
     except ConfigError as exc:
         print(f"kernlint: error: {exc}", file=sys.stderr)
         return 2

@@ -342,6 +342,36 @@ def test_ctrl_c_exits_130_and_leaves_no_worker(tmp_path):
     assert _group(process.pid) == []  # its forkserver and the worker importing slow.py ended too
 
 
+def test_a_ctrl_c_whose_keyboardinterrupt_a_finalizer_swallowed_still_ends_the_run(tmp_path):
+    """SIGINT's KeyboardInterrupt raised inside a finalizer is printed and dropped by Python (on a
+    loaded machine the garbage collector runs them often while host code is read): the run still
+    stops at its next wait for a worker, with 130, not when the worker is done a minute later."""
+    (tmp_path / "slow.py").write_text("import time\nfrom numba import cuda\ntime.sleep(60)\n")
+    (tmp_path / "run.py").write_text(textwrap.dedent('''
+        import signal, sys, weakref
+        from kernlint import cli, interrupts
+
+        installed = interrupts.install
+
+        def install():
+            installed()
+            held = type("Held", (), {})()
+            # the handler runs inside the finalizer: its KeyboardInterrupt is swallowed
+            weakref.finalize(held, interrupts._on_interrupt, signal.SIGINT, None)
+            del held
+
+        if __name__ == "__main__":  # (its workers' forkserver imports this file again)
+            interrupts.install = install
+            sys.exit(cli.main(["check", "--import-modules", "--no-cache", "slow.py"]))
+        '''))
+    started = time.monotonic()
+    run = subprocess.run([sys.executable, "run.py"], cwd=tmp_path, env=environment(), capture_output=True,
+                         text=True, timeout=300, start_new_session=True)
+    assert run.returncode == 130 and run.stderr.endswith("kernlint: interrupted\n"), run.stderr
+    assert "Exception ignored" in run.stderr  # (the premise: Python dropped the KeyboardInterrupt)
+    assert time.monotonic() - started < 45  # not after the worker's minute of importing
+
+
 def _group(group: int):
     """The live processes of a process group (Linux's /proc)."""
     found = []

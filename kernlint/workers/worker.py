@@ -19,6 +19,7 @@ from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
 from ..compile.numba_cuda import FileResult
 from ..findings import TIMED_OUT, Finding, compile_failed, unreadable_file
+from ..interrupts import interrupted
 from ..source import buffers
 from . import daemon
 from .job import ALIVE, DONE, PASS, STARTING, compile_one_file
@@ -192,7 +193,10 @@ def compile_files(
             job.done = done
             running[job.connection] = job
         next_deadline = min(job.deadline for job in running.values())
-        ready = wait(list(running), timeout=max(0.0, next_deadline - time.monotonic()))
+        # (a second at most: a Ctrl-C whose KeyboardInterrupt a finalizer swallowed still stops the run)
+        ready = wait(list(running), timeout=min(1.0, max(0.0, next_deadline - time.monotonic())))
+        if interrupted():
+            raise KeyboardInterrupt
         finished: List[Tuple[str, Tuple[int, int], FileResult]] = []
         for connection in ready:
             job = running[connection]

@@ -326,9 +326,12 @@ def test_a_kernel_skipped_for_want_of_a_signature_is_one_readable_line(tmp_path)
 def test_ctrl_c_exits_130_and_leaves_no_worker(tmp_path):
     (tmp_path / "slow.py").write_text("import pathlib, time\nfrom numba import cuda\n"
                                       "pathlib.Path('importing').touch()\ntime.sleep(60)\n")
+    # as from a terminal: Ctrl-C's default action (a shell's background job, as CI may run this
+    # suite, starts its commands with SIGINT ignored, and Python then leaves it ignored)
     process = subprocess.Popen([sys.executable, "-m", "kernlint", "check", "--import-modules", "--no-cache",
                                 "slow.py"], cwd=tmp_path, env=environment(), stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True, start_new_session=True)
+                               stderr=subprocess.PIPE, text=True, start_new_session=True,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.monotonic() + 120  # reading and starting its workers take long on a loaded machine
     while not (tmp_path / "importing").exists() and process.poll() is None and time.monotonic() < deadline:
         time.sleep(0.1)

@@ -617,8 +617,7 @@ _CUPY_FILLS = {"cupy.zeros", "cupy.ones", "cupy.full", "cupy.zeros_like", "cupy.
 # methods of a CuPy array that make a view of it, describe it or hand it on: no kernel (`get`,
 # `item`, `tolist` copy it back; `set` copies host data in)
 _CUPY_QUIET_METHODS = {"reshape", "view", "ravel", "transpose", "swapaxes", "squeeze", "toDlpack", "get", "item",
-                       "tolist", "set", "data", "device", "ndim", "shape", "strides", "size", "nbytes", "dtype",
-                       "flags", "itemsize", "base"}
+                       "tolist", "set"}
 # cupyx functions that do their work with SciPy on the host (CuPy's documentation says so)
 _CUPYX_ON_THE_HOST = {"cupyx.scipy.sparse.linalg.splu", "cupyx.scipy.sparse.linalg.spilu",
                       "cupyx.scipy.sparse.linalg.factorized"}
@@ -659,10 +658,9 @@ def cupy_statement_events(statement: ast.stmt, frame: Frame, module: PyModule, r
     an ``if``/``while`` test that is a CuPy array (``if (err > tol).any():``) converts it to a
     Python bool, a copy back that waits for the GPU."""
     found: List[Event] = []
-    place = lambda node: place_of(module.path, node)  # noqa: E731 - one line, three uses
 
     def queued(node: ast.AST) -> None:
-        found.append(Event("queue", place(node), frame.qualname, frame.loops, what=_short(node),
+        found.append(Event("queue", place_of(module.path, node), frame.qualname, frame.loops, what=_short(node),
                            detail={"assigned": [], "waits": False}))
 
     if isinstance(statement, (ast.If, ast.While)):
@@ -671,7 +669,7 @@ def cupy_statement_events(statement: ast.stmt, frame: Frame, module: PyModule, r
         decided = [part for part in parts if _cupy_array(reader.type_of(part)) or (
             isinstance(part, ast.Compare) and cupy_operator(part, frame, module, reader) is not None)]
         if decided:
-            found.append(Event("copy-back", place(decided[0]), frame.qualname, frame.loops,
+            found.append(Event("copy-back", place_of(module.path, decided[0]), frame.qualname, frame.loops,
                                what=f"bool({_short(decided[0])})", detail={"assigned": [], "test": True}))
         return found
     if isinstance(statement, ast.AugAssign) and (
@@ -685,9 +683,9 @@ def cupy_statement_events(statement: ast.stmt, frame: Frame, module: PyModule, r
             queued(node)  # `out[a:b] = v`: a copy (or fill) kernel
             continue
         indices = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
-        if isinstance(node.ctx, ast.Load) and any(
-                isinstance(reader.type_of(i), ArrayType) and reader.type_of(i).where == "device"
-                and reader.type_of(i).dtype not in (None, "bool") for i in indices):
+        index_types = [reader.type_of(i) for i in indices]
+        if isinstance(node.ctx, ast.Load) and any(isinstance(kind, ArrayType) and kind.where == "device"
+                                                  and kind.dtype not in (None, "bool", "bool_", "boolean") for kind in index_types):
             queued(node)  # `x[idx]` by an integer array on the device: a gather kernel
     return found
 

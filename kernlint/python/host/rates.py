@@ -157,38 +157,27 @@ def _mark_reads(facts: HostFacts, functions, bodies: Dict[str, frequency.Frequen
         if used:
             call.detail["uses_copy"] = used
     for call in facts.events:
-        # a method of an object called in a loop, in another file (whose copies this file's facts do
-        # not hold): the object's attributes the iteration reads after it (`fluid.step()`, then
-        # `fluid.density` drawn), for a copy that method keeps in `self.<attr>`
+        # a call into another file (whose copies this file's facts do not hold) in a loop: whether the
+        # iteration reads its result (`img = camera.render()`, shown: a copy it returns is read) and
+        # which attributes of its receiver it reads after it (`fluid.step()`, then `fluid.density`
+        # drawn: a copy the method keeps in `self.density` is read)
         if call.kind != "call" or not call.detail.get("path"):
             continue
         found = _region(bodies, functions, call)
         if found is None or not found[3]:
             continue
         region, after, node, _ = found
-        owner = _receiver(node, call)
-        if not owner:
-            continue
-        named = sorted({sub.attr for item in region for sub in walk_nodes(item) if isinstance(sub, ast.Attribute)
-                        and isinstance(sub.value, ast.Name) and sub.value.id == owner})
-        skip = _not_read_on_its_iteration(bodies, call)
         own = _class_methods(methods, call.function)
+        skip = _not_read_on_its_iteration(bodies, call)
+        outputs = copy_outputs(node, -1) if isinstance(node, ast.Assign) else set()  # (line -1: the targets alone)
+        if outputs and read_after(region, after, outputs, own, skip)[0]:
+            call.detail["result_read"] = True
+        owner = _receiver(node, call)
+        named = sorted({sub.attr for item in region for sub in walk_nodes(item) if isinstance(sub, ast.Attribute)
+                        and isinstance(sub.value, ast.Name) and sub.value.id == owner}) if owner else []
         read = [attr for attr in named if read_after(region, after, {f"{owner}.{attr}"}, own, skip)[0]]
         if read:
             call.detail["attributes_read"] = read
-    for call in facts.events:
-        # a call into another file (whose copies this file's facts do not hold) whose result the
-        # iteration reads: a copy that function returns is read here (`img = camera.render()`, shown)
-        if call.kind != "call" or not call.detail.get("path"):
-            continue
-        found = _region(bodies, functions, call)
-        if found is None or not found[3] or not isinstance(found[2], ast.Assign):
-            continue
-        region, after, node, _ = found
-        outputs = copy_outputs(node, -1)  # (no copy on line -1: the statement's targets alone)
-        if outputs and read_after(region, after, outputs, _class_methods(methods, call.function),
-                                  _not_read_on_its_iteration(bodies, call))[0]:
-            call.detail["result_read"] = True
     _mark_results_kept(facts, (functions, methods), bodies)
 
 

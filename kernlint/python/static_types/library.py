@@ -683,12 +683,13 @@ class LibraryCalls:
 
 # reductions of a whole array to one number (`a.sum()`, `np.max(a)`)
 _REDUCTIONS = frozenset({"sum", "max", "min", "mean", "prod", "amax", "amin"})
-# array functions beyond the ufuncs whose result is an array of the module's (CuPy's for cupy)
-_ARRAY_RESULTS = frozenset({"average", "cumsum", "cumprod", "dot", "matmul", "einsum", "tensordot", "where", "clip",
+# array functions beyond the ufuncs whose result is an array of the module's (CuPy's for cupy);
+# not `where` (one argument gives a tuple of index arrays) nor `histogram` (a tuple)
+_ARRAY_RESULTS = frozenset({"average", "cumsum", "cumprod", "dot", "matmul", "einsum", "tensordot", "clip",
                             "diff", "sort", "argsort", "argmax", "argmin", "std", "var", "any", "all", "count_nonzero",
                             "nansum", "nanmean", "median", "roll", "flip", "tile", "repeat", "outer", "inner",
-                            "kron", "trace", "diag", "tril", "triu", "searchsorted", "histogram", "bincount",
-                            "interp", "convolve", "correlate"} | _REDUCTIONS) - {"where", "histogram"}
+                            "kron", "trace", "diag", "tril", "triu", "searchsorted", "bincount",
+                            "interp", "convolve", "correlate"} | _REDUCTIONS)
 
 
 def array_function(function: str) -> bool:

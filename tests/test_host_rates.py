@@ -168,6 +168,7 @@ def test_cupy_calls_are_launches_in_an_interval_and_what_sizes_its_result_waits(
     ("out = cp.empty_like(z)", None),  # allocates, writes nothing
     ("flat = z.ravel()", None),  # a view
     ("ready = float(cp.mean(z))", None),  # the copy back waits
+    ("kept = z[z > 0]", None),  # a boolean mask reads its count back first: it waits, gathers nothing after
 ])
 def test_cupy_operators_methods_gathers_and_fills_are_queued_work(tmp_path, work, queued):
     _, found = findings(tmp_path, f'''

@@ -58,7 +58,7 @@ types, ``cp.float64(...)``, NumPy's own) of what a CuPy function returns
 (``float(cp.mean(x))``) copies it back and waits, as ``cp.asnumpy`` does and an ``if``/``while``
 test on a CuPy array does (``if (r * r).sum() < tol:`` makes a Python bool of it), and so do the
 functions that size their result from the data (``cp.nonzero``, ``cp.unique``, ``cp.argwhere``,
-``cp.where(mask)``: they read a count back first), and ``cupyx.scipy.sparse.linalg.splu``,
+``cp.where(mask)``, indexing by a boolean mask, ``x[x > 0]``: they read a count back first), and ``cupyx.scipy.sparse.linalg.splu``,
 ``spilu`` and ``factorized``, which factorize with SciPy on the host.
 
 ## Why is this bad?

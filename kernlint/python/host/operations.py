@@ -654,14 +654,15 @@ def cupy_operator(node: ast.AST, frame: Frame, module: PyModule, reader: TypeRea
 def cupy_statement_events(statement: ast.stmt, frame: Frame, module: PyModule, reader: TypeReader) -> List[Event]:
     """What a statement makes CuPy do beyond its calls and operators, read after them (Python
     runs them first): an augmented assignment on a CuPy array (``x *= w``), a store into one
-    (``out[a:b] = v``) and a gather by a device index array (``x[idx]``) each queue a kernel;
+    (``out[a:b] = v``) and a gather by a device index array (``x[idx]``) each queue a kernel
+    (a boolean mask's, ``x[x > 0]``, reads its count back first: it waits);
     an ``if``/``while`` test that is a CuPy array (``if (err > tol).any():``) converts it to a
     Python bool, a copy back that waits for the GPU."""
     found: List[Event] = []
 
-    def queued(node: ast.AST) -> None:
+    def queued(node: ast.AST, waits: bool = False) -> None:
         found.append(Event("queue", place_of(module.path, node), frame.qualname, frame.loops, what=_short(node),
-                           detail={"assigned": [], "waits": False}))
+                           detail={"assigned": [], "waits": waits}))
 
     if isinstance(statement, (ast.If, ast.While)):
         test = statement.test
@@ -683,9 +684,12 @@ def cupy_statement_events(statement: ast.stmt, frame: Frame, module: PyModule, r
             queued(node)  # `out[a:b] = v`: a copy (or fill) kernel
             continue
         indices = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
-        index_types = [reader.type_of(i) for i in indices]
-        if isinstance(node.ctx, ast.Load) and any(isinstance(kind, ArrayType) and kind.where == "device"
-                                                  and kind.dtype not in (None, "bool", "bool_", "boolean") for kind in index_types):
+        if not isinstance(node.ctx, ast.Load):
+            continue
+        if any(_device_mask(i, reader) for i in indices):
+            queued(node, waits=True)  # `x[x > 0]`: CuPy counts the mask's hits on the host first, so it waits
+        elif any(isinstance(kind, ArrayType) and kind.where == "device" and kind.dtype is not None
+                 for kind in map(reader.type_of, indices)):
             queued(node)  # `x[idx]` by an integer array on the device: a gather kernel
     return found
 

@@ -30,6 +30,16 @@ def test_each_kernel_lists_the_aliases_it_reads_and_only_those(report):
     assert _standins(report, "narrowed") == []
 
 
+def test_the_names_numpy_2_removed_are_the_values_they_were(report):
+    """`np.Infinity` and `np.float_` (NEP 52): the kernel is checked, the stand-ins say what to write."""
+    standins = _standins(report, "nearest_centroid")
+    assert [s.partition(" (")[0] for s in standins] == ["np.Infinity", "np.float_"]
+    assert all("NumPy 2.0" in s for s in standins)
+    assert "write `np.inf`" in standins[0] and "write `np.float64`" in standins[1]
+    aliased = with_removed_aliases(numpy)
+    assert aliased.Infinity == numpy.inf and aliased.NINF == -numpy.inf and aliased.float_ is numpy.float64
+
+
 def test_the_finding_in_a_kernel_reading_an_alias_says_so(report):
     finding = next(f for f in report.findings if f.code == "KL101")
     assert finding.kernel == "binned"
@@ -41,7 +51,7 @@ def test_an_alias_the_installed_numpy_has_is_numpys_own():
     node = ast.parse("def f(x):\n    return np.bool(x) + np.int(x)\n").body[0]
     read = removed_aliases_read(node, "np")
     assert ("bool" in read) == (not hasattr(numpy, "bool"))
-    assert read["int"] == "int"
+    assert read["int"].instead == "int" and read["int"].version == "1.24"
     assert removed_aliases_read(node, "numpy") == {}  # not the name the function reads NumPy by
 
 

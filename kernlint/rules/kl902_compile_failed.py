@@ -21,8 +21,10 @@ that numba stops on it too. A launch (or a written signature) that gives another
 number of arguments than the kernel takes is named, with its line: Python raises
 ``TypeError`` there; the launch gives no types, and the kernel is still checked
 with the others or with the types its body reads. NumPy's aliases of builtins
-removed in NumPy 1.24 (``np.int``, ``np.float``) are no KL902: the kernel is
-checked with the builtin the alias was, marked as a stand-in that says so. A
+removed in NumPy 1.24 (``np.int``, ``np.float``) and the names NumPy 2.0 removed
+(``np.Infinity``, ``np.NaN``, ``np.float_``, ``np.product``) are no KL902: the kernel is
+checked with the value the name was, marked as a stand-in that says so and what to
+write instead. A
 signature spelled from a class's constructor parameter (``cuda.jit("void(" +
 self.var_type + "[:])")(f)`` in ``__init__``) is no KL902 either: where every
 construction of the class in the project passes a literal or nothing, it is each

@@ -114,8 +114,8 @@ class FunctionMaker:
         if aliased is None:
             return
         namespace[name] = aliased
-        for alias, builtin in sorted(read.items()):
-            self.ledger.stood_in((module.path, f"{name}.{alias}"), alias_described(alias, builtin))
+        for alias, removed in sorted(read.items()):
+            self.ledger.stood_in((module.path, f"{name}.{alias}"), alias_described(alias, removed))
 
     def _read_unfolded(self, node: FunctionNode, name: str, value: Any) -> None:
         """Have the function read a stand-in global as a run-time value (``RunReads``)."""

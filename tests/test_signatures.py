@@ -1857,3 +1857,17 @@ def test_an_item_that_is_unpacked_is_a_row(tmp_path, body, expected):
     path.write_text("from numba import cuda\n\n\n@cuda.jit\ndef k(limits, out):\n    i = cuda.grid(1)\n"
                     "    " + body + "\n    out[i] = low + high\n")
     assert inferred_signatures(Project().module(str(path)).kernels[0])[0][0] == expected
+
+
+def test_the_items_of_an_unpacked_row_used_as_indices_make_the_array_hold_integers(tmp_path):
+    """`i, j, i1, j1 = cells[n]`, then `h[Ni * i + j]`: numba indexes with no float, so the
+    cells are integers (inferred as floats, numba refused every candidate)."""
+    from kernlint.python.signatures.inference import inferred_signatures
+
+    path = tmp_path / "k.py"
+    path.write_text("from numba import cuda\n\n\n@cuda.jit\ndef k(h, cells, factor, count, Ni):\n"
+                    "    n = cuda.grid(1)\n    if n < count:\n        i, j, i1, j1 = cells[n]\n"
+                    "        m = Ni * i + j\n        m1 = Ni * i1 + j1\n"
+                    "        h[m] = factor[n, 0] + factor[n, 1] * (h[m1] - h[m])\n")
+    assert inferred_signatures(Project().module(str(path)).kernels[0])[0][0] == (
+        "void(float64[::1], int64[:, ::1], float64[:, ::1], int64, int64)")

@@ -342,6 +342,15 @@ def _parameter_uses(node, module: PyModule, outer_scope, visiting: Set[int], clo
             local_values.setdefault(sub.targets[0].id, []).append(sub.value)
         elif isinstance(sub, ast.AugAssign) and isinstance(sub.target, ast.Name) and sub.target.id not in uses:
             local_values.setdefault(sub.target.id, []).append(sub.value)
+        elif isinstance(sub, ast.Assign) and len(sub.targets) == 1 and isinstance(sub.targets[0], (ast.Tuple, ast.List)):
+            # `i, j, k = cells[n]`: each name is an item of the row (an index made of it makes
+            # `cells` hold integers); `i, j = p, q`: each the value in its place
+            names = sub.targets[0].elts
+            values = sub.value.elts if isinstance(sub.value, (ast.Tuple, ast.List)) and len(sub.value.elts) == len(
+                names) else [sub.value] * len(names) if isinstance(sub.value, ast.Subscript) else []
+            for name, value in zip(names, values):
+                if isinstance(name, ast.Name) and name.id not in uses:
+                    local_values.setdefault(name.id, []).append(value)
 
     def is_int(expr: ast.expr, names: Set[str] = ints) -> bool:
         if isinstance(expr, ast.Constant):

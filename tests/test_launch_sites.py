@@ -1291,3 +1291,38 @@ def test_timed_stages_and_dtype_attributes_type_their_launches(tmp_path):
         "relax": [("void(float32[:, ::1], float32[::1])", launched("solvers.py", "relax[("))],
         "blend": [("void(float64[:, ::1], float64[::1])", launched("solvers.py", "blend[("))],
     }, found  # `smooth`: float32 or float64, as `use_single` decides when the program runs
+
+
+def test_an_objects_size_attribute_is_what_its_class_stores_not_an_arrays_count(tmp_path):
+    """`self.size = np.array([n, m])`, then `cp.zeros(self.size, ...)` in a method whose result
+    is launched: the shape is the stored array (its rank unknown, so the body's rank), not the
+    count `.size` is on an array (which made the launch 1-D and numba refused `f[i, j]`)."""
+    path = tmp_path / "solver.py"
+    path.write_text(textwrap.dedent('''
+        import numpy as np
+        import cupy as cp
+        from numba import cuda
+
+
+        @cuda.jit
+        def scale(out, f):
+            i, j = cuda.grid(2)
+            if i < out.shape[0] and j < out.shape[1]:
+                out[i, j] = f[i, j] * 2.0
+
+
+        class Solver:
+            def __init__(self, n, m):
+                self.size = np.array([n, m])
+                self.out = cuda.to_device(np.zeros((n, m), dtype=np.float32))
+
+            def source(self):
+                return cp.zeros(self.size, dtype=cp.float32)
+
+            def run(self, steps):
+                for _ in range(steps):
+                    scale[(8, 8), (16, 16)](self.out, self.source())
+    '''))
+    from kernlint.python.signatures.launch_sites import launch_signatures
+    found = launch_signatures(Project(), [str(path)])
+    assert [s for s, _ in found[str(path)]["scale"]] == ["void(float32[:, ::1], float32[:, ::1])"]

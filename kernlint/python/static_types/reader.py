@@ -527,7 +527,11 @@ class TypeReader:
             if value is not None:
                 return value  # else what the object's class stores (`member`), or a count
         if expr.attr in ("size", "ndim", "nbytes", "itemsize"):
-            return ScalarType("int64")  # whatever holds it: a count
+            # whatever holds it: a count, unless it is an object whose class stores that name
+            # (`self.size = np.array([n, m])`, a shape)
+            owner = _not_none(self.type_of(expr.value))
+            stored = self.member(owner, expr.attr) if instance_of(owner) is not None else None
+            return stored if stored is not None else ScalarType("int64")
         if expr.attr in _FLOAT_CONSTANTS and (self.dotted(expr) or "").rpartition(".")[0] in (
                 "numpy", "cupy", "math") or _physical_constant(self.dotted(expr)):
             return ScalarType("float64", weak=True)  # np.pi, math.inf, scipy.constants.c: Python floats

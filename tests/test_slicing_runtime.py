@@ -374,3 +374,45 @@ def test_a_module_named_by_constants_is_read_as_its_import(tmp_path, imported):
     """, "--show-signatures")
     found = json.loads(run.stdout)
     assert [(f["code"], f["standins"]) for f in found] == [("KL301", [])], run.stderr
+
+
+REBOUND = """\
+    import numpy as np
+    from numba import cuda, float64
+
+    BANDS = 0
+    SCALE = 1.0
+
+
+    def setup(image):
+        global BANDS, SCALE
+        BANDS = image.shape[-1]
+        SCALE = 1.0
+
+
+    @cuda.jit("void(float64[::1], float64[:, ::1])")
+    def classify(out, img):
+        i = cuda.grid(1)
+        if i < out.shape[0]:
+            pixel = cuda.local.array(shape=BANDS, dtype=float64)
+            for b in range(BANDS):
+                pixel[b] = img[i, b] * SCALE
+            out[i] = pixel[0]
+"""
+
+
+def test_a_global_a_set_up_function_rebinds_is_a_stand_in_not_its_placeholder(tmp_path):
+    """`BANDS = 0` at module level, `global BANDS; BANDS = image.shape[-1]` in a set-up
+    function: numba reads the global at the first launch, after the set-up, so the 0 is a
+    placeholder (with it, `cuda.local.array(0)` fails); the kernel is checked with a stand-in
+    that says so. `SCALE`, rebound to a literal, keeps its value."""
+    run = _check(tmp_path, REBOUND, "--show-signatures")
+    assert json.loads(run.stdout) == [], run.stdout
+    assert "BANDS" in run.stderr and "stand-in: int 1 for `setup(): global BANDS`, known only at run time" in run.stderr
+    assert "SCALE" not in run.stderr
+
+
+def test_a_rebound_global_configured_in_pyproject_is_its_configured_value(tmp_path):
+    (tmp_path / "pyproject.toml").write_text('[tool.kernlint]\nconstants = { "kernels.py::BANDS" = 4 }\n')
+    run = _check(tmp_path, REBOUND, "--show-signatures")
+    assert json.loads(run.stdout) == [] and "BANDS" not in run.stderr

@@ -18,7 +18,8 @@ from ..syntax import JIT_OPTIONS, FunctionNode, KernelDef, PyModule, Scope, boun
 from .dispatchers import _MEMBER_REGISTRATIONS, REFUSED_OPTIONS, _identity, _may_call, make_dispatcher
 from .namespaces import Namespaces
 from .numpy_aliases import described as alias_described, removed_aliases_read, with_removed_aliases
-from .runtime import RunReads, attribute_reads, item_kind, standin_by_use, written_kind
+from .runtime import (RunReads, attribute_reads, item_kind, rebinding_functions, rebound_at_run_time, standin_by_use,
+                      written_kind)
 from .standins import Standins
 from .unresolved import MAX_VARIANTS, MISSING, RECORDED, STANDIN_VALUE, Unresolved, _hint_constant, _known
 from .user_modules import realise, refill
@@ -72,6 +73,8 @@ class FunctionMaker:
             if decided is not None:  # each function its own stand-in, by its own use
                 self._stand_in_for_run(module, node, name, decided, line, column)
                 continue
+            if self._rebound_stand_in(module, node, name, line, column):
+                continue
             if name in namespace:
                 try:
                     refill(namespace[name], node, name, line)
@@ -122,6 +125,28 @@ class FunctionMaker:
         reads = self._run_reads.get(id(node)) or RunReads(f"__kernlint_run_{len(self._run_reads)}__")
         reads.values[name], reads.names[name] = value, name
         self._run_reads[id(node)] = reads
+
+    def _rebound_stand_in(self, module: PyModule, node: FunctionNode, name: str, line: int, column: int) -> bool:
+        """A global a function rebinds at run time (``global BANDS``, then ``BANDS =
+        image.shape[-1]``), not configured: a stand-in by the function's use, as for any value
+        only the run decides; where none fits (it is called, made into arrays), the module's
+        own value as before. Whether the stand-in was made."""
+        if self.globals.constant(module, name) is not MISSING:
+            return False
+        declared = self.globals.project.memo("functions declaring globals", module.tree,
+                                             lambda: rebinding_functions(module))
+        rebound = rebound_at_run_time(module, name, declared)
+        if rebound is None:
+            return False
+        source, assigned = rebound
+        why = Unresolved(name, module.path, assigned, f"comes from {source.said} at line {assigned}")
+        why.runtime = source
+        try:
+            self._stand_in_for_run(module, node, name, why, line, column)
+        except Unresolved:
+            self._prepared.add(id(node))  # (the failed stand-in gave the function up: it goes on)
+            return False
+        return True
 
     def _stand_in_for_run(self, module: PyModule, node: FunctionNode, name: str, why: Unresolved,
                           line: int, column: int) -> None:

@@ -11,7 +11,7 @@ and the code paths kernlint looks for do not depend on it."""
 from __future__ import annotations
 
 import ast
-from typing import Optional, Set
+from typing import Dict, List, Optional, Set, Tuple
 
 from ..syntax import Binding, PyModule, Scope, walk_nodes
 
@@ -82,6 +82,35 @@ class RunSource:
     @property
     def said(self) -> str:
         return f"{self.what} (`{self.text}`)"
+
+
+def rebound_at_run_time(module: PyModule, name: str, declared: Dict[str, List[ast.AST]]
+                        ) -> Optional[Tuple[RunSource, int]]:
+    """Where a function of the module (``declared``: ``rebinding_functions``) rebinds the
+    global ``name`` (``global BANDS`` then ``BANDS = image.shape[-1]``) with what it computes,
+    not a literal: numba reads a global when it compiles, at the first launch, after such a
+    set-up has run, so the module-level value is a placeholder. (RunSource, line of the
+    assignment), or None."""
+    for function in declared.get(name, ()):
+        for node in walk_nodes(function):
+            if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and node.value is not None and any(
+                    isinstance(target, ast.Name) and target.id == name
+                    for target in (node.targets if isinstance(node, ast.Assign) else [node.target])) \
+                    and not isinstance(node.value, ast.Constant):
+                return RunSource(f"{function.name}(): global {name}", "a set-up function at run time", False), node.lineno
+    return None
+
+
+def rebinding_functions(module: PyModule) -> Dict[str, List[ast.AST]]:
+    """The functions of the module declaring each name ``global``."""
+    declared: Dict[str, List[ast.AST]] = {}
+    for node in walk_nodes(module.tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for statement in walk_nodes(node):
+                if isinstance(statement, ast.Global):
+                    for declared_name in statement.names:
+                        declared.setdefault(declared_name, []).append(node)
+    return declared
 
 
 def run_source(module: PyModule, binding: Binding) -> Optional[RunSource]:

@@ -178,6 +178,17 @@ CASES = {
                     return near
                 radius *= 2.0
         """),
+    "an option or the last iteration: each iteration where the option holds": ("jacobi.py", """
+        def solve(d_x, d_y, iterations, tolerance):
+            check = tolerance > 0
+            for it in range(iterations):  # loop: step
+                relax[64, 256](d_y, d_x)
+                copy[64, 256](d_x, d_y)
+                if check or it == iterations - 1:
+                    error = d_y.copy_to_host().sum()  # runs: every  # step
+                if it == iterations - 1 or flag_for(it):
+                    d_x.copy_to_host()  # runs: unknown
+        """),
     "a call in the while's test decides": ("search.py", """
         def solve(d_x):
             while not converged(d_x):  # loop: search

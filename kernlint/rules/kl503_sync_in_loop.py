@@ -130,6 +130,13 @@ element, counted where the outermost such loop starts, so a loss helper that rea
 reads the device array element by element and suggesting one ``copy_to_host()``. A helper
 whose array is a parameter counts only through calls that pass it a device array: called
 with ``d.copy_to_host()`` (a host array), or once outside any step loop, it is not reported.
+A view of the array in such a loop (``d[row:]``, ``d[i, :]``) copies nothing. So does a
+``range`` loop reducing a device array piece by piece with a ``cuda.reduce`` object
+(``for row in range(m): error += sum_reduce(d[row, :n])``): numba's ``Reduce`` allocates its
+partial sums and returns ``partials[0]``, one blocking copy per call, where one reduction of
+the whole array (``sum_reduce(d.ravel())``) waits once; a call given ``res=`` (a device array to
+write into) reads nothing back. Outside such a loop, a ``cuda.reduce`` call that returns its
+result is a copy back like any other.
 
 Reported even where the value is read: a copy whose value the host only computes with to
 upload it again in the same iteration (``costs = d_costs.copy_to_host()``, ``w = np.exp(-costs)``,
@@ -216,6 +223,10 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
             # Python reads the device array's elements by index: one blocking copy each
             why = (f"`{what}` reads the device array `{event.detail['indexed']}` element by element in Python: one "
                    f"blocking copy to the host per element (copy it once with `.copy_to_host()` and index the copy)")
+        elif event.detail.get("reduced"):
+            why = (f"`{what}` reduces a device array piece by piece with a `cuda.reduce`: each call allocates its "
+                   f"partial sums and reads its result back, one blocking copy per piece (reduce the whole array "
+                   f"once, or pass `res=` a device array)")
         elif event.detail.get("per_element"):
             # Python iterates the device array: one blocking copy per element, whatever the value decides
             why = (f"`{what}` iterates a device array in Python: one blocking copy to the host per element "
@@ -289,6 +300,9 @@ def _callee_does(event, what: str) -> str:
     if event.detail.get("indexed"):
         return (f"reads the device array `{event.detail['indexed']}` element by element in Python (`{what}`, {line}): "
                 f"one blocking copy per element (copy it once with `.copy_to_host()` and index the copy)")
+    if event.detail.get("reduced"):
+        return (f"reduces a device array piece by piece with a `cuda.reduce` (`{what}`, {line}): one blocking copy "
+                f"per piece")
     if event.detail.get("per_element"):
         return f"iterates a device array in Python (`{what}`, {line}): one blocking copy per element"
     if event.detail.get("round_trip"):

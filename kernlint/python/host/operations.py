@@ -96,6 +96,12 @@ def host_operation(call: ast.Call, frame: Frame, module: PyModule, reader: TypeR
                      shaped_like=shaped_like(call), fills=name in _CUPY_FILLS)
     if name in SYNCS:
         return event("sync", f"{name}()")
+    if _reduce_object(call, module) and not (len(call.args) > 2 or any(k.arg == "res" for k in call.keywords)):
+        # numba's Reduce returns `partials[0]`: it reads one element of the device array back, and waits
+        return event("copy-back", f"{ast.unparse(call.func)}()", reduce=True, reason=(
+            "is a `cuda.reduce` call that returns its result: it reads it back from the device, a blocking "
+            "copy (and allocates its partial sums on each call); pass `res=` a device array to keep it there, "
+            "or reduce the whole array once"))
     if name.startswith("mpi4py.") and name.rsplit(".", 1)[-1] in ("barrier", "Barrier") or name == (
             "torch.distributed.barrier"):
         return event("barrier", f"{name}()")  # the processes meet: each waits for the others
@@ -182,7 +188,8 @@ def iterated(loop: ast.For, frame: Frame, module: PyModule, reader: TypeReader) 
 def element_loop(loop: ast.For, frame: Frame, module: PyModule, reader: TypeReader, rebound: Set[str],
                  parameters: Set[str]) -> Optional[Event]:
     """``for i in range(n)`` whose body (or a ``range`` loop nested in it) reads a numba device
-    array's element by those indices from Python (``d[i]``, ``d[i][j]``): each read copies one
+    array's element by those indices from Python (``d[i]``, ``d[i][j]``), or reduces its rows
+    one by one with a ``cuda.reduce`` (``sum_reduce(d[i, :n])``): each read copies one
     element to the host and waits, so the loop costs one blocking copy per element, an event of
     the frame the loop is in (where it starts), as ``iterated``'s; or None. A loop that launches
     kernels itself is left out: it is a step loop reading a value per step, not a read-out of
@@ -199,6 +206,14 @@ def element_loop(loop: ast.For, frame: Frame, module: PyModule, reader: TypeRead
             indices |= set(target_names(node.target))
         elif isinstance(node, ast.Call) and launch_target(node) is not None:
             return None
+    for node in nodes:
+        if isinstance(node, ast.Call) and _reduce_object(node, module) and node.args and (
+                names_in(node.args[0]) & indices) and not (len(node.args) > 2 or any(k.arg == "res" for k in node.keywords)):
+            # `for row in range(m): error += sum_reduce(d[row, :n])`: a cuda.reduce per row, each
+            # reading its result back
+            what = f"{ast.unparse(node)} for {ast.unparse(loop.target)} in {ast.unparse(loop.iter)}"
+            return Event("copy-back", place_of(module.path, loop.iter), frame.qualname, frame.loops, what=what,
+                         detail={"assigned": [], "per_element": True, "reduced": ast.unparse(node.func)})
     inner = {id(n.value) for n in nodes if isinstance(n, ast.Subscript)}
     for node in nodes:
         if not isinstance(node, ast.Subscript) or not isinstance(node.ctx, ast.Load) or id(node) in inner:
@@ -209,6 +224,9 @@ def element_loop(loop: ast.For, frame: Frame, module: PyModule, reader: TypeRead
             base = base.value
         if not isinstance(base, (ast.Name, ast.Attribute)) or not used & indices or ast.unparse(base) in rebound:
             continue
+        if any(isinstance(part, ast.Slice) for sub in walk_nodes(node) if isinstance(sub, ast.Subscript)
+               for part in (sub.slice.elts if isinstance(sub.slice, ast.Tuple) else [sub.slice])):
+            continue  # `d[row:]`, `d[i, :]`: a view of the device array, nothing copied
         kind = reader.type_of(base)
         device = isinstance(kind, ArrayType) and kind.where == "device" and kind.library in ("numba", "")
         # a parameter its callers pass different things to: a device array where a call passes one
@@ -624,6 +642,25 @@ _CUPYX_ON_THE_HOST = {"cupyx.scipy.sparse.linalg.splu", "cupyx.scipy.sparse.lina
 # CuPy functions that size their result from the data: they read a count back, so they wait
 _CUPY_SIZED = {"cupy.nonzero", "cupy.flatnonzero", "cupy.argwhere", "cupy.unique", "cupy.extract",
                "cupy.compress"}
+
+
+_REDUCE_MAKERS = ("numba.cuda.reduce", "numba.cuda.Reduce")
+
+
+def _reduce_object(call: ast.Call, module: PyModule) -> bool:
+    """Whether ``call`` calls a module-level ``cuda.reduce`` object: ``@cuda.reduce`` on a def,
+    or ``total = cuda.Reduce(lambda a, b: a + b)``."""
+    if not isinstance(call.func, ast.Name):
+        return False
+    scope = Scope(module)
+    for binding in module.history.get(call.func.id, []):
+        if binding.kind == "def" and any(module.dotted(d.func if isinstance(d, ast.Call) else d, scope) in (
+                _REDUCE_MAKERS) for d in getattr(binding.node, "decorator_list", [])):
+            return True
+        if binding.kind == "assign" and isinstance(binding.value, ast.Call) and not binding.path and (
+                module.dotted(binding.value.func, scope) in _REDUCE_MAKERS):
+            return True
+    return False
 
 
 def _cupy_scalar_type(name: str) -> bool:

@@ -854,6 +854,9 @@ class HostReader:
             return
         event = host_operation(call, frame, self.module, self.types(frame), self._targets, self._minus,
                                self.facts.pools)
+        if event is not None and event.detail.get("reduce") and any(
+                id(outer) in self._element_loops for outer in self._statements):
+            event = None  # a cuda.reduce per row of a loop over rows: that loop is the one event
         if event is not None:
             previous = self.facts.events[-1] if self.facts.events else None
             if previous is not None and previous.function == frame.qualname and previous.loops == frame.loops and {

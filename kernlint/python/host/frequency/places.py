@@ -77,6 +77,16 @@ class Guard:
                 return "event", f"an option the loop does not change (`{text}`) adds output kept for the caller " \
                                 f"(`{kept}`), which nothing in the loop reads"
             return "every", f"a test that does not change here (`{text}`): each time or never"
+        modes = [value for value in test.values if not changes.varying(value) and not _impure_calls(value)] if (
+            self.body_arm and isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or)) else []
+        if modes:
+            # `if check_error or it == last:`: an option the loop does not change; where it holds, the
+            # branch runs on every iteration (the other operand adds an iteration or a few)
+            kept = _kept_for_the_caller(arm, changes) if changes.in_loop else ""
+            if kept:
+                return "event", f"an option the loop does not change (`{short_text(modes[0])}`) adds output kept " \
+                                f"for the caller (`{kept}`), which nothing in the loop reads"
+            return "every", f"`{short_text(modes[0])}` does not change here: where it holds, each time (`{text}`)"
         if self.whole and self.body_arm and not changes.varying(test):
             # `while True: if not frames.full(): ...`: an iteration whose test fails does nothing,
             # so the loop's work is the iterations where it holds (a producer waiting on its queue)

@@ -96,7 +96,7 @@ def host_operation(call: ast.Call, frame: Frame, module: PyModule, reader: TypeR
                      shaped_like=shaped_like(call), fills=name in _CUPY_FILLS)
     if name in SYNCS:
         return event("sync", f"{name}()")
-    if _reduce_object(call, module) and not (len(call.args) > 2 or any(k.arg == "res" for k in call.keywords)):
+    if _reduce_read_back(call, module):
         # numba's Reduce returns `partials[0]`: it reads one element of the device array back, and waits
         return event("copy-back", f"{ast.unparse(call.func)}()", reduce=True, reason=(
             "is a `cuda.reduce` call that returns its result: it reads it back from the device, a blocking "
@@ -207,8 +207,8 @@ def element_loop(loop: ast.For, frame: Frame, module: PyModule, reader: TypeRead
         elif isinstance(node, ast.Call) and launch_target(node) is not None:
             return None
     for node in nodes:
-        if isinstance(node, ast.Call) and _reduce_object(node, module) and node.args and (
-                names_in(node.args[0]) & indices) and not (len(node.args) > 2 or any(k.arg == "res" for k in node.keywords)):
+        if isinstance(node, ast.Call) and _reduce_read_back(node, module) and node.args and (
+                names_in(node.args[0]) & indices):
             # `for row in range(m): error += sum_reduce(d[row, :n])`: a cuda.reduce per row, each
             # reading its result back
             what = f"{ast.unparse(node)} for {ast.unparse(loop.target)} in {ast.unparse(loop.iter)}"
@@ -647,10 +647,11 @@ _CUPY_SIZED = {"cupy.nonzero", "cupy.flatnonzero", "cupy.argwhere", "cupy.unique
 _REDUCE_MAKERS = ("numba.cuda.reduce", "numba.cuda.Reduce")
 
 
-def _reduce_object(call: ast.Call, module: PyModule) -> bool:
-    """Whether ``call`` calls a module-level ``cuda.reduce`` object: ``@cuda.reduce`` on a def,
-    or ``total = cuda.Reduce(lambda a, b: a + b)``."""
-    if not isinstance(call.func, ast.Name):
+def _reduce_read_back(call: ast.Call, module: PyModule) -> bool:
+    """Whether ``call`` calls a module-level ``cuda.reduce`` object (``@cuda.reduce`` on a def,
+    or ``total = cuda.Reduce(lambda a, b: a + b)``) for its result: not given ``res`` (the
+    third argument, a device array it writes into), it reads the result back."""
+    if not isinstance(call.func, ast.Name) or len(call.args) > 2 or any(k.arg == "res" for k in call.keywords):
         return False
     scope = Scope(module)
     for binding in module.history.get(call.func.id, []):

@@ -336,6 +336,61 @@ def test_a_librarys_number_does_not_prune_a_branch_either(tmp_path):
         ("KL301", 8, ["C (kernlint_fixture_missing_physics.C)"])]
 
 
+def test_a_librarys_namespace_of_numbers_stands_in_per_function(tmp_path):
+    """`from units_lib.utils import conversion` (a library kernlint does not import), read only
+    as `conversion.VS2E`-style numbers: each function is checked with stand-ins for the
+    attributes it reads, and says those alone. A function that uses the name otherwise is a
+    KL902 naming it."""
+    run = _check(tmp_path, """\
+        from kernlint_fixture_missing_units.utils import conversion
+        from numba import cuda, float64
+
+
+        @cuda.jit(float64(float64), device=True)
+        def v2e(v):
+            return v * v * conversion.VS2E
+
+
+        @cuda.jit(float64(float64), device=True)
+        def v2k(v):
+            return v * conversion.V2K
+
+
+        @cuda.jit("void(float64[::1])")
+        def energies(x):
+            i = cuda.grid(1)
+            if i < x.size:
+                print("energy", v2e(x[i]))
+                x[i] = v2k(x[i])
+
+
+        @cuda.jit("void(float64[::1])")
+        def converted(x):
+            x[0] = conversion.convert(x[0])
+    """)
+    found = json.loads(run.stdout)
+    assert [(f["code"], f["kernel"]) for f in found] == [("KL301", "energies"), ("KL902", "converted")]
+    assert found[0]["standins"] == [
+        "conversion.V2K (kernlint_fixture_missing_units.utils.conversion.V2K)",
+        "conversion.VS2E (kernlint_fixture_missing_units.utils.conversion.VS2E)"]
+    assert "a library kernlint does not import" in found[1]["message"]
+
+
+def test_a_method_whose_continuation_lines_start_with_a_tab_is_checked(tmp_path):
+    """numba-cuda looks a function's def line up (for line info) by parsing its dedented source; a
+    method whose continuation line starts with a tab does not dedent. The user's launch does not
+    look; kernlint's check, compiled with line info, must not fail on it either."""
+    run = _check(tmp_path, "from numba import cuda, float64, void\n\n\nclass Monitor:\n"
+                           "    @cuda.jit(void(float64[:], float64, float64), device=True)\n"
+                           "    def record(out, a, b):\n"
+                           "        if a < b \\\n"
+                           "\t   and b < 4.0:\n"
+                           "            print(\"in range\")\n"
+                           "            out[0] = a\n")
+    found = json.loads(run.stdout)
+    assert [(f["code"], f["line"]) for f in found] == [("KL301", 9)], run.stdout + run.stderr
+
+
 @pytest.mark.parametrize("imported", [
     'importlib.import_module("models." + KIND.lower())',
     'importlib.import_module(".cubic", package="models")',

@@ -343,6 +343,41 @@ def _hashed_once() -> Iterator[None]:
         values.DIValue.__hash__ = original
 
 
+@contextlib.contextmanager
+def _tab_tolerant_def_lines() -> Iterator[None]:
+    """numba-cuda finds a function's def line for line info by parsing its dedented source: a
+    method whose continuation lines start with a tab (``\t and b < 4``) does not dedent, and
+    the parse fails (IndentationError) where the user's own launch, without line info, never
+    looks. Tabs expanded as Python's tokenizer reads them, the lookup succeeds."""
+    import inspect
+    import textwrap
+
+    from numba.cuda import lowering
+
+    original = getattr(lowering, "get_func_def_lineno", None)
+    if original is None:  # (a numba-cuda that does not look the def line up)
+        yield
+        return
+    from numba.cuda.misc import firstlinefinder
+
+    def def_lineno(pyfunc):
+        try:
+            return original(pyfunc)
+        except SyntaxError:
+            lines, offset = inspect.getsourcelines(pyfunc)
+            tree = ast.parse(textwrap.dedent("".join(line.expandtabs(8) for line in lines)))
+            finder = firstlinefinder.FindDefFirstLine(pyfunc.__code__.co_name,
+                                                      pyfunc.__code__.co_firstlineno - offset + 1)
+            finder.visit(tree)
+            return finder.def_lineno + offset - 1 if finder.def_lineno else None
+
+    lowering.get_func_def_lineno = def_lineno
+    try:
+        yield
+    finally:
+        lowering.get_func_def_lineno = original
+
+
 def compile_signature(dispatcher, signature, cc, runnable: bool = False):
     """Compile one signature of a dispatcher to numba's LLVM IR modules: (analysed
     modules, entry name, runnable modules or [])."""
@@ -363,7 +398,8 @@ def compile_signature(dispatcher, signature, cc, runnable: bool = False):
                       "fastmath": bool(options.get("fastmath"))},
         cc=cc,
     )
-    with offline_device(cc), _recursion_limit(_COMPILE_RECURSION_LIMIT), _hashed_once():
+    with offline_device(cc), _recursion_limit(_COMPILE_RECURSION_LIMIT), _hashed_once(), \
+            _tab_tolerant_def_lines():
         cres = compile_cuda(dispatcher.py_func, restype if device else types.void, argtypes,
                             **_accepted(compile_cuda, codegen))
     modules = [str(module) for module in cres.library.modules]

@@ -50,6 +50,8 @@ class FunctionMaker:
         self._run_decided: Dict[Tuple[str, str], Unresolved] = {}
         self._run_reads: Dict[int, RunReads] = {}
         self._numbers_stood_in: set = set()  # (path, name) of a library's numbers (`from lib import c`)
+        # (path, name) -> why: a library module stood in by the attributes functions read of it
+        self._namespaces_stood_in: Dict[Tuple[str, str], Unresolved] = {}
 
     def prepare(self, module: PyModule, node: FunctionNode) -> None:
         """Put every global the function reads into its module's slice namespace."""
@@ -76,6 +78,8 @@ class FunctionMaker:
             if self._rebound_stand_in(module, node, name, line, column):
                 continue
             if name in namespace:
+                if (module.path, name) in self._namespaces_stood_in:
+                    self._read_more_of(module, node, name, namespace[name], line, column)
                 try:
                     refill(namespace[name], node, name, line)
                 except Unresolved as exc:
@@ -99,12 +103,29 @@ class FunctionMaker:
                 if standin is MISSING:
                     self._prepared.discard(id(node))
                     raise exc.used_at(module.path, line, column) from None
-                rests_on = self.ledger.standins_of
-                rests_on[(module.path, name)] = rests_on.get((module.path, name), frozenset()) | used
                 namespace[name] = standin
+                if isinstance(standin, types.ModuleType):
+                    # each function that reads it stands in for the attributes it reads
+                    self._namespaces_stood_in[(module.path, name)] = exc
+                else:
+                    rests_on = self.ledger.standins_of
+                    rests_on[(module.path, name)] = rests_on.get((module.path, name), frozenset()) | used
                 if standin is STANDIN_VALUE:  # a library's number: no branch may be pruned by it
                     self._numbers_stood_in.add((module.path, name))
                     self._read_unfolded(node, name, standin)
+
+    def _read_more_of(self, module: PyModule, node: FunctionNode, name: str, stand: types.ModuleType,
+                      line: int, column: int) -> None:
+        """Another function reading a stood-in library module: the attributes it reads join
+        those stood in for earlier ones."""
+        exc = self._namespaces_stood_in[(module.path, name)]
+        more = self._standin(module, node, name, exc)  # (its stand-ins are this function's alone)
+        if more is MISSING:
+            self._prepared.discard(id(node))
+            raise exc.used_at(module.path, line, column) from None
+        for attribute, value in vars(more).items():
+            if not attribute.startswith("__"):
+                setattr(stand, attribute, value)
 
     def _removed_aliases(self, module: PyModule, node: FunctionNode, name: str, namespace: Dict[str, Any]) -> None:
         """``np.int`` in a function where ``np`` is NumPy: the module's ``np`` becomes NumPy with
@@ -210,13 +231,13 @@ class FunctionMaker:
         uses = _uses(node, name)
         if not uses:
             return MISSING
-        if binding.attr is not None:  # from lib import c: c itself is the number
-            if all(_numeric_use(use, parents) for use, parents in uses):
-                self.ledger.stood_in((module.path, name), exc.library)
-                return STANDIN_VALUE
-            return MISSING
-        # import lib as m: m.c is the number
-        stand = types.ModuleType(binding.module)
+        if binding.attr is not None and all(_numeric_use(use, parents) for use, parents in uses):
+            self.ledger.stood_in((module.path, name), exc.library)  # from lib import c: c itself is the number
+            return STANDIN_VALUE
+        # import lib as m, or from lib.utils import conversion (a submodule or a namespace of
+        # constants): m.c is the number
+        dotted = exc.library if binding.attr is not None else binding.module
+        stand = types.ModuleType(dotted)
         for use, parents in uses:
             attribute = parents[0] if parents else None
             if not isinstance(attribute, ast.Attribute) or attribute.value is not use:
@@ -224,7 +245,9 @@ class FunctionMaker:
             if not _numeric_use(attribute, parents[1:]):
                 return MISSING
             setattr(stand, attribute.attr, STANDIN_VALUE)
-            self.ledger.stood_in((module.path, f"{name}.{attribute.attr}"), f"{binding.module}.{attribute.attr}")
+        for attribute in sorted(vars(stand)):
+            if not attribute.startswith("__"):
+                self.ledger.stood_in((module.path, f"{name}.{attribute}"), f"{dotted}.{attribute}")
         return stand
 
     def make(self, module: PyModule, node: FunctionNode, qualname: str, frees: Sequence[str],

@@ -1871,3 +1871,26 @@ def test_the_items_of_an_unpacked_row_used_as_indices_make_the_array_hold_intege
                     "        h[m] = factor[n, 0] + factor[n, 1] * (h[m1] - h[m])\n")
     assert inferred_signatures(Project().module(str(path)).kernels[0])[0][0] == (
         "void(float64[::1], int64[:, ::1], float64[:, ::1], int64, int64)")
+
+
+@pytest.mark.parametrize("loop, expected", [
+    # the rows of `offsets` are unpacked, and their items index the grid: integer rows
+    ("for dx, dy in offsets:\n        total += grid[i + dx, j + dy]",
+     "void(float64[:, ::1], int64[:, ::1], float64[:, ::1])"),
+    ("for n, (dx, dy) in enumerate(offsets):\n        total += grid[i + dx, j + dy] * n",
+     "void(float64[:, ::1], int64[:, ::1], float64[:, ::1])"),
+    ("for dx, w in zip(offsets, offsets):\n        total += grid[i + dx, j] * w",
+     "void(float64[:, ::1], int64[::1], float64[:, ::1])"),
+    # what an index leaves of `offsets` is iterated: one dimension more than the index takes
+    ("for w in offsets[i][j]:\n        total += grid[i, j] * w",
+     "void(float64[:, ::1], float64[:, :, ::1], float64[:, ::1])"),
+])
+def test_what_a_loop_iterates_is_an_array_whose_items_its_targets_are(tmp_path, loop, expected):
+    """`for dx, dy in offsets:` iterates rows of a 2-d array (inferred 1-d, numba failed to unpack
+    a float); each target is an item of it, so an index made of it makes it hold integers."""
+    from kernlint.python.signatures.inference import inferred_signatures
+
+    path = tmp_path / "k.py"
+    path.write_text("from numba import cuda\n\n\n@cuda.jit\ndef k(grid, offsets, out):\n"
+                    "    i, j = cuda.grid(2)\n    total = 0.0\n    " + loop + "\n    out[i, j] = total\n")
+    assert inferred_signatures(Project().module(str(path)).kernels[0])[0][0] == expected

@@ -351,6 +351,16 @@ def _parameter_uses(node, module: PyModule, outer_scope, visiting: Set[int], clo
             for name, value in zip(names, values):
                 if isinstance(name, ast.Name) and name.id not in uses:
                     local_values.setdefault(name.id, []).append(value)
+        elif isinstance(sub, ast.For):
+            # `for dx, dy in offsets:` / `for k in picks:`: each name is an item of the array (an
+            # index made of it makes `offsets` hold integers)
+            for iterated, target in _loop_items(sub):
+                if iterated.id not in uses:
+                    continue
+                item = ast.Subscript(value=iterated, slice=ast.Constant(value=0), ctx=ast.Load())
+                for name in (target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]):
+                    if isinstance(name, ast.Name) and name.id not in uses:
+                        local_values.setdefault(name.id, []).append(item)
 
     def is_int(expr: ast.expr, names: Set[str] = ints) -> bool:
         if isinstance(expr, ast.Constant):
@@ -461,10 +471,15 @@ def _parameter_uses(node, module: PyModule, outer_scope, visiting: Set[int], clo
             if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and sub.func.attr == "sync" \
                     and isinstance(sub.func.value, ast.Name) and sub.func.value.id in uses:
                 uses[sub.func.value.id].grid = True
-            if isinstance(sub, (ast.For, ast.comprehension)) and isinstance(sub.iter, ast.Name) \
-                    and sub.iter.id in uses:  # `for v in values`: a scalar cannot be iterated
-                uses[sub.iter.id].array = True
-                uses[sub.iter.id].ndim = max(uses[sub.iter.id].ndim, 1)
+            for iterated, target in (_loop_items(sub) if isinstance(sub, (ast.For, ast.comprehension)) else ()):
+                if iterated.id in uses:  # `for v in values`: a scalar cannot be iterated
+                    uses[iterated.id].array = True  # `for dx, dy in offsets`: its rows are unpacked
+                    rows = isinstance(target, (ast.Tuple, ast.List))
+                    uses[iterated.id].ndim = max(uses[iterated.id].ndim, 2 if rows else 1)
+            if isinstance(sub, (ast.For, ast.comprehension)) and (chained := _chained_index(sub.iter)) is not None \
+                    and chained[0] in uses:  # `for item in histories[i][j]`: what the index leaves is iterated
+                rows = isinstance(sub.target, (ast.Tuple, ast.List))
+                uses[chained[0]].ndim = max(uses[chained[0]].ndim, chained[1] + (2 if rows else 1))
             if isinstance(sub, ast.Call):
                 name = module.dotted(sub.func, scope) or ""
                 if name == "builtins.range" or name in _INTEGER_PREDICATES:
@@ -853,6 +868,22 @@ def _type_from_use(use: "_Use", launched: Optional[str], variant: Dict[str, str]
 # numba.cuda calls whose arguments are integers: a float predicate has no implementation
 _INTEGER_PREDICATES = frozenset({"numba.cuda.syncthreads_count", "numba.cuda.syncthreads_and",
                                  "numba.cuda.syncthreads_or"})
+
+
+def _loop_items(loop) -> List[Tuple[ast.Name, ast.expr]]:
+    """The arrays a loop iterates, each with the target its items go to: ``for v in values``,
+    ``for i, (a, b) in enumerate(pairs)``, ``for x, y in zip(xs, ys)``."""
+    iterated, target = loop.iter, loop.target
+    if isinstance(iterated, ast.Name):
+        return [(iterated, target)]
+    if not (isinstance(iterated, ast.Call) and isinstance(iterated.func, ast.Name) and not iterated.keywords):
+        return []
+    if iterated.func.id == "enumerate" and len(iterated.args) == 1 and isinstance(iterated.args[0], ast.Name) \
+            and isinstance(target, ast.Tuple) and len(target.elts) == 2:
+        return [(iterated.args[0], target.elts[1])]
+    if iterated.func.id == "zip" and isinstance(target, ast.Tuple) and len(target.elts) == len(iterated.args):
+        return [(array, item) for array, item in zip(iterated.args, target.elts) if isinstance(array, ast.Name)]
+    return []
 
 
 def _mark_index(expr: ast.expr, uses: Dict[str, _Use], local_values: Optional[Dict[str, List[ast.expr]]] = None,

@@ -1894,3 +1894,16 @@ def test_what_a_loop_iterates_is_an_array_whose_items_its_targets_are(tmp_path, 
     path.write_text("from numba import cuda\n\n\n@cuda.jit\ndef k(grid, offsets, out):\n"
                     "    i, j = cuda.grid(2)\n    total = 0.0\n    " + loop + "\n    out[i, j] = total\n")
     assert inferred_signatures(Project().module(str(path)).kernels[0])[0][0] == expected
+
+
+def test_an_item_of_an_indexed_row_used_as_an_index_makes_the_array_hold_integers(tmp_path):
+    """`a = edges[e][0]` then `locations[a]`: the edges hold integers (inferred as floats, numba
+    refused every candidate)."""
+    from kernlint.python.signatures.inference import inferred_signatures
+
+    path = tmp_path / "k.py"
+    path.write_text("from numba import cuda\n\n\n@cuda.jit\ndef k(edges, locations, out):\n"
+                    "    e = cuda.grid(1)\n    a = edges[e][0]\n    b = edges[e][1]\n"
+                    "    out[e] = locations[a] - locations[b]\n")
+    assert inferred_signatures(Project().module(str(path)).kernels[0])[0][0] == (
+        "void(int64[:, ::1], float64[::1], float64[::1])")

@@ -901,6 +901,8 @@ def _mark_index(expr: ast.expr, uses: Dict[str, _Use], local_values: Optional[Di
                 _mark_index(value, uses, local_values, seen)
     elif isinstance(expr, ast.Subscript) and isinstance(expr.value, ast.Name) and expr.value.id in uses:
         uses[expr.value.id].index = True  # x[idx[i]]: idx holds integers
+    elif isinstance(expr, ast.Subscript) and (chained := _chained_index(expr)) is not None and chained[0] in uses:
+        uses[chained[0]].index = True  # `cell = edges[e][0]` then `x[cell]`: edges holds integers
     elif isinstance(expr, ast.BinOp) and isinstance(expr.op, (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Mod,
                                                               ast.Pow, ast.LShift, ast.RShift, ast.BitAnd,
                                                               ast.BitOr, ast.BitXor)):

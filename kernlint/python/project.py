@@ -296,8 +296,9 @@ class Project:
                     data = read_bytes(found)
                 except OSError:
                     continue
+                absolute = os.path.abspath(found)
                 for word in set(_WORD.findall(data)):
-                    index.setdefault(word.decode("ascii"), []).append(os.path.abspath(found))
+                    index.setdefault(word.decode("ascii"), []).append(absolute)
         return index.get(name, [])
 
     def imported_closure(self, paths) -> Tuple[Set[str], Set[str]]:

@@ -376,32 +376,6 @@ def test_a_librarys_namespace_of_numbers_stands_in_per_function(tmp_path):
     assert "a library kernlint does not import" in found[1]["message"]
 
 
-def test_a_librarys_function_a_kernel_calls_stands_in_by_what_it_does_with_the_result(tmp_path):
-    """`from agents_lib import magnitude` (a library kernlint does not import), called in the
-    kernel for a number: a device function returning one stands in, and the kernel is checked
-    (its debugging print found); the finding names the stand-in."""
-    run = _check(tmp_path, """\
-        from agents_lib_kernlint_fixture import magnitude
-        from numba import cuda
-
-
-        @cuda.jit
-        def forces(edges, locations, out):
-            e = cuda.grid(1)
-            if e < edges.shape[0]:
-                a = edges[e][0]
-                b = edges[e][1]
-                d = magnitude(locations[a], locations[b])
-                if d > 10.0:
-                    print("far apart", e)
-                out[e] = 1.0 / d
-    """)
-    found = json.loads(run.stdout)
-    assert [(f["code"], f["line"]) for f in found] == [("KL301", 13)], run.stdout + run.stderr
-    assert found[0]["standins"] == [
-        "magnitude (a device function returning float64 1.0 for `agents_lib_kernlint_fixture.magnitude`)"]
-
-
 def test_a_method_whose_continuation_lines_start_with_a_tab_is_checked(tmp_path):
     """numba-cuda looks a function's def line up (for line info) by parsing its dedented source; a
     method whose continuation line starts with a tab does not dedent. The user's launch does not

@@ -234,13 +234,6 @@ class FunctionMaker:
         if binding.attr is not None and all(_numeric_use(use, parents) for use, parents in uses):
             self.ledger.stood_in((module.path, name), exc.library)  # from lib import c: c itself is the number
             return STANDIN_VALUE
-        if binding.attr is not None:
-            # `from lib import magnitude`, called (`d = magnitude(v)`): a device function of the
-            # library, standing in by what the kernel does with its result
-            use = _closure_use(module, Scope(module), node, name)
-            if not isinstance(use, str) and isinstance(use[0], _Returns):
-                self.ledger.stood_in((module.path, name), f"{use[1]} for `{exc.library}`")
-                return self._function_standin(use[0].value)
         # import lib as m, or from lib.utils import conversion (a submodule or a namespace of
         # constants): m.c is the number
         dotted = exc.library if binding.attr is not None else binding.module

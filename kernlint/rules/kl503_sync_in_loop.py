@@ -65,7 +65,13 @@ effect: ``np.save(path, d.copy_to_host())``, ``frames.put(d.copy_to_host())`` fo
 draws it; a copy a called function returns counts as the value the caller reads (and, where that caller
 keeps it in ``self.<attr>``, as read where a method called after it reads that attribute:
 ``self.update_grid()`` then ``self.advance()`` reading ``self.next``),
-or stores in ``self.<attr>`` that a method the loop calls next reads, or that the loop reads as
+or hands to a function of its own whose result a list keeps (``images.append(render(frame))``),
+or that the next iteration's host code reads before the statement that made it (the children
+copied back each generation, ``population = breed(...)``, scored on the host by ``[score(p) for p
+in population]`` at the top of the next one; handed back to that statement, or uploaded again, it
+is not read), or stores in ``self.<attr>`` that a method the loop calls next reads (also where
+the method that copies is a subclass's override in another file: ``self.update()`` keeping
+``self.state``, then the base's ``self.render()`` showing it), or that the loop reads as
 that attribute of the object after calling its method (``fluid.step()`` keeping its copies in
 ``self.density`` and ``self.vel_x``, then ``draw(fluid.density)``: the density's copy is read,
 the velocity's is reported), or in an attribute of
@@ -147,7 +153,9 @@ it is used. A copy whose value also decides (a branch that returns, breaks or ra
 is returned, stored in an attribute or handed to any other call is read, as above. A launch
 on host arrays in a function the loop calls, followed in that call by a blocking copy of what
 the host needs (``cast[g, b](d_hits, heights)`` then ``d_hits.copy_to_host(hits)``, the hits
-returned and read), waits no longer than that copy would: KL502 reports its transfers.
+returned and read), waits no longer than that copy would, and so does one followed first by
+other launches on host arrays (each waits itself) and then by that copy: KL502 reports their
+transfers.
 A copy made on every iteration whose value the host reads only behind a modulo or counter
 gate (``spins = d_spins.copy_to_host()`` each sweep, read by ``if step % every == 0:``
 measurements; ``self.spins = self.advance()`` with the measuring method called there) waits
@@ -366,6 +374,8 @@ def _read_next(facts: HostFacts, event, level, entry) -> bool:
         return False
     for later in inside[index + 1:]:
         if later.kind == "launch":
+            if _waits_itself(later) and (entry is None or entry in later.calls):
+                continue  # a launch on host arrays waits for the GPU itself: the wait goes on to the copy
             return False
         if later.kind == "copy-back" and not later.detail.get("stream"):
             if (entry is None or entry in later.calls) and not _needed(later, entry):
@@ -376,6 +386,13 @@ def _read_next(facts: HostFacts, event, level, entry) -> bool:
         if later.kind == "sync" and (entry is None or entry not in later.calls):
             return False
     return False
+
+
+def _waits_itself(launch) -> bool:
+    """A launch on host arrays that numba-cuda copies back and synchronizes after (not PyCUDA's
+    ``drv.In`` alone, which only copies in)."""
+    return bool(isinstance(launch, Launch) and launch.host_arrays and not (
+        launch.detail.get("pycuda") and not launch.detail.get("waits")))
 
 
 def _needed(copy, entry) -> bool:

@@ -123,7 +123,8 @@ def _mark_reads(facts: HostFacts, functions, bodies: Dict[str, frequency.Frequen
                                               f"number that it passes to a kernel (`{reduced}`): reduce on the "
                                               f"device and pass the result to the kernel as a device array")
             continue
-        read, tracked = read_after(region, after, outputs, own, _not_read_on_its_iteration(bodies, event) if in_loop else frozenset())
+        read, tracked = read_after(region, after, outputs, own, _not_read_on_its_iteration(bodies, event) if in_loop else frozenset(),
+                                   wrap=node.lineno if in_loop else None)
         if read or in_loop and _read_after_pieces(bodies, event, tracked, own):
             event.detail["read"] = True
         elif not in_loop:
@@ -152,7 +153,7 @@ def _mark_reads(facts: HostFacts, functions, bodies: Dict[str, frequency.Frequen
             tracked = {t for t in carried if t != RETURNED} | (receivers(node) if RETURNED in carried else set())
             # `fluid.step()` keeping its copy in `self.density`: the caller reads it as `fluid.density`
             tracked |= {f"{owner}.{t[len('self.'):]}" for t in tracked if owner and t.startswith("self.")}
-            if tracked and read_after(region, after, tracked, own, skip)[0]:
+            if tracked and read_after(region, after, tracked, own, skip, wrap=node.lineno)[0]:
                 used.append(copy_back.place)
         if used:
             call.detail["uses_copy"] = used
@@ -170,11 +171,20 @@ def _mark_reads(facts: HostFacts, functions, bodies: Dict[str, frequency.Frequen
         own = _class_methods(methods, call.function)
         skip = _not_read_on_its_iteration(bodies, call)
         outputs = copy_outputs(node, -1) if isinstance(node, ast.Assign) else set()  # (line -1: the targets alone)
-        if outputs and read_after(region, after, outputs, own, skip)[0]:
+        if outputs and read_after(region, after, outputs, own, skip, wrap=node.lineno)[0]:
             call.detail["result_read"] = True
         owner = _receiver(node, call)
-        named = sorted({sub.attr for item in region for sub in walk_nodes(item) if isinstance(sub, ast.Attribute)
-                        and isinstance(sub.value, ast.Name) and sub.value.id == owner}) if owner else []
+        if owner:
+            named = sorted({sub.attr for item in region for sub in walk_nodes(item) if isinstance(sub, ast.Attribute)
+                            and isinstance(sub.value, ast.Name) and sub.value.id == owner})
+        elif _on_self(node, call) and own:
+            # `self.update()` run by a subclass's override in another file, then `self.render()`
+            # reading `self.state`: what the class's own methods read of the object
+            owner = "self"
+            named = sorted({sub.attr for method in own.values() for sub in walk_nodes(method) if isinstance(
+                sub, ast.Attribute) and isinstance(sub.value, ast.Name) and sub.value.id == "self"})
+        else:
+            named = []
         read = [attr for attr in named if read_after(region, after, {f"{owner}.{attr}"}, own, skip)[0]]
         if read:
             call.detail["attributes_read"] = read
@@ -190,6 +200,13 @@ def _receiver(statement: ast.AST, call) -> str:
                 sub.func.value.id not in ("self", "cls")):
             return sub.func.value.id
     return ""
+
+
+def _on_self(statement: ast.AST, call) -> bool:
+    """Whether the call event at ``call.place`` in ``statement`` is a method called on ``self``."""
+    return any(isinstance(sub, ast.Call) and (sub.lineno, sub.col_offset + 1) == (call.place.line, call.place.column)
+               and isinstance(sub.func, ast.Attribute) and isinstance(sub.func.value, ast.Name)
+               and sub.func.value.id == "self" for sub in walk_nodes(statement))
 
 
 def _mark_results_kept(facts: HostFacts, functions, bodies: Dict[str, frequency.Frequency]) -> None:

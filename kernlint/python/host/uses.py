@@ -231,12 +231,18 @@ def _passes(call: ast.Call) -> bool:
 
 
 def read_after(region: List[ast.stmt], after: int, tracked: Set[str],
-               methods: Dict[str, ast.AST], skip: Set[int] = frozenset()) -> Tuple[bool, Set[str]]:
+               methods: Dict[str, ast.AST], skip: Set[int] = frozenset(),
+               wrap: Optional[int] = None) -> Tuple[bool, Set[str]]:
     """Whether the statements of ``region`` that start after line ``after`` read one of
     ``tracked`` (names, ``self.<attr>``), and what carries the value at the region's end
     (``tracked`` grown by what the value was stored into); ``methods``: the class's methods by
     name; ``skip``: the ids of nodes whose reading does not count (what does not run on the
-    iteration that made the value: a periodic gate's body, the other arm of an ``if`` around it)."""
+    iteration that made the value: a periodic gate's body, the other arm of an ``if`` around it).
+    ``wrap``: ``region`` is a loop's body and the value is made by the statement starting on that
+    line; what the next iteration's host code does with it before that statement counts too
+    (``population = d_children.copy_to_host()``, scored on the host by ``[score(p) for p in
+    population]`` at the top of the next generation; handed back to the statement that made it,
+    it goes round, and is not read)."""
     tracked = set(tracked)
     items = _iterated(region)
     for item in _flat(region):
@@ -244,7 +250,71 @@ def read_after(region: List[ast.stmt], after: int, tracked: Set[str],
             continue
         if _reads(item, tracked, methods, 0, items):
             return True, tracked
+    if wrap is not None:
+        carried = {t for t in tracked if t != RETURNED}
+        for item in _flat(region):
+            if not carried or getattr(item, "lineno", 0) >= wrap:
+                break
+            if id(item) in skip:
+                continue
+            if _host_reads(item, carried):
+                return True, tracked
+            carried -= _rebound(item)
     return False, tracked
+
+
+def _host_reads(node: ast.AST, tracked: Set[str]) -> bool:
+    """Whether ``node`` reads a tracked value on the host: a call given it (not an upload, a
+    kernel launch or a view), arithmetic or a comparison on it, an iteration over it, an item of
+    it. Handing it back to the device (``cuda.to_device(x)``, ``k[g, b](x)``) is a round trip,
+    not a read; nor is a copy back into it (``d.copy_to_host(x)``)."""
+    for sub in _host_side(node):
+        if isinstance(sub, ast.Call):
+            if any(_mentions(a, tracked) for a in list(sub.args) + [k.value for k in sub.keywords]):
+                return True
+        elif isinstance(sub, (ast.BinOp, ast.Compare)):
+            operands = [sub.left, sub.right] if isinstance(sub, ast.BinOp) else [sub.left] + sub.comparators
+            if any(_text(o) in tracked for o in operands):
+                return True
+        elif isinstance(sub, ast.comprehension) and _text(sub.iter) in tracked:
+            return True
+        elif isinstance(sub, ast.Subscript) and isinstance(sub.ctx, ast.Load) and _text(sub.value) in tracked:
+            return True
+    return False
+
+
+_DOWNLOADS = ("copy_to_host", "to_host", "get", "copy_to_host_async", "memcpy_dtoh", "memcpy_dtoh_async")
+
+
+def _host_side(node: ast.AST) -> Iterator[ast.AST]:
+    """``node`` and what it holds, leaving out what goes to or comes from the device (a launch,
+    an upload, a copy back: their arguments are not read by the host), a list's keeping of a
+    value, a view of it, and a lambda's body (run later, if ever)."""
+    if isinstance(node, ast.Lambda):
+        return
+    if isinstance(node, ast.Call):
+        func = node.func
+        name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+        if isinstance(func, ast.Subscript) or name in _UPLOADS or name in _DOWNLOADS or name in _KEEPS or \
+                _passes(node):
+            return
+    yield node
+    for child in child_nodes(node):
+        yield from _host_side(child)
+
+
+def _rebound(item: ast.AST) -> Set[str]:
+    """The names and ``self.<attr>`` an assignment binds anew (not a store into an item of them)."""
+    if not isinstance(item, (ast.Assign, ast.AnnAssign)):
+        return set()
+    targets = item.targets if isinstance(item, ast.Assign) else [item.target]
+    found: Set[str] = set()
+    for target in targets:
+        for element in target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]:
+            text = _text(element)
+            if text:
+                found.add(text)
+    return found
 
 
 def _iterated(region: List[ast.stmt]) -> Dict[str, str]:
@@ -291,6 +361,8 @@ def _reads(item: ast.AST, tracked: Set[str], methods: Dict[str, ast.AST], depth:
         call = item.value
         if any(_self_call_reads(a, tracked, methods, depth) for a in call.args):
             return True  # `history.append({"m": self.magnetisation()})`: the method reads it now
+        if any(_worked_on(a, tracked) for a in call.args):
+            return True  # `images.append(render(frame))`: `render` reads it now, the list keeps its result
         if any(_mentions(a, tracked) for a in call.args):
             tracked |= _stored(call.func.value)  # `history.append(x.mean())`: kept for later, like `hist[i] = x`
         return False
@@ -306,6 +378,30 @@ def _reads(item: ast.AST, tracked: Set[str], methods: Dict[str, ast.AST], depth:
             return False
         return _called_with(value, tracked, methods, depth)
     return _mentions(item, tracked) or _self_call_reads(item, tracked, methods, depth)
+
+
+# what computes a number or an array from its argument, as the list keeping it would keep the value
+_ARITHMETIC_CALLS = ("float", "int", "bool", "abs", "min", "max", "sum", "len", "round", "complex", "list", "tuple",
+                     "dict", "str", "repr", "format")
+
+
+def _worked_on(node: ast.AST, tracked: Set[str]) -> bool:
+    """A call in ``node`` given a tracked value that is neither a view nor NumPy's or a builtin's
+    arithmetic (``render(frame)``, ``draw(ax, frame)``): a function of the code's own, or another
+    library's, that works with the value now."""
+    for call in walk_nodes(node):
+        if not isinstance(call, ast.Call) or _passes(call) or not any(
+                _mentions(a, tracked) for a in list(call.args) + [k.value for k in call.keywords]):
+            continue
+        func = call.func
+        root = func
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        if isinstance(func, ast.Name) and func.id in _ARITHMETIC_CALLS or isinstance(func, ast.Attribute) and (
+                isinstance(root, ast.Name) and root.id in _MODULES + ("math",)):
+            continue
+        return True
+    return False
 
 
 def _called_with(node: ast.AST, tracked: Set[str], methods: Dict[str, ast.AST], depth: int) -> bool:

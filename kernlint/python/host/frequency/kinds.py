@@ -265,12 +265,18 @@ class LoopKinds:
     def _input_flags(self) -> Set[str]:
         """Names the loop binds only to a capture's success flag (``ok, image = capture.read()``,
         ``ok = capture.grab()``, the capture neither rebound in the loop nor given anything):
-        whether another frame came, not a value of the work."""
+        whether another frame came, not a value of the work; or only to the key the user
+        pressed (``k = cv2.waitKey(1) & 0xFF``, then ``if k == 27: break``): the user asks to stop."""
         found: Dict[str, bool] = {}
         for sub in own_nodes(self.node.body):
             if not isinstance(sub, ast.Assign):
                 continue
             value = sub.value
+            if self._key_poll(value):
+                for target in sub.targets:
+                    if isinstance(target, ast.Name):
+                        found[target.id] = found.get(target.id, True)
+                continue
             capture = isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and not value.args \
                 and not value.keywords and dotted_name(value.func.value) not in self.facts.changed | {""}
             for target in sub.targets:
@@ -280,6 +286,14 @@ class LoopKinds:
                 elif isinstance(target, ast.Name):
                     found[target.id] = found.get(target.id, True) and capture and value.func.attr == "grab"
         return {name for name, flag in found.items() if flag}
+
+    def _key_poll(self, value: ast.AST) -> bool:
+        """``cv2.waitKey(1)``, masked or not (``cv2.waitKey(1) & 0xFF``), given nothing the loop
+        computes: which key the user pressed."""
+        while isinstance(value, ast.BinOp) and isinstance(value.op, ast.BitAnd) and int_value(value.right, {}) is not None:
+            value = value.left
+        return isinstance(value, ast.Call) and dotted_name(value.func).rsplit(".", 1)[-1] in _KEY_POLLS and not (
+            names_read(value) & self.facts.changed)
 
     def _more_input_test(self) -> str:
         """A ``while`` whose deciding tests read nothing the loop computes: calls that say whether

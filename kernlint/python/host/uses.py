@@ -6,7 +6,8 @@ class called there; stored into an attribute of a container's items (``for i, b 
 enumerate(self.bodies): b.acc = a[i]``), read where the region reads that attribute of those
 items or calls a method on them (``for b in self.bodies: b.step(dt)``). Storing it whole or in part into another array (``hist[i] = x``,
 ``self.out[:, 0] = x``, ``hist.append(x)``) is not a read: that array is followed instead, so a copy kept for later
-(a history read after the loop) is still a copy nothing reads. A copy whose value the host only
+(a history read after the loop) is still a copy nothing reads; arithmetic on it stored there
+(``centres[j] = sums[j] / counts[j]``) is. A copy whose value the host only
 computes with to upload again (``round_trip``) is not read either: the device could compute it.
 Syntax only.
 """
@@ -370,6 +371,8 @@ def _reads(item: ast.AST, tracked: Set[str], methods: Dict[str, ast.AST], depth:
         value = item.value
         if value is None:
             return False
+        if _computes_with(value, tracked):
+            return True  # `centroids[j] = sums[j] / counts[j]`: the host computes with it now
         if _mentions(value, tracked) and not _called_with(value, tracked, methods, depth):
             # stored, not read: `y = x`, `hist[i] = x`, `self.out[:, 0] = x[:n]`
             targets = item.targets if isinstance(item, ast.Assign) else [item.target]
@@ -401,6 +404,23 @@ def _worked_on(node: ast.AST, tracked: Set[str]) -> bool:
                 isinstance(root, ast.Name) and root.id in _MODULES + ("math",)):
             continue
         return True
+    return False
+
+
+def _computes_with(value: ast.AST, tracked: Set[str]) -> bool:
+    """Whether ``value`` is arithmetic on a tracked value (an operand that is it, an item or a
+    view of it: ``sums[j] / counts[j]``, ``-x``), not the value itself stored elsewhere."""
+    def is_tracked(node: ast.AST) -> bool:
+        while isinstance(node, ast.Subscript) or isinstance(node, ast.Call) and isinstance(
+                node.func, ast.Attribute) and _passes(node):
+            node = node.value if isinstance(node, ast.Subscript) else node.func.value
+        return _text(node) in tracked if isinstance(node, (ast.Name, ast.Attribute)) else False
+
+    for sub in walk_nodes(value):
+        operands = [sub.left, sub.right] if isinstance(sub, ast.BinOp) else [sub.operand] if isinstance(
+            sub, ast.UnaryOp) else []
+        if any(is_tracked(o) for o in operands):
+            return True
     return False
 
 

@@ -1,7 +1,7 @@
 """kernlint on real code: a corpus of public numba.cuda projects, read from local copies.
 
     python benchmarks/realworld.py CORPUS_DIR [CORPUS_DIR ...] [OUT.json] [--jobs N]
-        [--half developed|held-out|held-out-2|held-out-3|held-out-4|held-out-5|held-out-6|held-out-7|held-out-8|held-out-9|held-out-10|held-out-11|held-out-12|held-out-13|held-out-14|all] [--select CODES]
+        [--half developed|held-out|held-out-2|held-out-3|held-out-4|held-out-5|held-out-6|held-out-7|held-out-8|held-out-9|held-out-10|held-out-11|held-out-12|held-out-13|held-out-14|held-out-15|all] [--select CODES]
     python benchmarks/realworld.py --combine RUN.json [RUN.json ...] OUT.json
 
 CORPUS_DIR holds one directory per project (the corpus stays out of this repository;
@@ -24,7 +24,7 @@ The corpus is split in halves (``half`` in ``benchmarks/realworld_corpus.toml``)
 were developed on one, the others are held out and judge them. ``held-out`` was read once its
 final run was done, so it no longer judges honestly, nor do ``held-out-2``, ``held-out-3`` and
 ``held-out-4`` to ``held-out-12`` since their runs (each labelled, its true patterns written
-down, before anything ran on it), nor ``held-out-13`` since its run; ``held-out-14`` is the fresh one, run once at the end. ``--half`` picks the projects of the CORPUS_DIRs that are run: ``developed``
+down, before anything ran on it), nor ``held-out-13`` or ``held-out-14`` since their runs; ``held-out-15`` is the fresh one, run once at the end. ``--half`` picks the projects of the CORPUS_DIRs that are run: ``developed``
 (the default), one of the held-out halves (only when asked: a held-out set is run once, at the
 end) or ``all``. Besides precision, each rule gets its recall
 against the true patterns found by reading the projects' host code (``[expected."<project>"]``
@@ -160,7 +160,7 @@ def _host_nodes(module):
                 pending.append(child)
 
 
-HALVES = ("developed", "held-out", "held-out-2", "held-out-3", "held-out-4", "held-out-5", "held-out-6", "held-out-7", "held-out-8", "held-out-9", "held-out-10", "held-out-11", "held-out-12", "held-out-13", "held-out-14")
+HALVES = ("developed", "held-out", "held-out-2", "held-out-3", "held-out-4", "held-out-5", "held-out-6", "held-out-7", "held-out-8", "held-out-9", "held-out-10", "held-out-11", "held-out-12", "held-out-13", "held-out-14", "held-out-15")
 
 
 def load_verdicts(path: str = VERDICTS) -> Tuple[Dict[str, Dict[str, str]], Dict[str, List[dict]]]:
@@ -181,9 +181,39 @@ def shape(verdict: str) -> str:
     return found.group(1) if found else "unclassified"
 
 
+def statement_end(root: str, path: str, line: int) -> int:
+    """The last line of the statement a true pattern names by its first line (a call spread over
+    lines, ``a, b = reproduce(g,\n ...)``: a finding at the call's line is that pattern); the
+    header's last line for a compound statement; ``line`` where the file does not say."""
+    try:
+        with open(os.path.join(root, path), encoding="utf-8", errors="replace") as handle:
+            tree = ast.parse(handle.read())
+    except (OSError, SyntaxError, ValueError):
+        return line
+    for node in ast.walk(tree):
+        if isinstance(node, ast.stmt) and node.lineno == line:
+            body = getattr(node, "body", None)
+            if isinstance(body, list) and body:
+                return max(line, body[0].lineno - 1)
+            return max(line, node.end_lineno or line)
+    return line
+
+
+def mark_reported(patterns: List[dict], keys) -> List[dict]:
+    """Each true pattern with ``reported``: a finding of its rule in its file on a line of the
+    statement it names."""
+    lines = defaultdict(set)
+    for key in keys:
+        path, line, code = key.rsplit(":", 2)
+        lines[(path, code)].add(int(line))
+    return [dict(p, reported=any(p["line"] <= found <= p.get("end_line", p["line"])
+                                 for found in lines[(p["path"], p["code"])])) for p in patterns]
+
+
 def rule_scores(findings: List[dict], expected: List[dict]) -> Dict[str, Dict[str, object]]:
     """Per rule: findings, judged, true, precision (true / judged), the expected true patterns,
-    those reported (a finding of that rule at that path and line), recall, and the false
+    those reported (a finding of that rule in that file on a line of the statement it names),
+    recall, and the false
     findings by shape."""
     codes = sorted({f["key"].rsplit(":", 1)[1] for f in findings} | {e["code"] for e in expected})
     scores = {}
@@ -294,8 +324,8 @@ def measure(name: str, root: str, verdicts: Dict[str, str], jobs=None, expected=
         precision[code] = {"findings": sum(1 for h in judged_findings if h["key"].endswith(code)), "judged": len(judged),
                            "true": len(true), "precision": round(len(true) / len(judged), 3) if judged else None}
     # the true patterns read in the project's host code: is each one reported, by its rule, where it is?
-    keys = {h["key"] for h in judged_findings}
-    patterns = [{**entry, "reported": f"{entry['path']}:{entry['line']}:{entry['code']}" in keys} for entry in expected]
+    patterns = [dict(entry, end_line=statement_end(root, entry["path"], entry["line"])) for entry in expected]
+    patterns = mark_reported(patterns, {h["key"] for h in judged_findings})
     return {
         "project": name,
         "half": half,
@@ -350,8 +380,10 @@ def rejudge(row: dict, verdicts: Dict[str, str], expected: List[dict], half=None
         true = [f for f in judged if f["verdict"].startswith("true")]
         precision[code] = {"findings": len(mine), "judged": len(judged), "true": len(true),
                            "precision": round(len(true) / len(judged), 3) if judged else None}
-    keys = {f["key"] for f in findings}
-    patterns = [{**entry, "reported": f"{entry['path']}:{entry['line']}:{entry['code']}" in keys} for entry in expected]
+    # (the statement's last line, read from the source at the run, carried over)
+    ends = {(e["path"], e["line"]): e["end_line"] for e in row.get("expected", ()) if e.get("end_line")}
+    patterns = [dict(entry, end_line=ends.get((entry["path"], entry["line"]), entry["line"])) for entry in expected]
+    patterns = mark_reported(patterns, {f["key"] for f in findings})
     row.update(findings=findings, precision=precision, expected=patterns, scores=rule_scores(findings, patterns))
     return row
 

@@ -52,6 +52,30 @@ def test_realworld_counts_a_kernel_launched_by_host_code_only(tmp_path):
     assert launched == {(kernels, 11), (script, 6)}
 
 
+def test_realworld_a_true_pattern_is_reported_on_any_line_of_the_statement_it_names(tmp_path):
+    """A label names a statement by its first line; a finding at the call inside it, lines
+    further down, is that pattern. One on the next statement, or inside a loop whose header
+    the label names, is not."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        import realworld
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    (tmp_path / "run.py").write_text(
+        "for g in range(10):\n"
+        "    children, \\\n"
+        "        best = reproduce(g,\n"
+        "                         population)\n"
+        "    population = children\n")
+    ends = [realworld.statement_end(str(tmp_path), "run.py", line) for line in (1, 2, 5, 9)]
+    assert ends == [1, 4, 5, 9]
+    patterns = [{"code": "KL501", "path": "run.py", "line": 2, "end_line": 4},
+                {"code": "KL501", "path": "run.py", "line": 1, "end_line": 1}]
+    marked = realworld.mark_reported(patterns, {"run.py:3:KL501", "run.py:5:KL503"})
+    assert [p["reported"] for p in marked] == [True, False]
+    assert not realworld.mark_reported(patterns[:1], {"run.py:5:KL501"})[0]["reported"]
+
+
 def test_realworld_counts_a_kernel_the_reader_follows_a_launch_to_under_another_name(tmp_path):
     """`self.kernel = scale` in a class, launched as `self.kernel[...]`; a kernel picked from a
     dict by a literal key: launched, by the facts the signatures are read from, though no launch

@@ -86,9 +86,11 @@ then ``colour[g, b](d_img, np.abs(u).max())``, or through a name only launches r
 device, passed to the kernel as a device array, needs no copy); a launch on
 host arrays in a function the loop calls, outside any loop of that function, after which the
 host reads in the same call an array the kernel writes (``render[g, b](self.image)`` then ``(255
-* self.image).astype(np.uint8)``): numba-cuda's copy back brings that value, and KL502 still
-reports the transfers (a launch in a loop of its own function waits on each of that loop's
-iterations, and is reported); and a
+* self.image).astype(np.uint8)``), or directly in the step loop, after which the host reads
+that array later in the iteration or at the next one's start (two host grids of a game of life,
+``print(grids[a].sum())`` before each generation's launch): numba-cuda's copy back brings that
+value, and KL502 still reports the transfers (a launch in another loop of a called function
+waits on each of that loop's iterations, and is reported); and a
 synchronization that waits for an asynchronous copy back whose array the host reads later in
 the same iteration (``d.copy_to_host(out, stream=s)`` then ``s.synchronize()`` before ``out``
 is read; ``with s.auto_synchronize():`` around numba's ``d.to_host(s)``): the wait is for the

@@ -271,15 +271,38 @@ def _mark_launch_reads(facts: HostFacts, functions, bodies: Dict[str, frequency.
         if not outputs:
             continue
         found = _region(bodies, functions, event)
-        if found is None or found[3]:
-            continue  # (in a loop of its own function: a wait per iteration of that loop, still reported)
-        region, after, _, _ = found
+        if found is None:
+            continue
+        region, after, node, in_loop = found
+        if in_loop:
+            # in a step loop: what the host reads of the kernel's output later in the iteration, or
+            # at the next one's start (`io.imshow(grids[a])` shows the grid the launch wrote); a
+            # wait per iteration of another loop (the layers of one call) stays reported
+            statement = bodies[event.function].at(event.place.line)
+            if statement is None or statement.loop is None or statement.loop.kind != "step":
+                continue
+            held = {_container(name) for name in outputs} - {""}
+            if held and read_after(_without_launches(region), after, held,
+                                   _class_methods(methods, event.function), wrap=node.lineno)[0]:
+                event.detail["read"] = True
+            continue
         if id(region) not in stripped:
             stripped[id(region)] = _without_launches(region)
         region = stripped[id(region)]
         if _computed_after(region, after, outputs) or read_after(
                 region, after, outputs, _class_methods(methods, event.function))[0]:
             event.detail["read"] = True
+
+
+def _container(name: str) -> str:
+    """The array or list an argument's text names (``grids`` of ``grids[int(b)]``)."""
+    try:
+        node = ast.parse(name, mode="eval").body
+    except SyntaxError:
+        return ""
+    while isinstance(node, ast.Subscript):
+        node = node.value
+    return ast.unparse(node) if isinstance(node, (ast.Name, ast.Attribute)) else ""
 
 
 def _computed_after(region, after: int, tracked: Set[str]) -> bool:

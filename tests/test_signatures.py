@@ -1884,6 +1884,14 @@ def test_the_items_of_an_unpacked_row_used_as_indices_make_the_array_hold_intege
     # what an index leaves of `offsets` is iterated: one dimension more than the index takes
     ("for w in offsets[i][j]:\n        total += grid[i, j] * w",
      "void(float64[:, ::1], float64[:, :, ::1], float64[:, ::1])"),
+    # each item of `offsets` is itself indexed: a row, so `offsets` has two dimensions
+    ("for row in offsets:\n        total += grid[i, j] * row[0]",
+     "void(float64[:, ::1], float64[:, ::1], float64[:, ::1])"),
+    ("for n, row in enumerate(offsets):\n        total += row[n] * grid[i, j]",
+     "void(float64[:, ::1], float64[:, ::1], float64[:, ::1])"),
+    # an item used as a number leaves it one-dimensional
+    ("for w in offsets:\n        total += grid[i, j] * w",
+     "void(float64[:, ::1], float64[::1], float64[:, ::1])"),
 ])
 def test_what_a_loop_iterates_is_an_array_whose_items_its_targets_are(tmp_path, loop, expected):
     """`for dx, dy in offsets:` iterates rows of a 2-d array (inferred 1-d, numba failed to unpack

@@ -393,6 +393,9 @@ def _parameter_uses(node, module: PyModule, outer_scope, visiting: Set[int], clo
                and isinstance(sub.value.args[0], ast.Name)
                and module.dotted(sub.value.func, outer_scope.inner(node)) == "numba.cuda.const.array_like"
                for target in sub.targets if isinstance(target, ast.Name) and target.id not in uses]
+    # `for centroid in centroids:` then `centroid[k]`: each item is a row, one dimension into the array
+    chains += [(target.id, (iterated.id, 1)) for sub in walk_nodes(node) if isinstance(sub, (ast.For, ast.comprehension))
+               for iterated, target in _loop_items(sub) if isinstance(target, ast.Name) and target.id not in uses]
     views: Dict[str, Tuple[str, int]] = {}
     for _ in range(len(chains)):
         found = {name: (base, taken) if base in uses else (views[base][0], views[base][1] + taken)

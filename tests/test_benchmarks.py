@@ -1,5 +1,6 @@
 """The benchmarks' own logic: the static-resources benchmark in its quick mode (CI has no GPU;
 the GPU part is recorded), the real-world counts, the identical-output comparison."""
+import importlib
 import json
 import subprocess
 import sys
@@ -28,15 +29,20 @@ def test_static_resources_quick(tmp_path):
         assert row["original"]["scratch_bytes"] > 0 == row["rewritten"]["scratch_bytes"]
 
 
+def benchmark_module(name: str):
+    """A script of benchmarks/ imported as a module (the folder is no package)."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        return importlib.import_module(name)
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+
+
 def test_realworld_counts_a_kernel_launched_by_host_code_only(tmp_path):
     """A launch written inside a kernel's own body (an indentation slip) is no launch site:
     numba.cuda launches no kernel from the GPU; one in host code is, in any file that does not
     define a kernel of that name itself."""
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    try:
-        import realworld
-    finally:
-        sys.path.remove(str(ROOT / "benchmarks"))
+    realworld = benchmark_module("realworld")
     (tmp_path / "kernels.py").write_text(
         "from numba import cuda\n\n\n"
         "@cuda.jit\ndef doubled(a):\n    a[0] *= 2\n    doubled[1, 1](a)\n\n\n"
@@ -56,11 +62,7 @@ def test_realworld_a_true_pattern_is_reported_on_any_line_of_the_statement_it_na
     """A label names a statement by its first line; a finding at the call inside it, lines
     further down, is that pattern. One on the next statement, or inside a loop whose header
     the label names, is not."""
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    try:
-        import realworld
-    finally:
-        sys.path.remove(str(ROOT / "benchmarks"))
+    realworld = benchmark_module("realworld")
     (tmp_path / "run.py").write_text(
         "for g in range(10):\n"
         "    children, \\\n"
@@ -80,11 +82,7 @@ def test_realworld_counts_a_kernel_the_reader_follows_a_launch_to_under_another_
     """`self.kernel = scale` in a class, launched as `self.kernel[...]`; a kernel picked from a
     dict by a literal key: launched, by the facts the signatures are read from, though no launch
     names them. One never reached stays unlaunched."""
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    try:
-        import realworld
-    finally:
-        sys.path.remove(str(ROOT / "benchmarks"))
+    realworld = benchmark_module("realworld")
     (tmp_path / "kernels.py").write_text(
         "from numba import cuda\n\n\n"
         "@cuda.jit\ndef scale(a):\n    a[0] *= 2\n\n\n"
@@ -204,11 +202,7 @@ def _recording(folder, root, target_dir, outputs, check_options=()):
 def test_identical_output_compares_what_kernlint_says_not_where_it_ran(tmp_path):
     """Two recordings made in different checkouts compare alike where only the places and the
     addresses numba quotes differ; any other byte is a difference."""
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    try:
-        import identical_output
-    finally:
-        sys.path.remove(str(ROOT / "benchmarks"))
+    identical_output = benchmark_module("identical_output")
 
     def output(root, address, line=12):
         return (f'[{{"code": "KL903", "path": "{root}/proj/k.py", "line": {line}, "message": '

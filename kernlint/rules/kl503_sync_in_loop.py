@@ -60,7 +60,8 @@ verification loop (each iteration checks the copy against the host's own result 
 d_err.copy_to_host()[0] > tol: break``, or a name it assigns tested in the loop); a copy
 whose value the host computes with in its own statement (``loss += f(d.copy_to_host(), y)``,
 ``w -= lr * d.copy_to_host()``; kept whole in a list it is not read) or reads later in the
-same iteration (arithmetic on it included: ``centres[j] = sums[j] / counts[j]``) (passes to a call such as ``np.save``, or hands straight to one made for its
+same iteration (computes with it, ``centres[j] = sums[j] / counts[j]``; passes it to a call such as
+``np.save``, or hands it straight to one made for its
 effect: ``np.save(path, d.copy_to_host())``, ``frames.put(d.copy_to_host())`` for the thread that
 draws it; a copy a called function returns counts as the value the caller reads (and, where that caller
 keeps it in ``self.<attr>``, as read where a method called after it reads that attribute:
@@ -221,7 +222,7 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
             continue
         what = event.what.replace("numba.cuda.", "cuda.").replace("cupy.", "cp.")
         if isinstance(event, Launch):
-            if not event.host_arrays or event.detail.get("pycuda") and not event.detail.get("waits"):
+            if not _waits_itself(event):
                 continue  # PyCUDA's `drv.In` alone copies in and launches: nothing waits for the kernel
             if event.detail.get("read"):
                 continue  # the host reads what the kernel wrote right after: the wait is for that value

@@ -274,6 +274,8 @@ def _mark_launch_reads(facts: HostFacts, functions, bodies: Dict[str, frequency.
         if found is None:
             continue
         region, after, node, in_loop = found
+        if id(region) not in stripped:
+            stripped[id(region)] = _without_launches(region)
         if in_loop:
             # in a step loop: what the host reads of the kernel's output later in the iteration, or
             # at the next one's start (`io.imshow(grids[a])` shows the grid the launch wrote); a
@@ -282,12 +284,10 @@ def _mark_launch_reads(facts: HostFacts, functions, bodies: Dict[str, frequency.
             if statement is None or statement.loop is None or statement.loop.kind != "step":
                 continue
             held = {_container(name) for name in outputs} - {""}
-            if held and read_after(_without_launches(region), after, held,
+            if held and read_after(stripped[id(region)], after, held,
                                    _class_methods(methods, event.function), wrap=node.lineno)[0]:
                 event.detail["read"] = True
             continue
-        if id(region) not in stripped:
-            stripped[id(region)] = _without_launches(region)
         region = stripped[id(region)]
         if _computed_after(region, after, outputs) or read_after(
                 region, after, outputs, _class_methods(methods, event.function))[0]:

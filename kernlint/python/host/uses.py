@@ -273,10 +273,8 @@ def _host_reads(node: ast.AST, tracked: Set[str]) -> bool:
         if isinstance(sub, ast.Call):
             if any(_mentions(a, tracked) for a in list(sub.args) + [k.value for k in sub.keywords]):
                 return True
-        elif isinstance(sub, (ast.BinOp, ast.Compare)):
-            operands = [sub.left, sub.right] if isinstance(sub, ast.BinOp) else [sub.left] + sub.comparators
-            if any(_text(o) in tracked for o in operands):
-                return True
+        elif isinstance(sub, (ast.BinOp, ast.Compare)) and any(_is_value(o, tracked) for o in _operands(sub)):
+            return True
         elif isinstance(sub, ast.comprehension) and _text(sub.iter) in tracked:
             return True
         elif isinstance(sub, ast.Subscript) and isinstance(sub.ctx, ast.Load) and _text(sub.value) in tracked:
@@ -410,18 +408,27 @@ def _worked_on(node: ast.AST, tracked: Set[str]) -> bool:
 def _computes_with(value: ast.AST, tracked: Set[str]) -> bool:
     """Whether ``value`` is arithmetic on a tracked value (an operand that is it, an item or a
     view of it: ``sums[j] / counts[j]``, ``-x``), not the value itself stored elsewhere."""
-    def is_tracked(node: ast.AST) -> bool:
-        while isinstance(node, ast.Subscript) or isinstance(node, ast.Call) and isinstance(
-                node.func, ast.Attribute) and _passes(node):
-            node = node.value if isinstance(node, ast.Subscript) else node.func.value
-        return _text(node) in tracked if isinstance(node, (ast.Name, ast.Attribute)) else False
+    return any(_is_value(o, tracked, items=True) for sub in walk_nodes(value)
+               if not isinstance(sub, ast.Compare) for o in _operands(sub))
 
-    for sub in walk_nodes(value):
-        operands = [sub.left, sub.right] if isinstance(sub, ast.BinOp) else [sub.operand] if isinstance(
-            sub, ast.UnaryOp) else []
-        if any(is_tracked(o) for o in operands):
-            return True
-    return False
+
+def _operands(node: ast.AST) -> List[ast.expr]:
+    """The operands of arithmetic or a comparison (none for anything else)."""
+    if isinstance(node, ast.BinOp):
+        return [node.left, node.right]
+    if isinstance(node, ast.UnaryOp):
+        return [node.operand]
+    if isinstance(node, ast.Compare):
+        return [node.left] + list(node.comparators)
+    return []
+
+
+def _is_value(node: ast.AST, tracked: Set[str], items: bool = False) -> bool:
+    """``node`` is a tracked value (with ``items``: also an item or a view of it, ``sums[j]``)."""
+    while items and (isinstance(node, ast.Subscript) or isinstance(node, ast.Call) and isinstance(
+            node.func, ast.Attribute) and _passes(node)):
+        node = node.value if isinstance(node, ast.Subscript) else node.func.value
+    return isinstance(node, (ast.Name, ast.Attribute)) and _text(node) in tracked
 
 
 def _called_with(node: ast.AST, tracked: Set[str], methods: Dict[str, ast.AST], depth: int) -> bool:

@@ -10,9 +10,10 @@ from dataclasses import replace
 from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 
 from ..static_types import ArrayType, TupleType
-from ..syntax import FunctionNode, PyModule, own_nodes, tree_nodes, walk_nodes
+from ..syntax import FunctionNode, PyModule, Scope, own_nodes, tree_nodes, walk_nodes
 from .branches import same_type
 from .frames import Frame
+from .launches import gpu_compiled
 
 
 # a parameter annotated with a Python number: its numba type
@@ -192,8 +193,9 @@ def names_called(tree: ast.AST) -> Set[str]:
 
 
 def returned_closure(function: FunctionNode, module: PyModule) -> str:
-    """The name of the function nested in ``function`` (not a kernel, not decorated) that
-    every ``return`` of it gives back; "" otherwise."""
+    """The name of the function nested in ``function`` (not a kernel; not decorated, or a CUDA
+    ufunc: ``@guvectorize(..., target='cuda')``, whose calls launch) that every ``return`` of
+    it gives back; "" otherwise."""
     nested = {n.name: n for n in function.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
     returns = [n for n in own_nodes(function) if isinstance(n, ast.Return)]
     names = {r.value.id if isinstance(r.value, ast.Name) else None for r in returns}
@@ -201,7 +203,9 @@ def returned_closure(function: FunctionNode, module: PyModule) -> str:
         return ""
     name = names.pop()
     inner = nested.get(name) if name else None
-    if inner is None or inner.decorator_list or module.kernel_for(inner) is not None:
+    if inner is None or module.kernel_for(inner) is not None:
+        return ""
+    if inner.decorator_list and gpu_compiled(inner, module, Scope(module).inner(function)) != "ufunc":
         return ""
     return name
 

@@ -213,6 +213,8 @@ def calls_in_order(expr: ast.AST, operators: bool = False) -> List[Tuple[ast.AST
 
 # a file that names numba, CUDA or CuPy
 GPU_WORDS = re.compile(r"\b(?:numba|cuda|cupy)\b")
+# `target='cuda'` (`'gpu'`: numbapro) as `gpu_compiled` reads it, for a quick look at a file's text
+CUDA_TARGET = re.compile(r"""\btarget\s*=\s*['"](?:cuda|gpu)['"]""")
 # `kernel[blocks, threads](`, `kernel.forall(n)(`: a file that may launch (a comma: not
 # `handlers[key](...)`); `k[\n grid, block](` over lines too, and a grid that indexes a shape
 # (`k[(x.shape[0] + 63) // 64, 64](`)

@@ -18,7 +18,7 @@ import textwrap
 from typing import Callable, Dict, List, Optional, Set
 
 from ...analysis.host import Arg, Event, Launch
-from ..static_types import ArrayType, Opaque, ScalarType, TypeReader
+from ..static_types import ArrayType, Opaque, ProjectFunctions, ScalarType, TypeReader, held_code
 from ..syntax import FunctionNode, PyModule, Scope, child_nodes, own_nodes, tree_nodes, walk_nodes
 from .frames import Frame, place_of
 from .frequency import constant_int
@@ -454,11 +454,29 @@ def _class_member(expr: ast.expr, frame: Frame, module: PyModule) -> Optional[as
     return None
 
 
+def _held_ufunc(expr: ast.expr, module: PyModule, reader: TypeReader) -> bool:
+    """A value holding a CUDA ufunc a factory made (``step = make_step()``, ``self.f =
+    self.__f_vec()`` returning the ``@guvectorize(..., target='cuda')`` function nested in it):
+    every function it may be is one."""
+    if not isinstance(expr, (ast.Name, ast.Attribute)):
+        return False
+    held = held_code(reader.type_of(expr))
+    if not held or not isinstance(reader.type_of(expr), ProjectFunctions):
+        return False
+    for path, qualname in held:
+        owner = module.project.module(path) if path != module.path else module
+        node = owner.function_named(qualname) if owner is not None else None
+        if node is None or gpu_compiled(node, owner, Scope(owner)) != "ufunc":
+            return False
+    return True
+
+
 def ufunc_launch(call: ast.Call, frame: Frame, module: PyModule, reader: TypeReader) -> Optional[Launch]:
     """A call of a CUDA ufunc (``@vectorize([...], target='cuda')``, ``@guvectorize``): a launch,
     on its array arguments and ``out=``. numba copies host arrays to the device, the result back
     and waits for the kernel, as for a kernel launched on them; None for other calls."""
-    if any(isinstance(a, ast.Starred) for a in call.args) or _gpu_function(call.func, frame, module) != "ufunc":
+    if any(isinstance(a, ast.Starred) for a in call.args) or (
+            _gpu_function(call.func, frame, module) != "ufunc" and not _held_ufunc(call.func, module, reader)):
         return None
     given = list(call.args) + [k.value for k in call.keywords if k.arg == "out"]
     return Launch("launch", place_of(module.path, call), frame.qualname, frame.loops, what=ast.unparse(call.func),

@@ -43,7 +43,7 @@ from .frames import Frame, place_of, within
 from .frequency import frame_callbacks
 from .functions import call_parameters, changed_dicts, jitted_only, names_called, positional_parameters, receiver_of
 from .kernels import KernelResolver
-from .launches import LAUNCH_TEXT, calls_in_order, compile_target, handed_call, launch_target
+from .launches import LAUNCH_TEXT, calls_in_order, compile_target, gpu_compiled, handed_call, launch_target
 from .wrappers import configured_call, unwrapped_call
 from .loops import LoopReader, carried_places
 from .names import rebound, target_names
@@ -53,8 +53,8 @@ from .class_methods import class_method_calls, drives_class_methods
 from .operator_calls import drives_operators, operator_call
 from .options import parsed_options
 from .dispatch import table_callees
-from .sites import (compile_site, drives_kernels, kernel_ref, launch_site, may_launch_kernels, passed_args,
-                    written_arguments)
+from .sites import (compile_site, defines_cuda_ufuncs, drives_kernels, kernel_ref, launch_site, may_launch_kernels,
+                    passed_args, written_arguments)
 from .variants import MAX_CALL_VARIANTS, Variants
 
 
@@ -92,7 +92,7 @@ class HostReader:
         # types from other files (callers, helpers, subclasses) are read only for code that may
         # launch, or for another file that asks for this one's types (and then one level less deep)
         launching = bool(LAUNCH_TEXT.search(module.text)) and may_launch_kernels(project, module) or \
-            self._configures_through_helper()
+            self._configures_through_helper() or defines_cuda_ufuncs(module)
         # a file that launches nothing itself but calls methods of objects whose classes launch
         # (a training script over a package of layers): what those cost comes from their own
         # files' readings; its own types need only a few files (`facts_of`)
@@ -200,7 +200,8 @@ class HostReader:
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
             for decorator in statement.decorator_list:
                 self._expr(decorator, frame)
-            if self.module.kernel_for(statement) is not None or self.project.memo(
+            if self.module.kernel_for(statement) is not None or gpu_compiled(
+                    statement, self.module, frame.scope) is not None or self.project.memo(
                     "jitted only", statement, lambda: jitted_only(self.module, statement, self.project.memo(
                         "names called", self.module.tree, lambda: names_called(self.module.tree)))):
                 return  # device code: not host code

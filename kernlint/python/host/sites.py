@@ -18,11 +18,11 @@ from typing import Callable, Dict, List, Mapping, Optional, Set, Tuple
 from ...analysis.host import Arg, KernelRef, Launch
 from ..project import Project
 from ..static_types import TupleType, TypeReader
-from ..syntax import KernelDef, PyModule, tree_nodes, walk_nodes
+from ..syntax import KernelDef, PyModule, Scope, tree_nodes, walk_nodes
 from .frames import Frame, place_of
 from .driving import calls_reach_launch
 from .kernels import KernelResolver
-from .launches import GPU_WORDS, compile_target, launch_arg, uncopied
+from .launches import CUDA_TARGET, GPU_WORDS, compile_target, gpu_compiled, launch_arg, uncopied
 from .signature_text import numba_type_text, signature_types
 
 
@@ -151,6 +151,15 @@ def may_launch_kernels(project: Project, module: PyModule) -> bool:
                 following.append(target)
         frontier = following
     return False
+
+
+def defines_cuda_ufuncs(module: PyModule) -> bool:
+    """Whether the file defines a CUDA ufunc (``@guvectorize(..., target='cuda')``, at module
+    level or made by a factory): calling one launches, though no ``k[grid, block](`` is written."""
+    if not CUDA_TARGET.search(module.text):
+        return False
+    return any(isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.decorator_list
+               and gpu_compiled(node, module, Scope(module)) == "ufunc" for node in walk_nodes(module.tree))
 
 
 def drives_kernels(project: Project, module: PyModule) -> bool:

@@ -1326,3 +1326,59 @@ def test_an_objects_size_attribute_is_what_its_class_stores_not_an_arrays_count(
     from kernlint.python.signatures.launch_sites import launch_signatures
     found = launch_signatures(Project(), [str(path)])
     assert [s for s, _ in found[str(path)]["scale"]] == ["void(float32[:, ::1], float32[:, ::1])"]
+
+
+AUTOMATON = '''
+    import numpy as np
+    from numba import cuda
+
+
+    @cuda.jit
+    def step(grid, out, neighbours):
+        i, j = cuda.grid(2)
+        if i < grid.shape[0] and j < grid.shape[1]:
+            out[i, j] = grid[i, j] + neighbours[0, 0]
+
+
+    def run(iterations: int = 100, size: int = 256, {parameter}):
+        if {test}:
+            {given}
+        else:
+            {made}
+        out = np.zeros_like(grid)
+        moore = [(-1, -1), (-1, 0), (-1, 1), (0, -1), (0, 1), (1, -1), (1, 0), (1, 1)]
+        d_moore = cuda.to_device(moore)
+        for _ in range(iterations):
+            d_grid, d_out = cuda.to_device(grid), cuda.to_device(out)
+            step[(16, 16), (16, 16)](d_grid, d_out, d_moore)
+            d_out.copy_to_host(out)
+            grid, out = out, grid
+'''
+MADE = "grid = np.random.randint(2, size=(size, size)).astype(np.int8)"
+
+
+@pytest.mark.parametrize("parameter, test, given, made, expected", [
+    # an initial state callers may leave out: the state made when they do
+    ("initial=None", "initial is not None", "grid = initial", MADE, "void(int8[:, ::1], int8[:, ::1], int64[:, ::1])"),
+    ("initial: np.ndarray = None", "initial is not None", "grid = initial", MADE,
+     "void(int8[:, ::1], int8[:, ::1], int64[:, ::1])"),
+    ("initial=None", "initial is None", MADE, "grid = initial", "void(int8[:, ::1], int8[:, ::1], int64[:, ::1])"),
+    # an annotation that says its elements: either side may run, and they differ
+    ("initial: npt.NDArray[np.float32] = None", "initial is not None", "grid = initial", MADE, None),
+    # no default of None: no side is the one a call leaving it out runs
+    ("initial=0", "initial is not None", "grid = initial", MADE, None),
+    # a test of another name: what each side binds stays unknown where one is
+    ("initial=None", "size > 64", "grid = initial", MADE, None),
+])
+def test_an_optional_input_launches_as_the_array_made_when_it_is_left_out(tmp_path, parameter, test, given, made,
+                                                                           expected):
+    from kernlint.python.signatures.launch_sites import launch_signatures
+
+    path = tmp_path / "automaton.py"
+    source = textwrap.dedent(AUTOMATON).replace("{parameter}", parameter).replace("{test}", test).replace(
+        "{given}", given).replace("{made}", made)
+    if "npt." in parameter:
+        source = "import numpy.typing as npt\n" + source
+    path.write_text(source)
+    found = launch_signatures(Project(), [str(path)]).get(str(path), {})
+    assert [s for s, _ in found.get("step", [])] == ([expected] if expected else []), found

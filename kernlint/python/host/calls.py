@@ -781,14 +781,16 @@ class ProjectCalls:
                 found[arg.arg] = kind
         return found
 
-    def _annotated_arrays(self, function: FunctionNode) -> Dict[str, ArrayType]:
-        """The parameters annotated as NumPy arrays (``annotated_array``)."""
-        found: Dict[str, ArrayType] = {}
+    def _annotated_arrays(self, function: FunctionNode) -> Dict[str, object]:
+        """The parameters annotated as NumPy arrays (``annotated_array``); one that defaults to
+        None (``data: np.ndarray = None``) may be None too."""
+        found: Dict[str, object] = {}
         arguments = function.args
         for arg in arguments.posonlyargs + arguments.args + arguments.kwonlyargs:
             kind = annotated_array(self.module, arg.annotation) if arg.annotation is not None else None
             if kind is not None:
-                found[arg.arg] = kind
+                default = default_of(function, arg.arg)
+                found[arg.arg] = Maybe(kind) if isinstance(default, ast.Constant) and default.value is None else kind
         return found
 
     def _class_having(self, attributes: FrozenSet[str]) -> Optional[Opaque]:

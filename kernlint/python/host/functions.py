@@ -9,7 +9,7 @@ import ast
 from dataclasses import replace
 from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 
-from ..static_types import ArrayType, TupleType
+from ..static_types import ArrayType, Maybe, TupleType
 from ..syntax import FunctionNode, PyModule, Scope, own_nodes, tree_nodes, walk_nodes
 from .branches import same_type
 from .frames import Frame
@@ -151,6 +151,34 @@ def default_of(function: ast.AST, name: str) -> Optional[ast.expr]:
     pairs = list(zip(positional[len(positional) - len(arguments.defaults):], arguments.defaults)) + [
         (arg, default) for arg, default in zip(arguments.kwonlyargs, arguments.kw_defaults) if default is not None]
     return next((default for arg, default in pairs if arg.arg == name), None)
+
+
+def untyped(kind) -> bool:
+    """Nothing said of a value's type, or only that it is an array, not of what (``data:
+    np.ndarray``, which may be None)."""
+    if isinstance(kind, Maybe):
+        kind = kind.value
+    return kind is None or isinstance(kind, ArrayType) and not kind.dtype
+
+
+def left_out_side(test: ast.expr, function: Optional[FunctionNode], known: Dict[str, object]) -> Optional[bool]:
+    """For ``if data is not None:`` (or ``is None``) on a parameter of ``function`` that defaults
+    to None and whose type nothing here says (``untyped``): whether the ``if``'s body is the side
+    a call that leaves it out runs (``is None``: True; ``is not None``: False); None for any other
+    test. What that side makes (``else: grid = np.zeros(...)``) is what such a call runs with,
+    where the given side binds what reading cannot type."""
+    if function is None or not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(
+            test.ops[0], (ast.Is, ast.IsNot)) and isinstance(test.left, ast.Name) and isinstance(
+            test.comparators[0], ast.Constant) and test.comparators[0].value is None):
+        return None
+    name = test.left.id
+    if not untyped(known.get(name)) or not any(arg.arg == name for arg in (
+            function.args.posonlyargs + function.args.args + function.args.kwonlyargs)):
+        return None
+    default = default_of(function, name)
+    if not (isinstance(default, ast.Constant) and default.value is None):
+        return None
+    return isinstance(test.ops[0], ast.Is)
 
 
 # a dict's methods that change what it holds at its keys

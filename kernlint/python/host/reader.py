@@ -41,7 +41,8 @@ from .device_arrays import exposed_array
 from .flags import FlagSplits
 from .frames import Frame, place_of, within
 from .frequency import frame_callbacks
-from .functions import call_parameters, changed_dicts, jitted_only, names_called, positional_parameters, receiver_of
+from .functions import (call_parameters, changed_dicts, jitted_only, left_out_side, names_called, positional_parameters,
+                        receiver_of, untyped)
 from .kernels import KernelResolver
 from .launches import LAUNCH_TEXT, calls_in_order, compile_target, gpu_compiled, handed_call, launch_target
 from .wrappers import configured_call, unwrapped_call
@@ -350,9 +351,17 @@ class HostReader:
                 frame.env.clear()
                 frame.env.update(taken)
             else:
+                left_out = left_out_side(statement.test, frame.function, before)
                 for name in set(taken) | set(frame.env):
                     one, other = taken.get(name, before.get(name)), frame.env.get(name, before.get(name))
-                    frame.env[name] = either_type(one, other, name in before or (name in taken and name in frame.env))
+                    both_bind = name in before or (name in taken and name in frame.env)
+                    given, default = (other, one) if left_out else (one, other)
+                    if both_bind and left_out is not None and untyped(given) and not untyped(default):
+                        # `if data is not None: grid = data` / `else: grid = np.zeros(...)`, `data`
+                        # untyped: the array a call leaving `data` out runs with
+                        frame.env[name] = default
+                    else:
+                        frame.env[name] = either_type(one, other, both_bind)
                     self._flags.merged(flag, name, one, other, frame.env)
             for name in attributes:
                 frame.env.pop(name, None)

@@ -553,6 +553,10 @@ class LibraryCalls:
             if isinstance(base, ArrayType):
                 return replace(base, where="device", layout="C" if base.layout == "A" else base.layout)
             ndim, element = _literal_shape(source)  # `cuda.to_device([0] * 100)`: NumPy makes the array
+            if not ndim and isinstance(base, TupleType) and base.items and base.named is None:
+                ndim, element = self._items_shape(list(base.items))  # a name bound to such a literal
+            if not ndim and isinstance(base, ListType) and base.item is not None:
+                ndim, element = self._items_shape([base.item])
             if ndim and element and function == "to_device":
                 return ArrayType(element, ndim, "C", "device")
             return ArrayType(None, None, "C", "device")

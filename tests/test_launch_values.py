@@ -95,6 +95,8 @@ def test_an_if_statement_on_the_arrays_class_binds_one_side(tmp_path):
     ("np.load(path).astype(np.float32)", ["void(float32[::1], float32[::1], float32)"]),
     # the sizes of an array of known rank alike
     ("np.zeros((16, 8), dtype=np.float32)", ["void(float32[::1], float32[::1], float32)"]),
+    # what reading cannot type, read for its shape: an array's, of Python ints
+    ("load_frames(path)", ["void(float32[::1], float32[::1], float32)"]),
     # a project object's `shape` is not an array's: unknown
     ("Grid(path)", ["None"]),
 ])

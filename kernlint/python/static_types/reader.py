@@ -146,6 +146,11 @@ def _physical_constant(name: Optional[str]) -> bool:
     return module == "scipy.constants" and not attr.startswith("_") and attr not in _SCIPY_CONSTANTS_OTHER
 
 
+# the shape of an array of a rank reading does not know: a tuple of Python ints, of any length
+# up to numba's most dimensions a program uses (unpacking into `k` names takes `k` of them)
+ANY_SHAPE = OneOf(frozenset(TupleType((ScalarType("int64", weak=True),) * count) for count in range(1, 9)))
+
+
 class TypeReader:
     """Types of expressions inside one function (or the module's top level).
 
@@ -482,6 +487,8 @@ class TypeReader:
             if isinstance(expr.slice, ast.Slice):
                 return base
             return base.item if base.item is not MIXED else None
+        if base == ANY_SHAPE and isinstance(expr.slice, ast.Constant) and isinstance(expr.slice.value, int):
+            return ScalarType("int64", weak=True)  # a size of an array of a rank reading does not know
         if isinstance(base, (TupleType, OneOf)) and isinstance(expr.slice, ast.Constant) and isinstance(
                 expr.slice.value, int):
             alternatives = base.kinds if isinstance(base, OneOf) else [base]
@@ -552,10 +559,17 @@ class TypeReader:
                 return replace(base, layout=layout)
             if expr.attr == "shape" and base.ndim is not None:  # Python ints: NumPy arithmetic keeps its dtype
                 return TupleType(tuple(ScalarType("int64", weak=True) for _ in range(base.ndim)))
+            if expr.attr == "shape":
+                return ANY_SHAPE
             if expr.attr in ("real", "imag") and base.dtype and base.dtype.startswith("complex"):
                 return replace(base, dtype="float32" if base.dtype == "complex64" else "float64", layout="A")
         if base is None:
-            return self._library_function(expr) or self.code(expr)
+            found = self._library_function(expr) or self.code(expr)
+            if found is None and expr.attr == "shape" and not self.dotted(expr.value):
+                # what reading cannot type, read for its shape: an array's (NumPy's, CuPy's, a
+                # device array's, a tensor's), whose sizes are Python ints, however many
+                return ANY_SHAPE
+            return found
         return None
 
     def _call(self, expr: ast.Call) -> Type:

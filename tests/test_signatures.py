@@ -41,7 +41,7 @@ def type_text(source, **names):
         if isinstance(expr, ast.Name):
             if expr.id in imports:
                 return imports[expr.id]
-            if expr.id in ("float", "int", "len", "bool", "range", "complex", "str", "tuple"):
+            if expr.id in ("float", "int", "len", "bool", "range", "complex", "str", "tuple", "min", "max", "abs"):
                 return f"builtins.{expr.id}"
         return None
 
@@ -186,6 +186,12 @@ def type_text(source, **names):
     ("np.zeros(3) @ np.zeros(3)", ("float64", "")),
     ("np.zeros((2, 3, 3)) @ np.zeros((3, 3))", ("float64[:, :, ::1]", "host")),
     ("np.zeros((3, 3)) @ 2.0", None),  # NumPy refuses a number
+    # min, max and abs give back one of the numbers they are given: the type those share
+    ("a = np.zeros(2)\nmin(a[0], a[1])", ("float64", "")),
+    ("max((3, 4, 5))", ("int64", "")),
+    ("abs(np.complex64(1j))", ("float32", "")),
+    ("min(1, 2.5)", None),  # either, as the values decide
+    ("max(np.zeros(3))", None),  # an array's elements: not read here
 ])
 def test_host_value_types(source, expected):
     assert type_text(source) == expected

@@ -627,6 +627,8 @@ class TypeReader:
                 return TupleType(made.items) if isinstance(made, TupleType) else None  # a named one: plain
             if function == "getattr" and len(expr.args) == 2:
                 return self._getattr(expr)
+            if function in ("min", "max", "abs") and not expr.keywords and expr.args:
+                return self._picked_number(function, expr.args)
             return None
         if name in ("copy.copy", "copy.deepcopy") and len(expr.args) == 1:
             return self.type_of(expr.args[0])  # a copy is of the type of what it copies
@@ -645,6 +647,28 @@ class TypeReader:
             if made is not None:
                 return made
         return self.construct(expr)
+
+    def _picked_number(self, function: str, args: List[ast.expr]) -> Type:
+        """``min(dx, dy)``, ``max(values)`` of a tuple or list, ``abs(x)``: Python gives back one
+        of the numbers it is given as it is (``abs`` of a complex number its magnitude), so the
+        type they share; None where they differ (``min(1, 2.5)`` is either)."""
+        if function == "abs":
+            if len(args) != 1:
+                return None
+            kind = self.type_of(args[0])
+            if isinstance(kind, ScalarType) and kind.dtype.startswith("complex"):
+                return ScalarType("float32" if kind.dtype == "complex64" else "float64", weak=kind.weak)
+            return kind if isinstance(kind, ScalarType) else None
+        kinds: List[Type] = [self.type_of(arg) for arg in args]
+        if len(args) == 1:
+            held = kinds[0]
+            kinds = list(held.items) if isinstance(held, TupleType) and held.named is None else (
+                [held.item] if isinstance(held, ListType) else [None])
+        if not kinds or not all(isinstance(kind, ScalarType) for kind in kinds):
+            return None
+        if len({kind.dtype for kind in kinds}) != 1:
+            return None
+        return ScalarType(kinds[0].dtype, weak=all(kind.weak for kind in kinds))
 
     def _getattr(self, expr: ast.Call) -> Type:
         """``getattr(grid, fld + 'r')`` where the name is one of known strings: the attribute

@@ -1382,3 +1382,40 @@ def test_an_optional_input_launches_as_the_array_made_when_it_is_left_out(tmp_pa
     path.write_text(source)
     found = launch_signatures(Project(), [str(path)]).get(str(path), {})
     assert [s for s, _ in found.get("step", [])] == ([expected] if expected else []), found
+
+
+@pytest.mark.parametrize("imports, expected", [
+    # a script's parameters imported inside the function that runs it: their values' types
+    ("from diffusion_params import D, dx, steps", "void(float64[:, ::1], float64[:, ::1], float64, float64, int64)"),
+    ("from diffusion_params import D as diffusivity, dx, steps\n    D = diffusivity",
+     "void(float64[:, ::1], float64[:, ::1], float64, float64, int64)"),
+    # a module the project does not have: unknown, and no launch types the kernel
+    ("from elsewhere import D, dx, steps", None),
+])
+def test_names_a_function_imports_from_the_project_have_their_values_types(tmp_path, imports, expected):
+    from kernlint.python.signatures.launch_sites import launch_signatures
+
+    (tmp_path / "diffusion_params.py").write_text("D = 1.0\ndx = 0.075\nsteps = 400\n")
+    path = tmp_path / "diffusion.py"
+    path.write_text(textwrap.dedent('''
+        import numpy as np
+        from numba import cuda
+
+
+        @cuda.jit
+        def update(u, u_next, D, dx, steps):
+            i, j = cuda.grid(2)
+            if 0 < i < u.shape[0] - 1 and 0 < j < u.shape[1] - 1:
+                u_next[i, j] = u[i, j] + D / (dx * dx) * (u[i + 1, j] + u[i - 1, j] - 2.0 * u[i, j]) / steps
+
+
+        def main():
+            {imports}
+            u = cuda.to_device(np.zeros((256, 256)))
+            u_next = cuda.device_array_like(u)
+            for _ in range(steps):
+                update[(16, 16), (16, 16)](u, u_next, D, dx, steps)
+                u, u_next = u_next, u
+    ''').replace("{imports}", imports))
+    found = launch_signatures(Project(), [str(path)]).get(str(path), {})
+    assert [s for s, _ in found.get("update", [])] == ([expected] if expected else []), found

@@ -483,11 +483,12 @@ class ProjectCalls:
             return None
         return value if isinstance(value, str) == dtype else None
 
-    def imported(self, name: str, importer: Optional[PyModule] = None):
+    def imported(self, name: str, importer: Optional[PyModule] = None, binding=None):
         """The type (or dtype alias) of a module-level name another file of the project binds
-        and this one (or ``importer``) imports: ``from .config import DTYPE``."""
+        and this one (or ``importer``) imports: ``from .config import DTYPE``; ``binding``: a
+        function's own import of it (``from params import dx`` in ``main``)."""
         importer = importer or self.module
-        binding = importer.bindings.get(name)
+        binding = binding or importer.bindings.get(name)
         if binding is None:
             owner = importer.star_source(name)  # `from params import *`: its global there
             facts = self._context.facts_of(owner.path) if owner is not None and owner.path != self.module.path \

@@ -1014,6 +1014,10 @@ class HostReader:
                     return value
                 current = current.parent
             value = self._calls.imported(name)
+            if value is None and frame.function is not None:
+                binding = frame.scope.lookup(name)[0]
+                if binding is not None and binding.kind == "import" and binding is not self.module.bindings.get(name):
+                    value = self._calls.imported(name, binding=binding)  # `from params import dx` in the function
             if value is None and frame.function is not None and not want_dtype and name in self._objects_bound \
                     and frame.scope.lookup(name)[1] is None:
                 # `f1 = Blur(...)` at the module's end, called as `f1.apply(x)` in a method read

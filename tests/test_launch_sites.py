@@ -1419,3 +1419,36 @@ def test_names_a_function_imports_from_the_project_have_their_values_types(tmp_p
     ''').replace("{imports}", imports))
     found = launch_signatures(Project(), [str(path)]).get(str(path), {})
     assert [s for s, _ in found.get("update", [])] == ([expected] if expected else []), found
+
+
+def test_a_dict_filled_key_by_key_launches_as_what_it_holds(tmp_path):
+    """`model = dict()` (or `{}`), then `model[name] = np.fromfile(...)` for each name read: a dict
+    of float32 arrays; a value read back and what is computed from it launch with their types."""
+    from kernlint.python.signatures.launch_sites import launch_signatures
+
+    path = tmp_path / "model.py"
+    path.write_text(textwrap.dedent('''
+        import numpy as np
+        from numba import cuda
+
+
+        @cuda.jit
+        def spread(field, x, dx):
+            i = cuda.grid(1)
+            if i < x.shape[0]:
+                field[i] = x[i] / dx
+
+
+        def import_model(model_dir, names):
+            model = dict()
+            for name in names:
+                model[name] = np.fromfile(model_dir + name + ".bin", dtype="float32")
+            x = model["x"]
+            lx = x.max() - x.min()
+            nx = int(np.rint(np.sqrt(x.shape[0])))
+            dx = lx / (nx - 1)
+            field = cuda.device_array_like(x)
+            spread[(x.shape[0] + 255) // 256, 256](field, cuda.to_device(x), dx)
+    '''))
+    found = launch_signatures(Project(), [str(path)]).get(str(path), {})
+    assert [s for s, _ in found.get("spread", [])] == ["void(float32[::1], float32[::1], float32)"], found

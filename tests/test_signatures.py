@@ -191,6 +191,13 @@ def type_text(source, **names):
     ("max((3, 4, 5))", ("int64", "")),
     ("abs(np.complex64(1j))", ("float32", "")),
     ("min(1, 2.5)", None),  # either, as the values decide
+    # NumPy 2: a Python number divides a float scalar into its own type; integers into float64
+    ("np.float32(3.0) / 2", ("float32", "")),
+    ("2.5 / np.float32(3.0)", ("float32", "")),
+    ("np.int32(3) / 2", ("float64", "")),
+    # arrays read from files or buffers: flat, of the dtype named (float64 by default)
+    ("np.fromfile('model.bin', dtype='float32')", ("float32[::1]", "host")),
+    ("np.frombuffer(data)", ("float64[::1]", "host")),
     ("max(np.zeros(3))", None),  # an array's elements: not read here
 ])
 def test_host_value_types(source, expected):

@@ -504,13 +504,18 @@ class HostReader:
             if where is not None:
                 self._attrs.store_through(where, target.attr, self.value_type(value, frame))
         elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and isinstance(
-                frame.env.get(target.value.id), DictType) and frame.env[target.value.id].keys:
-            # `state["pos_x"] = v` of a literal's dict: that key's value from here on
-            held, key = frame.env[target.value.id], target.slice
-            literal = isinstance(key, ast.Constant) and isinstance(key.value, str)
-            kept = tuple((k, kind) for k, kind in held.keys if not literal or k != key.value)
-            frame.env[target.value.id] = replace(held, keys=kept + ((key.value, self.value_type(value, frame)),)
-                                                 if literal else ())
+                frame.env.get(target.value.id), DictType):
+            held, key, stored = frame.env[target.value.id], target.slice, self.value_type(value, frame)
+            if held.keys:
+                # `state["pos_x"] = v` of a literal's dict: that key's value from here on
+                literal = isinstance(key, ast.Constant) and isinstance(key.value, str)
+                kept = tuple((k, kind) for k, kind in held.keys if not literal or k != key.value)
+                frame.env[target.value.id] = replace(held, keys=kept + ((key.value, stored),) if literal else ())
+            elif held.value is None:
+                # `model = {}` (or `dict()`), then `model[name] = np.fromfile(...)`: a dict of those
+                frame.env[target.value.id] = DictType(stored)
+            else:
+                frame.env[target.value.id] = DictType(appended(ListType(held.value), stored).item)
         elif keyed_item(target, keys=(str,)) is not None and is_self_attribute(target.value, frame):
             # `self.data["params"] = np.array(p)`: kept as an attribute of its own, read back by key
             self._attrs.store(keyed_item(target, keys=(str,)), self.value_type(value, frame), value, frame)

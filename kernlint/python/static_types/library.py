@@ -171,6 +171,10 @@ class LibraryCalls:
                 None if "dtype" in keywords or len(args) > 1 else "float64")
             ndim = self._ndim_of_shape(args[0] if args else keywords.get("shape"))
             return ArrayType(dtype, ndim, layout, where)
+        if function in ("fromfile", "frombuffer"):  # a flat array of what the data holds: `dtype`'s elements
+            dtype = explicit or (self.reader.dtype(args[1]) if len(args) > 1 else None) or (
+                None if "dtype" in keywords or len(args) > 1 else "float64")
+            return ArrayType(dtype, 1, "C", where)
         if function == "full":
             fill = args[1] if len(args) > 1 else keywords.get("fill_value")
             dtype = explicit or (self.reader.dtype(args[2]) if len(args) > 2 else None)

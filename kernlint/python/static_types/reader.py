@@ -414,6 +414,10 @@ class TypeReader:
             return ArrayType(dtype, ndim, "C", arrays[0].where, arrays[0].library)
         if isinstance(left, ScalarType) and isinstance(right, ScalarType):
             if isinstance(expr.op, ast.Div):
+                strong = right if left.weak and not right.weak else left if right.weak and not left.weak else None
+                weak = left if strong is right else right
+                if strong is not None and strong.dtype in _FLOAT_ORDER and not weak.dtype.startswith("complex"):
+                    return ScalarType(strong.dtype)  # NumPy 2: `np.float32(x) / n` stays float32
                 dtype = _promote(left.dtype, right.dtype)
                 return ScalarType(dtype if dtype in _FLOAT_ORDER or dtype.startswith("complex") else "float64",
                                   weak=left.weak and right.weak)
@@ -627,6 +631,8 @@ class TypeReader:
                 return TupleType(made.items) if isinstance(made, TupleType) else None  # a named one: plain
             if function == "getattr" and len(expr.args) == 2:
                 return self._getattr(expr)
+            if function == "dict" and not expr.args and not expr.keywords:
+                return DictType(None)  # an empty dict, as `{}`
             if function in ("min", "max", "abs") and not expr.keywords and expr.args:
                 return self._picked_number(function, expr.args)
             return None

@@ -40,7 +40,9 @@ by keyword through another file's method parameter
 A call of a CUDA ufunc (``@vectorize(..., target='cuda')``, ``@guvectorize(...,
 target='cuda')``) is a launch on its array arguments and ``out=``: numba copies host arrays
 in, the result back, and waits, as for a kernel; a ufunc defined in a class body is launched
-through ``self`` too (``self.accel(self.data.x, ...)``). A function a frame driver calls on
+through ``self`` too (``self.accel(self.data.x, ...)``), and so is one a factory nests and
+returns, wherever its result is kept (``self.propagate = self.__propagate_vec()``, then
+``self.propagate(self.particles, dt)``; ``decay = make_decay()``). A function a frame driver calls on
 every frame is a step loop's body: matplotlib's ``FuncAnimation(fig, update, frames=n)`` (not
 ``frames=1``), GLUT's display and idle callbacks, pyglet's ``clock.schedule(update)`` and
 ``clock.schedule_interval(update, dt)`` (not ``schedule_once``), vispy's ``app.Timer(...,

@@ -417,3 +417,31 @@ def test_cupys_sparse_lu_factorizes_on_the_host_and_so_waits(tmp_path):
             return shifted, time.perf_counter() - start
     ''')
     assert [(code, line) for code, line, _ in found] == [("KL504", 16)]
+
+
+def test_a_loop_read_again_for_other_types_leaves_the_events_at_their_own_loop(tmp_path):
+    """A function read again for a mode's or a call's types reads its loops again, as loops of
+    their own with no event in them (a class's mode worlds: `read_worlds`). Each event keeps the
+    rate of the loop it is in, and the step loop's findings stay, whichever loop was read last."""
+    import ast
+    from dataclasses import replace
+
+    from kernlint.python.host import rates
+
+    facts, found = findings(tmp_path, '''
+        def run(n, steps):
+            u = np.ones(n)
+            for step in range(steps):
+                bump[4, 256](u)
+    ''')
+    assert [code for code, _, _ in found] == ["KL502", "KL503"]
+    (loop,) = facts.loops.values()
+    again = max(facts.loops) + 1
+    facts.loops[again] = replace(loop, id=again)  # the same `for`, read again: no event is in it
+    for event in facts.events:
+        event.rate = None
+    rates.attach(facts, ast.parse((tmp_path / "run.py").read_text()))
+    launch = next(e for e in facts.events if e.kind == "launch")
+    assert launch.rate.step_loop.loop == loop.id
+    assert [code for code, _, _ in ((f.code, f.line, f.message) for f in _host_rules(facts, True))] == [
+        "KL502", "KL503"]

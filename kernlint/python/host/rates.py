@@ -32,8 +32,14 @@ def attach(facts: HostFacts, tree: ast.Module, memo=None, executed_elsewhere: bo
     if not facts.events and not facts.loops:
         return  # (a reading for another file's types: nothing runs, nothing to rate)
     bodies = frequency.analyse_module(tree, facts.path, {e.function for e in facts.events}, executed_elsewhere, memo)
-    loop_ids: Dict[tuple, int] = {(loop.function, loop.place.line): loop.id for loop in facts.loops.values()
-                                  if loop.kind != "comprehension"}
+    # a function read again for a call's types (`variants`) reads its loops again, as loops of their
+    # own that no event is in: a line's loop is the one the events are in
+    held = {number for event in facts.events for number in event.loops}
+    loop_ids: Dict[tuple, int] = {}
+    for loop in facts.loops.values():
+        key = (loop.function, loop.place.line)
+        if loop.kind != "comprehension" and (key not in loop_ids or loop.id in held and loop_ids[key] not in held):
+            loop_ids[key] = loop.id
     for qualname, body in bodies.items():
         for loop in body.loops:
             number = loop_ids.get((qualname, loop.line))

@@ -55,3 +55,18 @@ def test_a_folder_without_init_inside_a_package_runs_with_the_package_s_base_on_
                       "tools/gpu/probe.py": "from settings import KSIZE\n"})
     assert _find(tmp_path, "app/gpu/blur.py", "settings") == str(tmp_path / "settings.py")
     assert _find(tmp_path, "tools/gpu/probe.py", "settings") is None  # `tools/` is no package: nothing says so
+
+
+def test_a_copy_of_the_standard_library_beside_a_project_is_not_the_project_s(tmp_path):
+    """A folder beside the project (no marker above it) holding copies of standard-library
+    modules that import each other by bare name (a vendored or extracted ``Lib/``) does not put
+    ``datetime`` on the project's path: reading it as the project's code read the whole standard
+    library (minutes, gigabytes). The script's own folder still can."""
+    _write(tmp_path, {"stdlib_copy/datetime.py": "import time\n", "stdlib_copy/calendar.py": "import datetime\n",
+                      "stdlib_copy/time.py": "X = 1\n", "automaton/main.py": "from datetime import datetime\n",
+                      "automaton/rules.py": "import datetime\nimport rules_helper\n",
+                      "helpers/rules_helper.py": "A = 1\n", "helpers/other.py": "import rules_helper\n"})
+    assert _find(tmp_path, "automaton/main.py", "datetime") is None
+    assert _find(tmp_path, "automaton/rules.py", "rules_helper") == str(tmp_path / "helpers" / "rules_helper.py")
+    _write(tmp_path, {"automaton/datetime.py": "A = 1\n"})  # the script's own folder: Python's first place
+    assert _find(tmp_path, "automaton/main.py", "datetime") == str(tmp_path / "automaton" / "datetime.py")

@@ -19,6 +19,7 @@ import functools
 import itertools
 import os
 import re
+import sys
 import tomllib
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -262,9 +263,13 @@ class Project:
         # (`import cfg` beside cfg.py) runs with that folder on PYTHONPATH (or under Python 2's
         # implicit relative imports); a file there of that name can only be the project's own
         own = [os.path.dirname(os.path.abspath(importer.path))]
-        stems = [os.path.join(base, *parts) for base in self.search_path(importer) + _enclosing_bases(
-            importer.path, parts[0]) + own + _beside_bases(importer.path, parts[0]) + _run_path_bases(
-            importer.path, parts[0])]
+        # a standard-library name is the project's only where the project puts it: its own
+        # folders, never a folder near it that the project's code only seems to run from (a
+        # copy of the standard library beside it, whose modules import each other by bare name)
+        guessed = [] if parts[0] in sys.stdlib_module_names else _enclosing_bases(importer.path, parts[0])
+        nearby = [] if parts[0] in sys.stdlib_module_names else _beside_bases(importer.path, parts[0]) + \
+            _run_path_bases(importer.path, parts[0])
+        stems = [os.path.join(base, *parts) for base in self.search_path(importer) + guessed + own + nearby]
         root = _marked_root(os.path.dirname(os.path.abspath(importer.path)))
         stems += _mapped_stems(root, parts) if root is not None else []
         for stem in stems:

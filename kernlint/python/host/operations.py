@@ -458,12 +458,10 @@ def _held_ufunc(expr: ast.expr, module: PyModule, reader: TypeReader) -> bool:
     """A value holding a CUDA ufunc a factory made (``step = make_step()``, ``self.f =
     self.__f_vec()`` returning the ``@guvectorize(..., target='cuda')`` function nested in it):
     every function it may be is one."""
-    if not isinstance(expr, (ast.Name, ast.Attribute)):
+    kind = reader.type_of(expr) if isinstance(expr, (ast.Name, ast.Attribute)) else None
+    if not isinstance(kind, ProjectFunctions) or not kind.functions:
         return False
-    held = held_code(reader.type_of(expr))
-    if not held or not isinstance(reader.type_of(expr), ProjectFunctions):
-        return False
-    for path, qualname in held:
+    for path, qualname in held_code(kind):
         owner = module.project.module(path) if path != module.path else module
         node = owner.function_named(qualname) if owner is not None else None
         if node is None or gpu_compiled(node, owner, Scope(owner)) != "ufunc":

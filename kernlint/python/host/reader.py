@@ -93,7 +93,8 @@ class HostReader:
         # types from other files (callers, helpers, subclasses) are read only for code that may
         # launch, or for another file that asks for this one's types (and then one level less deep)
         launching = bool(LAUNCH_TEXT.search(module.text)) and may_launch_kernels(project, module) or \
-            self._configures_through_helper() or defines_cuda_ufuncs(module)
+            self._configures_through_helper() or project.memo(
+            "defines cuda ufuncs", module.tree, lambda: defines_cuda_ufuncs(module))
         # a file that launches nothing itself but calls methods of objects whose classes launch
         # (a training script over a package of layers): what those cost comes from their own
         # files' readings; its own types need only a few files (`facts_of`)

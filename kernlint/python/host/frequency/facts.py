@@ -29,6 +29,9 @@ class Context:
     # such a call says in a `while`'s test is whether there is more to do (`while video.update():`)
     flag_returns: Tuple[str, ...] = ()
     never: str = ""  # why the body never runs ("" if it may: `stops`)
+    # the names the module binds to NumPy (`import numpy as np`): `np.array(item)` makes a host
+    # array, it sends nothing to the GPU
+    numpy_names: Tuple[str, ...] = ("numpy",)
 
 
 

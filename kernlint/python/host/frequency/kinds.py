@@ -761,9 +761,14 @@ class LoopKinds:
         if self.is_for:
             for sub in own_nodes(node.body):
                 if isinstance(sub, ast.Call) and dotted_name(sub.func).rsplit(".", 1)[-1] in _TO_DEVICE and any(
-                        _item_as_data(a, self.variables) for a in sub.args):
+                        _item_as_data(a, self.variables) for a in sub.args) and not self._host_made(sub):
                     return "step", f"a stream of items, each sent to the GPU (`{short_text(sub)}`)"
         return self._animation()
+
+    def _host_made(self, call: ast.Call) -> bool:
+        """A NumPy constructor (``np.array(case["q"])``): a host array, nothing sent to the GPU."""
+        name = dotted_name(call.func)
+        return "." in name and name.split(".", 1)[0] in self.context.numpy_names
 
     def _animation(self):
         """Frames of one animation: each iteration adds an item to a list (``frames.append(img)``,

@@ -170,6 +170,7 @@ def analyse_module(tree: ast.Module, path: str = "", qualnames: Optional[Set[str
             return compute()
     constants = memo("frequency: module constants", tree, lambda: _module_constants(tree))
     flags = memo("frequency: flag returns", tree, lambda: _flag_returns(tree))
+    numpy_names = memo("frequency: numpy names", tree, lambda: _numpy_names(tree))
     in_loops: List[Set[str]] = []  # read once, where a warm-up name asks
     test_file = any(fnmatch.fnmatch(os.path.basename(path), pattern) for pattern in ("test_*.py", "*_test.py"))
     found: Dict[str, Frequency] = {}
@@ -199,7 +200,7 @@ def analyse_module(tree: ast.Module, path: str = "", qualnames: Optional[Set[str
                         setup = f"`{child.name}()` is warm-up: no loop of this module calls it"
                 if qualnames is None or name in qualnames:
                     context = Context(path, name, why, setup, tuple(sorted(constants.items())),
-                                      frames.get(id(child), ""), flag_returns=flags,
+                                      frames.get(id(child), ""), flag_returns=flags, numpy_names=numpy_names,
                                       never=stop.functions.get(id(child), "") if stop is not None else "")
                     found[name] = memo(f"frequency {executed_elsewhere} {name}", child,
                                        lambda: analyse(child, context))
@@ -208,10 +209,20 @@ def analyse_module(tree: ast.Module, path: str = "", qualnames: Optional[Set[str
     stop = None if executed_elsewhere else memo("frequency: module stop", tree, lambda: module_stop(tree))
     if qualnames is None or "" in qualnames:
         found[""] = memo(f"frequency {executed_elsewhere}", tree, lambda: analyse(
-            tree, Context(path, "", "", "", tuple(sorted(constants.items())), flag_returns=flags), stop))
+            tree, Context(path, "", "", "", tuple(sorted(constants.items())), flag_returns=flags,
+                    numpy_names=numpy_names), stop))
     visit(tree, "", "", False)
     return found
 
+
+
+def _numpy_names(tree: ast.Module) -> Tuple[str, ...]:
+    """The names the module binds to NumPy itself (``import numpy as np``, ``import numpy``)."""
+    names = {"numpy"}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.asname or alias.name for alias in node.names if alias.name == "numpy")
+    return tuple(sorted(names))
 
 
 def _flag_returns(tree: ast.Module) -> Tuple[str, ...]:

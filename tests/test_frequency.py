@@ -10,7 +10,7 @@ import pytest
 
 from conftest import FIXTURES, ROOT, expected_findings
 from kernlint.python.host.frequency import (LOOP_KINDS, PLACES, Context, Level, Rate, analyse,
-                                            analyse_module)
+                                            analyse_module, required_parameters)
 
 CASES = {
     "periodic output, modulo gate": ("sim.py", """
@@ -959,6 +959,73 @@ def test_the_frequency_fixtures_agree_with_the_fact(path):
                 assert any(r.every_step for _, r in rates), where
             elif called & _COSTLY and not deciding:
                 assert not any(r.every_step and site not in expected for site, r in rates), where
+
+
+REQUIRED = {
+    "indexed in the test on the way": ("""
+        def action(self, config, deformation=None):
+            if deformation[1] is not None:
+                launch(config)  # here
+        """, ("deformation",)),
+    "an attribute read before": ("""
+        def action(config, model=None, scale=None):
+            n = model.size
+            launch(config, n, scale)  # here
+        """, ("model",)),
+    "passed on is not a use": ("""
+        def action(config, model=None):
+            n = measure(model)
+            launch(config, n)  # here
+        """, ()),
+    "tested against None first": ("""
+        def action(config, model=None):
+            if model is not None and model.ready:
+                prepare(model)
+            launch(config)  # here
+        """, ()),
+    "after `and`, in a branch not taken, or in a `try`": ("""
+        def action(config, model=None, extra=None, table=None):
+            flag = model and model[0]
+            if config.ok:
+                extra.prepare()
+            try:
+                t = table[0]
+            except TypeError:
+                t = 0
+            launch(config, flag, t)  # here
+        """, ()),
+    "assigned in the function": ("""
+        def action(config, model=None):
+            if model is None:
+                model = default()
+            model.prepare()
+            launch(config)  # here
+        """, ()),
+    "iterated, called, computed with": ("""
+        def action(config, parts=None, hook=None, offset=None, *, scale=None):
+            for part in parts:
+                pass
+            hook()
+            x = offset + 1
+            launch(config * scale)  # here
+        """, ("hook", "offset", "parts", "scale")),
+    "a default that is not None": ("""
+        def action(config, steps=10):
+            x = steps + 1
+            launch(config, x)  # here
+        """, ()),
+}
+
+
+@pytest.mark.parametrize("name", REQUIRED)
+def test_what_a_statement_needs_its_callers_to_pass(name):
+    """A parameter defaulting to None that the function surely uses as a value on the way to a
+    statement: a call leaving it out raises before the statement runs."""
+    source, expected = REQUIRED[name]
+    source = textwrap.dedent(source)
+    function = ast.parse(source).body[0]
+    line = next(n for n, text in enumerate(source.splitlines(), 1) if text.endswith("# here"))
+    assert required_parameters(function, line) == expected
 
 
 def test_long_loop_timing_counts_the_launches_the_code_states():

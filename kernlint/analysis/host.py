@@ -327,7 +327,10 @@ class HostFacts:
             if len(inner) > MAX_EXPANDED:
                 continue  # (a whole simulation's step, its calls' calls copied at each call: unknown, silent)
             binding = self._binding(event, path, callee)
+            omitted = self._omitted(event, path, callee, binding)
             for e in inner:
+                if omitted and set((e.calls[0] if e.calls else e).detail.get("needs", ())) & omitted:
+                    continue  # (the call leaves out what the callee indexes on the way: it raises first)
                 rate = event.rate.through(e.rate) if event.rate is not None and e.rate is not None else None
                 if isinstance(e, Launch) and any(a.via for a in e.args):
                     e = replace(e, args=_bound_args(e.args, binding))
@@ -373,6 +376,19 @@ class HostFacts:
             if name in every:
                 binding[name] = arg
         return binding
+
+    def _omitted(self, call: Event, path: str, callee: str, binding: Dict[str, object]) -> Set[str]:
+        """The parameters of ``callee`` that ``call`` surely leaves at their defaults: none where
+        its arguments cannot be told one by one (a spread, ``**kw``, a method called through its class)."""
+        passed = call.detail.get("passed")
+        facts = self if path == self.path else (self.elsewhere(path) if self.elsewhere is not None else None)
+        spec = facts.parameters.get(callee) if facts is not None else None
+        if not isinstance(passed, tuple) or spec is None or not binding and (passed[0] or passed[1]):
+            return set()
+        if any(isinstance(arg, Arg) and arg.name.startswith("*") for arg in passed[0]):
+            return set()
+        names, vararg, every = spec
+        return set(every) - set(binding) - ({vararg} if vararg else set())
 
     def _callee_events(self, path: str, callee: str, callers: Tuple[Tuple[str, str], ...]) -> List[Event]:
         """A callee's events, expanded, at its own rates; a callee that is a whole computation

@@ -51,6 +51,8 @@ def attach(facts: HostFacts, tree: ast.Module, memo=None, executed_elsewhere: bo
             isinstance(node, (ast.Yield, ast.YieldFrom)) for node in frequency.syntax.own_nodes(loop.node.body))]
         if spans:
             facts.yielding[qualname] = spans  # a generator's loops that yield
+    functions = memo("functions and methods", tree, lambda: _functions(tree)) if memo else _functions(tree)
+    functions_by_line = functions[0]
     for event in facts.events:
         body = bodies.get(event.function)
         rate = body.rate_at(event.place.line) if body is not None else None
@@ -60,10 +62,13 @@ def attach(facts: HostFacts, tree: ast.Module, memo=None, executed_elsewhere: bo
                                       None if level.kind == "body" else trips.get((event.function, level.line)),
                                       None if level.kind == "body" else loop_ids.get((event.function, level.line)))
                                 for level in rate.levels))
+        function = functions_by_line.get(body.line) if body.line else None
+        needs = frequency.required_parameters(function, event.place.line) if function is not None else ()
+        if needs:
+            event.detail["needs"] = needs  # (a call leaving them out raises first: `HostFacts.expand`)
         if event.kind in ("copy-back", "sync", "call") and not event.detail.get("setitem") and _decides(body, event):
             # (a device setitem's wait is for no value: what its statement stores decides nothing)
             event.detail["decides"] = True
-    functions = memo("functions and methods", tree, lambda: _functions(tree)) if memo else _functions(tree)
     _mark_reads(facts, functions, bodies, tree)
     _mark_launch_reads(facts, functions, bodies)
     _mark_awaited(facts, tree, functions, bodies)

@@ -35,12 +35,15 @@ is silent: a rule reports only :attr:`Rate.every_step`.
 The parts: ``reading`` walks a body in statement order (``analyse``) or every body of a
 module (``analyse_module``); ``kinds`` decides a loop's kind; ``places`` a statement's place
 from the branches on the way to it; ``changes`` what a loop's body assigns (counters, clocks);
-``stops`` where a module's top level stops (``NameError``); ``facts`` holds what the reading
+``stops`` where a module's top level stops (``NameError``); ``required`` what a statement needs its
+callers to pass (a parameter defaulting to None that the way to it indexes: a call leaving it out
+raises first); ``facts`` holds what the reading
 gives (:class:`Frequency`, :class:`Rate`); ``syntax`` the syntax they share. Nothing here imports kernlint: it is a pure reading of Python's ``ast``.
 """
 
 from .facts import LOOP_KINDS, PLACES, Context, Frequency, Level, Loop, Rate, Statement
 from .reading import analyse, analyse_module, constant_int, frame_callbacks
+from .required import required_parameters
 
 __all__ = ["LOOP_KINDS", "PLACES", "Context", "Frequency", "Level", "Loop", "Rate", "Statement", "analyse",
-           "analyse_module", "constant_int", "frame_callbacks"]
+           "analyse_module", "constant_int", "frame_callbacks", "required_parameters"]

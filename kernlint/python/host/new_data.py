@@ -119,7 +119,7 @@ def _mark_handed_in(facts: HostFacts, event: Event) -> None:
     same parameter uploaded again further down, ``to_device(batch.T)`` after
     ``to_device(batch)``, is on the device already: that second upload is a cost.)"""
     spec = facts.parameters.get(event.function)
-    reads = set(event.detail.get("reads", ()))
+    reads = set(event.detail.get("reads", ())) - {"self", "cls"}  # (the object's own state is not handed in)
     if spec is None or not reads:
         return
     positional, vararg, every = spec
@@ -198,7 +198,7 @@ def _unviewed(source: ast.expr) -> ast.expr:
 def _updated_after(body: List[ast.stmt], data: ast.expr, call: ast.Call) -> bool:
     """Whether a function (with no loop around the upload) assigns the attribute it uploads
     (``self.u_nominal``), whole or in part, after the upload, with something other than a
-    constant fill: the host computes the object's state on each call and the next call uploads it."""
+    constant fill or the device's result copied back: the host computes the object's state on each call and the next call uploads it."""
     if not (isinstance(data, ast.Attribute) and isinstance(data.value, ast.Name) and data.value.id == "self"):
         return False
     text = ast.unparse(data)
@@ -206,9 +206,20 @@ def _updated_after(body: List[ast.stmt], data: ast.expr, call: ast.Call) -> bool
         if not isinstance(node, (ast.Assign, ast.AugAssign)) or node.lineno <= call.lineno:
             continue
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-        if any(_text(_base(t)) == text for t in targets) and not _filled_with_constant(node.value):
+        if any(_text(_base(t)) == text for t in targets) and not _filled_with_constant(node.value) and not (
+                _copied_back(node.value)):
             return True
     return False
+
+
+def _copied_back(value: ast.expr) -> bool:
+    """A device array's copy back (``d.copy_to_host()``, ``cp.asnumpy(d)``, ``d.get()``): what the
+    device computed, returned to the attribute; the next call's upload sends the device its own result."""
+    if not isinstance(value, ast.Call):
+        return False
+    name = dotted_name(value.func)
+    return name.rsplit(".", 1)[-1] in ("copy_to_host", "asnumpy") or (
+        isinstance(value.func, ast.Attribute) and value.func.attr == "get" and not value.args)
 
 
 def _filled_with_constant(value: ast.expr) -> bool:

@@ -70,3 +70,17 @@ def test_a_copy_of_the_standard_library_beside_a_project_is_not_the_project_s(tm
     assert _find(tmp_path, "automaton/rules.py", "rules_helper") == str(tmp_path / "helpers" / "rules_helper.py")
     _write(tmp_path, {"automaton/datetime.py": "A = 1\n"})  # the script's own folder: Python's first place
     assert _find(tmp_path, "automaton/main.py", "datetime") == str(tmp_path / "automaton" / "datetime.py")
+
+
+def test_a_module_beside_a_package_the_script_imports_from_the_top_is_the_project_s(tmp_path):
+    """``results/openloop/run.py`` doing ``import sim_base`` and ``import filter.particle``, both
+    at the top of a repository without packaging: the folder its users put on ``PYTHONPATH``
+    holds both."""
+    _write(tmp_path, {"sim_base.py": "import filter.particle\n", "filter/__init__.py": "", "filter/particle.py": "",
+                      "results/openloop/run.py": "import sim_base\nimport filter.particle\n"})
+    assert _find(tmp_path, "results/openloop/run.py", "sim_base") == str(tmp_path / "sim_base.py")
+
+
+def test_a_module_beside_nothing_else_the_script_imports_stays_a_library(tmp_path):
+    _write(tmp_path, {"sim_base.py": "", "results/openloop/run.py": "import sim_base\nimport numpy\n"})
+    assert _find(tmp_path, "results/openloop/run.py", "sim_base") is None

@@ -682,12 +682,30 @@ def _beside_bases(path: str, top: str) -> List[str]:
     """The folder, one or two up from a script's own, that holds the package ``top`` the
     script imports (``samples/run.py`` importing ``solver.grid`` beside ``samples/``): such
     scripts run from the repository's top (``python -m samples.run``, ``PYTHONPATH=.``), and
-    a package of that name there is the project's own. Only for scripts outside a package (a
-    package's modules run with its parent on the path), never above the project's marked root."""
+    a package of that name there is the project's own. A module ``top.py`` there is too where
+    the script imports a package of that folder as well (``import sim_base`` beside ``import
+    filter.particle``, both at the top: the folder the project puts on ``PYTHONPATH``). Only for
+    scripts outside a package (a package's modules run with its parent on the path), never above
+    the project's marked root."""
+    packages: Optional[Set[str]] = None
     for level in itertools.islice(_script_levels(path), 1, None):
         if os.path.isfile(os.path.join(level, top, "__init__.py")):
             return [level]
+        if os.path.isfile(os.path.join(level, top + ".py")):
+            if packages is None:
+                packages = _imported_tops(path) - {top} - set(sys.stdlib_module_names)
+            if any(os.path.isfile(os.path.join(level, name, "__init__.py")) for name in packages):
+                return [level]
     return []
+
+
+def _imported_tops(path: str) -> Set[str]:
+    """The top-level names a file imports by an absolute name (``import a.b``, ``from a import b``)."""
+    statement = re.compile(rb"^[ \t]*(?:import|from)[ \t]+(\w+)", re.MULTILINE)
+    try:
+        return {match.decode() for match in statement.findall(read_bytes(path))}
+    except OSError:
+        return set()
 
 
 def _run_path_bases(path: str, top: str) -> List[str]:

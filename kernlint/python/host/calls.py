@@ -101,6 +101,12 @@ class ProjectCalls:
         target = self.called(call, module, scope, reader)
         if target is None:
             held = self.held_returns(call, reader) if module is self.module else None
+            if held is None and isinstance(call.func, ast.Name):
+                # `my_filter = filter.ParallelFilter` on the side the call's flags take: what the
+                # reading holds for the name, where it knows the sides, before every binding of it
+                classes = reader.type_of(call.func)
+                if isinstance(classes, ProjectClasses) and len(classes.classes) == 1:
+                    held = instance(*next(iter(classes.classes)))
             return held if held is not None else self._aliased_class(call, module, scope)
         owner, node, receiver = target
         closure = self.closure_made(owner, node) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
@@ -151,9 +157,11 @@ class ProjectCalls:
             return instance(*classes.pop())
         return Instances(frozenset(classes)) if len(classes) <= MAX_ALTERNATIVES else None
 
-    def named_class(self, expr: ast.expr, scope: Scope) -> Optional[ProjectClasses]:
+    def named_class(self, expr: ast.expr, scope: Scope, module: Optional[PyModule] = None) -> Optional[ProjectClasses]:
         """A class of the project that a name (``DeviceOps``, ``ops.DeviceOps``) refers to, held as
-        a value: where it is passed, stored or picked, not called (a call makes an object)."""
+        a value: where it is passed, stored or picked, not called (a call makes an object).
+        ``module``: the file the name is in (this one's by default)."""
+        module = module or self.module
         if not self._gpu_code or not isinstance(expr, (ast.Name, ast.Attribute)):
             return None
         base = expr
@@ -166,15 +174,15 @@ class ProjectCalls:
             return None  # (a local or a parameter: what it holds is read as a value, not named here)
 
         def find() -> Optional[ProjectClasses]:
-            dotted = self.module.dotted(expr, scope)
+            dotted = module.dotted(expr, scope)
             # (`pkg.DeviceOps`, `pkg` re-exporting it with `import *`)
-            found = self.project.definition(dotted, self.module, stars=True) if dotted and "." in dotted else None
+            found = self.project.definition(dotted, module, stars=True) if dotted and "." in dotted else None
             if found is None or found[1].kind != "class":
                 return None
             return ProjectClasses(frozenset({(found[0].path, found[1].name)}))
 
         held = self.project.memo("class held", expr, find)
-        if held is not None and not self._types_only:
+        if held is not None and not self._types_only and module is self.module:
             self.classes_named.update(held.classes)
         return held
 
@@ -309,13 +317,19 @@ class ProjectCalls:
             params = params[1:]
         passed = {param.arg: arg for param, arg in zip(params, call.args)}
         passed.update({k.arg: k.value for k in call.keywords if k.arg})
+        kw_defaults = {a.arg: d for a, d in zip(node.args.kwonlyargs, node.args.kw_defaults) if d is not None}
+        switches: Dict[str, bool] = {}  # parameters given True or False: the flags that pick a side
         for param in params + node.args.kwonlyargs:
             expr = passed.get(param.arg)
             if expr is not None:
                 bound[param.arg] = reader.type_of(expr) or reader.dtype(expr)
             elif param.arg in defaults:
                 bound[param.arg] = ("default", defaults[param.arg])
-        key = (id(node), tuple(sorted(bound.items(), key=lambda item: item[0])), tuple(self._returning))
+            given = expr if expr is not None else defaults.get(param.arg, kw_defaults.get(param.arg))
+            if isinstance(given, ast.Constant) and isinstance(given.value, bool):
+                switches[param.arg] = given.value
+        key = (id(node), tuple(sorted(bound.items(), key=lambda item: item[0])), tuple(self._returning),
+               tuple(sorted(switches.items())))
         if key in self._returns:
             return self._returns[key]
         # what does not depend on this file's reading under way is the same for every file
@@ -326,14 +340,16 @@ class ProjectCalls:
             self._context.uses_replayed(found[2])  # what its reading took from other files, taken here
             return found[1]
         with self._context.uses_captured() as taken:
-            returned, pure = self._read_returned(owner, node, bound, key)
+            returned, pure = self._read_returned(owner, node, bound, key, switches)
         if pure:
             self.project.returns[shared] = (node, returned, taken)  # the node kept: its id stays its own
         return returned
 
-    def _read_returned(self, owner: PyModule, node: FunctionNode, bound: Dict[str, object], key: tuple
-                       ) -> Tuple[object, bool]:
-        """(what ``returned`` finds, whether it read only other files)."""
+    def _read_returned(self, owner: PyModule, node: FunctionNode, bound: Dict[str, object], key: tuple,
+                       switches: Dict[str, bool]) -> Tuple[object, bool]:
+        """(what ``returned`` finds, whether it read only other files). ``switches``: the
+        parameters the call gives True or False (``gpu=True``): a test of one (``if gpu:``,
+        ``if not gpu:``) before the function rebinds it takes only the side the call picks."""
         if owner.path == self.module.path:
             self.own_state_read()
             module_frame = self._context.module_frame()
@@ -365,7 +381,8 @@ class ProjectCalls:
             return value if value is not None and isinstance(value, str) == want_dtype else None
 
         callee_reader = TypeReader(lambda e: owner.dotted(e, scope), lookup, member=self.member,
-                                   construct=lambda c: self.project_call(c, owner, scope, callee_reader))
+                                   construct=lambda c: self.project_call(c, owner, scope, callee_reader),
+                                   code=lambda e: self.named_class(e, scope, owner))
         changed = self.project.memo("changed dicts", node, lambda: changed_dicts(node))
         statements = self.project.memo("assignments and returns", node, lambda: sorted(
             (s for s in own_nodes(node) if isinstance(s, (ast.Assign, ast.Return)) or isinstance(
@@ -384,7 +401,8 @@ class ProjectCalls:
             for statement in statements:
                 # under an `if`: skipped on a side its test rules out, certain where it rules out the other
                 under = conditions.get(id(statement), ())
-                sides = [(narrowed(test, callee_reader), in_body) for test, in_body in under]
+                sides = [(_switched(test, switches, local) or narrowed(test, callee_reader), in_body)
+                         for test, in_body in under]
                 if any(DEAD in told[0 if in_body else 1] for told, in_body in sides):
                     continue
                 certain = all(DEAD in told[1 if in_body else 0] for told, in_body in sides)
@@ -1091,3 +1109,15 @@ def _classes(tree: ast.Module) -> Dict[str, ast.ClassDef]:
 
     walk(tree.body, "")
     return found
+
+
+def _switched(test: ast.expr, switches: Dict[str, bool], local: Dict[str, object]):
+    """What a test of a parameter the call gives True or False tells (``if gpu:``, ``if not
+    gpu:``): the side it rules out ``DEAD``; None for any other test, or once the function has
+    rebound the name."""
+    negated = isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)
+    name = test.operand if negated else test
+    if not isinstance(name, ast.Name) or name.id not in switches or name.id in local:
+        return None
+    holds = switches[name.id] != negated
+    return ({}, {DEAD: True}) if holds else ({DEAD: True}, {})

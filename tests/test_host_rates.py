@@ -367,7 +367,8 @@ def test_a_gate_of_interval_one_runs_every_step_unless_a_caller_may_pass_another
 def test_a_copy_kept_in_an_attribute_the_loop_reads_after_the_call_is_needed(tmp_path):
     """`fluid.step()` copies density and velocities back into `self.<field>`; the loop draws
     `fluid.density`: only the velocities' copies are waited for for nothing, in this file's
-    class and in another file's alike."""
+    class and in another file's alike. What the next step uploads is what the device copied
+    back: the same data sent back again (KL501), not the host's own update."""
     classes = '''
         class Fluid:
             def __init__(self, n):
@@ -394,8 +395,8 @@ def test_a_copy_kept_in_an_attribute_the_loop_reads_after_the_call_is_needed(tmp
     _, split = findings(tmp_path / "split", "from fluid import Fluid\n" + textwrap.dedent(loop),
                         fluid=KERNEL + textwrap.dedent(classes))
     for found in (here, split):
-        assert [code for code, _, _ in found] == ["KL503"]
-        assert "`d_velocity.copy_to_host()`" in found[0][2] and "d_density" not in found[0][2]
+        assert [code for code, _, _ in found] == ["KL501", "KL503"]
+        assert "`d_velocity.copy_to_host()`" in found[1][2] and "d_density" not in found[1][2]
 
 
 def test_cupys_sparse_lu_factorizes_on_the_host_and_so_waits(tmp_path):

@@ -216,7 +216,8 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
             if event.detail.get("shape_based", True) and _from_a_pool(event.what, facts) or (
                     event.place in launchers):
                 continue  # a pool hit, not a cudaMalloc; or a launcher's, reported at its line
-            if not event.detail.get("shape_based", True) and (event.detail.get("handed_in") or {}).get("only"):
+            if not event.detail.get("shape_based", True) and (event.detail.get("handed_in") or {}).get("only") \
+                    and not _handed_back(event, facts):
                 continue  # what the call hands in, uploaded: each step's new input (a sample, a batch)
             through.setdefault(call.place, []).append((event, call, level))
             continue
@@ -325,6 +326,18 @@ def _new_data(event) -> bool:
     entering = event.calls[-1] if event.calls else None
     return bool(parameter) and entering is not None and entering.detail.get("callee") == event.function and \
         parameter in entering.detail.get("fresh", ())
+
+
+def _handed_back(event, facts: HostFacts) -> bool:
+    """The call that hands a function what it uploads passes what that call gave back the step
+    before (``self.spins, _ = gpu.step(self.spins)``): the device's own result, sent back to it."""
+    parameter = (event.detail.get("handed_in") or {}).get("parameter")
+    entering = event.calls[-1] if event.calls else None
+    if not parameter or entering is None or entering.detail.get("callee") != event.function:
+        return False
+    names = facts.parameters_of(entering)
+    keys = {f"={parameter}"} | ({str(names.index(parameter))} if parameter in names else set())
+    return bool(keys & set(entering.detail.get("returned_args", ())))
 
 
 def _computed_through_calls(event, facts: HostFacts) -> bool:

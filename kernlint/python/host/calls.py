@@ -101,12 +101,6 @@ class ProjectCalls:
         target = self.called(call, module, scope, reader)
         if target is None:
             held = self.held_returns(call, reader) if module is self.module else None
-            if held is None and isinstance(call.func, ast.Name):
-                # `my_filter = filter.ParallelFilter` on the side the call's flags take: what the
-                # reading holds for the name, where it knows the sides, before every binding of it
-                classes = reader.type_of(call.func)
-                if isinstance(classes, ProjectClasses) and len(classes.classes) == 1:
-                    held = instance(*next(iter(classes.classes)))
             return held if held is not None else self._aliased_class(call, module, scope)
         owner, node, receiver = target
         closure = self.closure_made(owner, node) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
@@ -380,9 +374,16 @@ class ProjectCalls:
                     defaults.pop()
             return value if value is not None and isinstance(value, str) == want_dtype else None
 
+        def construct(call: ast.Call):
+            # `my_filter = filter.ParallelFilter` on the only side the call's flags take (`gpu=True`),
+            # then `my_filter(...)`: an object of that class, not of every class the name is bound to
+            held = local.get(call.func.id) if isinstance(call.func, ast.Name) else None
+            if isinstance(held, ProjectClasses) and len(held.classes) == 1:
+                return instance(*next(iter(held.classes)))
+            return self.project_call(call, owner, scope, callee_reader)
+
         callee_reader = TypeReader(lambda e: owner.dotted(e, scope), lookup, member=self.member,
-                                   construct=lambda c: self.project_call(c, owner, scope, callee_reader),
-                                   code=lambda e: self.named_class(e, scope, owner))
+                                   construct=construct, code=lambda e: self.named_class(e, scope, owner))
         changed = self.project.memo("changed dicts", node, lambda: changed_dicts(node))
         statements = self.project.memo("assignments and returns", node, lambda: sorted(
             (s for s in own_nodes(node) if isinstance(s, (ast.Assign, ast.Return)) or isinstance(

@@ -160,7 +160,8 @@ def _mark_call(facts: HostFacts, event: Event, bodies, functions) -> None:
 
 def _mark_arguments(event: Event, bodies, functions) -> None:
     """On a call: ``computed_args`` (positions, ``=name`` for keywords), the arguments its loop
-    computes in the iteration (``capture(step * dt)``); ``arg_params``, by the same keys, the
+    computes in the iteration (``capture(step * dt)``); ``returned_args``, those the call's own
+    result is assigned back to (``self.u, _ = gpu.step(self.u)``); ``arg_params``, by the same keys, the
     calling function's parameters each argument is computed from (``helper(angle=2 * t)`` in
     ``def view(t)``). Positions after a spread (``*args``) are not told."""
     found = _statement(bodies, functions, event)
@@ -180,11 +181,28 @@ def _mark_arguments(event: Event, bodies, functions) -> None:
     fresh = [key for key, arg in given if computed is not None and _reads_computed(arg, computed)]
     if fresh:
         event.detail["computed_args"] = fresh
+    if statement.loop is not None and isinstance(statement.node, ast.Assign) and statement.node.value is call:
+        # `self.spins, _ = gpu.step(self.spins)`: what it was given is what it gave back the step before
+        targets = {ast.unparse(name) for target in statement.node.targets for name in _flattened(target)}
+        returned = [key for key, arg in given if ast.unparse(arg) in targets]
+        if returned:
+            event.detail["returned_args"] = returned
     parameters = _parameters(function)
     reads = {key: sorted(_computed_from_parameters(arg, function, parameters)) for key, arg in given}
     reads = {key: names for key, names in reads.items() if names}
     if reads:
         event.detail["arg_params"] = reads
+
+
+def _flattened(target: ast.expr) -> Iterator[ast.expr]:
+    """The names and attributes an assignment target binds (``a, (b, self.c)``)."""
+    if isinstance(target, (ast.Tuple, ast.List)):
+        for element in target.elts:
+            yield from _flattened(element)
+    elif isinstance(target, ast.Starred):
+        yield from _flattened(target.value)
+    else:
+        yield target
 
 
 def _unviewed(source: ast.expr) -> ast.expr:

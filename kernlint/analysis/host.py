@@ -175,7 +175,11 @@ class Launch(Event):
 
     @property
     def host_arrays(self) -> List[Arg]:
-        """Arguments known to be host arrays: numba-cuda copies them both ways and waits."""
+        """Arguments known to be host arrays: numba-cuda copies them both ways and waits. A CUDA
+        ufunc given a device array too keeps its result on the device: it uploads the host ones
+        and neither copies back nor waits for the kernel (``deviceufunc``): none counts."""
+        if self.detail.get("ufunc") and any(arg.array and arg.where == "device" for arg in self.args):
+            return []
         return [arg for arg in self.args if arg.array and arg.where == "host" and arg.library != "torch"]
 
     @property
@@ -570,6 +574,27 @@ class HostFacts:
                 if base.startswith("self.") and base.count(".") == 1:
                     users.setdefault(base, set()).add(event.place)
         return any(len(places) > 1 for places in users.values())
+
+    def timed_alone(self, event: Event, loop: Loop) -> bool:
+        """Whether ``event``, a statement of its loop's own function, is what a wall-clock
+        interval there times (``t = time()``; ``u = cp.asarray(u)``; ``times.append(time() - t)``):
+        the interval's start and end stamps are the nearest around it, in the same loops, and no
+        other host fact lies between them. The cost is what the code measures, not a loss. (A
+        call timed alone, `sim.step()`, times the step: what the step wastes is still lost.)"""
+        if event.function != loop.function or event.call_in(loop.function) is not None:
+            return False
+        own = event
+        clocks = [e for e in self.of_function(own.function) if e.kind == "clock" and e.loops == own.loops]
+        before = [c for c in clocks if c.place.line < own.place.line and c.detail.get("assigned")]
+        after = [c for c in clocks if c.place.line > own.place.line and c.detail.get("minus")]
+        if not before or not after:
+            return False
+        start = max(before, key=lambda c: c.place.line)
+        end = min(after, key=lambda c: c.place.line)
+        if end.detail.get("minus") not in start.detail.get("assigned", ()):
+            return False
+        return all(e.place.line == own.place.line for e in self.of_function(own.function)
+                   if start.place.line < e.place.line < end.place.line)
 
     def reported_at(self, event: Event, loop: Loop) -> Optional[Event]:
         """The call in ``loop`` where a finding about ``event`` (on every step) belongs, or None

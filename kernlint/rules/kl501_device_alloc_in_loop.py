@@ -47,7 +47,9 @@ layers, eight chunks: a count the code states, not a parameter whose default is 
 ``def run(self, ticks=1)``, whose callers pass the count) or in a test's loop (what pytest collects), nor what a whole
 computation called in the loop allocates before its own loop, nor in a loop that runs a
 whole time loop per iteration (independent events, shots), nor in a benchmark: a loop a
-clock or CUDA events time whose work is the transfer it measures, nor in a verification loop
+clock or CUDA events time whose work is the transfer it measures (also one upload that a clock
+interval inside a step times alone: `t = time()`, `u = cp.asarray(u)`, `times.append(time() - t)`),
+nor in a verification loop
 (each iteration checks a result it copies back against the host's own:
 ``np.testing.assert_allclose(cpu, gpu)``, ``assert np.allclose(...)``).
 Nor what an epoch does once beside its batch loop (scoring the model after the batches),
@@ -211,6 +213,8 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
         direct = event.function == loop.function and event.call_in(loop.function) is None
         if _new_data(event) or _computed_through_calls(event, facts):
             continue  # the step's input or what the host computed this step: the work's data path
+        if facts.timed_alone(event, loop):
+            continue  # all a clock interval around it times: what the code measures
         call = facts.reported_at(event, loop)
         if call is not None:  # what a function called in the loop does: reported at the call
             if event.detail.get("shape_based", True) and _from_a_pool(event.what, facts) or (

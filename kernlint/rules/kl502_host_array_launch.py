@@ -39,7 +39,9 @@ by keyword through another file's method parameter
 (``sensor.scan(pos, height_map=world.heights)``, the method launching on ``height_map``).
 A call of a CUDA ufunc (``@vectorize(..., target='cuda')``, ``@guvectorize(...,
 target='cuda')``) is a launch on its array arguments and ``out=``: numba copies host arrays
-in, the result back, and waits, as for a kernel; a ufunc defined in a class body is launched
+in, the result back, and waits, as for a kernel, where every argument is a host array; given a
+device array as well, it keeps the result on the device (it uploads the host inputs, copies
+nothing back and does not wait), which this rule does not report; a ufunc defined in a class body is launched
 through ``self`` too (``self.accel(self.data.x, ...)``), and so is one a factory nests and
 returns, wherever its result is kept (``self.propagate = self.__propagate_vec()``, then
 ``self.propagate(self.particles, dt)``; ``decay = make_decay()``). A function a frame driver calls on

@@ -54,7 +54,8 @@ output the caller switches on and keeps), once per epoch beside a batch loop who
 state (scoring after the batches), in a branch that flips its own test (a rare event) or that leaves the
 loop, in a retry or convergence loop (``while err[0] > tol:`` with ``err`` an array a launch in
 the loop writes), in set-up code, in a loop over sizes, devices
-or test cases, in a timed loop whose work is the copy it measures (a benchmark), or in a
+or test cases, in a timed loop whose work is the copy it measures (a benchmark; also one wait
+a clock interval inside a step times alone), or in a
 verification loop (each iteration checks the copy against the host's own result with
 ``np.testing.assert_*`` or ``assert np.allclose(...)``); a copy whose value decides what the iteration does (``if
 d_err.copy_to_host()[0] > tol: break``, or a name it assigns tested in the loop); a copy
@@ -216,6 +217,8 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
     for event, level, loop in facts.stepping(("launch", "sync", "copy-back")):
         if event.detail.get("via"):
             continue  # an element read of a parameter no call here binds to a device array
+        if facts.timed_alone(event, loop):
+            continue  # all a clock interval around it times: the wait is what the code measures
         call = facts.reported_at(event, loop)  # what a function called in the loop does, at the call
         at = call.place if call is not None else event.place
         if at in reported:

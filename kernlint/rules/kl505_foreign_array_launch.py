@@ -57,7 +57,8 @@ Left alone: an array rebound inside the loop or written as a call in the launch
 through a call (its binding is the caller's), a launch in another file's function (its
 arrays are bound there), loops over devices or problem sizes, a verification loop (each
 iteration checks a result it copies back against the host's own with ``np.testing.assert_*``
-or ``assert np.allclose(...)``), numba's own device arrays, and
+or ``assert np.allclose(...)``), a launch a clock interval inside the step times alone (the
+conversion is part of what it measures), numba's own device arrays, and
 a CuPy raw kernel (``@cupyx.jit.rawkernel()``) launched with the same brackets: CuPy
 launches it on its own arrays, nothing is converted.
 
@@ -92,6 +93,8 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
             continue  # (another file's launch: its arrays are bound there, or are the caller's parameters)
         if launch.detail.get("library_kernel"):
             continue  # a CuPy raw kernel (`@cupyx.jit.rawkernel()`): CuPy takes its own arrays as they are
+        if facts.timed_alone(launch, loop):
+            continue  # all a clock interval around it times: the conversion is part of what it measures
         call = facts.reported_at(launch, loop)
         kept = []
         # device arrays of other libraries: numba-cuda converts each one's interface per launch

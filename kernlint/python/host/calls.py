@@ -380,6 +380,8 @@ class ProjectCalls:
             held = local.get(call.func.id) if isinstance(call.func, ast.Name) else None
             if isinstance(held, ProjectClasses) and len(held.classes) == 1:
                 return instance(*next(iter(held.classes)))
+            if isinstance(held, ProjectClasses) and len(held.classes) <= MAX_ALTERNATIVES:
+                return Instances(held.classes)  # (an object of either class the sides left)
             return self.project_call(call, owner, scope, callee_reader)
 
         callee_reader = TypeReader(lambda e: owner.dotted(e, scope), lookup, member=self.member,

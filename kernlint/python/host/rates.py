@@ -100,16 +100,22 @@ def _mark_reads(facts: HostFacts, functions, bodies: Dict[str, frequency.Frequen
         outputs = copy_outputs(node, event.place.line)
         if outputs and isinstance(node, _ASSIGNS):
             before = [s for s in region if (s.end_lineno or s.lineno) < node.lineno] if in_loop else []
-            uploads = round_trip(region, after, outputs, before)
-            if uploads:
-                # all the host does with it is compute what it uploads again: nothing waits on the value
-                upload = uploads[0]
-                _mark_uploaded(facts, event.function, uploads)
+            computed, as_is = round_trip(region, after, outputs, before)
+            if computed or as_is:
+                # all the host does with it is compute what it uploads again, or upload it again as
+                # it is: nothing waits on the value (an upload of it as it is stays a transfer per step)
+                upload = (computed or as_is)[0]
+                _mark_uploaded(facts, event.function, computed)
                 event.detail.pop("decides", None)
                 event.detail["round_trip"] = f"`{short_text(upload)}`, line {upload.lineno}"
-                event.detail.setdefault("reason", f"is a blocking copy whose value the host only computes with "
-                                                  f"to upload it again ({event.detail['round_trip']}): computed on the "
-                                                  f"device, it needs no wait")
+                if computed:
+                    event.detail.setdefault("reason", f"is a blocking copy whose value the host only computes with "
+                                                      f"to upload it again ({event.detail['round_trip']}): computed on "
+                                                      f"the device, it needs no wait")
+                else:
+                    event.detail.setdefault("reason", f"is a blocking copy whose value the next iteration only uploads "
+                                                      f"again as it is ({event.detail['round_trip']}; reading its shape "
+                                                      f"needs no data): the device has it, it needs no wait")
                 continue
         if computed_with(node, event.place.line, event.place.column):
             event.detail["read"] = True  # the host computes with it right there (a loss, an update)

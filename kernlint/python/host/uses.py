@@ -15,7 +15,7 @@ Syntax only.
 from __future__ import annotations
 
 import ast
-from typing import Dict, Iterator, List, Optional, Set, Tuple
+from typing import Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
 from ..syntax import child_nodes, walk_nodes
 
@@ -545,7 +545,7 @@ _LEAVES = (ast.Return, ast.Break, ast.Continue, ast.Raise, ast.Yield, ast.YieldF
 
 
 def round_trip(region: List[ast.stmt], after: int, outputs: Set[str],
-               before: List[ast.stmt] = ()) -> List[ast.Call]:
+               before: List[ast.stmt] = ()) -> Tuple[List[ast.Call], List[ast.Call]]:
     """The upload, if any, that is all the host does with a copy's value: what the statements
     of ``region`` after line ``after`` compute from ``outputs`` (local names; through
     assignments, and branches whose tests read it only to pick how a name is computed) ends in
@@ -553,17 +553,46 @@ def round_trip(region: List[ast.stmt], after: int, outputs: Set[str],
     no branch that leaves, no test of a loop (``costs = d.copy_to_host()``, ``w = np.exp(-costs)``,
     ``w /= w.sum()``, ``cuda.to_device(w, to=d_w)``). The wait serves nothing the host decides:
     the device could compute that value itself. ``before``: the statements of the loop body
-    before the copy; a value they read is carried to the next iteration, not a round trip.
-    Returns the uploads (none where the value is read otherwise)."""
+    before the copy; a value they read is carried to the next iteration, a round trip only where
+    they upload it as it is and read nothing else of it but its metadata (``img.shape``).
+    Returns (the uploads of what the host computed from it, the uploads of it as it is); both
+    empty where the value is read otherwise."""
     tainted = {name for name in outputs if "." not in name}
     if not tainted or tainted != set(outputs):
-        return []
+        return [], []
     uploads: List[ast.Call] = []
-    if not _follow(region, after, tainted, uploads, False) or not uploads:
-        return []
-    if any(isinstance(n, ast.Name) and n.id in tainted and isinstance(n.ctx, ast.Load)
-           for statement in before for n in walk_nodes(statement)):
-        return []
+    if not _follow(region, after, tainted, uploads, False):  # (`tainted` grows: what is computed from it)
+        return [], []
+    carried: List[ast.Call] = []
+    if any(_loads(statement) & tainted for statement in before):
+        # the next iteration reads it before the copy: `img = d_out.copy_to_host()` at the end,
+        # `d_img = cuda.to_device(img)` at the start (the device's own result, sent back)
+        carried = _sent_back_as_is(before, tainted)
+        if not carried:
+            return [], []
+    return (uploads, carried) if uploads or carried else ([], [])
+
+
+def _sent_back_as_is(statements: Sequence[ast.stmt], names: Set[str]) -> List[ast.Call]:
+    """The uploads of ``names`` themselves in ``statements``, where those statements read them
+    for nothing else but their metadata (``img.shape``) and rebind none of them; [] otherwise."""
+    uploads: List[ast.Call] = []
+    sent: Set[int] = set()
+    metadata: Set[int] = set()
+    for statement in statements:
+        for node in walk_nodes(statement):
+            if isinstance(node, ast.Call) and _uploaded(node, names):
+                at = _UPLOADS[node.func.attr if isinstance(node.func, ast.Attribute) else node.func.id]
+                if isinstance(node.args[at], ast.Name):
+                    uploads.append(node)
+                    sent.add(id(node.args[at]))
+            elif isinstance(node, ast.Attribute) and node.attr in _METADATA:
+                metadata.add(id(node.value))
+    for statement in statements:
+        for node in walk_nodes(statement):
+            if isinstance(node, ast.Name) and node.id in names and (
+                    not isinstance(node.ctx, ast.Load) or id(node) not in sent | metadata):
+                return []
     return uploads
 
 
@@ -574,7 +603,7 @@ def _follow(statements, after: int, tainted: Set[str], uploads: List[ast.Call], 
     for statement in statements:
         if (statement.end_lineno or statement.lineno) <= after:
             continue
-        reads = {n.id for n in walk_nodes(statement) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+        reads = _loads(statement)
         if isinstance(statement, _ASSIGNS):
             value = statement.value
             targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
@@ -596,8 +625,7 @@ def _follow(statements, after: int, tainted: Set[str], uploads: List[ast.Call], 
         if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
             call = statement.value
             name = call.func.attr if isinstance(call.func, ast.Attribute) else ""
-            at = _UPLOADS.get(name)
-            if at is not None and len(call.args) > at and _loads(call.args[at]) & tainted:
+            if _uploaded(call, tainted):
                 uploads.append(call)
                 continue
             if reads & tainted or chosen:
@@ -621,6 +649,18 @@ def _follow(statements, after: int, tainted: Set[str], uploads: List[ast.Call], 
 
 def _loads(node: ast.AST) -> Set[str]:
     return {n.id for n in walk_nodes(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+
+
+# what an array tells without its data: reading it needs no copy of the elements
+_METADATA = ("shape", "dtype", "size", "ndim", "itemsize", "nbytes")
+
+
+def _uploaded(call: ast.Call, tainted: Set[str]) -> bool:
+    """A host-to-device copy of a tainted name (``cuda.to_device(w)``, ``d.copy_to_device(w)``)."""
+    name = call.func.attr if isinstance(call.func, ast.Attribute) else call.func.id if isinstance(
+        call.func, ast.Name) else ""
+    at = _UPLOADS.get(name)
+    return at is not None and len(call.args) > at and bool(_loads(call.args[at]) & tainted)
 # what reduces a whole array to one number (no `axis`: `np.abs(u).max()`, `np.max(u)`)
 _TO_SCALAR = ("max", "min", "amax", "amin", "nanmax", "nanmin", "sum", "nansum", "mean", "nanmean", "norm", "ptp")
 # element-wise maps on the way to the reduction: the reduction still sees every element

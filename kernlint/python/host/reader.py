@@ -773,6 +773,8 @@ class HostReader:
         if launched is not None:
             target, stream = launched
             picked = self.kernels.resolve_all(target, frame)  # one launch, each kernel the code may pick
+            if not picked and self._host_compiled(target, frame):
+                return  # `f[grid, block](...)` of a CPU `@njit` function: not subscriptable, nothing launches
             ref = kernel_ref(picked[0] if picked else None, target, self._variants.kernel_parameters)
             launch = launch_site(call, target, stream, frame, self.module.path, ref, self.types(frame),
                                  # `__cuda_array_interface__` holders
@@ -949,6 +951,21 @@ class HostReader:
             name = module.dotted(decorator.func if isinstance(decorator, ast.Call) else decorator)
             if name is not None and name.startswith("cupyx.jit."):
                 return True
+        return False
+
+    def _host_compiled(self, expr: ast.expr, frame: Frame) -> bool:
+        """Whether ``expr`` names a project function numba compiles for the CPU (``@njit``,
+        ``@jit`` without a GPU target): its dispatcher cannot be given a launch configuration."""
+        found = self._project_function(expr, frame)
+        if found is None:
+            return False
+        module, node = found
+        scope = Scope(module)
+        for decorator in node.decorator_list:
+            name = module.dotted(decorator.func if isinstance(decorator, ast.Call) else decorator, scope) or ""
+            library, _, last = name.rpartition(".")
+            if library in ("numba", "numba.core.decorators") and last in ("njit", "jit"):
+                return gpu_compiled(node, module, scope) is None
         return False
 
     def _project_function(self, expr: ast.expr, frame: Frame):

@@ -354,16 +354,14 @@ class HostFacts:
         """The positional parameters of the function ``call`` runs (after the object a method is
         bound to), in order; () where that function's facts are not at hand."""
         path = str(call.detail.get("path", "")) or call.place.path
-        facts = self if path == self.path else (self.elsewhere(path) if self.elsewhere is not None else None)
-        spec = facts.parameters.get(str(call.detail.get("callee", ""))) if facts is not None else None
+        spec = self._parameters_in(path, str(call.detail.get("callee", "")))
         return tuple(spec[0]) if spec is not None else ()
 
     def _binding(self, call: Event, path: str, callee: str) -> Dict[str, object]:
         """What ``call`` passes to each parameter of ``callee`` (an :class:`Arg`; for its
         ``*args``, a tuple of them), as far as the call's arguments can be told one by one."""
         passed = call.detail.get("passed")
-        facts = self if path == self.path else (self.elsewhere(path) if self.elsewhere is not None else None)
-        spec = facts.parameters.get(callee) if facts is not None else None
+        spec = self._parameters_in(path, callee)
         if not isinstance(passed, tuple) or spec is None:
             return {}
         positional, keywords = passed
@@ -381,12 +379,17 @@ class HostFacts:
                 binding[name] = arg
         return binding
 
+    def _parameters_in(self, path: str, function: str):
+        """The parameters of a function of the file at ``path`` (``parameters``), None where its
+        facts are not at hand."""
+        facts = self if path == self.path else (self.elsewhere(path) if self.elsewhere is not None else None)
+        return facts.parameters.get(function) if facts is not None else None
+
     def _omitted(self, call: Event, path: str, callee: str, binding: Dict[str, object]) -> Set[str]:
         """The parameters of ``callee`` that ``call`` surely leaves at their defaults: none where
         its arguments cannot be told one by one (a spread, ``**kw``, a method called through its class)."""
         passed = call.detail.get("passed")
-        facts = self if path == self.path else (self.elsewhere(path) if self.elsewhere is not None else None)
-        spec = facts.parameters.get(callee) if facts is not None else None
+        spec = self._parameters_in(path, callee)
         if not isinstance(passed, tuple) or spec is None or not binding and (passed[0] or passed[1]):
             return set()
         if any(isinstance(arg, Arg) and arg.name.startswith("*") for arg in passed[0]):

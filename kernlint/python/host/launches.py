@@ -246,6 +246,19 @@ def launch_arg(kind, name: str, parameter: bool = False, attribute: bool = False
 _GPU_COMPILERS = {"vectorize": "ufunc", "guvectorize": "ufunc", "jit": "kernel", "autojit": "kernel"}
 
 
+def host_compiled(function: ast.AST, module: PyModule, scope) -> bool:
+    """Whether numba compiles ``function`` for the CPU (``@njit``, ``@jit`` without a GPU
+    target): its dispatcher cannot be given a launch configuration."""
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    for decorator in function.decorator_list:
+        name = module.dotted(decorator.func if isinstance(decorator, ast.Call) else decorator, scope) or ""
+        library, _, last = name.rpartition(".")
+        if library in ("numba", "numba.core.decorators") and last in ("njit", "jit"):
+            return gpu_compiled(function, module, scope) is None
+    return False
+
+
 def gpu_compiled(function: ast.AST, module: PyModule, scope) -> Optional[str]:
     """``"ufunc"`` for a function decorated ``@vectorize(..., target='cuda')`` or
     ``@guvectorize(..., target='cuda')``, ``"kernel"`` for ``@jit(..., target='gpu')`` (both

@@ -24,7 +24,7 @@ import ast
 from typing import Dict, Iterator, List, Optional, Set
 
 from ...analysis.host import Event, HostFacts
-from .frequency.syntax import dotted_name
+from .frequency.syntax import assigned_names, dotted_name
 from .names import captured_frames, indexed_items, target_names
 from ..syntax import child_nodes, walk_nodes
 
@@ -183,7 +183,7 @@ def _mark_arguments(event: Event, bodies, functions) -> None:
         event.detail["computed_args"] = fresh
     if statement.loop is not None and isinstance(statement.node, ast.Assign) and statement.node.value is call:
         # `self.spins, _ = gpu.step(self.spins)`: what it was given is what it gave back the step before
-        targets = {ast.unparse(name) for target in statement.node.targets for name in _flattened(target)}
+        targets = {name for target in statement.node.targets for name in assigned_names(target)}
         returned = [key for key, arg in given if ast.unparse(arg) in targets]
         if returned:
             event.detail["returned_args"] = returned
@@ -192,17 +192,6 @@ def _mark_arguments(event: Event, bodies, functions) -> None:
     reads = {key: names for key, names in reads.items() if names}
     if reads:
         event.detail["arg_params"] = reads
-
-
-def _flattened(target: ast.expr) -> Iterator[ast.expr]:
-    """The names and attributes an assignment target binds (``a, (b, self.c)``)."""
-    if isinstance(target, (ast.Tuple, ast.List)):
-        for element in target.elts:
-            yield from _flattened(element)
-    elif isinstance(target, ast.Starred):
-        yield from _flattened(target.value)
-    else:
-        yield target
 
 
 def _unviewed(source: ast.expr) -> ast.expr:

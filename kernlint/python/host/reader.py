@@ -44,7 +44,8 @@ from .frequency import frame_callbacks
 from .functions import (call_parameters, changed_dicts, jitted_only, left_out_side, names_called, positional_parameters,
                         receiver_of, untyped)
 from .kernels import KernelResolver
-from .launches import LAUNCH_TEXT, calls_in_order, compile_target, gpu_compiled, handed_call, launch_target
+from .launches import (LAUNCH_TEXT, calls_in_order, compile_target, gpu_compiled, handed_call, host_compiled,
+                       launch_target)
 from .wrappers import configured_call, unwrapped_call
 from .loops import LoopReader, carried_places
 from .names import rebound, target_names
@@ -954,19 +955,9 @@ class HostReader:
         return False
 
     def _host_compiled(self, expr: ast.expr, frame: Frame) -> bool:
-        """Whether ``expr`` names a project function numba compiles for the CPU (``@njit``,
-        ``@jit`` without a GPU target): its dispatcher cannot be given a launch configuration."""
+        """Whether ``expr`` names a project function numba compiles for the CPU (``host_compiled``)."""
         found = self._project_function(expr, frame)
-        if found is None:
-            return False
-        module, node = found
-        scope = Scope(module)
-        for decorator in node.decorator_list:
-            name = module.dotted(decorator.func if isinstance(decorator, ast.Call) else decorator, scope) or ""
-            library, _, last = name.rpartition(".")
-            if library in ("numba", "numba.core.decorators") and last in ("njit", "jit"):
-                return gpu_compiled(node, module, scope) is None
-        return False
+        return found is not None and host_compiled(found[1], found[0], Scope(found[0]))
 
     def _project_function(self, expr: ast.expr, frame: Frame):
         """(module, def) of the project function ``expr`` names, or None."""

@@ -17,9 +17,6 @@ from typing import Iterator, List, Sequence, Set, Tuple
 
 from .syntax import own_nodes
 
-FunctionNode = ast.FunctionDef  # (or ast.AsyncFunctionDef)
-
-
 def required_parameters(function: ast.AST, line: int) -> Tuple[str, ...]:
     """The None-defaulting parameters of ``function`` used as values on every way from its
     start to what runs at ``line`` (the statement holding it included: its arguments are
@@ -62,23 +59,21 @@ def _evaluated_on_the_way(block: Sequence[ast.stmt], line: int) -> Iterator[ast.
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Try)) or \
                 type(statement).__name__ == "TryStar":
             return  # (a handler may catch the error; a nested body runs when it is called)
-        if isinstance(statement, ast.If):
-            yield statement.test
-            yield from _evaluated_on_the_way(_side(statement, line), line)
-        elif isinstance(statement, (ast.For, ast.AsyncFor)):
-            yield _iterated(statement)
-            yield from _evaluated_on_the_way(statement.body if _holds(statement.body, line) else [], line)
-        elif isinstance(statement, ast.While):
-            yield statement.test
-            yield from _evaluated_on_the_way(statement.body if _holds(statement.body, line) else [], line)
-        elif isinstance(statement, (ast.With, ast.AsyncWith)):
-            yield from (item.context_expr for item in statement.items)
-            yield from _evaluated_on_the_way(statement.body, line)
-        elif isinstance(statement, ast.Match):
-            yield statement.subject
-        else:
-            yield statement
+        yield from _headers(statement)
+        yield from _evaluated_on_the_way(_inner_block(statement, line), line)
         return
+
+
+def _inner_block(statement: ast.stmt, line: int) -> Sequence[ast.stmt]:
+    """The block of a compound statement that holds ``line`` and runs whenever the statement
+    does reach it: an ``if``'s side, a loop's body, a ``with``'s body; [] for the others."""
+    if isinstance(statement, ast.If):
+        return _side(statement, line)
+    if isinstance(statement, (ast.For, ast.AsyncFor, ast.While)):
+        return statement.body if _holds(statement.body, line) else []
+    if isinstance(statement, (ast.With, ast.AsyncWith)):
+        return statement.body
+    return []
 
 
 def _headers(statement: ast.stmt) -> List[ast.AST]:

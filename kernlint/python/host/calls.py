@@ -29,6 +29,7 @@ from .consulted import Uses
 from .classes import class_attributes, method_of, property_attribute
 from .docstrings import documented_class, documented_types
 from .frames import Frame, nested_qualname
+from .frequency.syntax import assigned_names
 from .functions import (attributes_read, bound_methods, changed_dicts, default_of, evident_scalars, memoized_returns,
                         positional_parameters, receiver_of, returned_closure, returned_type)
 from .launches import launches_within
@@ -567,12 +568,16 @@ class ProjectCalls:
             found.append((method[0].path, f"{method[1]}.{call.func.attr}"))
         return list(dict.fromkeys(found))  # (a method two classes inherit from one base: once)
 
-    def receiver_overrides(self, call: ast.Call, reader: TypeReader) -> List[Tuple[str, str]]:
-        """(file, Class.method) of each method that ``obj.show(...)`` runs through ``self``
-        because of the object's own class: ``show`` inherited from a base whose body calls
+    def receiver_overrides(self, call: ast.Call, reader: TypeReader
+                           ) -> List[Tuple[str, str, Tuple[Optional[int], ...], bool]]:
+        """(file, Class.method, forwarded) of each method that ``obj.show(...)`` runs through
+        ``self`` because of the object's own class: ``show`` inherited from a base whose body calls
         ``self.render(...)``, which the object's class (one of a list's several) overrides. The
         base's ``show`` is read once for every class; what each class puts in its place counts at
-        this call (a panel's ``render``, a filter's ``apply_filter``)."""
+        this call (a panel's ``render``, a filter's ``apply_filter``). ``forwarded`` says, for each
+        positional argument of the base's call, which argument of ``call`` it hands on as it is
+        (``def show(self, frame): self.render(frame, d)``: ``(0, None)``), None for the others; and
+        whether the base's method uses what the call returns (shows it, keeps it, returns it)."""
         if not isinstance(call.func, ast.Attribute) or not self._gpu_code:
             return []
         kind = _called_on(reader.type_of(call.func.value))
@@ -590,7 +595,8 @@ class ProjectCalls:
                 own = method_of(self.project, path, klass, sub.func.attr)
                 based = method_of(self.project, method[0].path, method[1], sub.func.attr)
                 if own is not None and (based is None or own[2] is not based[2]):
-                    found.append((own[0].path, f"{own[1]}.{sub.func.attr}"))
+                    found.append((own[0].path, f"{own[1]}.{sub.func.attr}", _forwarded(method[2], sub, call),
+                                  _result_used(method[2], sub)))
         return list(dict.fromkeys(found))
 
     def callee(self, call: ast.Call, frame: Frame, reader: TypeReader) -> Optional[str]:
@@ -1124,3 +1130,29 @@ def _switched(test: ast.expr, switches: Dict[str, bool], local: Dict[str, object
         return None
     holds = switches[name.id] != negated
     return ({}, {DEAD: True}) if holds else ({DEAD: True}, {})
+
+
+def _forwarded(method: FunctionNode, inner: ast.Call, call: ast.Call) -> Tuple[Optional[int], ...]:
+    """For each positional argument of ``inner`` (a call in ``method``'s body), the position in
+    ``call`` (a call of ``method`` through an object, ``self`` left out) of the argument it hands
+    on: a parameter of ``method`` that its body does not assign before ``inner``; None for the
+    rest, and for every argument where ``call`` spreads or passes by keyword."""
+    if any(isinstance(a, ast.Starred) for a in call.args) or call.keywords:
+        return tuple(None for _ in inner.args)
+    positional = [a.arg for a in method.args.posonlyargs + method.args.args][1:]
+    assigned = {name for sub in walk_nodes(method) if isinstance(sub, (ast.Assign, ast.AugAssign, ast.AnnAssign))
+                and sub.lineno < inner.lineno
+                for target in (sub.targets if isinstance(sub, ast.Assign) else [sub.target])
+                for name in assigned_names(target)}
+    found: List[Optional[int]] = []
+    for argument in inner.args:
+        name = argument.id if isinstance(argument, ast.Name) else ""
+        at = positional.index(name) if name in positional and name not in assigned else None
+        found.append(at if at is not None and at < len(call.args) else None)
+    return tuple(found)
+
+
+def _result_used(method: FunctionNode, inner: ast.Call) -> bool:
+    """Whether ``inner``, a call in ``method``'s body, is more than a statement of its own: its
+    result is shown, kept, returned or computed with."""
+    return not any(isinstance(statement, ast.Expr) and statement.value is inner for statement in walk_nodes(method))

@@ -23,7 +23,7 @@ import os
 from dataclasses import replace
 from typing import Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
-from ...analysis.host import Event, HostFacts, KernelRef
+from ...analysis.host import Arg, Event, HostFacts, KernelRef
 from ..project import Project
 from ..static_types import (NONE, ArrayType, DictType, ListType, Maybe, ScalarType, TupleType, TypeReader, appended,
                             instance, instance_of, keyed_item, list_growth, loop_bindings, unpacked_items)
@@ -813,12 +813,14 @@ class HostReader:
         if through is not None:  # `_timeit_fast(lambda: step(x))`: a helper times what the call passes
             self.facts.events.append(Event("timed", place_of(self.module.path, call), frame.qualname, frame.loops,
                                            what=str(through.pop("what")), detail={"assigned": [], **through}))
-        for path, method in self._calls.receiver_overrides(call, self.types(frame)):
-            # `panel.show(image)`, `show` a base's that calls `self.render`: the panel's own `render` counts here
+        for path, method, forwarded, used in self._calls.receiver_overrides(call, self.types(frame)):
+            # `panel.show(image)`, `show` a base's that calls `self.render`: the panel's own `render` counts here,
+            # called with what the base's method passes: this call's arguments where it hands them on as they are
             where = {"path": path} if path != self.module.path else {}
-            # (called with what the base's method passes, not this call's arguments: its parameters stay unknown)
             self.facts.events.append(Event("call", place_of(self.module.path, call), frame.qualname, frame.loops,
-                                           what=method, detail={"callee": method, **where}))
+                                           what=method, detail={"callee": method, **where,
+                                                                **({"result_read": True} if used else {}),
+                                                                **self._forwarded_args(call, frame, forwarded)}))
         callee = self._calls.callee(call, frame, self.types(frame))
         if callee is not None:
             # a parameter's default runs where a caller leaves it out: the call picks it, not the line
@@ -828,10 +830,14 @@ class HostReader:
                                            what=callee, detail={"callee": callee, **picked,
                                                                 **self._passed_args(call, frame),
                                                                 **self._binds(call, frame, not picked)}))
+            # (a result shown, kept or computed with: what an override returns is read)
+            used = {"result_read": True} if self._statements and not (
+                isinstance(self._statements[-1], ast.Expr) and self._statements[-1].value is call) else {}
             for path, override in self._calls.overrides(call, frame):  # what it runs on a subclass's object
                 where = {"path": path} if path != self.module.path else {}
                 self.facts.events.append(Event("call", place_of(self.module.path, call), frame.qualname,
-                                               frame.loops, what=override, detail={"callee": override, **where}))
+                                               frame.loops, what=override, detail={"callee": override, **where,
+                                                                                   **used}))
             return
         candidates = self._calls.methods_called(call, self.types(frame), frame.scope) if elsewhere is None else []
         for path, method in candidates:
@@ -877,6 +883,12 @@ class HostReader:
                 id(outer) in self._element_loops for outer in self._statements):
             event = None  # a cuda.reduce per row of a loop over rows: that loop is the one event
         if event is not None:
+            if event.kind == "copy-back" and self._statements:
+                # `int(d_size.copy_to_host()[0])`: the one element the host takes of the copy
+                element = next((ast.unparse(sub.slice) for sub in walk_nodes(self._statements[-1])
+                                if isinstance(sub, ast.Subscript) and sub.value is call), "")
+                if element:
+                    event.detail["element"] = element
             previous = self.facts.events[-1] if self.facts.events else None
             if previous is not None and previous.function == frame.qualname and previous.loops == frame.loops and {
                     previous.kind, event.kind} == {"sync", "barrier"}:
@@ -982,6 +994,16 @@ class HostReader:
                 or isinstance(n, ast.Name) and n.id in ("Timer", "timeit", "repeat") for n in walk_nodes(helper))):
             return None
         return timed_through(call, helper, found[0], frame, self.module, self.types(frame))
+
+    def _forwarded_args(self, call: ast.Call, frame: Frame, forwarded: Tuple[Optional[int], ...]) -> dict:
+        """``{"passed": ...}`` for a method a base's method calls on ``self``: what ``call`` gives
+        the base's method, where it hands an argument on as it is; unknown for the rest."""
+        given = self._passed_args(call, frame).get("passed")
+        if given is None or all(at is None for at in forwarded):
+            return {}
+        positional = given[0]
+        return {"passed": (tuple(positional[at] if at is not None and at < len(positional) else Arg(None, "", "")
+                                 for at in forwarded), {})}
 
     def _passed_args(self, call: ast.Call, frame: Frame) -> dict:
         """``{"passed": ...}``: what the call passes, for the callee's launches on its parameters

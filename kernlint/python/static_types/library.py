@@ -440,6 +440,8 @@ class LibraryCalls:
             return ArrayType("uint8" if rank else None, rank, "C", "host", "numpy")
         if name in IMAGE_READERS:
             return ArrayType(None, None, "C", "host", "numpy")
+        if module == "cv2" and function == "VideoCapture":
+            return Opaque("capture")  # its `read()` gives a flag and a host image (`_capture`)
         given = self.reader.type_of(expr.args[0]) if expr.args else None
         if not (isinstance(given, ArrayType) and given.where == "host" and given.library in ("numpy", "")):
             return None
@@ -598,6 +600,9 @@ class LibraryCalls:
             base = _not_none(base)  # of None it raises: the array (`self.terrain`, None until made)
         if isinstance(base, Opaque) and base.kind == "generator":
             return self._generator(method, expr, keywords)
+        capture = _not_none(base)  # (`self.vid = None` until a video is opened: reading it needs the capture)
+        if isinstance(capture, Opaque) and capture.kind == "capture":
+            return _capture(method, expr)
         if method == "copy_to_host" and not isinstance(base, ArrayType):
             return ArrayType(None, None, "C", "host")  # only numba's device arrays have it
         if method == "astype" and (base is None or isinstance(base, Opaque) and instance_of(base) is None) and (
@@ -739,3 +744,14 @@ def _on_a_stream(function: str, expr: ast.Call, keywords) -> bool:
     if given is None and position is not None and len(expr.args) > position:
         given = expr.args[position]
     return given is not None and not (isinstance(given, ast.Constant) and given.value in (0, None, False))
+
+
+def _capture(method: str, expr: ast.Call) -> Type:
+    """What an OpenCV ``VideoCapture`` gives: ``read()`` and ``retrieve()`` a success flag and the
+    frame, a host NumPy array of bytes (BGR, height x width x 3: OpenCV converts every stream to
+    that unless told otherwise, as ``imread`` reads colour by default)."""
+    if method in ("read", "retrieve") and not expr.keywords:
+        return TupleType((ScalarType("bool"), ArrayType("uint8", 3, "C", "host", "numpy")))
+    if method in ("isOpened", "grab"):
+        return ScalarType("bool")
+    return None

@@ -931,6 +931,29 @@ def _rates_through_calls(bodies, qualname, statement_rate):
     return rates
 
 
+def _value_needed(node, tree, line) -> bool:
+    """An assignment of a name its function then tests (``shift = ...``, ``while shift > tol``)
+    or slices and stores with (``d[:found] = ...``, ``d_size[0] = found``): the host needs it."""
+    if not isinstance(node, ast.Assign):
+        return False
+    names = {t.id for target in node.targets for t in ast.walk(target) if isinstance(t, ast.Name)}
+    scope = next((f for f in ast.walk(tree) if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
+                  and f.lineno == line), node)
+    needed = set()
+    for sub in ast.walk(scope):
+        if isinstance(sub, (ast.If, ast.While)):
+            needed |= {n.id for n in ast.walk(sub.test) if isinstance(n, ast.Name)}
+        elif isinstance(sub, ast.Subscript):
+            needed |= {n.id for n in ast.walk(sub.slice) if isinstance(n, ast.Name)}
+        elif isinstance(sub, ast.Assign) and any(isinstance(t, ast.Subscript) for t in sub.targets):
+            needed |= {n.id for n in ast.walk(sub.value) if isinstance(n, ast.Name)}
+    # (a name computed from it that is tested: `shift = abs(moved - centres).max()`)
+    for sub in ast.walk(scope):
+        if isinstance(sub, ast.Assign) and needed & {t.id for t in sub.targets if isinstance(t, ast.Name)}:
+            needed |= {n.id for n in ast.walk(sub.value) if isinstance(n, ast.Name)}
+    return bool(names & needed)
+
+
 @pytest.mark.parametrize("path", FREQUENCY_FIXTURES, ids=[p.name for p in FREQUENCY_FIXTURES])
 def test_the_frequency_fixtures_agree_with_the_fact(path):
     """A line the fixture expects a per-step finding on runs on every step (in its body or
@@ -939,7 +962,8 @@ def test_the_frequency_fixtures_agree_with_the_fact(path):
     every step through a call where the fixture expects the finding (at the call)."""
     source = path.read_text()
     expected = {line for code, line in expected_findings(path) if code in ("KL501", "KL502", "KL503", "KL505")}
-    bodies = analyse_module(ast.parse(source), str(path))
+    tree = ast.parse(source)
+    bodies = analyse_module(tree, str(path))
     seen = set()
     for qualname, frequency in bodies.items():
         for statement in frequency.statements():
@@ -947,8 +971,8 @@ def test_the_frequency_fixtures_agree_with_the_fact(path):
             if line in seen:
                 continue
             seen.add(line)
-            deciding = isinstance(node, (ast.If, ast.While))
-            own = [node.test] if deciding else [] if isinstance(node, (ast.For, ast.With, ast.Try)) else [node]
+            deciding = isinstance(node, (ast.If, ast.While)) or _value_needed(node, tree, bodies[qualname].line)
+            own = [node.test] if isinstance(node, (ast.If, ast.While)) else [] if isinstance(node, (ast.For, ast.With, ast.Try)) else [node]
             called = {getattr(c.func, "attr", None) or getattr(c.func, "id", None)
                       for part in own for c in ast.walk(part) if isinstance(c, ast.Call)}
             rates = _rates_through_calls(bodies, qualname, frequency.rate(node))

@@ -195,7 +195,7 @@ No automatic fix.
 from __future__ import annotations
 
 import os
-from typing import Dict, Iterator
+from typing import Dict, Iterator, List, Tuple
 
 from ..analysis.host import HostFacts, Launch, Place
 from ..findings import Finding
@@ -247,6 +247,18 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
                    f"(one `.copy_to_host()` and NumPy on the copy: 41x faster on an H100 for 64 elements)")
         else:
             entry = event.call_in(loop.function)  # the call in the loop that leads to it (if any)
+            written = _host_wrote(facts, event, level) if entry is None else None
+            if event.detail.get("setitem") and entry is None and _after_wait(facts, event, level):
+                continue  # the GPU has nothing queued but the assignment: the wait adds no time (KL501 reports the upload)
+            if written is not None:
+                reported.add(at)
+                yield host_finding(
+                    CODE, at,
+                    f"`{what}` copies back `{event.detail['array']}[{event.detail['element']}]`, which the host "
+                    f"itself wrote (`{written.what.replace(' = ...', '')} = ...` at line {written.place.line}) with "
+                    f"no kernel launched since: a blocking copy of a value the host already holds, on every "
+                    f"iteration of the loop at line {level.line}; keep the host's value")
+                continue
             if not event.detail.get("round_trip") and (
                     set(event.detail.get("assigned", ())) & loop.deciding or event.detail.get("decides") or (
                         entry is not None and entry.detail.get("decides") and not (
@@ -378,7 +390,10 @@ def _read_next(facts: HostFacts, event, level, entry) -> bool:
         entry in e.calls if entry is not None else not e.calls)), None)
     if index is None:
         return False
-    for later in inside[index + 1:]:
+    # (the loop's own wait: on through the next iteration's start, `d[:n] = d_next[:n]` at the
+    # end, then `n = int(d_size.copy_to_host()[0])` at the top)
+    following = inside[index + 1:] + (inside[:index] if entry is None else [])
+    for later in following:
         if later.kind == "launch":
             if _waits_itself(later) and (entry is None or entry in later.calls):
                 continue  # a launch on host arrays waits for the GPU itself: the wait goes on to the copy
@@ -392,6 +407,60 @@ def _read_next(facts: HostFacts, event, level, entry) -> bool:
         if later.kind == "sync" and (entry is None or entry not in later.calls):
             return False
     return False
+
+
+def _around(facts: HostFacts, event, level) -> Tuple[List, List]:
+    """The loop's events before ``event`` (nearest first, back through the end of the previous
+    iteration) and after it (nearest first, on through the start of the next): one iteration's
+    order seen from the event. Empty where the event is not one of the loop's own."""
+    inside = facts.events_in(level.loop)
+    index = next((i for i, e in enumerate(inside) if e is event or e.place == event.place and e.kind == event.kind
+                  and not e.calls), None)
+    if index is None:
+        return [], []
+    return inside[:index][::-1] + inside[index + 1:][::-1], inside[index + 1:] + inside[:index]
+
+
+def _may_write_device(event) -> bool:
+    """Something that may queue work or write device memory: a launch, CuPy's work, an upload,
+    anything a called function does."""
+    return bool(event.calls) or event.kind in ("launch", "queue", "call", "mpi") or (
+        event.kind == "alloc" and event.detail.get("implicit") is None)
+
+
+def _after_wait(facts: HostFacts, event, level) -> bool:
+    """A device setitem (numba-cuda's assignment kernel and synchronize) whose iteration waited
+    for the GPU just before it, on every iteration, with nothing queued since (a blocking copy, a
+    ``cuda.synchronize()``, another setitem): its wait is for its own assignment only."""
+    before, _ = _around(facts, event, level)
+    for earlier in before:
+        if _may_write_device(earlier):
+            return False
+        if earlier.kind in ("sync", "copy-back") and not earlier.detail.get("stream"):
+            step = earlier.rate.step_loop if earlier.rate is not None else None
+            return step is not None and step.loop == level.loop
+    return False
+
+
+def _host_wrote(facts: HostFacts, event, level):
+    """The setitem by which the host wrote, as a number it holds, the one element a copy back
+    reads of a device array (``d_size[0] = np.int32(n)``, then ``int(d_size.copy_to_host()[0])``
+    on the next iteration), with no launch or other device work between them and the setitem
+    made on every iteration: the copy reads what the host already knows. None otherwise."""
+    if event.kind != "copy-back" or not event.detail.get("array") or not event.detail.get("element"):
+        return None
+    before, _ = _around(facts, event, level)
+    for earlier in before:
+        if earlier.kind == "sync" and earlier.detail.get("setitem") and \
+                earlier.detail.get("array") == event.detail["array"]:
+            step = earlier.rate.step_loop if earlier.rate is not None else None
+            if earlier.detail.get("host_element") == event.detail["element"] and step is not None and \
+                    step.loop == level.loop and earlier.rate.levels[-1].place == "every":
+                return earlier
+            return None
+        if _may_write_device(earlier):
+            return None
+    return None
 
 
 def _waits_itself(launch) -> bool:

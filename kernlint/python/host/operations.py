@@ -22,7 +22,7 @@ from ..static_types import ArrayType, Opaque, ProjectFunctions, ScalarType, Type
 from ..syntax import FunctionNode, PyModule, Scope, child_nodes, own_nodes, tree_nodes, walk_nodes
 from .frames import Frame, place_of
 from .frequency import constant_int
-from .frequency.syntax import int_value
+from .frequency.syntax import dotted_name, int_value
 from .launches import gpu_compiled, launch_arg, launch_target
 from .library import ALLOCATIONS, CLOCKS, MPI_BUFFER_CALLS, PAGE_LOCKED, SYNCS
 from .names import bare_names, element_reads, names_in, names_read, shaped_like, target_names
@@ -135,7 +135,7 @@ def host_operation(call: ast.Call, frame: Frame, module: PyModule, reader: TypeR
                 return None
             stream = copy_stream(call)
             if stream is None:
-                return event("copy-back", f"{ast.unparse(call.func)}()")
+                return event("copy-back", f"{ast.unparse(call.func)}()", array=dotted_name(call.func.value))
             if pageable_destination(call, frame, module):
                 # CUDA returns from a device-to-pageable copy only once it is done: it waits for its stream
                 return event("copy-back", f"{ast.unparse(call.func)}()", stream=stream)
@@ -312,8 +312,11 @@ def subscript_events(statement: ast.stmt, frame: Frame, module: PyModule, reader
                                                            f"into the device array `{ast.unparse(sub.value)}`: "
                                                            f"numba-cuda uploads it into a new device array first"}))
                 if synchronous and isinstance(statement, ast.Assign):
+                    # (what it stores, where a host number: the host knows that element's value)
+                    known = ast.unparse(sub.slice) if isinstance(value, ScalarType) else ""
                     found.append(Event("sync", place(sub), frame.qualname, frame.loops, what=f"{text} = ...",
-                                       detail={"assigned": [], "setitem": True,
+                                       detail={"assigned": [], "setitem": True, "array": dotted_name(sub.value),
+                                               "host_element": known,
                                                "reason": f"writes into the device array `{ast.unparse(sub.value)}`, "
                                                          f"which has no stream of its own: numba-cuda launches an "
                                                          f"assignment kernel on the default stream and synchronizes "

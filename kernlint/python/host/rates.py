@@ -113,7 +113,7 @@ def _mark_reads(facts: HostFacts, functions, bodies: Dict[str, frequency.Frequen
                                                       f"to upload it again ({event.detail['round_trip']}): computed on "
                                                       f"the device, it needs no wait")
                 else:
-                    event.detail.setdefault("reason", f"is a blocking copy whose value the next iteration only uploads "
+                    event.detail.setdefault("reason", f"is a blocking copy whose value the host only uploads "
                                                       f"again as it is ({event.detail['round_trip']}; reading its shape "
                                                       f"needs no data): the device has it, it needs no wait")
                 continue
@@ -301,9 +301,10 @@ def _mark_launch_reads(facts: HostFacts, functions, bodies: Dict[str, frequency.
             if statement is None or statement.loop is None or statement.loop.kind != "step":
                 continue
             held = {_container(name) for name in outputs} - {""}
-            if held and read_after(stripped[id(region)], after, held,
-                                   _class_methods(methods, event.function), wrap=node.lineno)[0]:
-                event.detail["read"] = True
+            loop_node = statement.loop.node
+            if held and (isinstance(loop_node, ast.While) and held & names_read(loop_node.test) or read_after(
+                    stripped[id(region)], after, held, _class_methods(methods, event.function), wrap=node.lineno)[0]):
+                event.detail["read"] = True  # (`while err[0] > tol:` reads it before the next iteration, too)
             continue
         region = stripped[id(region)]
         if _computed_after(region, after, outputs) or read_after(
@@ -425,10 +426,15 @@ def _decides(body: frequency.Frequency, event: Event) -> bool:
     """Whether the value a copy brings back decides what its loop's iteration does next: the
     copy is in an ``if``/``while`` test, or assigns a name that a test of the loop reads."""
     statement = body.at(event.place.line)
-    if statement is None or statement.loop is None:
+    if statement is None:
         return False
     node = statement.node
-    if isinstance(node, _TESTS) and node.test.lineno <= event.place.line <= (node.test.end_lineno or node.lineno):
+    in_test = isinstance(node, _TESTS) and node.test.lineno <= event.place.line <= (node.test.end_lineno or node.lineno)
+    if in_test and isinstance(node, ast.While):
+        return True  # `while d_err[0] > tol:`: the loop's own test
+    if statement.loop is None:
+        return False
+    if in_test:
         return True
     assigned = _stored(node)
     if not assigned:

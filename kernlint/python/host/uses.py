@@ -563,13 +563,15 @@ def round_trip(region: List[ast.stmt], after: int, outputs: Set[str],
     uploads: List[ast.Call] = []
     if not _follow(region, after, tainted, uploads, False):  # (`tainted` grows: what is computed from it)
         return [], []
-    carried: List[ast.Call] = []
+    carried = [call for call in uploads if _upload_of(call, outputs)]  # (uploaded as it is, on this iteration)
+    uploads = [call for call in uploads if not _upload_of(call, outputs)]
     if any(_loads(statement) & tainted for statement in before):
         # the next iteration reads it before the copy: `img = d_out.copy_to_host()` at the end,
         # `d_img = cuda.to_device(img)` at the start (the device's own result, sent back)
-        carried = _sent_back_as_is(before, tainted)
-        if not carried:
+        sent_back = _sent_back_as_is(before, tainted)
+        if not sent_back:
             return [], []
+        carried = sent_back + carried
     return (uploads, carried) if uploads or carried else ([], [])
 
 
@@ -607,6 +609,10 @@ def _follow(statements, after: int, tainted: Set[str], uploads: List[ast.Call], 
         if isinstance(statement, _ASSIGNS):
             value = statement.value
             targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+            if isinstance(value, ast.Call) and _uploaded(value, tainted) and not chosen and not (
+                    _loads(targets[0]) & tainted if targets else False):
+                uploads.append(value)  # `d_m = cuda.to_device(m)`: the device array it makes is not the host's value
+                continue
             carries = chosen or (value is not None and bool(reads & tainted))
             for target in targets:
                 for node in (target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]):
@@ -653,6 +659,12 @@ def _loads(node: ast.AST) -> Set[str]:
 
 # what an array tells without its data: reading it needs no copy of the elements
 _METADATA = ("shape", "dtype", "size", "ndim", "itemsize", "nbytes")
+
+
+def _upload_of(call: ast.Call, names) -> bool:
+    """An upload whose data is one of ``names`` itself (``cuda.to_device(m)``), not a value computed from it."""
+    at = _UPLOADS.get(call.func.attr if isinstance(call.func, ast.Attribute) else getattr(call.func, "id", ""))
+    return at is not None and len(call.args) > at and isinstance(call.args[at], ast.Name) and call.args[at].id in names
 
 
 def _uploaded(call: ast.Call, tainted: Set[str]) -> bool:

@@ -161,7 +161,8 @@ class LoopKinds:
         0 or 1 (``def simulate(self, time_steps=1)``): callers pass the count, one is its least."""
         if trips is None or trips > FEW:
             return False
-        return not (names_read(self.node.iter) & set(self.context.called_counts))
+        bound = self.node.iter if self.is_for else self.node.test
+        return not (names_read(bound) & set(self.context.called_counts))
 
     def _devices(self):
         """A loop over GPUs, by what it does: it iterates ``cuda.gpus``/``list_devices()``,
@@ -327,26 +328,48 @@ class LoopKinds:
                 f"computes")
 
     def _generations(self) -> str:
-        """A ``for`` over many iterations (not a handful) whose launches share device arrays the
-        loop keeps (``_shared_state``: the population, the field), left early by a ``break``
-        when a value read on the host says so (a fitness target, a stall count): each iteration
-        is a generation or a solver step that builds on the last, and the test only decides
-        when to stop. A search or a retry redoes its work from scratch with what the host read
-        (a larger buffer), in a ``while`` or a few tries: it normally runs once."""
-        if not self.is_for:
-            return ""
+        """A loop of many iterations (a ``for`` not over a handful; a ``while`` not counting up
+        to one) whose launches share device arrays the loop keeps (``_shared_state``: the
+        population, the field, the frontier), left when a value read on the host says so (a
+        fitness target, a stall count, centres that stopped moving, an empty frontier): each
+        iteration is a generation or a solver step that builds on the last, and the test only
+        decides when to stop. A search or a retry redoes its work from scratch with what the host
+        read (a larger buffer): it normally runs once."""
         if self._few(self._trips()):
             return ""
         assigned: Set[str] = set()  # (what the iteration has assigned before each statement)
         for statement in _simple_statements(self.node.body):
             for sub in walk_nodes(statement):
                 if isinstance(sub, ast.Call) and dotted_name(sub.func).rsplit(".", 1)[-1] in _SIZED and any(
-                        (_size_names(a) & self.facts.changed) - assigned for a in sub.args[:1]):
+                        ((_size_names(a) | _attribute_sizes(a)) & self.facts.changed) - assigned for a in sub.args[:1]):
                     # a buffer sized by what an earlier iteration changed: a retry growing it (a size
                     # the iteration computes first, `np.zeros(rows * cols)`, is that iteration's own)
                     return ""
             assigned |= _reads_writes(statement)[1]
+        if not self.is_for:
+            # (a `while` that hands a value on walks a structure, `node = node.parent`, or retries
+            # with it: only device arrays its launches keep, and a test of what the device computed,
+            # show it steps; a host count going down, `while blocks > 1:`, is a reduction tree)
+            return self._shared_state() if self._decided_by_device() else ""
         return self._shared_state() or self._state_handed_on() or self._grown_structure()
+
+    def _decided_by_device(self) -> bool:
+        """Whether a deciding test reads what the device computed: a copy back, in the test or
+        in a value the loop assigns and the test reads (``difference = norm(old - new)`` of ``new =
+        d_new.copy_to_host()``), or an element of an array a launch writes (``err[0] > tol``)."""
+        assignments = self.facts.assignments
+        for test in self._deciding_tests():
+            if _copy_back(test) or self._element_written(test):
+                return True
+            names, seen = set(names_read(test)), set()
+            while names - seen:
+                name = sorted(names - seen)[0]
+                seen.add(name)
+                for value in assignments.get(name, ()):
+                    if _copy_back(value):
+                        return True
+                    names |= set(names_read(value)) & set(assignments)
+        return False
 
     def _element_written(self, test: ast.AST) -> str:
         """An element the test reads (``err[0] > tol``) of an array the loop writes: handed to
@@ -690,10 +713,13 @@ class LoopKinds:
 
     def _shared_state(self) -> str:
         """Two launches of the body share an argument the loop does not rebind: what one
-        launch writes, the next one (and the next iteration) reads."""
+        launch writes, the next one (and the next iteration) reads; or the loop stores into an
+        array a launch of it is given (``d_frontier[:n] = d_next[:n]``, ``d_size[0] = n``):
+        the next iteration's launch reads what this one left."""
         seen: Dict[str, int] = {}
         # an inner loop's launches are its own state
-        for index, launch in enumerate(_launches(self.node.body, inner_loops=False)):
+        launches = _launches(self.node.body, inner_loops=False)
+        for index, launch in enumerate(launches):
             for argument in launch.args:
                 while isinstance(argument, (ast.Starred, ast.Subscript)):  # `*fields`, `d_u[0]`: the array
                     argument = argument.value
@@ -702,7 +728,12 @@ class LoopKinds:
                     continue
                 if seen.setdefault(name, index) != index:
                     return name
-        return ""
+        # (a constant resets it, `d_count[0] = 0`; an element of the loop's own item is that item's)
+        stored = {dotted_name(target.value) for sub in _outside_loops(self.node.body) if isinstance(sub, ast.Assign)
+                  and int_value(sub.value, self.constants) is None and not isinstance(sub.value, ast.Constant)
+                  for target in sub.targets if isinstance(target, ast.Subscript)
+                  and not names_read(target.slice) & self.variables}
+        return next((name for name in seen if name in stored), "")
 
     def _blocks(self):
         """Each iteration steps up to a target its own variable gives (``for t_out in outputs:
@@ -975,6 +1006,12 @@ def _exits_loop(statements: Sequence[ast.stmt]) -> bool:
         stack.extend(child for child in child_nodes(node) if isinstance(child, ast.stmt))
     return False
 
+
+
+def _attribute_sizes(shape: ast.AST) -> Set[str]:
+    """The attributes a shape reads (``np.zeros([self.ncell, self.nmax, 4])``): sizes an object
+    keeps, grown where the loop assigns them."""
+    return {dotted_name(sub) for sub in walk_nodes(shape) if isinstance(sub, ast.Attribute)} - {""}
 
 
 def _size_names(shape: ast.AST) -> Set[str]:

@@ -41,8 +41,11 @@ upload the stimulus, ``else:`` upload zeros, each on every step of its part of t
 ``t`` only moves one way and ``t_stim`` stays): not an allocation behind a modulo or counter
 gate, at one step (``if step == on_step:``), in the first few steps (``if step < 3:``), in a branch that flips its own test or leaves the loop, in set-up or warm-up code
 (``__init__``, a ``compile()`` no loop calls), once per size of a sweep, once per GPU of a
-loop over ``cuda.gpus``/``select_device``, in a retry or convergence loop (``while err[0] >
-tol:`` with ``err`` an array a launch in the loop writes), in a few fixed pieces of one computation (three
+loop over ``cuda.gpus``/``select_device``, in a retry or search loop (the host value decides
+whether to go on and the loop's launches keep nothing on the device between tries: ``while True:``
+growing a buffer to the count read back; a convergence loop whose launches share device arrays
+the loop keeps, ``while shift > tol:`` over k-means' labels and centres or a breadth-first
+frontier stored into for the next level, is solver iterations: reported), in a few fixed pieces of one computation (three
 layers, eight chunks: a count the code states, not a parameter whose default is 0 or 1 such as
 ``def run(self, ticks=1)``, whose callers pass the count) or in a test's loop (what pytest collects), nor what a whole
 computation called in the loop allocates before its own loop, nor in a loop that runs a

@@ -58,8 +58,10 @@ flag, a key poll, a flag the loop never computes).
 Only what runs on *every* step is reported: not a launch behind a modulo or counter gate
 (one whose interval is the module's constant 1, ``if step % SENSE_EVERY == 0:`` with
 ``SENSE_EVERY = 1``, holds on every step),
-in a branch that leaves the loop, in a retry or convergence loop (the host value decides
-whether to go on: ``while err[0] > tol:`` with ``err`` an array a launch in the loop writes), in set-up or warm-up code, in a loop over sizes, devices, files,
+in a branch that leaves the loop, in a retry or search loop (the host value decides
+whether to go on and the launches keep nothing on the device between tries; a convergence loop
+whose launches share the field it keeps, ``while err[0] > tol:`` over sweeps of ``d_u``, is solver
+iterations: reported), in set-up or warm-up code, in a loop over sizes, devices, files,
 launch configurations or test cases, in a benchmark (a loop a clock or CUDA events
 time, carrying no state, whose work is a transfer it measures), in a verification loop (each
 iteration checks a result it copies back against the host's own with ``np.testing.assert_*``

@@ -52,13 +52,14 @@ reported; after ``if len(np.flatnonzero(mask)) == 0: continue`` (a selection) it
 a collection the loop reads nowhere else (``if debug: trace["u"].append(d.copy_to_host())``:
 output the caller switches on and keeps), once per epoch beside a batch loop whose batches carry the object's device
 state (scoring after the batches), in a branch that flips its own test (a rare event) or that leaves the
-loop, in a retry or convergence loop (``while err[0] > tol:`` with ``err`` an array a launch in
-the loop writes), in set-up code, in a loop over sizes, devices
+loop, in a retry or search loop (the value read back decides whether to go on and the launches keep
+nothing on the device between tries), in set-up code, in a loop over sizes, devices
 or test cases, in a timed loop whose work is the copy it measures (a benchmark; also one wait
 a clock interval inside a step times alone), or in a
 verification loop (each iteration checks the copy against the host's own result with
 ``np.testing.assert_*`` or ``assert np.allclose(...)``); a copy whose value decides what the iteration does (``if
 d_err.copy_to_host()[0] > tol: break``, or a name it assigns tested in the loop); a copy
+a copy
 whose value the host computes with in its own statement (``loss += f(d.copy_to_host(), y)``,
 ``w -= lr * d.copy_to_host()``; kept whole in a list it is not read) or reads later in the
 same iteration (computes with it, ``centres[j] = sums[j] / counts[j]``; passes it to a call such as
@@ -160,6 +161,17 @@ the host needs (``cast[g, b](d_hits, heights)`` then ``d_hits.copy_to_host(hits)
 returned and read), waits no longer than that copy would, and so does one followed first by
 other launches on host arrays (each waits itself) and then by that copy: KL502 reports their
 transfers.
+A copy back of the one element the host itself wrote into a device array as a number it holds
+(``d_size[0] = np.int32(found)`` at the end of a level, ``size = int(d_size.copy_to_host()[0])`` at
+the next one's start), with nothing launched or called between them: reported even though its value
+decides, since the host already has it. And a copy the host only uploads again as it is on the same
+iteration (``labels = d_labels.copy_to_host()``, then ``d_labels = cuda.to_device(labels)``): a round
+trip. A convergence loop (``while shift > tol:``, ``while err[0] > tol:``, the test reading what the
+device computed) whose launches share device arrays the loop keeps, or whose launch reads an array the
+loop stores into (a breadth-first frontier, ``d_frontier[:n] = d_next[:n]``), is solver iterations:
+each iteration builds on the last, and its per-iteration waits are reported like a time step's; one whose
+launches keep nothing (a retry, a search) and a count the host divides down (``while blocks > 1:``, a
+reduction tree) are not.
 A copy made on every iteration whose value the host reads only behind a modulo or counter
 gate (``spins = d_spins.copy_to_host()`` each sweep, read by ``if step % every == 0:``
 measurements; ``self.spins = self.advance()`` with the measuring method called there) waits
@@ -248,8 +260,6 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
         else:
             entry = event.call_in(loop.function)  # the call in the loop that leads to it (if any)
             written = _host_wrote(facts, event, level) if entry is None else None
-            if event.detail.get("setitem") and entry is None and _after_wait(facts, event, level):
-                continue  # the GPU has nothing queued but the assignment: the wait adds no time (KL501 reports the upload)
             if written is not None:
                 reported.add(at)
                 yield host_finding(
@@ -386,7 +396,7 @@ def _read_next(facts: HostFacts, event, level, entry) -> bool:
     iteration; a function called next that copies its result back): that copy would wait for the
     same kernels, so this wait costs nothing of its own."""
     inside = facts.events_in(level.loop)
-    index = next((i for i, e in enumerate(inside) if e.place == event.place and (
+    index = next((i for i, e in enumerate(inside) if e.place == event.place and e.kind == event.kind and (
         entry in e.calls if entry is not None else not e.calls)), None)
     if index is None:
         return False
@@ -426,20 +436,6 @@ def _may_write_device(event) -> bool:
     anything a called function does."""
     return bool(event.calls) or event.kind in ("launch", "queue", "call", "mpi") or (
         event.kind == "alloc" and event.detail.get("implicit") is None)
-
-
-def _after_wait(facts: HostFacts, event, level) -> bool:
-    """A device setitem (numba-cuda's assignment kernel and synchronize) whose iteration waited
-    for the GPU just before it, on every iteration, with nothing queued since (a blocking copy, a
-    ``cuda.synchronize()``, another setitem): its wait is for its own assignment only."""
-    before, _ = _around(facts, event, level)
-    for earlier in before:
-        if _may_write_device(earlier):
-            return False
-        if earlier.kind in ("sync", "copy-back") and not earlier.detail.get("stream"):
-            step = earlier.rate.step_loop if earlier.rate is not None else None
-            return step is not None and step.loop == level.loop
-    return False
 
 
 def _host_wrote(facts: HostFacts, event, level):

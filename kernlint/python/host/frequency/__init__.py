@@ -8,9 +8,10 @@ a function's (or a module's) syntax tree and gives
   same work again, on evidence only: state carried from one iteration to the next, launches
   sharing arrays the loop keeps, a counter or a clock ending a ``while``; a name like
   ``n_steps`` breaks a tie, no more), ``benchmark`` (timed, carrying nothing, transferring:
-  the transfer is what it measures), ``search`` (retry, convergence: a value computed in the loop, or
+  the transfer is what it measures), ``search`` (retry, search: a value computed in the loop, or
   an element of an array a launch in it writes, ``while err[0] > tol:``, decides whether to go on, so the loop normally runs once or a few times and its host reads are
-  the point), ``sweep`` (sizes, parameters, devices, files, parts, chunks, test cases:
+  the point; a convergence loop whose launches share device arrays it keeps, or read an array it
+  stores into, and whose test reads what the device computed, builds on each iteration: a ``step``), ``sweep`` (sizes, parameters, devices, files, parts, chunks, test cases:
   pieces of the work), ``setup`` (construction, warm-up: once before the work), ``few`` (a
   small literal count, a reduction tree), ``verify`` (each iteration checks a result it copied
   back against the host's own, ``np.testing.assert_allclose(cpu, gpu)``: a check, not the work)

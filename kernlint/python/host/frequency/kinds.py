@@ -1,5 +1,6 @@
 """A loop's kind, from what its code does: ``step`` (the same work again, on evidence),
-``search`` (a value computed in it, or an element of an array it writes, decides whether to go on), ``sweep`` (devices, files,
+``search`` (a value computed in it, or an element of an array it writes, decides whether to go on,
+and its launches keep nothing between tries; a convergence loop building on device state is a step), ``sweep`` (devices, files,
 sizes, launch configurations, chunks, parts, runs of a whole step loop, test cases),
 ``setup``, ``few``, ``benchmark`` (timed, its subject a transfer), ``verify`` (each iteration
 checks a result copied back against the host's) or ``unknown``."""

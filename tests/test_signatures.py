@@ -332,6 +332,23 @@ def test_an_array_of_unknown_rank_keeps_its_elements():
     assert kind == ArrayType("float32", None, "C", "")
 
 
+def test_an_opencv_capture_reads_host_images():
+    """`ok, frame = cv2.VideoCapture(path).read()`: a flag and a host uint8 image of rank 3 (OpenCV
+    converts every stream to BGR by default), also through an attribute that is None until a video
+    is opened; what else a capture gives is not told."""
+    from kernlint.python.static_types import Maybe, Opaque
+
+    capture = Opaque("capture")
+    env = {"video": capture, "maybe": Maybe(capture)}
+    reader = TypeReader(lambda e: "cv2.VideoCapture" if ast.unparse(e) == "cv2.VideoCapture" else None,
+                        lambda name, want_dtype=False: env.get(name))
+    frame = TupleType((ScalarType("bool"), ArrayType("uint8", 3, "C", "host", "numpy")))
+    assert reader.type_of(ast.parse("cv2.VideoCapture(path)").body[0].value) == capture
+    assert reader.type_of(ast.parse("video.read()").body[0].value) == frame
+    assert reader.type_of(ast.parse("maybe.read()").body[0].value) == frame
+    assert reader.type_of(ast.parse("video.get(5)").body[0].value) is None
+
+
 HOST_F64 = ArrayType("float64", 1, "C", "host", "numpy")
 SOMEWHERE_F64 = ArrayType("float64", 1, "C", "", "")
 INT = ScalarType("int64")

@@ -15,7 +15,7 @@ Syntax only.
 from __future__ import annotations
 
 import ast
-from typing import Dict, Iterator, List, Optional, Sequence, Set, Tuple
+from typing import Dict, FrozenSet, Iterator, List, Optional, Sequence, Set, Tuple
 
 from ..syntax import child_nodes, walk_nodes
 
@@ -561,7 +561,7 @@ def round_trip(region: List[ast.stmt], after: int, outputs: Set[str],
     if not tainted or tainted != set(outputs):
         return [], []
     uploads: List[ast.Call] = []
-    if not _follow(region, after, tainted, uploads, False):  # (`tainted` grows: what is computed from it)
+    if not _follow(region, after, tainted, uploads, False, frozenset(tainted)):  # (`tainted` grows: what is computed from it)
         return [], []
     carried = [call for call in uploads if _upload_of(call, outputs)]  # (uploaded as it is, on this iteration)
     uploads = [call for call in uploads if not _upload_of(call, outputs)]
@@ -598,7 +598,8 @@ def _sent_back_as_is(statements: Sequence[ast.stmt], names: Set[str]) -> List[as
     return uploads
 
 
-def _follow(statements, after: int, tainted: Set[str], uploads: List[ast.Call], chosen: bool) -> bool:
+def _follow(statements, after: int, tainted: Set[str], uploads: List[ast.Call], chosen: bool,
+            as_is: FrozenSet[str] = frozenset()) -> bool:
     """Walk ``statements`` (those after line ``after``), growing ``tainted``; False where the
     value reaches anything but a computation of a local name or an upload. ``chosen``: inside a
     branch whose test reads the value (every name assigned there is computed from it)."""
@@ -609,9 +610,10 @@ def _follow(statements, after: int, tainted: Set[str], uploads: List[ast.Call], 
         if isinstance(statement, _ASSIGNS):
             value = statement.value
             targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
-            if isinstance(value, ast.Call) and _uploaded(value, tainted) and not chosen and not (
-                    _loads(targets[0]) & tainted if targets else False):
-                uploads.append(value)  # `d_m = cuda.to_device(m)`: the device array it makes is not the host's value
+            if isinstance(value, ast.Call) and _upload_of(value, as_is & tainted) and not chosen:
+                # `d_m = cuda.to_device(m)` of the copy itself: the device array it makes is not the
+                # host's value (what the host computed from it and uploads this way is its own work)
+                uploads.append(value)
                 continue
             carries = chosen or (value is not None and bool(reads & tainted))
             for target in targets:
@@ -642,8 +644,8 @@ def _follow(statements, after: int, tainted: Set[str], uploads: List[ast.Call], 
             if test and any(isinstance(n, _LEAVES) for arm in (statement.body, statement.orelse)
                             for s in arm for n in walk_nodes(s)):
                 return False  # the value decides whether the function or the loop goes on
-            if not (_follow(statement.body, after, tainted, uploads, chosen or bool(test)) and
-                    _follow(statement.orelse, after, tainted, uploads, chosen or bool(test))):
+            if not (_follow(statement.body, after, tainted, uploads, chosen or bool(test), as_is) and
+                    _follow(statement.orelse, after, tainted, uploads, chosen or bool(test), as_is)):
                 return False
             continue
         if isinstance(statement, ast.Pass):

@@ -596,7 +596,7 @@ class ProjectCalls:
                 based = method_of(self.project, method[0].path, method[1], sub.func.attr)
                 if own is not None and (based is None or own[2] is not based[2]):
                     found.append((own[0].path, f"{own[1]}.{sub.func.attr}", _forwarded(method[2], sub, call),
-                                  _result_used(method[2], sub)))
+                                  result_used(method[2], sub)))
         return list(dict.fromkeys(found))
 
     def callee(self, call: ast.Call, frame: Frame, reader: TypeReader) -> Optional[str]:
@@ -1152,7 +1152,7 @@ def _forwarded(method: FunctionNode, inner: ast.Call, call: ast.Call) -> Tuple[O
     return tuple(found)
 
 
-def _result_used(method: FunctionNode, inner: ast.Call) -> bool:
-    """Whether ``inner``, a call in ``method``'s body, is more than a statement of its own: its
-    result is shown, kept, returned or computed with."""
-    return not any(isinstance(statement, ast.Expr) and statement.value is inner for statement in walk_nodes(method))
+def result_used(scope: ast.AST, call: ast.Call) -> bool:
+    """Whether ``call``, inside ``scope`` (a function, a statement), is more than a statement of
+    its own: its result is shown, kept, returned or computed with."""
+    return not any(isinstance(statement, ast.Expr) and statement.value is call for statement in walk_nodes(scope))

@@ -33,7 +33,7 @@ from . import modes
 from .arity import plain_def, unbindable, within_try
 from .attributes import ClassAttributes, class_defaults, is_self_attribute
 from .branches import DEAD, UNSET, either_type, leaves, narrowed
-from .calls import MAX_VARIANT_DEPTH, ProjectCalls
+from .calls import MAX_VARIANT_DEPTH, ProjectCalls, result_used
 from .class_modes import ClassModes
 from .consulted import Consulted, Uses, merge, same_uses
 from .classes import set_on
@@ -831,8 +831,7 @@ class HostReader:
                                                                 **self._passed_args(call, frame),
                                                                 **self._binds(call, frame, not picked)}))
             # (a result shown, kept or computed with: what an override returns is read)
-            used = {"result_read": True} if self._statements and not (
-                isinstance(self._statements[-1], ast.Expr) and self._statements[-1].value is call) else {}
+            used = {"result_read": True} if self._statements and result_used(self._statements[-1], call) else {}
             for path, override in self._calls.overrides(call, frame):  # what it runs on a subclass's object
                 where = {"path": path} if path != self.module.path else {}
                 self.facts.events.append(Event("call", place_of(self.module.path, call), frame.qualname,

@@ -364,3 +364,20 @@ ROTATION = '''
 def test_what_the_math_module_returns_is_a_python_number_whatever_it_is_given(tmp_path, factor, expected):
     """``cos_angle = math.cos(angle)`` of a parameter no caller types launches as a float64."""
     assert signatures(tmp_path, ROTATION.format(factor=factor)) == expected
+
+
+@pytest.mark.parametrize("grown, expected", [
+    # grown once, outside a loop: the items it holds then
+    ("shape = (8,)\nshape += (4,)", ["void(float64[:, ::1], float64[:, ::1], float64)"]),
+    # grown in a loop: as many items as the loop runs, not the empty tuple it started as
+    ("shape = ()\nfor n in sizes:\n    shape += (n,)", ["None"]),
+])
+def test_a_tuple_grown_by_adding_is_the_shape_it_grows_to(tmp_path, grown, expected):
+    host = "def run(sizes):\n" + textwrap.indent(grown, "    ") + '''
+    out = np.zeros(shape)
+    x = np.ones(shape)
+    scale[1, 32](out, x, 0.5)
+
+run([8, 4])
+'''
+    assert signatures(tmp_path, host) == expected

@@ -273,6 +273,12 @@ class HostReader:
                 added = self.types(frame).type_of(statement.value)
                 if isinstance(added, ListType):
                     self._append_kind(statement.target, added.item, frame)
+            if isinstance(statement.op, ast.Add) and isinstance(statement.target, ast.Name) and isinstance(
+                    frame.env.get(statement.target.id), TupleType):
+                # `dim += (len(v),)`: a tuple made longer (in a loop, by as many items as it runs: unknown)
+                added = self.types(frame).type_of(statement.value)
+                frame.env[statement.target.id] = TupleType(frame.env[statement.target.id].items + added.items) if (
+                    isinstance(added, TupleType) and not frame.loops) else None
             return
         if isinstance(statement, (ast.For, ast.AsyncFor)):
             self._expr(statement.iter, frame)

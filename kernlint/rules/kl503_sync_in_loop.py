@@ -207,7 +207,7 @@ No automatic fix.
 from __future__ import annotations
 
 import os
-from typing import Dict, Iterator, List, Tuple
+from typing import Dict, Iterator, List
 
 from ..analysis.host import HostFacts, Launch, Place
 from ..findings import Finding
@@ -419,16 +419,16 @@ def _read_next(facts: HostFacts, event, level, entry) -> bool:
     return False
 
 
-def _around(facts: HostFacts, event, level) -> Tuple[List, List]:
-    """The loop's events before ``event`` (nearest first, back through the end of the previous
-    iteration) and after it (nearest first, on through the start of the next): one iteration's
-    order seen from the event. Empty where the event is not one of the loop's own."""
+def _before(facts: HostFacts, event, level) -> List:
+    """The loop's events before ``event``, nearest first, back through the end of the previous
+    iteration: one iteration's order seen from the event. Empty where the event is not one of the
+    loop's own."""
     inside = facts.events_in(level.loop)
     index = next((i for i, e in enumerate(inside) if e is event or e.place == event.place and e.kind == event.kind
                   and not e.calls), None)
     if index is None:
-        return [], []
-    return inside[:index][::-1] + inside[index + 1:][::-1], inside[index + 1:] + inside[:index]
+        return []
+    return inside[:index][::-1] + inside[index + 1:][::-1]
 
 
 def _may_write_device(event) -> bool:
@@ -445,8 +445,7 @@ def _host_wrote(facts: HostFacts, event, level):
     made on every iteration: the copy reads what the host already knows. None otherwise."""
     if event.kind != "copy-back" or not event.detail.get("array") or not event.detail.get("element"):
         return None
-    before, _ = _around(facts, event, level)
-    for earlier in before:
+    for earlier in _before(facts, event, level):
         if earlier.kind == "sync" and earlier.detail.get("setitem") and \
                 earlier.detail.get("array") == event.detail["array"]:
             step = earlier.rate.step_loop if earlier.rate is not None else None

@@ -583,11 +583,9 @@ def _sent_back_as_is(statements: Sequence[ast.stmt], names: Set[str]) -> List[as
     metadata: Set[int] = set()
     for statement in statements:
         for node in walk_nodes(statement):
-            if isinstance(node, ast.Call) and _uploaded(node, names):
-                at = _UPLOADS[node.func.attr if isinstance(node.func, ast.Attribute) else node.func.id]
-                if isinstance(node.args[at], ast.Name):
-                    uploads.append(node)
-                    sent.add(id(node.args[at]))
+            if isinstance(node, ast.Call) and _upload_of(node, names):
+                uploads.append(node)
+                sent.add(id(_uploaded_data(node)))
             elif isinstance(node, ast.Attribute) and node.attr in _METADATA:
                 metadata.add(id(node.value))
     for statement in statements:
@@ -663,18 +661,26 @@ def _loads(node: ast.AST) -> Set[str]:
 _METADATA = ("shape", "dtype", "size", "ndim", "itemsize", "nbytes")
 
 
+def _uploaded_data(call: ast.Call) -> Optional[ast.expr]:
+    """What a host-to-device copy sends (``w`` of ``cuda.to_device(w)``, ``d.copy_to_device(w)``,
+    ``drv.memcpy_htod(d, w)``); None for any other call."""
+    name = call.func.attr if isinstance(call.func, ast.Attribute) else getattr(call.func, "id", "")
+    at = _UPLOADS.get(name)
+    return call.args[at] if at is not None and len(call.args) > at else None
+
+
 def _upload_of(call: ast.Call, names) -> bool:
     """An upload whose data is one of ``names`` itself (``cuda.to_device(m)``), not a value computed from it."""
-    at = _UPLOADS.get(call.func.attr if isinstance(call.func, ast.Attribute) else getattr(call.func, "id", ""))
-    return at is not None and len(call.args) > at and isinstance(call.args[at], ast.Name) and call.args[at].id in names
+    data = _uploaded_data(call)
+    return isinstance(data, ast.Name) and data.id in names
 
 
 def _uploaded(call: ast.Call, tainted: Set[str]) -> bool:
     """A host-to-device copy of a tainted name (``cuda.to_device(w)``, ``d.copy_to_device(w)``)."""
-    name = call.func.attr if isinstance(call.func, ast.Attribute) else call.func.id if isinstance(
-        call.func, ast.Name) else ""
-    at = _UPLOADS.get(name)
-    return at is not None and len(call.args) > at and bool(_loads(call.args[at]) & tainted)
+    data = _uploaded_data(call)
+    return data is not None and bool(_loads(data) & tainted)
+
+
 # what reduces a whole array to one number (no `axis`: `np.abs(u).max()`, `np.max(u)`)
 _TO_SCALAR = ("max", "min", "amax", "amin", "nanmax", "nanmin", "sum", "nansum", "mean", "nanmean", "norm", "ptp")
 # element-wise maps on the way to the reduction: the reduction still sees every element

@@ -109,6 +109,14 @@ class JitSpec:
         return bool(self.literal("device", False))
 
 
+def _same_jit(one: JitSpec, other: JitSpec) -> bool:
+    """Whether two jit calls say the same (their arguments' text): the same kernel twice."""
+    def text(spec: JitSpec):
+        return ([ast.dump(a.expr) for a in spec.args],
+                sorted((k, ast.dump(a.expr)) for k, a in spec.keywords.items()), spec.via)
+    return text(one) == text(other)
+
+
 @dataclass
 class KernelDef:
     """A function that numba.cuda.jit compiles: a kernel or a device function."""
@@ -544,7 +552,12 @@ class PyModule:
                 if kernel is not None:
                     existing = next((k for k in found if k.node is kernel.node and kernel.applied is None
                                      and k.applied is None), None)
-                    if existing is not None:
+                    if existing is not None and not _same_jit(existing.jit, kernel.jit):
+                        # `axpy_f64 = cuda.jit(sig64)(axpy)` after `axpy_f32 = cuda.jit(sig32)(axpy)`:
+                        # one function compiled as two kernels, each with its own written signatures
+                        kernel.applied = statement.value
+                        found.append(kernel)
+                    elif existing is not None:
                         existing.names.extend(n for n in kernel.names if n not in existing.names)
                     else:
                         found.append(kernel)

@@ -312,9 +312,11 @@ def _host_rules(facts, debug: bool) -> List[Finding]:
     return findings
 
 
-def kernel_signatures(project: Project, files: Sequence[str], options: Options, facts=None) -> Dict:
+def kernel_signatures(project: Project, files: Sequence[str], options: Options, facts=None,
+                      asked: Sequence[str] = ()) -> Dict:
     """Signatures beyond the decorators and comments, for the checked files' kernels (``facts``:
-    what is read from each file, kept between runs)."""
+    what is read from each file, kept between runs; ``asked``: every file the run was given,
+    read for launches too)."""
     from .python.signatures.gather import gather
     from .python.signatures.table import Uncached
 
@@ -324,7 +326,7 @@ def kernel_signatures(project: Project, files: Sequence[str], options: Options, 
     from .config import ConfigError
 
     try:
-        return gather(project, files, options.signatures, options.signatures_file, facts or Uncached)
+        return gather(project, files, options.signatures, options.signatures_file, facts or Uncached, asked)
     except ValueError as exc:  # the signatures file does not parse
         raise ConfigError(str(exc)) from None
 
@@ -427,7 +429,7 @@ def _check(discovered: List[str], options: Options, progress: Optional[Progress]
         facts = FileFacts(options.cache_root, project, _run_settings(options)["frontend"])
     dependencies: List[str] = []  # the user modules the compiled files imported
     files = [p for p in discovered if (kernels_wanted or p.endswith(".hip")) and worth_checking(p, project)]
-    signatures = kernel_signatures(project, files, options, facts)
+    signatures = kernel_signatures(project, files, options, facts, discovered)
     cache = Cache(options.cache_root) if options.cache_root and not options.resources else None
     report = Report()
     collected: List[Finding] = []

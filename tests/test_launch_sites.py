@@ -1452,3 +1452,45 @@ def test_a_dict_filled_key_by_key_launches_as_what_it_holds(tmp_path):
     '''))
     found = launch_signatures(Project(), [str(path)]).get(str(path), {})
     assert [s for s, _ in found.get("spread", [])] == ["void(float32[::1], float32[::1], float32)"], found
+
+
+def test_a_script_beside_a_folder_of_kernels_types_them_without_a_project_marker(tmp_path):
+    """A checkout with no pyproject.toml, setup.py or .git (a downloaded archive): the kernels
+    live in a folder of modules with no ``__init__.py``, and the script at the top launches them.
+    Checking the whole checkout reads the script's launches too, so the kernel is typed from
+    its launch; checking only the folder still finds the kernel, typed from its body."""
+    (tmp_path / "filters").mkdir()
+    (tmp_path / "filters" / "blur.py").write_text(textwrap.dedent('''
+        from numba import cuda
+
+
+        @cuda.jit
+        def box_blur(image, out):
+            i, j = cuda.grid(2)
+            if 0 < i < image.shape[0] - 1 and 0 < j < image.shape[1] - 1:
+                out[i, j] = (image[i - 1, j] + image[i + 1, j] + image[i, j - 1] + image[i, j + 1]) / 4
+    '''))
+    (tmp_path / "player.py").write_text(textwrap.dedent('''
+        import matplotlib.pyplot as plt
+        import numpy as np
+        from numba import cuda
+
+        from filters.blur import box_blur
+
+        frame = np.random.rand(480, 640).astype(np.float32)
+        d_frame = cuda.to_device(frame)
+        d_out = cuda.device_array_like(d_frame)
+        box_blur[(30, 40), (16, 16)](d_frame, d_out)
+        plt.imshow(d_out.copy_to_host())
+        plt.show()
+    '''))
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env.pop("NUMBA_ENABLE_CUDASIM", None)
+
+    def shown(target):
+        run = subprocess.run([sys.executable, "-m", "kernlint", "check", "--no-cache", "--show-signatures", target],
+                             cwd=tmp_path, capture_output=True, text=True, timeout=600, env=env)
+        return [" ".join(line.split()) for line in run.stdout.splitlines() if "box_blur" in line]
+
+    assert shown(".") == ["filters/blur.py::box_blur void(float32[:, ::1], float32[:, ::1]) launch-site (player.py:11)"]
+    assert "launch-site" not in shown("filters")[0]

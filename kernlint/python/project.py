@@ -126,6 +126,7 @@ class Project:
         self.failures: List[Finding] = []  # KL905: where kernlint's own readers failed, once each
         self.absent: set = set()  # where an import looked for a user module and found none: a cache dependency
         self._names: Dict[str, Dict[str, List[str]]] = {}  # project root -> identifier -> files naming it
+        self._words: Dict[str, Set[str]] = {}  # file -> the identifiers its text has
         self._roots: Dict[str, str] = {}  # a file's directory -> its project root
         # what the readings under way looked at, and the keys of what `note_again` added (``recording``)
         self._recorders: List[Tuple[Set[Looked], Set[tuple]]] = []
@@ -281,6 +282,16 @@ class Project:
             if os.path.isdir(stem) and _is_namespace_package(stem):
                 return stem, absent
         return None, absent
+
+    def names_any(self, path: str, names) -> bool:
+        """Whether the Python file's text has one of ``names`` as a word."""
+        words = self._words.get(path)
+        if words is None:
+            try:
+                words = self._words[path] = {w.decode("ascii") for w in _WORD.findall(read_bytes(path))}
+            except OSError:
+                words = self._words[path] = set()
+        return not words.isdisjoint(names)
 
     def files_naming(self, path: str, name: str) -> List[str]:
         """The Python files of ``path``'s project whose text has ``name`` as a word (one scan

@@ -120,8 +120,9 @@ def rewrite_paths(paths: Sequence[str], options: Options, mode: str) -> Tuple[Li
     from ..python.project import Project
 
     project = Project(options.frontend)
-    files = [p for p in discover(paths, options.target, options.discovery) if worth_checking(p, project)]
-    signatures = kernel_signatures(project, files, options)
+    discovered = discover(paths, options.target, options.discovery)
+    files = [p for p in discovered if worth_checking(p, project)]
+    signatures = kernel_signatures(project, files, options, asked=discovered)
     rewrites: List[KernelRewrite] = []
     failures: List[Finding] = []
     for result in compile_files(files, options.arch, options.timeout, options.jobs,

@@ -28,17 +28,18 @@ from .table import PartialLaunches, Signatures, Uncached, add
 
 
 def gather(project: Project, checked: Sequence[str], configured: Dict[str, Dict[str, List[str]]],
-           recorded_file: Optional[str] = None, facts=Uncached) -> Signatures:
+           recorded_file: Optional[str] = None, facts=Uncached, asked: Sequence[str] = ()) -> Signatures:
     """Every signature the checked files' kernels get besides their decorators and comments:
     configuration, launch sites, the recorded file, and (tried last) the kernel body.
-    ``facts`` keeps what is read from each file between runs."""
+    ``facts`` keeps what is read from each file between runs; ``asked``: every file the
+    user asked to check (those that launch a kernel are read for its launches)."""
     found: Signatures = {}
     for path, kernels in configured.items():
         for kernel, signatures in kernels.items():
             for signature in signatures:
                 add(found, path, kernel, signature, "config")
     partial: PartialLaunches = {}
-    for path, kernels in launch_signatures(project, checked, partial, facts).items():
+    for path, kernels in launch_signatures(project, checked, partial, facts, asked).items():
         for kernel, entries in kernels.items():
             for signature, source in entries:
                 add(found, path, kernel, signature, source)

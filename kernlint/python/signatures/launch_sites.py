@@ -27,11 +27,14 @@ from .table import RANK_UNKNOWN, PartialLaunches, Signatures, Uncached, add
 
 
 def launch_signatures(project: Project, checked: Sequence[str],
-                      partial: Optional[PartialLaunches] = None, facts=Uncached) -> Signatures:
+                      partial: Optional[PartialLaunches] = None, facts=Uncached,
+                      asked: Sequence[str] = ()) -> Signatures:
     """Signatures the launch sites give the kernels of the checked files. Launches are read
-    from the checked files and from the other Python files of each kernel's project that
-    mention one of its kernels by name. Launches that give only some argument types go into
-    ``partial``: inference takes those types from them."""
+    from the checked files, from the other Python files of each kernel's project that
+    mention one of its kernels by name, and from the files the user asked to check
+    (``asked``) that do: a script beside a folder of kernel modules, in a checkout without a
+    project marker, is the kernels' host code. Launches that give only some argument types go
+    into ``partial``: inference takes those types from them."""
     kernels: Dict[Tuple[str, str], KernelDef] = {}
     names: Set[str] = set()
     for path in checked:
@@ -46,7 +49,8 @@ def launch_signatures(project: Project, checked: Sequence[str],
         return found
     completed: Dict[tuple, Optional[str]] = {}
     readers = list(dict.fromkeys([p for p in checked if p.endswith(".py")] + _mentioning(
-        project, sorted({path for path, _ in kernels}), names)))
+        project, sorted({path for path, _ in kernels}), names) + [
+        p for p in asked if p.endswith(".py") and project.names_any(p, names)]))
     for path in readers:
         for kernel_path, qualname, signature, types, line, optional in facts.get(
                 "launches", path, lambda: _launches(project, path)):

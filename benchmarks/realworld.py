@@ -160,7 +160,7 @@ def _host_nodes(module):
                 pending.append(child)
 
 
-HALVES = ("developed", "held-out", "held-out-2", "held-out-3", "held-out-4", "held-out-5", "held-out-6", "held-out-7", "held-out-8", "held-out-9", "held-out-10", "held-out-11", "held-out-12", "held-out-13", "held-out-14", "held-out-15", "held-out-16", "held-out-17", "held-out-18")
+HALVES = ("developed", "held-out", "held-out-2", "held-out-3", "held-out-4", "held-out-5", "held-out-6", "held-out-7", "held-out-8", "held-out-9", "held-out-10", "held-out-11", "held-out-12", "held-out-13", "held-out-14", "held-out-15", "held-out-16", "held-out-17", "held-out-18", "held-out-19")
 
 
 def load_verdicts(path: str = VERDICTS) -> Tuple[Dict[str, Dict[str, str]], Dict[str, List[dict]]]:

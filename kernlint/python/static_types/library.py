@@ -255,6 +255,12 @@ class LibraryCalls:
         if function in ("fromDlpack", "from_dlpack") and where == "device":
             # a CuPy array over memory another library holds (a torch tensor's): its dtype and rank are that one's
             return ArrayType(None, None, "A", where)
+        if function in ("cumsum", "cumprod", "nancumsum", "nancumprod") and args:
+            return self._accumulated(function, args, keywords, explicit, where)
+        if function == "ravel" and len(args) == 1:  # `np.ravel(a)`: as a.ravel()
+            base = self.reader.type_of(args[0])
+            return replace(base, ndim=1, layout="C") if isinstance(base, ArrayType) and base.where in (where, "") \
+                else None
         if function in _JOINING:
             return self._joined(function, expr, keywords, explicit, where)
         if module.endswith("random"):
@@ -263,6 +269,23 @@ class LibraryCalls:
             base = self.reader.type_of(expr.args[0])
             return _reduced(function, base) if isinstance(base, ArrayType) and base.where in (where, "") else None
         return self._elementwise(function, expr, keywords, where)
+
+    def _accumulated(self, function: str, args, keywords, explicit: Optional[str], where: str) -> Type:
+        """``np.cumsum(a, dtype=np.float32)``: without an axis NumPy flattens, so the result has one
+        dimension whatever ``a`` is (a list of numbers the code builds too); with one, ``a``'s
+        rank. The elements are ``dtype``'s, else a sum's of ``a``'s (small integers widened)."""
+        base = self.reader.type_of(args[0])
+        axis = keywords.get("axis", args[1] if len(args) > 1 else None)
+        flat = axis is None or isinstance(axis, ast.Constant) and axis.value is None
+        if isinstance(base, ArrayType) and base.where not in (where, ""):
+            return None
+        dtype = explicit
+        if dtype is None and isinstance(base, ArrayType):
+            summed = _reduced("prod" if "prod" in function else "sum", replace(base, where="host"))
+            dtype = summed.dtype if isinstance(summed, ScalarType) else None
+        if flat:
+            return ArrayType(dtype, 1, "C", where)
+        return ArrayType(dtype, base.ndim, "C", where) if isinstance(base, ArrayType) else None
 
     def _nested_shape(self, source: ast.expr) -> Tuple[int, Optional[str]]:
         """(ndim, dtype) of an array made from a (nested) list display: ``[[1, 0], [0,
@@ -625,6 +648,10 @@ class LibraryCalls:
             return self._view(base, self.reader.dtype(expr.args[0]))
         if method in ("ravel", "flatten"):
             return replace(base, ndim=1, layout="C")
+        if method in ("cumsum", "cumprod"):  # `a.cumsum()`: as np.cumsum(a)
+            made = self._accumulated(method, [func.value] + expr.args, keywords,
+                                     self.reader.dtype(keywords.get("dtype")), base.where)
+            return replace(made, library=base.library) if isinstance(made, ArrayType) else None
         if method == "reshape":
             if len(expr.args) == 1:
                 ndim = self._ndim_of_shape(expr.args[0])

@@ -79,3 +79,45 @@ def test_a_star_parameter_kernel_no_launch_types_says_why(tmp_path):
     [message] = {m for m in _kl902(report, "extend")}  # KL903 is in both lists
     assert "its body gives no arity for `*aggs`" in message
     assert [s.kernel for s in report.stats] == ["add"]
+
+
+def test_a_def_redefined_further_down_is_not_blamed_for_the_launches_of_the_one_that_replaced_it(tmp_path):
+    """Python rebinds the name at the second def: the script's three-argument launch runs the
+    second `step`. The first one is not told it was launched with one argument too many; it is
+    checked as its body reads, and the second with the launch's types. A launch that fits no def
+    of the name is still named."""
+    (tmp_path / "kernels.py").write_text(textwrap.dedent("""\
+        from numba import cuda
+
+
+        @cuda.jit
+        def step(x, n):
+            i = cuda.grid(1)
+            if i < n:
+                x[i] += 1.0
+
+
+        @cuda.jit
+        def step(x, y, n):
+            i = cuda.grid(1)
+            if i < n:
+                x[i] += y[i]
+    """))
+    (tmp_path / "run.py").write_text(textwrap.dedent("""\
+        import numpy as np
+        from numba import cuda
+
+        from kernels import step
+
+        x = cuda.to_device(np.zeros(64, dtype=np.float32))
+        y = cuda.to_device(np.ones(64, dtype=np.float32))
+        step[1, 64](x, y, 64)
+    """))
+    report = check_paths([str(tmp_path)], Options(timeout=120))
+    assert _kl902(report, "step") == []
+    checked = sorted((s.line, s.signature, s.signature_source) for s in report.stats if s.kernel == "step")
+    assert checked == [(5, "void(float64[::1], int64)", "inferred"),
+                       (12, "void(float32[::1], float32[::1], int64)", "launch-site")]
+    (tmp_path / "run.py").write_text((tmp_path / "run.py").read_text() + "step[1, 64](x, y, y, 64)\n")
+    report = check_paths([str(tmp_path)], Options(timeout=120))
+    assert len(_kl902(report, "step")) == 2  # four arguments: neither def takes them

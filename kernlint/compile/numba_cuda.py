@@ -505,6 +505,10 @@ class _Candidate:
     # made from a recorded closure: the signatures the run launched it with there (others are
     # another closure's)
     recorded: Optional[Tuple[str, ...]] = None
+    # the numbers of arguments the module's other defs of this qualified name take (a def
+    # redefined further down, `def step(x, n)` then `def step(x, y, n)`; one per branch of a
+    # factory): a launch that fits one of them and not this def is that def's launch
+    sibling_arities: Tuple[Tuple[int, float], ...] = ()
 
     @property
     def place(self) -> Tuple[int, int]:
@@ -626,7 +630,9 @@ def _sliced_candidates(path: str, source: SourceFile, result: FileResult,
             recorded = env.get(RECORDED)
             candidates.append(_Candidate(kernel.name, kernel.qualname, dispatcher, kernel.node,
                                          kernel.first_line, label, standins,
-                                         tuple(recorded["signatures"]) if recorded is not None else None))
+                                         tuple(recorded["signatures"]) if recorded is not None else None,
+                                         tuple(_arity(k.node) for k in module.kernels
+                                               if k.qualname == kernel.qualname and k is not kernel)))
     if mine == 0:
         result.diagnostics.extend(project.failures)
     result.dependencies = sorted(set(project.read) - {path})
@@ -710,6 +716,9 @@ def _signatures_for(candidate: _Candidate, source: SourceFile, extra_signatures)
                 continue  # a recorded closure comes with its own launches' signatures
             (inferred if origin.startswith("inferred") else explicit).append((signature, origin))
     explicit += [(signature, "recorded") for signature in candidate.recorded or ()]
+    # a launch of another def of this name (one that takes its number of arguments) is not this one's
+    explicit = [(signature, origin) for signature, origin in explicit
+                if not (_miscounted(candidate, signature, origin) and _fits_a_sibling(candidate, signature))]
     # a launch with another number of arguments than the def takes is reported, and gives no type
     fitting = [(signature, origin) for signature, origin in explicit if not _miscounted(candidate, signature, origin)]
     return explicit, ([] if fitting else inferred)
@@ -845,6 +854,23 @@ def _compile_one(candidate: _Candidate, signature, text: str, origin: str, cc, r
             reason += _standins_said(candidate)
         return failed(reason)
     return _compiled(result, info, modules, entry, fixed, user_options, key, started, progress)
+
+
+def _arity(node) -> Tuple[int, float]:
+    """(required, most) positional arguments a def takes (``*args``: any number)."""
+    arguments = getattr(node, "args", None)
+    if arguments is None:
+        return 0, float("inf")
+    positional = len(arguments.posonlyargs) + len(arguments.args)
+    return positional - len(arguments.defaults), float("inf") if arguments.vararg is not None else positional
+
+
+def _fits_a_sibling(candidate: _Candidate, signature) -> bool:
+    try:
+        given = len(parse_signature(signature)[0])
+    except Exception:  # noqa: BLE001 - a signature that does not parse is reported where it compiles
+        return False
+    return any(required <= given <= most for required, most in candidate.sibling_arities)
 
 
 def _arity_mismatch(candidate: _Candidate, given: int, origin: str, signature_from: str,

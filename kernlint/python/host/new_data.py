@@ -108,7 +108,8 @@ def _mark_transfer(facts: HostFacts, event: Event, bodies, functions) -> None:
     if not _first_upload(loop.body, base, call):
         return  # sent again in the same iteration: the device already has it
     if _host_updated(loop, base) or _selected_input(source, varying, loop, function, owner) or (
-            _computed_in_iteration(source, loop)) or base in _frames(loop):
+            _computed_in_iteration(source, loop)) or base in _frames(loop) or _iterated_item(
+            source, loop, function, owner):
         event.detail["new_data"] = True  # (a frame a capture has just read: the input of this iteration)
 
 
@@ -330,6 +331,37 @@ def _selected_input(source: ast.expr, varying: Set[str], loop: ast.stmt, functio
     if _written(loop, base) or _uploaded_before(function, loop, base):
         return False
     return not _constant_fill(function, owner, base)
+
+
+def _iterated_item(source: ast.expr, loop: ast.stmt, function: ast.AST, owner: Optional[ast.ClassDef]) -> bool:
+    """``for rx in rx_pos: cuda.to_device(rx)`` (also through ``enumerate`` and ``zip``): the item
+    the loop takes from host data is the piece ``rx_pos[i]`` would pick, on the terms of
+    ``_selected_input``: the loop does not write the sequence, the function did not upload it
+    whole before the loop, and nothing binds it to a constant fill."""
+    if not (isinstance(source, ast.Name) and isinstance(loop, (ast.For, ast.AsyncFor))):
+        return False
+    sequence = _sequence_of(loop.target, loop.iter, source.id)
+    base = _text(_base(sequence)) if sequence is not None else ""
+    if not base or _written(loop, base) or _uploaded_before(function, loop, base):
+        return False
+    return not _constant_fill(function, owner, base)
+
+
+def _sequence_of(target: ast.expr, iterated: ast.expr, name: str) -> Optional[ast.expr]:
+    """The sequence whose items ``name`` takes in ``for target in iterated``: ``xs`` in ``for x in
+    xs``, ``for i, x in enumerate(xs)``, ``for a, x in zip(ys, xs)``; None for anything else (a
+    range, a name unpacked from each item)."""
+    if isinstance(target, ast.Name):
+        return iterated if target.id == name and not isinstance(iterated, ast.Call) else None
+    if not isinstance(target, (ast.Tuple, ast.List)) or not isinstance(iterated, ast.Call) or iterated.keywords:
+        return None
+    function = dotted_name(iterated.func)
+    if function == "enumerate" and len(target.elts) == 2 and len(iterated.args) == 1:
+        return _sequence_of(target.elts[1], iterated.args[0], name)
+    if function == "zip" and len(target.elts) == len(iterated.args):
+        found = [_sequence_of(t, a, name) for t, a in zip(target.elts, iterated.args)]
+        return next((f for f in found if f is not None), None)
+    return None
 
 
 def _computed_in_iteration(source: ast.expr, loop: ast.stmt) -> bool:

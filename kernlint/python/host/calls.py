@@ -529,13 +529,20 @@ class ProjectCalls:
         """(file, Class.method) of the project's method that ``obj.method(...)`` runs, where
         reading (``reader``) knows the object (``grid`` an item of a list of ``Grid`` objects).
         Asked outside a variant's reading only: the first answer holds for the pass."""
-        if not isinstance(call.func, ast.Attribute) or not self._gpu_code:
+        if not isinstance(call.func, (ast.Attribute, ast.Name)) or not self._gpu_code:
             return None  # code that does not launch: its objects' methods are not followed
         if id(call) in self._methods:
             return self._methods[id(call)]  # asked again for the same call in this pass
-        where = instance_of(_called_on(reader.type_of(call.func.value)))
-        method = method_of(self.project, where[0], where[1], call.func.attr) if where is not None else None
-        found = (method[0].path, f"{method[1]}.{call.func.attr}") if method is not None else None
+        found = None
+        if isinstance(call.func, ast.Attribute):
+            where = instance_of(_called_on(reader.type_of(call.func.value)))
+            method = method_of(self.project, where[0], where[1], call.func.attr) if where is not None else None
+            found = (method[0].path, f"{method[1]}.{call.func.attr}") if method is not None else None
+        if found is None:
+            # `step(x)`, `self.step(x)` of an object (not a method): Python runs its class's `__call__`
+            where = instance_of(_called_on(reader.type_of(call.func)))
+            method = method_of(self.project, where[0], where[1], "__call__") if where is not None else None
+            found = (method[0].path, f"{method[1]}.__call__") if method is not None else None
         self._methods[id(call)] = found
         return found
 
@@ -622,6 +629,11 @@ class ProjectCalls:
         if (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
                 and func.value.id == "self" and frame.owner):
             held = self._bound_method_held(frame.owner, func.attr)
+            if not held:
+                # `self.step(x)` where `step` holds an object, no method of the class: its `__call__`
+                called = self.method_called(call, reader)
+                if called is not None and called[1].endswith(".__call__"):
+                    return called[1] if called[0] == self.module.path else None
             return f"{frame.owner}.{held or func.attr}"
         method = self.method_called(call, reader)  # `grid.shift(1)`, `Grid` a class of this file
         return method[1] if method is not None and method[0] == self.module.path else None

@@ -2,7 +2,8 @@
 alone: a call graph over the project's functions, methods and classes where a call of a name
 goes where its scope binds it (a function of the file, an imported one, a class's constructor),
 a call of ``obj.method(...)`` to every project method of that name (the object's class is not
-known here) and to what an attribute of that name is set to hold (a factory's closure), an
+known here) and to what an attribute of that name is set to hold (a factory's closure), a call
+of an object (a local name, or an attribute no method is named after) to every ``__call__``, an
 operator to the project's operator methods, and a function passed to a call
 (``map(step, xs)``, ``timer(step)``) to that function. A function launches where its own body
 does (``k[grid, block](...)``, ``k.forall(n)(...)``, a call of a kernel configured where it is
@@ -162,12 +163,16 @@ class LaunchGraph:
                 func = node.func
                 if isinstance(func, ast.Attribute):
                     target = self._resolved(module, func, inner)
-                    found.extend([target] if target is not None else (
-                        self._methods_named(func.attr) + self._held_named(func.attr)))
+                    named = [target] if target is not None else (
+                        self._methods_named(func.attr) + self._held_named(func.attr))
+                    # `self.step(x)` where no method is named `step`: an object held there, called
+                    found.extend(named or self._methods_named("__call__"))
                 elif isinstance(func, ast.Name):
                     target = self._resolved(module, func, inner)
                     if target is not None:
                         found.append(target)
+                    elif inner.lookup(func.id)[1] is not None:  # a local name: an object called runs `__call__`
+                        found.extend(self._methods_named("__call__"))
                 if module.applied_kernel(node) is not None:
                     continue  # `cuda.jit(sig)(f)`: `f` is compiled for the GPU, not run here
                 for arg in list(node.args) + [k.value for k in node.keywords]:

@@ -947,10 +947,15 @@ def _value_needed(node, tree, line) -> bool:
             needed |= {n.id for n in ast.walk(sub.slice) if isinstance(n, ast.Name)}
         elif isinstance(sub, ast.Assign) and any(isinstance(t, ast.Subscript) for t in sub.targets):
             needed |= {n.id for n in ast.walk(sub.value) if isinstance(n, ast.Name)}
-    # (a name computed from it that is tested: `shift = abs(moved - centres).max()`)
-    for sub in ast.walk(scope):
-        if isinstance(sub, ast.Assign) and needed & {t.id for t in sub.targets if isinstance(t, ast.Name)}:
-            needed |= {n.id for n in ast.walk(sub.value) if isinstance(n, ast.Name)}
+    # (a name computed from it that is tested, however many names on: `shift = abs(moved - centres).max()`
+    # where `moved = _lloyd(points, centres, labels)`)
+    grown = True
+    while grown:
+        before = len(needed)
+        for sub in ast.walk(scope):
+            if isinstance(sub, ast.Assign) and needed & {t.id for t in sub.targets if isinstance(t, ast.Name)}:
+                needed |= {n.id for n in ast.walk(sub.value) if isinstance(n, ast.Name)}
+        grown = len(needed) > before
     return bool(names & needed)
 
 

@@ -220,6 +220,8 @@ class LoopKinds:
         facts = self.facts
         if self._generations():
             return None  # the same work again, with a way out: a step loop whose leaving branch decides
+        if self._capped():
+            return None  # a solver's iterations up to a count: the counter's test decides (`_steps`)
         requests, timing = self._stop_requests(), self._timing()
         for test in self._deciding_tests():
             for name in names_read_in_order(test):
@@ -238,6 +240,23 @@ class LoopKinds:
             if element:
                 return "search", element
         return None
+
+    def _capped(self) -> bool:
+        """``while (sum(over) > 1 or sum(under) > 1) and it != max_iter:`` with ``it += 1`` in the
+        body: an iterative solver, as many iterations as its tolerance takes up to a count (a
+        parameter, not a handful written out); a retry that normally runs once has no such count."""
+        test = self.node.test if isinstance(self.node, ast.While) else None
+        if not (isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And)):
+            return False
+        for part in test.values:
+            if isinstance(part, ast.Compare) and len(part.ops) == 1 and isinstance(
+                    part.ops[0], (ast.Lt, ast.LtE, ast.NotEq)):
+                sides = [part.left, part.comparators[0]]
+                counted = [s for s in sides if isinstance(s, ast.Name) and s.id in self.facts.counters]
+                if len(counted) == 1 and _small_bound(ast.Compare(left=counted[0], ops=[ast.Lt()], comparators=[
+                        sides[1] if sides[0] is counted[0] else sides[0]]), self.facts.counters, self.constants) is None:
+                    return True
+        return False
 
     def _more_input(self, call: ast.Call, test: ast.AST) -> bool:
         """A call in a ``while``'s own test that only says whether there is another item: a

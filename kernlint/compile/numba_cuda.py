@@ -859,10 +859,10 @@ def _compile_one(candidate: _Candidate, signature, text: str, origin: str, cc, r
 def _arity(node) -> Tuple[int, float]:
     """(required, most) positional arguments a def takes (``*args``: any number)."""
     arguments = getattr(node, "args", None)
-    if arguments is None:
+    if arguments is None or arguments.vararg is not None:
         return 0, float("inf")
     positional = len(arguments.posonlyargs) + len(arguments.args)
-    return positional - len(arguments.defaults), float("inf") if arguments.vararg is not None else positional
+    return positional - len(arguments.defaults), positional
 
 
 def _fits_a_sibling(candidate: _Candidate, signature) -> bool:
@@ -878,12 +878,8 @@ def _arity_mismatch(candidate: _Candidate, given: int, origin: str, signature_fr
     """Why a signature cannot fit the kernel's parameters (numba would only say "Signature
     mismatch", or fail later on something else): the launch or the signature that gives another
     number of arguments than the def takes; '' where they agree or the def takes ``*args``."""
-    arguments = getattr(candidate.node, "args", None)
-    if arguments is None or arguments.vararg is not None:
-        return ""
-    positional = len(arguments.posonlyargs) + len(arguments.args)
-    required = positional - len(arguments.defaults)
-    if required <= given <= positional:
+    required, positional = _arity(candidate.node)
+    if required <= given <= positional:  # (no def read, or `*args`: any number)
         return ""
     takes = f"{positional}" if required == positional else f"{required} to {positional}"
     if origin == "launch-site" and signature_from:

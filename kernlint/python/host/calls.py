@@ -533,18 +533,19 @@ class ProjectCalls:
             return None  # code that does not launch: its objects' methods are not followed
         if id(call) in self._methods:
             return self._methods[id(call)]  # asked again for the same call in this pass
-        found = None
-        if isinstance(call.func, ast.Attribute):
-            where = instance_of(_called_on(reader.type_of(call.func.value)))
-            method = method_of(self.project, where[0], where[1], call.func.attr) if where is not None else None
-            found = (method[0].path, f"{method[1]}.{call.func.attr}") if method is not None else None
+        found = self._method_on(reader.type_of(call.func.value), call.func.attr) if isinstance(
+            call.func, ast.Attribute) else None
         if found is None:
             # `step(x)`, `self.step(x)` of an object (not a method): Python runs its class's `__call__`
-            where = instance_of(_called_on(reader.type_of(call.func)))
-            method = method_of(self.project, where[0], where[1], "__call__") if where is not None else None
-            found = (method[0].path, f"{method[1]}.__call__") if method is not None else None
+            found = self._method_on(reader.type_of(call.func), "__call__")
         self._methods[id(call)] = found
         return found
+
+    def _method_on(self, kind, name: str) -> Optional[Tuple[str, str]]:
+        """(file, Class.method) of the method ``name`` of the project object ``kind`` is."""
+        where = instance_of(_called_on(kind))
+        method = method_of(self.project, where[0], where[1], name) if where is not None else None
+        return (method[0].path, f"{method[1]}.{name}") if method is not None else None
 
     def methods_called(self, call: ast.Call, reader: TypeReader, scope: Optional[Scope] = None
                        ) -> List[Tuple[str, str]]:

@@ -326,25 +326,26 @@ def _selected_input(source: ast.expr, varying: Set[str], loop: ast.stmt, functio
         return False
     picked = {n.id for n in walk_nodes(source.slice) if isinstance(n, ast.Name)}
     base = _text(_base(source))
-    if not base or not picked & varying:
-        return False
-    if _written(loop, base) or _uploaded_before(function, loop, base):
+    return bool(picked & varying) and _host_input(base, loop, function, owner)
+
+
+def _host_input(base: str, loop: ast.stmt, function: ast.AST, owner: Optional[ast.ClassDef]) -> bool:
+    """Whether host data ``base`` that the loop picks pieces of is input: the loop does not write
+    it, the function did not upload it whole before the loop, and nothing binds it to a constant
+    fill (zeros sent again each step)."""
+    if not base or _written(loop, base) or _uploaded_before(function, loop, base):
         return False
     return not _constant_fill(function, owner, base)
 
 
 def _iterated_item(source: ast.expr, loop: ast.stmt, function: ast.AST, owner: Optional[ast.ClassDef]) -> bool:
     """``for rx in rx_pos: cuda.to_device(rx)`` (also through ``enumerate`` and ``zip``): the item
-    the loop takes from host data is the piece ``rx_pos[i]`` would pick, on the terms of
-    ``_selected_input``: the loop does not write the sequence, the function did not upload it
-    whole before the loop, and nothing binds it to a constant fill."""
+    the loop takes from host data is the piece ``rx_pos[i]`` would pick, on the same terms
+    (``_host_input``)."""
     if not (isinstance(source, ast.Name) and isinstance(loop, (ast.For, ast.AsyncFor))):
         return False
     sequence = _sequence_of(loop.target, loop.iter, source.id)
-    base = _text(_base(sequence)) if sequence is not None else ""
-    if not base or _written(loop, base) or _uploaded_before(function, loop, base):
-        return False
-    return not _constant_fill(function, owner, base)
+    return sequence is not None and _host_input(_text(_base(sequence)), loop, function, owner)
 
 
 def _sequence_of(target: ast.expr, iterated: ast.expr, name: str) -> Optional[ast.expr]:

@@ -251,11 +251,12 @@ class LoopKinds:
         for part in test.values:
             if isinstance(part, ast.Compare) and len(part.ops) == 1 and isinstance(
                     part.ops[0], (ast.Lt, ast.LtE, ast.NotEq)):
-                sides = [part.left, part.comparators[0]]
-                counted = [s for s in sides if isinstance(s, ast.Name) and s.id in self.facts.counters]
-                if len(counted) == 1 and _small_bound(ast.Compare(left=counted[0], ops=[ast.Lt()], comparators=[
-                        sides[1] if sides[0] is counted[0] else sides[0]]), self.facts.counters, self.constants) is None:
-                    return True
+                left, right = part.left, part.comparators[0]
+                counted = [isinstance(side, ast.Name) and side.id in self.facts.counters for side in (left, right)]
+                if sum(counted) == 1:
+                    bound = int_value(right if counted[0] else left, self.constants)
+                    if bound is None or bound > FEW:
+                        return True
         return False
 
     def _more_input(self, call: ast.Call, test: ast.AST) -> bool:

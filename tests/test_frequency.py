@@ -245,6 +245,16 @@ CASES = {
                 if step == 0:
                     first = d_u.copy_to_host()  # runs: event
         """),
+    "skipping one iteration leaves the rest on every other": ("slicer.py", """
+        def run(d_img, n_steps):
+            for z in range(n_steps):  # loop: step
+                advance[64, 256](d_img, z)
+                if z == 0:
+                    continue
+                cuda.synchronize()  # runs: every
+                if z != n_steps - 1:
+                    cuda.synchronize()  # runs: every
+        """),
     "a raise on the way out": ("run.py", """
         def run(d_u, steps):
             for step in range(steps):  # loop: step

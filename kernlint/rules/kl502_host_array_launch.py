@@ -74,7 +74,8 @@ A loop is a step loop only where the code shows it: state one iteration carries 
 next (``t += dt``, ``step += 1``, ``a, b = b, a``, an output that becomes the next input),
 launches sharing arrays the loop keeps, a ``while`` a counter or a clock ends; a name like
 ``n_steps``, or a call like ``sim.advance(dt)``, ``self.UpdateState(dt)`` or
-``net.learn(batch)`` on an object the loop keeps, only breaks a tie. A loop inside a step that
+``net.learn(batch)`` on an object the loop keeps, only breaks a tie, as does a report of its
+progress (``print(z, n_layers)``, ``tqdm(range(n))``, where no clock times it). A loop inside a step that
 launches once per row of an array it does not build, each launch given the row (``for node in
 nodes[::-1]: k[g, b](d_grad, node)``, or an element of it, ``node[0]``), is a loop of pieces of
 that step's work: its launches run on every step (an index row passed as a NumPy array is

@@ -125,7 +125,8 @@ when the goal is reached, and a sampling planner growing a tree made just before
 asked first (``near = tree.nearest(sample)``) and given what the iteration computed later
 (``tree.add(new)``), left by a ``return`` at the goal; a name
 like ``n_steps``, or a call like ``sim.advance(dt)``, ``self.UpdateState(dt)`` or
-``net.learn(batch)`` on an object the loop keeps, only breaks a tie); any other loop is unknown, and unknown is silent. A loop whose every iteration makes a call that cannot bind its arguments (a project
+``net.learn(batch)`` on an object the loop keeps, only breaks a tie, as does a report of its progress,
+``print(z, n_layers)`` or ``tqdm(range(n))``, where no clock times it); any other loop is unknown, and unknown is silent. A loop whose every iteration makes a call that cannot bind its arguments (a project
 function or a kernel given too many or too few: ``TypeError``; an upload of what an in-place
 method returns, ``cuda.to_device(x.fill(0))``, which is None; outside any ``try``) never
 reaches its second iteration: nothing in it is per step.

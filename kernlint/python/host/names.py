@@ -128,13 +128,30 @@ def steady_shapes(body) -> Set[str]:
 def indexed_items(body, variables: Set[str]) -> Set[str]:
     """The names a loop's body binds only to an item its variables index whole (``row = X[k]``,
     ``col = grid[:, k]`` in ``for k in range(n)``, and bound nowhere else in it)."""
+    return set(indexed_item_values(body, variables))
+
+
+def indexed_item_values(body, variables: Set[str]) -> dict:
+    """:func:`indexed_items`, each with the item it stands for. Also an item of a part of the data
+    picked by a constant (``xs, ys = data[0][k], data[1][k]``: one name per item, the value
+    unpacked in step), and an item rebound to its own upload (``ys = cuda.to_device(ys)``: the same
+    item, sent)."""
     values: dict = {}
     for statement in body:
         for node in walk_nodes(statement):
             if isinstance(node, ast.Assign):
                 for target in node.targets:
-                    for name in (target_names(target) if not isinstance(target, ast.Name) else [target.id]):
-                        values.setdefault(name, []).append(node.value if isinstance(target, ast.Name) else None)
+                    if isinstance(target, ast.Name):
+                        if not _uploads_itself(node.value, target.id):
+                            values.setdefault(target.id, []).append(node.value)
+                    elif isinstance(target, (ast.Tuple, ast.List)) and isinstance(node.value, (ast.Tuple, ast.List)) \
+                            and len(target.elts) == len(node.value.elts):
+                        for element, value in zip(target.elts, node.value.elts):
+                            for name in (target_names(element) if not isinstance(element, ast.Name) else [element.id]):
+                                values.setdefault(name, []).append(value if isinstance(element, ast.Name) else None)
+                    else:
+                        for name in target_names(target):
+                            values.setdefault(name, []).append(None)
             elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For, ast.AsyncFor, ast.comprehension,
                                    ast.NamedExpr, ast.With, ast.AsyncWith)):
                 for name in rebinds(node) if not isinstance(node, ast.AugAssign) else whole_targets(node.target):
@@ -142,14 +159,25 @@ def indexed_items(body, variables: Set[str]) -> Set[str]:
 
     def item(value) -> bool:
         value = _same_shape_source(value)  # `cuda.to_device(X[k])`: the item, uploaded
-        if not isinstance(value, ast.Subscript) or not isinstance(value.value, (ast.Name, ast.Attribute)):
+        if not isinstance(value, ast.Subscript):
+            return False
+        data = value.value
+        if isinstance(data, ast.Subscript) and isinstance(data.slice, ast.Constant):
+            data = data.value  # `data[1][k]`: the item of a part picked by a constant
+        if not isinstance(data, (ast.Name, ast.Attribute)):
             return False
         index = value.slice.elts if isinstance(value.slice, ast.Tuple) else [value.slice]
         whole = [i for i in index if isinstance(i, ast.Name)]
         return len(whole) == 1 and whole[0].id in variables and all(
             isinstance(i, ast.Name) or isinstance(i, ast.Slice) and i.lower is i.upper is i.step is None for i in index)
 
-    return {name for name, assigned in values.items() if len(assigned) == 1 and item(assigned[0])}
+    return {name: assigned[0] for name, assigned in values.items() if len(assigned) == 1 and item(assigned[0])}
+
+
+def _uploads_itself(value: ast.AST, name: str) -> bool:
+    """``ys = cuda.to_device(ys)``: a name rebound to its own upload (or cast)."""
+    source = _same_shape_source(value)
+    return source is not value and isinstance(source, ast.Name) and source.id == name
 
 
 def captured_frames(body) -> Set[str]:

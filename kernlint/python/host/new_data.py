@@ -25,7 +25,7 @@ from typing import Dict, Iterator, List, Optional, Set
 
 from ...analysis.host import Event, HostFacts
 from .frequency.syntax import assigned_names, dotted_name
-from .names import captured_frames, indexed_items, target_names
+from .names import captured_frames, indexed_item_values, target_names
 from ..syntax import child_nodes, walk_nodes
 
 _CONSTANT_FILLS = {"zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like", "full_like"}
@@ -182,6 +182,10 @@ def _mark_arguments(event: Event, bodies, functions) -> None:
     fresh = [key for key, arg in given if computed is not None and _reads_computed(arg, computed)]
     if fresh:
         event.detail["computed_args"] = fresh
+    if isinstance(statement.node, ast.Assign) and statement.node.value is call:
+        # the names the call's result is bound to (`d_points = compact(d_img)`)
+        event.detail["result_names"] = sorted({name for target in statement.node.targets
+                                               for name in assigned_names(target)})
     if statement.loop is not None and isinstance(statement.node, ast.Assign) and statement.node.value is call:
         # `self.spins, _ = gpu.step(self.spins)`: what it was given is what it gave back the step before
         targets = {name for target in statement.node.targets for name in assigned_names(target)}
@@ -520,11 +524,7 @@ def _item_bound(loop: ast.stmt, source: ast.expr) -> ast.expr:
     ``row = X[k]`` ... ``cuda.to_device(row)``): that item; anything else as it is."""
     if not (isinstance(source, ast.Name) and isinstance(loop, (ast.For, ast.AsyncFor))):
         return source
-    variables = set(target_names(loop.target))
-    if source.id not in indexed_items(loop.body, variables):
-        return source
-    return next(node.value for node in _own(loop.body) if isinstance(node, ast.Assign) and any(
-        isinstance(t, ast.Name) and t.id == source.id for t in node.targets))
+    return indexed_item_values(loop.body, set(target_names(loop.target))).get(source.id, source)
 
 
 def _computed_into_before(body: List[ast.stmt], base: str, call: ast.Call) -> bool:
@@ -642,12 +642,12 @@ def _first_upload(body: List[ast.stmt], base: str, call: ast.Call) -> bool:
 
 
 def _source(call: Optional[ast.Call]) -> Optional[ast.expr]:
-    """What an upload sends: ``cuda.to_device(x)``, ``cp.asarray(x)``, ``d.copy_to_device(x)``."""
+    """What an upload sends: ``cuda.to_device(x)``, ``cp.asarray(x)``, ``cp.array(x)``, ``d.copy_to_device(x)``."""
     if call is None or not call.args:
         return None
     func = call.func
     name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
-    return call.args[0] if name in ("to_device", "asarray", "copy_to_device") else None
+    return call.args[0] if name in ("to_device", "asarray", "array", "copy_to_device") else None
 
 
 def _call_at(node: ast.AST, event: Event) -> Optional[ast.Call]:

@@ -71,6 +71,10 @@ _TESTING_ASSERTS = {"assert_allclose", "assert_array_equal", "assert_array_almos
 _KEY_POLLS = {"waitKey", "waitKeyEx", "pollKey"}
 # what only waits (a loop doing nothing else polls a flag, it does no work of its own)
 _WAITS = {"synchronize", "sleep", "wait", "join", "pause"}
+# what wraps an iterable in a progress bar (tqdm, rich, progressbar2, alive-progress)
+_PROGRESS_BARS = {"tqdm", "trange", "tqdm_notebook", "track", "progressbar", "alive_it"}
+# what reports progress: print, a logger's levels, a stream's write
+_REPORTS = {"print", "info", "debug", "warning", "write", "set_description", "set_postfix"}
 # how many statements before and after a loop a clock read times it
 _TIMED_WITHIN = 3
 
@@ -117,7 +121,7 @@ class LoopKinds:
         if self.is_for and isinstance(self.node.iter, (ast.List, ast.Tuple, ast.Set)):
             return "sweep", f"a fixed list of {len(self.node.iter.elts)} values", trips
         for check in (self._parts, self._configurations, self._measured, self._blocks, self._steps, self._runs,
-                      self._records, self._named, self._launched_items):
+                      self._records, self._named, self._launched_items, self._progress):
             found = check()
             if found:
                 return found[0], found[1], trips
@@ -902,10 +906,49 @@ class LoopKinds:
             return "sweep", f"parts: each launch is for another row (`{short_text(launches[0].func)}`)"
         return None
 
+    def _progress(self):
+        """Last of all: a ``for`` whose author watches its progress, wrapping the iterable in a
+        progress bar (``for t in tqdm(range(n))``) or reporting the loop's variable against its
+        bound (``print(z, n_layers)``, ``print(f"{i}/{len(frames)}")``): iterations long and many
+        enough to watch, the main loop of the work, not pieces of one computation. Not where a
+        clock times the loop or its iterations: runs of a measurement, whose cost is its subject."""
+        before, after = self.around
+        if not self.is_for or _stamps(self.node.body) or (
+                _stamps(before[-_TIMED_WITHIN:]) and _stamps(after[:_TIMED_WITHIN])):
+            return None
+        iterable = self.node.iter
+        if isinstance(iterable, ast.Call) and dotted_name(iterable.func).rsplit(".", 1)[-1] in _PROGRESS_BARS:
+            return "step", f"its progress is watched: `{short_text(iterable.func)}` wraps it"
+        bounds = _bounds(iterable)
+        if not bounds or not self.variables:
+            return None
+        for sub in own_nodes(self.node.body):
+            if not (isinstance(sub, ast.Call) and dotted_name(sub.func).rsplit(".", 1)[-1] in _REPORTS):
+                continue
+            given = list(sub.args) + [k.value for k in sub.keywords]
+            if set().union(*(names_read(a) for a in given)) & self.variables and any(
+                    ast.dump(part) in bounds for a in given for part in walk_nodes(a)):
+                return "step", f"it reports its progress (`{short_text(sub)}`): iterations long and many enough to watch"
+        return None
+
     def _unknown(self) -> str:
         if isinstance(self.node, ast.While):
             return f"nothing shows that `{short_text(self.node.test)}` repeats the same work"
         return f"nothing shows that `{short_text(self.node.iter)}` repeats the same work: no state carried"
+
+
+def _bounds(iterable: ast.AST) -> Set[str]:
+    """What says how far a ``for`` goes, as a progress report would name it: a range's stop (and
+    the names it adds to, ``n + 1``), ``len(xs)`` of what it iterates (through ``enumerate``)."""
+    if is_range_call(iterable) and iterable.args:
+        stop = iterable.args[0] if len(iterable.args) == 1 else iterable.args[1]
+        parts = [stop] + ([stop.left, stop.right] if isinstance(stop, ast.BinOp) else [])
+        return {ast.dump(part) for part in parts if not isinstance(part, ast.Constant)}
+    if isinstance(iterable, ast.Call) and dotted_name(iterable.func) == "enumerate" and iterable.args:
+        iterable = iterable.args[0]
+    if isinstance(iterable, (ast.Name, ast.Attribute)):
+        return {ast.dump(ast.Call(func=ast.Name(id="len", ctx=ast.Load()), args=[iterable], keywords=[]))}
+    return set()
 
 
 def _read_from_file(data: ast.AST, values: Mapping[str, List[ast.expr]], seen: Set[str]) -> bool:
@@ -1291,9 +1334,11 @@ def _outside_loops(statements: Sequence[ast.stmt]) -> Iterator[ast.AST]:
 
 def _arithmetic(value: ast.AST) -> bool:
     """No call in it but arithmetic's (``int``, ``min``, ``math.ceil``, a helper of the
-    file's given numbers), no subscript of data: a parameter, not an array."""
-    return not any(isinstance(sub, ast.Call) and dotted_name(sub.func).rsplit(".", 1)[-1] in _TO_DEVICE | _SIZED
-                   or isinstance(sub, ast.Attribute) and sub.attr in _ARRAY_ATTRIBUTES for sub in walk_nodes(value))
+    file's given numbers), no subscript of data: a parameter, not an array. An item's length
+    (``len(ts)``) is its size, as ``ts.size`` is: the data's, not the iteration's parameter."""
+    return not any(isinstance(sub, ast.Call) and (dotted_name(sub.func).rsplit(".", 1)[-1] in _TO_DEVICE | _SIZED or (
+        dotted_name(sub.func) == "len")) or isinstance(sub, ast.Attribute) and sub.attr in _ARRAY_ATTRIBUTES
+                   for sub in walk_nodes(value))
 
 
 

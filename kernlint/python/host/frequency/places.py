@@ -56,10 +56,14 @@ class Guard:
                 return "periodic", f"the branch moves its own threshold (`{moved}`): `{text}`"
             if _once_equality(test, changes):
                 return "event", f"holds once: `{text}`"
+            if _once_equality(test, changes, ast.NotEq):
+                return "every", f"all iterations but one: `{text}` fails once"
             counted = _work_guard(test, changes)
             if counted:
                 return "every", f"a guard for work to do (`{text}`, `{counted}` has items whenever there is any)"
         else:
+            if _once_equality(test, changes):  # `if layer == 0: continue`: the rest runs on all the others
+                return "every", f"all iterations but one: `{text}` holds once"
             nonempty = _nonempty(test)  # `if n == 0: continue`: what follows is `if n > 0:`
             counted = _work_guard(nonempty, changes) if nonempty is not None else ""
             if counted:
@@ -350,9 +354,10 @@ def _counted_directly(name: str, changes: Changes) -> bool:
     return isinstance(loop, (ast.For, ast.AsyncFor)) and isinstance(loop.target, ast.Name) and loop.target.id == name
 
 
-def _once_equality(test: ast.AST, facts: Changes) -> bool:
-    """``step == 0``, ``step == steps - 1``: the loop's counter equal to what it does not change."""
-    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
+def _once_equality(test: ast.AST, facts: Changes, operator: type = ast.Eq) -> bool:
+    """``step == 0``, ``step == steps - 1``: the loop's counter equal to what it does not change
+    (``operator``: ``ast.NotEq`` for the test that fails once)."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], operator)):
         return False
     left, right = test.left, test.comparators[0]
     for counter, other in ((left, right), (right, left)):

@@ -446,3 +446,22 @@ def test_a_loop_read_again_for_other_types_leaves_the_events_at_their_own_loop(t
     assert launch.rate.step_loop.loop == loop.id
     assert [code for code, _, _ in ((f.code, f.line, f.message) for f in _host_rules(facts, True))] == [
         "KL502", "KL503"]
+
+
+def test_a_size_the_device_counted_is_marked_and_an_extent_is_not(tmp_path):
+    """A size read from the values of a copy back (directly, or through names computed from it)
+    is a count the device made this time; the shape of a copy is an extent, the same each call."""
+    facts, _ = findings(tmp_path, '''
+        def compact(d_img, d_count):
+            bump[4, 256](d_count)
+            found = int(d_count.copy_to_host()[0])
+            limits = d_count.copy_to_host()
+            largest = max(limits)
+            d_points = cuda.device_array((found, 2))
+            d_rest = cuda.device_array(largest + 1)
+            d_same = cuda.device_array(limits.shape[0])
+            d_fixed = cuda.device_array(d_img.shape)
+            return d_points, d_rest, d_same, d_fixed
+    ''')
+    counted = {tuple(e.detail["assigned"]): e.detail["counted"] for e in facts.events if e.kind == "alloc"}
+    assert counted == {("d_points",): True, ("d_rest",): True, ("d_same",): False, ("d_fixed",): False}

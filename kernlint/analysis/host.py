@@ -357,6 +357,15 @@ class HostFacts:
         spec = self._parameters_in(path, str(call.detail.get("callee", "")))
         return tuple(spec[0]) if spec is not None else ()
 
+    def own_events(self, path: str, function: str) -> List[Event]:
+        """The events of ``function`` of the file at ``path`` itself (not what its calls do)."""
+        facts = self if path == self.path else (self.elsewhere(path) if self.elsewhere is not None else None)
+        return facts.of_function(function) if facts is not None else []
+
+    def binding_of(self, call: Event) -> Dict[str, object]:
+        """What ``call`` passes to each parameter of the function it runs (see ``_binding``)."""
+        return self._binding(call, str(call.detail.get("path", "")) or call.place.path, str(call.detail.get("callee", "")))
+
     def _binding(self, call: Event, path: str, callee: str) -> Dict[str, object]:
         """What ``call`` passes to each parameter of ``callee`` (an :class:`Arg`; for its
         ``*args``, a tuple of them), as far as the call's arguments can be told one by one."""

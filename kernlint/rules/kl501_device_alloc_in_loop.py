@@ -94,7 +94,10 @@ launches sharing arrays the loop keeps, a ``while`` a counter or a clock ends, f
 animation (each iteration adds an image or its file to a list that becomes a video after the
 loop: ``ImageSequenceClip(names, fps=30)``, ``imageio.mimsave(path, frames)``); a name like
 ``n_steps``, or a call like ``sim.advance(dt)``, ``self.UpdateState(dt)`` or
-``net.learn(batch)`` on an object the loop keeps, only breaks a tie. Any other loop is unknown,
+``net.learn(batch)`` on an object the loop keeps, only breaks a tie, as does a loop whose progress its
+author watches (its variable printed against its bound, ``print(z, n_layers)``, or a progress bar
+around it, ``tqdm(range(n))``: not where a clock times it or its iterations, which are runs of a
+measurement). Any other loop is unknown,
 and unknown is silent. A loop whose every iteration makes a call that cannot bind its arguments (a project
 function or a kernel given too many or too few: ``TypeError``; an upload of what an in-place
 method returns, ``cuda.to_device(x.fill(0))``, which is None; outside any ``try``) never
@@ -111,7 +114,14 @@ rendering whenever its queue has room) gates iterations, not the work: what it r
 runs. An allocation whose size is read from an array the loop rebinds is a new size each
 iteration (nothing to hoist), unless the loop rebinds that array only to arrays it makes in its
 own shape (``u_new = cuda.device_array(u_old.shape)`` ... ``u_old = u_new``): the same size every
-frame, reported with two buffers swapped as the fix.
+frame, reported with two buffers swapped as the fix. The same holds through a call: a function the
+loop calls that sizes an allocation from a parameter the call gives an array the loop binds anew
+(``weigh(d_points)``, ``d_points`` what the step's compaction returned), or from an array it
+allocated in such a size, is not reported, unless the loop binds that array to what the call
+itself gives back (``d = smooth(d)``: made in the shape it was given, the same every step). Nor is an
+allocation sized by a count its function copied back from the device just before (``n =
+int(d_count.copy_to_host()[0])``, then ``cuda.device_array(n)``: a compaction's output, as large as
+what the kernels found this time).
 
 Only what costs is reported: numba-cuda allocates with ``cudaMalloc`` unless an External
 Memory Management plugin is set (``cuda.set_memory_manager``, ``NUMBA_CUDA_MEMORY_MANAGER``),
@@ -191,7 +201,7 @@ from __future__ import annotations
 import os
 from typing import Dict, Iterator
 
-from ..analysis.host import HostFacts, Place
+from ..analysis.host import Arg, HostFacts, Place
 from ..findings import Finding
 from .base import callees_named, host_finding
 
@@ -218,6 +228,9 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
             continue  # the step's input or what the host computed this step: the work's data path
         if facts.timed_alone(event, loop):
             continue  # all a clock interval around it times: what the code measures
+        if event.detail.get("shape_based") and (_counted(event, facts) or _sized_by_arguments(
+                event, loop, facts)):
+            continue  # a new size each step, which the device computed: nothing to hoist
         call = facts.reported_at(event, loop)
         if call is not None:  # what a function called in the loop does: reported at the call
             if event.detail.get("shape_based", True) and _from_a_pool(event.what, facts) or (
@@ -333,6 +346,53 @@ def _new_data(event) -> bool:
     entering = event.calls[-1] if event.calls else None
     return bool(parameter) and entering is not None and entering.detail.get("callee") == event.function and \
         parameter in entering.detail.get("fresh", ())
+
+
+def _size_names(event) -> set:
+    """The names an allocation's size reads: bare (``n``) or through an array (``d.shape[0]``)."""
+    return set(event.detail.get("bare", ())) | set(event.detail.get("elements", ()))
+
+
+def _counted(event, facts: HostFacts) -> bool:
+    """The size is a count the device computed this time (``counted``: read from a copy back,
+    ``n = int(d_n.copy_to_host()[0])``), or the extent of an array the function allocated in such
+    a size before (``d_pairs = cuda.device_array((n, 25))``, then ``cuda.device_array(d_pairs.shape)``)."""
+    if event.detail.get("counted"):
+        return True
+    sized: set = set()
+    for other in facts.own_events(event.place.path, event.function):
+        if other.kind == "alloc" and other.place.line < event.place.line and other.detail.get("shape_based") and (
+                other.detail.get("counted") or _size_names(other) & sized):
+            sized |= set(other.detail.get("assigned", ()))
+    return bool(_size_names(event) & sized)
+
+
+def _returns_counted(call, facts: HostFacts) -> bool:
+    """The function ``call`` runs returns an array sized by a count the device computed (a
+    compaction's output: ``return d_points``)."""
+    path = str(call.detail.get("path", "")) or call.place.path
+    return any(e.kind == "alloc" and str(e.detail.get("kept", "")).startswith("return") and _counted(e, facts)
+               for e in facts.own_events(path, str(call.detail.get("callee", ""))))
+
+
+def _sized_by_arguments(event, loop, facts: HostFacts) -> bool:
+    """Through a call in the step loop: the size is read from a parameter the call gives an array
+    that the loop binds, on each iteration, to what a compaction returns (``d_points =
+    compact(d_img)``, then ``weigh(d_points)``), or from an array allocated in such a size: a
+    new size each step, as an allocation in the loop sized from it would be."""
+    entering = event.calls[-1] if event.calls else None
+    if entering is None or entering.function != loop.function or entering.detail.get("callee") != event.function:
+        return False
+    counted = {name for call in facts.own_events(entering.place.path, loop.function)
+               if call.kind == "call" and call.loops == entering.loops[:len(call.loops)] and _returns_counted(call, facts)
+               for name in call.detail.get("result_names", ())}
+    binding = facts.binding_of(entering)
+    sized = {name for name, arg in binding.items() if isinstance(arg, Arg) and arg.name in counted}
+    for other in facts.own_events(event.place.path, event.function):
+        if other.kind == "alloc" and other.place.line < event.place.line and other.detail.get("shape_based") \
+                and _size_names(other) & sized:
+            sized |= set(other.detail.get("assigned", ()))
+    return bool(_size_names(event) & sized)
 
 
 def _handed_back(event, facts: HostFacts) -> bool:

@@ -93,7 +93,8 @@ def host_operation(call: ast.Call, frame: Frame, module: PyModule, reader: TypeR
             if name == "numba.cuda.to_device" else ""
         return event("alloc", name, reads=reads, bare=bare, elements=sorted(element_reads(size)),
                      shape_based=not copies, kept=kept(targets, frame, module, reader), into=into,
-                     shaped_like=shaped_like(call), fills=name in _CUPY_FILLS)
+                     shaped_like=shaped_like(call), fills=name in _CUPY_FILLS,
+                     counted=not copies and size is not None and counted_on_device(size, frame, module, call.lineno))
     if name in SYNCS:
         return event("sync", f"{name}()")
     if _reduce_read_back(call, module):
@@ -955,6 +956,51 @@ def _pageable_value(value: ast.expr, frame: Frame, module: PyModule) -> bool:
 
 # builtins that iterate their argument in Python
 _ITERATING = {f"builtins.{name}" for name in ("sum", "list", "tuple", "max", "min", "any", "all", "sorted", "set")}
+
+
+# what copies device data back to the host (numba, CuPy)
+_COPIED_BACK = {"copy_to_host", "asnumpy", "get"}
+# what reads an array's extent, not its values: a size through these is a shape, not a count
+_EXTENTS = {"shape", "size", "ndim", "nbytes"}
+
+
+def counted_on_device(size: ast.expr, frame: Frame, module: PyModule, line: int) -> bool:
+    """Whether an allocation's size is a count the device computed: read, through the names the
+    function binds before ``line``, from the values of a copy back (``found = int(d_n.copy_to_host()[0])``,
+    ``n = max(d_limits.copy_to_host())``), not from an extent (``h.shape``: the same every call) --
+    a compaction's output, as large as what the kernels found this time."""
+    values: Dict[str, List[ast.expr]] = {}
+    for node in own_nodes(frame.function if frame.function is not None else module.tree):
+        if isinstance(node, ast.Assign) and node.lineno < line:
+            for target in node.targets:
+                for name in target_names(target):
+                    values.setdefault(name, []).append(node.value)
+    seen: Set[str] = set()
+    pending = [size]
+    while pending:
+        expr = pending.pop()
+        for sub in _value_reads(expr):
+            if isinstance(sub, ast.Call):
+                if isinstance(sub.func, ast.Attribute) and sub.func.attr in _COPIED_BACK:
+                    return True
+            elif isinstance(sub, ast.Name) and sub.id not in seen:
+                seen.add(sub.id)
+                pending.extend(values.get(sub.id, ()))
+    return False
+
+
+def _value_reads(expr: ast.AST):
+    """The nodes of an expression whose values it reads: not below an extent (``x.shape``,
+    ``len(x)``), where only the size of what is there is read."""
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        yield node
+        if isinstance(node, ast.Attribute) and node.attr in _EXTENTS:
+            continue
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len":
+            continue
+        stack.extend(child_nodes(node))
 
 
 def kept(targets: List[ast.expr], frame: Frame, module: PyModule, reader: Optional[TypeReader] = None) -> str:

@@ -1494,3 +1494,53 @@ def test_a_script_beside_a_folder_of_kernels_types_them_without_a_project_marker
 
     assert shown(".") == ["filters/blur.py::box_blur void(float32[:, ::1], float32[:, ::1]) launch-site (player.py:11)"]
     assert "launch-site" not in shown("filters")[0]
+
+
+def test_a_script_s_globals_bound_below_its_functions_type_their_launches(tmp_path):
+    """A script binds its options in its ``__main__`` block, below the functions that launch
+    with them: a function runs once the module has, so each name bound once there types the
+    launch. A name bound twice, or rebound through ``global`` in a function, says nothing."""
+    path = tmp_path / "zoom.py"
+    path.write_text(textwrap.dedent('''
+        import argparse
+
+        import numpy as np
+        from numba import cuda
+
+
+        @cuda.jit
+        def render(scale, iters, out):
+            i = cuda.grid(1)
+            if i < out.size:
+                out[i] = scale * iters
+
+
+        def draw():
+            d_out = cuda.device_array(1024, dtype=np.float32)
+            render[4, 256](scale, iters, d_out)
+
+
+        def redraw():
+            d_out = cuda.device_array(1024, dtype=np.float32)
+            render[4, 256](zoom, iters, d_out)
+
+
+        def zoom_in():
+            global zoom
+            zoom = zoom * 0.5
+            redraw()
+
+
+        if __name__ == "__main__":
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--scale", type=float, default=1.0)
+            parser.add_argument("--iters", type=int, default=100)
+            args = parser.parse_args()
+            scale = args.scale
+            iters = args.iters
+            zoom = 2
+            draw()
+            zoom_in()
+    '''))
+    facts = file_host_facts(Project(), str(path))
+    assert [launch.signature for launch in facts.launches] == ["void(float64, int64, float32[::1])", None]

@@ -280,6 +280,7 @@ class HostFacts:
     _launching: Dict[int, bool] = field(default_factory=dict, repr=False, compare=False)
     _carrying: Dict[int, bool] = field(default_factory=dict, repr=False, compare=False)
     _raising: Dict[int, List[Event]] = field(default_factory=dict, repr=False, compare=False)
+    _stopping: Dict[int, bool] = field(default_factory=dict, repr=False, compare=False)
     # another file's facts by its path, for its functions this file's calls run (the reader
     # sets it; None: calls into other files are not followed); not pickled
     elsewhere: Optional[Callable[[str], Optional["HostFacts"]]] = field(default=None, repr=False, compare=False)
@@ -472,7 +473,7 @@ class HostFacts:
                     continue
                 if self._amortised(level.loop, call.loops if call is not None else event.loops):
                     continue
-                if self._cannot_repeat(event, level.loop):
+                if self._cannot_repeat(event, level.loop) or self._stops_before(level.loop):
                     continue
                 if any(tuple(c.detail.get("made_by", ())) not in self.classes_held
                        for c in event.calls if c.detail.get("made_by")):
@@ -534,6 +535,20 @@ class HostFacts:
             raising = self._raising[loop] = [e for e in self.events_in(loop) if e.detail.get("raises") and not any(
                 c.detail.get("tried") for c in e.calls)]
         return any(self._unconditional(e, number) for e in raising for number in around)
+
+    def _stops_before(self, loop: int) -> bool:
+        """Whether the function of ``loop`` raises before reaching it on every call: a statement of
+        its own body above the loop, outside any loop and branch, that cannot bind its arguments
+        (``raises``: ``cuda.to_device(x, dtype=...)``, a kernel given too many). The loop never runs."""
+        known = self._stopping.get(loop)
+        if known is None:
+            node = self.loops[loop]
+            known = self._stopping[loop] = any(
+                e.detail.get("raises") and not e.loops and e.place.path == node.place.path
+                and e.place.line < node.place.line and e.rate is not None
+                and all(level.place == "every" and level.kind == "body" for level in e.rate.levels)
+                for e in self.of_function(node.function))
+        return known
 
     def _unconditional(self, event: Event, loop: int) -> bool:
         """Whether ``event`` runs whenever an iteration of ``loop`` does: every level from that
@@ -636,4 +651,5 @@ class HostFacts:
             self._launching = {}
             self._carrying = {}
             self._raising = {}
+            self._stopping = {}
             self._blocks = {}

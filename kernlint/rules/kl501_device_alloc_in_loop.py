@@ -101,7 +101,9 @@ measurement). Any other loop is unknown,
 and unknown is silent. A loop whose every iteration makes a call that cannot bind its arguments (a project
 function or a kernel given too many or too few: ``TypeError``; an upload of what an in-place
 method returns, ``cuda.to_device(x.fill(0))``, which is None; outside any ``try``) never
-reaches its second iteration: nothing in it is per step. Nor does code after a script's
+reaches its second iteration: nothing in it is per step. Nor does a loop run at all below a
+statement of its function that raises on every call (numba-cuda's ``cuda.to_device(x,
+dtype=np.float32)``: it takes no ``dtype``). Nor does code after a script's
 top-level statement that reads a name the module binds nowhere (``for i in range(n_batches):``
 where only a function binds ``n_batches``: ``NameError``) run at all, nor a function only that
 code calls. A loop over the blocks a generator yields (``for block in sim.run_timeblocks():``,

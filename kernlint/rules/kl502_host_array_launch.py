@@ -82,7 +82,9 @@ that step's work: its launches run on every step (an index row passed as a NumPy
 copied both ways on each of them). Any other loop is unknown, and unknown is silent. A loop whose every iteration makes a call that cannot bind its arguments (a project
 function or a kernel given too many or too few: ``TypeError``; an upload of what an in-place
 method returns, ``cuda.to_device(x.fill(0))``, which is None; outside any ``try``) never
-reaches its second iteration: nothing in it is per step.
+reaches its second iteration: nothing in it is per step. Nor does a loop run at all below a
+statement of its function that raises on every call (numba-cuda's ``cuda.to_device(x,
+dtype=np.float32)``: it takes no ``dtype``).
 
 ## Why is this bad?
 numba-cuda copies a host array to the device before the launch, copies it back after,

@@ -40,6 +40,27 @@ def unbindable(call: ast.Call, function: ast.AST, bound_receiver: bool = False) 
     return ""
 
 
+# numba-cuda's allocation and transfer functions, by the keywords each takes (a call given any
+# other raises TypeError)
+_KEYWORDS = {
+    "numba.cuda.to_device": {"obj", "stream", "copy", "to"},
+    "numba.cuda.device_array": {"shape", "dtype", "strides", "order", "stream"},
+    "numba.cuda.device_array_like": {"ary", "stream"},
+    "numba.cuda.pinned_array": {"shape", "dtype", "strides", "order"},
+    "numba.cuda.mapped_array": {"shape", "dtype", "strides", "order", "stream", "portable", "wc"},
+}
+
+
+def unknown_keyword(function: str, call: ast.Call) -> str:
+    """The first keyword ``call`` gives numba-cuda's ``function`` that it does not take
+    (``cuda.to_device(x, dtype=np.float32)``: ``dtype``), or ""; "" where a ``**`` spread may
+    hold anything."""
+    known = _KEYWORDS.get(function)
+    if known is None or any(k.arg is None for k in call.keywords):
+        return ""
+    return next((k.arg for k in call.keywords if k.arg not in known), "")
+
+
 def within_try(statements) -> bool:
     """Whether the statement being read (the last of ``statements``, outermost first) is in a
     ``try`` body: a handler may catch what the call raises."""

@@ -53,6 +53,34 @@ def rebound(body) -> Set[str]:
     return set().union(*(rebinds(n) for statement in body for n in walk_nodes(statement)))
 
 
+def bound_once_at_module(tree: ast.Module) -> Set[str]:
+    """The names a module's own code (its top level, ``if __name__ == "__main__":`` blocks
+    included) binds exactly once, and no function rebinds through ``global``: whenever a
+    function of the module runs after that binding, the name holds that one value's type."""
+    counts: dict = {}
+    declared: Set[str] = set()
+    pending = list(tree.body)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            counts[getattr(node, "name", "")] = 2 if getattr(node, "name", "") in counts else 1
+            declared.update(n for sub in walk_nodes(node) if isinstance(sub, ast.Global) for n in sub.names)
+            continue
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            for alias in node.names:
+                name = (alias.asname or alias.name).split(".")[0]
+                counts[name] = counts.get(name, 0) + 1
+        elif isinstance(node, ast.AugAssign):
+            for name in whole_targets(node.target):
+                counts[name] = 2
+        else:
+            for name in rebinds(node):
+                counts[name] = counts.get(name, 0) + 1
+        pending.extend(child for child in ast.iter_child_nodes(node) if isinstance(child, (ast.stmt, ast.expr,
+                                                                                           ast.excepthandler)))
+    return {name for name, count in counts.items() if count == 1 and "." not in name} - declared
+
+
 def bare_names(expr: ast.AST) -> Set[str]:
     """Names an expression is made of through arithmetic and tuples alone (``n``, ``2 * n``,
     ``(n, m)``), not read through an attribute, an index or a call (``frame.size``)."""

@@ -30,7 +30,7 @@ from ..static_types import (NONE, ArrayType, DictType, ListType, Maybe, ScalarTy
 from ..syntax import FunctionNode, PyModule, Scope, child_nodes, mapped_items, tree_nodes, walk_nodes
 from . import rates
 from . import modes
-from .arity import plain_def, unbindable, within_try
+from .arity import plain_def, unbindable, unknown_keyword, within_try
 from .attributes import ClassAttributes, class_defaults, is_self_attribute
 from .branches import DEAD, UNSET, either_type, leaves, narrowed
 from .calls import MAX_VARIANT_DEPTH, ProjectCalls, result_used
@@ -48,7 +48,7 @@ from .launches import (LAUNCH_TEXT, calls_in_order, compile_target, gpu_compiled
                        launch_target)
 from .wrappers import configured_call, unwrapped_call
 from .loops import LoopReader, carried_places
-from .names import rebound, target_names
+from .names import bound_once_at_module, rebound, target_names
 from .operations import (configured_gpu_kernel, cupy_operator, cupy_statement_events, element_loop, host_operation,
                          iterated, mpi_transfer, pycuda_launch, subscript_events, timed_through, ufunc_launch)
 from .class_methods import class_method_calls, drives_class_methods
@@ -117,6 +117,8 @@ class HostReader:
         self._calls_read: tuple = ({}, {}, {})  # the same three, as the pass being read finds them
         # the module-level names the last pass bound to objects of the project's classes
         self._objects_bound: Dict[str, object] = {}
+        # the module-level names bound once, with what the last pass read in them (`_late_bound`)
+        self._late_bound: Dict[str, object] = {}
         self._reads = 0  # the passes over the file so far
         self._flags = FlagSplits()  # what `if`s on one flag say of each other
         self._statements: List[ast.stmt] = []  # the statements being read, innermost last
@@ -148,6 +150,11 @@ class HostReader:
             self.read_body(self.module.tree.body, frame)
             self._objects_bound = {name: value for name, value in frame.env.items()
                                    if instance_of(value) is not None}
+            once = bound_once_at_module(self.module.tree)
+            # what a script binds below the functions it then calls (`n = args.n` in its `__main__`
+            # block, read by the functions above it): a function runs once the module has
+            self._late_bound = {name: value for name, value in frame.env.items()
+                                if name in once and value is not None and instance_of(value) is None}
             # (code that launches no kernel: its types matter to no launch; a helper below the
             # launch storing in the object it is handed is read again as well)
             if record and self._gpu_code and self._reads + 1 < MAX_READS and (repr(self._calls_read[0]) != repr(
@@ -887,6 +894,10 @@ class HostReader:
         if event is not None and event.detail.get("reduce") and any(
                 id(outer) in self._element_loops for outer in self._statements):
             event = None  # a cuda.reduce per row of a loop over rows: that loop is the one event
+        if event is not None and event.kind == "alloc" and not within_try(self._statements):
+            unknown = unknown_keyword(event.what, call)
+            if unknown:  # `cuda.to_device(x, dtype=np.float32)`: numba raises TypeError there
+                event.detail["raises"] = f"`{event.what.replace('numba.cuda.', 'cuda.')}` takes no `{unknown}=`"
         if event is not None:
             if event.kind == "copy-back" and self._statements:
                 # `int(d_size.copy_to_host()[0])`: the one element the host takes of the copy
@@ -1064,6 +1075,9 @@ class HostReader:
                 # `f1 = Blur(...)` at the module's end, called as `f1.apply(x)` in a method read
                 # before it: a function runs once the module is, so the pass before knows the object
                 value = self._objects_bound.get(name)
+            if value is None and frame.function is not None and name in self._late_bound \
+                    and frame.scope.lookup(name)[1] is None:
+                value = self._late_bound[name]  # bound once, below: the function runs after it
             return value if value is not None and isinstance(value, str) == want_dtype else None
 
         def attribute(expr: ast.Attribute):  # `self.x` / `cls.x` in the class's methods

@@ -129,7 +129,9 @@ like ``n_steps``, or a call like ``sim.advance(dt)``, ``self.UpdateState(dt)`` o
 ``print(z, n_layers)`` or ``tqdm(range(n))``, where no clock times it); any other loop is unknown, and unknown is silent. A loop whose every iteration makes a call that cannot bind its arguments (a project
 function or a kernel given too many or too few: ``TypeError``; an upload of what an in-place
 method returns, ``cuda.to_device(x.fill(0))``, which is None; outside any ``try``) never
-reaches its second iteration: nothing in it is per step.
+reaches its second iteration: nothing in it is per step. Nor does a loop run at all below a
+statement of its function that raises on every call (numba-cuda's ``cuda.to_device(x,
+dtype=np.float32)``: it takes no ``dtype``).
 
 Python iterating a numba device array (``sum(d)``, ``max(d)``, ``list(d)``, ``for v in
 d``) makes one blocking copy per element: reported even where its value decides (measured on an H100: a
@@ -155,7 +157,8 @@ upload it again in the same iteration (``costs = d_costs.copy_to_host()``, ``w =
 ``w /= w.sum()``, ``cuda.to_device(w, to=d_w)``; a branch that only picks how that value is
 computed included), directly or in a function the loop calls: a device-to-host-to-device round
 trip whose wait serves nothing the host decides, since a kernel could compute the value where
-it is used. A copy whose value also decides (a branch that returns, breaks or raises on it),
+it is used; so is a copy uploaded again straight away (``cuda.to_device(d.copy_to_host())``: the
+device has the data; copy it on the device). A copy whose value also decides (a branch that returns, breaks or raises on it),
 is returned, stored in an attribute or handed to any other call is read, as above. A launch
 on host arrays in a function the loop calls, followed in that call by a blocking copy of what
 the host needs (``cast[g, b](d_hits, heights)`` then ``d_hits.copy_to_host(hits)``, the hits

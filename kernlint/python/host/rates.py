@@ -18,7 +18,7 @@ from . import devices, frequency, new_data
 from .frequency.syntax import assigned_names, dotted_name, names_read, short_text, tree_nodes
 from .launches import configured_kernel
 from .uses import (RETURNED, computed_with, copy_outputs, deferred_total, handed_on, kept_in, read_after, receivers,
-                   reduced_for_launch, round_trip)
+                   reduced_for_launch, round_trip, uploaded_straight)
 from ..syntax import walk_nodes
 
 _TESTS = (ast.If, ast.While, ast.Assert)
@@ -96,6 +96,15 @@ def _mark_reads(facts: HostFacts, functions, bodies: Dict[str, frequency.Frequen
             event.detail.setdefault("reason", f"is a blocking copy the host only adds up into `{total}`, which the loop "
                                               f"does not read (count on the device and read the total once after the "
                                               f"loop)")
+            continue
+        straight = uploaded_straight(node, event.place.line, event.place.column)
+        if straight is not None:
+            event.detail.pop("decides", None)
+            event.detail["round_trip"] = f"`{short_text(straight)}`, line {straight.lineno}"
+            event.detail.setdefault("reason", f"is a blocking copy the host uploads again at once "
+                                              f"({event.detail['round_trip']}): the device has the data, it needs no "
+                                              f"wait (copy it on the device, `d_copy.copy_to_device(d)` into a buffer "
+                                              f"made once)")
             continue
         outputs = copy_outputs(node, event.place.line)
         if outputs and isinstance(node, _ASSIGNS):

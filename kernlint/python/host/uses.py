@@ -575,6 +575,17 @@ def round_trip(region: List[ast.stmt], after: int, outputs: Set[str],
     return (uploads, carried) if uploads or carried else ([], [])
 
 
+def uploaded_straight(node: ast.AST, line: int, column: int) -> Optional[ast.Call]:
+    """The upload in ``node`` whose data is the copy back at ``line``/``column`` itself
+    (``cuda.to_device(d.copy_to_host())``): the host's copy goes straight back to the device."""
+    for sub in walk_nodes(node):
+        if isinstance(sub, ast.Call):
+            data = _uploaded_data(sub)
+            if isinstance(data, ast.Call) and data.lineno == line and data.col_offset + 1 == column:
+                return sub
+    return None
+
+
 def _sent_back_as_is(statements: Sequence[ast.stmt], names: Set[str]) -> List[ast.Call]:
     """The uploads of ``names`` themselves in ``statements``, where those statements read them
     for nothing else but their metadata (``img.shape``) and rebind none of them; [] otherwise."""

@@ -396,9 +396,10 @@ def _read_next(facts: HostFacts, event, level, entry) -> bool:
     """Whether a wait (in the loop, or in a function called there: ``entry``, the call, and then
     its last wait, no launch after it in that call) is followed, as the next thing of the
     iteration that launches or waits, by a blocking copy of device data made on every iteration
-    that the host needs (``cuda.synchronize()`` then ``h = d.copy_to_host()``, ``h`` read on that
-    iteration; a function called next that copies its result back): that copy would wait for the
-    same kernels, so this wait costs nothing of its own."""
+    (``cuda.synchronize()`` then ``h = d.copy_to_host()``; a function called next that copies its
+    result back): that copy would wait for the same kernels, so this wait costs nothing of its
+    own. Where the copy itself is needless (a round trip), its own finding says so; a wait that
+    reads back of its own (a boolean mask's count) still counts before such a copy."""
     inside = facts.events_in(level.loop)
     index = next((i for i, e in enumerate(inside) if e.place == event.place and e.kind == event.kind and (
         entry in e.calls if entry is not None else not e.calls)), None)
@@ -413,8 +414,11 @@ def _read_next(facts: HostFacts, event, level, entry) -> bool:
                 continue  # a launch on host arrays waits for the GPU itself: the wait goes on to the copy
             return False
         if later.kind == "copy-back" and not later.detail.get("stream"):
-            if (entry is None or entry in later.calls) and not _needed(later, entry):
-                return False  # a copy reported itself: the wait before it is part of that cost
+            if event.detail.get("reason") and (entry is None or entry in later.calls) and not _needed(later, entry):
+                # a wait that reads back of its own (a boolean mask's count), before a copy reported
+                # itself: two reads. A bare wait before such a copy adds nothing: the copy waits the
+                # same, and its own finding is where the cost is
+                return False
             # only a copy made on every iteration (not one behind a checkpoint's modulo gate)
             step = later.rate.step_loop if later.rate is not None else None
             return step is not None and step.loop == level.loop

@@ -98,9 +98,10 @@ synchronization that waits for an asynchronous copy back whose array the host re
 the same iteration (``d.copy_to_host(out, stream=s)`` then ``s.synchronize()`` before ``out``
 is read; ``with s.auto_synchronize():`` around numba's ``d.to_host(s)``): the wait is for the
 value; and a synchronization whose next wait or launch in the iteration is a blocking copy of
-device data made on every iteration whose value the host reads there (``cuda.synchronize()`` then
-``h = d_fitness.copy_to_host()``, ``h`` read, in the loop or in a function it calls): the copy
-would wait for the same kernels; and a
+device data made on every iteration (``cuda.synchronize()`` then ``h = d_fitness.copy_to_host()``,
+in the loop or in a function it calls): the copy would wait for the same kernels, and where the
+host does not need it, the copy's own finding is the cost (a wait that reads back of its own, a
+CuPy boolean mask's count, still counts); and a
 synchronization followed in the same iteration by a clock read (timing each step); but a
 called function that waits after each of its own launches (a layer's wrapper calling
 ``cuda.synchronize()`` after every kernel) is reported even where the call's result decides

@@ -359,9 +359,13 @@ def _counted(event, facts: HostFacts) -> bool:
     """The size is a count the device computed this time (``counted``: read from a copy back,
     ``n = int(d_n.copy_to_host()[0])``), or the extent of an array the function allocated in such
     a size before (``d_pairs = cuda.device_array((n, 25))``, then ``cuda.device_array(d_pairs.shape)``)."""
-    if event.detail.get("counted"):
-        return True
-    sized: set = set()
+    return bool(event.detail.get("counted")) or _sized_from(event, facts, set())
+
+
+def _sized_from(event, facts: HostFacts, sized: set) -> bool:
+    """Whether the size reads one of ``sized``, or an array the function allocated before it in
+    a size that does (or in a counted size)."""
+    sized = set(sized)
     for other in facts.own_events(event.place.path, event.function):
         if other.kind == "alloc" and other.place.line < event.place.line and other.detail.get("shape_based") and (
                 other.detail.get("counted") or _size_names(other) & sized):
@@ -389,12 +393,8 @@ def _sized_by_arguments(event, loop, facts: HostFacts) -> bool:
                if call.kind == "call" and call.loops == entering.loops[:len(call.loops)] and _returns_counted(call, facts)
                for name in call.detail.get("result_names", ())}
     binding = facts.binding_of(entering)
-    sized = {name for name, arg in binding.items() if isinstance(arg, Arg) and arg.name in counted}
-    for other in facts.own_events(event.place.path, event.function):
-        if other.kind == "alloc" and other.place.line < event.place.line and other.detail.get("shape_based") \
-                and _size_names(other) & sized:
-            sized |= set(other.detail.get("assigned", ()))
-    return bool(_size_names(event) & sized)
+    return _sized_from(event, facts, {name for name, arg in binding.items() if isinstance(arg, Arg)
+                                      and arg.name in counted})
 
 
 def _handed_back(event, facts: HostFacts) -> bool:

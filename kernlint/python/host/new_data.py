@@ -184,12 +184,10 @@ def _mark_arguments(event: Event, bodies, functions) -> None:
         event.detail["computed_args"] = fresh
     if isinstance(statement.node, ast.Assign) and statement.node.value is call:
         # the names the call's result is bound to (`d_points = compact(d_img)`)
-        event.detail["result_names"] = sorted({name for target in statement.node.targets
-                                               for name in assigned_names(target)})
-    if statement.loop is not None and isinstance(statement.node, ast.Assign) and statement.node.value is call:
-        # `self.spins, _ = gpu.step(self.spins)`: what it was given is what it gave back the step before
         targets = {name for target in statement.node.targets for name in assigned_names(target)}
-        returned = [key for key, arg in given if ast.unparse(arg) in targets]
+        event.detail["result_names"] = sorted(targets)
+        # `self.spins, _ = gpu.step(self.spins)` in a loop: what it was given is what it gave back the step before
+        returned = [key for key, arg in given if ast.unparse(arg) in targets] if statement.loop is not None else []
         if returned:
             event.detail["returned_args"] = returned
     parameters = _parameters(function)

@@ -969,6 +969,8 @@ def counted_on_device(size: ast.expr, frame: Frame, module: PyModule, line: int)
     function binds before ``line``, from the values of a copy back (``found = int(d_n.copy_to_host()[0])``,
     ``n = max(d_limits.copy_to_host())``), not from an extent (``h.shape``: the same every call) --
     a compaction's output, as large as what the kernels found this time."""
+    if not any(isinstance(sub, ast.Name) for sub in _value_reads(size)):
+        return False  # a literal size, or only extents: nothing to follow through the function
     values: Dict[str, List[ast.expr]] = {}
     for node in own_nodes(frame.function if frame.function is not None else module.tree):
         if isinstance(node, ast.Assign) and node.lineno < line:

@@ -119,6 +119,7 @@ class HostReader:
         self._objects_bound: Dict[str, object] = {}
         # the module-level names bound once, with what the last pass read in them (`_late_bound`)
         self._late_bound: Dict[str, object] = {}
+        self._bound_once: Optional[Set[str]] = None  # (`bound_once_at_module`, read once)
         self._reads = 0  # the passes over the file so far
         self._flags = FlagSplits()  # what `if`s on one flag say of each other
         self._statements: List[ast.stmt] = []  # the statements being read, innermost last
@@ -150,11 +151,12 @@ class HostReader:
             self.read_body(self.module.tree.body, frame)
             self._objects_bound = {name: value for name, value in frame.env.items()
                                    if instance_of(value) is not None}
-            once = bound_once_at_module(self.module.tree)
+            if self._bound_once is None:
+                self._bound_once = bound_once_at_module(self.module.tree)
             # what a script binds below the functions it then calls (`n = args.n` in its `__main__`
             # block, read by the functions above it): a function runs once the module has
             self._late_bound = {name: value for name, value in frame.env.items()
-                                if name in once and value is not None and instance_of(value) is None}
+                                if name in self._bound_once and value is not None and instance_of(value) is None}
             # (code that launches no kernel: its types matter to no launch; a helper below the
             # launch storing in the object it is handed is read again as well)
             if record and self._gpu_code and self._reads + 1 < MAX_READS and (repr(self._calls_read[0]) != repr(

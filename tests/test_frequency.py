@@ -255,6 +255,57 @@ CASES = {
                 if z != n_steps - 1:
                     cuda.synchronize()  # runs: every
         """),
+    "iterating until nothing changes is a step loop, a retry is a search": ("attractor.py", """
+        def attract(d_s, capacity):
+            n, last = 1, 0
+            while n != last:  # loop: step
+                advance[64, 256](d_s, 0.1)
+                last = n
+                n = len(set(d_s.copy_to_host().tolist()))
+            done = False
+            while not done:  # loop: search
+                advance[64, 256](d_s, 0.1)
+                done = int(d_s.copy_to_host()[0]) <= capacity
+        """),
+    "blocks of one array under a progress bar are steps, without one chunks": ("pulses.py", """
+        def stream(times, block, d_out):
+            for f in tqdm(range(0, len(times), block)):  # loop: step
+                advance[64, 256](d_out, times[f:f + block].sum())
+            for f in range(0, len(times), block):  # loop: sweep
+                advance[64, 256](d_out, times[f:f + block].sum())
+        """),
+    "a loop whose item is its result's slot, or its stream, is pieces": ("channels.py", """
+        def channels(rxs, outs, streams, d_img):
+            for rx, out in zip(rxs, outs):  # loop: sweep
+                d_rx = cuda.to_device(rx)
+                advance[64, 256](d_rx, 0.1)
+                d_rx.copy_to_host(out)
+            for stream, part in zip(streams, range(4)):  # loop: sweep
+                advance[64, 256, stream](d_img, part)
+        """),
+    "an attempt that found nothing is skipped; the rest runs on each one that did": ("planner.py", """
+        def grow(tree, n_steps):
+            for step in range(n_steps):  # loop: step
+                q = steer(tree, sample())
+                if q is None:
+                    continue
+                nearest[64, 256](tree, q)
+                cuda.synchronize()  # runs: every
+                if far(q):
+                    continue
+                cuda.synchronize()  # runs: unknown
+        """),
+    "an error guard, a lazy part and a question of kind": ("batch.py", """
+        def run_batch(sim, d_u):
+            if sim.state is None:
+                raise ValueError("no state")
+            cuda.synchronize()  # runs: every
+            if sim.buffers is None:
+                sim.buffers = cuda.device_array(64)  # runs: event
+            if not cuda.is_cuda_array(sim.data):
+                sim.data = cuda.to_device(sim.data)  # runs: every
+            sim.state = d_u
+        """),
     "a raise on the way out": ("run.py", """
         def run(d_u, steps):
             for step in range(steps):  # loop: step

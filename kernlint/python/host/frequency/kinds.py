@@ -72,6 +72,8 @@ _KEY_POLLS = {"waitKey", "waitKeyEx", "pollKey"}
 # what only waits (a loop doing nothing else polls a flag, it does no work of its own)
 _WAITS = {"synchronize", "sleep", "wait", "join", "pause"}
 # what wraps an iterable in a progress bar (tqdm, rich, progressbar2, alive-progress)
+# calls that hand back their first argument's data in another form
+_CONVERSIONS = {"asarray", "array", "ascontiguousarray", "list", "tuple"}
 _PROGRESS_BARS = {"tqdm", "trange", "tqdm_notebook", "track", "progressbar", "alive_it"}
 # what reports progress: print, a logger's levels, a stream's write
 _REPORTS = {"print", "info", "debug", "warning", "write", "set_description", "set_postfix"}
@@ -120,7 +122,8 @@ class LoopKinds:
             return "few", f"{trips} iterations (`{short_text(self.node.iter)}`): a few, not steps", trips
         if self.is_for and isinstance(self.node.iter, (ast.List, ast.Tuple, ast.Set)):
             return "sweep", f"a fixed list of {len(self.node.iter.elts)} values", trips
-        for check in (self._parts, self._configurations, self._measured, self._blocks, self._steps, self._runs,
+        for check in (self._parts, self._configurations, self._measured, self._blocks, self._slots, self._steps,
+                      self._runs,
                       self._records, self._named, self._launched_items, self._progress):
             found = check()
             if found:
@@ -226,6 +229,9 @@ class LoopKinds:
             return None  # the same work again, with a way out: a step loop whose leaving branch decides
         if self._capped():
             return None  # a solver's iterations up to a count: the counter's test decides (`_steps`)
+        fixed = self._fixed_point()
+        if fixed:
+            return "step", f"iterations to a fixed point: `{fixed}` goes on while a pass still changes something"
         requests, timing = self._stop_requests(), self._timing()
         for test in self._deciding_tests():
             for name in names_read_in_order(test):
@@ -244,6 +250,24 @@ class LoopKinds:
             if element:
                 return "search", element
         return None
+
+    def _fixed_point(self) -> str:
+        """The test of ``while n != last_n:`` with ``last_n = n`` before ``n`` is computed again
+        ("" if none): an iteration to a fixed point, which goes on as long as each pass still
+        changes something, not a retry that normally runs once."""
+        if not isinstance(self.node, ast.While):
+            return ""
+        previous = {(sub.targets[0].id, sub.value.id) for sub in own_nodes(self.node.body)
+                    if isinstance(sub, ast.Assign) and len(sub.targets) == 1 and isinstance(sub.targets[0], ast.Name)
+                    and isinstance(sub.value, ast.Name)}
+        for test in self._deciding_tests():
+            for node in walk_nodes(test):
+                if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], ast.NotEq) and \
+                        isinstance(node.left, ast.Name) and isinstance(node.comparators[0], ast.Name):
+                    pair = {node.left.id, node.comparators[0].id}
+                    if any({last, current} == pair for last, current in previous):
+                        return short_text(node)
+        return ""
 
     def _capped(self) -> bool:
         """``while (sum(over) > 1 or sum(under) > 1) and it != max_iter:`` with ``it += 1`` in the
@@ -507,7 +531,11 @@ class LoopKinds:
 
     def _chunks(self):
         """Iterations work on slices of the same data bounded by the loop's own variable
-        (a ``for``'s, or the counter a ``while`` tests)."""
+        (a ``for``'s, or the counter a ``while`` tests). Not where a progress bar wraps the
+        iterable: blocks streamed long enough to watch (``for f in tqdm(range(0, n, block))``)
+        are the work's steps, not the pieces of one computation."""
+        if self._watched():
+            return None
         variables = self.variables | (self._deciding_counters() if not self.is_for else set())
         for sub in own_nodes(self.node.body):
             if isinstance(sub, ast.Slice) and any(
@@ -600,7 +628,8 @@ class LoopKinds:
         if is_range_call(iterated):
             # names bound to the piece the variable indexes (`kernel = kernels[i]`)
             pieces = {name for sub in own_nodes(self.node.body) if isinstance(sub, ast.Assign)
-                      and _indexed_by(sub.value, self.variables) for t in sub.targets for name in assigned_names(t)}
+                      and _indexed_by(_converted(sub.value), self.variables)
+                      for t in sub.targets for name in assigned_names(t)}
             pieces |= _sent_pieces(self.node.body, pieces)
             # every launch on the piece: a time loop also launches on what stays (a source term's
             # `J_SRC[n]` beside the field updates)
@@ -785,6 +814,27 @@ class LoopKinds:
                                  f"(`{short_text(sub.test)}`, line {sub.lineno})")
         return None
 
+    def _slots(self):
+        """A ``for`` whose item is where its result goes or where its work runs: a copy back
+        into the item (``d_out.copy_to_host(out)`` with ``out`` from ``zip(inputs, outputs)``)
+        fills one slot of a result laid out before the loop, and an item passed as a launch's
+        stream (``k[g, b, stream](...)`` over ``zip(streams, chunks)``) spreads one computation
+        over streams: parts of one computation, however each item reaches the GPU."""
+        if not self.is_for:
+            return None
+        for sub in own_nodes(self.node.body):
+            if not isinstance(sub, ast.Call):
+                continue
+            if isinstance(sub.func, ast.Attribute) and sub.func.attr == "copy_to_host" and any(
+                    isinstance(a, ast.Name) and a.id in self.variables
+                    for a in list(sub.args[:1]) + [k.value for k in sub.keywords if k.arg == "ary"]):
+                return "sweep", f"slots: each iteration copies its result into its own item (`{short_text(sub)}`)"
+            config = sub.func.slice if isinstance(sub.func, ast.Subscript) else None
+            if isinstance(config, ast.Tuple) and len(config.elts) >= 3 and isinstance(config.elts[2], ast.Name) \
+                    and config.elts[2].id in self.variables:
+                return "sweep", f"streams: each iteration launches on another stream (`{short_text(sub.func)}`)"
+        return None
+
     def _steps_alone(self, inner: ast.stmt) -> bool:
         """Whether a loop nested in this one is a loop of steps by its own code."""
         kind = LoopKinds(inner, self.context, self.constants, Changes(inner.body, inner), self.lists).decide()[0]
@@ -917,7 +967,7 @@ class LoopKinds:
                 _stamps(before[-_TIMED_WITHIN:]) and _stamps(after[:_TIMED_WITHIN])):
             return None
         iterable = self.node.iter
-        if isinstance(iterable, ast.Call) and dotted_name(iterable.func).rsplit(".", 1)[-1] in _PROGRESS_BARS:
+        if self._watched():
             return "step", f"its progress is watched: `{short_text(iterable.func)}` wraps it"
         bounds = _bounds(iterable)
         if not bounds or not self.variables:
@@ -930,6 +980,11 @@ class LoopKinds:
                     ast.dump(part) in bounds for a in given for part in walk_nodes(a)):
                 return "step", f"it reports its progress (`{short_text(sub)}`): iterations long and many enough to watch"
         return None
+
+    def _watched(self) -> bool:
+        """A ``for`` over an iterable a progress bar wraps (``tqdm(...)``, ``trange(n)``)."""
+        iterable = self.node.iter if self.is_for else None
+        return isinstance(iterable, ast.Call) and dotted_name(iterable.func).rsplit(".", 1)[-1] in _PROGRESS_BARS
 
     def _unknown(self) -> str:
         if isinstance(self.node, ast.While):
@@ -1108,6 +1163,18 @@ def _sent_pieces(body: Sequence[ast.stmt], pieces: Set[str]) -> Set[str]:
                 sent |= {name for t in sub.targets for name in assigned_names(t)}
     return sent
 
+
+
+def _converted(value: ast.AST) -> ast.AST:
+    """What a conversion reads its data from: ``X[i]`` for ``np.asarray(list(X[i].exterior.coords))``,
+    through array constructors, ``list``/``tuple`` and attributes."""
+    while True:
+        if isinstance(value, ast.Call) and value.args and dotted_name(value.func).rsplit(".", 1)[-1] in _CONVERSIONS:
+            value = value.args[0]
+        elif isinstance(value, ast.Attribute):
+            value = value.value
+        else:
+            return value
 
 
 def _indexed_by(node: ast.AST, variables: Set[str]) -> bool:

@@ -44,9 +44,15 @@ class Guard:
         rare = _rare_modulo_arm(test)
         if rare is self.body_arm and (changes.varying(test) or not changes.in_loop):
             return "periodic", f"every few iterations: `{text}`" + ("" if rare else " is false")
+        if not self.body_arm and self.other and isinstance(self.other[-1], ast.Raise):
+            # `if state is None: raise ValueError(...)`: an error guard; the rest is the normal path
+            return "every", "the other branch raises: this one runs each time the code goes on"
         flipped = _flips_own_test(test, arm)
         if flipped:
             return "event", f"the branch switches its own test off (`{flipped}`): once"
+        if self.body_arm and _lazily_made(test):
+            # `if self._container is None: self._create_container()`: made the first time it is missing
+            return "event", f"made once, the first time it is missing: `{text}`"
         if self.body_arm:
             reset = _counter_reset(test, arm, changes)
             if reset:
@@ -69,11 +75,16 @@ class Guard:
             if counted:
                 return "every", f"the other branch skips an empty piece (`{text}`, `{counted}` has items whenever " \
                                 f"there is any)"
+            if _nothing_found(test):  # `if qs is None: continue`: an attempt that found nothing
+                return "every", f"the other branch skips an attempt that found nothing (`{text}`): the rest runs " \
+                                f"on each one that did"
         phase = _phase(test, changes, self.body_arm)
         if phase:
             return "every", phase
         if self.other and ends_with_exit(self.other):
             return "every", "the other branch leaves: this one runs each time the code goes on"
+        if _kind_question(test):
+            return "every", f"a question about what kind of value it is given (`{text}`): each time or never"
         if not changes.varying(test) and not _impure_calls(test):
             kept = _kept_for_the_caller(arm, changes) if changes.in_loop else ""
             if kept:
@@ -97,6 +108,14 @@ class Guard:
             return "every", f"the loop's whole body, under `{text}`: each iteration that does any work runs it"
         return "unknown", f"a test of what changes here: `{text}`"
 
+
+
+def _nothing_found(test: ast.AST) -> bool:
+    """``x is None``, or several such joined by ``or``: the iteration's attempt gave nothing."""
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or):
+        return all(_nothing_found(value) for value in test.values)
+    return isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Is) and \
+        isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None
 
 
 def _kept_for_the_caller(arm: Sequence[ast.stmt], changes: Changes) -> str:
@@ -131,14 +150,35 @@ def _collection(node: ast.expr) -> str:
 
 
 # builtins that only read their arguments: `len(self.dims) == 1` is as fixed as `self.dims`
+# `numba.cuda.is_cuda_array(x)`, `cp.get_array_module(x)`: what the value is, the same each time
+_KIND_QUERIES = frozenset({"is_cuda_array", "is_device_array", "get_array_module", "isscalar", "iscomplexobj",
+                           "is_available"})
 _PURE_BUILTINS = frozenset({"len", "isinstance", "abs", "bool", "int", "float", "min", "max", "type", "callable"})
+
+
+def _lazily_made(test: ast.AST) -> bool:
+    """``obj.attr is None``: an object's part that does not exist yet (a lazy initialisation)."""
+    return isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Is) and \
+        isinstance(test.left, ast.Attribute) and isinstance(test.comparators[0], ast.Constant) and \
+        test.comparators[0].value is None
+
+
+def _kind_question(test: ast.AST) -> bool:
+    """``not numba.cuda.is_cuda_array(self._storage)``, ``isinstance(x, np.ndarray)``: a test of
+    what kind of array a value is, alone or negated (a conversion guard: its arm converts it)."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        test = test.operand
+    return isinstance(test, ast.Call) and (
+        isinstance(test.func, ast.Attribute) and test.func.attr in _KIND_QUERIES
+        or isinstance(test.func, ast.Name) and test.func.id == "isinstance")
 
 
 def _impure_calls(test: ast.AST) -> list:
     """The calls in a test that may return something new each time (all but pure builtins
-    of a bare name)."""
+    of a bare name and the array libraries' questions about what kind of array a value is)."""
     return [call for call in calls_in(test)
-            if not (isinstance(call.func, ast.Name) and call.func.id in _PURE_BUILTINS)]
+            if not (isinstance(call.func, ast.Name) and call.func.id in _PURE_BUILTINS)
+            and not (isinstance(call.func, ast.Attribute) and call.func.attr in _KIND_QUERIES)]
 
 
 

@@ -102,7 +102,9 @@ class ProjectCalls:
         target = self.called(call, module, scope, reader)
         if target is None:
             held = self.held_returns(call, reader) if module is self.module else None
-            return held if held is not None else self._aliased_class(call, module, scope)
+            if held is None:
+                held = self._aliased_class(call, module, scope)
+            return held if held is not None else self._annotated_helper(call, module, scope)
         owner, node, receiver = target
         closure = self.closure_made(owner, node) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
         if closure is not None:  # `ops.zip(mul)`: the function the factory gives back, held as a value
@@ -123,6 +125,18 @@ class ProjectCalls:
         # else what its annotation says it returns (`def tensor(ls, backend) -> Tensor`): an object of that class
         return returned if returned is not None else self.project.memo(
             "annotated return", node, lambda: annotated_class(self.project, owner, node.returns))
+
+    def _annotated_helper(self, call: ast.Call, module: PyModule, scope: Scope):
+        """What a helper defined in the function, reading the enclosing function's names (not
+        read through), says it returns: ``def zero(shape) -> Tensor:``, an object of that class."""
+        if not self._gpu_code or not isinstance(call.func, ast.Name):
+            return None
+        binding, function = scope.lookup(call.func.id)
+        if function is None or binding is None or binding.kind != "def" or binding.node.returns is None or \
+                module.kernel_for(binding.node) is not None:
+            return None
+        return self.project.memo("annotated return", binding.node, lambda: annotated_class(
+            self.project, module, binding.node.returns))
 
     def _aliased_class(self, call: ast.Call, module: PyModule, scope: Scope):
         """``S = SimulationCUDA`` on one path and ``S = Simulation`` on another (or ``S = A if
@@ -636,8 +650,30 @@ class ProjectCalls:
                 if called is not None and called[1].endswith(".__call__"):
                     return called[1] if called[0] == self.module.path else None
             return f"{frame.owner}.{held or func.attr}"
-        method = self.method_called(call, reader)  # `grid.shift(1)`, `Grid` a class of this file
+        # `grid.shift(1)`, `Grid` a class of this file; `super().step()` in a method of a subclass
+        method = self.super_method(call, frame) or self.method_called(call, reader)
         return method[1] if method is not None and method[0] == self.module.path else None
+
+    def super_method(self, call: ast.Call, frame: Frame) -> Optional[Tuple[str, str]]:
+        """(file, Class.method) of the base class's method ``super().method(...)`` runs in a
+        method of a module-level class (the first base, in order, that has it)."""
+        func = call.func
+        if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Call) and isinstance(
+                func.value.func, ast.Name) and func.value.func.id == "super"):
+            return None
+        if not frame.owner or "." in frame.owner:
+            return None
+        binding = self.module.bindings.get(frame.owner)
+        if binding is None or binding.kind != "class":
+            return None
+        for base in binding.node.bases:
+            dotted = self.module.dotted(base, Scope(self.module))
+            found = self.project.definition(dotted, self.module) if dotted else None
+            if found is not None and found[1].kind == "class":
+                method = method_of(self.project, found[0].path, found[1].name, func.attr)
+                if method is not None:
+                    return method[0].path, f"{method[1]}.{func.attr}"
+        return None
 
     def _bound_method_held(self, owner: str, attr: str) -> str:
         """``self.update = self.update_grid`` in a method of the class, ``update`` no method of its
@@ -681,7 +717,7 @@ class ProjectCalls:
         """(path, qualified name) of a function, class (its ``__init__``) or method another
         file of the project defines, that this call runs: ``alloc(...)``, ``arrays.alloc(...)``,
         ``Beam(...)``, ``beam.step(...)`` on an instance of it."""
-        method = self.method_called(call, reader)
+        method = self.super_method(call, frame) or self.method_called(call, reader)
         if method is not None:
             return method if method[0] != self.module.path else None
         if isinstance(call.func, ast.Name) and frame.scope.lookup(call.func.id)[1] is not None:

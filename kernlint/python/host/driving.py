@@ -187,6 +187,9 @@ class LaunchGraph:
         if operators:
             for name in sorted(OPERATOR_METHODS):
                 found.extend(self._methods_named(name))
+        if any(isinstance(sub, (ast.For, ast.AsyncFor)) and isinstance(sub.iter, (ast.Name, ast.Attribute, ast.Call))
+               for part in parts for sub in walk_nodes(part)):
+            found.extend(self._methods_named("__next__"))  # `for state in generator:` runs its `__next__`
         return found
 
     def _resolved(self, module: PyModule, expr: ast.expr, scope: Scope) -> Optional[Unit]:

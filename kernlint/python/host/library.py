@@ -13,6 +13,8 @@ ALLOCATIONS = PAGE_LOCKED | {
     "cupy.zeros", "cupy.ones", "cupy.empty", "cupy.full", "cupy.zeros_like", "cupy.ones_like",
     "cupy.empty_like", "cupy.full_like", "cupy.asarray", "cupy.array", "cupy.arange", "cupy.linspace",
     "cupy.copy", "cupy.ascontiguousarray",
+    # a device array of RNG states, seeded on the host and copied in
+    "numba.cuda.random.create_xoroshiro128p_states",
 }
 SYNCS = {"numba.cuda.synchronize", "cupy.cuda.runtime.deviceSynchronize", "cupy.cuda.Device.synchronize"}
 CLOCKS = {"time.perf_counter", "time.time", "time.monotonic", "time.process_time", "time.perf_counter_ns",

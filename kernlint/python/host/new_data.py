@@ -182,6 +182,9 @@ def _mark_arguments(event: Event, bodies, functions) -> None:
     fresh = [key for key, arg in given if computed is not None and _reads_computed(arg, computed)]
     if fresh:
         event.detail["computed_args"] = fresh
+    steady = _steady_args(statement, given)
+    if steady:
+        event.detail["steady_args"] = steady
     if isinstance(statement.node, ast.Assign) and statement.node.value is call:
         # the names the call's result is bound to (`d_points = compact(d_img)`)
         targets = {name for target in statement.node.targets for name in assigned_names(target)}
@@ -195,6 +198,50 @@ def _mark_arguments(event: Event, bodies, functions) -> None:
     reads = {key: names for key, names in reads.items() if names}
     if reads:
         event.detail["arg_params"] = reads
+
+
+def _steady_args(statement, given: List[tuple]) -> List[str]:
+    """The keys of ``given`` (a call's arguments in a loop) that pass the same array on every
+    iteration: a name, or a view of one (``gx.astype(np.float32)``), that no loop around the
+    call binds. What a function uploads of it is the same data each time."""
+    loop = statement.loop
+    if loop is None:
+        return []
+    while loop.parent is not None:
+        loop = loop.parent
+    bound: Set[str] = set()
+    if isinstance(loop.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        # a function a driver calls once per frame: what it is given changes from call to call
+        bound |= {a.arg for a in walk_nodes(loop.node.args) if isinstance(a, ast.arg)}
+    for node in walk_nodes(loop.node):
+        for target in _targets_of(node):
+            while isinstance(target, (ast.Subscript, ast.Attribute)):
+                target = target.value  # (`gx[i] = v`, `gx.flat = v`: the array changes in place)
+            bound |= set(assigned_names(target))
+        if isinstance(node, ast.Call):
+            # changed in place by its own method (`gx.fill(0)`) or written through `out=`
+            if isinstance(node.func, ast.Attribute) and node.func.attr not in _VIEWS and isinstance(
+                    node.func.value, ast.Name):
+                bound.add(node.func.value.id)
+            bound |= {k.value.id for k in node.keywords if k.arg == "out" and isinstance(k.value, ast.Name)}
+    steady = []
+    for key, arg in given:
+        base = _unviewed(arg)
+        if base is not arg or isinstance(arg, ast.Name):
+            if isinstance(base, ast.Name) and base.id not in bound:
+                steady.append(key)
+    return steady
+
+
+def _targets_of(node: ast.AST) -> List[ast.expr]:
+    """What a statement (or a ``with`` item, a walrus) binds."""
+    if isinstance(node, (ast.For, ast.AsyncFor, ast.AugAssign, ast.AnnAssign, ast.NamedExpr)):
+        return [node.target]
+    if isinstance(node, ast.Assign):
+        return list(node.targets)
+    if isinstance(node, ast.withitem) and node.optional_vars is not None:
+        return [node.optional_vars]
+    return []
 
 
 def _unviewed(source: ast.expr) -> ast.expr:

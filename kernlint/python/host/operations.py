@@ -81,7 +81,11 @@ def host_operation(call: ast.Call, frame: Frame, module: PyModule, reader: TypeR
             if name == "cupy.asarray" and (handed is None or isinstance(handed, Opaque) or (
                     isinstance(handed, ArrayType) and handed.where != "host")):
                 return None
-        reads = sorted({n for a in list(call.args) + [k.value for k in call.keywords] for n in names_read(a)})
+        given = list(call.args) + [k.value for k in call.keywords]
+        if name == "numba.cuda.random.create_xoroshiro128p_states":
+            # the count sizes it; the seed only sets what it holds
+            given = call.args[:1] or [k.value for k in call.keywords if k.arg == "n"]
+        reads = sorted({n for a in given for n in names_read(a)})
         # to_device / asarray copy data in: they allocate per step whatever the data; the
         # constructors allocate a shape, which may change with the loop
         copies = name.rsplit(".", 1)[-1] in ("to_device", "asarray", "array", "copy", "ascontiguousarray")

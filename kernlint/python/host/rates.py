@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import ast
 import copy
-from typing import Dict, Set
+from typing import Dict, Iterator, List, Set, Tuple
 
 from ...analysis.host import Event, HostFacts, Launch, Level, Rate
 from . import devices, frequency, new_data
-from .frequency.syntax import assigned_names, dotted_name, names_read, short_text, tree_nodes
+from .frequency.syntax import SCOPES, assigned_names, dotted_name, names_read, short_text, tree_nodes
 from .launches import configured_kernel
 from .uses import (RETURNED, computed_with, copy_outputs, deferred_total, handed_on, kept_in, read_after, receivers,
                    reduced_for_launch, round_trip, uploaded_straight)
@@ -32,6 +32,7 @@ def attach(facts: HostFacts, tree: ast.Module, memo=None, executed_elsewhere: bo
     if not facts.events and not facts.loops:
         return  # (a reading for another file's types: nothing runs, nothing to rate)
     bodies = frequency.analyse_module(tree, facts.path, {e.function for e in facts.events}, executed_elsewhere, memo)
+    _iterated_streams(facts, bodies)
     # a function read again for a call's types (`variants`) reads its loops again, as loops of their
     # own that no event is in: a line's loop is the one the events are in
     held = {number for event in facts.events for number in event.loops}
@@ -55,7 +56,7 @@ def attach(facts: HostFacts, tree: ast.Module, memo=None, executed_elsewhere: bo
     functions_by_line = functions[0]
     for event in facts.events:
         body = bodies.get(event.function)
-        rate = body.rate_at(event.place.line) if body is not None else None
+        rate = body.rate_at(event.place.line, bool(event.detail.get("advances"))) if body is not None else None
         if rate is None:
             continue
         event.rate = Rate(tuple(Level(level.kind, level.place, level.line,
@@ -74,6 +75,23 @@ def attach(facts: HostFacts, tree: ast.Module, memo=None, executed_elsewhere: bo
     _mark_awaited(facts, tree, functions, bodies)
     new_data.mark(facts, tree, bodies)
     devices.mark(facts, tree, functions[0], bodies)
+
+
+def _iterated_streams(facts: HostFacts, bodies: Dict[str, frequency.Frequency]) -> None:
+    """A ``for`` over an iterator object whose ``__next__`` changes the object's own state
+    (``self.current_state = strategy.compute_next_state(...)``; the reader's ``advances``) is a
+    loop of steps where its own code said nothing: each iteration produces the next state."""
+    for event in facts.events:
+        advanced = event.detail.get("advances")
+        body = bodies.get(event.function)
+        if not isinstance(advanced, str) or body is None:
+            continue
+        statement = body.at(event.place.line)
+        if statement is not None and isinstance(statement.node, (ast.For, ast.AsyncFor)):
+            loop = body.loop(statement.node)
+            if loop.kind == "unknown":
+                loop.kind = "step"
+                loop.reason = f"each iteration advances an iterator that keeps its state ({advanced})"
 
 
 def _mark_reads(facts: HostFacts, functions, bodies: Dict[str, frequency.Frequency], tree: ast.Module) -> None:
@@ -151,9 +169,13 @@ def _mark_reads(facts: HostFacts, functions, bodies: Dict[str, frequency.Frequen
             continue
         read, tracked = read_after(region, after, outputs, own, _not_read_on_its_iteration(bodies, event) if in_loop else frozenset(),
                                    wrap=node.lineno if in_loop else None)
-        if read or in_loop and _read_after_pieces(bodies, event, tracked, own):
+        if not read and in_loop:
+            read = _read_after_pieces(bodies, event, tracked, own)
+            if not read:
+                read, tracked = _kept_past_pieces(bodies, functions, event, tracked, own)
+        if read:
             event.detail["read"] = True
-        elif not in_loop:
+        else:
             carried = {t for t in tracked if t.startswith("self.") or t == RETURNED}
             if carried:
                 event.detail["carried"] = sorted(carried)
@@ -412,6 +434,47 @@ def _read_after_pieces(bodies, event: Event, tracked: Set[str], methods) -> bool
     return False
 
 
+def _kept_past_pieces(bodies, functions, event: Event, tracked: Set[str], methods) -> Tuple[bool, Set[str]]:
+    """For a copy made in loops of pieces only (``sweep``, ``few``): whether its function reads it
+    after the outermost loop, and what carries it out of the function (``read_after``'s pair).
+    A copy into the loop's item (``d.copy_to_host(out)`` over ``zip(..., outputs)``) fills the
+    list the loop iterates (``return [s * r for s, r in zip(sums, outputs)]`` reads it)."""
+    body = bodies[event.function]
+    statement = body.at(event.place.line)
+    loop = statement.loop
+    tracked = set(tracked)
+    while loop is not None:
+        if loop.kind not in ("sweep", "few"):
+            return False, set()
+        tracked |= _iterated_for(loop.node, tracked)
+        if loop.parent is None:
+            break
+        tracked = read_after(loop.parent.node.body, loop.node.end_lineno or loop.line, tracked, methods)[1]
+        loop = loop.parent
+    function = functions.get(body.line)
+    if loop is None or function is None:
+        return False, set()
+    return read_after(function.body, loop.node.end_lineno or loop.line, tracked, methods)
+
+
+def _iterated_for(node: ast.AST, items: Set[str]) -> Set[str]:
+    """The names of the lists a ``for`` takes ``items`` from: ``outputs`` for ``out`` in
+    ``for x, out in zip(inputs, outputs)`` or ``for out in outputs``."""
+    if not isinstance(node, (ast.For, ast.AsyncFor)):
+        return set()
+    target, iterable = node.target, node.iter
+    if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.func.id == "enumerate" \
+            and iterable.args and isinstance(target, ast.Tuple) and len(target.elts) == 2:
+        target, iterable = target.elts[1], iterable.args[0]
+    if isinstance(target, ast.Name):
+        return {iterable.id} if target.id in items and isinstance(iterable, ast.Name) else set()
+    if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.func.id == "zip" \
+            and isinstance(target, ast.Tuple) and len(target.elts) == len(iterable.args):
+        return {source.id for item, source in zip(target.elts, iterable.args)
+                if isinstance(item, ast.Name) and item.id in items and isinstance(source, ast.Name)}
+    return set()
+
+
 def _region(bodies, functions, event: Event):
     """The statements that run after ``event`` in the same iteration (its innermost loop's
     body, or its function's where it has none there), the line they start after, the
@@ -512,20 +575,38 @@ def _mark_awaited(facts: HostFacts, tree: ast.Module, functions, bodies: Dict[st
         if event.kind != "sync":
             continue
         found = _region(bodies, functions, event)
-        if found is None or not found[3]:
+        if found is None:
             continue
-        region, after, node, _ = found
+        region, after, node, in_loop = found
+        if not in_loop and not event.function:
+            continue  # (a module's own wait outside loops: nothing reads it on an iteration)
         synced = event.what[:-len("()")].rsplit(".", 1)[0] if "." in event.what else ""
         device_wide = event.what.endswith("cuda.synchronize()")
         if event.detail.get("on_exit") and isinstance(node, (ast.With, ast.AsyncWith)):
             waited, after = node.body, node.end_lineno or node.lineno  # the block's work, waited for on leaving it
         else:
-            waited = [s for s in region if (s.end_lineno or s.lineno) < event.place.line]
+            waited = list(_ended_before(region, event.place.line))
         line = bodies[event.function].line
         function = functions.get(line) if line else tree  # (a module's own code: its top level)
         filled = _copied_back(waited, synced, device_wide, function)
+        # the lists a loop before the wait took the filled items from (`copy_to_host(out, stream=s)`
+        # over `zip(..., outputs)`), read after it: `return np.sum(outputs, axis=0)`
+        filled |= {name for statement in waited for loop in walk_nodes(statement)
+                   for name in _iterated_for(loop, filled)}
         if filled and read_after(region, after, filled, _class_methods(methods, event.function))[0]:
             event.detail["read"] = True
+
+
+def _ended_before(statements: List[ast.stmt], line: int) -> Iterator[ast.stmt]:
+    """The statements of a block that end before ``line``, and those ending before it in the
+    blocks of the statement that holds it (a ``with cuda.defer_cleanup():`` around the loop
+    and the wait after it)."""
+    for statement in statements:
+        if (statement.end_lineno or statement.lineno) < line:
+            yield statement
+        elif statement.lineno <= line and not isinstance(statement, SCOPES):
+            for field in ("body", "orelse", "handlers", "finalbody"):
+                yield from _ended_before(getattr(statement, field, None) or [], line)
 
 
 def _copied_back(statements, stream: str, any_stream: bool, function) -> Set[str]:

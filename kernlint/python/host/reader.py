@@ -26,7 +26,7 @@ from typing import Dict, Iterator, List, Optional, Sequence, Set, Tuple
 from ...analysis.host import Arg, Event, HostFacts, KernelRef
 from ..project import Project
 from ..static_types import (NONE, ArrayType, DictType, ListType, Maybe, ScalarType, TupleType, TypeReader, appended,
-                            instance, instance_of, keyed_item, list_growth, loop_bindings, unpacked_items)
+                            classes_of, instance, instance_of, keyed_item, list_growth, loop_bindings, unpacked_items)
 from ..syntax import FunctionNode, PyModule, Scope, child_nodes, mapped_items, tree_nodes, walk_nodes
 from . import rates
 from . import modes
@@ -60,6 +60,8 @@ from .sites import (compile_site, defines_cuda_ufuncs, drives_kernels, kernel_re
 from .variants import MAX_CALL_VARIANTS, Variants
 
 
+# the name a `for`'s iterator object is held under while its `__next__` is read (`_advanced`)
+_ITERATOR = "<iterator>"
 # statements whose expressions may index device arrays (an `if`'s or a `while`'s test alone)
 _INDEXING = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Expr, ast.Return, ast.If, ast.While)
 
@@ -303,6 +305,7 @@ class HostReader:
                     self.facts.events.append(walked)
             loop = self._loop(statement, "for", frame)
             inner = within(frame, loop)
+            self._advanced(statement, inner)
             values = self._variants.loop_values(statement, frame)
             alike = bool(values) and all(v == values[0] for v in values)
             if isinstance(statement.iter, ast.Call) and self._dotted(statement.iter.func, frame) == "builtins.range":
@@ -466,6 +469,63 @@ class HostReader:
                     self.read_body(function.body, inner)
             finally:
                 self._passing_on = False
+
+    def _advanced(self, statement: ast.stmt, frame: Frame) -> None:
+        """``for state in generator:`` over an object of a class of the project that defines
+        ``__next__``: each iteration runs it. Read as a call of it in the loop (``frame``), at the
+        iterable, marked ``advances`` (its rate is the loop's iterations)."""
+        iterable = statement.iter
+        target = statement.target
+        if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.func.id == "enumerate" \
+                and iterable.args and isinstance(target, ast.Tuple) and len(target.elts) == 2:
+            iterable, target = iterable.args[0], target.elts[1]  # `for k, state in enumerate(states)`
+        if not isinstance(iterable, (ast.Name, ast.Attribute, ast.Call)):
+            return
+        kind = self.types(frame).type_of(iterable)
+        if not classes_of(kind):
+            return  # (not an object of a class of the project)
+        # the iterator, read once above with the `for`'s header: held here under a name of its own
+        held = ast.copy_location(ast.Name(id=_ITERATOR, ctx=ast.Load()), iterable)
+        frame.env[_ITERATOR] = kind
+        call = ast.Call(func=ast.Attribute(value=held, attr="__next__", ctx=ast.Load()), args=[], keywords=[])
+        ast.copy_location(call.func, iterable)
+        ast.copy_location(call, iterable)
+        started = len(self.facts.events)
+        try:
+            self._expr(call, frame)
+        finally:
+            frame.env.pop(_ITERATOR, None)
+        for event in self.facts.events[started:]:
+            callee = str(event.detail.get("callee", ""))
+            if event.kind == "call" and callee.endswith(".__next__"):
+                kept = self._kept_by(str(event.detail.get("path", "")) or self.module.path, callee)
+                # what the iterator changes in itself on each `__next__` (`self.current_state`): a
+                # stream it produces, step by step
+                event.detail["advances"] = f"`{callee}` changes `{kept}`" if kept else True
+                # what it returns is the loop's item: read where the body reads the item
+                targets = set(target_names(target))
+                event.detail["result_names"] = sorted(targets)
+                if any(isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load) and sub.id in targets
+                       for part in statement.body for sub in walk_nodes(part)):
+                    event.detail["result_read"] = True
+
+    def _kept_by(self, path: str, qualname: str) -> str:
+        """An attribute of ``self`` that the method ``qualname`` of the file at ``path`` changes:
+        assigns from something other than a constant, or adds to ("" if none)."""
+        module = self.project.module(path)
+        node = module.tree if module is not None else None
+        for part in qualname.split("."):
+            node = next((child for child in getattr(node, "body", []) if isinstance(
+                child, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and child.name == part), None)
+        for sub in walk_nodes(node) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else ():
+            targets = sub.targets if isinstance(sub, ast.Assign) else [sub.target] if isinstance(
+                sub, (ast.AugAssign, ast.AnnAssign)) and sub.value is not None else []
+            for target in targets:
+                if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and \
+                        target.value.id == "self" and (isinstance(sub, ast.AugAssign) or not isinstance(
+                            sub.value, ast.Constant)):
+                    return ast.unparse(target)
+        return ""
 
     def _loop(self, node: ast.AST, kind: str, frame: Frame) -> int:
         self._next_loop += 1
@@ -703,7 +763,12 @@ class HostReader:
                         frame.env[name] = value
 
     def _call(self, call: ast.Call, frame: Frame) -> None:
+        started = len(self.facts.events)
         self._read_call(call, frame)
+        if self._statements and isinstance(self._statements[-1], ast.Return) and self._statements[-1].value is call:
+            for event in self.facts.events[started:]:
+                if event.kind == "call":
+                    event.detail["returned"] = True  # `return self.advance()`: its caller gets what it gives
         if any(isinstance(part, ast.Name) and part.id == "self" for part in (
                 getattr(call.func, "value", None), *call.args, *(k.value for k in call.keywords))):
             # a method of the object (or a function given it) may store other arrays in it: what
@@ -896,6 +961,9 @@ class HostReader:
         if event is not None and event.detail.get("reduce") and any(
                 id(outer) in self._element_loops for outer in self._statements):
             event = None  # a cuda.reduce per row of a loop over rows: that loop is the one event
+        if event is not None and event.kind == "alloc" and not event.detail.get("into") and self._statements and \
+                isinstance(self._statements[-1], ast.Expr) and self._statements[-1].value is call:
+            event.detail["discarded"] = True  # `cuda.device_array(n)` as a statement: made and dropped
         if event is not None and event.kind == "alloc" and not within_try(self._statements):
             unknown = unknown_keyword(event.what, call)
             if unknown:  # `cuda.to_device(x, dtype=np.float32)`: numba raises TypeError there

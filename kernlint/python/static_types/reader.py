@@ -13,9 +13,10 @@ from .dtypes import (_ARRAY_MODULES, _FLOAT_ORDER, _literal_ints, _numpy_spellin
                      _time_arithmetic, dtype_name, numeric)
 from .library import IMAGE_READERS, _TORCH_FACTORIES, LibraryCalls, array_function
 from .operators import OperatorNode, operator_calls
-from .values import (MIXED, NONE, ArrayType, DictType, FunctionRef, ListType, Maybe, NamedTupleClass, Namespace, OneOf,
-                     ProjectClasses, ScalarType, StrType, TupleType, Type, _array_arithmetic, _items_of_one, _not_none,
-                     appended, instance_of, is_array_instance, named_tuple_class, strings, unpacked)
+from .values import (MAX_ALTERNATIVES, MIXED, NONE, ArrayType, DictType, FunctionRef, Instances, ListType, Maybe,
+                     NamedTupleClass, Namespace, OneOf, ProjectClasses, ScalarType, StrType, TupleType, Type,
+                     _array_arithmetic, _items_of_one, _not_none, appended, classes_of, instance_of, is_array_instance,
+                     named_tuple_class, strings, unpacked)
 
 
 def named_tuple_subclass(node: ast.ClassDef, bases: Sequence[Optional[str]]) -> Optional[NamedTupleClass]:
@@ -354,6 +355,10 @@ class TypeReader:
             body, orelse = self.type_of(expr.body), self.type_of(expr.orelse)
             if body == orelse:
                 return body
+            if classes_of(body) and classes_of(orelse):
+                # `Naive(p) if naive else Voxel(p)`: an object of one of the two classes
+                classes = frozenset(classes_of(body)) | frozenset(classes_of(orelse))
+                return Instances(classes) if len(classes) <= MAX_ALTERNATIVES else None
             # `Accelerator(n) if gpu else None`: None or that value, as an `if` binding either reads
             sides = [kind for kind in (body, orelse) if kind != NONE]
             if len(sides) == 1 and sides[0] is not None and not isinstance(sides[0], Maybe):

@@ -157,15 +157,19 @@ class Frequency:
                 found = statement
         return found
 
-    def rate_at(self, line: int) -> Optional[Rate]:
+    def rate_at(self, line: int, advances: bool = False) -> Optional[Rate]:
         """The :class:`Rate` of what runs at ``line``: its innermost statement's, and for a
-        ``while``'s own test, one more level (the test runs on each of its iterations)."""
+        ``while``'s own test, one more level (the test runs on each of its iterations), as for
+        what advances a ``for``'s iterator (``advances``: its ``__next__``)."""
         statement = self.at(line)
         if statement is None:
             return None
         rate = self.rate(statement.node)
         node = statement.node
-        if isinstance(node, ast.While) and node.test.lineno <= line <= (node.test.end_lineno or node.test.lineno):
+        if advances and isinstance(node, (ast.For, ast.AsyncFor)):
+            loop = self.loop(node)
+            rate = Rate(rate.levels + (Level(loop.kind, "every", loop.line),))
+        elif isinstance(node, ast.While) and node.test.lineno <= line <= (node.test.end_lineno or node.test.lineno):
             loop = self.loop(node)
             rate = Rate(rate.levels + (Level(loop.kind, "every", loop.line),))
         return rate

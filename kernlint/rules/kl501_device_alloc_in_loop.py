@@ -2,7 +2,8 @@
 
 ## What it does
 Finds host code that allocates device memory (``cuda.device_array*``,
-``cuda.to_device``, ``cuda.pinned_array``/``mapped_array``, CuPy's constructors and
+``cuda.to_device``, ``cuda.pinned_array``/``mapped_array``, ``create_xoroshiro128p_states``,
+which also seeds its states on the host and copies them in, CuPy's constructors and
 ``cp.asarray``) on every iteration of a step loop that launches kernels (time steps,
 frames, epochs, solver iterations), directly or through a function the loop calls.
 What a function called in the step loop does on each call is reported at that call (the call
@@ -33,8 +34,11 @@ class's own methods, ``self.update = self.update_grid``, runs it) counts the sam
 called in the loop that uploads what the call hands it (``cuda.to_device(x)`` of its own
 parameter, or of a view of it into a buffer it keeps, ``cuda.to_device(x0.astype(np.float32),
 to=self.d_x0)``: each step's sample, batch or state) is left alone: that data is the step's
-input; so is its upload of an attribute it updates on the host after the upload on each call
-(a controller's warm start, ``self.guess[:-1] = plan[1:]``): the next call sends the new value.
+input, unless the call in the step loop hands it the same array every time (a name no loop
+around the call binds, or a view of one: ``backproject(pulses, gx.astype(np.float32))``, the
+image grid sent again with each block of pulses); so is its upload of an attribute it updates on
+the host after the upload on each call (a controller's warm start, ``self.guess[:-1] =
+plan[1:]``): the next call sends the new value.
 
 Only what runs on *every* step is reported (a phase of a time loop counts: ``if t < t_stim:``
 upload the stimulus, ``else:`` upload zeros, each on every step of its part of the run, where
@@ -123,7 +127,8 @@ allocated in such a size, is not reported, unless the loop binds that array to w
 itself gives back (``d = smooth(d)``: made in the shape it was given, the same every step). Nor is an
 allocation sized by a count its function copied back from the device just before (``n =
 int(d_count.copy_to_host()[0])``, then ``cuda.device_array(n)``: a compaction's output, as large as
-what the kernels found this time).
+what the kernels found this time). An allocation made and dropped (``cuda.device_array(n)`` as a
+statement of its own) is reported whatever its size: nothing needs it.
 
 Only what costs is reported: numba-cuda allocates with ``cudaMalloc`` unless an External
 Memory Management plugin is set (``cuda.set_memory_manager``, ``NUMBA_CUDA_MEMORY_MANAGER``),
@@ -230,8 +235,8 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
             continue  # the step's input or what the host computed this step: the work's data path
         if facts.timed_alone(event, loop):
             continue  # all a clock interval around it times: what the code measures
-        if event.detail.get("shape_based") and (_counted(event, facts) or _sized_by_arguments(
-                event, loop, facts)):
+        if event.detail.get("shape_based") and not event.detail.get("discarded") and (
+                _counted(event, facts) or _sized_by_arguments(event, loop, facts)):
             continue  # a new size each step, which the device computed: nothing to hoist
         call = facts.reported_at(event, loop)
         if call is not None:  # what a function called in the loop does: reported at the call
@@ -239,7 +244,7 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
                     event.place in launchers):
                 continue  # a pool hit, not a cudaMalloc; or a launcher's, reported at its line
             if not event.detail.get("shape_based", True) and (event.detail.get("handed_in") or {}).get("only") \
-                    and not _handed_back(event, facts):
+                    and not _handed_back(event, facts) and not _handed_the_same(event, loop, facts):
                 continue  # what the call hands in, uploaded: each step's new input (a sample, a batch)
             through.setdefault(call.place, []).append((event, call, level))
             continue
@@ -407,6 +412,22 @@ def _handed_back(event, facts: HostFacts) -> bool:
     names = facts.parameters_of(entering)
     keys = {f"={parameter}"} | ({str(names.index(parameter))} if parameter in names else set())
     return bool(keys & set(entering.detail.get("returned_args", ())))
+
+
+def _handed_the_same(event, loop, facts: HostFacts) -> bool:
+    """The call in the step loop's own function hands the function the array it uploads as a
+    name no loop around the call binds, or a view of one (``steady_args``: ``gx=gx.astype(f4)``):
+    the same host data uploaded again on every step, not the step's input."""
+    parameter = (event.detail.get("handed_in") or {}).get("parameter")
+    entering = event.calls[-1] if event.calls else None
+    if not parameter or entering is None or entering.function != loop.function or \
+            entering.detail.get("callee") != event.function:
+        return False
+    steady = set(entering.detail.get("steady_args", ()))
+    if f"={parameter}" in steady:
+        return True
+    names = facts.parameters_of(entering)
+    return parameter in names and str(names.index(parameter)) in steady
 
 
 def _computed_through_calls(event, facts: HostFacts) -> bool:

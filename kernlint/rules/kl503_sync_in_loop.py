@@ -67,7 +67,10 @@ same iteration (computes with it, ``centres[j] = sums[j] / counts[j]``; passes i
 effect: ``np.save(path, d.copy_to_host())``, ``frames.put(d.copy_to_host())`` for the thread that
 draws it; a copy a called function returns counts as the value the caller reads (and, where that caller
 keeps it in ``self.<attr>``, as read where a method called after it reads that attribute:
-``self.update_grid()`` then ``self.advance()`` reading ``self.next``),
+``self.update_grid()`` then ``self.advance()`` reading ``self.next``; so does one into the item
+of a loop over pieces, ``d_total.copy_to_host(total)`` over ``zip(receivers, sums)``, where the
+function reads or returns that list after the loop, and one a chain of ``return f(...)`` hands up
+to a caller that reads it),
 or hands to a function of its own whose result a list keeps (``images.append(render(frame))``),
 or that the next iteration's host code reads before the statement that made it (the children
 copied back each generation, ``population = breed(...)``, scored on the host by ``[score(p) for p
@@ -96,13 +99,18 @@ value, and KL502 still reports the transfers (a launch in another loop of a call
 waits on each of that loop's iterations, and is reported); and a
 synchronization that waits for an asynchronous copy back whose array the host reads later in
 the same iteration (``d.copy_to_host(out, stream=s)`` then ``s.synchronize()`` before ``out``
-is read; ``with s.auto_synchronize():`` around numba's ``d.to_host(s)``): the wait is for the
-value; and a synchronization whose next wait or launch in the iteration is a blocking copy of
-device data made on every iteration (``cuda.synchronize()`` then ``h = d_fitness.copy_to_host()``,
-in the loop or in a function it calls): the copy would wait for the same kernels, and where the
+is read; ``with s.auto_synchronize():`` around numba's ``d.to_host(s)``; in a function the loop
+calls, one after its loop over pieces whose asynchronous copies fill a list's items,
+``d_image.copy_to_host(image, stream=s)`` over ``zip(pulses, streams, images)``, before ``return
+np.sum(images, axis=0)``): the wait is for the value; and a synchronization whose next wait or
+launch in the iteration is a blocking copy of device data made on every iteration
+(``cuda.synchronize()`` then ``h = d_fitness.copy_to_host()``, in the loop or in a function it calls): the copy would wait for the same kernels, and where the
 host does not need it, the copy's own finding is the cost (a wait that reads back of its own, a
 CuPy boolean mask's count, still counts); and a
-synchronization followed in the same iteration by a clock read (timing each step); but a
+synchronization followed in the same iteration by a clock read (timing each step); but a copy
+back of a device array the host uploaded earlier in the iteration with no kernel given it since
+(``d_old = cuda.to_device(grid)`` ... ``old = d_old.copy_to_host()``) is reported even where its
+value decides the iteration: the host had that data; and a
 called function that waits after each of its own launches (a layer's wrapper calling
 ``cuda.synchronize()`` after every kernel) is reported even where the call's result decides
 the iteration or a clock reads the time after it: those waits are not for the value or the
@@ -212,7 +220,7 @@ No automatic fix.
 from __future__ import annotations
 
 import os
-from typing import Dict, Iterator, List
+from typing import Dict, Iterator, List, Optional, Tuple
 
 from ..analysis.host import HostFacts, Launch, Place
 from ..findings import Finding
@@ -264,15 +272,13 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
                    f"(one `.copy_to_host()` and NumPy on the copy: 41x faster on an H100 for 64 elements)")
         else:
             entry = event.call_in(loop.function)  # the call in the loop that leads to it (if any)
-            written = _host_wrote(facts, event, level) if entry is None else None
-            if written is not None:
+            held = _already_held(facts, event, level) if entry is None else None
+            if held is not None:
                 reported.add(at)
                 yield host_finding(
                     CODE, at,
-                    f"`{what}` copies back `{event.detail['array']}[{event.detail['element']}]`, which the host "
-                    f"itself wrote (`{written.what.replace(' = ...', '')} = ...` at line {written.place.line}) with "
-                    f"no kernel launched since: a blocking copy of a value the host already holds, on every "
-                    f"iteration of the loop at line {level.line}; keep the host's value")
+                    f"`{what}` copies back {held[0]}: a blocking copy of {held[1]}, on every iteration of the loop at "
+                    f"line {level.line}; keep the host's {held[2]}")
                 continue
             if not event.detail.get("round_trip") and (
                     set(event.detail.get("assigned", ())) & loop.deciding or event.detail.get("decides") or (
@@ -284,7 +290,7 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
             if event.detail.get("read") or entry is not None and event.place in entry.detail.get("uses_copy", ()):
                 continue  # the host reads the copy on this iteration (writes it out, passes it on)
             if event.kind == "copy-back" and entry is not None and _RETURNED in event.detail.get("carried", ()) and (
-                    event.calls[-1].detail.get("result_read")):
+                    _result_read(event.calls)):
                 continue  # the called function returns the copy, and its caller reads what it returns
             if event.kind == "copy-back" and entry is not None and any(
                     kept.startswith("self.") and kept[len("self."):] in entry.detail.get("attributes_read", ())
@@ -465,6 +471,54 @@ def _host_wrote(facts: HostFacts, event, level):
         if _may_write_device(earlier):
             return None
     return None
+
+
+def _already_held(facts: HostFacts, event, level) -> Optional[Tuple[str, str, str]]:
+    """What a copy back brings that the host already has, as (what it copies and where the host
+    got it, what it is, what to keep), or None: one element the host itself wrote (``_host_wrote``),
+    or a whole array it uploaded (``_uploaded_unchanged``), with no kernel given it since."""
+    written = _host_wrote(facts, event, level)
+    if written is not None:
+        return (f"`{event.detail['array']}[{event.detail['element']}]`, which the host itself wrote "
+                f"(`{written.what.replace(' = ...', '')} = ...` at line {written.place.line}) with no kernel "
+                f"launched since", "a value the host already holds", "value")
+    uploaded = _uploaded_unchanged(facts, event, level)
+    if uploaded is not None:
+        return (f"`{event.detail['array']}`, which the host itself uploaded "
+                f"(`{uploaded.what.replace('numba.cuda.', 'cuda.')}` at line {uploaded.place.line}) with no "
+                f"kernel given it since", "data the host already had", "array")
+    return None
+
+
+def _uploaded_unchanged(facts: HostFacts, event, level):
+    """The upload, made on every iteration, that bound the device array a whole copy back reads
+    (``d_old = cuda.to_device(h)``, later ``old = d_old.copy_to_host()``), with no launch given
+    that array and no call between them: the copy brings back what the host sent. None otherwise."""
+    array = event.detail.get("array")
+    if event.kind != "copy-back" or not array or event.detail.get("element"):
+        return None
+    for earlier in _before(facts, event, level):
+        if earlier.kind == "alloc" and array in earlier.detail.get("assigned", ()):
+            step = earlier.rate.step_loop if earlier.rate is not None else None
+            if not earlier.detail.get("shape_based", True) and not earlier.calls and step is not None and \
+                    step.loop == level.loop and earlier.rate.levels[-1].place == "every":
+                return earlier
+            return None
+        if earlier.calls or earlier.kind in ("call", "queue", "mpi"):
+            return None  # (a function may write it under another name)
+        if isinstance(earlier, Launch) and (not earlier.args or any(
+                arg.name == array or not arg.name for arg in earlier.args)):
+            return None
+    return None
+
+
+def _result_read(calls) -> bool:
+    """Whether what the innermost call returns is read: by its caller, or, where that caller
+    only returns it (``return self.advance()``), by the call further out."""
+    for call in reversed(calls):
+        if not call.detail.get("returned"):
+            return bool(call.detail.get("result_read"))
+    return False
 
 
 def _waits_itself(launch) -> bool:

@@ -267,6 +267,23 @@ CASES = {
                 advance[64, 256](d_s, 0.1)
                 done = int(d_s.copy_to_host()[0]) <= capacity
         """),
+    "a loop left when a counter reaches a small count is a few passes": ("join.py", """
+        def join(d_img, d_out, passes):
+            join_count = 10
+            n = 1
+            while 1:  # loop: few
+                join_edges[64, 256](d_img, d_out, n)
+                d_img = cuda.to_device(d_out.copy_to_host())
+                if n == join_count:
+                    break
+                n += 1
+            k = 0
+            while True:  # loop: step
+                join_edges[64, 256](d_img, d_out, k)
+                if k == passes:
+                    break
+                k += 1
+        """),
     "blocks of one array under a progress bar are steps, without one chunks": ("pulses.py", """
         def stream(times, block, d_out):
             for f in tqdm(range(0, len(times), block)):  # loop: step

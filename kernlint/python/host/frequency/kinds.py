@@ -854,6 +854,13 @@ class LoopKinds:
                 bound = _small_bound(node.test, facts.counters, self.constants)
                 if bound is not None:
                     return "few", f"a counter up to {bound} ends it (`{short_text(node.test)}`)"
+                constants = self._constants_before()
+                # `while 1: ... if n == join_count: break`, `join_count = 10` before it
+                exits = [(bound, test) for test in tests
+                         for bound in [_small_exit(test, facts.counters, constants)] if bound is not None]
+                if exits:
+                    bound, test = max(exits, key=lambda pair: pair[0])
+                    return "few", f"a counter reaching {bound} leaves it (`{short_text(test)}`)"
                 return "step", "a counter or a clock ends it"
             frames = self._more_input_test()
             if frames:
@@ -870,6 +877,18 @@ class LoopKinds:
                         _item_as_data(a, self.variables) for a in sub.args) and not self._host_made(sub):
                     return "step", f"a stream of items, each sent to the GPU (`{short_text(sub)}`)"
         return self._animation()
+
+    def _constants_before(self) -> Mapping[str, int]:
+        """The module's integer constants and the names the statements before the loop bind
+        to an integer literal that the loop does not change (``join_count = 10``)."""
+        found = dict(self.constants)
+        for statement in self.around[0]:
+            if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(
+                    statement.targets[0], ast.Name) and statement.targets[0].id not in self.facts.changed:
+                value = int_value(statement.value, self.constants)
+                if value is not None:
+                    found[statement.targets[0].id] = value
+        return found
 
     def _host_made(self, call: ast.Call) -> bool:
         """A NumPy constructor (``np.array(case["q"])``): a host array, nothing sent to the GPU."""
@@ -1385,6 +1404,21 @@ def _small_bound(test: ast.AST, counters: Set[str], constants: Mapping[str, int]
             return bound
     return None
 
+
+
+def _small_exit(test: ast.AST, counters: Set[str], constants: Mapping[str, int]) -> Optional[int]:
+    """``n == 10``, ``k >= 3`` in a test that leaves the loop: a counter reaching a literal
+    count up to :data:`FEW` (either side)."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (
+            ast.Eq, ast.GtE, ast.Gt))):
+        return None
+    left, right = test.left, test.comparators[0]
+    for counter, limit in ((left, right), (right, left)):
+        if isinstance(counter, ast.Name) and counter.id in counters:
+            bound = int_value(limit, constants)
+            if bound is not None and 0 <= bound <= FEW:
+                return bound
+    return None
 
 
 def _outside_loops(statements: Sequence[ast.stmt]) -> Iterator[ast.AST]:

@@ -267,6 +267,17 @@ CASES = {
                 advance[64, 256](d_s, 0.1)
                 done = int(d_s.copy_to_host()[0]) <= capacity
         """),
+    "a loop with no way out is the program's main loop": ("viewer.py", """
+        def show(d_img, view):
+            while True:  # loop: step
+                render[64, 256](d_img, view.zoom)
+                view.draw(d_img.copy_to_host())
+            while True:  # loop: search
+                render[64, 256](d_img, view.zoom)
+                err = float(d_img.copy_to_host().max())
+                if err < view.tolerance:
+                    break
+        """),
     "a loop left when a counter reaches a small count is a few passes": ("join.py", """
         def join(d_img, d_out, passes):
             join_count = 10

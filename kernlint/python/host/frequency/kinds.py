@@ -72,6 +72,8 @@ _KEY_POLLS = {"waitKey", "waitKeyEx", "pollKey"}
 # what only waits (a loop doing nothing else polls a flag, it does no work of its own)
 _WAITS = {"synchronize", "sleep", "wait", "join", "pause"}
 # what wraps an iterable in a progress bar (tqdm, rich, progressbar2, alive-progress)
+# calls that end the program (`sys.exit()`, `os._exit(0)`, `quit()`)
+_EXITS = {"exit", "_exit", "quit", "abort"}
 # calls that hand back their first argument's data in another form
 _CONVERSIONS = {"asarray", "array", "ascontiguousarray", "list", "tuple"}
 _PROGRESS_BARS = {"tqdm", "trange", "tqdm_notebook", "track", "progressbar", "alive_it"}
@@ -865,6 +867,9 @@ class LoopKinds:
             frames = self._more_input_test()
             if frames:
                 return "step", frames
+            if self._endless():
+                return "step", "an endless loop (`while True:` with no way out): the program's main loop, each " \
+                               "iteration a frame"
         carried = self._carried()
         if carried:
             return "step", f"`{carried}` is carried from one iteration to the next"
@@ -877,6 +882,22 @@ class LoopKinds:
                         _item_as_data(a, self.variables) for a in sub.args) and not self._host_made(sub):
                     return "step", f"a stream of items, each sent to the GPU (`{short_text(sub)}`)"
         return self._animation()
+
+    def _endless(self) -> bool:
+        """``while True:`` whose body never leaves it (no ``break``, ``return``, ``raise`` or exit
+        call of its own) and that launches or calls something: a program that runs until it is
+        stopped, a camera or display loop."""
+        if not (isinstance(self.node, ast.While) and is_true(self.node.test)):
+            return False
+        calls = False
+        for sub in own_nodes(self.node.body):
+            if isinstance(sub, (ast.Break, ast.Return, ast.Raise)):
+                return False
+            if isinstance(sub, ast.Call):
+                if dotted_name(sub.func).rsplit(".", 1)[-1] in _EXITS:
+                    return False
+                calls = True
+        return calls
 
     def _constants_before(self) -> Mapping[str, int]:
         """The module's integer constants and the names the statements before the loop bind

@@ -294,6 +294,10 @@ CASES = {
                 if k == passes:
                     break
                 k += 1
+            steps = passes
+            while steps > 0:  # loop: step
+                join_edges[64, 256](d_img, d_out, steps)
+                steps -= 1
         """),
     "blocks of one array under a progress bar are steps, without one chunks": ("pulses.py", """
         def stream(times, block, d_out):

@@ -858,7 +858,7 @@ class LoopKinds:
                     return "few", f"a counter up to {bound} ends it (`{short_text(node.test)}`)"
                 constants = self._constants_before()
                 # `while 1: ... if n == join_count: break`, `join_count = 10` before it
-                exits = [(bound, test) for test in tests
+                exits = [(bound, test) for test in tests if test is not node.test  # (the tests that leave)
                          for bound in [_small_exit(test, facts.counters, constants)] if bound is not None]
                 if exits:
                     bound, test = max(exits, key=lambda pair: pair[0])

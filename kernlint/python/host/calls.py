@@ -661,8 +661,8 @@ class ProjectCalls:
         if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Call) and isinstance(
                 func.value.func, ast.Name) and func.value.func.id == "super"):
             return None
-        if not frame.owner or "." in frame.owner:
-            return None
+        if not frame.owner or "." in frame.owner or func.attr in ("__init__", "__new__", "__post_init__"):
+            return None  # (a base's constructor: what it is passed is read where objects are made)
         binding = self.module.bindings.get(frame.owner)
         if binding is None or binding.kind != "class":
             return None

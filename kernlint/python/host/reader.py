@@ -513,11 +513,8 @@ class HostReader:
         """An attribute of ``self`` that the method ``qualname`` of the file at ``path`` changes:
         assigns from something other than a constant, or adds to ("" if none)."""
         module = self.project.module(path)
-        node = module.tree if module is not None else None
-        for part in qualname.split("."):
-            node = next((child for child in getattr(node, "body", []) if isinstance(
-                child, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and child.name == part), None)
-        for sub in walk_nodes(node) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else ():
+        node = self._calls.function_named(module, qualname) if module is not None else None
+        for sub in walk_nodes(node) if node is not None else ():
             targets = sub.targets if isinstance(sub, ast.Assign) else [sub.target] if isinstance(
                 sub, (ast.AugAssign, ast.AnnAssign)) and sub.value is not None else []
             for target in targets:

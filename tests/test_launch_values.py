@@ -381,3 +381,53 @@ def test_a_tuple_grown_by_adding_is_the_shape_it_grows_to(tmp_path, grown, expec
 run([8, 4])
 '''
     assert signatures(tmp_path, host) == expected
+
+
+IMAGES = '''
+    import numpy as np
+    from imageio.v2 import imread
+    from numpy import float32
+
+    def load_image(path):
+        """The flattened pixels, then the height and width."""
+        img = imread(path).astype(float32) / 255.
+        size = img.shape
+        return [img.reshape(size[0] * size[1], size[2]), size[0], size[1]]
+'''
+
+CLUSTERS = '''
+    import numpy as np
+    from numba import cuda
+
+    import images
+
+    @cuda.jit
+    def assign(pixels, out, centroids):
+        i = cuda.grid(1)
+        if i < pixels.shape[0]:
+            out[i] = pixels[i, 0] - centroids[0, 0]
+
+    def recolour(data, centroids):
+        height, width = data[1], data[2]
+        out = cuda.device_array_like(np.reshape(data[0], height * width * 3))
+        assign[64, 64](cuda.to_device(data[0]), out, cuda.to_device(centroids))
+        return out.copy_to_host()
+
+    def run(path, k):
+        data = images.load_image(path)
+        CHANGE
+        return recolour(data, np.random.rand(k, 3))
+'''
+
+
+@pytest.mark.parametrize("change, expected", [
+    # each item of the list the loader returns keeps its type; handing the list on keeps them
+    ("", ["void(float32[:, ::1], float32[::1], float64[:, ::1])"]),
+    ("pixels, height, width = data", ["void(float32[:, ::1], float32[::1], float64[:, ::1])"]),
+    # a list changed in place: what each index holds is unknown from then on
+    ("data[0] = data[0][::2]", ["None"]),
+    ("data.insert(0, None)", ["None"]),
+])
+def test_a_list_a_loader_returns_keeps_each_items_type(tmp_path, change, expected):
+    files = {"images.py": IMAGES, "clusters.py": CLUSTERS.replace("CHANGE", change)}
+    assert project_signatures(tmp_path, files, "clusters.py") == expected

@@ -30,7 +30,7 @@ from .classes import class_attributes, method_of, property_attribute
 from .docstrings import documented_class, documented_types
 from .frames import Frame, nested_qualname
 from .frequency.syntax import assigned_names
-from .functions import (attributes_read, bound_methods, changed_dicts, default_of, evident_scalars, memoized_returns,
+from .functions import (attributes_read, bound_methods, changed_containers, unknown_items, default_of, evident_scalars, memoized_returns,
                         positional_parameters, receiver_of, returned_closure, returned_type)
 from .launches import launches_within
 from .sites import drives_kernels
@@ -401,7 +401,7 @@ class ProjectCalls:
 
         callee_reader = TypeReader(lambda e: owner.dotted(e, scope), lookup, member=self.member,
                                    construct=construct, code=lambda e: self.named_class(e, scope, owner))
-        changed = self.project.memo("changed dicts", node, lambda: changed_dicts(node))
+        changed = self.project.memo("changed containers", node, lambda: changed_containers(node))
         statements = self.project.memo("assignments and returns", node, lambda: sorted(
             (s for s in own_nodes(node) if isinstance(s, (ast.Assign, ast.Return)) or isinstance(
                 s, ast.Expr) and isinstance(s.value, ast.Call) and isinstance(s.value.func, ast.Attribute)
@@ -435,9 +435,9 @@ class ProjectCalls:
                         local[grown[0].id] = appended(local[grown[0].id], grown[1])
                     continue
                 value = callee_reader.type_of(statement.value) or callee_reader.dtype(statement.value)
-                if isinstance(value, DictType) and value.keys and any(
-                        isinstance(t, ast.Name) and t.id in changed for t in statement.targets):
-                    value = replace(value, keys=())  # a dict changed elsewhere in the function: keys unknown
+                for target in statement.targets:
+                    if isinstance(target, ast.Name):  # changed elsewhere in the function: what each key holds is unknown
+                        value = unknown_items(value, target.id, changed)
                 for target in statement.targets:
                     held = local.get(target.value.id) if isinstance(target, ast.Subscript) and isinstance(
                         target.value, ast.Name) else None

@@ -9,7 +9,7 @@ import ast
 from dataclasses import replace
 from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 
-from ..static_types import ArrayType, Maybe, TupleType
+from ..static_types import ArrayType, DictType, ListType, Maybe, TupleType
 from ..syntax import FunctionNode, PyModule, Scope, own_nodes, tree_nodes, walk_nodes
 from .branches import same_type
 from .frames import Frame
@@ -182,29 +182,45 @@ def left_out_side(test: ast.expr, function: Optional[FunctionNode], known: Dict[
 
 
 # a dict's methods that change what it holds at its keys
-DICT_CHANGES = frozenset({"update", "pop", "popitem", "setdefault", "clear"})
+# methods that change a dict's keys or a list's items in place
+CONTAINER_CHANGES = frozenset({"update", "pop", "popitem", "setdefault", "clear",
+                               "append", "extend", "insert", "remove", "sort", "reverse"})
 
 
-def changed_dicts(function: ast.AST) -> FrozenSet[str]:
-    """Names whose dict the function (or module) changes otherwise than by storing at a
-    literal string key (``state["x"] = v``, read in order): a method that changes it
-    (``state.update(...)``), an item stored at a computed key, added to or deleted, or the
-    dict handed to a call (which may change it). What such a dict holds at each key is not
-    known."""
-    found: Set[str] = set()
+def changed_containers(function: ast.AST) -> Tuple[FrozenSet[str], FrozenSet[str]]:
+    """Names whose dict or list the function (or module) changes otherwise than by storing
+    at a literal string key (``state["x"] = v``, read in order): a method that changes it
+    (``state.update(...)``, ``parts.insert(0, x)``), an item stored at a computed key (or a
+    list's index), added to or deleted; and, apart, names handed to a call (which may change
+    a dict's keys; a list's items keep their places but for what a callee rarely does). What
+    such a dict holds at each key, or such a list at each index, is not known."""
+    changed: Set[str] = set()
+    handed: Set[str] = set()
     for node in own_nodes(function):
         if isinstance(node, ast.Call):
-            if isinstance(node.func, ast.Attribute) and node.func.attr in DICT_CHANGES and isinstance(
+            if isinstance(node.func, ast.Attribute) and node.func.attr in CONTAINER_CHANGES and isinstance(
                     node.func.value, ast.Name):
-                found.add(node.func.value.id)
-            found.update(a.id for a in list(node.args) + [k.value for k in node.keywords] if isinstance(a, ast.Name))
+                changed.add(node.func.value.id)
+            handed.update(a.id for a in list(node.args) + [k.value for k in node.keywords] if isinstance(a, ast.Name))
         elif isinstance(node, (ast.Delete, ast.AugAssign)):
             targets = node.targets if isinstance(node, ast.Delete) else [node.target]
-            found.update(t.value.id for t in targets if isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name))
+            changed.update(t.value.id for t in targets if isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name))
         elif isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store) and isinstance(node.value, ast.Name) \
                 and not (isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str)):
-            found.add(node.value.id)
-    return frozenset(found)
+            changed.add(node.value.id)
+    return frozenset(changed), frozenset(handed)
+
+
+def unknown_items(kind, name: str, changes: Tuple[FrozenSet[str], FrozenSet[str]]):
+    """``kind`` bound to ``name``, less what ``changes`` (:func:`changed_containers`) leaves
+    unknown: a literal dict's keys where it is changed or handed to a call, a list display's
+    items where it is changed in place."""
+    changed, handed = changes
+    if isinstance(kind, DictType) and kind.keys and (name in changed or name in handed):
+        return replace(kind, keys=())
+    if isinstance(kind, ListType) and kind.items and name in changed:
+        return replace(kind, items=())
+    return kind
 
 
 def jitted_only(module: PyModule, function: FunctionNode, called: Set[str]) -> bool:

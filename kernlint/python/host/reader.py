@@ -41,7 +41,7 @@ from .device_arrays import exposed_array
 from .flags import FlagSplits
 from .frames import Frame, place_of, within
 from .frequency import frame_callbacks
-from .functions import (call_parameters, changed_dicts, jitted_only, left_out_side, names_called, positional_parameters,
+from .functions import (call_parameters, changed_containers, unknown_items, jitted_only, left_out_side, names_called, positional_parameters,
                         receiver_of, untyped)
 from .kernels import KernelResolver
 from .launches import (LAUNCH_TEXT, calls_in_order, compile_target, gpu_compiled, handed_call, host_compiled,
@@ -538,10 +538,12 @@ class HostReader:
             self.facts.pools.add("numba")
         if isinstance(target, ast.Name):
             frame.env[target.id] = self.value_type(value, frame)
-            if isinstance(frame.env[target.id], DictType) and frame.env[target.id].keys and target.id in \
-                    self.project.memo("changed dicts", frame.function or self.module.tree,
-                                      lambda: changed_dicts(frame.function or self.module.tree)):
-                frame.env[target.id] = replace(frame.env[target.id], keys=())  # changed elsewhere: keys unknown
+            held = frame.env[target.id]
+            if isinstance(held, DictType) and held.keys or isinstance(held, ListType) and held.items:
+                # changed elsewhere: what each key (or index) holds is unknown
+                frame.env[target.id] = unknown_items(held, target.id, self.project.memo(
+                    "changed containers", frame.function or self.module.tree,
+                    lambda: changed_containers(frame.function or self.module.tree)))
             self._flags.assigned(target.id, value, frame.env)
         elif isinstance(target, (ast.Tuple, ast.List)):
             items = value.elts if isinstance(value, (ast.Tuple, ast.List)) else self.project.memo(

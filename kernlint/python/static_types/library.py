@@ -261,6 +261,11 @@ class LibraryCalls:
             base = self.reader.type_of(args[0])
             return replace(base, ndim=1, layout="C") if isinstance(base, ArrayType) and base.where in (where, "") \
                 else None
+        if function == "reshape" and len(args) == 2:  # `np.reshape(a, (n, 3))`: as a.reshape((n, 3))
+            base = self.reader.type_of(args[0])
+            ndim = self._ndim_of_shape(args[1])
+            return replace(base, ndim=ndim or None, layout="C") if isinstance(base, ArrayType) and base.where in (
+                where, "") else None
         if function in _JOINING:
             return self._joined(function, expr, keywords, explicit, where)
         if module.endswith("random"):

@@ -310,9 +310,10 @@ class TypeReader:
             return TupleType(tuple(self.type_of(e) for e in expr.elts))
         if isinstance(expr, ast.List) and not any(isinstance(e, ast.Starred) for e in expr.elts):
             made = ListType(None)
-            for element in expr.elts:
-                made = appended(made, self.type_of(element))
-            return made
+            kinds = tuple(self.type_of(element) for element in expr.elts)
+            for kind in kinds:
+                made = appended(made, kind)
+            return replace(made, items=kinds)
         if isinstance(expr, ast.Dict) and None not in expr.keys:  # (`**other` spreads unknown values)
             made = DictType(None)
             kinds = [self.type_of(value) for value in expr.values]
@@ -494,7 +495,9 @@ class TypeReader:
             return base.value if base.value is not MIXED else None
         if isinstance(base, ListType):
             if isinstance(expr.slice, ast.Slice):
-                return base
+                return replace(base, items=())
+            if base.items and isinstance(expr.slice, ast.Constant) and type(expr.slice.value) is int:
+                return base.at(expr.slice.value)[1]  # `data[0]` of `[img, h, w]`
             return base.item if base.item is not MIXED else None
         if base == ANY_SHAPE and isinstance(expr.slice, ast.Constant) and isinstance(expr.slice.value, int):
             return ScalarType("int64", weak=True)  # a size of an array of a rank reading does not know

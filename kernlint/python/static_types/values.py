@@ -6,7 +6,7 @@ appended, the type an array operation gives) and their spelling in a signature."
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Dict, FrozenSet, List, Optional, Sequence, Tuple, Union
 
 from .dtypes import _promote, numeric
@@ -95,9 +95,18 @@ class Opaque(_HostOnly):
 class ListType(_HostOnly):
     """A Python list whose items share one type (``[Grid(n) for m in range(k)]``, or one that
     ``append`` fills); ``item`` None: unknown. Numba launches no list: its items are read
-    (``grids[m].E``)."""
+    (``grids[m].E``). A list display also keeps each item's type in order (``items``: a
+    function returning ``[img, h, w]``, read back as ``data[0]`` or unpacked); () where
+    its items are not known one by one (grown, changed, a comprehension)."""
 
     item: "Type"
+    items: Tuple["Type", ...] = ()
+
+    def at(self, index: int) -> Tuple[bool, "Type"]:
+        """(whether the display has an item at ``index``, its type there)."""
+        if -len(self.items) <= index < len(self.items):
+            return True, self.items[index]
+        return False, None
 
 
 @dataclass(frozen=True)
@@ -308,7 +317,9 @@ def classes_of(kind) -> Tuple[Tuple[str, str], ...]:
 
 def appended(kind: "ListType", item: "Type") -> "ListType":
     """The list after ``append(item)``: items of one type keep it; objects of several project
-    classes are one of them (:class:`Instances`); any other makes it mixed."""
+    classes are one of them (:class:`Instances`); any other makes it mixed. A grown list's
+    items are no longer known one by one."""
+    kind = replace(kind, items=()) if kind.items else kind
     if kind.item is None:
         return ListType(item if item is not None else MIXED)
     if kind.item != item and classes_of(kind.item) and classes_of(item):
@@ -381,6 +392,8 @@ def unpacked_items(kind: "Type", count: int) -> Optional[Tuple["Type", ...]]:
     ``count`` items, since unpacking any other raises."""
     if isinstance(kind, TupleType):
         return kind.items if len(kind.items) == count else None
+    if isinstance(kind, ListType) and kind.items:
+        return kind.items if len(kind.items) == count else None  # `img, h, w = load(path)` of `[img, h, w]`
     if isinstance(kind, OneOf):
         fitting = {k.items for k in kind.kinds if len(k.items) == count}
         return fitting.pop() if len(fitting) == 1 else None

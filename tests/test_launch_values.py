@@ -431,3 +431,58 @@ CLUSTERS = '''
 def test_a_list_a_loader_returns_keeps_each_items_type(tmp_path, change, expected):
     files = {"images.py": IMAGES, "clusters.py": CLUSTERS.replace("CHANGE", change)}
     assert project_signatures(tmp_path, files, "clusters.py") == expected
+
+
+HISTOGRAM = '''
+    import numpy as np
+    from numba import cuda
+
+    @cuda.jit
+    def clear(counts):
+        i = cuda.grid(1)
+        if i < counts.shape[0]:
+            counts[i] = 0
+
+    def make_clear(bins):
+        return clear[(bins + 127) // 128, 128]
+
+    class Histogram:
+        """Counts positions into bins on every update, with kernels its factories configure."""
+
+        def __init__(self, positions, bins):
+            self.d_positions = cuda.to_device(positions.astype(np.float32))
+            self.d_counts = cuda.to_device(np.zeros(bins, dtype=np.int32))
+            self.update_kernel = self.make_updater(len(positions))
+            self.clear_kernel = make_clear(bins)
+
+        def make_updater(self, n):
+            threads = 128
+            blocks = (n + threads - 1) // threads
+
+            def count(positions, counts):
+                i = cuda.grid(1)
+                if i < positions.shape[0]:
+                    cuda.atomic.add(counts, min(int(positions[i] * counts.shape[0]), counts.shape[0] - 1), 1)
+
+            return CONFIGURED
+
+        def update(self):
+            self.clear_kernel(self.d_counts)
+            self.update_kernel(self.d_positions, self.d_counts)
+            return self.d_counts.copy_to_host()
+
+    histogram = Histogram(np.random.rand(1000), 16)
+    for step in range(100):
+        histogram.update()
+'''
+
+
+@pytest.mark.parametrize("configured, expected", [
+    # a factory returning its kernel configured, the result held in an attribute and called
+    ("cuda.jit(device=0)(count)[blocks, threads]", ["void(float32[::1], int32[::1])", "void(int32[::1])"]),
+    ("cuda.jit(count)[blocks, (threads, 1)]", ["void(float32[::1], int32[::1])", "void(int32[::1])"]),
+    # returned as a kernel, not configured: calling it launches nothing (numba asks for a configuration)
+    ("cuda.jit(count)", ["void(int32[::1])"]),
+])
+def test_a_kernel_a_factory_returns_configured_is_launched_where_it_is_called(tmp_path, configured, expected):
+    assert signatures(tmp_path, HISTOGRAM.replace("CONFIGURED", configured)) == expected

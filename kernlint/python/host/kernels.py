@@ -23,7 +23,7 @@ from ..syntax import KernelDef, PyModule, Scope, flatten, walk_nodes
 from .classes import method_of
 from .frames import Frame, frame_for
 from .functions import default_of
-from .launches import launch_target
+from .launches import configured_kernel, launch_target
 from .picks import assigned_to_self, conditions_at, excluded, literal_getattr, literal_item, stored_at
 
 
@@ -381,53 +381,94 @@ class KernelResolver:
                     None, "", Scope(owner)), 1)
         return None
 
-    def _factory_result(self, call: ast.Call, frame: Frame, depth: int) -> Optional[KernelDef]:
-        """``k = make_kernel(...)``: the kernel the factory returns."""
+    def _factory_of(self, call: ast.Call, frame: Frame) -> Optional[Tuple[PyModule, ast.AST]]:
+        """(its module, the def) of the project function or method a call runs, or None."""
         func = call.func
         if not isinstance(func, (ast.Name, ast.Attribute)):
             return None
         dotted = self.module.dotted(func, frame.scope)
-        owner, factory = self.module, None
         if isinstance(func, ast.Name):
             binding, _ = frame.scope.lookup(func.id)
             if binding is not None and binding.kind == "def":
-                factory = binding.node
-        if factory is None and dotted:
+                return self.module, binding.node
+        if dotted:
             found = self.project.definition(dotted, self.module)
             if found is not None and found[1].kind == "def":
-                owner, factory = found[0], found[1].node
-        if factory is None and isinstance(func, ast.Attribute):
+                return found[0], found[1].node
+        if isinstance(func, ast.Attribute):
             # `f = self.make(sigs)`, `kernel = integrator.get_kernel(...)`: a method of an object
             # of the project's classes, its own or a base's
             where = instance_of(self._context.type_of(func.value, frame))
             method = method_of(self.project, where[0], where[1], func.attr) if where is not None else None
             if method is not None:
-                owner, factory = method[0], method[2]
-        if factory is None:
+                return method[0], method[2]
+        return None
+
+    def _factory_result(self, call: ast.Call, frame: Frame, depth: int) -> Optional[KernelDef]:
+        """``k = make_kernel(...)``: the kernel the factory returns (configured for launch or not:
+        ``return cuda.jit(device=0)(step)[blocks, threads]``)."""
+        found = self._factory_of(call, frame)
+        if found is None:
             return None
+        owner, factory = found
         locals_ = owner.local_bindings(factory)
         for statement in flatten(factory.body):
-            if isinstance(statement, ast.Return) and isinstance(statement.value, ast.Call):
+            if not isinstance(statement, ast.Return):
+                continue
+            value = statement.value
+            configured = configured_kernel(value) if value is not None else None
+            if configured is not None:
+                value = configured[0]
+            if isinstance(value, ast.Call):
                 # `return cuda.jit(device=0)(kernel)`: the kernel that call makes
-                kernel = next((k for k in owner.kernels if k.applied is statement.value), None)
-                applied = owner.applied_jit(statement.value, Scope(owner).inner(factory)) if kernel is None else None
+                kernel = next((k for k in owner.kernels if k.applied is value), None)
+                applied = owner.applied_jit(value, Scope(owner).inner(factory)) if kernel is None else None
                 if applied is not None and isinstance(applied[1], ast.Name):
                     binding = locals_.get(applied[1].id)
                     kernel = owner.kernel_for(binding.node) if binding is not None and binding.kind == "def" else None
                 if kernel is not None:
                     return kernel
-            if isinstance(statement, ast.Return) and isinstance(statement.value, ast.Name):
-                binding = locals_.get(statement.value.id)
+            if isinstance(value, ast.Name):
+                binding = locals_.get(value.id)
                 if binding is not None and binding.kind == "def":
                     kernel = owner.kernel_for(binding.node)
                     if kernel is not None:
                         return kernel
                 if binding is not None and binding.kind == "assign":
-                    kernel = next((k for k in owner.kernels if statement.value.id in k.names
+                    kernel = next((k for k in owner.kernels if value.id in k.names
                                    and k.scope.functions and k.scope.functions[-1] is factory), None)
                     if kernel is not None:
                         return kernel
+                if binding is None:  # `return step[blocks, threads]` of the module's kernel
+                    kernel = next((k for k in owner.kernels if value.id in k.names and not k.scope.functions), None)
+                    if kernel is not None:
+                        return kernel
         return None
+
+    def _configured_by_factory(self, func: ast.expr, frame: Frame) -> Optional[Tuple[ast.expr, bool]]:
+        """``self.update = self.make_updater(n)`` (or ``run = make_updater(n)``, bound once)
+        where every ``return`` of the factory gives a kernel configured for launch (``return
+        cuda.jit(device=0)(step)[blocks, (pb, tp)]``): (the attribute or name, on a stream),
+        its call being a launch of the kernel the factory makes; None otherwise."""
+        value = None
+        if _on_self(func, frame):
+            stored = self._context.stored_expr(frame.owner, func.attr)
+            value, frame = stored if stored is not None else (None, frame)
+        elif isinstance(func, ast.Name):
+            binding, function = frame.scope.lookup(func.id)
+            if binding is not None and binding.kind == "assign" and not binding.path and len(
+                    self.module.bindings_of(func.id, function)) == 1:
+                value = binding.value
+        if not isinstance(value, ast.Call):
+            return None
+        found = self._factory_of(value, frame)
+        if found is None:
+            return None
+        returns = [s for s in walk_nodes(found[1]) if isinstance(s, ast.Return) and _own_return(s, found[1])]
+        configured = [configured_kernel(r.value) if r.value is not None else None for r in returns]
+        if not configured or None in configured:
+            return None
+        return func, any(stream for _, stream in configured)
 
     def _class_kernel(self, class_name: str, attr: str) -> Optional[KernelDef]:
         return next((k for k in self.module.kernels if k.owner is not None and k.owner.name == class_name
@@ -436,7 +477,11 @@ class KernelResolver:
     def configured_launch(self, call: ast.Call, frame: Frame) -> Optional[Tuple[ast.expr, bool]]:
         """``run = kernel[blocks, threads]`` then ``run(a, n)``: a launch of ``kernel``, as
         ``launch_target`` gives it, where a name of the function (or module) holds a kernel
-        configured for launch."""
+        configured for launch; also where a name or ``self`` attribute holds what a factory
+        returns configured (``self.update(d_x, d_bins)``)."""
+        made = self._configured_by_factory(call.func, frame)
+        if made is not None and self.resolve(made[0], frame) is not None:
+            return made
         if not isinstance(call.func, ast.Name):
             return None
         binding, _ = frame.scope.lookup(call.func.id)
@@ -465,3 +510,12 @@ def _on_self(expr: ast.expr, frame: Frame) -> bool:
     return isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id in (
         "self", "cls") and frame.owner is not None
 
+
+
+def _own_return(statement: ast.Return, function: ast.AST) -> bool:
+    """Whether a ``return`` belongs to ``function``, not to a function or class nested in it."""
+    for node in walk_nodes(function):
+        if node is not function and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda,
+                                                       ast.ClassDef)) and any(n is statement for n in walk_nodes(node)):
+            return False
+    return True

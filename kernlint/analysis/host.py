@@ -150,8 +150,8 @@ class Event:
     """Something host code does at one place."""
 
     # launch | alloc | free | sync | copy-back | clock | record (a CUDA event's) | barrier | mpi (an MPI call
-    # on a buffer that may be device memory) | timed | call | queue (a library call that queues GPU work and
-    # returns, CuPy's: ``waits`` where it reads a count back first)
+    # on a buffer that may be device memory) | pause (`time.sleep`) | timed | call | queue (a library call
+    # that queues GPU work and returns, CuPy's: ``waits`` where it reads a count back first)
     kind: str
     place: Place
     function: str  # where it happens ("" at module level)
@@ -534,7 +534,7 @@ class HostFacts:
         if raising is None:  # (the step loop's events, expanded once already: inner loops' are among them)
             raising = self._raising[loop] = [e for e in self.events_in(loop) if e.detail.get("raises") and not any(
                 c.detail.get("tried") for c in e.calls)]
-        return any(self._unconditional(e, number) for e in raising for number in around)
+        return any(self.unconditional(e, number) for e in raising for number in around)
 
     def _stops_before(self, loop: int) -> bool:
         """Whether the function of ``loop`` raises before reaching it on every call: a statement of
@@ -550,7 +550,7 @@ class HostFacts:
                 for e in self.of_function(node.function))
         return known
 
-    def _unconditional(self, event: Event, loop: int) -> bool:
+    def unconditional(self, event: Event, loop: int) -> bool:
         """Whether ``event`` runs whenever an iteration of ``loop`` does: every level from that
         loop inwards is the loop's own or a called function's body, each at ``every``."""
         levels = event.rate.levels if event.rate is not None else ()

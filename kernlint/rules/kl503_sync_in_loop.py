@@ -107,7 +107,11 @@ launch in the iteration is a blocking copy of device data made on every iteratio
 (``cuda.synchronize()`` then ``h = d_fitness.copy_to_host()``, in the loop or in a function it calls): the copy would wait for the same kernels, and where the
 host does not need it, the copy's own finding is the cost (a wait that reads back of its own, a
 CuPy boolean mask's count, still counts); and a
-synchronization followed in the same iteration by a clock read (timing each step); but a copy
+synchronization followed in the same iteration by a clock read (timing each step); and a wait
+followed in the loop's own body, under no ``if``, by ``time.sleep`` (``stream.synchronize()`` then
+``time.sleep(1e-2)``: the host idles on purpose every step, pacing a view or sharing the GPU, so
+the wait costs nothing more; a sleep only some runs ask for, ``if pace: time.sleep(...)``, leaves
+the wait reported); but a copy
 back of a device array the host uploaded earlier in the iteration with no kernel given it since
 (``d_old = cuda.to_device(grid)`` ... ``old = d_old.copy_to_host()``) is reported even where its
 value decides the iteration: the host had that data; and a
@@ -302,6 +306,9 @@ def check_host(facts: HostFacts) -> Iterator[Finding]:
                 continue  # with a barrier between processes: each rank's next kernel reads what the others wrote
             if event.kind == "sync" and _handed_to_mpi(facts, event, level):
                 continue  # MPI sends the device memory the kernels wrote: they must be done first
+            if event.kind in ("sync", "copy-back") and _paused_after(facts, event, level) and not event.detail.get(
+                    "round_trip"):
+                continue  # the host then idles on purpose (`time.sleep`): the wait costs the iteration nothing more
             if _clock_after(facts, event, level) and not event.detail.get("round_trip") and not (
                     event.kind == "sync" and entry is not None and _launch_after(facts, event, level, entry)):
                 continue  # timing each iteration: the wait is the point (one before the clock, not one per launch)
@@ -370,6 +377,15 @@ def _clock_after(facts: HostFacts, event, level) -> bool:
     inside = facts.events_in(level.loop)
     index = next((i for i, e in enumerate(inside) if e.place == event.place), None)
     return index is not None and any(later.kind == "clock" and _stamp(facts, later) for later in inside[index + 1:])
+
+
+def _paused_after(facts: HostFacts, event, level) -> bool:
+    """A pause after the event in the same iteration of its loop, in the loop's body itself (no
+    ``if`` around it: ``stream.synchronize()`` then ``time.sleep(1e-2)``, a throttle)."""
+    inside = facts.events_in(level.loop)
+    index = next((i for i, e in enumerate(inside) if e.place == event.place), None)
+    return index is not None and any(later.kind == "pause" and not later.detail.get("branched")
+                                     and facts.unconditional(later, level.loop) for later in inside[index + 1:])
 
 
 def _handed_to_mpi(facts: HostFacts, event, level) -> bool:

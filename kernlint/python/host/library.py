@@ -19,6 +19,8 @@ ALLOCATIONS = PAGE_LOCKED | {
 SYNCS = {"numba.cuda.synchronize", "cupy.cuda.runtime.deviceSynchronize", "cupy.cuda.Device.synchronize"}
 CLOCKS = {"time.perf_counter", "time.time", "time.monotonic", "time.process_time", "time.perf_counter_ns",
           "time.time_ns", "time.monotonic_ns", "timeit.default_timer"}
+# the host idling on purpose (a throttle): a wait before it costs the loop nothing more
+PAUSES = {"time.sleep"}
 # mpi4py's buffer methods (the upper-case ones): they read or write the memory a buffer holds,
 # device memory too with a CUDA-aware MPI (`__cuda_array_interface__`), on the host's side of
 # the stream, so the kernels that wrote it must be done first

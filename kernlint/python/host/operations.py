@@ -24,7 +24,7 @@ from .frames import Frame, place_of
 from .frequency import constant_int
 from .frequency.syntax import dotted_name, int_value
 from .launches import gpu_compiled, launch_arg, launch_target
-from .library import ALLOCATIONS, CLOCKS, MPI_BUFFER_CALLS, PAGE_LOCKED, SYNCS
+from .library import ALLOCATIONS, CLOCKS, MPI_BUFFER_CALLS, PAGE_LOCKED, PAUSES, SYNCS
 from .names import bare_names, element_reads, names_in, names_read, shaped_like, target_names
 
 
@@ -112,6 +112,8 @@ def host_operation(call: ast.Call, frame: Frame, module: PyModule, reader: TypeR
         return event("barrier", f"{name}()")  # the processes meet: each waits for the others
     if name in CLOCKS:
         return event("clock", f"{name}()", minus=minus.get(id(call), ""))
+    if name in PAUSES:
+        return event("pause", f"{name}()")
     handed = pycuda_launch(call, frame, module)
     if handed is not None:
         return handed

@@ -963,6 +963,11 @@ class HostReader:
         if event is not None and event.kind == "alloc" and not event.detail.get("into") and self._statements and \
                 isinstance(self._statements[-1], ast.Expr) and self._statements[-1].value is call:
             event.detail["discarded"] = True  # `cuda.device_array(n)` as a statement: made and dropped
+        if event is not None and event.kind == "pause":
+            # `time.sleep` under an `if` (or a `try`, a `with`) of the loop's body: only some iterations, or some runs, idle
+            loop_at = max((i for i, s in enumerate(self._statements) if isinstance(s, (ast.For, ast.While))), default=-1)
+            if any(isinstance(s, (ast.If, ast.Try, ast.With)) for s in self._statements[loop_at + 1:]):
+                event.detail["branched"] = True
         if event is not None and event.kind == "alloc" and not within_try(self._statements):
             unknown = unknown_keyword(event.what, call)
             if unknown:  # `cuda.to_device(x, dtype=np.float32)`: numba raises TypeError there

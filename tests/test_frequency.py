@@ -327,6 +327,31 @@ CASES = {
                     continue
                 cuda.synchronize()  # runs: unknown
         """),
+    "work on what the iteration's attempt got runs on each one that got something": ("camera.py", """
+        def watch(sink, capture):
+            while True:  # loop: step
+                sample = sink.emit("try-pull-sample", 1000)
+                if sample:
+                    ok, info = sample.get_buffer().map(READ)
+                    if ok:
+                        d_frame = cuda.to_device(frame_of(info))  # runs: every  # step
+                        edges[64, 256](d_frame)
+                converged = settle(capture)
+                if converged:
+                    cuda.synchronize()  # runs: unknown
+        """),
+    "the arm a flag's own branch switches off returns to is the usual path": ("recognize.py", """
+        def recognize(camera, learn):
+            while True:  # loop: step
+                d_edges = cuda.to_device(camera.read()[1])
+                edges[64, 256](d_edges)
+                if learn:
+                    store(d_edges.copy_to_host())  # runs: event
+                    learn = False
+                else:
+                    match[64, 256](d_edges)
+                    cuda.synchronize()  # runs: every  # step
+        """),
     "an error guard, a lazy part and a question of kind": ("batch.py", """
         def run_batch(sim, d_u):
             if sim.state is None:

@@ -50,6 +50,10 @@ class Guard:
         flipped = _flips_own_test(test, arm)
         if flipped:
             return "event", f"the branch switches its own test off (`{flipped}`): once"
+        flipped = _flips_own_test(test, self.node.body) if not self.body_arm and self.node.orelse else ""
+        if flipped:
+            # `if learn: ...; learn = False` / `else: recognize(...)`: the arm the rare one returns to
+            return "every", f"the other branch switches its own test off (`{flipped}`): this one is the usual path"
         if self.body_arm and _lazily_made(test):
             # `if self._container is None: self._create_container()`: made the first time it is missing
             return "event", f"made once, the first time it is missing: `{text}`"
@@ -67,6 +71,10 @@ class Guard:
             counted = _work_guard(test, changes)
             if counted:
                 return "every", f"a guard for work to do (`{text}`, `{counted}` has items whenever there is any)"
+            got = _got_something(test, arm, changes) if changes.in_loop else ""
+            if got:
+                # `sample = sink.pull()` / `if sample:`; `ok, frame = cap.read()` / `if ok:`: the work on what came
+                return "every", f"the iteration's attempt got something (`{text}`, `{got}`): this runs on each one that did"
         else:
             if _once_equality(test, changes):  # `if layer == 0: continue`: the rest runs on all the others
                 return "every", f"all iterations but one: `{text}` holds once"
@@ -116,6 +124,30 @@ def _nothing_found(test: ast.AST) -> bool:
         return all(_nothing_found(value) for value in test.values)
     return isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Is) and \
         isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None
+
+
+def _got_something(test: ast.AST, arm: Sequence[ast.stmt], changes: Changes) -> str:
+    """The statement of the loop that fetched what ``test`` checks, where the arm works on it:
+    ``sample = sink.emit("try-pull-sample")`` then ``if sample:`` using ``sample``; ``ok, frame =
+    cap.read()`` (a flag and a value) then ``if ok:`` using ``frame``. "" for any other test (a
+    flag the arm does not work with, ``if converged:``, says nothing of the work)."""
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.IsNot) and isinstance(
+            test.comparators[0], ast.Constant) and test.comparators[0].value is None:
+        test = test.left
+    if not isinstance(test, ast.Name):
+        return ""
+    read = set().union(*(names_read(statement) for statement in arm))
+    for node in own_nodes(changes.statements):
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.value, ast.Call)):
+            continue
+        target = node.targets[0]
+        if isinstance(target, ast.Name) and target.id == test.id and test.id in read:
+            return short_text(node)
+        if isinstance(target, ast.Tuple) and len(target.elts) == 2 and all(
+                isinstance(e, ast.Name) for e in target.elts) and target.elts[0].id == test.id and \
+                target.elts[1].id in read:
+            return short_text(node)
+    return ""
 
 
 def _kept_for_the_caller(arm: Sequence[ast.stmt], changes: Changes) -> str:

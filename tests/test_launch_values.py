@@ -486,3 +486,59 @@ HISTOGRAM = '''
 ])
 def test_a_kernel_a_factory_returns_configured_is_launched_where_it_is_called(tmp_path, configured, expected):
     assert signatures(tmp_path, HISTOGRAM.replace("CONFIGURED", configured)) == expected
+
+
+CONFIGURATION = '''
+    import numpy as np
+    from numba import cuda
+
+    class Configuration:
+        def __init__(self, n, dims=3):
+            self.vectors = np.zeros((3, n, dims), dtype=np.float32)
+            self.ptype = np.zeros(n, dtype=np.int32)
+            self.copy_to_device()
+
+        def copy_to_device(self):
+            self.d_vectors = cuda.to_device(self.vectors)
+            self.d_ptype = cuda.to_device(self.ptype)
+'''
+
+RADIAL = '''
+    import numpy as np
+    from numba import cuda
+
+    class RadialDistribution:
+        """Its only launch is a call of what its factory returns configured."""
+
+        def __init__(self, configuration, bins=100):
+            self.configuration = configuration
+            self.d_bins = cuda.to_device(np.zeros((2, 2, bins), dtype=np.float64))
+            self.update_kernel = self.make_updater(len(configuration.ptype))
+
+        def make_updater(self, n):
+            def histogram(vectors, ptype, bins):
+                i = cuda.grid(1)
+                if i < n:
+                    cuda.atomic.add(bins, (ptype[i], 0, 0), vectors[0][i, 0])
+            return cuda.jit(histogram)[(n + 63) // 64, 64]
+
+        def update(self):
+            self.update_kernel(self.configuration.d_vectors, self.configuration.d_ptype, self.d_bins)
+'''
+
+SIMULATE = '''
+    from configuration import Configuration
+    from radial import RadialDistribution
+
+    configuration = Configuration(1000)
+    rdf = RadialDistribution(configuration, bins=50)
+    for step in range(100):
+        rdf.update()
+'''
+
+
+def test_a_class_launching_only_through_a_factorys_configured_kernel_reads_its_callers(tmp_path):
+    """The launch is the class's only one, and no `k[grid, block](` appears in its file: its
+    constructor's callers in other files still say what the object it keeps holds."""
+    files = {"configuration.py": CONFIGURATION, "radial.py": RADIAL, "simulate.py": SIMULATE}
+    assert project_signatures(tmp_path, files, "radial.py") == ["void(float32[:, :, ::1], int32[::1], float64[:, :, ::1])"]

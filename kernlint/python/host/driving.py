@@ -30,7 +30,7 @@ from ..project import Project
 from ..static_types.operators import OperatorNode
 from ..syntax import PyModule, Scope, child_nodes, tree_nodes, walk_nodes
 from .functions import bound_methods, jitted_only, names_called, returned_closure
-from .launches import gpu_compiled, launch_target
+from .launches import configured_attributes, gpu_compiled, launch_target
 from .operator_calls import OPERATOR_METHODS
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -329,6 +329,7 @@ def _launches_itself(module: PyModule, node: ast.AST) -> bool:
         return True
     configured = _configured_names(node)
     stack = list(child_nodes(node))
+    held: Optional[Set[str]] = None
     while stack:
         sub = stack.pop()
         if isinstance(sub, _FUNCTIONS):
@@ -337,6 +338,14 @@ def _launches_itself(module: PyModule, node: ast.AST) -> bool:
                 sub.func, ast.Name) and sub.func.id in configured or any(
                 isinstance(a, ast.Call) and _last_name(a.func) in _PYCUDA_HANDLERS for a in sub.args)):
             return True
+        if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and isinstance(
+                sub.func.value, ast.Name) and sub.func.value.id == "self":
+            if held is None:
+                klass = next((c for c in walk_nodes(module.tree) if isinstance(c, ast.ClassDef) and any(
+                    item is node for item in c.body)), None)
+                held = configured_attributes(klass, module) if klass is not None else set()
+            if sub.func.attr in held:
+                return True  # `self.update(d_x)`, the attribute a factory's configured kernel
         stack.extend(child_nodes(sub))
     return False
 

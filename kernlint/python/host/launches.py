@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 import functools
 import re
-from typing import Callable, Dict, List, Optional, Tuple
+from typing import Callable, Dict, List, Optional, Set, Tuple
 
 from ...analysis.host import Arg
 from ..static_types import ArrayType, Maybe
@@ -74,6 +74,54 @@ def thread_target_call(call: ast.Call) -> Optional[ast.Call]:
     return ast.copy_location(ast.Call(func=target, args=list(args.elts) if args else [], keywords=keywords), call)
 
 
+def configured_attributes(klass: ast.ClassDef, module: PyModule) -> Set[str]:
+    """The ``self`` attributes a class assigns what one of its methods (or a function of the
+    module) returns configured for launch: ``self.update = self.make(n)`` where every
+    ``return`` of ``make`` is ``cuda.jit(step)[blocks, threads]``: calling one launches."""
+    functions = (ast.FunctionDef, ast.AsyncFunctionDef)
+    methods = {item.name: item for item in klass.body if isinstance(item, functions)}
+    module_functions = {item.name: item for item in module.tree.body if isinstance(item, functions)}
+    found: Set[str] = set()
+    for item in methods.values():
+        for sub in walk_nodes(item):
+            if not (isinstance(sub, ast.Assign) and isinstance(sub.value, ast.Call)):
+                continue
+            func = sub.value.func
+            factory = methods.get(func.attr) if isinstance(func, ast.Attribute) and isinstance(
+                func.value, ast.Name) and func.value.id == "self" else module_functions.get(func.id) if isinstance(
+                func, ast.Name) else None
+            if factory is None or not _returns_configured(factory):
+                continue
+            found.update(t.attr for t in sub.targets if isinstance(t, ast.Attribute) and isinstance(
+                t.value, ast.Name) and t.value.id == "self")
+    return found
+
+
+def launches_through_factories(klass: ast.ClassDef, module: PyModule) -> bool:
+    """Whether a method of the class calls an attribute it assigns a kernel a factory returns
+    configured (``self.update = self.make(n)``, ``self.update(d_x)``): a launch that
+    ``k[grid, block](`` in the text does not show."""
+    held = configured_attributes(klass, module)
+    return bool(held) and any(
+        isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and isinstance(sub.func.value, ast.Name)
+        and sub.func.value.id == "self" and sub.func.attr in held for sub in walk_nodes(klass))
+
+
+def _returns_configured(function: ast.AST) -> bool:
+    """Whether every ``return`` of the function itself (not of those nested in it) gives a
+    kernel configured for launch (``return step[blocks, threads]``)."""
+    returns = []
+    stack = list(ast.iter_child_nodes(function))
+    while stack:
+        sub = stack.pop()
+        if isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            continue
+        if isinstance(sub, ast.Return):
+            returns.append(sub)
+        stack.extend(ast.iter_child_nodes(sub))
+    return bool(returns) and all(r.value is not None and configured_kernel(r.value) is not None for r in returns)
+
+
 def launches_within(node: ast.AST, module: PyModule, depth: int,
                      elsewhere: Optional[Callable[[PyModule, ast.expr], Optional[Tuple[PyModule, FunctionNode]]]] = None
                      ) -> bool:
@@ -82,7 +130,7 @@ def launches_within(node: ast.AST, module: PyModule, depth: int,
     target names, in another file: ``from .kernel import sum_rows``, ``gpu.norm``), through
     those as well."""
     launches, calls = _calls_of(node)
-    if launches:
+    if launches or isinstance(node, ast.ClassDef) and launches_through_factories(node, module):
         return True
     if depth == 0:
         return False

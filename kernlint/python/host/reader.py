@@ -45,7 +45,7 @@ from .functions import (call_parameters, changed_containers, unknown_items, jitt
                         receiver_of, untyped)
 from .kernels import KernelResolver
 from .launches import (LAUNCH_TEXT, calls_in_order, compile_target, gpu_compiled, handed_call, host_compiled,
-                       launch_target)
+                       launch_target, launches_through_factories)
 from .wrappers import configured_call, unwrapped_call
 from .loops import LoopReader, carried_places
 from .names import bound_once_at_module, rebound, target_names
@@ -97,7 +97,11 @@ class HostReader:
         # launch, or for another file that asks for this one's types (and then one level less deep)
         launching = bool(LAUNCH_TEXT.search(module.text)) and may_launch_kernels(project, module) or \
             self._configures_through_helper() or project.memo(
-            "defines cuda ufuncs", module.tree, lambda: defines_cuda_ufuncs(module))
+            "defines cuda ufuncs", module.tree, lambda: defines_cuda_ufuncs(module)) or (
+            may_launch_kernels(project, module) and project.memo(
+                "launches through factories", module.tree, lambda: any(
+                    launches_through_factories(node, module) for node in tree_nodes(module.tree)
+                    if isinstance(node, ast.ClassDef))))
         # a file that launches nothing itself but calls methods of objects whose classes launch
         # (a training script over a package of layers): what those cost comes from their own
         # files' readings; its own types need only a few files (`facts_of`)

@@ -24,7 +24,7 @@ The corpus is split in halves (``half`` in ``benchmarks/realworld_corpus.toml``)
 were developed on one, the others are held out and judge them. ``held-out`` was read once its
 final run was done, so it no longer judges honestly, nor do ``held-out-2``, ``held-out-3`` and
 ``held-out-4`` to ``held-out-12`` since their runs (each labelled, its true patterns written
-down, before anything ran on it), nor ``held-out-13`` to ``held-out-20`` since their runs (each was the fresh one, run once at the end); ``held-out-21`` is the fresh one. ``--half`` picks the projects of the CORPUS_DIRs that are run: ``developed``
+down, before anything ran on it), nor ``held-out-13`` to ``held-out-21`` since their runs (each was the fresh one, run once at the end); ``held-out-22`` is the fresh one. ``--half`` picks the projects of the CORPUS_DIRs that are run: ``developed``
 (the default), one of the held-out halves (only when asked: a held-out set is run once, at the
 end) or ``all``. Besides precision, each rule gets its recall
 against the true patterns found by reading the projects' host code (``[expected."<project>"]``
@@ -160,7 +160,7 @@ def _host_nodes(module):
                 pending.append(child)
 
 
-HALVES = ("developed", "held-out", "held-out-2", "held-out-3", "held-out-4", "held-out-5", "held-out-6", "held-out-7", "held-out-8", "held-out-9", "held-out-10", "held-out-11", "held-out-12", "held-out-13", "held-out-14", "held-out-15", "held-out-16", "held-out-17", "held-out-18", "held-out-19", "held-out-20", "held-out-21")
+HALVES = ("developed", "held-out", "held-out-2", "held-out-3", "held-out-4", "held-out-5", "held-out-6", "held-out-7", "held-out-8", "held-out-9", "held-out-10", "held-out-11", "held-out-12", "held-out-13", "held-out-14", "held-out-15", "held-out-16", "held-out-17", "held-out-18", "held-out-19", "held-out-20", "held-out-21", "held-out-22")
 
 
 def load_verdicts(path: str = VERDICTS) -> Tuple[Dict[str, Dict[str, str]], Dict[str, List[dict]]]:

@@ -108,10 +108,11 @@ launch in the iteration is a blocking copy of device data made on every iteratio
 host does not need it, the copy's own finding is the cost (a wait that reads back of its own, a
 CuPy boolean mask's count, still counts); and a
 synchronization followed in the same iteration by a clock read (timing each step); and a wait
-followed in the loop's own body, under no ``if``, by ``time.sleep`` (``stream.synchronize()`` then
-``time.sleep(1e-2)``: the host idles on purpose every step, pacing a view or sharing the GPU, so
-the wait costs nothing more; a sleep only some runs ask for, ``if pace: time.sleep(...)``, leaves
-the wait reported); but a copy
+whose next step, before any launch, is ``time.sleep`` in the loop's own body, under no ``if``
+(``stream.synchronize()`` then ``time.sleep(1e-2)``: the host idles on purpose every step, pacing
+a view or sharing the GPU, so the wait costs nothing more; a sleep only some runs ask for, ``if
+pace: time.sleep(...)``, leaves the wait reported, and so do waits with launches still to come
+before the sleep); but a copy
 back of a device array the host uploaded earlier in the iteration with no kernel given it since
 (``d_old = cuda.to_device(grid)`` ... ``old = d_old.copy_to_host()``) is reported even where its
 value decides the iteration: the host had that data; and a
@@ -380,12 +381,20 @@ def _clock_after(facts: HostFacts, event, level) -> bool:
 
 
 def _paused_after(facts: HostFacts, event, level) -> bool:
-    """A pause after the event in the same iteration of its loop, in the loop's body itself (no
-    ``if`` around it: ``stream.synchronize()`` then ``time.sleep(1e-2)``, a throttle)."""
+    """Whether the next thing the iteration does after the event, before any launch, is a
+    pause in the loop's body itself (no ``if`` around it): ``stream.synchronize()`` then
+    ``time.sleep(1e-2)``, a throttle. The host idles there anyway; a wait with launches
+    still to come before the pause holds them back."""
     inside = facts.events_in(level.loop)
     index = next((i for i, e in enumerate(inside) if e.place == event.place), None)
-    return index is not None and any(later.kind == "pause" and not later.detail.get("branched")
-                                     and facts.unconditional(later, level.loop) for later in inside[index + 1:])
+    if index is None:
+        return False
+    for later in inside[index + 1:]:
+        if later.kind in ("launch", "queue"):
+            return False
+        if later.kind == "pause" and not later.detail.get("branched") and facts.unconditional(later, level.loop):
+            return True
+    return False
 
 
 def _handed_to_mpi(facts: HostFacts, event, level) -> bool:

@@ -157,6 +157,49 @@ CASES = {
                 if value[0] < 1e-6:
                     break
         """),
+    "a convergence loop exchanging two buffers builds on each iteration: solver steps": ("jacobi.py", """
+        def jacobi(d_p, d_p_new, d_f, tolerance, max_iters):
+            for it in range(max_iters):  # loop: step
+                relax[64, 256](d_p, d_f, d_p_new)
+                d_diff = cuda.device_array(1, dtype=np.float32)  # runs: every  # step
+                norm[64, 256](d_p_new, d_p, d_diff)
+                if math.sqrt(d_diff.copy_to_host()[0]) < tolerance:
+                    break
+                d_p, d_p_new = d_p_new, d_p
+        """),
+    "a board refilled on the device from the next one is generations; a loop launching on its own is unknown": ("life.py", """
+        class Life:
+            def run(self, rounds, tqdm=None):
+                for _ in range(rounds) if tqdm is None else tqdm(range(rounds)):  # loop: step
+                    update[self.blocks, self.threads](self.d_board, self.d_next)
+                    cuda.synchronize()  # runs: every  # step
+                    self.d_board.copy_to_device(self.d_next)
+
+            def shade_all(self, count):
+                for _ in range(count):  # loop: unknown
+                    shade[self.blocks, self.threads](self.d_board, self.d_image)
+                    cuda.synchronize()  # not step
+        """),
+    "a while counting up to a parameter is a range: generations, where the launches keep a population": ("ga.py", """
+        def evolve(d_pop, d_scores, generations, target):
+            best, count = float("inf"), 0
+            while count <= generations:  # loop: step
+                if best <= target:
+                    break
+                d_parents = cp.ones_like(d_pop)  # runs: every  # step
+                select[64, 256](d_pop, d_scores, d_parents)
+                breed[64, 256](d_parents, d_pop)
+                best = float(d_scores.min())
+                count += 1
+
+        def probe(d_x, tries, limit):
+            count, found = 0, 0.0
+            while count < tries:  # loop: search
+                found = float(scan(d_x, count).max())
+                if found > limit:
+                    break
+                count += 1
+        """),
     "a tree asked, then grown, each iteration: generations with a way out": ("plan.py", """
         def plan(start, goal, iterations):
             tree = Tree(start)

@@ -129,6 +129,9 @@ def host_operation(call: ast.Call, frame: Frame, module: PyModule, reader: TypeR
         method = call.func.attr
         receiver = reader.type_of(call.func.value)
         receiver_name = module.dotted(call.func.value, frame.scope) or ""
+        if not receiver_name and isinstance(call.func.value, ast.Call):
+            # `cp.cuda.Device(0).synchronize()`, `cp.cuda.get_current_stream().synchronize()`: made where it is used
+            receiver_name = module.dotted(call.func.value.func, frame.scope) or ""
         if method in ("synchronize", "auto_synchronize") and (
                 isinstance(receiver, Opaque) and receiver.kind in ("stream", "event")
                 or receiver_name.startswith(("numba.cuda", "cupy.cuda"))):

@@ -397,12 +397,26 @@ class LoopKinds:
                     # the iteration computes first, `np.zeros(rows * cols)`, is that iteration's own)
                     return ""
             assigned |= _reads_writes(statement)[1]
-        if not self.is_for:
+        if not self.is_for and not self._counted_up():
             # (a `while` that hands a value on walks a structure, `node = node.parent`, or retries
             # with it: only device arrays its launches keep, and a test of what the device computed,
             # show it steps; a host count going down, `while blocks > 1:`, is a reduction tree)
             return self._shared_state() if self._decided_by_device() else ""
         return self._shared_state() or self._state_handed_on() or self._grown_structure()
+
+    def _counted_up(self) -> bool:
+        """``while count <= generations:`` with ``count += 1`` in the body and a bound that is
+        not a handful written out: a ``for`` over a range in another spelling, whatever
+        ``break`` leaves it earlier."""
+        test = self.node.test
+        if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(
+                test.ops[0], (ast.Lt, ast.LtE, ast.NotEq)) and isinstance(test.left, ast.Name)):
+            return False
+        counter = test.left.id
+        if counter not in self.facts.counters or counter not in self.facts.incremented:
+            return False
+        bound = int_value(test.comparators[0], self.constants)
+        return bound is None or bound > FEW
 
     def _decided_by_device(self) -> bool:
         """Whether a deciding test reads what the device computed: a copy back, in the test or
@@ -728,16 +742,20 @@ class LoopKinds:
 
     def _state_handed_on(self) -> str:
         """A value the loop computes that the next iteration hands to a call before it assigns it
-        again (``u = ctl.solve(x)`` ... ``x = x_next``): the state of a simulation or of a
+        again (``u = ctl.solve(x)`` ... ``x = x_next``; buffers it exchanges, ``p, p_new = p_new,
+        p``, handed to its launches): the state of a simulation or of a
         controller going on from one step to the next, which a retry (redoing its work from
         scratch) does not have. Counters and clock reads are not that state."""
         timing = self._timing()
+        # buffers the loop exchanges (`p, p_new = p_new, p`) are the state it ping-pongs, not counters
+        swapped = set().union(*(_swapped(unit) for unit in _simple_statements(self.node.body)))
         assigned: Set[str] = set()
         for statement in _simple_statements(self.node.body):
             reads, writes = _reads_writes(statement)
             for name in sorted(reads & _argument_reads(statement)):
                 if name in self.facts.changed and name not in assigned and name not in self.variables and (
-                        name not in timing and name not in self.facts.counters and name not in self.facts.incremented):
+                        name not in timing and (name not in self.facts.counters or name in swapped)
+                        and name not in self.facts.incremented):
                     return name
             assigned |= writes
         return ""
@@ -770,7 +788,8 @@ class LoopKinds:
     def _shared_state(self) -> str:
         """Two launches of the body share an argument the loop does not rebind: what one
         launch writes, the next one (and the next iteration) reads; or the loop stores into an
-        array a launch of it is given (``d_frontier[:n] = d_next[:n]``, ``d_size[0] = n``):
+        array a launch of it is given (``d_frontier[:n] = d_next[:n]``, ``d_size[0] = n``,
+        ``d_field.copy_to_device(d_new)`` of another array its launches are given):
         the next iteration's launch reads what this one left."""
         seen: Dict[str, int] = {}
         # an inner loop's launches are its own state
@@ -789,6 +808,11 @@ class LoopKinds:
                   and int_value(sub.value, self.constants) is None and not isinstance(sub.value, ast.Constant)
                   for target in sub.targets if isinstance(target, ast.Subscript)
                   and not names_read(target.slice) & self.variables}
+        # `d_field.copy_to_device(d_new)`, `d_new` what a launch of the loop wrote: the next generation's
+        # launch reads the device's own result (a host array copied in is that iteration's new input)
+        stored |= {dotted_name(sub.func.value) for sub in _outside_loops(self.node.body) if isinstance(sub, ast.Call)
+                   and isinstance(sub.func, ast.Attribute) and sub.func.attr == "copy_to_device"
+                   and sub.args and dotted_name(sub.args[0]) in seen}
         return next((name for name in seen if name in stored), "")
 
     def _blocks(self):

@@ -24,7 +24,7 @@ The corpus is split in halves (``half`` in ``benchmarks/realworld_corpus.toml``)
 were developed on one, the others are held out and judge them. ``held-out`` was read once its
 final run was done, so it no longer judges honestly, nor do ``held-out-2``, ``held-out-3`` and
 ``held-out-4`` to ``held-out-12`` since their runs (each labelled, its true patterns written
-down, before anything ran on it), nor ``held-out-13`` to ``held-out-21`` since their runs (each was the fresh one, run once at the end); ``held-out-22`` is the fresh one. ``--half`` picks the projects of the CORPUS_DIRs that are run: ``developed``
+down, before anything ran on it), nor ``held-out-13`` to ``held-out-22`` since their runs (each was the fresh one, run once at the end). ``--half`` picks the projects of the CORPUS_DIRs that are run: ``developed``
 (the default), one of the held-out halves (only when asked: a held-out set is run once, at the
 end) or ``all``. Besides precision, each rule gets its recall
 against the true patterns found by reading the projects' host code (``[expected."<project>"]``

@@ -23,7 +23,7 @@ from ..syntax import KernelDef, PyModule, Scope, flatten, walk_nodes
 from .classes import method_of
 from .frames import Frame, frame_for
 from .functions import default_of
-from .launches import configured_kernel, launch_target
+from .launches import configured_kernel, launch_target, own_returns
 from .picks import assigned_to_self, conditions_at, excluded, literal_getattr, literal_item, stored_at
 
 
@@ -464,7 +464,7 @@ class KernelResolver:
         found = self._factory_of(value, frame)
         if found is None:
             return None
-        returns = [s for s in walk_nodes(found[1]) if isinstance(s, ast.Return) and _own_return(s, found[1])]
+        returns = self.project.memo("own returns", found[1], lambda: own_returns(found[1]))
         configured = [configured_kernel(r.value) if r.value is not None else None for r in returns]
         if not configured or None in configured:
             return None
@@ -509,13 +509,3 @@ def _unique(kernels: Sequence[Optional[KernelDef]]) -> List[KernelDef]:
 def _on_self(expr: ast.expr, frame: Frame) -> bool:
     return isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id in (
         "self", "cls") and frame.owner is not None
-
-
-
-def _own_return(statement: ast.Return, function: ast.AST) -> bool:
-    """Whether a ``return`` belongs to ``function``, not to a function or class nested in it."""
-    for node in walk_nodes(function):
-        if node is not function and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda,
-                                                       ast.ClassDef)) and any(n is statement for n in walk_nodes(node)):
-            return False
-    return True

@@ -107,9 +107,9 @@ def launches_through_factories(klass: ast.ClassDef, module: PyModule) -> bool:
         and sub.func.value.id == "self" and sub.func.attr in held for sub in walk_nodes(klass))
 
 
-def _returns_configured(function: ast.AST) -> bool:
-    """Whether every ``return`` of the function itself (not of those nested in it) gives a
-    kernel configured for launch (``return step[blocks, threads]``)."""
+def own_returns(function: ast.AST) -> List[ast.Return]:
+    """The ``return`` statements of the function itself, not of functions, lambdas or classes
+    nested in it."""
     returns = []
     stack = list(ast.iter_child_nodes(function))
     while stack:
@@ -119,6 +119,13 @@ def _returns_configured(function: ast.AST) -> bool:
         if isinstance(sub, ast.Return):
             returns.append(sub)
         stack.extend(ast.iter_child_nodes(sub))
+    return returns
+
+
+def _returns_configured(function: ast.AST) -> bool:
+    """Whether every ``return`` of the function itself gives a kernel configured for launch
+    (``return step[blocks, threads]``)."""
+    returns = own_returns(function)
     return bool(returns) and all(r.value is not None and configured_kernel(r.value) is not None for r in returns)
 
 

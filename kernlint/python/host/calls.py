@@ -30,8 +30,9 @@ from .classes import class_attributes, method_of, property_attribute
 from .docstrings import documented_class, documented_types
 from .frames import Frame, nested_qualname
 from .frequency.syntax import assigned_names
-from .functions import (attributes_read, bound_methods, changed_containers, unknown_items, default_of, evident_scalars, memoized_returns,
-                        positional_parameters, receiver_of, returned_closure, returned_type)
+from .functions import (attributes_read, bound_methods, changed_containers, default_of, evident_scalars,
+                        memoized_returns, positional_parameters, receiver_of, returned_closure, returned_type,
+                        unknown_items)
 from .launches import launches_within
 from .sites import drives_kernels
 

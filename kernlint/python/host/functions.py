@@ -181,7 +181,6 @@ def left_out_side(test: ast.expr, function: Optional[FunctionNode], known: Dict[
     return isinstance(test.ops[0], ast.Is)
 
 
-# a dict's methods that change what it holds at its keys
 # methods that change a dict's keys or a list's items in place
 CONTAINER_CHANGES = frozenset({"update", "pop", "popitem", "setdefault", "clear",
                                "append", "extend", "insert", "remove", "sort", "reverse"})

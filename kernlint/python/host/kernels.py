@@ -23,7 +23,7 @@ from ..syntax import KernelDef, PyModule, Scope, flatten, walk_nodes
 from .classes import method_of
 from .frames import Frame, frame_for
 from .functions import default_of
-from .launches import configured_kernel, launch_target, own_returns
+from .launches import configured_kernel, configured_returns, launch_target
 from .picks import assigned_to_self, conditions_at, excluded, literal_getattr, literal_item, stored_at
 
 
@@ -464,9 +464,8 @@ class KernelResolver:
         found = self._factory_of(value, frame)
         if found is None:
             return None
-        returns = self.project.memo("own returns", found[1], lambda: own_returns(found[1]))
-        configured = [configured_kernel(r.value) if r.value is not None else None for r in returns]
-        if not configured or None in configured:
+        configured = self.project.memo("configured returns", found[1], lambda: configured_returns(found[1]))
+        if configured is None:
             return None
         return func, any(stream for _, stream in configured)
 

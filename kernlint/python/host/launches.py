@@ -15,7 +15,7 @@ from typing import Callable, Dict, List, Optional, Set, Tuple
 from ...analysis.host import Arg
 from ..static_types import ArrayType, Maybe
 from ..static_types.operators import OperatorNode
-from ..syntax import FunctionNode, PyModule, child_nodes, walk_nodes
+from ..syntax import FunctionNode, PyModule, child_nodes, own_nodes, walk_nodes
 
 
 def handed_call(call: ast.Call, called: Optional[str]) -> Optional[ast.Call]:
@@ -90,7 +90,7 @@ def configured_attributes(klass: ast.ClassDef, module: PyModule) -> Set[str]:
             factory = methods.get(func.attr) if isinstance(func, ast.Attribute) and isinstance(
                 func.value, ast.Name) and func.value.id == "self" else module_functions.get(func.id) if isinstance(
                 func, ast.Name) else None
-            if factory is None or not _returns_configured(factory):
+            if factory is None or configured_returns(factory) is None:
                 continue
             found.update(t.attr for t in sub.targets if isinstance(t, ast.Attribute) and isinstance(
                 t.value, ast.Name) and t.value.id == "self")
@@ -107,26 +107,13 @@ def launches_through_factories(klass: ast.ClassDef, module: PyModule) -> bool:
         and sub.func.value.id == "self" and sub.func.attr in held for sub in walk_nodes(klass))
 
 
-def own_returns(function: ast.AST) -> List[ast.Return]:
-    """The ``return`` statements of the function itself, not of functions, lambdas or classes
-    nested in it."""
-    returns = []
-    stack = list(ast.iter_child_nodes(function))
-    while stack:
-        sub = stack.pop()
-        if isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
-            continue
-        if isinstance(sub, ast.Return):
-            returns.append(sub)
-        stack.extend(ast.iter_child_nodes(sub))
-    return returns
-
-
-def _returns_configured(function: ast.AST) -> bool:
-    """Whether every ``return`` of the function itself gives a kernel configured for launch
-    (``return step[blocks, threads]``)."""
-    returns = own_returns(function)
-    return bool(returns) and all(r.value is not None and configured_kernel(r.value) is not None for r in returns)
+def configured_returns(function: FunctionNode) -> Optional[List[Tuple[ast.expr, bool]]]:
+    """(the kernel expression, on a stream) that each ``return`` of the function itself (not
+    of those nested in it) gives configured for launch (``return step[blocks, threads]``);
+    None where one gives anything else, or there is none."""
+    returns = [node for node in own_nodes(function) if isinstance(node, ast.Return)]
+    configured = [configured_kernel(r.value) if r.value is not None else None for r in returns]
+    return configured if configured and None not in configured else None
 
 
 def launches_within(node: ast.AST, module: PyModule, depth: int,

@@ -41,8 +41,8 @@ from .device_arrays import exposed_array
 from .flags import FlagSplits
 from .frames import Frame, place_of, within
 from .frequency import frame_callbacks
-from .functions import (call_parameters, changed_containers, unknown_items, jitted_only, left_out_side, names_called, positional_parameters,
-                        receiver_of, untyped)
+from .functions import (call_parameters, changed_containers, jitted_only, left_out_side, names_called,
+                        positional_parameters, receiver_of, unknown_items, untyped)
 from .kernels import KernelResolver
 from .launches import (LAUNCH_TEXT, calls_in_order, compile_target, gpu_compiled, handed_call, host_compiled,
                        launch_target, launches_through_factories)
